@@ -1,0 +1,56 @@
+import { gzipSync } from "node:zlib";
+import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
+import { HttpClient } from "../pipelines/sources/http-client.ts";
+import { loadRegistry } from "../pipelines/registry/registry.ts";
+import type { BuildConfig } from "./config.ts";
+import { log } from "./log.ts";
+import type { Sink } from "./sinks/sink.ts";
+
+/**
+ * Live capture: calls every endpoint of the plan through its source's client and writes each
+ * payload, validated against the endpoint's payload schema, to
+ * `raw/<source>/<YYYY-MM-DD>/<capture-id>.json.gz`. A failing call is logged and skipped (the
+ * build then uses the newest earlier capture and reports staleness). Circuit states are written
+ * to `raw/_circuits.json`. Returns the keys written.
+ */
+export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[] } = {}): Promise<string[]> {
+  const registry = loadRegistry();
+  const clients = new Map<string, HttpClient>();
+  const clientFor = (source: string) => {
+    if (!clients.has(source)) {
+      clients.set(source, new HttpClient({
+        name: source, baseUrl: opts.baseUrls?.[source] ?? SOURCE_BASE_URLS[source],
+        concurrency: source === "coingecko" ? 1 : 4,
+        headers: source === "coingecko" && config.COINGECKO_API_KEY ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY } : undefined,
+      }));
+    }
+    return clients.get(source)!;
+  };
+  const now = opts.now ?? Date.now;
+  const plan = opts.plan ?? liveCapturePlan({
+    detailLlamaIds: registry.coins.filter((c) => c.llamaId && !c.isDead).map((c) => c.llamaId!).slice(0, 50),
+    chartGeckoIds: [],
+    fxStart: new Date(now() - 400 * 86400_000).toISOString().slice(0, 10),
+  });
+  const written: string[] = [];
+  await Promise.all(plan.map(async (step) => {
+    const ep = ENDPOINTS[step.endpoint];
+    if (!ep.fetchLive) return;
+    try {
+      const payload = await ep.fetchLive(clientFor(ep.source), step.params);
+      const check = ep.payloadSchema.safeParse(payload);
+      if (!check.success) throw new Error(`payload failed schema at ${check.error.issues[0]?.path.join(".")}`);
+      const observedAt = Math.floor(now() / 1000);
+      const day = new Date(observedAt * 1000).toISOString().slice(0, 10);
+      const id = `${step.endpoint}${Object.entries(step.params).map(([k, v]) => `-${k}-${v}`).join("")}-${observedAt}`.replace(/[^A-Za-z0-9._-]/g, "_");
+      const key = `raw/${ep.source}/${day}/${id}.json.gz`;
+      await sink.put(key, gzipSync(JSON.stringify({ endpoint: step.endpoint, params: step.params, observedAt, payload })));
+      written.push(key);
+    } catch (err) {
+      log("warn", "capture", `${step.endpoint} failed: ${(err as Error).message}`, { params: step.params });
+    }
+  }));
+  const circuits = Object.fromEntries([...clients.entries()].sort().map(([k, c]) => [k, c.state]));
+  await sink.put("raw/_circuits.json", JSON.stringify(circuits));
+  return written.sort();
+}

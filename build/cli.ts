@@ -1,0 +1,54 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { generateRegistry } from "../pipelines/registry/generate-registry.ts";
+import { REGISTRY_PATH } from "../pipelines/registry/registry.ts";
+import { runCapture } from "./capture.ts";
+import { loadBuildConfig } from "./config.ts";
+import { log } from "./log.ts";
+import { runBuild } from "./run-build.ts";
+import { createSink } from "./sinks/create-sink.ts";
+
+/** Default as-of of a recorded build: the observation day of the recorded DefiLlama list. */
+export const RECORDED_AS_OF = "2025-09-07T00:00:00Z";
+
+const USAGE = `usage: tsx build/cli.ts <command> [options]
+  build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)
+  capture                        fetch every live upstream once and write raw captures
+  registry                       regenerate pipelines/registry/registry.json from the recorded metadata`;
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const [cmd, ...args] = process.argv.slice(2);
+  const config = loadBuildConfig();
+  if (cmd === "build") {
+    const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;
+    const asOf = Math.floor(Date.parse(asOfText) / 1000);
+    if (!Number.isFinite(asOf)) throw new Error(`--as-of: not an ISO timestamp: ${asOfText}`);
+    const m = await runBuild({
+      asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
+      warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"),
+    });
+    const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
+    process.stdout.write(`built ${m.buildId}: ${m.files.length} files, ${dropped} malformed upstream values dropped (see manifest)\n`);
+    if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
+  } else if (cmd === "capture") {
+    const written = await runCapture(config, createSink(config));
+    process.stdout.write(`captured ${written.length} payloads\n`);
+  } else if (cmd === "registry") {
+    const reg = generateRegistry(config.BALLAST_CAPTURE_DIR);
+    writeFileSync(REGISTRY_PATH, `${JSON.stringify(reg, null, 1)}\n`);
+    process.stdout.write(`registry: ${reg.coins.length} coins, ${reg.chains.length} chains → ${REGISTRY_PATH}\n`);
+  } else {
+    process.stdout.write(`${USAGE}\n`);
+    process.exitCode = cmd ? 1 : 0;
+  }
+}
+
+main().catch((err) => {
+  log("error", "cli", (err as Error).message, { name: (err as Error).name });
+  process.exitCode = 1;
+});

@@ -1,0 +1,40 @@
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+/** Repository root (the directory holding package.json). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+const BuildConfigSchema = z.object({
+  /** Directory of recorded real inputs (default `../shared/data` beside the checkout). */
+  BALLAST_CAPTURE_DIR: z.string().default(resolve(REPO_ROOT, "../shared/data")),
+  /** Storage root for the fs sink: raw/, builds/, datasets/, latest.json. */
+  BALLAST_DATA_DIR: z.string().default(resolve(REPO_ROOT, "data")),
+  /** Persistent warehouse (history tables survive across builds). */
+  BALLAST_WAREHOUSE: z.string().optional(),
+  STORAGE_DRIVER: z.enum(["fs", "s3"]).default("fs"),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** CoinGecko demo key for live captures (optional; keyless works with lower limits). */
+  COINGECKO_API_KEY: z.string().optional(),
+}).superRefine((c, ctx) => {
+  if (c.STORAGE_DRIVER === "s3") {
+    for (const k of ["S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] as const) {
+      if (!c[k]) ctx.addIssue({ code: "custom", path: [k], message: `${k} is required when STORAGE_DRIVER=s3` });
+    }
+  }
+});
+export type BuildConfig = z.infer<typeof BuildConfigSchema>;
+
+/** Parses the build config from env; prints every problem and exits 1 when invalid. */
+export function loadBuildConfig(env: NodeJS.ProcessEnv = process.env): BuildConfig {
+  const res = BuildConfigSchema.safeParse(env);
+  if (!res.success) {
+    process.stderr.write(`Invalid build configuration:\n${z.prettifyError(res.error)}\n`);
+    process.exit(1);
+  }
+  return res.data;
+}

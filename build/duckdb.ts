@@ -1,0 +1,51 @@
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api";
+import type { ColumnType } from "../pipelines/sources/types.ts";
+
+/** A DuckDB database and one connection; SQL values are always bound, never interpolated. */
+export class Db {
+  private constructor(readonly instance: DuckDBInstance, readonly conn: DuckDBConnection) {}
+
+  /** Opens (or creates) a database file; `:memory:` for an in-memory one. */
+  static async open(path = ":memory:", options: Record<string, string> = {}): Promise<Db> {
+    const instance = await DuckDBInstance.create(path, { threads: "2", ...options });
+    return new Db(instance, await instance.connect());
+  }
+
+  async exec(sql: string, values?: Record<string, DuckDBValue>): Promise<void> {
+    await this.conn.run(sql, values);
+  }
+
+  /** Runs a query and returns rows as JSON values (big integers and decimals as strings). */
+  async all<T = Record<string, unknown>>(sql: string, values?: Record<string, DuckDBValue>): Promise<T[]> {
+    const reader = await this.conn.runAndReadAll(sql, values);
+    return reader.getRowObjectsJson() as T[];
+  }
+
+  /** Creates `table` (replacing it) and appends rows with the given column types. */
+  async loadRows(table: string, columns: Record<string, ColumnType>, rows: Record<string, unknown>[], append = false): Promise<void> {
+    const cols = Object.entries(columns);
+    if (!append) await this.exec(`create or replace table ${table} (${cols.map(([c, t]) => `"${c}" ${t}`).join(", ")})`);
+    const appender = await this.conn.createAppender(table);
+    for (const row of rows) {
+      for (const [c, t] of cols) {
+        const v = row[c];
+        if (v === null || v === undefined) { appender.appendNull(); continue; }
+        switch (t) {
+          case "VARCHAR": appender.appendVarchar(String(v)); break;
+          case "DOUBLE": appender.appendDouble(Number(v)); break;
+          case "BIGINT": appender.appendBigInt(BigInt(v as number)); break;
+          case "HUGEINT": appender.appendHugeInt(BigInt(v as string)); break;
+          case "BOOLEAN": appender.appendBoolean(Boolean(v)); break;
+        }
+      }
+      appender.endRow();
+    }
+    appender.flushSync();
+    appender.closeSync();
+  }
+
+  close(): void {
+    this.conn.closeSync();
+    this.instance.closeSync();
+  }
+}

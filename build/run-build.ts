@@ -1,0 +1,200 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DATASET_RETENTION_DAYS, serialise } from "../datasets/contract.ts";
+import { DATASETS } from "../datasets/datasets.ts";
+import { loadRegistry } from "../pipelines/registry/registry.ts";
+import type { Registry } from "../pipelines/registry/schema.ts";
+import { SITE_DATA_ARTIFACTS } from "../site-data/artifacts.ts";
+import { type BuildManifest, type ManifestFile, MANIFEST_SCHEMA_VERSION } from "../site-data/manifest.ts";
+import { collectCaptures, sha256 } from "./captures.ts";
+import { REPO_ROOT } from "./config.ts";
+import { Db } from "./duckdb.ts";
+import { loadCaptures } from "./load.ts";
+import { log } from "./log.ts";
+import { discoverModels, runModels } from "./models.ts";
+import type { Sink } from "./sinks/sink.ts";
+
+/** Inputs of one build. `asOf` is Unix seconds; the build is a pure function of these. */
+export interface BuildOptions {
+  asOf: number;
+  captureDir: string;
+  sink: Sink;
+  /** Persistent warehouse file holding history tables across builds; null for none. */
+  warehousePath: string | null;
+  registry?: Registry;
+}
+
+/** Thrown when an emitted payload or dataset row fails its schema; names the artifact. */
+export class ArtifactError extends Error {
+  constructor(message: string, readonly artifact: string) {
+    super(message);
+    this.name = "ArtifactError";
+  }
+}
+
+/** Tables copied into the researchers' `ballast.duckdb`. */
+const PUBLISHED_TABLES = [
+  "registry_coins", "registry_chains", "stablecoins", "stablecoin_chain_supply", "chain_supply", "supply_history_daily",
+  "total_supply_daily", "non_usd_share_daily", "fx_rates_daily", "price_history_daily", "chain_supply_samples",
+];
+
+const HIST_COLUMNS = "stablecoin_id varchar, date date, native double, usd double, source varchar";
+
+/** `2025-09-07T00:00:00Z` → `20250907T0000Z`. */
+export function stampOf(asOf: number): string {
+  return new Date(asOf * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
+}
+
+/** Stable JSON: object keys in insertion order (fixed by the contracts), newline-terminated. */
+function toJson(payload: unknown): string {
+  return `${JSON.stringify(payload)}\n`;
+}
+
+async function loadRegistryTables(db: Db, registry: Registry): Promise<void> {
+  await db.loadRows("registry_coins", {
+    id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", peg_type: "VARCHAR",
+    peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", is_dead: "BOOLEAN", dead_from: "VARCHAR", cause_of_death: "VARCHAR",
+    contracts_json: "VARCHAR",
+  }, registry.coins.map((c) => ({
+    id: c.id, llama_id: c.llamaId, gecko_id: c.geckoId, name: c.name, symbol: c.symbol, peg_type: c.pegType,
+    peg_currency: c.pegCurrency, peg_mechanism: c.pegMechanism, is_dead: c.isDead, dead_from: c.deadFrom,
+    cause_of_death: c.causeOfDeath, contracts_json: JSON.stringify(c.contracts),
+  })));
+  await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
+}
+
+/**
+ * Runs one build: capture selection → load → models (+asserts) → emit (zod-checked) → publish.
+ * `latest.json` is written last, only after every step passed; any error leaves the previous
+ * build serving. Returns the manifest. Throws ModelError / ArtifactError / source errors.
+ */
+export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
+  const t0 = Date.now();
+  const registry = opts.registry ?? loadRegistry();
+  const asOfDay = new Date(opts.asOf * 1000).toISOString().slice(0, 10);
+  const db = await Db.open(":memory:");
+  const scratch = await mkdtemp(join(tmpdir(), "ballast-build-"));
+  try {
+    await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: opts.asOf, as_of_day: asOfDay });
+    await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
+    if (opts.warehousePath && existsSync(opts.warehousePath)) {
+      await db.exec(`attach '${opts.warehousePath.replace(/'/g, "''")}' as wh (read_only)`);
+      await db.exec("insert into hist_supply_snapshots select * from wh.hist_supply_snapshots");
+      await db.exec("detach wh");
+    }
+    await loadRegistryTables(db, registry);
+
+    const { captures, readerDropped } = await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
+    log("info", "load", "captures selected", { count: captures.length });
+    const sources = await loadCaptures(db, captures, opts.asOf);
+    if (!sources.find((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
+      throw new Error("source defillama.stablecoins: no capture observed at or before as-of; nothing to build");
+    }
+    const models = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models")));
+    log("info", "model", "models built", { count: models.length });
+
+    const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
+    const files: { file: ManifestFile; body: string | Uint8Array }[] = [];
+    const addFile = (path: string, body: string | Uint8Array, extra: Omit<ManifestFile, "path" | "sha256" | "bytes">) => {
+      const bytes = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+      files.push({ file: { path, sha256: sha256(body), bytes, ...extra }, body });
+    };
+
+    for (const artifact of SITE_DATA_ARTIFACTS) {
+      const rows: Record<string, Record<string, unknown>[]> = {};
+      for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await db.all(sql);
+      const { files: out, dataAsOf } = artifact.assemble(rows, { asOf: opts.asOf, sourceObservedAt });
+      for (const f of out) {
+        const res = artifact.schema.safeParse(f.payload);
+        if (!res.success) {
+          throw new ArtifactError(`artifact ${artifact.key} (${f.path}) failed its schema: ${res.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, artifact.key);
+        }
+        addFile(f.path, toJson(f.payload), { artifact: artifact.key, rows: f.rows, dataAsOf, schemaVersion: artifact.schemaVersion, maxAgeSec: artifact.maxAgeSec });
+      }
+    }
+
+    const datasetCopies: { key: string; body: string }[] = [];
+    for (const ds of DATASETS) {
+      const rows = await db.all(ds.sql);
+      for (const [i, r] of rows.entries()) {
+        const res = ds.row.safeParse(r);
+        if (!res.success) throw new ArtifactError(`dataset ${ds.topic} row ${i} failed its schema: ${res.error.issues[0]?.path.join(".")}: ${res.error.issues[0]?.message}`, ds.topic);
+      }
+      for (const fmt of ds.formats) {
+        const body = serialise(rows, ds.columns, fmt);
+        const path = ds.dated ? `datasets/${ds.topic}/${asOfDay}.${fmt}` : `datasets/${ds.topic}.${fmt}`;
+        addFile(path, body, { artifact: `dataset:${ds.topic}`, rows: rows.length, dataAsOf: sourceObservedAt["defillama.stablecoins"] ?? null, schemaVersion: "1.0.0" });
+        if (ds.dated) datasetCopies.push({ key: path, body });
+        if (ds.sheet && fmt === "csv") addFile(`sheets/${ds.topic}.csv`, body, { artifact: `sheet:${ds.topic}`, rows: rows.length, dataAsOf: sourceObservedAt["defillama.stablecoins"] ?? null, schemaVersion: "1.0.0" });
+      }
+    }
+
+    // Researchers' database: the registry and every mart, read-only by convention.
+    const dbPath = join(scratch, "ballast.duckdb");
+    await db.exec(`attach '${dbPath}' as pub`);
+    for (const t of PUBLISHED_TABLES) await db.exec(`create table pub.${t} as select * from ${t} order by all`);
+    await db.exec("detach pub");
+    addFile("ballast.duckdb", await readFile(dbPath), { artifact: "duckdb", rows: null, dataAsOf: sourceObservedAt["defillama.stablecoins"] ?? null, schemaVersion: "1.0.0" });
+
+    files.sort((a, b) => a.file.path.localeCompare(b.file.path));
+    const contentHash = sha256(files.filter((f) => f.file.path !== "ballast.duckdb").map((f) => `${f.file.path}:${f.file.sha256}`).join("\n"));
+    const buildId = `${stampOf(opts.asOf)}-${contentHash.slice(0, 7)}`;
+    const replay = captures.filter((c) => c.endpoint === "defillama.stablecoins").every((c) => c.origin === "recorded");
+    const manifest: BuildManifest = {
+      schemaVersion: MANIFEST_SCHEMA_VERSION,
+      buildId,
+      asOf: opts.asOf,
+      generatedAt: opts.asOf,
+      clock: replay ? "replay" : "wall",
+      contentHash,
+      files: files.map((f) => f.file),
+      sources: sources.map((s) => ({
+        endpoint: s.endpoint, status: s.status, rows: s.rows, dropped: s.dropped, newestObservedAt: s.newestObservedAt,
+        captures: s.captures.map((c) => ({ path: c.path, origin: c.origin, observedAt: c.observedAt, sha256: c.sha256, rows: c.rows, ...(c.rejected ? { rejected: c.rejected } : {}) })),
+      })),
+      readerDropped,
+      circuits: await readCircuits(opts.sink),
+      models,
+    };
+
+    // Publish: immutable build files, dated dataset copies, manifest, then the pointer last.
+    for (const f of files) await opts.sink.put(`builds/${buildId}/${f.file.path}`, f.body);
+    for (const c of datasetCopies) await opts.sink.put(c.key, c.body);
+    await pruneDatedDatasets(opts.sink, opts.asOf);
+    await opts.sink.put(`builds/${buildId}/manifest.json`, toJson(manifest));
+    await opts.sink.put("latest.json", toJson({ buildId, asOf: opts.asOf, manifest: `builds/${buildId}/manifest.json` }));
+
+    if (opts.warehousePath) await persistHistory(db, opts.warehousePath);
+    log("info", "publish", "build published", { buildId, files: files.length, ms: Date.now() - t0 });
+    return manifest;
+  } finally {
+    db.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Circuit states recorded by the last live capture (`raw/_circuits.json`), or {} when none ran. */
+async function readCircuits(sink: Sink): Promise<BuildManifest["circuits"]> {
+  const bytes = await sink.get("raw/_circuits.json");
+  return bytes ? JSON.parse(Buffer.from(bytes).toString("utf8")) : {};
+}
+
+/** Deletes dated dataset files older than the retention window relative to asOf. */
+async function pruneDatedDatasets(sink: Sink, asOf: number): Promise<void> {
+  const cutoff = new Date((asOf - DATASET_RETENTION_DAYS * 86400) * 1000).toISOString().slice(0, 10);
+  for (const key of await sink.list("datasets/")) {
+    const m = /\/(\d{4}-\d{2}-\d{2})\.(csv|json|ndjson)$/.exec(key);
+    if (m && m[1] < cutoff) await sink.delete(key);
+  }
+}
+
+/** Upserts this build's list-derived daily supply points into the persistent warehouse. */
+async function persistHistory(db: Db, warehousePath: string): Promise<void> {
+  await db.exec(`attach '${warehousePath.replace(/'/g, "''")}' as wh`);
+  await db.exec(`create table if not exists wh.hist_supply_snapshots (${HIST_COLUMNS})`);
+  await db.exec(`delete from wh.hist_supply_snapshots where (stablecoin_id, date) in (select stablecoin_id, date from int_supply_history_points where source = 'defillama-list')`);
+  await db.exec(`insert into wh.hist_supply_snapshots select stablecoin_id, date, native, usd, source from int_supply_history_points where source = 'defillama-list' order by all`);
+  await db.exec("detach wh");
+}

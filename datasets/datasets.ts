@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import type { Dataset } from "./contract.ts";
+
+const sql = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), `${name}.sql`), "utf8");
+
+/** Row of `top-stablecoins`: USD price and supply; `chains` is `;`-joined DefiLlama chain labels. */
+export const TopStablecoinRowSchema = z.object({
+  id: z.string(),
+  symbol: z.string(),
+  name: z.string(),
+  pegType: z.string(),
+  pegMechanism: z.string(),
+  price: z.number().nullable(),
+  circulatingUsd: z.number().nullable(),
+  chainCount: z.number().int(),
+  chains: z.string(),
+});
+
+/** Row of `stablecoin-cemetery`. */
+export const CemeteryRowSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  symbol: z.string(),
+  llamaId: z.string().nullable(),
+  pegCurrency: z.string(),
+  causeOfDeath: z.string().nullable(),
+  deathDate: z.string().nullable(),
+});
+
+/** Every published dataset. Adding a dataset = adding it here. */
+export const DATASETS: Dataset[] = [
+  {
+    topic: "top-stablecoins", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
+    columns: Object.keys(TopStablecoinRowSchema.shape), row: TopStablecoinRowSchema, sql: sql("top_stablecoins"),
+    description: "Every listed stablecoin with price, USD supply and chains, largest first.",
+  },
+  {
+    topic: "stablecoin-cemetery", dated: false, formats: ["json", "csv"], sheet: false,
+    columns: Object.keys(CemeteryRowSchema.shape), row: CemeteryRowSchema, sql: sql("stablecoin_cemetery"),
+    description: "Dead stablecoins: cause and date of death (Pharos cemetery, DefiLlama deadFrom).",
+  },
+];

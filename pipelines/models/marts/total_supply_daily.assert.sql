@@ -1,0 +1,2 @@
+-- assert: primary key unique
+select date, peg_type, count(*) from total_supply_daily group by all having count(*) > 1;

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
+import type { Capture, Endpoint } from "./types.ts";
+
+/** CoinGecko API v3 (`https://api.coingecko.com/api/v3`). Wire formats: shared/reference/upstreams.md §3. */
+export const COINGECKO_BASE_URL = "https://api.coingecko.com/api/v3/";
+
+const MarketRow = z.object({
+  observed_at: z.number().int(),
+  gecko_id: z.string().min(1),
+  symbol: z.string(),
+  price_usd: z.number().positive().nullable(),
+  market_cap_usd: z.number().nonnegative().nullable(),
+  volume_24h_usd: z.number().nonnegative().nullable(),
+  circulating_supply: z.number().nonnegative().nullable(),
+  last_updated_at: z.number().int().nullable(),
+});
+const MarketItem = z.looseObject({
+  id: z.string(),
+  symbol: z.string(),
+  current_price: z.unknown(),
+  market_cap: z.unknown(),
+  total_volume: z.unknown(),
+  circulating_supply: z.unknown(),
+  last_updated: z.string().nullable().optional(),
+});
+
+/** `GET /coins/markets?vs_currency=usd&category=stablecoins&per_page=250` — current price and market cap per coin. */
+export const coinsMarketsEndpoint: Endpoint = {
+  key: "coingecko.markets",
+  source: "coingecko",
+  mode: "snapshot",
+  maxStalenessSec: 6 * 3600,
+  payloadSchema: z.array(z.unknown()),
+  rowSchema: MarketRow,
+  table: {
+    name: "raw_coingecko__markets",
+    columns: {
+      observed_at: "BIGINT", gecko_id: "VARCHAR", symbol: "VARCHAR", price_usd: "DOUBLE", market_cap_usd: "DOUBLE",
+      volume_24h_usd: "DOUBLE", circulating_supply: "DOUBLE", last_updated_at: "BIGINT",
+    },
+  },
+  toRows(payload: unknown[], capture: Capture) {
+    const rc = new RowCollector(MarketRow);
+    for (const item of payload) {
+      const p = MarketItem.safeParse(item);
+      if (!p.success) { rc.drop("market-item-invalid"); continue; }
+      const nums = [p.data.current_price, p.data.market_cap, p.data.total_volume, p.data.circulating_supply].map(toFiniteNumber);
+      if (nums.some((n) => n === undefined)) { rc.drop("market-value-invalid"); continue; }
+      const updated = p.data.last_updated ? Math.floor(Date.parse(p.data.last_updated) / 1000) : null;
+      rc.add({
+        observed_at: capture.observedAt, gecko_id: p.data.id, symbol: p.data.symbol,
+        price_usd: nums[0] !== null && nums[0]! > 0 ? nums[0] : null, market_cap_usd: nums[1], volume_24h_usd: nums[2],
+        circulating_supply: nums[3], last_updated_at: Number.isFinite(updated) ? updated : null,
+      });
+    }
+    return rc.result();
+  },
+  fetchLive: (client) => client.getJson("coins/markets?vs_currency=usd&category=stablecoins&per_page=250&page=1"),
+};
+
+const ChartRow = z.object({
+  gecko_id: z.string().min(1),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  price_usd: z.number().positive().nullable(),
+  market_cap_usd: z.number().nonnegative().nullable(),
+  volume_usd: z.number().nonnegative().nullable(),
+});
+const Series = z.array(z.tuple([z.unknown(), z.unknown()]));
+
+/**
+ * `GET /coins/{id}/market_chart?vs_currency=usd&days=max&interval=daily` — daily price, market
+ * cap and volume; timestamps in milliseconds. Rows are keyed by UTC day (last point of a day wins).
+ * A market cap of 0 (CoinGecko's "unknown") is stored as null.
+ */
+export const marketChartEndpoint: Endpoint = {
+  key: "coingecko.market_chart",
+  source: "coingecko",
+  mode: "history",
+  dateColumn: "date",
+  maxStalenessSec: 36 * 3600,
+  payloadSchema: z.looseObject({ prices: Series.optional(), market_caps: Series.optional(), total_volumes: Series.optional() }),
+  rowSchema: ChartRow,
+  table: {
+    name: "raw_coingecko__market_chart",
+    columns: { gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE", market_cap_usd: "DOUBLE", volume_usd: "DOUBLE" },
+  },
+  toRows(payload: Record<"prices" | "market_caps" | "total_volumes", [unknown, unknown][] | undefined>, capture: Capture) {
+    const rc = new RowCollector(ChartRow);
+    const byDay = new Map<string, { price_usd: number | null; market_cap_usd: number | null; volume_usd: number | null }>();
+    const put = (series: [unknown, unknown][] | undefined, field: "price_usd" | "market_cap_usd" | "volume_usd") => {
+      for (const [ts, v] of series ?? []) {
+        const ms = toFiniteNumber(ts);
+        const n = toFiniteNumber(v);
+        if (ms === undefined || ms === null || n === undefined) { rc.drop(`${field}-point-invalid`); continue; }
+        const day = isoDay(Math.floor(ms / 1000));
+        const row = byDay.get(day) ?? { price_usd: null, market_cap_usd: null, volume_usd: null };
+        row[field] = n === null || (field !== "volume_usd" && n <= 0) ? null : n;
+        byDay.set(day, row);
+      }
+    };
+    put(payload.prices, "price_usd");
+    put(payload.market_caps, "market_cap_usd");
+    put(payload.total_volumes, "volume_usd");
+    for (const [date, v] of [...byDay.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      rc.add({ gecko_id: capture.params.id, date, ...v });
+    }
+    return rc.result();
+  },
+  fetchLive: (client, params) =>
+    client.getJson(`coins/${encodeURIComponent(params.id)}/market_chart?vs_currency=usd&days=max&interval=daily`),
+};

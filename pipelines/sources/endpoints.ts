@@ -1,0 +1,43 @@
+import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archives.ts";
+import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
+import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
+import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
+import type { Endpoint, RawTable } from "./types.ts";
+
+/** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
+export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
+  [
+    stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
+    coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
+  ].map((e) => [e.key, e]),
+);
+
+/** Base URL per live source (circuit name). */
+export const SOURCE_BASE_URLS: Record<string, string> = {
+  defillama: DEFILLAMA_BASE_URL,
+  coingecko: COINGECKO_BASE_URL,
+  frankfurter: FRANKFURTER_BASE_URL,
+};
+
+/** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
+export function rawTables(): RawTable[] {
+  const seen = new Map<string, RawTable>();
+  for (const e of Object.values(ENDPOINTS)) if (!seen.has(e.table.name)) seen.set(e.table.name, e.table);
+  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
+ * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`.
+ */
+export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string }) {
+  return [
+    { endpoint: "defillama.stablecoins", params: {} },
+    { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },
+    { endpoint: "defillama.stablecoinprices", params: {} },
+    { endpoint: "coingecko.markets", params: {} },
+    { endpoint: "frankfurter.rates", params: { base: "EUR", start: opts.fxStart } },
+    ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
+    ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
+  ];
+}

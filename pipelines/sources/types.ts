@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import type { HttpClient } from "./http-client.ts";
+
+/** Column types the loader knows how to append into DuckDB. */
+export type ColumnType = "VARCHAR" | "DOUBLE" | "BIGINT" | "HUGEINT" | "BOOLEAN";
+
+/** A raw table the load stage fills from validated rows: `raw_<source>__<entity>`. */
+export interface RawTable {
+  name: string;
+  columns: Record<string, ColumnType>;
+}
+
+/**
+ * One recorded or live observation of an upstream endpoint: exactly what the upstream said
+ * (`payload`), when it was observed (Unix seconds) and where it came from.
+ */
+export interface Capture {
+  endpoint: string;
+  params: Record<string, string>;
+  /** Unix seconds when the payload was observed upstream. */
+  observedAt: number;
+  origin: "recorded" | "live";
+  /** Path the payload was read from (relative to the capture dir or storage root). */
+  path: string;
+  sha256: string;
+  payload: unknown;
+}
+
+/** Rows produced from one capture plus the count of rows dropped per reason. */
+export interface ParsedRows {
+  rows: Record<string, unknown>[];
+  dropped: Record<string, number>;
+}
+
+/**
+ * How captures of an endpoint combine at build time:
+ * `snapshot` — the newest capture observed at or before as-of is the current state;
+ * `history` — every capture contributes dated rows; rows dated after as-of are ignored and the
+ * newest capture wins on duplicate keys.
+ */
+export type CaptureMode = "snapshot" | "history";
+
+/** One upstream endpoint: a live client call and a parser shared by live and recorded captures. */
+export interface Endpoint {
+  /** `<source>.<entity>`, e.g. `defillama.stablecoins`. */
+  key: string;
+  /** Circuit / host name. */
+  source: string;
+  mode: CaptureMode;
+  table: RawTable;
+  /** Upstream payload schema; a payload failing it is rejected whole. */
+  payloadSchema: z.ZodType;
+  /**
+   * Turns a validated payload into candidate rows; each row is validated against `rowSchema`
+   * and dropped with a counted reason when invalid. Row keys are the table's columns.
+   */
+  toRows(payload: any, capture: Capture): ParsedRows;
+  rowSchema: z.ZodType;
+  /** Column holding the row date (`YYYY-MM-DD`) for history endpoints. */
+  dateColumn?: string;
+  /** Maximum age (s) of the newest capture before the build reports the source stale. */
+  maxStalenessSec: number;
+  /** Fetches the payload live. Absent for archive-only inputs. */
+  fetchLive?: (client: HttpClient, params: Record<string, string>) => Promise<unknown>;
+}

@@ -1,0 +1,14 @@
+import { chainsArtifact } from "./chains.ts";
+import type { Artifact } from "./contract.ts";
+import { nonUsdShareArtifact } from "./non-usd-share.ts";
+import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
+import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
+import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
+import { stablecoinsArtifact } from "./stablecoins.ts";
+import { supplyHistoryArtifact } from "./supply-history.ts";
+
+/** Every site-data artifact a build emits. Adding an artifact = adding it here. */
+export const SITE_DATA_ARTIFACTS: Artifact[] = [
+  stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
+  supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact,
+];

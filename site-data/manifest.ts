@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+/** Version of the manifest layout below. */
+export const MANIFEST_SCHEMA_VERSION = "1.0.0";
+
+/** One published file of a build. `dataAsOf` and times are Unix seconds. */
+export const ManifestFileSchema = z.object({
+  path: z.string(),
+  sha256: z.string(),
+  bytes: z.number().int(),
+  rows: z.number().int().nullable(),
+  dataAsOf: z.number().nullable(),
+  schemaVersion: z.string(),
+  artifact: z.string(),
+  /** Freshness budget of the serving route (s), for site-data artifacts. */
+  maxAgeSec: z.number().optional(),
+});
+export type ManifestFile = z.infer<typeof ManifestFileSchema>;
+
+export const CircuitStateSchema = z.object({
+  state: z.enum(["closed", "open", "half-open"]),
+  consecutiveFailures: z.number().int(),
+  lastSuccessAt: z.number().nullable(),
+});
+
+/**
+ * `builds/<build-id>/manifest.json`: every file with sha256/bytes/rows/dataAsOf, every source with
+ * its captures, status and counted drop reasons, circuit states and model row counts.
+ */
+export const BuildManifestSchema = z.object({
+  schemaVersion: z.string(),
+  buildId: z.string(),
+  asOf: z.number(),
+  generatedAt: z.number(),
+  /** `replay`: built from recorded captures (the API runs a replay clock); `wall`: live. */
+  clock: z.enum(["replay", "wall"]),
+  contentHash: z.string(),
+  files: z.array(ManifestFileSchema),
+  sources: z.array(z.object({
+    endpoint: z.string(),
+    status: z.enum(["ok", "stale", "missing"]),
+    rows: z.number().int(),
+    dropped: z.record(z.string(), z.number()),
+    newestObservedAt: z.number().nullable(),
+    captures: z.array(z.object({
+      path: z.string(), origin: z.string(), observedAt: z.number(), sha256: z.string(), rows: z.number(), rejected: z.string().optional(),
+    })),
+  })),
+  readerDropped: z.record(z.string(), z.record(z.string(), z.number())),
+  circuits: z.record(z.string(), CircuitStateSchema),
+  models: z.array(z.object({ name: z.string(), rows: z.number() })),
+});
+export type BuildManifest = z.infer<typeof BuildManifestSchema>;
+
+/** `latest.json`: pointer to the serving build, written last. */
+export const LatestPointerSchema = z.object({ buildId: z.string(), asOf: z.number(), manifest: z.string() });

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
+
+/** One day of non-USD share: USD totals and percent shares (0-100, 4 dp). */
+export const NonUsdSharePointSchema = z.object({
+  date: z.number().int(),
+  totalUsd: z.number(),
+  commodityUsd: z.number(),
+  fiatNonUsdUsd: z.number(),
+  commoditySharePct: z.number(),
+  fiatNonUsdSharePct: z.number(),
+});
+export const NonUsdSharePayloadSchema = z.object({
+  current: NonUsdSharePointSchema.nullable(),
+  history: z.array(NonUsdSharePointSchema),
+});
+
+/**
+ * `site-data/non-usd-share.json` — share of commodity (gold/silver) and non-USD fiat pegs in listed
+ * supply, on days where the whole listed universe was observed (list captures and their 1/7/30-day buckets).
+ */
+export const nonUsdShareArtifact: Artifact = {
+  key: "non-usd-share",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 86400,
+  schema: NonUsdSharePayloadSchema,
+  description: "Non-USD peg share of listed supply over time.",
+  queries: { days: sqlFile(import.meta.url, "non_usd_share") },
+  assemble(rows, ctx) {
+    const history = rows.days.map((r) => ({
+      date: daySeconds(r.date), totalUsd: num(r.total_usd)!, commodityUsd: num(r.commodity_usd)!, fiatNonUsdUsd: num(r.fiat_non_usd_usd)!,
+      commoditySharePct: num(r.commodity_share_pct)!, fiatNonUsdSharePct: num(r.fiat_non_usd_share_pct)!,
+    }));
+    return {
+      files: [{ path: "site-data/non-usd-share.json", payload: { current: history.at(-1) ?? null, history }, rows: history.length }],
+      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+    };
+  },
+};

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { type Artifact, type ArtifactFile, daySeconds, num, sqlFile } from "./contract.ts";
+
+/** TokenPoint (spec 2.3): date (Unix s), USD and native-unit supply keyed by pegType. */
+export const TokenPointSchema = z.object({
+  date: z.number().int(),
+  totalCirculatingUSD: z.record(z.string(), z.number()),
+  totalCirculating: z.record(z.string(), z.number()),
+});
+export const StablecoinDetailSchema = z.object({ tokens: z.array(TokenPointSchema) });
+
+/**
+ * `site-data/stablecoin/<id>.json` for every registry coin: daily supply history (sources:
+ * DefiLlama `/stablecoin/{id}`, the `/stablecoins` list, CoinGecko market caps). Non-USD pegs keep
+ * native units native and convert USD with the current price.
+ */
+export const stablecoinDetailArtifact: Artifact = {
+  key: "stablecoin-detail",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 600,
+  schema: StablecoinDetailSchema,
+  description: "Per-coin daily supply history (spec 2.3).",
+  queries: { points: sqlFile(import.meta.url, "stablecoin_detail") },
+  assemble(rows, ctx) {
+    const byCoin = new Map<string, z.infer<typeof TokenPointSchema>[]>();
+    for (const r of rows.points) {
+      const id = String(r.stablecoin_id);
+      const list = byCoin.get(id) ?? [];
+      byCoin.set(id, list);
+      if (r.date === null) continue;
+      const usd = num(r.circulating_usd);
+      const native = num(r.circulating_native);
+      const peg = String(r.peg_type);
+      list.push({
+        date: daySeconds(r.date),
+        totalCirculatingUSD: usd === null ? {} : { [peg]: usd },
+        totalCirculating: native === null ? {} : { [peg]: native },
+      });
+    }
+    const files: ArtifactFile[] = [...byCoin.entries()].map(([id, tokens]) => ({
+      path: `site-data/stablecoin/${id}.json`, payload: { tokens }, rows: tokens.length,
+    }));
+    return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+  },
+};

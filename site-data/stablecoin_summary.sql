@@ -1,0 +1,2 @@
+-- /api/stablecoin-summary rows: listed coins in id order.
+select * from stablecoins order by stablecoin_id

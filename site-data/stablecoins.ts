@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { type Artifact, type ArtifactFile, num, sqlFile } from "./contract.ts";
+
+const PegMap = z.record(z.string(), z.number());
+
+/** ChainCirculating (spec 2.2): USD supply on one chain now and about 1/7/30 days ago; null when unobserved. */
+export const ChainCirculatingSchema = z.object({
+  current: z.number().nullable(),
+  circulatingPrevDay: z.number().nullable(),
+  circulatingPrevWeek: z.number().nullable(),
+  circulatingPrevMonth: z.number().nullable(),
+});
+
+/** StablecoinData (spec 2.2). All `circulating*` values are USD keyed by pegType. */
+export const StablecoinDataSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  symbol: z.string(),
+  geckoId: z.string().nullable(),
+  pegType: z.string(),
+  pegMechanism: z.string(),
+  priceSource: z.string(),
+  priceConfidence: z.enum(["high", "single-source", "low", "fallback"]).nullable(),
+  price: z.number().nullable(),
+  priceUpdatedAt: z.number().nullable(),
+  priceObservedAt: z.number().nullable(),
+  priceObservedAtMode: z.enum(["upstream", "local_fetch", "unknown"]).nullable(),
+  priceSyncedAt: z.number().nullable(),
+  supplySource: z.string().optional(),
+  circulating: PegMap,
+  circulatingPrevDay: PegMap,
+  circulatingPrevWeek: PegMap,
+  circulatingPrevMonth: PegMap,
+  chainCirculating: z.record(z.string(), ChainCirculatingSchema),
+  chains: z.array(z.string()),
+  contracts: z.array(z.object({ chain: z.string(), address: z.string(), decimals: z.number() })).optional(),
+  consensusSources: z.array(z.string()),
+});
+export type StablecoinData = z.infer<typeof StablecoinDataSchema>;
+
+/** Body of `/api/stablecoins` as stored (the API adds `_meta`). */
+export const StablecoinsPayloadSchema = z.object({
+  peggedAssets: z.array(StablecoinDataSchema),
+  /** pegType → USD per unit used where a coin had no price and FX filled in. */
+  fxFallbackRates: z.record(z.string(), z.number()).optional(),
+});
+
+const bucket = (pegType: string, v: unknown) => (num(v) === null ? {} : { [pegType]: num(v)! });
+
+/** `site-data/stablecoins.json` — the current list of every coin DefiLlama lists (source: DefiLlama `/stablecoins`). */
+export const stablecoinsArtifact: Artifact = {
+  key: "stablecoins",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 600,
+  schema: StablecoinsPayloadSchema,
+  description: "Every listed stablecoin: supply (USD) now and 1/7/30 days ago, per-chain breakdown, price.",
+  queries: { coins: sqlFile(import.meta.url, "stablecoins"), chains: sqlFile(import.meta.url, "stablecoin_chains") },
+  assemble(rows, ctx) {
+    const chainsByCoin = new Map<string, Record<string, unknown>[]>();
+    for (const r of rows.chains) {
+      const list = chainsByCoin.get(String(r.stablecoin_id)) ?? [];
+      list.push(r);
+      chainsByCoin.set(String(r.stablecoin_id), list);
+    }
+    const fxFallbackRates: Record<string, number> = {};
+    const peggedAssets: StablecoinData[] = rows.coins.map((r) => {
+      const pegType = String(r.peg_type);
+      if (r.conversion_basis === "fx") fxFallbackRates[pegType] = num(r.usd_per_native)!;
+      const price = num(r.price);
+      const contracts = JSON.parse(String(r.contracts_json ?? "[]"));
+      const chainCirculating: StablecoinData["chainCirculating"] = {};
+      for (const c of chainsByCoin.get(String(r.stablecoin_id)) ?? []) {
+        chainCirculating[String(c.chain_name)] = {
+          current: num(c.circulating_usd), circulatingPrevDay: num(c.prev_day_usd),
+          circulatingPrevWeek: num(c.prev_week_usd), circulatingPrevMonth: num(c.prev_month_usd),
+        };
+      }
+      return {
+        id: String(r.stablecoin_id),
+        name: String(r.name),
+        symbol: String(r.symbol),
+        geckoId: (r.gecko_id as string | null) ?? null,
+        pegType,
+        pegMechanism: String(r.peg_mechanism),
+        priceSource: price === null ? "missing" : String(r.price_source),
+        priceConfidence: price === null ? null : "single-source",
+        price,
+        priceUpdatedAt: price === null ? null : num(r.price_observed_at),
+        priceObservedAt: price === null ? null : num(r.price_observed_at),
+        priceObservedAtMode: price === null ? null : "local_fetch",
+        priceSyncedAt: price === null ? null : num(r.price_synced_at),
+        supplySource: "defillama",
+        circulating: bucket(pegType, r.circulating_usd),
+        circulatingPrevDay: bucket(pegType, r.prev_day_usd),
+        circulatingPrevWeek: bucket(pegType, r.prev_week_usd),
+        circulatingPrevMonth: bucket(pegType, r.prev_month_usd),
+        chainCirculating,
+        chains: JSON.parse(String(r.chains_json ?? "[]")),
+        ...(contracts.length ? { contracts } : {}),
+        consensusSources: price === null ? [] : [String(r.price_source)],
+      };
+    });
+    const payload = { peggedAssets, fxFallbackRates: Object.fromEntries(Object.entries(fxFallbackRates).sort()) };
+    const file: ArtifactFile = { path: "site-data/stablecoins.json", payload, rows: peggedAssets.length };
+    return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+  },
+};
