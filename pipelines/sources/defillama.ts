@@ -19,14 +19,16 @@ export function listCirculatingUnit(observedAt: number): "native" | "usd" {
   return observedAt < DEFILLAMA_USD_SWITCH_AT ? "native" : "usd";
 }
 
-const PegBuckets = z.record(z.string(), z.unknown());
+const PegBuckets = z.unknown();
 
 /**
  * Keeps finite, non-negative bucket values; counts every other value under `reason`.
  * Returns null when the map is absent.
  */
 function cleanBuckets(map: unknown, rc: RowCollector): Record<string, number> | null {
-  if (map === null || map === undefined || typeof map !== "object") return null;
+  if (map === null || map === undefined) return null;
+  if (map === 0) { rc.drop("bucket-legacy-zero-absent"); return null; } // pre-2025-12 "no record" marker
+  if (typeof map !== "object") { rc.drop("bucket-not-a-map"); return null; }
   const out: Record<string, number> = {};
   for (const [peg, raw] of Object.entries(map as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) {
     const n = toFiniteNumber(raw);

@@ -30,7 +30,7 @@ export function rawTables(): RawTable[] {
  * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
  * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`.
  */
-export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string }) {
+export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string }): { endpoint: string; params: Record<string, string> }[] {
   return [
     { endpoint: "defillama.stablecoins", params: {} },
     { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },

@@ -21,7 +21,8 @@ export interface RecordedCapture {
   read: (text: string) => ReaderOutput;
 }
 
-const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
+/** Unix seconds of the UTC day of an ISO date or `YYYY-MM-DD hh:mm:ss` timestamp. */
+const day = (iso: string) => Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) / 1000;
 
 function csvRows(text: string): Record<string, string>[] {
   const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -1,0 +1,188 @@
+import { Hono, type Context } from "hono";
+import { cors } from "hono/cors";
+import { z } from "zod";
+import { type ApiKeyRecord, type KeyStore } from "./lib/key-store.ts";
+import { assessFreshness, CACHE_PROFILES, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
+import { HttpError } from "./lib/http-error.ts";
+import type { PublishedStore, ServingBuild } from "./lib/published.ts";
+import type { KeyRateLimiter } from "./lib/rate-limit.ts";
+import { buildHealth } from "./health.ts";
+import { ROUTES, type RouteDef } from "./routes.ts";
+import { buildOpenApi } from "./openapi.ts";
+
+/** Dependencies of the app; the server wires real ones, tests wire their own. */
+export interface AppDeps {
+  store: PublishedStore;
+  keys: KeyStore;
+  limiter: KeyRateLimiter;
+  /** Allowed browser origins; the first is echoed for requests without Origin (spec 1 rule 2). */
+  corsOrigins: string[];
+  /** `auto`: replay clock for builds made from recorded captures, wall clock otherwise. */
+  clockMode: "auto" | "wall" | "replay";
+  /** Wall clock in ms (injectable). */
+  nowMs?: () => number;
+}
+
+const UNAUTHORIZED = "Unauthorized: valid X-API-Key required. /api/health is free.";
+const AUTH_CACHE_TTL_MS = 5000;
+const AUTH_CACHE_MAX = 2048;
+
+/** Current time (Unix s) for a build under the clock mode: replay = build as-of + time since first seen. */
+export function serviceNow(build: ServingBuild | null, mode: AppDeps["clockMode"], nowMs: number): { now: number; clock: "replay" | "wall" } {
+  if (build && mode !== "wall" && (mode === "replay" || build.manifest.clock === "replay")) {
+    return { now: build.manifest.asOf + Math.floor((nowMs - build.firstSeenMs) / 1000), clock: "replay" };
+  }
+  return { now: Math.floor(nowMs / 1000), clock: "wall" };
+}
+
+function validationMessage(where: string, err: z.ZodError): string {
+  const issue = err.issues[0];
+  const name = issue?.path.length ? String(issue.path[0]) : where;
+  return `Invalid parameter ${name}: ${issue?.message ?? "invalid"}`;
+}
+
+/** Builds the Hono app: CORS, method gating, key auth, rate limits, freshness, routes, health, static files. */
+export function createApp(deps: AppDeps): Hono {
+  const nowMs = deps.nowMs ?? Date.now;
+  const app = new Hono();
+  const authCache = new Map<string, { record: ApiKeyRecord; at: number }>();
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) {
+      for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+      if (err.status >= 400) c.header("Cache-Control", "no-store");
+      return c.json({ error: err.message }, err.status);
+    }
+    process.stderr.write(`${JSON.stringify({ level: "error", stage: "api", msg: (err as Error).message })}\n`);
+    c.header("Cache-Control", "no-store");
+    return c.json({ error: "Internal Server Error" }, 500);
+  });
+
+  // Foreign-origin preflights are refused before CORS answers them (spec 7: 403).
+  app.use("/api/*", async (c, next) => {
+    const origin = c.req.header("Origin");
+    if (c.req.method === "OPTIONS" && origin && !deps.corsOrigins.includes(origin)) return c.json({ error: "Origin not allowed" }, 403);
+    await next();
+  });
+  app.use("/api/*", cors({
+    origin: (origin) => (!origin ? deps.corsOrigins[0] ?? null : deps.corsOrigins.includes(origin) ? origin : null),
+    allowMethods: ["GET", "POST", "OPTIONS"],
+    allowHeaders: ["Content-Type", "Idempotency-Key", "X-API-Key"],
+    exposeHeaders: ["X-Data-Age", "X-Data-Updated-At", "X-Data-Freshness", "X-Data-Freshness-Reason", "Warning", "Retry-After"],
+    maxAge: 86400,
+  }));
+
+  // Method gating (spec 4.4): unknown POST → 405 Allow: GET; other verbs → 405 Allow: GET, POST.
+  app.use("/api/*", async (c, next) => {
+    const m = c.req.method;
+    if (m === "GET" || m === "HEAD" || m === "OPTIONS") return next();
+    if (m === "POST") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
+    throw new HttpError(405, "Method Not Allowed", { Allow: "GET, POST" });
+  });
+
+  const requireKey = async (c: Context): Promise<void> => {
+    const token = c.req.header("X-API-Key");
+    if (!token) throw new HttpError(401, UNAUTHORIZED);
+    const nowWall = nowMs();
+    let entry = authCache.get(token);
+    if (!entry || nowWall - entry.at > AUTH_CACHE_TTL_MS) {
+      let record: ApiKeyRecord | null;
+      try {
+        record = await deps.keys.verify(token, Math.floor(nowWall / 1000));
+      } catch {
+        throw new HttpError(503, "Public API temporarily unavailable", { "Retry-After": "60" });
+      }
+      if (!record) { authCache.delete(token); throw new HttpError(401, UNAUTHORIZED); }
+      if (authCache.size >= AUTH_CACHE_MAX) authCache.delete(authCache.keys().next().value!);
+      entry = { record, at: nowWall };
+      authCache.set(token, entry);
+    }
+    let res;
+    try {
+      res = await deps.limiter.consume(entry.record.id, entry.record.rateLimitPerMinute);
+    } catch {
+      throw new HttpError(503, "Public API temporarily unavailable", { "Retry-After": "60" });
+    }
+    if (!res.ok) throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(res.retryAfterSec) });
+  };
+
+  app.get("/api/health", async (c) => {
+    const build = await deps.store.build();
+    const clock = serviceNow(build, deps.clockMode, nowMs());
+    c.header("Cache-Control", CACHE_PROFILES.realtime);
+    return c.json(buildHealth(build, clock.now, clock.clock));
+  });
+
+  for (const route of ROUTES) mountRoute(app, route, deps, requireKey, nowMs);
+
+  app.get("/openapi.json", (c) => {
+    c.header("Access-Control-Allow-Origin", "*");
+    return c.json(buildOpenApi());
+  });
+
+  // Static artifacts (spec 1): no key, `Access-Control-Allow-Origin: *`.
+  const serveStatic = async (c: Context, bytes: Uint8Array | null, path: string) => {
+    if (!bytes) return c.json({ error: "Not found" }, 404, { "Access-Control-Allow-Origin": "*" });
+    const type = path.endsWith(".csv") ? "text/csv; charset=utf-8" : path.endsWith(".ndjson") ? "application/x-ndjson" : path.endsWith(".duckdb") ? "application/octet-stream" : "application/json";
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": type, "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" });
+  };
+  app.get("/datasets/:topic/:file", async (c) => {
+    const { topic, file } = c.req.param();
+    const m = /^(latest|\d{4}-\d{2}-\d{2})\.(csv|json|ndjson)$/.exec(file);
+    if (!m || !/^[a-z0-9-]+$/.test(topic)) return serveStatic(c, null, file);
+    if (m[1] === "latest") {
+      const build = await deps.store.build();
+      const dated = [...(build?.files.keys() ?? [])].filter((p) => p.startsWith(`datasets/${topic}/`) && p.endsWith(`.${m[2]}`)).sort().at(-1);
+      return serveStatic(c, dated ? await deps.store.file(dated) : null, file);
+    }
+    return serveStatic(c, await deps.store.object(`datasets/${topic}/${file}`), file);
+  });
+  app.get("/datasets/:file", async (c) => {
+    const file = c.req.param("file");
+    if (!/^[a-z0-9-]+\.(csv|json)$/.test(file)) return serveStatic(c, null, file);
+    return serveStatic(c, await deps.store.file(`datasets/${file}`), file);
+  });
+  app.get("/sheets/:file", async (c) => {
+    const file = c.req.param("file");
+    return serveStatic(c, /^[a-z0-9-]+\.csv$/.test(file) ? await deps.store.file(`sheets/${file}`) : null, file);
+  });
+  app.get("/ballast.duckdb", async (c) => serveStatic(c, await deps.store.file("ballast.duckdb"), "ballast.duckdb"));
+
+  // Unknown API paths: key first (401 without one), then 404 (spec 5.2).
+  app.all("/api/*", async (c) => {
+    await requireKey(c);
+    throw new HttpError(404, "Not found");
+  });
+  app.notFound((c) => c.json({ error: "Not found" }, 404));
+  return app;
+}
+
+function mountRoute(app: Hono, route: RouteDef, deps: AppDeps, requireKey: (c: Context) => Promise<void>, nowMs: () => number): void {
+  app.get(route.path, async (c) => {
+    if (route.auth === "apiKey") await requireKey(c);
+    let params: Record<string, string> = c.req.param() as Record<string, string>;
+    let query: Record<string, unknown> = {};
+    if (route.params) {
+      const r = route.params.safeParse(params);
+      if (!r.success) throw new HttpError(400, validationMessage("path", r.error));
+      params = r.data as Record<string, string>;
+    }
+    if (route.query) {
+      const raw = c.req.query();
+      const known = Object.keys(route.query.shape);
+      for (const k of Object.keys(raw)) if (!known.includes(k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
+      const r = route.query.safeParse(raw);
+      if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
+      query = r.data as Record<string, unknown>;
+    }
+    const result = await route.handler({ store: deps.store, query, params });
+    const build = await deps.store.build();
+    const { now } = serviceNow(build, deps.clockMode, nowMs());
+    const f = assessFreshness(now, result.dataAsOf, route.maxAgeSec, route.ratios ?? GENERIC_RATIOS);
+    for (const [k, v] of Object.entries(freshnessHeaders(f, route.cache))) c.header(k, v);
+    let json = result.json ?? JSON.stringify(result.payload);
+    if (route.meta && json.endsWith("}")) json = `${json.slice(0, -1)},"_meta":${JSON.stringify(metaBlock(f))}}`;
+    c.header("Content-Type", "application/json; charset=utf-8");
+    return c.body(json);
+  });
+}

@@ -1,0 +1,29 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const ApiConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(8787),
+  HOST: z.string().default("127.0.0.1"),
+  BALLAST_DATA_DIR: z.string().default(resolve(process.cwd(), "data")),
+  /** Postgres state store; PGlite under `<data>/state` when unset. */
+  DATABASE_URL: z.string().optional(),
+  /** HMAC pepper for key hashes. Required with DATABASE_URL; the embedded default keeps one in `<data>/state/pepper`. */
+  API_KEY_PEPPER: z.string().min(16).optional(),
+  /** Shared rate limiter across instances; in-process when unset. */
+  REDIS_URL: z.string().optional(),
+  CORS_ORIGINS: z.string().optional(),
+  CLOCK: z.enum(["auto", "wall", "replay"]).default("auto"),
+}).superRefine((c, ctx) => {
+  if (c.DATABASE_URL && !c.API_KEY_PEPPER) ctx.addIssue({ code: "custom", path: ["API_KEY_PEPPER"], message: "API_KEY_PEPPER is required with DATABASE_URL" });
+});
+export type ApiConfig = z.infer<typeof ApiConfigSchema>;
+
+/** Parses the API config from env; prints every problem and exits 1 when invalid. */
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  const res = ApiConfigSchema.safeParse(env);
+  if (!res.success) {
+    process.stderr.write(`Invalid API configuration:\n${z.prettifyError(res.error)}\n`);
+    process.exit(1);
+  }
+  return res.data;
+}

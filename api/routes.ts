@@ -1,0 +1,160 @@
+import { z } from "zod";
+import { ChainDetailPayloadSchema, ChainsPayloadSchema } from "../site-data/chains.ts";
+import { NonUsdSharePayloadSchema } from "../site-data/non-usd-share.ts";
+import { StablecoinChartsSchema } from "../site-data/stablecoin-charts.ts";
+import { StablecoinDetailSchema } from "../site-data/stablecoin-detail.ts";
+import { StablecoinSummariesSchema, StablecoinSummarySchema } from "../site-data/stablecoin-summary.ts";
+import { StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
+import { SupplyHistorySchema } from "../site-data/supply-history.ts";
+import type { CacheProfile } from "./lib/freshness.ts";
+import { HttpError, notYetAvailable } from "./lib/http-error.ts";
+import type { PublishedStore } from "./lib/published.ts";
+
+/** What a handler returns: a JSON payload (or its serialised text) and the data time (Unix s). */
+export interface RouteResult {
+  payload?: unknown;
+  json?: string;
+  dataAsOf: number | null;
+}
+
+/** Everything a handler may use. `query`/`params` are already validated by the route's schemas. */
+export interface HandlerContext {
+  store: PublishedStore;
+  query: Record<string, any>;
+  params: Record<string, string>;
+}
+
+/**
+ * One route, declared once: serving, validation, OpenAPI and route tests all read this object.
+ * `maxAgeSec` is the freshness budget (spec 8); `meta` adds the `_meta` body block (objects only).
+ */
+export interface RouteDef {
+  method: "GET";
+  path: string;
+  summary: string;
+  description?: string;
+  auth: "apiKey" | "public";
+  cache: CacheProfile;
+  maxAgeSec: number;
+  /** Freshness ratios; chains uses 1x/2x (spec 3.2). */
+  ratios?: { fresh: number; degraded: number };
+  meta: boolean;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  response: z.ZodType;
+  handler(ctx: HandlerContext): Promise<RouteResult>;
+}
+
+const StablecoinIdParam = z.object({ stablecoinId: z.string().describe("Canonical stablecoin id `<ticker>-<issuer>`") });
+const intParam = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(min).max(max));
+
+/** Reads and validates a published payload; 503 when never published or invalid, `undefined` never escapes. */
+async function required<T>(store: PublishedStore, path: string, schema: z.ZodType<T>, what: string): Promise<T> {
+  try {
+    const v = await store.payload(path, (x) => schema.parse(x));
+    if (v === undefined) throw notYetAvailable(what);
+    return v;
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    throw notYetAvailable(what);
+  }
+}
+
+async function dataAsOf(store: PublishedStore, path: string): Promise<number | null> {
+  return (await store.build())?.files.get(path)?.dataAsOf ?? null;
+}
+
+/** Raw JSON text of a published file after a schema check at first read; 404/503 per `missing`. */
+async function passthrough(store: PublishedStore, path: string, schema: z.ZodType, missing: () => HttpError): Promise<RouteResult> {
+  const build = await store.build();
+  if (!build) throw notYetAvailable("no published build");
+  if (!build.files.has(path)) throw missing();
+  await required(store, path, schema, path);
+  const bytes = (await store.file(path))!;
+  return { json: Buffer.from(bytes).toString("utf8").trimEnd(), dataAsOf: build.files.get(path)!.dataAsOf };
+}
+
+const summaryJson = new WeakMap<object, Map<string, string>>();
+
+/** Every public read route of the supply core. */
+export const ROUTES: RouteDef[] = [
+  {
+    method: "GET", path: "/api/stablecoins", summary: "All listed stablecoins", auth: "apiKey", cache: "producer-backed", maxAgeSec: 600, meta: true,
+    description: "StablecoinData rows (spec 2.2), largest USD supply first. `circulating*` are USD keyed by pegType; `chainCirculating` is keyed by DefiLlama chain display label. Captures observed before 2025-12-01 carry native peg units upstream and are converted with the coin's price, else the ECB reference rate (`fxFallbackRates`), else par for USD pegs.",
+    response: StablecoinsPayloadSchema,
+    handler: ({ store }) => passthrough(store, "site-data/stablecoins.json", StablecoinsPayloadSchema, () => notYetAvailable("stablecoins")),
+  },
+  {
+    method: "GET", path: "/api/stablecoin/:stablecoinId", summary: "Daily supply history of one stablecoin", auth: "apiKey", cache: "per-coin", maxAgeSec: 600, meta: false,
+    description: "TokenPoint history (spec 2.3). USD-pegged coins report USD at face value; non-USD pegs keep native units native and convert USD with the current price.",
+    params: StablecoinIdParam, response: StablecoinDetailSchema,
+    handler: ({ store, params }) => passthrough(store, `site-data/stablecoin/${params.stablecoinId}.json`, StablecoinDetailSchema, () => new HttpError(404, `Unknown stablecoin id: ${params.stablecoinId}`)),
+  },
+  {
+    method: "GET", path: "/api/stablecoin-summary/:stablecoinId", summary: "Supply summary of one stablecoin", auth: "apiKey", cache: "producer-backed", maxAgeSec: 600, meta: false,
+    description: "Summary (spec 2.4). `supplyUsd.change1d/7d/30d` are USD differences (current − previous), null unless both values were observed. 503 when the shared summary cache is missing or corrupt, 404 when the coin is absent from it.",
+    params: StablecoinIdParam, response: StablecoinSummarySchema,
+    async handler({ store, params }) {
+      const path = "site-data/stablecoin-summary.json";
+      const all = await required(store, path, StablecoinSummariesSchema, "stablecoin summaries");
+      let cache = summaryJson.get(all as object);
+      if (!cache) { cache = new Map(); summaryJson.set(all as object, cache); }
+      let json = cache.get(params.stablecoinId);
+      if (json === undefined) {
+        const s = Object.hasOwn(all, params.stablecoinId) ? all[params.stablecoinId] : undefined;
+        if (!s) throw new HttpError(404, `Unknown stablecoin id: ${params.stablecoinId}`);
+        json = JSON.stringify(s);
+        cache.set(params.stablecoinId, json);
+      }
+      return { json, dataAsOf: await dataAsOf(store, path) };
+    },
+  },
+  {
+    method: "GET", path: "/api/stablecoin-charts", summary: "Aggregate supply over time", auth: "apiKey", cache: "standard", maxAgeSec: 3600, meta: false,
+    description: "Top-level array (spec 2.3). `aggregateUniverse` `defillama-all` points (2020-12 → 2023-07) carry only the all-peg `total`; `ballast-listed` points carry one key per pegType plus `total`.",
+    response: StablecoinChartsSchema,
+    handler: ({ store }) => passthrough(store, "site-data/stablecoin-charts.json", StablecoinChartsSchema, () => notYetAvailable("stablecoin-charts")),
+  },
+  {
+    method: "GET", path: "/api/supply-history", summary: "Daily supply history of one stablecoin", auth: "apiKey", cache: "slow", maxAgeSec: 86400, meta: false,
+    description: "Array of `{date, circulatingUsd, circulatingNative, source}` oldest first; `days` keeps the last N days before the newest point (default: all).",
+    query: z.object({ stablecoin: z.string().describe("Canonical stablecoin id"), days: intParam(1, 3650).optional() }),
+    response: SupplyHistorySchema,
+    async handler({ store, query }) {
+      const build = await store.build();
+      if (!build) throw notYetAvailable("no published build");
+      const path = `site-data/supply-history/${query.stablecoin}.json`;
+      if (!build.files.has(path)) {
+        if (build.files.has(`site-data/stablecoin/${query.stablecoin}.json`)) return { payload: [], dataAsOf: await dataAsOf(store, path) };
+        throw new HttpError(404, `Unknown stablecoin id: ${query.stablecoin}`);
+      }
+      const points = await required(store, path, SupplyHistorySchema, "supply-history");
+      const last = points.at(-1)?.date ?? 0;
+      const payload = query.days ? points.filter((p) => p.date > last - query.days * 86400) : points;
+      return { payload, dataAsOf: await dataAsOf(store, path) };
+    },
+  },
+  {
+    method: "GET", path: "/api/chains", summary: "Chain aggregates, or one chain's coins", auth: "apiKey", cache: "producer-backed", maxAgeSec: 1800, ratios: { fresh: 1, degraded: 2 }, meta: true,
+    description: "Without `chain`: one row per chain (USD supply now and 1/7/30 days ago, dominance share, coin HHI). With `chain` (registry chain id, e.g. `ethereum`): the chain row and its coins. Chain health scores need safety grades, which are not yet published: `healthScore` and `healthBand` are null until then.",
+    query: z.object({ chain: z.string().regex(/^[a-z0-9-]+$/, "must be a registry chain id").optional() }),
+    response: z.union([ChainsPayloadSchema, ChainDetailPayloadSchema]),
+    handler: ({ store, query }) => query.chain
+      ? passthrough(store, `site-data/chains/${query.chain}.json`, ChainDetailPayloadSchema, () => new HttpError(404, `Unknown chain: ${query.chain}`))
+      : passthrough(store, "site-data/chains.json", ChainsPayloadSchema, () => notYetAvailable("chains")),
+  },
+  {
+    method: "GET", path: "/api/non-usd-share", summary: "Share of non-USD peg groups", auth: "apiKey", cache: "slow", maxAgeSec: 86400, meta: false,
+    description: "`current` and `history` of commodity and non-USD fiat shares (percent, 4 dp) of listed supply on days where the whole listed universe was observed. `days` (30-5000, default 5000) bounds the history.",
+    query: z.object({ days: intParam(30, 5000).optional() }),
+    response: NonUsdSharePayloadSchema,
+    async handler({ store, query }) {
+      const path = "site-data/non-usd-share.json";
+      const p = await required(store, path, NonUsdSharePayloadSchema, "non-usd-share");
+      const days = query.days ?? 5000;
+      const last = p.history.at(-1)?.date ?? 0;
+      return { payload: { current: p.current, history: p.history.filter((h) => h.date > last - days * 86400) }, dataAsOf: await dataAsOf(store, path) };
+    },
+  },
+];
