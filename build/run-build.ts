@@ -65,6 +65,14 @@ async function loadRegistryTables(db: Db, registry: Registry): Promise<void> {
   await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
 }
 
+/** Creates the build context, the (empty) history table and the registry tables. */
+export async function prepareBuildDb(db: Db, asOf: number, registry: Registry): Promise<void> {
+  const asOfDay = new Date(asOf * 1000).toISOString().slice(0, 10);
+  await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: asOf, as_of_day: asOfDay });
+  await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
+  await loadRegistryTables(db, registry);
+}
+
 /**
  * Runs one build: capture selection → load → models (+asserts) → emit (zod-checked) → publish.
  * `latest.json` is written last, only after every step passed; any error leaves the previous
@@ -74,17 +82,16 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
   const t0 = Date.now();
   const registry = opts.registry ?? loadRegistry();
   const asOfDay = new Date(opts.asOf * 1000).toISOString().slice(0, 10);
-  const db = await Db.open(":memory:");
+  // One thread: floating-point sums are then computed in one order, so artifacts are byte-reproducible.
+  const db = await Db.open(":memory:", { threads: "1" });
   const scratch = await mkdtemp(join(tmpdir(), "ballast-build-"));
   try {
-    await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: opts.asOf, as_of_day: asOfDay });
-    await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
+    await prepareBuildDb(db, opts.asOf, registry);
     if (opts.warehousePath && existsSync(opts.warehousePath)) {
       await db.exec(`attach '${opts.warehousePath.replace(/'/g, "''")}' as wh (read_only)`);
       await db.exec("insert into hist_supply_snapshots select * from wh.hist_supply_snapshots");
       await db.exec("detach wh");
     }
-    await loadRegistryTables(db, registry);
 
     const { captures, readerDropped } = await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
     log("info", "load", "captures selected", { count: captures.length });

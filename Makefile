@@ -1,0 +1,36 @@
+# Ballast — `make run` and `make test` work on a fresh machine with ../shared beside the checkout.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PORT ?= 8787
+export BALLAST_LOG ?= info
+
+.PHONY: help install build run test typecheck openapi bench clean
+
+help: ## List targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.package-lock.json ## Install dependencies when missing
+
+build: install ## Build and publish from the recorded capture (as-of 2025-09-07)
+	npx tsx build/cli.ts build
+
+run: build ## Build, then serve the API on 127.0.0.1:$(PORT) with a development key
+	PORT=$(PORT) npx tsx api/server.ts --dev-key
+
+test: install ## Run every test (unit, sql, contract, api, e2e)
+	bash scripts/ensure-services.sh
+	npx tsc --noEmit
+	npx vitest run
+
+openapi: install ## Regenerate the committed api/openapi.json
+	npx tsx scripts/write-openapi.ts
+
+bench: install ## Print the benchmark table (build time/RSS, API vs nginx)
+	npx tsx scripts/bench.ts
+
+clean: ## Remove local builds and state
+	rm -rf data .tmp
