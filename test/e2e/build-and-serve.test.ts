@@ -1,0 +1,98 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Db } from "../../build/duckdb.ts";
+import { runBuild } from "../../build/run-build.ts";
+import { FsSink } from "../../build/sinks/fs.ts";
+import { loadRegistry } from "../../pipelines/registry/registry.ts";
+import type { BuildManifest } from "../../site-data/manifest.ts";
+import { startServer } from "../../api/server.ts";
+import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+
+let dir: string;
+let manifest: BuildManifest;
+let base: string;
+let key: string;
+let close: () => Promise<void>;
+const PORT = 18787;
+
+beforeAll(async () => {
+  ({ dir, manifest } = await buildRecorded());
+  const s = await startServer({ PORT, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "auto" }, { devKey: true });
+  key = s.devKey!;
+  close = s.close;
+  base = `http://127.0.0.1:${PORT}`;
+});
+afterAll(async () => { await close?.(); });
+
+const get = (path: string, withKey = true) => fetch(`${base}${path}`, { headers: withKey ? { "X-API-Key": key } : {} });
+
+describe("end to end: recorded capture → build → running API", () => {
+  it("lists every recorded coin with USD supply summing to the capture's own total within 0.5%", async () => {
+    const res = await get("/api/stablecoins");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    const raw = JSON.parse(readFileSync(join(CAPTURE_DIR, "zacheryglass-stablecoinwatch/defillama_raw_output.json"), "utf8"));
+    const captureTotal = raw.peggedAssets.reduce((s: number, a: { circulating: { peggedUSD?: number } }) => s + (a.circulating.peggedUSD ?? 0), 0);
+    const ours = body.peggedAssets.reduce((s: number, a: { circulating: { peggedUSD?: number } }) => s + (a.circulating.peggedUSD ?? 0), 0);
+    expect(body.peggedAssets).toHaveLength(raw.peggedAssets.length);
+    expect(Math.abs(ours / captureTotal - 1)).toBeLessThan(0.005);
+    expect(body._meta.status).toBe("fresh");
+    const usdt = body.peggedAssets.find((a: { id: string }) => a.id === "usdt-tether");
+    expect(Object.keys(usdt.chainCirculating).length).toBeGreaterThan(10);
+    expect(usdt.chainCirculating.Tron.current).toBeGreaterThan(1e10);
+  });
+
+  it("serves USDC history back to 2022 and charts from 2020-12", async () => {
+    const usdc = await (await get("/api/stablecoin/usdc-circle")).json();
+    expect(usdc.tokens[0].date).toBeLessThan(Date.parse("2022-01-01") / 1000);
+    const charts = await (await get("/api/stablecoin-charts")).json();
+    expect(new Date(charts[0].date * 1000).toISOString().slice(0, 7)).toBe("2020-12");
+  });
+
+  it("requires a key on data routes but not on health", async () => {
+    expect((await get("/api/stablecoins", false)).status).toBe(401);
+    const h = await get("/api/health", false);
+    expect(h.status).toBe(200);
+    const health = await h.json();
+    expect(health.clock).toMatchObject({ mode: "replay", asOf: RECORDED_AS_OF });
+    expect(health.caches.stablecoins.healthy).toBe(true);
+  });
+
+  it("publishes datasets whose latest file is the same bytes as the newest dated file, without a key", async () => {
+    const latest = await get("/datasets/top-stablecoins/latest.csv", false);
+    const dated = await get("/datasets/top-stablecoins/2025-09-07.csv", false);
+    expect(latest.headers.get("access-control-allow-origin")).toBe("*");
+    const [a, b] = [await latest.text(), await dated.text()];
+    expect(a).toBe(b);
+    expect(a.split("\n")[0]).toBe("id,symbol,name,pegType,pegMechanism,price,circulatingUsd,chainCount,chains");
+    expect((await get("/sheets/top-stablecoins.csv", false)).status).toBe(200);
+    const cemetery = await (await get("/datasets/stablecoin-cemetery.json", false)).json();
+    expect(cemetery.find((c: { id: string }) => c.id === "ust-terrausd-2022-05")).toBeTruthy();
+    expect((await get("/datasets/top-stablecoins/2024-01-01.csv", false)).status).toBe(404);
+  });
+
+  it("publishes a researchers' DuckDB file with the marts", async () => {
+    const db = await Db.open(join(dir, "builds", manifest.buildId, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+    const [row] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
+    db.close();
+    expect(row.n).toBe(289);
+  });
+
+  it("keeps the previous build serving when a build fails its asserts", async () => {
+    const before = readFileSync(join(dir, "latest.json"), "utf8");
+    const reg = loadRegistry();
+    const broken = { ...reg, coins: reg.coins.filter((c) => c.id !== "usdt-tether") };
+    await expect(runBuild({ asOf: RECORDED_AS_OF + 60, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null, registry: broken }))
+      .rejects.toThrow(/assert failed on stablecoins/);
+    expect(readFileSync(join(dir, "latest.json"), "utf8")).toBe(before);
+    expect((await get("/api/stablecoin-summary/usdt-tether")).status).toBe(200);
+  });
+
+  it("is reproducible: a second build with the same as-of gives byte-identical artifacts", async () => {
+    const second = await buildRecorded("ballast-repro-");
+    const strip = (m: BuildManifest) => m.files.filter((f) => f.path !== "ballast.duckdb").map((f) => `${f.path} ${f.sha256}`);
+    expect(second.manifest.buildId).toBe(manifest.buildId);
+    expect(strip(second.manifest)).toEqual(strip(manifest));
+  });
+});
