@@ -18,7 +18,7 @@ function embeddedPepper(dataDir: string): string {
 }
 
 /** Opens the state store, limiter and published store, and starts listening. */
-export async function startServer(config: ApiConfig, opts: { devKey?: boolean } = {}) {
+export async function startServer(config: ApiConfig, opts: { devKey?: boolean; devKeyLimitPerMinute?: number } = {}) {
   mkdirSync(join(config.BALLAST_DATA_DIR, "state"), { recursive: true });
   const sql = await openSqlClient({ databaseUrl: config.DATABASE_URL, pgliteDir: join(config.BALLAST_DATA_DIR, "state", "pglite") });
   const keys = new KeyStore(sql, config.API_KEY_PEPPER ?? embeddedPepper(config.BALLAST_DATA_DIR));
@@ -34,7 +34,7 @@ export async function startServer(config: ApiConfig, opts: { devKey?: boolean } 
     store: new PublishedStore(fsReader(config.BALLAST_DATA_DIR)), keys, limiter: new KeyRateLimiter(redis),
     corsOrigins: origins, clockMode: config.CLOCK,
   });
-  const devKey = opts.devKey ? (await keys.create({ name: "development", tier: "standard" })).token : undefined;
+  const devKey = opts.devKey ? (await keys.create({ name: "development", tier: "standard", rateLimitPerMinute: opts.devKeyLimitPerMinute })).token : undefined;
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
   await new Promise<void>((r) => server.once("listening", () => r()));
   const close = async () => {
