@@ -69,13 +69,14 @@ async function dataAsOf(store: PublishedStore, path: string): Promise<number | n
 async function passthrough(store: PublishedStore, path: string, schema: z.ZodType, missing: () => HttpError): Promise<RouteResult> {
   const build = await store.build();
   if (!build) throw notYetAvailable("no published build");
-  if (!build.files.has(path)) throw missing();
-  await required(store, path, schema, path);
-  const bytes = (await store.file(path))!;
-  return { json: Buffer.from(bytes).toString("utf8").trimEnd(), dataAsOf: build.files.get(path)!.dataAsOf };
+  const file = build.files.get(path);
+  if (!file) throw missing();
+  const json = await store.memo(`text:${path}`, async () => {
+    await required(store, path, schema, path);
+    return Buffer.from((await store.file(path))!).toString("utf8").trimEnd();
+  });
+  return { json, dataAsOf: file.dataAsOf };
 }
-
-const summaryJson = new WeakMap<object, Map<string, string>>();
 
 /** Every public read route of the supply core. */
 export const ROUTES: RouteDef[] = [
@@ -98,15 +99,9 @@ export const ROUTES: RouteDef[] = [
     async handler({ store, params }) {
       const path = "site-data/stablecoin-summary.json";
       const all = await required(store, path, StablecoinSummariesSchema, "stablecoin summaries");
-      let cache = summaryJson.get(all as object);
-      if (!cache) { cache = new Map(); summaryJson.set(all as object, cache); }
-      let json = cache.get(params.stablecoinId);
-      if (json === undefined) {
-        const s = Object.hasOwn(all, params.stablecoinId) ? all[params.stablecoinId] : undefined;
-        if (!s) throw new HttpError(404, `Unknown stablecoin id: ${params.stablecoinId}`);
-        json = JSON.stringify(s);
-        cache.set(params.stablecoinId, json);
-      }
+      const summary = Object.hasOwn(all, params.stablecoinId) ? all[params.stablecoinId] : undefined;
+      if (!summary) throw new HttpError(404, `Unknown stablecoin id: ${params.stablecoinId}`);
+      const json = await store.memo(`summary:${params.stablecoinId}`, () => JSON.stringify(summary));
       return { json, dataAsOf: await dataAsOf(store, path) };
     },
   },

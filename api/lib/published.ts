@@ -33,6 +33,7 @@ export class PublishedStore {
   private checkedAt = 0;
   private readonly bytes = new Map<string, Uint8Array | null>();
   private readonly parsed = new Map<string, unknown>();
+  private readonly memos = new Map<string, unknown>();
 
   constructor(private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now) {}
 
@@ -50,6 +51,7 @@ export class PublishedStore {
       this.current = { manifest, firstSeenMs: this.nowMs(), files: new Map(manifest.files.map((f) => [f.path, f])) };
       this.bytes.clear();
       this.parsed.clear();
+      this.memos.clear();
     } catch {
       // keep serving the previous build when the pointer or manifest is unreadable
     }
@@ -83,6 +85,19 @@ export class PublishedStore {
     }
     this.parsed.set(key, value);
     return value;
+  }
+
+  /**
+   * Value derived from the serving build, computed once per build (e.g. serialised responses).
+   * `compute` may throw; nothing is cached then.
+   */
+  async memo<T>(key: string, compute: () => Promise<T> | T): Promise<T> {
+    const b = await this.build();
+    const k = `${b?.manifest.buildId}/${key}`;
+    if (this.memos.has(k)) return this.memos.get(k) as T;
+    const v = await compute();
+    this.memos.set(k, v);
+    return v;
   }
 
   /** Raw object outside builds (dated datasets). */
