@@ -135,6 +135,23 @@ describe("freshness and cache profiles", () => {
     expect((await chains.json())._meta.status).toBe("stale");
     clockMs = start;
   });
+
+  it("reused responses follow the service clock and the caller's Origin", async () => {
+    const start = clockMs;
+    const path = "/api/stablecoin-summary/usdt-tether";
+    const a = await req(path, { headers: { Origin: "https://ballast.example" } });
+    const a2 = await req(path, { headers: { Origin: "https://ballast.example" } });
+    expect(await a2.text()).toBe(await a.text());
+    const foreign = await req(path, { headers: { Origin: "https://evil.example" } });
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+    expect(foreign.headers.get("vary")).toBe("Origin");
+    const age0 = Number(a.headers.get("x-data-age"));
+    clockMs = start + 7000;
+    const later = await req(path, { headers: { Origin: "https://ballast.example" } });
+    expect(Number(later.headers.get("x-data-age"))).toBe(age0 + 7);
+    expect(later.headers.get("access-control-allow-origin")).toBe("https://ballast.example");
+    clockMs = start;
+  });
 });
 
 describe("rate limit and unavailable data", () => {
