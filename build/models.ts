@@ -1,14 +1,27 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import type { Analytic } from "../pipelines/analytics/contract.ts";
 import type { Db } from "./duckdb.ts";
 
-/** One SQL model: `pipelines/models/<layer>/<name>.sql`, plus optional `<name>.assert.sql`. */
+/**
+ * One DAG node: a SQL model `pipelines/models/<layer>/<name>.sql` (plus optional
+ * `<name>.assert.sql`), or a TS analytic (layer `intermediate`) writing `outputs`.
+ */
 export interface Model {
   name: string;
   layer: "staging" | "intermediate" | "marts";
   sql: string;
   asserts: { label: string; sql: string }[];
   deps: string[];
+  /** Tables the node creates: `[name]` for SQL models. */
+  outputs: string[];
+  analytic?: Analytic;
+}
+
+/** Result of running the DAG: rows per created table and quality rejections per analytic. */
+export interface ModelRunResult {
+  tables: { name: string; rows: number }[];
+  rejected: Record<string, Record<string, number>>;
 }
 
 const LAYERS = ["staging", "intermediate", "marts"] as const;
@@ -29,8 +42,11 @@ export function parseAsserts(text: string): { label: string; sql: string }[] {
   });
 }
 
-/** Discovers models and orders them so every model runs after the models it reads. Throws on cycles. */
-export function discoverModels(root: string): Model[] {
+/**
+ * Discovers SQL models, adds the TS `analytics`, and orders them so every node runs after the
+ * nodes whose tables it reads. Throws ModelError on cycles or reads from a later layer.
+ */
+export function discoverModels(root: string, analytics: Analytic[] = []): Model[] {
   const models: Model[] = [];
   for (const layer of LAYERS) {
     for (const file of readdirSync(join(root, layer)).filter((f) => f.endsWith(".sql") && !f.endsWith(".assert.sql")).sort()) {
@@ -38,15 +54,23 @@ export function discoverModels(root: string): Model[] {
       const assertPath = join(root, layer, `${name}.assert.sql`);
       let asserts: Model["asserts"] = [];
       try { asserts = parseAsserts(readFileSync(assertPath, "utf8")); } catch { /* no asserts */ }
-      models.push({ name, layer, sql: readFileSync(join(root, layer, file), "utf8"), asserts, deps: [] });
+      models.push({ name, layer, sql: readFileSync(join(root, layer, file), "utf8"), asserts, deps: [], outputs: [name] });
     }
   }
-  const names = new Set(models.map((m) => m.name));
+  for (const a of analytics) {
+    models.push({ name: a.name, layer: "intermediate", sql: Object.values(a.inputs).join("\n"), asserts: [], deps: [], outputs: Object.keys(a.outputs), analytic: a });
+  }
+  // table name → node that creates it
+  const producer = new Map<string, string>();
+  for (const m of models) for (const o of m.outputs) {
+    if (producer.has(o)) throw new ModelError(`table ${o} is created by both ${producer.get(o)} and ${m.name}`, m.name);
+    producer.set(o, m.name);
+  }
   const layerRank = new Map(models.map((m) => [m.name, LAYERS.indexOf(m.layer)]));
   for (const m of models) {
     const body = m.sql.replace(/--.*$/gm, "");
-    m.deps = [...new Set([...body.matchAll(/\b([a-z_][a-z0-9_]*)\b/g)].map((x) => x[1]))]
-      .filter((id) => id !== m.name && names.has(id)).sort();
+    m.deps = [...new Set([...body.matchAll(/\b([a-z_][a-z0-9_]*)\b/g)].map((x) => producer.get(x[1])).filter((d): d is string => d !== undefined))]
+      .filter((id) => id !== m.name).sort();
     for (const d of m.deps) {
       if (layerRank.get(d)! > LAYERS.indexOf(m.layer)) throw new ModelError(`${m.name} reads ${d} from a later layer`, m.name);
     }
@@ -66,17 +90,40 @@ export function discoverModels(root: string): Model[] {
   return ordered;
 }
 
-/** Runs every model as a table, then every assert. Throws ModelError naming the failing model/assert. */
-export async function runModels(db: Db, models: Model[]): Promise<{ name: string; rows: number }[]> {
-  const out: { name: string; rows: number }[] = [];
+/** Runs one TS analytic: reads its inputs, runs it, writes its output tables. */
+async function runAnalytic(db: Db, a: Analytic, asOf: number): Promise<Record<string, number> | undefined> {
+  const inputs: Record<string, Record<string, unknown>[]> = {};
+  for (const [k, sql] of Object.entries(a.inputs)) inputs[k] = await db.all(sql);
+  const { tables, rejected } = a.run(inputs, { asOf });
+  for (const [table, columns] of Object.entries(a.outputs)) {
+    if (!tables[table]) throw new Error(`analytic ${a.name} did not produce ${table}`);
+    await db.loadRows(table, columns, tables[table]);
+  }
+  return rejected;
+}
+
+/**
+ * Runs every node (SQL model as a table, TS analytic into its output tables), then every assert.
+ * Throws ModelError naming the failing model/assert.
+ */
+export async function runModels(db: Db, models: Model[]): Promise<ModelRunResult> {
+  const out: ModelRunResult = { tables: [], rejected: {} };
+  const [{ as_of: asOf }] = models.some((m) => m.analytic) ? await db.all<{ as_of: number }>("select as_of::integer as as_of from build_context") : [{ as_of: 0 }];
   for (const m of models) {
     try {
-      await db.exec(`create or replace table ${m.name} as ${m.sql.trim().replace(/;\s*$/, "")}`);
+      if (m.analytic) {
+        const rejected = await runAnalytic(db, m.analytic, asOf);
+        if (rejected && Object.keys(rejected).length) out.rejected[m.name] = rejected;
+      } else {
+        await db.exec(`create or replace table ${m.name} as ${m.sql.trim().replace(/;\s*$/, "")}`);
+      }
     } catch (err) {
       throw new ModelError(`model ${m.name} failed: ${(err as Error).message}`, m.name);
     }
-    const [{ n }] = await db.all<{ n: number }>(`select count(*)::integer as n from ${m.name}`);
-    out.push({ name: m.name, rows: n });
+    for (const t of m.outputs) {
+      const [{ n }] = await db.all<{ n: number }>(`select count(*)::integer as n from ${t}`);
+      out.tables.push({ name: t, rows: n });
+    }
   }
   // Asserts run once every model exists, so they may compare models with each other.
   for (const m of models) {

@@ -14,6 +14,7 @@ import { Db } from "./duckdb.ts";
 import { loadCaptures } from "./load.ts";
 import { log } from "./log.ts";
 import { discoverModels, runModels } from "./models.ts";
+import { ANALYTICS } from "../pipelines/analytics/analytics.ts";
 import type { Sink } from "./sinks/sink.ts";
 
 /** Inputs of one build. `asOf` is Unix seconds; the build is a pure function of these. */
@@ -99,8 +100,8 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
     if (!sources.find((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
       throw new Error("source defillama.stablecoins: no capture observed at or before as-of; nothing to build");
     }
-    const models = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models")));
-    log("info", "model", "models built", { count: models.length });
+    const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
+    log("info", "model", "models built", { count: modelRun.tables.length });
 
     const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
     const files: { file: ManifestFile; body: string | Uint8Array }[] = [];
@@ -163,7 +164,8 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
       })),
       readerDropped,
       circuits: await readCircuits(opts.sink),
-      models,
+      models: modelRun.tables,
+      qualityRejections: modelRun.rejected,
     };
 
     // Publish: immutable build files, dated dataset copies, manifest, then the pointer last.

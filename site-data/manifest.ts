@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Version of the manifest layout below. */
-export const MANIFEST_SCHEMA_VERSION = "1.0.0";
+export const MANIFEST_SCHEMA_VERSION = "1.1.0";
 
 /** One published file of a build. `dataAsOf` and times are Unix seconds. */
 export const ManifestFileSchema = z.object({
@@ -49,6 +49,8 @@ export const BuildManifestSchema = z.object({
   readerDropped: z.record(z.string(), z.record(z.string(), z.number())),
   circuits: z.record(z.string(), CircuitStateSchema),
   models: z.array(z.object({ name: z.string(), rows: z.number() })),
+  /** Input rows refused by an analytic's quality rules (e.g. non-positive or spike prices), per analytic and reason. */
+  qualityRejections: z.record(z.string(), z.record(z.string(), z.number())),
 });
 export type BuildManifest = z.infer<typeof BuildManifestSchema>;
 

@@ -1,3 +1,4 @@
+import { BINANCE_BASE_URL, BINANCE_PAIRS, binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "./binance.ts";
 import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archives.ts";
 import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
 import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
@@ -9,6 +10,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
   [
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
+    binanceKlinesEndpoint, coingeckoPriceBarsArchive,
   ].map((e) => [e.key, e]),
 );
 
@@ -17,6 +19,7 @@ export const SOURCE_BASE_URLS: Record<string, string> = {
   defillama: DEFILLAMA_BASE_URL,
   coingecko: COINGECKO_BASE_URL,
   frankfurter: FRANKFURTER_BASE_URL,
+  binance: BINANCE_BASE_URL,
 };
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
@@ -37,6 +40,7 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     { endpoint: "defillama.stablecoinprices", params: {} },
     { endpoint: "coingecko.markets", params: {} },
     { endpoint: "frankfurter.rates", params: { base: "EUR", start: opts.fxStart } },
+    ...Object.keys(BINANCE_PAIRS).map((symbol) => ({ endpoint: "binance.klines", params: { symbol, interval: "15m" } })),
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
     ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
   ];

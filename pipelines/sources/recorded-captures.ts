@@ -156,6 +156,22 @@ const MARKET_CAP_SCRAPE_NAMES: Record<string, string> = {
   "Ripple USD": "ripple-usd", "USDD": "usdd", "Usdd": "usdd",
 };
 
+/** Binance kline CSV (no header: open_time ms, open, high, low, close, volume, close_time ms, …) → klines payload. */
+export function readBinanceKlinesCsv(symbol: string, interval: string) {
+  return (text: string): ReaderOutput => ({
+    captures: [{ params: { symbol, interval }, payload: Papa.parse<string[]>(text.trim(), { header: false, skipEmptyLines: true }).data }],
+    dropped: {},
+  });
+}
+
+/** Recorded `{meta, data: [{dt, o, h, l, c, v}]}` range bars of one coin → price_bars payload. */
+export function readCoingeckoRangeBarsJson(geckoId: string, intervalSec: number) {
+  return (text: string): ReaderOutput => {
+    const doc = JSON.parse(text) as { data?: unknown[] };
+    return { captures: [{ params: { id: geckoId }, payload: { geckoId, intervalSec, bars: doc.data ?? [] } }], dropped: {} };
+  };
+}
+
 /** Every recorded input the embedded default build reads, relative to BALLAST_CAPTURE_DIR. */
 export const RECORDED_CAPTURES: RecordedCapture[] = [
   { endpoint: "defillama.stablecoins", file: "zacheryglass-stablecoinwatch/defillama_raw_output.json", observedAt: day("2025-09-07"), read: readJsonFile() },
@@ -175,4 +191,8 @@ export const RECORDED_CAPTURES: RecordedCapture[] = [
     endpoint: "onchain.total_supply_samples", file: `bhemen-crypto-insights/bnb-supply/${f}.csv`, observedAt: day("2025-01-24"), read: readTotalSupplySampleCsv("bsc", 18),
   }))),
   { endpoint: "frankfurter.rates", file: "ecb-eurofxref/eurofxref-hist.csv", observedAt: day("2025-05-11"), read: readEcbHistCsv },
+  ...Array.from({ length: 10 }, (_, i) => `2023-03-${String(11 + i).padStart(2, "0")}`).map((d) => ({
+    endpoint: "binance.klines", file: `binance-vision-usdc-svb-2023/USDCUSDT-1m-${d}.csv`, observedAt: day(d) + 86400, read: readBinanceKlinesCsv("USDCUSDT", "1m"),
+  })),
+  { endpoint: "coingecko.price_bars", file: "bertrandbuild-stablesafe/data_usdc_large_depeg_2023.json", observedAt: day("2023-03-19"), read: readCoingeckoRangeBarsJson("usd-coin", 900) },
 ];

@@ -1,0 +1,358 @@
+import { createHash } from "node:crypto";
+import type { Consensus, Quote } from "./price-consensus.ts";
+
+/**
+ * Depeg detection (methodology `ballast-depeg-v1`) on a 15-minute grid. Pure functions.
+ *
+ * - Deviation: `bps = round((price / pegReference − 1) × 10000)` of the slot's consensus price;
+ *   `above` when bps ≥ 0. A depeg condition is |bps| ≥ 100 for `peggedUSD`, ≥ 150 for other pegs.
+ *   Slots without a usable reference are not judged (no fake depegs from missing FX).
+ * - A condition opens an event at once unless it needs confirmation: supply ≥ $1B (`large-cap`;
+ *   ≥ $750M when |bps| ≥ 2× threshold), consensus confidence `low`/`fallback` (`low-confidence`),
+ *   or |bps| ≥ 5000 (`extreme-move`). Such conditions wait as a pending incident until a second
+ *   category of evidence agrees: quotes of ≥ 2 categories (off-chain aggregator, CEX, DEX, Pool)
+ *   deviating the same way by ≥ 50% of the threshold, where `low-confidence` needs a market
+ *   category (CEX/DEX/Pool); for daily backfill history a second daily point ≥ 12 h and ≤ 36 h after
+ *   the first also confirms (two-point rule); in daily history a single point of one category always
+ *   waits for that (`single-daily-point`), except a crash ≥ 5000 bps. On opening, `startedAt`,
+ *   `startPrice` and the peak come from the whole uninterrupted run of the condition (judged slots
+ *   beyond the threshold in one direction), even across expired pending incidents. A pending
+ *   incident is dropped when the condition clears, the direction flips, or it expires
+ *   (36 h for daily history, 8100 s intraday).
+ * - An open event keeps its peak (largest |bps|); it closes `recovered-primary` at the first judged
+ *   slot back inside the threshold (`recoveryPrice` = that price), `superseded-direction` when the
+ *   opposite condition appears (a new event then opens), `coverage-lost-supply` when supply falls
+ *   under $1M. Events still open at as-of have `endedAt` null.
+ * - Raw rows of one coin and direction whose gap (previous end → next start) is ≤ 6 h are linked
+ *   into one incident: `startedAt`/`startPrice` of the first, peak of the worst, end of the last,
+ *   `constituentEventCount` = rows linked. The incident id is the first row's id.
+ */
+export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v1";
+export const SLOT_SEC = 900;
+export const LARGE_CAP_USD = 1_000_000_000;
+export const SOFT_LARGE_CAP_USD = 750_000_000;
+export const SUPPLY_FLOOR_USD = 1_000_000;
+export const EXTREME_MOVE_BPS = 5000;
+export const REOPEN_WINDOW_SEC = 6 * 3600;
+const DAILY_PENDING_EXPIRY_SEC = 36 * 3600;
+const DAILY_SECOND_POINT_MIN_SEC = 12 * 3600;
+const INTRADAY_PENDING_EXPIRY_SEC = 8100;
+
+/** Threshold in bps for a peg type: 100 for `peggedUSD`, 150 otherwise. */
+export function thresholdBps(pegType: string): number {
+  return pegType === "peggedUSD" ? 100 : 150;
+}
+
+/** Deviation in bps of `price` from `reference` (USD per peg unit), rounded. */
+export function deviationBps(price: number, reference: number): number {
+  return Math.round((price / reference - 1) * 10000);
+}
+
+/** One judged point of a coin's grid: its consensus and the quotes behind it. */
+export interface Slot {
+  /** Slot end, Unix s (multiple of 900). */
+  ts: number;
+  consensus: Consensus;
+  /** Last quote of each source inside the slot. */
+  quotes: Quote[];
+  /** USD per peg unit of the slot's day; null when no usable reference exists. */
+  pegReference: number | null;
+  referenceSource: string;
+  /** USD supply of the day (history), else the current supply; null when unknown. */
+  supplyUsd: number | null;
+  supplySource: "history" | "current" | "unknown";
+  kind: "live" | "backfill";
+  /** Longest observation interval among the quotes (86400 for daily history). */
+  cadenceSec: number;
+}
+
+/** The observations behind one event moment (open, peak, close), for tracing. */
+export interface EventTrace {
+  ts: number;
+  price: number;
+  bps: number;
+  priceSource: string;
+  quotes: { source: string; category: string; price: number; observedAt: number }[];
+}
+
+/** A raw detection row (spec 2.6 DepegEvent fields) plus its trace. */
+export interface DepegEventRow {
+  id: number;
+  stablecoinId: string;
+  symbol: string;
+  pegType: string;
+  direction: "above" | "below";
+  peakDeviationBps: number;
+  startedAt: number;
+  endedAt: number | null;
+  startPrice: number;
+  peakPrice: number | null;
+  recoveryPrice: number | null;
+  pegReference: number;
+  source: "live" | "backfill";
+  confirmationSources: string | null;
+  pendingReason: string | null;
+  closeReason: "recovered-primary" | "coverage-lost-supply" | "superseded-direction" | null;
+  constituentEventCount: number;
+  provenance: {
+    sourceKind: "live" | "backfill";
+    replayRunId: null;
+    replayVersion: string;
+    sourcePriceProviders: string[];
+    quoteMode: string;
+    pegReferenceSource: string;
+    supplySource: string;
+    confirmationPolicy: "none" | "second-category" | "two-point-daily";
+    confirmationPointCount: number;
+    confidenceTier: "high" | "low";
+    auditVerdict: null;
+    pegScoreEligible: boolean;
+    updatedAt: number;
+  };
+  trace: { opened: EventTrace; peak: EventTrace; closed: EventTrace | null; firstSeen: EventTrace };
+}
+
+/** A condition waiting for confirmation (spec 2.6 DepegPendingIncident fields). */
+export interface PendingIncident {
+  stablecoinId: string;
+  symbol: string;
+  direction: "above" | "below";
+  firstSeenAt: number;
+  lastSeenAt: number;
+  firstSeenBps: number;
+  lastSeenBps: number;
+  peakSeenBps: number;
+  reason: string;
+  ageSec: number;
+  expiresAt: number;
+  availableConfirmationCategories: string[];
+  missingConfirmationCategories: string[];
+}
+
+/** Deterministic numeric event id (< 2^52) from coin, start and source. */
+export function depegEventId(stablecoinId: string, startedAt: number, source: string): number {
+  return Number.parseInt(createHash("sha256").update(`${stablecoinId}|${startedAt}|${source}`).digest("hex").slice(0, 13), 16);
+}
+
+interface Pending {
+  direction: "above" | "below";
+  first: EventTrace;
+  firstSlot: Slot;
+  last: EventTrace;
+  peak: EventTrace;
+  reasons: Set<string>;
+  evidence: Set<string>;
+  categories: Set<string>;
+  points: number;
+  expirySec: number;
+}
+
+interface Open {
+  row: Omit<DepegEventRow, "endedAt" | "recoveryPrice" | "closeReason" | "trace" | "id"> & { trace: Omit<DepegEventRow["trace"], "closed"> };
+  providers: Set<string>;
+}
+
+function traceOf(slot: Slot, bps: number): EventTrace {
+  return {
+    ts: slot.ts, price: slot.consensus.price!, bps, priceSource: slot.consensus.priceSource,
+    quotes: slot.quotes.map((q) => ({ source: q.source, category: q.category, price: q.price, observedAt: q.observedAt })),
+  };
+}
+
+/** Labels of the slot's quotes deviating in `direction` by ≥ 50% of the threshold: source for off-chain, category otherwise. */
+function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[] } {
+  const labels: string[] = [];
+  const categories: string[] = [];
+  for (const q of slot.quotes) {
+    const b = deviationBps(q.price, slot.pegReference!);
+    if ((direction === "below" ? -b : b) >= threshold * 0.5) {
+      labels.push(q.category === "off-chain" ? q.source : q.category);
+      categories.push(q.category);
+    }
+  }
+  return { labels, categories };
+}
+
+/**
+ * Runs detection over one coin's slots (ascending `ts`). Returns raw event rows (open ones have
+ * `endedAt` null) and the pending incident still alive at `asOf`, if any.
+ */
+export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegType: string }, slots: Slot[], asOf: number): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number } {
+  const threshold = thresholdBps(coin.pegType);
+  const rows: DepegEventRow[] = [];
+  let open: Open | null = null;
+  let pending: Pending | null = null;
+  let expiredPending = 0;
+  // The uninterrupted run of the current condition (same direction, no judged slot inside the threshold).
+  type Run = { direction: "above" | "below"; first: EventTrace; firstSlot: Slot; peak: EventTrace };
+  let run = null as Run | null;
+
+  const close = (slot: Slot, reason: DepegEventRow["closeReason"], recoveryPrice: number | null, bps: number) => {
+    const o = open!;
+    const id = depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source);
+    rows.push({
+      ...o.row, id, endedAt: slot.ts, recoveryPrice, closeReason: reason,
+      provenance: { ...o.row.provenance, sourcePriceProviders: [...o.providers].sort() },
+      trace: { ...o.row.trace, closed: traceOf(slot, bps) },
+    });
+    open = null;
+  };
+
+  const openEvent = (first: EventTrace, firstSlot: Slot, peak: EventTrace, direction: "above" | "below", confirmation: { sources: string | null; reasons: string | null; policy: DepegEventRow["provenance"]["confirmationPolicy"]; points: number }, opened: EventTrace) => {
+    const low = firstSlot.consensus.priceConfidence === "low" || firstSlot.consensus.priceConfidence === "fallback";
+    open = {
+      row: {
+        stablecoinId: coin.stablecoinId, symbol: coin.symbol, pegType: coin.pegType, direction,
+        peakDeviationBps: peak.bps, startedAt: first.ts, startPrice: first.price, peakPrice: peak.price,
+        pegReference: firstSlot.pegReference!, source: firstSlot.kind,
+        confirmationSources: confirmation.sources, pendingReason: confirmation.reasons, constituentEventCount: 1,
+        provenance: {
+          sourceKind: firstSlot.kind, replayRunId: null, replayVersion: DEPEG_METHODOLOGY_VERSION, sourcePriceProviders: [],
+          quoteMode: "slot-consensus-15m", pegReferenceSource: firstSlot.referenceSource, supplySource: firstSlot.supplySource,
+          confirmationPolicy: confirmation.policy, confirmationPointCount: confirmation.points, confidenceTier: low ? "low" : "high",
+          auditVerdict: null, pegScoreEligible: true, updatedAt: asOf,
+        },
+        trace: { firstSeen: first, opened, peak },
+      },
+      providers: new Set(firstSlot.quotes.map((q) => q.source)),
+    };
+  };
+
+  for (const slot of slots) {
+    const price = slot.consensus.price;
+    if (price === null || slot.pegReference === null) continue;
+    const bps = deviationBps(price, slot.pegReference);
+    const direction = bps >= 0 ? "above" : "below";
+    const beyond = Math.abs(bps) >= threshold;
+    if (slot.supplyUsd !== null && slot.supplyUsd < SUPPLY_FLOOR_USD) {
+      if (open) close(slot, "coverage-lost-supply", null, bps);
+      pending = null;
+      run = null;
+      continue;
+    }
+    if (!beyond || run?.direction !== direction) run = null;
+    if (beyond) {
+      const t = traceOf(slot, bps);
+      if (!run) run = { direction, first: t, firstSlot: slot, peak: t };
+      else if (Math.abs(bps) > Math.abs(run.peak.bps)) run.peak = t;
+    }
+    if (open) {
+      const o: Open = open;
+      if (beyond && direction === o.row.direction) {
+        for (const q of slot.quotes) o.providers.add(q.source);
+        if (Math.abs(bps) > Math.abs(o.row.peakDeviationBps)) {
+          o.row.peakDeviationBps = bps;
+          o.row.peakPrice = price;
+          o.row.trace.peak = traceOf(slot, bps);
+        }
+        continue;
+      }
+      if (beyond) close(slot, "superseded-direction", null, bps);
+      else { close(slot, "recovered-primary", price, bps); pending = null; continue; }
+    }
+    if (!beyond) { pending = null; continue; }
+
+    const t = run!.first.ts === slot.ts ? run!.first : traceOf(slot, bps);
+    const ev = evidenceOf(slot, direction, threshold);
+    const reasons: string[] = [];
+    const daily = slot.kind === "backfill" && slot.cadenceSec >= 86400;
+    const supply = slot.supplyUsd ?? 0;
+    if (supply >= LARGE_CAP_USD || (supply >= SOFT_LARGE_CAP_USD && Math.abs(bps) >= 2 * threshold)) reasons.push("large-cap");
+    if (slot.consensus.priceConfidence === "low" || slot.consensus.priceConfidence === "fallback") reasons.push("low-confidence");
+    if (Math.abs(bps) >= EXTREME_MOVE_BPS && !daily) reasons.push("extreme-move");
+    // Daily history: one point of one category is not enough (two-point rule), except a crash ≥ 5000 bps.
+    if (daily && new Set(ev.categories).size < 2 && Math.abs(bps) < EXTREME_MOVE_BPS) reasons.push("single-daily-point");
+    if (pending && (pending.direction !== direction || slot.ts - pending.first.ts > pending.expirySec)) {
+      if (pending.direction === direction) expiredPending++;
+      pending = null;
+    }
+    if (!pending && reasons.length === 0) {
+      openEvent(run!.first, run!.firstSlot, run!.peak, direction, { sources: null, reasons: null, policy: "none", points: 1 }, t);
+      continue;
+    }
+    if (!pending) {
+      pending = {
+        direction, first: t, firstSlot: slot, last: t, peak: t, reasons: new Set(reasons), evidence: new Set(ev.labels),
+        categories: new Set(ev.categories), points: 1, expirySec: daily ? DAILY_PENDING_EXPIRY_SEC : INTRADAY_PENDING_EXPIRY_SEC,
+      };
+    } else {
+      const p: Pending = pending;
+      p.last = t;
+      p.points++;
+      if (Math.abs(bps) > Math.abs(p.peak.bps)) p.peak = t;
+      for (const r of reasons) p.reasons.add(r);
+      for (const l of ev.labels) p.evidence.add(l);
+      for (const c of ev.categories) p.categories.add(c);
+    }
+    const p: Pending = pending;
+    const needsMarket = p.reasons.has("low-confidence");
+    const hasMarket = [...p.categories].some((c) => c !== "off-chain");
+    const byCategory = p.categories.size >= 2 && (!needsMarket || hasMarket);
+    const elapsed = slot.ts - p.first.ts;
+    const byTwoPoint = daily && p.points >= 2 && elapsed >= DAILY_SECOND_POINT_MIN_SEC && elapsed <= DAILY_PENDING_EXPIRY_SEC;
+    if (byCategory || byTwoPoint) {
+      openEvent(run!.first, run!.firstSlot, run!.peak, direction, {
+        sources: [...p.evidence].sort().join("+") || null,
+        reasons: [...p.reasons].sort().join("+") || null,
+        policy: byCategory ? "second-category" : "two-point-daily",
+        points: p.points,
+      }, t);
+      for (const q of run!.firstSlot.quotes) open!.providers.add(q.source);
+      pending = null;
+    }
+  }
+  if (open) {
+    const o: Open = open;
+    rows.push({
+      ...o.row, id: depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source), endedAt: null, recoveryPrice: null, closeReason: null,
+      provenance: { ...o.row.provenance, sourcePriceProviders: [...o.providers].sort() },
+      trace: { ...o.row.trace, closed: null },
+    });
+  }
+  let alive: PendingIncident | null = null;
+  if (pending && asOf - pending.first.ts <= pending.expirySec) {
+    const p: Pending = pending;
+    const all = ["off-chain", "CEX", "DEX", "Pool"];
+    alive = {
+      stablecoinId: coin.stablecoinId, symbol: coin.symbol, direction: p.direction, firstSeenAt: p.first.ts, lastSeenAt: p.last.ts,
+      firstSeenBps: p.first.bps, lastSeenBps: p.last.bps, peakSeenBps: p.peak.bps, reason: [...p.reasons].sort().join("+"),
+      ageSec: asOf - p.first.ts, expiresAt: p.first.ts + p.expirySec,
+      availableConfirmationCategories: all.filter((c) => p.categories.has(c)),
+      missingConfirmationCategories: all.filter((c) => !p.categories.has(c)),
+    };
+  } else if (pending) expiredPending++;
+  return { rows, pending: alive, expiredPending };
+}
+
+/**
+ * Links raw rows (any order) of one coin into incidents: same direction, gap from the previous
+ * row's end to the next start ≤ 6 h, previous closed by recovery. Returns incidents, newest first
+ * not guaranteed (sorted by startedAt ascending).
+ */
+export function linkIncidents(rows: DepegEventRow[]): DepegEventRow[] {
+  const sorted = [...rows].sort((a, b) => a.startedAt - b.startedAt || a.id - b.id);
+  const out: DepegEventRow[] = [];
+  for (const r of sorted) {
+    const prev = out.at(-1);
+    if (prev && prev.stablecoinId === r.stablecoinId && prev.direction === r.direction && prev.endedAt !== null
+      && prev.closeReason === "recovered-primary" && r.startedAt - prev.endedAt <= REOPEN_WINDOW_SEC) {
+      const worse = Math.abs(r.peakDeviationBps) > Math.abs(prev.peakDeviationBps);
+      out[out.length - 1] = {
+        ...prev,
+        peakDeviationBps: worse ? r.peakDeviationBps : prev.peakDeviationBps,
+        peakPrice: worse ? r.peakPrice : prev.peakPrice,
+        endedAt: r.endedAt, recoveryPrice: r.recoveryPrice, closeReason: r.closeReason,
+        constituentEventCount: prev.constituentEventCount + r.constituentEventCount,
+        provenance: {
+          ...prev.provenance,
+          sourcePriceProviders: [...new Set([...prev.provenance.sourcePriceProviders, ...r.provenance.sourcePriceProviders])].sort(),
+          confirmationPointCount: prev.provenance.confirmationPointCount + r.provenance.confirmationPointCount,
+        },
+        trace: { ...prev.trace, peak: worse ? r.trace.peak : prev.trace.peak, closed: r.trace.closed },
+      };
+      continue;
+    }
+    out.push(r);
+  }
+  return out;
+}

@@ -1,0 +1,233 @@
+import type { Analytic, Row } from "./contract.ts";
+import { type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot } from "./depeg-detection.ts";
+import { computeConsensus, type Consensus, type Quote, type QuoteCategory } from "./price-consensus.ts";
+
+/**
+ * Peg monitor: quality-filters every price observation, forms the 15-minute consensus grid, judges
+ * it against the peg reference of its own day, and runs depeg detection per coin. Also derives each
+ * coin's current consensus price (live quotes of the last 24 h before as-of).
+ *
+ * Quality rules (rejections counted in the manifest):
+ * - `price-non-positive-or-nan`: not a finite positive number.
+ * - `above-price-bound`: above 1.19× a usable fiat/USD reference (no fiat stablecoin trades there).
+ * - `single-source-spike`: a quote ≥ 2000 bps away from both the previous and the next quote of the
+ *   same source on the same side (a one-point excursion that reverts), with no other source in its
+ *   slot within 500 bps of it.
+ */
+export const CURRENT_QUOTE_WINDOW_SEC = 24 * 3600;
+const SPIKE_BPS = 2000;
+const CORROBORATION_BPS = 500;
+const USABLE_REFERENCES = new Set(["par", "fx", "median"]);
+const COMMODITY_CURRENCIES = new Set(["XAU", "XAG"]);
+
+interface Obs {
+  source: string;
+  category: QuoteCategory;
+  kind: "live" | "backfill";
+  ts: number;
+  intervalSec: number;
+  price: number;
+  mode: Quote["observedAtMode"];
+  reference: number | null;
+  referenceSource: string;
+}
+
+/** Reference usable for judging `price`: a trusted source, and for metals the same unit (within 50%). */
+function usableReference(o: Obs, pegCurrency: string): number | null {
+  if (o.reference === null || !(o.reference > 0) || !USABLE_REFERENCES.has(o.referenceSource)) return null;
+  if (COMMODITY_CURRENCIES.has(pegCurrency) && Math.abs(o.price / o.reference - 1) > 0.5) return null;
+  return o.reference;
+}
+
+/** Splits a coin's observations into kept and rejected (with reasons), applying the quality rules. */
+export function filterObservations(obs: Obs[], pegCurrency: string): { kept: Obs[]; rejected: { obs: Obs; reason: string }[] } {
+  const rejected: { obs: Obs; reason: string }[] = [];
+  const candidates: Obs[] = [];
+  for (const o of obs) {
+    if (!Number.isFinite(o.price) || o.price <= 0) { rejected.push({ obs: o, reason: "price-non-positive-or-nan" }); continue; }
+    const ref = usableReference(o, pegCurrency);
+    if (ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > 1.19 * ref) { rejected.push({ obs: o, reason: "above-price-bound" }); continue; }
+    candidates.push(o);
+  }
+  const bySource = new Map<string, Obs[]>();
+  for (const o of candidates) bySource.set(o.source, [...(bySource.get(o.source) ?? []), o]);
+  const slotOf = (o: Obs) => Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
+  const bySlot = new Map<number, Obs[]>();
+  for (const o of candidates) bySlot.set(slotOf(o), [...(bySlot.get(slotOf(o)) ?? []), o]);
+  const spikes = new Set<Obs>();
+  for (const seq of bySource.values()) {
+    seq.sort((a, b) => a.ts - b.ts);
+    for (let i = 1; i + 1 < seq.length; i++) {
+      const d1 = deviationBps(seq[i].price, seq[i - 1].price);
+      const d2 = deviationBps(seq[i].price, seq[i + 1].price);
+      if (Math.abs(d1) < SPIKE_BPS || Math.abs(d2) < SPIKE_BPS || Math.sign(d1) !== Math.sign(d2)) continue;
+      const others = (bySlot.get(slotOf(seq[i])) ?? []).filter((o) => o.source !== seq[i].source);
+      if (others.some((o) => Math.abs(deviationBps(o.price, seq[i].price)) <= CORROBORATION_BPS)) continue;
+      spikes.add(seq[i]);
+    }
+  }
+  for (const o of spikes) rejected.push({ obs: o, reason: "single-source-spike" });
+  return { kept: candidates.filter((o) => !spikes.has(o)), rejected };
+}
+
+const toQuote = (o: Obs): Quote => ({ source: o.source, category: o.category, price: o.price, observedAt: o.ts, observedAtMode: o.mode });
+
+/**
+ * Supply (USD) at `ts` from a coin's ascending daily history, carried forward. Live slots without
+ * history use the current supply; backfill slots before the first history point are unknown (no
+ * floor, not large-cap): a dead coin's current supply says nothing about its past.
+ */
+function supplyAt(history: { dayTs: number; usd: number }[], ts: number, current: number | null, live: boolean): { usd: number | null; source: Slot["supplySource"] } {
+  let lo = 0, hi = history.length - 1, found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (history[mid].dayTs <= ts) { found = mid; lo = mid + 1; } else hi = mid - 1;
+  }
+  if (found >= 0) return { usd: history[found].usd, source: "history" };
+  return live && current !== null ? { usd: current, source: "current" } : { usd: null, source: "unknown" };
+}
+
+/** Builds a coin's slots: last quote per source per 15-minute slot, judged against the slot's reference. */
+export function buildSlots(obs: Obs[], pegCurrency: string, supplyHistory: { dayTs: number; usd: number }[], currentSupply: number | null): Slot[] {
+  const bySlot = new Map<number, Map<string, Obs>>();
+  for (const o of obs) {
+    const ts = Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
+    const m = bySlot.get(ts) ?? new Map<string, Obs>();
+    const prev = m.get(o.source);
+    if (!prev || o.ts >= prev.ts) m.set(o.source, o);
+    bySlot.set(ts, m);
+  }
+  return [...bySlot.entries()].sort(([a], [b]) => a - b).map(([ts, m]) => {
+    const latest = [...m.values()].sort((a, b) => b.ts - a.ts || a.source.localeCompare(b.source));
+    const ref = usableReference(latest[0], pegCurrency);
+    const quotes = latest.map(toQuote).sort((a, b) => a.source.localeCompare(b.source));
+    const live = latest.some((o) => o.kind === "live");
+    const supply = supplyAt(supplyHistory, ts, currentSupply, live);
+    return {
+      ts, consensus: computeConsensus(quotes, ref), quotes, pegReference: ref, referenceSource: latest[0].referenceSource,
+      supplyUsd: supply.usd, supplySource: supply.source, kind: live ? "live" : "backfill",
+      cadenceSec: Math.max(...latest.map((o) => o.intervalSec)),
+    };
+  });
+}
+
+const j = (v: unknown) => JSON.stringify(v);
+const ROW_COLUMNS = {
+  id: "BIGINT", stablecoin_id: "VARCHAR", symbol: "VARCHAR", peg_type: "VARCHAR", direction: "VARCHAR", peak_deviation_bps: "BIGINT",
+  started_at: "BIGINT", ended_at: "BIGINT", start_price: "DOUBLE", peak_price: "DOUBLE", recovery_price: "DOUBLE", peg_reference: "DOUBLE",
+  source: "VARCHAR", confirmation_sources: "VARCHAR", pending_reason: "VARCHAR", close_reason: "VARCHAR", constituent_event_count: "BIGINT",
+  provenance_json: "VARCHAR", trace_json: "VARCHAR",
+} as const;
+const eventRow = (e: DepegEventRow): Row => ({
+  id: e.id, stablecoin_id: e.stablecoinId, symbol: e.symbol, peg_type: e.pegType, direction: e.direction, peak_deviation_bps: e.peakDeviationBps,
+  started_at: e.startedAt, ended_at: e.endedAt, start_price: e.startPrice, peak_price: e.peakPrice, recovery_price: e.recoveryPrice,
+  peg_reference: e.pegReference, source: e.source, confirmation_sources: e.confirmationSources, pending_reason: e.pendingReason,
+  close_reason: e.closeReason, constituent_event_count: e.constituentEventCount, provenance_json: j(e.provenance), trace_json: j(e.trace),
+});
+
+function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number): { c: Consensus; reference: number | null; referenceSource: string | null } {
+  const latest = new Map<string, Obs>();
+  for (const o of obs) {
+    if (o.kind !== "live" || o.ts < asOf - CURRENT_QUOTE_WINDOW_SEC) continue;
+    const p = latest.get(o.source);
+    if (!p || o.ts >= p.ts) latest.set(o.source, o);
+  }
+  const quotes = [...latest.values()];
+  if (!quotes.length) return { c: computeConsensus([], null), reference: null, referenceSource: null };
+  const newest = [...quotes].sort((a, b) => b.ts - a.ts)[0];
+  const ref = usableReference(newest, pegCurrency);
+  const c = computeConsensus(quotes.map(toQuote), ref);
+  // A coin judged without a usable reference is low confidence, never a fake depeg.
+  if (ref === null && pegCurrency !== "USD" && c.price !== null) c.priceConfidence = "low";
+  return { c, reference: ref, referenceSource: newest.referenceSource };
+}
+
+/** The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current prices). */
+export const pegMonitor: Analytic = {
+  name: "peg_monitor",
+  inputs: {
+    obs: `select o.stablecoin_id, o.peg_type, o.source, o.category, o.kind, o.ts::integer as ts, o.interval_sec::integer as interval_sec,
+            o.price_usd, o.observed_at_mode, r.reference_usd, r.reference_source
+          from int_price_observations o
+          left join int_peg_references r on r.peg_type = o.peg_type and r.day = cast(make_timestamp(o.ts * 1000000) as date)
+          order by o.stablecoin_id, o.ts, o.source`,
+    coins: "select id, symbol, peg_type, peg_currency from registry_coins order by id",
+    supplyHistory: `select stablecoin_id, epoch(date)::integer as day_ts, usd from int_supply_history_points where usd is not null
+          qualify row_number() over (partition by stablecoin_id, date order by priority, source) = 1
+          order by stablecoin_id, day_ts`,
+    supplyCurrent: "select stablecoin_id, circulating_usd from int_coins_supply_usd where circulating_usd is not null order by stablecoin_id",
+  },
+  outputs: {
+    price_consensus_slots: {
+      stablecoin_id: "VARCHAR", slot_ts: "BIGINT", price: "DOUBLE", price_source: "VARCHAR", price_confidence: "VARCHAR", agree_sources: "VARCHAR",
+      consensus_sources: "VARCHAR", peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT", kind: "VARCHAR", quotes_json: "VARCHAR",
+    },
+    price_current: {
+      stablecoin_id: "VARCHAR", price: "DOUBLE", price_source: "VARCHAR", price_confidence: "VARCHAR", consensus_sources_json: "VARCHAR",
+      agree_sources_json: "VARCHAR", price_observed_at: "BIGINT", price_observed_at_mode: "VARCHAR", price_synced_at: "BIGINT",
+      peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT",
+    },
+    price_observation_rejections: { stablecoin_id: "VARCHAR", source: "VARCHAR", ts: "BIGINT", price_usd: "DOUBLE", reason: "VARCHAR" },
+    depeg_event_rows: { ...ROW_COLUMNS },
+    depeg_incidents: { ...ROW_COLUMNS },
+    depeg_pending: {
+      stablecoin_id: "VARCHAR", symbol: "VARCHAR", direction: "VARCHAR", first_seen_at: "BIGINT", last_seen_at: "BIGINT", first_seen_bps: "BIGINT",
+      last_seen_bps: "BIGINT", peak_seen_bps: "BIGINT", reason: "VARCHAR", age_sec: "BIGINT", expires_at: "BIGINT",
+      available_categories_json: "VARCHAR", missing_categories_json: "VARCHAR",
+    },
+  },
+  run(inputs, { asOf }) {
+    const coins = new Map(inputs.coins.map((c) => [c.id as string, c]));
+    const group = <T>(rows: Row[], f: (r: Row) => T) => {
+      const m = new Map<string, T[]>();
+      for (const r of rows) { const k = r.stablecoin_id as string; const a = m.get(k); if (a) a.push(f(r)); else m.set(k, [f(r)]); }
+      return m;
+    };
+    const obsBy = group<Obs>(inputs.obs, (r) => ({
+      source: r.source, category: r.category, kind: r.kind, ts: r.ts, intervalSec: r.interval_sec, price: r.price_usd === null ? NaN : Number(r.price_usd),
+      mode: r.observed_at_mode, reference: r.reference_usd === null ? null : Number(r.reference_usd), referenceSource: r.reference_source ?? "missing",
+    }));
+    const histBy = group(inputs.supplyHistory, (r) => ({ dayTs: r.day_ts as number, usd: Number(r.usd) }));
+    const current = new Map(inputs.supplyCurrent.map((r) => [r.stablecoin_id as string, Number(r.circulating_usd)]));
+    const tables: Record<string, Row[]> = { price_consensus_slots: [], price_current: [], price_observation_rejections: [], depeg_event_rows: [], depeg_incidents: [], depeg_pending: [] };
+    const rejected: Record<string, number> = {};
+    let expired = 0;
+    for (const id of [...obsBy.keys()].sort()) {
+      const coin = coins.get(id)!;
+      const { kept, rejected: rej } = filterObservations(obsBy.get(id)!, coin.peg_currency);
+      for (const r of rej) {
+        rejected[r.reason] = (rejected[r.reason] ?? 0) + 1;
+        tables.price_observation_rejections.push({ stablecoin_id: id, source: r.obs.source, ts: r.obs.ts, price_usd: Number.isFinite(r.obs.price) ? r.obs.price : null, reason: r.reason });
+      }
+      const slots = buildSlots(kept, coin.peg_currency, histBy.get(id) ?? [], current.get(id) ?? null);
+      for (const s of slots) {
+        tables.price_consensus_slots.push({
+          stablecoin_id: id, slot_ts: s.ts, price: s.consensus.price, price_source: s.consensus.priceSource, price_confidence: s.consensus.priceConfidence,
+          agree_sources: s.consensus.agreeSources.join("+"), consensus_sources: s.consensus.consensusSources.join("+"), peg_reference: s.pegReference,
+          reference_source: s.referenceSource, deviation_bps: s.pegReference !== null && s.consensus.price !== null ? deviationBps(s.consensus.price, s.pegReference) : null,
+          kind: s.kind, quotes_json: j(s.quotes.map((q) => [q.source, q.price])),
+        });
+      }
+      const cur = currentConsensus(kept, coin.peg_currency, asOf);
+      tables.price_current.push({
+        stablecoin_id: id, price: cur.c.price, price_source: cur.c.priceSource, price_confidence: cur.c.priceConfidence,
+        consensus_sources_json: j(cur.c.consensusSources), agree_sources_json: j(cur.c.agreeSources), price_observed_at: cur.c.observedAt,
+        price_observed_at_mode: cur.c.observedAtMode, price_synced_at: cur.c.price === null ? null : asOf, peg_reference: cur.reference,
+        reference_source: cur.referenceSource, deviation_bps: cur.reference !== null && cur.c.price !== null ? deviationBps(cur.c.price, cur.reference) : null,
+      });
+      const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf);
+      expired += det.expiredPending;
+      for (const r of det.rows) tables.depeg_event_rows.push(eventRow(r));
+      for (const r of linkIncidents(det.rows)) tables.depeg_incidents.push(eventRow(r));
+      if (det.pending) tables.depeg_pending.push(pendingRow(det.pending));
+    }
+    if (expired) rejected["pending-expired-unconfirmed"] = expired;
+    return { tables, rejected };
+  },
+};
+
+const pendingRow = (p: PendingIncident): Row => ({
+  stablecoin_id: p.stablecoinId, symbol: p.symbol, direction: p.direction, first_seen_at: p.firstSeenAt, last_seen_at: p.lastSeenAt,
+  first_seen_bps: p.firstSeenBps, last_seen_bps: p.lastSeenBps, peak_seen_bps: p.peakSeenBps, reason: p.reason, age_sec: p.ageSec,
+  expires_at: p.expiresAt, available_categories_json: j(p.availableConfirmationCategories), missing_categories_json: j(p.missingConfirmationCategories),
+});

@@ -1,0 +1,85 @@
+-- Every USD price observation of a registry coin, historical and current, with its evidence category.
+-- Daily archives are stamped at 00:00 UTC; bars at their end; USDT-quoted bars are converted with the
+-- same day's USDT/USD median across daily sources (bars without it are left out).
+-- grain: one row per stablecoin_id, source, ts. pk: (stablecoin_id, source, ts)
+with coins as (
+    select * from registry_coins where gecko_id is not null
+),
+
+daily as (
+    select
+        gecko_id, source, epoch(date)::bigint as ts, 86400 as interval_sec,
+        price_usd, price_usd as low_usd, price_usd as high_usd,
+        'backfill' as kind, 'upstream' as observed_at_mode
+    from stg_prices__daily
+),
+
+usdt_daily as (
+    select date, median(price_usd) as usd_per_usdt
+    from stg_prices__daily
+    where gecko_id = 'tether'
+    group by date
+),
+
+bars as (
+    select
+        bars.gecko_id, bars.source, bars.ts, bars.interval_sec,
+        bars.close * quote_rate.usd_per_quote as price_usd,
+        bars.low * quote_rate.usd_per_quote as low_usd,
+        bars.high * quote_rate.usd_per_quote as high_usd,
+        'backfill' as kind, 'upstream' as observed_at_mode
+    from stg_prices__bars bars
+    inner join (
+        select 'USD' as quote, null::date as date, 1.0 as usd_per_quote
+        union all
+        select 'USDT' as quote, date, usd_per_usdt from usdt_daily
+    ) quote_rate
+        on quote_rate.quote = bars.quote
+        and (quote_rate.date is null or quote_rate.date = cast(make_timestamp((bars.ts - 1) * 1000000) as date))
+),
+
+list_current as (
+    select
+        gecko_id, 'defillama' as source, observed_at as ts, 0 as interval_sec,
+        price as price_usd, price as low_usd, price as high_usd,
+        'live' as kind, 'local_fetch' as observed_at_mode
+    from stg_defillama__assets
+    where price is not null and gecko_id is not null
+),
+
+markets_current as (
+    select
+        gecko_id, 'coingecko' as source, coalesce(last_updated_at, observed_at) as ts, 0 as interval_sec,
+        price_usd, price_usd as low_usd, price_usd as high_usd,
+        'live' as kind, case when last_updated_at is null then 'local_fetch' else 'upstream' end as observed_at_mode
+    from stg_coingecko__markets
+    where price_usd is not null
+),
+
+unioned as (
+    select * from daily
+    union all select * from bars
+    union all select * from list_current
+    union all select * from markets_current
+),
+
+final as (
+    select
+        coins.id as stablecoin_id,
+        coins.peg_type,
+        coins.peg_currency,
+        unioned.source,
+        case when unioned.source = 'binance' then 'CEX' else 'off-chain' end as category,
+        unioned.kind,
+        unioned.ts,
+        unioned.interval_sec,
+        unioned.price_usd,
+        unioned.low_usd,
+        unioned.high_usd,
+        unioned.observed_at_mode
+    from unioned
+    inner join coins on coins.gecko_id = unioned.gecko_id
+    where unioned.ts <= (select as_of from build_context)
+)
+
+select * from final

@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
+import type { Endpoint } from "./types.ts";
+
+/** Binance spot REST API. Klines wire format: `[openTime ms, open, high, low, close, volume, closeTime ms, …]`. */
+export const BINANCE_BASE_URL = "https://api.binance.com/";
+
+/**
+ * One intraday price bar of a coin: prices in `quote` units, `ts` = bar end (Unix s), the time its
+ * close was observed. Shared by every intraday source (CEX klines, aggregator range bars).
+ */
+export const PriceBarRow = z.object({
+  source: z.string(),
+  /** CoinGecko id of the priced coin (the registry join key). */
+  gecko_id: z.string().min(1),
+  /** `USD`, or the symbol of a quote stablecoin (`USDT`) converted to USD in SQL. */
+  quote: z.string().min(3),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  ts: z.number().int().positive(),
+  interval_sec: z.number().int().positive(),
+  open: z.number().positive(),
+  high: z.number().positive(),
+  low: z.number().positive(),
+  close: z.number().positive(),
+});
+
+/** Raw table of intraday bars, shared by `binance.klines` and `coingecko.price_bars`. */
+export const PRICE_BARS_TABLE = {
+  name: "raw_price_bars",
+  columns: {
+    source: "VARCHAR", gecko_id: "VARCHAR", quote: "VARCHAR", date: "VARCHAR", ts: "BIGINT", interval_sec: "BIGINT",
+    open: "DOUBLE", high: "DOUBLE", low: "DOUBLE", close: "DOUBLE",
+  },
+} as const;
+
+/** Binance spot pairs we read, by symbol: priced coin (CoinGecko id) and quote coin. */
+export const BINANCE_PAIRS: Record<string, { geckoId: string; quote: string }> = {
+  USDCUSDT: { geckoId: "usd-coin", quote: "USDT" },
+  FDUSDUSDT: { geckoId: "first-digital-usd", quote: "USDT" },
+};
+
+const INTERVAL_SEC: Record<string, number> = { "1m": 60, "5m": 300, "15m": 900, "1h": 3600 };
+
+/**
+ * `GET /api/v3/klines?symbol=S&interval=I&limit=1000` — CEX candles (category `CEX` in depeg
+ * confirmation). Params: `symbol` (a key of BINANCE_PAIRS), `interval` (`1m`…`1h`).
+ * Bars with a non-positive or non-finite price, or high < low, are dropped and counted.
+ */
+export const binanceKlinesEndpoint: Endpoint = {
+  key: "binance.klines",
+  source: "binance",
+  mode: "history",
+  dateColumn: "date",
+  maxStalenessSec: 3600,
+  payloadSchema: z.array(z.array(z.unknown()).min(7)),
+  rowSchema: PriceBarRow,
+  table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
+  toRows(payload: unknown[][], capture) {
+    const rc = new RowCollector(PriceBarRow);
+    const pair = BINANCE_PAIRS[capture.params.symbol ?? ""];
+    const interval = INTERVAL_SEC[capture.params.interval ?? ""];
+    if (!pair || !interval) { rc.drop("unknown-pair-or-interval", payload.length); return rc.result(); }
+    for (const k of payload) {
+      const [open, high, low, close] = [k[1], k[2], k[3], k[4]].map(toFiniteNumber);
+      const closeTimeMs = toFiniteNumber(k[6]);
+      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) { rc.drop("price-non-positive-or-nan"); continue; }
+      if (closeTimeMs === undefined || closeTimeMs === null) { rc.drop("close-time-invalid"); continue; }
+      if (high! < low!) { rc.drop("high-below-low"); continue; }
+      const ts = Math.round((closeTimeMs + 1) / 1000);
+      rc.add({ source: "binance", gecko_id: pair.geckoId, quote: pair.quote, date: isoDay(ts), ts, interval_sec: interval, open, high, low, close });
+    }
+    return rc.result();
+  },
+  fetchLive: (client, params) => client.getJson(`api/v3/klines?symbol=${encodeURIComponent(params.symbol)}&interval=${encodeURIComponent(params.interval)}&limit=1000`),
+};
+
+/**
+ * Intraday USD bars of one coin from a CoinGecko range query, as recorded (archive-only; no live
+ * client of ours). Payload `{ geckoId, intervalSec, bars: [{ dt (bar open, ISO), o, h, l, c }] }`.
+ */
+export const coingeckoPriceBarsArchive: Endpoint = {
+  key: "coingecko.price_bars",
+  source: "coingecko",
+  mode: "history",
+  dateColumn: "date",
+  maxStalenessSec: Number.POSITIVE_INFINITY,
+  payloadSchema: z.object({ geckoId: z.string(), intervalSec: z.number().int().positive(), bars: z.array(z.looseObject({ dt: z.string() })) }),
+  rowSchema: PriceBarRow,
+  table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
+  toRows(payload: { geckoId: string; intervalSec: number; bars: Record<string, unknown>[] }) {
+    const rc = new RowCollector(PriceBarRow);
+    for (const b of payload.bars) {
+      const [open, high, low, close] = [b.o, b.h, b.l, b.c].map(toFiniteNumber);
+      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) { rc.drop("price-non-positive-or-nan"); continue; }
+      const start = Math.floor(Date.parse(String(b.dt)) / 1000);
+      if (!Number.isFinite(start)) { rc.drop("bar-time-invalid"); continue; }
+      const ts = start + payload.intervalSec;
+      rc.add({ source: "coingecko", gecko_id: payload.geckoId, quote: "USD", date: isoDay(ts), ts, interval_sec: payload.intervalSec, open, high, low, close });
+    }
+    return rc.result();
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * `make backtest`: runs price consensus and depeg detection over every recorded price archive
+ * (daily prices 2020-12 → 2025-02, CoinGecko histories, Binance 1-minute USDC/USDT candles and the
+ * 15-minute USDC series of the SVB week) and prints every event found with its fields and the
+ * observations that opened, peaked and closed it. Nothing is published.
+ * Usage: tsx scripts/backtest.ts [--as-of ISO] [--coin <stablecoin-id>]
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { collectCaptures } from "../build/captures.ts";
+import { loadBuildConfig, REPO_ROOT } from "../build/config.ts";
+import { Db } from "../build/duckdb.ts";
+import { loadCaptures } from "../build/load.ts";
+import { discoverModels, runModels } from "../build/models.ts";
+import { prepareBuildDb } from "../build/run-build.ts";
+import { FsSink } from "../build/sinks/fs.ts";
+import { ANALYTICS } from "../pipelines/analytics/analytics.ts";
+import type { EventTrace } from "../pipelines/analytics/depeg-detection.ts";
+import { loadRegistry } from "../pipelines/registry/registry.ts";
+
+const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
+const asOf = Math.floor(Date.parse(arg("--as-of") ?? "2025-09-07T00:00:00Z") / 1000);
+const onlyCoin = arg("--coin");
+const config = loadBuildConfig();
+process.env.BALLAST_LOG ??= "silent";
+
+const t0 = performance.now();
+const db = await Db.open(":memory:", { threads: "1" });
+await prepareBuildDb(db, asOf, loadRegistry());
+const { captures } = await collectCaptures(config.BALLAST_CAPTURE_DIR, new FsSink(mkdtempSync(join(tmpdir(), "ballast-backtest-"))), asOf);
+await loadCaptures(db, captures, asOf);
+const run = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
+const ms = performance.now() - t0;
+
+const iso = (s: number | null) => (s === null ? "—" : new Date(s * 1000).toISOString().replace(".000Z", "Z"));
+const traceLine = (label: string, t: EventTrace | null) => {
+  if (!t) return `    ${label.padEnd(10)} —`;
+  const quotes = t.quotes.map((q) => `${q.source}(${q.category})=${q.price.toFixed(5)}@${iso(q.observedAt)}`).join(", ");
+  return `    ${label.padEnd(10)} slot ${iso(t.ts)}  consensus ${t.price.toFixed(5)} [${t.priceSource}]  ${t.bps} bps  ← ${quotes}`;
+};
+const events = await db.all<Record<string, any>>(`
+  select * from depeg_incidents ${onlyCoin ? "where stablecoin_id = $coin" : ""}
+  order by stablecoin_id, started_at`, onlyCoin ? { coin: onlyCoin } : undefined);
+const coverage = await db.all<Record<string, any>>(`
+  select count(distinct stablecoin_id)::integer as coins, count(*)::integer as slots, min(slot_ts)::integer as first, max(slot_ts)::integer as last
+  from price_consensus_slots where kind = 'backfill'`);
+console.log(`Backtest over recorded price history: ${coverage[0].coins} coins, ${coverage[0].slots} judged 15-minute slots, ${iso(coverage[0].first)} → ${iso(coverage[0].last)}`);
+console.log(`quality rejections: ${JSON.stringify(run.rejected)}`);
+console.log(`${events.length} incidents${onlyCoin ? ` for ${onlyCoin}` : ""} (as-of ${iso(asOf)}; ${(ms / 1000).toFixed(1)} s)\n`);
+for (const e of events) {
+  const trace = JSON.parse(e.trace_json);
+  const prov = JSON.parse(e.provenance_json);
+  console.log(`#${e.id} ${e.stablecoin_id} (${e.symbol}, ${e.peg_type}) ${e.direction} peak ${e.peak_deviation_bps} bps  source=${e.source}`);
+  console.log(`    started ${iso(Number(e.started_at))} at ${Number(e.start_price).toFixed(5)}  peak price ${e.peak_price === null ? "—" : Number(e.peak_price).toFixed(5)}  ended ${iso(e.ended_at === null ? null : Number(e.ended_at))}  recovery ${e.recovery_price === null ? "—" : Number(e.recovery_price).toFixed(5)}  closeReason ${e.close_reason ?? "— (open)"}`);
+  console.log(`    pegReference ${e.peg_reference} (${prov.pegReferenceSource})  confirmationSources ${e.confirmation_sources ?? "—"}  pendingReason ${e.pending_reason ?? "—"}  constituents ${e.constituent_event_count}  policy ${prov.confirmationPolicy}  providers ${prov.sourcePriceProviders.join(",")}`);
+  console.log(traceLine("first seen", trace.firstSeen));
+  console.log(traceLine("opened", trace.opened));
+  console.log(traceLine("peak", trace.peak));
+  console.log(traceLine("closed", trace.closed));
+}
+db.close();
