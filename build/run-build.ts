@@ -39,6 +39,7 @@ export class ArtifactError extends Error {
 const PUBLISHED_TABLES = [
   "registry_coins", "registry_chains", "stablecoins", "stablecoin_chain_supply", "chain_supply", "supply_history_daily",
   "total_supply_daily", "non_usd_share_daily", "fx_rates_daily", "price_history_daily", "chain_supply_samples",
+  "depeg_events", "depeg_pending", "tape_events", "peg_scores", "price_consensus_slots", "price_observation_rejections",
 ];
 
 const HIST_COLUMNS = "stablecoin_id varchar, date date, native double, usd double, source varchar";

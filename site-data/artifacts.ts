@@ -1,6 +1,8 @@
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
+import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-resolver.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
+import { pegSummaryArtifact } from "./peg-summary.ts";
 import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
 import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
@@ -10,5 +12,5 @@ import { supplyHistoryArtifact } from "./supply-history.ts";
 /** Every site-data artifact a build emits. Adding an artifact = adding it here. */
 export const SITE_DATA_ARTIFACTS: Artifact[] = [
   stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
-  supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact,
+  supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
 ];

@@ -48,7 +48,7 @@ export const stablecoinSummaryArtifact: Artifact = {
       out[String(r.stablecoin_id)] = {
         id: String(r.stablecoin_id), name: String(r.name), symbol: String(r.symbol), pegType: String(r.peg_type),
         pegMechanism: String(r.peg_mechanism), priceUsd: price, priceSource: price === null ? "missing" : String(r.price_source),
-        priceConfidence: price === null ? null : "single-source", supplySource: "defillama",
+        priceConfidence: price === null ? null : (r.price_confidence as "high" | "single-source" | "low" | "fallback"), supplySource: "defillama",
         supplyByPegUsd: current === null ? {} : { [String(r.peg_type)]: current },
         supplyUsd: {
           current, prevDay, prevWeek, prevMonth,

@@ -34,7 +34,10 @@ export const StablecoinDataSchema = z.object({
   chainCirculating: z.record(z.string(), ChainCirculatingSchema),
   chains: z.array(z.string()),
   contracts: z.array(z.object({ chain: z.string(), address: z.string(), decimals: z.number() })).optional(),
+  /** Sources that returned a valid current quote (last 24 h before as-of); [] when none. */
   consensusSources: z.array(z.string()),
+  /** Sources of the selected consensus cluster (compatibility alias of the agreeing set). */
+  agreeSources: z.array(z.string()).optional(),
 });
 export type StablecoinData = z.infer<typeof StablecoinDataSchema>;
 
@@ -83,11 +86,11 @@ export const stablecoinsArtifact: Artifact = {
         pegType,
         pegMechanism: String(r.peg_mechanism),
         priceSource: price === null ? "missing" : String(r.price_source),
-        priceConfidence: price === null ? null : "single-source",
+        priceConfidence: price === null ? null : (r.price_confidence as StablecoinData["priceConfidence"]),
         price,
         priceUpdatedAt: price === null ? null : num(r.price_observed_at),
         priceObservedAt: price === null ? null : num(r.price_observed_at),
-        priceObservedAtMode: price === null ? null : "local_fetch",
+        priceObservedAtMode: price === null ? null : (r.price_observed_at_mode as StablecoinData["priceObservedAtMode"]),
         priceSyncedAt: price === null ? null : num(r.price_synced_at),
         supplySource: "defillama",
         circulating: bucket(pegType, r.circulating_usd),
@@ -97,7 +100,8 @@ export const stablecoinsArtifact: Artifact = {
         chainCirculating,
         chains: JSON.parse(String(r.chains_json ?? "[]")),
         ...(contracts.length ? { contracts } : {}),
-        consensusSources: price === null ? [] : [String(r.price_source)],
+        consensusSources: JSON.parse(String(r.consensus_sources_json)),
+        agreeSources: JSON.parse(String(r.agree_sources_json)),
       };
     });
     const payload = { peggedAssets, fxFallbackRates: Object.fromEntries(Object.entries(fxFallbackRates).sort()) };

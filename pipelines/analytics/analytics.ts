@@ -1,5 +1,7 @@
 import type { Analytic } from "./contract.ts";
+import { depegResolver } from "./depeg-resolver.ts";
 import { pegMonitor } from "./peg-monitor.ts";
+import { pegSummary } from "./peg-summary.ts";
 
 /** Every TS analytic of the model DAG. Adding one = adding it here. */
-export const ANALYTICS: Analytic[] = [pegMonitor];
+export const ANALYTICS: Analytic[] = [pegMonitor, pegSummary, depegResolver];

@@ -10,9 +10,9 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  * - A condition opens an event at once unless it needs confirmation: supply ≥ $1B (`large-cap`;
  *   ≥ $750M when |bps| ≥ 2× threshold), consensus confidence `low`/`fallback` (`low-confidence`),
  *   or |bps| ≥ 5000 (`extreme-move`). Such conditions wait as a pending incident until a second
- *   category of evidence agrees: quotes of ≥ 2 categories (off-chain aggregator, CEX, DEX, Pool)
- *   deviating the same way by ≥ 50% of the threshold, where `low-confidence` needs a market
- *   category (CEX/DEX/Pool); for daily backfill history a second daily point ≥ 12 h and ≤ 36 h after
+ *   piece of independent evidence agrees: quotes deviating the same way by ≥ 50% of the threshold
+ *   from ≥ 2 evidence labels (each off-chain aggregator by name, then `CEX`, `DEX`, `Pool`), where
+ *   `low-confidence` needs a market label (CEX/DEX/Pool); for daily backfill history a second daily point ≥ 12 h and ≤ 36 h after
  *   the first also confirms (two-point rule); in daily history a single point of one category always
  *   waits for that (`single-daily-point`), except a crash ≥ 5000 bps. On opening, `startedAt`,
  *   `startPrice` and the peak come from the whole uninterrupted run of the condition (judged slots
@@ -261,7 +261,7 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     if (slot.consensus.priceConfidence === "low" || slot.consensus.priceConfidence === "fallback") reasons.push("low-confidence");
     if (Math.abs(bps) >= EXTREME_MOVE_BPS && !daily) reasons.push("extreme-move");
     // Daily history: one point of one category is not enough (two-point rule), except a crash ≥ 5000 bps.
-    if (daily && new Set(ev.categories).size < 2 && Math.abs(bps) < EXTREME_MOVE_BPS) reasons.push("single-daily-point");
+    if (daily && new Set(ev.labels).size < 2 && Math.abs(bps) < EXTREME_MOVE_BPS) reasons.push("single-daily-point");
     if (pending && (pending.direction !== direction || slot.ts - pending.first.ts > pending.expirySec)) {
       if (pending.direction === direction) expiredPending++;
       pending = null;
@@ -287,7 +287,7 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     const p: Pending = pending;
     const needsMarket = p.reasons.has("low-confidence");
     const hasMarket = [...p.categories].some((c) => c !== "off-chain");
-    const byCategory = p.categories.size >= 2 && (!needsMarket || hasMarket);
+    const byCategory = p.evidence.size >= 2 && (!needsMarket || hasMarket);
     const elapsed = slot.ts - p.first.ts;
     const byTwoPoint = daily && p.points >= 2 && elapsed >= DAILY_SECOND_POINT_MIN_SEC && elapsed <= DAILY_PENDING_EXPIRY_SEC;
     if (byCategory || byTwoPoint) {

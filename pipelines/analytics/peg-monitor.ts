@@ -205,7 +205,7 @@ export const pegMonitor: Analytic = {
           stablecoin_id: id, slot_ts: s.ts, price: s.consensus.price, price_source: s.consensus.priceSource, price_confidence: s.consensus.priceConfidence,
           agree_sources: s.consensus.agreeSources.join("+"), consensus_sources: s.consensus.consensusSources.join("+"), peg_reference: s.pegReference,
           reference_source: s.referenceSource, deviation_bps: s.pegReference !== null && s.consensus.price !== null ? deviationBps(s.consensus.price, s.pegReference) : null,
-          kind: s.kind, quotes_json: j(s.quotes.map((q) => [q.source, q.price])),
+          kind: s.kind, quotes_json: j(s.quotes.map((q) => [q.source, q.category, q.price])),
         });
       }
       const cur = currentConsensus(kept, coin.peg_currency, asOf);

@@ -16,6 +16,10 @@ context as (
     select * from build_context
 ),
 
+prices as (
+    select * from price_current
+),
+
 final as (
     select
         -- ids
@@ -27,11 +31,15 @@ final as (
         coins.peg_mechanism,
         coins.is_dead,
         coins.contracts_json,
-        -- price
-        supply.price,
-        coalesce(supply.price_source, 'missing') as price_source,
-        supply.observed_at as price_observed_at,
-        context.as_of as price_synced_at,
+        -- price: consensus of current quotes (pipelines/analytics/price-consensus.ts)
+        prices.price,
+        coalesce(prices.price_source, 'missing') as price_source,
+        prices.price_confidence,
+        coalesce(prices.consensus_sources_json, '[]') as consensus_sources_json,
+        coalesce(prices.agree_sources_json, '[]') as agree_sources_json,
+        prices.price_observed_at,
+        prices.price_observed_at_mode,
+        prices.price_synced_at,
         -- amounts, USD
         supply.circulating_usd,
         supply.prev_day_usd,
@@ -45,7 +53,7 @@ final as (
     from supply
     inner join coins on coins.id = supply.stablecoin_id
     left join chain_counts on chain_counts.stablecoin_id = supply.stablecoin_id
-    cross join context
+    left join prices on prices.stablecoin_id = supply.stablecoin_id
 )
 
 select * from final

@@ -1,0 +1,110 @@
+import { thresholdBps } from "./depeg-detection.ts";
+
+/**
+ * Peg score (methodology `ballast-peg-score-v1`), 0-100, per coin over a 4-year window. Pure.
+ *
+ * - Window start = max(tracking start, now − 4 × 365.25 d); span = max(now − start, 1 s); fewer than
+ *   7 days of span → score null.
+ * - pegPct = (1 − time in depeg / span) × 100, overlapping incidents merged.
+ * - Per incident: |peak| bps, duration (days, capped at 90), recency = 1 / (1 + years ago);
+ *   penalty = max((|peak|/100) × (days/30) × recency, (|peak|/2000) × recency).
+ *   severityScore = max(0, 100 − Σ penalties).
+ * - Spread penalty (≥ 2 incidents) = min(15, population std-dev of |peak| / 1000 × 15).
+ * - Active penalty = max over open incidents of min(50, max(5, |peak| / 50)).
+ * - pegScore = clamp(round(0.5 × pegPct + 0.5 × severityScore − active − spread), 0, 100).
+ * Recent window: the same time-at-peg over the last 90 days plus incident and threshold-crossing counts.
+ */
+export const PEG_SCORE_VERSION = "ballast-peg-score-v1";
+const YEAR = 365.25 * 86400;
+const LOOKBACK_SEC = Math.ceil(4 * YEAR);
+const RECENT_DAYS = 90;
+
+/** An incident as the score sees it (Unix s; `endedAt` null while open). */
+export interface ScoredIncident {
+  startedAt: number;
+  endedAt: number | null;
+  peakDeviationBps: number;
+  constituentEventCount: number;
+}
+
+export interface PegScore {
+  pegScore: number | null;
+  pegPct: number | null;
+  severityScore: number | null;
+  spreadPenalty: number;
+  activePenalty: number;
+  eventCount: number;
+  worstDeviationBps: number | null;
+  activeDepeg: boolean;
+  lastEventAt: number | null;
+  trackingSpanDays: number;
+  recent90d: { pegPct: number | null; incidentCount: number; thresholdCrossingCount: number; coverageLimited: boolean };
+}
+
+function timeInDepeg(incidents: ScoredIncident[], from: number, now: number): number {
+  const iv = incidents
+    .map((e) => [Math.max(e.startedAt, from), Math.min(e.endedAt ?? now, now)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let total = 0, curA = -1, curB = -1;
+  for (const [a, b] of iv) {
+    if (a > curB) { if (curB > curA) total += curB - curA; curA = a; curB = b; } else curB = Math.max(curB, b);
+  }
+  if (curB > curA) total += curB - curA;
+  return total;
+}
+
+/** Scores one coin: `trackingStart` (Unix s, null when nothing was ever observed) and its incidents at `now`. */
+export function pegScore(incidents: ScoredIncident[], trackingStart: number | null, now: number): PegScore {
+  const anchor = trackingStart ?? (incidents.length ? Math.min(...incidents.map((e) => e.startedAt)) : null);
+  const start = anchor === null ? null : Math.max(anchor, now - LOOKBACK_SEC);
+  const inWindow = start === null ? [] : incidents.filter((e) => e.startedAt <= now && (e.endedAt ?? now) > start);
+  const worst = inWindow.reduce<number | null>((w, e) => (w === null || Math.abs(e.peakDeviationBps) > Math.abs(w) ? e.peakDeviationBps : w), null);
+  const open = inWindow.filter((e) => e.endedAt === null);
+  const activePenalty = open.length ? Math.max(...open.map((e) => Math.min(50, Math.max(5, Math.abs(e.peakDeviationBps) / 50)))) : 0;
+  const peaks = inWindow.map((e) => Math.abs(e.peakDeviationBps));
+  let spreadPenalty = 0;
+  if (peaks.length >= 2) {
+    const mean = peaks.reduce((a, b) => a + b, 0) / peaks.length;
+    const sd = Math.sqrt(peaks.reduce((a, b) => a + (b - mean) ** 2, 0) / peaks.length);
+    spreadPenalty = Math.min(15, (sd / 1000) * 15);
+  }
+  const recentFrom = Math.max(now - RECENT_DAYS * 86400, start ?? now);
+  const recentInc = incidents.filter((e) => e.startedAt <= now && (e.endedAt ?? now) > recentFrom);
+  const recentSpan = now - recentFrom;
+  const recent90d = {
+    pegPct: start === null || recentSpan <= 0 ? null : round2(Math.max(0, (1 - timeInDepeg(recentInc, recentFrom, now) / recentSpan) * 100)),
+    incidentCount: recentInc.length,
+    thresholdCrossingCount: recentInc.reduce((s, e) => s + Math.max(1, e.constituentEventCount), 0),
+    coverageLimited: start === null || start > now - RECENT_DAYS * 86400,
+  };
+  const base = {
+    spreadPenalty: round2(spreadPenalty), activePenalty: round2(activePenalty), eventCount: inWindow.length, worstDeviationBps: worst,
+    activeDepeg: open.length > 0, lastEventAt: inWindow.length ? Math.max(...inWindow.map((e) => e.startedAt)) : null, recent90d,
+  };
+  if (start === null) return { pegScore: null, pegPct: null, severityScore: null, trackingSpanDays: 0, ...base };
+  const span = Math.max(now - start, 1);
+  const trackingSpanDays = Math.floor(span / 86400);
+  if (span < 7 * 86400) return { pegScore: null, pegPct: null, severityScore: null, trackingSpanDays, ...base };
+  const pegPct = Math.max(0, (1 - timeInDepeg(inWindow, start, now) / span) * 100);
+  let penalties = 0;
+  for (const e of inWindow) {
+    const peak = Math.abs(e.peakDeviationBps);
+    const observedStart = Math.max(e.startedAt, start);
+    const days = Math.min(90, Math.max(0, (Math.min(e.endedAt ?? now, now) - observedStart) / 86400));
+    const recency = 1 / (1 + (now - observedStart) / YEAR);
+    penalties += Math.max((peak / 100) * (days / 30) * recency, (peak / 2000) * recency);
+  }
+  const severityScore = Math.max(0, 100 - penalties);
+  const score = Math.min(100, Math.max(0, Math.round(0.5 * pegPct + 0.5 * severityScore - activePenalty - spreadPenalty)));
+  return { pegScore: score, pegPct: round2(pegPct), severityScore: round2(severityScore), trackingSpanDays, ...base };
+}
+
+/** Whether a current deviation is inside the coin's depeg threshold. */
+export function atPeg(pegType: string, deviationBps: number): boolean {
+  return Math.abs(deviationBps) < thresholdBps(pegType);
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { type Artifact, num, sqlFile } from "./contract.ts";
+
+/** Methodology object (spec 2.5): versions, changelog link, as-of, whether the row used the current version. */
+export const MethodologySchema = z.object({
+  version: z.string(),
+  versionLabel: z.string(),
+  currentVersion: z.string(),
+  currentVersionLabel: z.string(),
+  changelogPath: z.string(),
+  asOf: z.number().int(),
+  isCurrent: z.boolean(),
+});
+
+/** Builds the methodology object of the current version `version` as of `asOf` (Unix s). */
+export function methodology(version: string, label: string, asOf: number): z.infer<typeof MethodologySchema> {
+  return { version, versionLabel: label, currentVersion: version, currentVersionLabel: label, changelogPath: "/openapi.json#methodology", asOf, isCurrent: true };
+}
+
+const Recent90dSchema = z.object({ pegPct: z.number().nullable(), incidentCount: z.number().int(), thresholdCrossingCount: z.number().int(), coverageLimited: z.boolean() });
+
+/** One coin of `/api/peg-summary`: peg score (0-100) and its parts, reference evidence, recent metrics. */
+export const PegSummaryCoinSchema = z.object({
+  id: z.string(),
+  symbol: z.string(),
+  name: z.string(),
+  pegType: z.string(),
+  pegCurrency: z.string(),
+  pegMechanism: z.string(),
+  /** Current consensus deviation from the peg reference, bps (null without price or usable reference). */
+  currentDeviationBps: z.number().int().nullable(),
+  pegScore: z.number().int().min(0).max(100).nullable(),
+  pegPct: z.number().nullable(),
+  severityScore: z.number().nullable(),
+  spreadPenalty: z.number(),
+  activePenalty: z.number(),
+  eventCount: z.number().int(),
+  worstDeviationBps: z.number().int().nullable(),
+  activeDepeg: z.boolean(),
+  lastEventAt: z.number().int().nullable(),
+  trackingSpanDays: z.number().int(),
+  observationStartedAt: z.number().int().nullable(),
+  /** `full` (4-year window covered), `partial`, `early` (7-30 days), `insufficient` (< 7 days). */
+  historyCoverage: z.enum(["full", "partial", "early", "insufficient"]),
+  referenceEvidence: z.object({
+    price: z.number().nullable(),
+    priceConfidence: z.enum(["high", "single-source", "low", "fallback"]).nullable(),
+    pegReference: z.number().nullable(),
+    /** `par` (USD), `fx` (ECB rate ≤ 4 days old), `median` (≥ 3 same-peg peers), `fx-fallback` (stale, not judged), `missing`. */
+    referenceSource: z.string().nullable(),
+  }),
+  recent90d: Recent90dSchema,
+  methodologyVersion: z.string(),
+});
+
+export const PegSummaryPayloadSchema = z.object({
+  coins: z.array(PegSummaryCoinSchema),
+  summary: z.object({
+    activeDepegCount: z.number().int(),
+    medianDeviationBps: z.number().int().nullable(),
+    worstCurrent: z.object({ id: z.string(), symbol: z.string(), bps: z.number().int() }).nullable(),
+    coinsAtPeg: z.number().int(),
+    totalTracked: z.number().int(),
+    depegEventsToday: z.number().int(),
+    depegEventsYesterday: z.number().int(),
+    fallbackPegRates: z.record(z.string(), z.number()),
+  }),
+  methodology: MethodologySchema,
+});
+
+const THRESHOLD = (pegType: string) => (pegType === "peggedUSD" ? 100 : 150);
+
+/** `site-data/peg-summary.json` — peg scores of every listed coin and the aggregate peg picture. */
+export const pegSummaryArtifact: Artifact = {
+  key: "peg-summary",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 900,
+  schema: PegSummaryPayloadSchema,
+  description: "Per-coin peg scores, reference evidence and recent metrics; aggregate summary.",
+  queries: { coins: sqlFile(import.meta.url, "peg_scores"), days: sqlFile(import.meta.url, "peg_event_days"), fallback: sqlFile(import.meta.url, "peg_fallback_rates") },
+  assemble(rows, ctx) {
+    const coins = rows.coins.map((r) => {
+      const span = num(r.tracking_span_days) ?? 0;
+      return {
+        id: String(r.stablecoin_id), symbol: String(r.symbol), name: String(r.name), pegType: String(r.peg_type), pegCurrency: String(r.peg_currency),
+        pegMechanism: String(r.peg_mechanism), currentDeviationBps: num(r.current_deviation_bps), pegScore: num(r.peg_score), pegPct: num(r.peg_pct),
+        severityScore: num(r.severity_score), spreadPenalty: num(r.spread_penalty) ?? 0, activePenalty: num(r.active_penalty) ?? 0,
+        eventCount: num(r.event_count) ?? 0, worstDeviationBps: num(r.worst_deviation_bps), activeDepeg: Boolean(r.active_depeg),
+        lastEventAt: num(r.last_event_at), trackingSpanDays: span, observationStartedAt: num(r.observation_started_at),
+        historyCoverage: span >= 1460 ? "full" as const : span >= 30 ? "partial" as const : span >= 7 ? "early" as const : "insufficient" as const,
+        referenceEvidence: {
+          price: num(r.price), priceConfidence: (r.price_confidence ?? null) as "high" | "single-source" | "low" | "fallback" | null,
+          pegReference: num(r.peg_reference), referenceSource: (r.reference_source ?? null) as string | null,
+        },
+        recent90d: JSON.parse(String(r.recent90d_json)),
+        methodologyVersion: String(r.methodology_version),
+      };
+    });
+    const withDev = coins.filter((c) => c.currentDeviationBps !== null);
+    const abs = withDev.map((c) => Math.abs(c.currentDeviationBps!)).sort((a, b) => a - b);
+    const median = abs.length ? Math.round(abs.length % 2 ? abs[abs.length >> 1] : (abs[abs.length / 2 - 1] + abs[abs.length / 2]) / 2) : null;
+    const worst = withDev.reduce<(typeof withDev)[number] | null>((w, c) => (!w || Math.abs(c.currentDeviationBps!) > Math.abs(w.currentDeviationBps!) ? c : w), null);
+    const payload = {
+      coins,
+      summary: {
+        activeDepegCount: coins.filter((c) => c.activeDepeg).length,
+        medianDeviationBps: median,
+        worstCurrent: worst ? { id: worst.id, symbol: worst.symbol, bps: worst.currentDeviationBps! } : null,
+        coinsAtPeg: withDev.filter((c) => Math.abs(c.currentDeviationBps!) < THRESHOLD(c.pegType)).length,
+        totalTracked: withDev.length,
+        depegEventsToday: num(rows.days[0]?.today) ?? 0,
+        depegEventsYesterday: num(rows.days[0]?.yesterday) ?? 0,
+        fallbackPegRates: Object.fromEntries(rows.fallback.map((r) => [String(r.peg_type), num(r.reference_usd)!])),
+      },
+      methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v1"), "Peg score v1 (4-year window)", ctx.asOf),
+    };
+    return { files: [{ path: "site-data/peg-summary.json", payload, rows: coins.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+  },
+};
