@@ -4,6 +4,7 @@ import { type ApiKeyRecord, type KeyStore } from "./lib/key-store.ts";
 import { assessFreshness, CACHE_PROFILES, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
 import { HttpError } from "./lib/http-error.ts";
 import type { PublishedStore, ServingBuild } from "./lib/published.ts";
+import { PublishedDb } from "./lib/published-db.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
 import { buildHealth } from "./health.ts";
 import { ROUTES, type RouteDef } from "./routes.ts";
@@ -16,6 +17,8 @@ type ApiContext = Context<ApiEnv>;
 /** Dependencies of the app; the server wires real ones, tests wire their own. */
 export interface AppDeps {
   store: PublishedStore;
+  /** Read-only DuckDB over the serving build; defaults to one over `store`. */
+  db?: PublishedDb;
   keys: KeyStore;
   limiter: KeyRateLimiter;
   /** Allowed browser origins; the first is echoed for requests without Origin (spec 1 rule 2). */
@@ -130,7 +133,8 @@ export function createApp(deps: AppDeps): Hono<ApiEnv> {
     return c.json(buildHealth(build, clock.now, clock.clock), 200, { ...c.get("cors"), "Cache-Control": CACHE_PROFILES.realtime });
   });
 
-  for (const route of ROUTES) mountRoute(app, route, deps, requireKey, nowMs);
+  const db = deps.db ?? new PublishedDb(deps.store);
+  for (const route of ROUTES) mountRoute(app, route, deps, db, requireKey, nowMs);
 
   app.get("/openapi.json", (c) => {
     c.header("Access-Control-Allow-Origin", "*");
@@ -206,7 +210,7 @@ class ResponseCache {
   }
 }
 
-function mountRoute(app: Hono<ApiEnv>, route: RouteDef, deps: AppDeps, requireKey: (c: ApiContext) => Promise<void>, nowMs: () => number): void {
+function mountRoute(app: Hono<ApiEnv>, route: RouteDef, deps: AppDeps, db: PublishedDb, requireKey: (c: ApiContext) => Promise<void>, nowMs: () => number): void {
   const cache = new ResponseCache();
   app.get(route.path, async (c) => {
     if (route.auth === "apiKey") await requireKey(c);
@@ -231,10 +235,14 @@ function mountRoute(app: Hono<ApiEnv>, route: RouteDef, deps: AppDeps, requireKe
         if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
         query = r.data as Record<string, unknown>;
       }
-      const result = await route.handler({ store: deps.store, query, params });
+      const result = await route.handler({ store: deps.store, db, query, params });
       const f = assessFreshness(now, result.dataAsOf, route.maxAgeSec, route.ratios ?? GENERIC_RATIOS);
       let body = result.json ?? JSON.stringify(result.payload);
-      if (route.meta && body.endsWith("}")) body = `${body.slice(0, -1)},"_meta":${JSON.stringify(metaBlock(f))}}`;
+      if (route.meta && body.endsWith("}")) {
+        const meta: Record<string, unknown> = { ...metaBlock(f), ...(result.meta ?? {}) };
+        if ("degraded" in meta) { meta.degraded = meta.degraded === true || f.status === "stale"; meta.freshness = f.status; }
+        body = `${body.slice(0, -1)},"_meta":${JSON.stringify(meta)}}`;
+      }
       const headers = { ...c.get("cors"), ...freshnessHeaders(f, route.cache), "Content-Type": "application/json; charset=utf-8" };
       hit = { buildId, nowSec: now, body, headers };
       cache.set(key, hit);

@@ -57,6 +57,9 @@ export function buildHealth(build: ServingBuild | null, now: number, clock: "rep
     if (dropped > 0) warnings.push(`source ${s.endpoint}: ${dropped} malformed upstream values dropped`);
   }
   if (m.sources.find((s) => s.endpoint === "defillama.stablecoins")?.status !== "ok" && status === "healthy") status = "degraded";
+  for (const [analytic, reasons] of Object.entries(m.qualityRejections ?? {})) {
+    warnings.push(`${analytic}: rejected ${Object.entries(reasons).map(([r, n]) => `${n} ${r}`).join(", ")}`);
+  }
   warnings.push(`not yet available: ${NOT_YET_AVAILABLE.join(", ")}`);
   return {
     status,

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ChainDetailPayloadSchema, ChainsPayloadSchema } from "../site-data/chains.ts";
+import { DepegEventsResponseSchema, TapeEventsResponseSchema } from "../site-data/depeg-events.ts";
+import { DepegResolverPayloadSchema, DepegResolverReviewPayloadSchema } from "../site-data/depeg-resolver.ts";
 import { NonUsdSharePayloadSchema } from "../site-data/non-usd-share.ts";
+import { PegSummaryPayloadSchema } from "../site-data/peg-summary.ts";
 import { StablecoinChartsSchema } from "../site-data/stablecoin-charts.ts";
 import { StablecoinDetailSchema } from "../site-data/stablecoin-detail.ts";
 import { StablecoinSummariesSchema, StablecoinSummarySchema } from "../site-data/stablecoin-summary.ts";
@@ -8,18 +11,27 @@ import { StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
 import { SupplyHistorySchema } from "../site-data/supply-history.ts";
 import type { CacheProfile } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
+import type { PublishedDb } from "./lib/published-db.ts";
 import type { PublishedStore } from "./lib/published.ts";
+import { DepegEventsQuery, queryDepegEvents } from "./queries/depeg-events.ts";
+import { EventsQuery, queryEvents } from "./queries/events.ts";
 
-/** What a handler returns: a JSON payload (or its serialised text) and the data time (Unix s). */
+/**
+ * What a handler returns: a JSON payload (or its serialised text), the data time (Unix s), and
+ * extra `_meta` fields merged over the freshness block (a `degraded` flag also turns true when stale).
+ */
 export interface RouteResult {
   payload?: unknown;
   json?: string;
   dataAsOf: number | null;
+  meta?: Record<string, unknown>;
 }
 
 /** Everything a handler may use. `query`/`params` are already validated by the route's schemas. */
 export interface HandlerContext {
   store: PublishedStore;
+  /** Read-only DuckDB over the serving build (query routes). */
+  db: PublishedDb;
   query: Record<string, any>;
   params: Record<string, string>;
 }
@@ -78,7 +90,29 @@ async function passthrough(store: PublishedStore, path: string, schema: z.ZodTyp
   return { json, dataAsOf: file.dataAsOf };
 }
 
-/** Every public read route of the supply core. */
+/**
+ * Resolver payloads: `_meta` carries schemaVersion, dataAsOf, modelAsOf and `degraded`; a missing or
+ * unreadable snapshot is 200 with `degraded: true` and empty rows (spec 4.1), never invented rows.
+ */
+async function resolverSnapshot(store: PublishedStore, path: string, schema: z.ZodType, empty: unknown): Promise<RouteResult> {
+  const build = await store.build();
+  const file = build?.files.get(path);
+  let payload: unknown = empty;
+  let degraded = true;
+  if (file) {
+    try {
+      payload = await store.payload(path, (x) => schema.parse(x));
+      degraded = payload === undefined;
+      payload ??= empty;
+    } catch { /* unreadable: degraded, empty */ }
+  }
+  return {
+    payload, dataAsOf: file?.dataAsOf ?? null,
+    meta: { schemaVersion: file?.schemaVersion ?? null, dataAsOf: file?.dataAsOf ?? null, modelAsOf: build?.manifest.asOf ?? null, degraded },
+  };
+}
+
+/** Every public read route. */
 export const ROUTES: RouteDef[] = [
   {
     method: "GET", path: "/api/stablecoins", summary: "All listed stablecoins", auth: "apiKey", cache: "producer-backed", maxAgeSec: 600, meta: true,
@@ -151,5 +185,43 @@ export const ROUTES: RouteDef[] = [
       const last = p.history.at(-1)?.date ?? 0;
       return { payload: { current: p.current, history: p.history.filter((h) => h.date > last - days * 86400) }, dataAsOf: await dataAsOf(store, path) };
     },
+  },
+  {
+    method: "GET", path: "/api/peg-summary", summary: "Peg scores and the aggregate peg picture", auth: "apiKey", cache: "producer-backed", maxAgeSec: 900, meta: true,
+    description: "Per-coin peg score (0-100, `ballast-peg-score-v1`: time at peg and incident severity over 4 years, minus active and spread penalties), current deviation with its reference evidence (`par`, `fx`, `median` of ≥ 3 same-peg coins, or `fx-fallback` when ECB data is stale: not judged, confidence low), 90-day metrics; `summary` aggregates.",
+    response: PegSummaryPayloadSchema,
+    handler: ({ store }) => passthrough(store, "site-data/peg-summary.json", PegSummaryPayloadSchema, () => notYetAvailable("peg-summary")),
+  },
+  {
+    method: "GET", path: "/api/depeg-events", summary: "Depeg incidents, newest first", auth: "apiKey", cache: "producer-backed", maxAgeSec: 900, meta: false,
+    description: "DepegEvent rows (spec 2.6) from a read-only query over the published build, ordered by `startedAt` desc then `id` desc. Page with `nextCursor` (keyset; stable under inserts) or `offset`. Raw threshold crossings linked within 6 h are one incident (`constituentEventCount`); its `id` is the first row's id, deterministic across rebuilds. Detection: 15-minute consensus grid, ≥ 100 bps (USD) / ≥ 150 bps (other pegs); large-cap (≥ $1B), low-confidence and extreme (≥ 5000 bps) moves wait as `pending` for a second independent source (`confirmationSources`).",
+    query: DepegEventsQuery, response: DepegEventsResponseSchema,
+    async handler({ store, db, query }) {
+      const build = await store.build();
+      if (!build) throw notYetAvailable("no published build");
+      return { payload: await queryDepegEvents(db, query as z.output<typeof DepegEventsQuery>, build.manifest.asOf), dataAsOf: build.files.get("ballast.duckdb")?.dataAsOf ?? null };
+    },
+  },
+  {
+    method: "GET", path: "/api/events", summary: "Chronological tape of typed events", auth: "apiKey", cache: "realtime", maxAgeSec: 600, meta: true,
+    description: "Typed events newest first (`ts` desc, `id` desc): `depeg.started`, `depeg.recovered`, `depeg.closed` (class `depeg`); freeze and score events join as those features land. Filters combine with AND; lists are comma-separated; `since`/`until` are Unix seconds.",
+    query: EventsQuery, response: TapeEventsResponseSchema,
+    async handler({ store, db, query }) {
+      const build = await store.build();
+      if (!build) throw notYetAvailable("no published build");
+      return { payload: await queryEvents(db, query as z.output<typeof EventsQuery>), dataAsOf: build.files.get("ballast.duckdb")?.dataAsOf ?? null };
+    },
+  },
+  {
+    method: "GET", path: "/api/depeg-resolver", summary: "Depeg duration resolver rows", auth: "apiKey", cache: "standard", maxAgeSec: 900, meta: true,
+    description: "One row per canonical incident (spec 2.7/3.1): readiness score `readiness-72h-v1` (lock strictly above 0.75, backstop 72 h after start), lock_deferred when inputs are stale, closed_pre_lock when recovered first, no_call without signal. `publication_retry_pending` and `invalidated` never occur here: builds publish atomically and no erratum source exists yet. Stale or missing snapshot: 200 with `_meta.degraded` true and empty rows.",
+    response: DepegResolverPayloadSchema,
+    handler: ({ store }) => resolverSnapshot(store, "site-data/depeg-resolver.json", DepegResolverPayloadSchema, { rows: [] }),
+  },
+  {
+    method: "GET", path: "/api/depeg-resolver-review", summary: "Resolver predictions reviewed against outcomes", auth: "apiKey", cache: "standard", maxAgeSec: 900, meta: true,
+    description: "Sealed predictions of ended incidents against what happened: recovery-likelihood accuracy (likelihood ≥ 0.5 vs recovered) and Brier score, observed − predicted duration (s).",
+    response: DepegResolverReviewPayloadSchema,
+    handler: ({ store }) => resolverSnapshot(store, "site-data/depeg-resolver-review.json", DepegResolverReviewPayloadSchema, { summary: null, outcomes: [] }),
   },
 ];

@@ -30,6 +30,23 @@ export const CemeteryRowSchema = z.object({
   deathDate: z.string().nullable(),
 });
 
+/** Row of `depeg-history` (spec: id as string; ISO times UTC; durations s; prices USD). */
+export const DepegHistoryRowSchema = z.object({
+  id: z.string(),
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  direction: z.enum(["above", "below"]),
+  peakDeviationBps: z.number().int(),
+  startedAtISO: z.string(),
+  endedAtISO: z.string().nullable(),
+  durationSec: z.number().int().nullable(),
+  startPrice: z.number(),
+  peakPrice: z.number().nullable(),
+  recoveryPrice: z.number().nullable(),
+  pegReference: z.number(),
+  source: z.enum(["live", "backfill"]),
+});
+
 /** Every published dataset. Adding a dataset = adding it here. */
 export const DATASETS: Dataset[] = [
   {
@@ -41,5 +58,10 @@ export const DATASETS: Dataset[] = [
     topic: "stablecoin-cemetery", dated: false, formats: ["json", "csv"], sheet: false,
     columns: Object.keys(CemeteryRowSchema.shape), row: CemeteryRowSchema, sql: sql("stablecoin_cemetery"),
     description: "Dead stablecoins: cause and date of death (Pharos cemetery, DefiLlama deadFrom).",
+  },
+  {
+    topic: "depeg-history", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
+    columns: Object.keys(DepegHistoryRowSchema.shape), row: DepegHistoryRowSchema, sql: sql("depeg_history"),
+    description: "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v1).",
   },
 ];
