@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export BALLAST_LOG ?= info
 
-.PHONY: help install build run test typecheck openapi bench clean
+.PHONY: help install build run test typecheck openapi bench backtest clean
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -29,7 +29,10 @@ test: install ## Run every test (unit, sql, contract, api, e2e)
 openapi: install ## Regenerate the committed api/openapi.json
 	npx tsx scripts/write-openapi.ts
 
-bench: install ## Print the benchmark table (build time/RSS, API vs nginx)
+backtest: install ## Depeg backtest over the recorded price archives: every event and its observations
+	BALLAST_LOG=silent npx tsx scripts/backtest.ts
+
+bench: install ## Print the benchmark table (build time/RSS, detection, API vs nginx)
 	npx tsx scripts/bench.ts
 
 clean: ## Remove local builds and state

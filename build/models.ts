@@ -22,6 +22,8 @@ export interface Model {
 export interface ModelRunResult {
   tables: { name: string; rows: number }[];
   rejected: Record<string, Record<string, number>>;
+  /** Wall time per node (ms); not published (builds stay byte-reproducible). */
+  timings: Record<string, number>;
 }
 
 const LAYERS = ["staging", "intermediate", "marts"] as const;
@@ -107,9 +109,10 @@ async function runAnalytic(db: Db, a: Analytic, asOf: number): Promise<Record<st
  * Throws ModelError naming the failing model/assert.
  */
 export async function runModels(db: Db, models: Model[]): Promise<ModelRunResult> {
-  const out: ModelRunResult = { tables: [], rejected: {} };
+  const out: ModelRunResult = { tables: [], rejected: {}, timings: {} };
   const [{ as_of: asOf }] = models.some((m) => m.analytic) ? await db.all<{ as_of: number }>("select as_of::integer as as_of from build_context") : [{ as_of: 0 }];
   for (const m of models) {
+    const t0 = performance.now();
     try {
       if (m.analytic) {
         const rejected = await runAnalytic(db, m.analytic, asOf);
@@ -120,6 +123,7 @@ export async function runModels(db: Db, models: Model[]): Promise<ModelRunResult
     } catch (err) {
       throw new ModelError(`model ${m.name} failed: ${(err as Error).message}`, m.name);
     }
+    out.timings[m.name] = performance.now() - t0;
     for (const t of m.outputs) {
       const [{ n }] = await db.all<{ n: number }>(`select count(*)::integer as n from ${t}`);
       out.tables.push({ name: t, rows: n });

@@ -1,5 +1,6 @@
 /**
  * `make bench`: prints a table of build time / peak RSS from the recorded capture and API
+ * depeg detection over all recorded history (time, peak RSS; target ≤ 10 s), and API
  * throughput / latency against nginx serving the same bytes, medians of 3 alternating runs.
  * Needs Debian's nginx and wrk (installed here when missing). Targets: build ≤ 60 s and ≤ 2 GiB;
  * API ≥ 0.5× nginx on the small route. nginx runs one worker, matching the single Node process.
@@ -32,7 +33,14 @@ for (let i = 0; i < 3; i++) {
   rss.push(Number(/maxRSS_KB (\d+)/.exec(out)![1]) / 1024);
 }
 
-// 2. API vs nginx on loopback, 50 connections.
+// 2. Depeg detection over the whole recorded history (fresh process per run, so RSS is its own).
+const det: { monitorMs: number; pegStageMs: number; observations: number; slots: number; incidents: number; maxRssKb: number }[] = [];
+for (let i = 0; i < 3; i++) {
+  const out = execFileSync("npx", ["tsx", "scripts/bench-detection.ts"], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" } }).toString();
+  det.push(JSON.parse(out.trim().split("\n").at(-1)!));
+}
+
+// 3. API vs nginx on loopback, 50 connections.
 const API_PORT = 18790;
 const NGINX_PORT = 18791;
 const api = await startServer({ PORT: API_PORT, HOST: "127.0.0.1", BALLAST_DATA_DIR: dataDir, CLOCK: "auto" }, { devKey: true, devKeyLimitPerMinute: 2_000_000_000 });
@@ -85,6 +93,15 @@ console.log(line(["metric", "median", "min", "max", "target"]));
 console.log(line(["---", "---", "---", "---", "---"]));
 console.log(line(["build wall time (s)", median(buildTimes).toFixed(2), Math.min(...buildTimes).toFixed(2), Math.max(...buildTimes).toFixed(2), "≤ 60"]));
 console.log(line(["build peak RSS (MiB)", median(rss).toFixed(0), Math.min(...rss).toFixed(0), Math.max(...rss).toFixed(0), "≤ 2048"]));
+console.log(`\nDepeg detection over all recorded history: ${det[0].observations} observations → ${det[0].slots} 15-minute slots → ${det[0].incidents} incidents (3 runs)`);
+console.log(line(["metric", "median", "min", "max", "target"]));
+console.log(line(["---", "---", "---", "---", "---"]));
+const dm = det.map((d) => d.monitorMs / 1000);
+const ds = det.map((d) => d.pegStageMs / 1000);
+const dr = det.map((d) => d.maxRssKb / 1024);
+console.log(line(["consensus + detection (s)", median(dm).toFixed(2), Math.min(...dm).toFixed(2), Math.max(...dm).toFixed(2), "≤ 10"]));
+console.log(line(["+ peg scores + resolver (s)", median(ds).toFixed(2), Math.min(...ds).toFixed(2), Math.max(...ds).toFixed(2), "—"]));
+console.log(line(["process peak RSS (MiB)", median(dr).toFixed(0), Math.min(...dr).toFixed(0), Math.max(...dr).toFixed(0), "—"]));
 console.log("\nAPI (keyed, 50 connections, wrk 8 s × 3, medians) vs nginx (1 worker) serving the same bytes");
 console.log(line(["route", "API req/s", "API p50 ms", "API p99 ms", "nginx req/s", "nginx p50 ms", "nginx p99 ms", "API/nginx", "non-2xx API / nginx"]));
 console.log(line(Array(9).fill("---")));

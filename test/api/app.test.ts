@@ -197,3 +197,112 @@ describe("every declared route is served", () => {
     expect(one.coins[0].id).toBe("usdt-tether");
   });
 });
+
+describe("peg monitoring routes", () => {
+  it("/api/depeg-events paged by cursor returns every incident exactly once, newest first", async () => {
+    const all = await (await req("/api/depeg-events?limit=1000")).json();
+    expect(all.totalExact).toBe(true);
+    expect(all.total).toBeGreaterThan(50);
+    expect(all.counts.incidents).toBe(all.total);
+    expect(all.counts.thresholdCrossings).toBeGreaterThanOrEqual(all.total);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: { events: { id: number; startedAt: number }[]; nextCursor: string | null } = await (await req(`/api/depeg-events?limit=17&includeTotal=false${cursor ? `&cursor=${cursor}` : ""}`)).json();
+      seen.push(...page.events.map((e) => e.id));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 100);
+    expect(seen).toHaveLength(all.total);
+    expect(new Set(seen).size).toBe(all.total);
+    const keys = all.events.map((e: { startedAt: number; id: number }) => [e.startedAt, e.id]);
+    const sorted = [...keys].sort((a, b) => b[0] - a[0] || b[1] - a[1]);
+    expect(keys).toEqual(sorted);
+    expect(seen).toEqual(all.events.map((e: { id: number }) => e.id));
+  });
+
+  it("depeg-events filters and errors: active, stablecoin, offset vs cursor, bad cursor, unknown coin, limits", async () => {
+    const active = await (await req("/api/depeg-events?active=true&limit=1000")).json();
+    expect(active.events.length).toBeGreaterThan(0);
+    expect(active.events.every((e: { endedAt: number | null }) => e.endedAt === null)).toBe(true);
+    const offset = await (await req("/api/depeg-events?limit=2&offset=3")).json();
+    const first = await (await req("/api/depeg-events?limit=5")).json();
+    expect(offset.events.map((e: { id: number }) => e.id)).toEqual(first.events.slice(3, 5).map((e: { id: number }) => e.id));
+    expect((await req(`/api/depeg-events?offset=1&cursor=${first.nextCursor}`)).status).toBe(400);
+    const bad = await req("/api/depeg-events?cursor=notacursor");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatch(/^Invalid parameter cursor/);
+    expect((await req("/api/depeg-events?stablecoin=zzz-nobody")).status).toBe(404);
+    expect((await (await req("/api/depeg-events?limit=1001")).json()).error).toMatch(/^Invalid parameter limit/);
+    expect((await req("/api/depeg-events?offset=50001")).status).toBe(400);
+    const withPending = await (await req("/api/depeg-events?includePending=true&limit=1")).json();
+    expect(Array.isArray(withPending.pending)).toBe(true);
+    expect(withPending.methodology.version).toBe("ballast-depeg-v1");
+  });
+
+  it("backtest facts: UST below peg from May 2022, never recovered; USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {
+    const ust = (await (await req("/api/depeg-events?stablecoin=ust-terrausd-2022-05&limit=1000")).json()).events
+      .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2022-05-01T00:00:00Z") / 1000 && e.startedAt < Date.parse("2022-06-01T00:00:00Z") / 1000);
+    expect(ust).toMatchObject({ direction: "below", endedAt: null, closeReason: null });
+    expect(ust.peakDeviationBps).toBeLessThanOrEqual(-9000);
+    const usdc = (await (await req("/api/depeg-events?stablecoin=usdc-circle&limit=1000")).json()).events
+      .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2023-03-10T00:00:00Z") / 1000 && e.startedAt < Date.parse("2023-03-12T00:00:00Z") / 1000);
+    expect(usdc.direction).toBe("below");
+    expect(usdc.peakDeviationBps).toBeGreaterThanOrEqual(-1300);
+    expect(usdc.peakDeviationBps).toBeLessThanOrEqual(-900);
+    expect(usdc.confirmationSources.split("+")).toContain("CEX");
+    expect(usdc.closeReason).toBe("recovered-primary");
+    expect(usdc.endedAt).toBeLessThan(Date.parse("2023-03-15T00:00:00Z") / 1000);
+    expect(usdc.recoveryPrice).toBeGreaterThan(0.99);
+  });
+
+  it("events tape: filters by class and severity, pages by cursor, 400 on bad parameters", async () => {
+    const crit = await (await req("/api/events?severityFloor=critical&limit=500&includeTotal=true")).json();
+    expect(crit.events.length).toBeGreaterThan(0);
+    expect(crit.events.every((e: { severity: string }) => e.severity === "critical")).toBe(true);
+    expect(crit.total).toBe(crit.events.length);
+    const started = await (await req("/api/events?type=depeg.started&coin=usdc-circle,ust-terrausd-2022-05&limit=500")).json();
+    expect(new Set(started.events.map((e: { stablecoinId: string }) => e.stablecoinId))).toEqual(new Set(["usdc-circle", "ust-terrausd-2022-05"]));
+    const p1 = await (await req("/api/events?limit=3")).json();
+    const p2 = await (await req(`/api/events?limit=3&cursor=${p1.nextCursor}`)).json();
+    const both = await (await req("/api/events?limit=6")).json();
+    expect([...p1.events, ...p2.events].map((e: { id: string }) => e.id)).toEqual(both.events.map((e: { id: string }) => e.id));
+    expect(both._meta.status).toBe("fresh");
+    expect((await req("/api/events?severityFloor=loud")).status).toBe(400);
+    expect((await req("/api/events?type=Bad Type")).status).toBe(400);
+  });
+
+  it("resolver rows use the spec states; review compares sealed predictions with outcomes", async () => {
+    const r = await (await req("/api/depeg-resolver")).json();
+    expect(r._meta).toMatchObject({ degraded: false, modelAsOf: RECORDED_AS_OF });
+    expect(r.rows.length).toBeGreaterThan(0);
+    for (const row of r.rows) {
+      if (row.state === "frozen") {
+        expect(["forecast_readiness", "readiness_backstop"]).toContain(row.lockTrigger);
+        if (row.lockTrigger === "forecast_readiness") expect(row.readiness.score).toBeGreaterThan(0.75);
+        else expect(row.lockedAt).toBeGreaterThanOrEqual(row.startedAt + 72 * 3600);
+      }
+      if (row.state === "closed_pre_lock") expect(row.liveOverlay.active).toBe(false);
+    }
+    const review = await (await req("/api/depeg-resolver-review")).json();
+    const frozenEnded = r.rows.filter((x: { state: string; liveOverlay: { active: boolean } }) => x.state === "frozen" && !x.liveOverlay.active).length;
+    expect(review.summary.reviewedCount).toBe(frozenEnded);
+    for (const o of review.outcomes) if (o.predictedDurationSec !== null) expect(o.durationErrorSec).toBe(o.observedDurationSec - o.predictedDurationSec);
+  });
+
+  it("peg summary scores listed coins and the list carries consensus price fields", async () => {
+    const s = await (await req("/api/peg-summary")).json();
+    const ust = s.coins.find((c: { id: string }) => c.id === "ust-terrausd-2022-05");
+    expect(ust.activeDepeg).toBe(true);
+    expect(s.summary.activeDepegCount).toBe(s.coins.filter((c: { activeDepeg: boolean }) => c.activeDepeg).length);
+    const usdt = s.coins.find((c: { id: string }) => c.id === "usdt-tether");
+    expect(usdt.pegScore).toBeGreaterThanOrEqual(0);
+    expect(usdt.referenceEvidence.referenceSource).toBe("par");
+    const list = await (await req("/api/stablecoins")).json();
+    for (const c of list.peggedAssets) {
+      if (c.price === null) expect(c.priceSource).toBe("missing");
+      else expect(c.consensusSources.length).toBeGreaterThan(0);
+    }
+  });
+});

@@ -72,6 +72,23 @@ describe("end to end: recorded capture → build → running API", () => {
     expect((await get("/datasets/top-stablecoins/2024-01-01.csv", false)).status).toBe(404);
   });
 
+  it("publishes depeg-history: 90-day window of event starts ending on the file date, newest first", async () => {
+    const csv = await (await get("/datasets/depeg-history/latest.csv", false)).text();
+    expect(csv).toBe(await (await get("/datasets/depeg-history/2025-09-07.csv", false)).text());
+    const [header, ...lines] = csv.trim().split("\n");
+    expect(header).toBe("id,stablecoinId,symbol,direction,peakDeviationBps,startedAtISO,endedAtISO,durationSec,startPrice,peakPrice,recoveryPrice,pegReference,source");
+    const rows = (await (await get("/datasets/depeg-history/latest.json", false)).json()) as { id: string; startedAtISO: string }[];
+    expect(rows.length).toBe(lines.length);
+    const windowStart = Date.parse("2025-09-07T00:00:00Z") - 89 * 86400_000;
+    for (const r of rows) {
+      expect(typeof r.id).toBe("string");
+      expect(Date.parse(r.startedAtISO)).toBeGreaterThanOrEqual(windowStart);
+    }
+    const starts = rows.map((r) => Date.parse(r.startedAtISO));
+    expect(starts).toEqual([...starts].sort((a, b) => b - a));
+    expect((await get("/sheets/depeg-history.csv", false)).status).toBe(200);
+  });
+
   it("publishes a researchers' DuckDB file with the marts", async () => {
     const db = await Db.open(join(dir, "builds", manifest.buildId, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     const [row] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
 import { loadCaptures } from "../../build/load.ts";
 import { discoverModels, runModels } from "../../build/models.ts";
+import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
 import { prepareBuildDb } from "../../build/run-build.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
@@ -34,7 +35,7 @@ beforeAll(async () => {
     cap("frankfurter.rates", { base: "EUR", rates: { "2025-09-05": { USD: 1.1, CHF: 0.9 }, "2025-09-08": { USD: 9, CHF: 9 } } }),
     cap("defillama.stablecoin", { id: "1", chainBalances: { Ethereum: { tokens: [{ date: 1756944000, circulating: { peggedUSD: 7 } }] }, Tron: { tokens: [{ date: 1756944000, circulating: { peggedUSD: 3 } }] } } }, AS_OF, { id: "1" }),
   ], AS_OF);
-  await runModels(db, discoverModels(join(import.meta.dirname, "../../pipelines/models")));
+  await runModels(db, discoverModels(join(import.meta.dirname, "../../pipelines/models"), ANALYTICS));
 });
 afterAll(() => db.close());
 
