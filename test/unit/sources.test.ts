@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { coinsMarketsEndpoint, marketChartEndpoint } from "../../pipelines/sources/coingecko.ts";
 import { DEFILLAMA_USD_SWITCH_AT, stablecoinChartsEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "../../pipelines/sources/defillama.ts";
 import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter.ts";
-import { readEcbHistCsv, readDefillamaChainWideCsv } from "../../pipelines/sources/recorded-captures.ts";
+import { binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "../../pipelines/sources/binance.ts";
+import { readBinanceKlinesCsv, readCoingeckoRangeBarsJson, readDefillamaChainWideCsv, readEcbHistCsv } from "../../pipelines/sources/recorded-captures.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
 
 const cap = (observedAt: number, params: Record<string, string> = {}): Capture => ({ endpoint: "x", params, observedAt, origin: "live", path: "p", sha256: "s", payload: null });
@@ -74,5 +75,24 @@ describe("recorded capture readers", () => {
   it("turns a wide chain CSV into a /stablecoin/{id} payload", () => {
     const out = readDefillamaChainWideCsv("2", "peggedUSD")("Date,Tron_Circulating,BSC_Circulating\n2022-05-11 20:00:00,5,\n");
     expect(out.captures[0].payload).toEqual({ id: "2", chainBalances: { Tron: { tokens: [{ date: 1652227200, circulating: { peggedUSD: "5" } }] } } });
+  });
+});
+
+describe("intraday price bars", () => {
+  it("binance klines: bar end as time, USDT quote kept for SQL conversion, bad bars counted", () => {
+    const csv = "1678543200000,1.0,1.0,0.882,0.9121,7424303,1678543259999,6743845,2153,2571107,2343854,0\n1678543260000,0.9123,0.917,0.9098,0,5718317,1678543319999,1,1,1,1,0\n1678543320000,1,0.9,1,1,1,1678543379999,1,1,1,1,0\n";
+    const { captures } = readBinanceKlinesCsv("USDCUSDT", "1m")(csv);
+    const r = binanceKlinesEndpoint.toRows(captures[0].payload, { ...cap(0, captures[0].params) });
+    expect(r.rows).toEqual([{ source: "binance", gecko_id: "usd-coin", quote: "USDT", date: "2023-03-11", ts: 1678543260, interval_sec: 60, open: 1, high: 1, low: 0.882, close: 0.9121 }]);
+    expect(r.dropped).toEqual({ "price-non-positive-or-nan": 1, "high-below-low": 1 });
+    expect(binanceKlinesEndpoint.toRows([[1, 1, 1, 1, 1, 1, 1]], cap(0, { symbol: "NOPE", interval: "1m" })).dropped).toEqual({ "unknown-pair-or-interval": 1 });
+  });
+
+  it("range bars: bar open + interval as time, USD quote", () => {
+    const { captures } = readCoingeckoRangeBarsJson("usd-coin", 900)(JSON.stringify({ meta: {}, data: [{ dt: "2023-03-11T09:45:00.000Z", o: 0.9, h: 0.91, l: 0.8994, c: 0.905, v: 1 }, { dt: "bad", o: 1, h: 1, l: 1, c: 1 }] }));
+    const r = coingeckoPriceBarsArchive.toRows(captures[0].payload, cap(0));
+    expect(r.rows).toHaveLength(1);
+    expect(r.rows[0]).toMatchObject({ ts: Date.parse("2023-03-11T10:00:00Z") / 1000, quote: "USD", low: 0.8994, close: 0.905 });
+    expect(r.dropped).toEqual({ "bar-time-invalid": 1 });
   });
 });
