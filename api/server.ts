@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { KeyStore, openSqlClient } from "./lib/key-store.ts";
 import { fsReader, PublishedStore } from "./lib/published.ts";
+import { PublishedDb } from "./lib/published-db.ts";
 import { KeyRateLimiter } from "./lib/rate-limit.ts";
 
 /** Pepper of the embedded default: created once, kept beside the PGlite state. */
@@ -30,8 +31,10 @@ export async function startServer(config: ApiConfig, opts: { devKey?: boolean; d
   }
   const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
     ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
+  const store = new PublishedStore(fsReader(config.BALLAST_DATA_DIR));
+  const db = new PublishedDb(store);
   const app = createApp({
-    store: new PublishedStore(fsReader(config.BALLAST_DATA_DIR)), keys, limiter: new KeyRateLimiter(redis),
+    store, db, keys, limiter: new KeyRateLimiter(redis),
     corsOrigins: origins, clockMode: config.CLOCK,
   });
   const devKey = opts.devKey ? (await keys.create({ name: "development", tier: "standard", rateLimitPerMinute: opts.devKeyLimitPerMinute })).token : undefined;
@@ -40,6 +43,7 @@ export async function startServer(config: ApiConfig, opts: { devKey?: boolean; d
   const close = async () => {
     await new Promise<void>((r) => server.close(() => r()));
     await sql.close();
+    await db.close();
     if (redis) (redis as { disconnect(): void }).disconnect();
   };
   return { server, devKey, close };
