@@ -326,8 +326,8 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
 
 /**
  * Links raw rows (any order) of one coin into incidents: same direction, gap from the previous
- * row's end to the next start ≤ 6 h, previous closed by recovery. Returns incidents, newest first
- * not guaranteed (sorted by startedAt ascending).
+ * row's end to the next start ≤ 6 h, previous closed by recovery. Returns incidents sorted by
+ * `startedAt` ascending; each keeps its first row's id, start and start price.
  */
 export function linkIncidents(rows: DepegEventRow[]): DepegEventRow[] {
   const sorted = [...rows].sort((a, b) => a.startedAt - b.startedAt || a.id - b.id);
