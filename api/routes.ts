@@ -11,6 +11,7 @@ import { StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
 import { SupplyHistorySchema } from "../site-data/supply-history.ts";
 import type { CacheProfile } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
+import { intParam } from "./lib/query-params.ts";
 import type { PublishedDb } from "./lib/published-db.ts";
 import type { PublishedStore } from "./lib/published.ts";
 import { DepegEventsQuery, queryDepegEvents } from "./queries/depeg-events.ts";
@@ -58,8 +59,6 @@ export interface RouteDef {
 }
 
 const StablecoinIdParam = z.object({ stablecoinId: z.string().describe("Canonical stablecoin id `<ticker>-<issuer>`") });
-const intParam = (min: number, max: number) =>
-  z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(min).max(max));
 
 /** Reads and validates a published payload; 503 when never published or invalid, `undefined` never escapes. */
 async function required<T>(store: PublishedStore, path: string, schema: z.ZodType<T>, what: string): Promise<T> {

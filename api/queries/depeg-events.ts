@@ -4,21 +4,19 @@ import type { DepegEvent } from "../../site-data/depeg-events.ts";
 import { methodology } from "../../site-data/peg-summary.ts";
 import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import { boolParam, intParam } from "../lib/query-params.ts";
 import type { PublishedDb } from "../lib/published-db.ts";
 
-const bool = (def: boolean) => z.enum(["true", "false"]).optional().transform((v) => (v === undefined ? def : v === "true"));
-const int = (min: number, max: number, def: number) =>
-  z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(min).max(max)).optional().transform((v) => v ?? def);
 
 /** Query parameters of `/api/depeg-events` (spec 4.3). */
 export const DepegEventsQuery = z.object({
   stablecoin: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)+$/, "must be a canonical stablecoin id").optional().describe("Canonical stablecoin id"),
   active: z.enum(["true", "false"]).optional().transform((v) => (v === undefined ? undefined : v === "true")).describe("`true`: only ongoing events; `false`: only ended ones"),
-  limit: int(1, 1000, 100).describe("Page size, 1-1000 (default 100)"),
-  offset: z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(0).max(50000)).optional().describe("0-50000; cannot combine with cursor"),
+  limit: intParam(1, 1000).optional().transform((v) => v ?? 100).describe("Page size, 1-1000 (default 100)"),
+  offset: intParam(0, 50000).optional().describe("0-50000; cannot combine with cursor"),
   cursor: z.string().max(200).optional().describe("Opaque keyset cursor from `nextCursor`"),
-  includeTotal: bool(true).describe("false skips the exact count (`totalExact` false)"),
-  includePending: bool(false).describe("true adds `pending` incidents awaiting confirmation"),
+  includeTotal: boolParam(true).describe("false skips the exact count (`totalExact` false)"),
+  includePending: boolParam(false).describe("true adds `pending` incidents awaiting confirmation"),
 });
 export type DepegEventsParams = z.output<typeof DepegEventsQuery>;
 

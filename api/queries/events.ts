@@ -2,6 +2,7 @@ import type { DuckDBValue } from "@duckdb/node-api";
 import { z } from "zod";
 import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
 import { notYetAvailable } from "../lib/http-error.ts";
+import { boolParam, intParam } from "../lib/query-params.ts";
 import type { PublishedDb } from "../lib/published-db.ts";
 
 const SEVERITIES = ["info", "warning", "critical"] as const;
@@ -26,8 +27,8 @@ export const EventsQuery = z.object({
   since: unix.optional().describe("Events at or after (Unix s)"),
   until: unix.optional().describe("Events before (Unix s)"),
   cursor: z.string().max(200).optional().describe("Opaque keyset cursor from `nextCursor`"),
-  limit: z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(1).max(500)).optional().describe("1-500, default 50"),
-  includeTotal: z.enum(["true", "false"]).optional().describe("true adds the exact `total` (default false)"),
+  limit: intParam(1, 500).optional().describe("1-500, default 50"),
+  includeTotal: boolParam(false).describe("true adds the exact `total` (default false)"),
 });
 
 /** Pages the tape newest first (`ts` desc, `id` desc). Throws HttpError 400 on a bad cursor, 503 without a database. */
@@ -70,7 +71,7 @@ export async function queryEvents(db: PublishedDb, q: z.output<typeof EventsQuer
     chain: r.chain ?? null, severity: r.severity, title: r.title,
     data: { deviationBps: r.deviation_bps === null ? null : Number(r.deviation_bps), depegEventId: r.depeg_event_id === null ? null : Number(r.depeg_event_id) },
   }));
-  const exact = q.includeTotal === "true";
+  const exact = q.includeTotal;
   const total = exact ? (await db.all<{ n: number }>(`select count(*)::integer as n from tape_events ${where.length ? `where ${where.join(" and ")}` : ""}`, v))![0].n : null;
   const last = events.at(-1);
   return { events, total, totalExact: exact, nextCursor: rows.length > limit && last ? encodeCursor(last.ts, last.id) : null };

@@ -1,5 +1,6 @@
 import type { Analytic, Row } from "./contract.ts";
 import { thresholdBps } from "./depeg-detection.ts";
+import { median } from "./price-consensus.ts";
 
 /**
  * Depeg duration resolver (policy `ballast-resolver-v1`, readiness `readiness-72h-v1`). For every
@@ -94,12 +95,12 @@ function readinessAt(inc: ResolverIncident, points: ResolverPoint[], t: number, 
     observation_maturity: r3(t - inc.startedAt < 3600 ? 0 : Math.min(1, (t - inc.startedAt - 3600) / (5 * 3600))),
   };
   const score = r3(0.3 * components.input_coverage + 0.25 * components.resolution_signal + 0.2 * components.duration_support + 0.25 * components.observation_maturity);
-  const durations = comparable.map((c) => c.endedAt! - c.startedAt).sort((a, b) => a - b);
+  const durations = comparable.map((c) => c.endedAt! - c.startedAt);
   const recovered = comparable.filter((c) => c.closeReason === "recovered-primary").length;
   return {
     score, components, missing, verdict, stratum, healthy: !missing.includes("live-price"),
     comparableCount: n,
-    predictedDurationSec: durations.length ? (durations.length % 2 ? durations[durations.length >> 1] : Math.round((durations[durations.length / 2 - 1] + durations[durations.length / 2]) / 2)) : null,
+    predictedDurationSec: durations.length ? Math.round(median(durations)) : null,
     recoveryLikelihood: n ? r3(recovered / n) : null,
     lastBps: last?.bps ?? null,
   };

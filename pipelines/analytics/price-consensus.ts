@@ -60,7 +60,8 @@ export function divergenceBps(a: number, b: number): number {
   return mid > 0 && Number.isFinite(mid) ? (Math.abs(a - b) / mid) * 10000 : Number.POSITIVE_INFINITY;
 }
 
-function median(xs: number[]): number {
+/** Median of a non-empty list (mean of the two middle values for an even count). */
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
