@@ -54,16 +54,38 @@ function toJson(payload: unknown): string {
   return `${JSON.stringify(payload)}\n`;
 }
 
-async function loadRegistryTables(db: Db, registry: Registry): Promise<void> {
+/**
+ * Last day of a dead date's period (`2022-05` → 2022-05-31, `2022` → 2022-12-31): a death is
+ * only known once its whole stated period has passed, so a build as of T never flags a coin dead
+ * on a date it could not have known.
+ */
+export function deathKnownOn(deadFrom: string | null): string | null {
+  if (!deadFrom) return null;
+  const [y, m, d] = deadFrom.split("-").map(Number);
+  if (d) return deadFrom;
+  const end = m ? new Date(Date.UTC(y, m, 0)) : new Date(Date.UTC(y, 11, 31));
+  return end.toISOString().slice(0, 10);
+}
+
+/**
+ * Loads `registry_coins` and `registry_chains`. `is_dead` is judged at as-of: a coin is dead only
+ * when its death is known on or before the as-of day (no look-ahead); `dead_from` is then null too.
+ */
+async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): Promise<void> {
   await db.loadRows("registry_coins", {
-    id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", peg_type: "VARCHAR",
-    peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", is_dead: "BOOLEAN", dead_from: "VARCHAR", cause_of_death: "VARCHAR",
-    contracts_json: "VARCHAR",
-  }, registry.coins.map((c) => ({
-    id: c.id, llama_id: c.llamaId, gecko_id: c.geckoId, name: c.name, symbol: c.symbol, peg_type: c.pegType,
-    peg_currency: c.pegCurrency, peg_mechanism: c.pegMechanism, is_dead: c.isDead, dead_from: c.deadFrom,
-    cause_of_death: c.causeOfDeath, contracts_json: JSON.stringify(c.contracts),
-  })));
+    id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", issuer: "VARCHAR", peg_type: "VARCHAR",
+    peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
+    dead_from: "VARCHAR", cause_of_death: "VARCHAR", contracts_json: "VARCHAR", exchange_symbols_json: "VARCHAR", unreviewed: "BOOLEAN",
+  }, registry.coins.map((c) => {
+    const known = deathKnownOn(c.deadFrom);
+    const dead = known !== null && known <= asOfDay;
+    return {
+      id: c.id, llama_id: c.llamaId, gecko_id: c.geckoId, name: c.name, symbol: c.symbol, issuer: c.issuer, peg_type: c.pegType,
+      peg_currency: c.pegCurrency, peg_mechanism: c.pegMechanism, nav_token: c.navToken, floating_peg: c.floatingPeg, is_dead: dead,
+      dead_from: dead ? c.deadFrom : null, cause_of_death: dead ? c.causeOfDeath : null, contracts_json: JSON.stringify(c.contracts),
+      exchange_symbols_json: JSON.stringify(c.exchangeSymbols), unreviewed: c.provenance.includes("unreviewed"),
+    };
+  }));
   await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
 }
 
@@ -72,7 +94,7 @@ export async function prepareBuildDb(db: Db, asOf: number, registry: Registry): 
   const asOfDay = new Date(asOf * 1000).toISOString().slice(0, 10);
   await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: asOf, as_of_day: asOfDay });
   await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
-  await loadRegistryTables(db, registry);
+  await loadRegistryTables(db, registry, asOfDay);
 }
 
 /**

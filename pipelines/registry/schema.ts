@@ -10,29 +10,45 @@ export const ContractDeploymentSchema = z.object({
   decimals: z.number().int().nonnegative(),
 });
 
+/** Where a registry record's facts came from. `unreviewed`: added at build time from an upstream list, not curated. */
+export const ProvenanceSchema = z.enum(["curated", "defillama-metadata", "defillama-list", "pharos-core", "pharos-cemetery", "unreviewed"]);
+
 /**
  * One coin of the registry: the single record every pipeline, artifact and route joins on.
- * Sources: DefiLlama `peggedData` metadata and `/stablecoins` list, the Pharos curated core
- * extract (contracts, flags) and the Pharos cemetery (dead coins).
+ * Curated facts (issuer, NAV/floating flags, upstream ids, contracts, dead date) merged with
+ * DefiLlama `peggedData` metadata and `/stablecoins` list, the Pharos core extract and cemetery.
  */
 export const CoinSchema = z.object({
+  /** `<ticker>-<issuer>` (spec 2.1); the issuer part comes from `issuer`, never from the coin's name. */
   id: StablecoinIdSchema,
+  /** DefiLlama stablecoin id (`/stablecoin/{id}`), null when DefiLlama does not list the coin. */
   llamaId: z.string().nullable(),
+  /** CoinGecko coin id, null when unknown. */
   geckoId: z.string().nullable(),
   name: z.string(),
+  /** Ticker as the issuer writes it. */
   symbol: z.string(),
-  /** DefiLlama peg type key, e.g. `peggedUSD`, `peggedEUR`, `peggedXAU`. */
+  /** Issuer or protocol display name (curated), e.g. `Circle`, `Aave`, `Tron DAO Reserve`. */
+  issuer: z.string().min(1),
+  /** DefiLlama peg type key, e.g. `peggedUSD`, `peggedEUR`, `peggedXAU`, `peggedVAR`. */
   pegType: z.string().regex(/^pegged[A-Z]+$/),
-  /** ISO currency (or `XAU`, `VAR`) the coin tracks. */
+  /** ISO currency (or `XAU`, `XAG`, `VAR`) the coin tracks; its peg reference per day. */
   pegCurrency: z.string(),
   pegMechanism: z.string(),
-  isDead: z.boolean(),
-  /** ISO date (or month/year) of death, when dead. */
-  deadFrom: z.string().nullable(),
+  /** Yield-accruing NAV token: its price follows a rising NAV, not par; never judged against par. */
+  navToken: z.boolean(),
+  /** Floating peg (target moves: CPI index, redemption rate); never judged against a fixed reference. */
+  floatingPeg: z.boolean(),
+  /** Symbols of the coin on exchanges we read (e.g. Binance `USDC`). */
+  exchangeSymbols: z.array(z.string()),
+  /** Names of the coin in recorded archives (e.g. the CoinGecko market-cap scrape's `coin_name`). */
+  archiveNames: z.array(z.string()),
+  /** Date (or month/year: `YYYY-MM-DD`, `YYYY-MM`, `YYYY`) of death, when dead; judged against as-of at build time. */
+  deadFrom: z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/).nullable(),
   causeOfDeath: z.string().nullable(),
   contracts: z.array(ContractDeploymentSchema),
   /** Which inputs contributed to this record. */
-  provenance: z.array(z.enum(["defillama-metadata", "defillama-list", "pharos-core", "pharos-cemetery"])),
+  provenance: z.array(ProvenanceSchema),
 });
 export type Coin = z.infer<typeof CoinSchema>;
 
