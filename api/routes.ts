@@ -187,7 +187,7 @@ export const ROUTES: RouteDef[] = [
   },
   {
     method: "GET", path: "/api/peg-summary", summary: "Peg scores and the aggregate peg picture", auth: "apiKey", cache: "producer-backed", maxAgeSec: 900, meta: true,
-    description: "Per-coin peg score (0-100, `ballast-peg-score-v1`: time at peg and incident severity over 4 years, minus active and spread penalties), current deviation with its reference evidence (`par`, `fx`, `median` of ≥ 3 same-peg coins, or `fx-fallback` when ECB data is stale: not judged, confidence low), 90-day metrics; `summary` aggregates.",
+    description: "Per-coin peg score (0-100, `ballast-peg-score-v2`: time at peg and incident severity over 4 years, minus active and spread penalties; null with `pegScoreUnavailableReason` for NAV tokens, floating pegs, coins without a price or with fewer than 30 priced days), current deviation with its reference evidence (`par`, `fx`, `median` of ≥ 3 same-peg coins, or `fx-fallback` when ECB data is stale: not judged, confidence low), 90-day metrics; `summary` aggregates.",
     response: PegSummaryPayloadSchema,
     handler: ({ store }) => passthrough(store, "site-data/peg-summary.json", PegSummaryPayloadSchema, () => notYetAvailable("peg-summary")),
   },

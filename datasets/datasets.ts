@@ -47,6 +47,35 @@ export const DepegHistoryRowSchema = z.object({
   source: z.enum(["live", "backfill"]),
 });
 
+/** Row of `contracts`: one curated deployment (chain id = registry chain slug; decimals of the token contract). */
+export const ContractRowSchema = z.object({
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  chainId: z.string(),
+  address: z.string(),
+  decimals: z.number().int().nonnegative(),
+});
+
+/**
+ * Row of `source-quality`: one coin and UTC day of the price consensus. Source lists are `+`-joined
+ * labels; `rejectedBySourceAndRule` is JSON `{source: {rule: count}}`; prices USD.
+ */
+export const SourceQualityRowSchema = z.object({
+  stablecoinId: z.string(),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  judged: z.boolean(),
+  slots: z.number().int(),
+  sourcesQuoted: z.string(),
+  familiesQuoted: z.string(),
+  disagreeingSources: z.string(),
+  stuckSources: z.string(),
+  rejectedQuotes: z.number().int(),
+  rejectedBySourceAndRule: z.string(),
+  consensusLow: z.number().nullable(),
+  consensusHigh: z.number().nullable(),
+  highConfidenceSlots: z.number().int(),
+});
+
 /** Every published dataset. Adding a dataset = adding it here. */
 export const DATASETS: Dataset[] = [
   {
@@ -62,6 +91,16 @@ export const DATASETS: Dataset[] = [
   {
     topic: "depeg-history", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
     columns: Object.keys(DepegHistoryRowSchema.shape), row: DepegHistoryRowSchema, sql: sql("depeg_history"),
-    description: "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v1).",
+    description: "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v2).",
+  },
+  {
+    topic: "contracts", dated: false, formats: ["csv", "json"], sheet: true,
+    columns: Object.keys(ContractRowSchema.shape), row: ContractRowSchema, sql: sql("contracts"),
+    description: "Curated token contracts of every registry coin (stablecoinId, symbol, chainId, address, decimals), to match coins by address.",
+  },
+  {
+    topic: "source-quality", dated: false, formats: ["csv", "ndjson"], sheet: false,
+    columns: Object.keys(SourceQualityRowSchema.shape), row: SourceQualityRowSchema, sql: sql("source_quality"),
+    description: "Per coin and UTC day: sources quoted, sources outside the 50 bps agreement window, stuck sources, rejected quotes by rule (audit of every consensus price).",
   },
 ];

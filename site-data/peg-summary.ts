@@ -30,6 +30,11 @@ export const PegSummaryCoinSchema = z.object({
   /** Current consensus deviation from the peg reference, bps (null without price or usable reference). */
   currentDeviationBps: z.number().int().nullable(),
   pegScore: z.number().int().min(0).max(100).nullable(),
+  /**
+   * Why pegScore is null (else null): `nav-token` (price follows a NAV, not judged against par),
+   * `floating-peg` (no fixed target), `no-price`, `no-current-price`, `insufficient-history` (< 30 priced days).
+   */
+  pegScoreUnavailableReason: z.enum(["nav-token", "floating-peg", "no-price", "no-current-price", "insufficient-history"]).nullable(),
   pegPct: z.number().nullable(),
   severityScore: z.number().nullable(),
   spreadPenalty: z.number(),
@@ -83,7 +88,9 @@ export const pegSummaryArtifact: Artifact = {
       const span = num(r.tracking_span_days) ?? 0;
       return {
         id: String(r.stablecoin_id), symbol: String(r.symbol), name: String(r.name), pegType: String(r.peg_type), pegCurrency: String(r.peg_currency),
-        pegMechanism: String(r.peg_mechanism), currentDeviationBps: num(r.current_deviation_bps), pegScore: num(r.peg_score), pegPct: num(r.peg_pct),
+        pegMechanism: String(r.peg_mechanism), currentDeviationBps: num(r.current_deviation_bps), pegScore: num(r.peg_score),
+        pegScoreUnavailableReason: (r.peg_score_unavailable_reason ?? null) as "nav-token" | "floating-peg" | "no-price" | "no-current-price" | "insufficient-history" | null,
+        pegPct: num(r.peg_pct),
         severityScore: num(r.severity_score), spreadPenalty: num(r.spread_penalty) ?? 0, activePenalty: num(r.active_penalty) ?? 0,
         eventCount: num(r.event_count) ?? 0, worstDeviationBps: num(r.worst_deviation_bps), activeDepeg: Boolean(r.active_depeg),
         lastEventAt: num(r.last_event_at), trackingSpanDays: span, observationStartedAt: num(r.observation_started_at),
@@ -112,7 +119,7 @@ export const pegSummaryArtifact: Artifact = {
         depegEventsYesterday: num(rows.days[0]?.yesterday) ?? 0,
         fallbackPegRates: Object.fromEntries(rows.fallback.map((r) => [String(r.peg_type), num(r.reference_usd)!])),
       },
-      methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v1"), "Peg score v1 (4-year window)", ctx.asOf),
+      methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v2"), "Peg score v2 (4-year window, priced coins only)", ctx.asOf),
     };
     return { files: [{ path: "site-data/peg-summary.json", payload, rows: coins.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },

@@ -20,7 +20,7 @@ export const DepegEventsQuery = z.object({
 });
 export type DepegEventsParams = z.output<typeof DepegEventsQuery>;
 
-export const DEPEG_METHODOLOGY_LABEL = "Depeg detection v1: 15-minute consensus grid, 100/150 bps thresholds, second-evidence confirmation";
+export const DEPEG_METHODOLOGY_LABEL = "Depeg detection v2: 15-minute consensus grid, 100/150 bps thresholds, confirmation by independent source families, coverage gaps end incidents, peaks from guarded bar extremes";
 
 /**
  * Pages depeg incidents ordered by `startedAt` desc then `id` desc (keyset on both). `total` counts
@@ -87,7 +87,7 @@ export async function queryDepegEvents(db: PublishedDb, q: DepegEventsParams, as
     totalExact: q.includeTotal,
     ...(counts ? { counts } : {}),
     nextCursor: more && last ? encodeCursor(last.startedAt, String(last.id)) : null,
-    methodology: methodology("ballast-depeg-v1", DEPEG_METHODOLOGY_LABEL, asOf),
+    methodology: methodology("ballast-depeg-v2", DEPEG_METHODOLOGY_LABEL, asOf),
   };
 }
 

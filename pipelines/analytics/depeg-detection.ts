@@ -2,7 +2,10 @@ import { createHash } from "node:crypto";
 import type { Consensus, Quote } from "./price-consensus.ts";
 
 /**
- * Depeg detection (methodology `ballast-depeg-v1`) on a 15-minute grid. Pure functions.
+ * Depeg detection (methodology `ballast-depeg-v2`) on a 15-minute grid. Pure functions.
+ * Changelog: v2 (2026-11) — evidence labels are independent source families (a copied series is
+ * not a second source), coverage gaps end incidents, peaks from OHLC bar extremes, NAV tokens and
+ * floating pegs are not judged (the caller leaves them out). v1 — first version.
  *
  * - Deviation: `bps = round((price / pegReference − 1) × 10000)` of the slot's consensus price;
  *   `above` when bps ≥ 0. A depeg condition is |bps| ≥ 100 for `peggedUSD`, ≥ 150 for other pegs.
@@ -11,7 +14,8 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  *   ≥ $750M when |bps| ≥ 2× threshold), consensus confidence `low`/`fallback` (`low-confidence`),
  *   or |bps| ≥ 5000 (`extreme-move`). Such conditions wait as a pending incident until a second
  *   piece of independent evidence agrees: quotes deviating the same way by ≥ 50% of the threshold
- *   from ≥ 2 evidence labels (each off-chain aggregator by name, then `CEX`, `DEX`, `Pool`), where
+ *   from ≥ 2 evidence labels (each off-chain source FAMILY by name — Alchemy re-exports CoinGecko, so
+ *   both are `coingecko` — then `CEX`, `DEX`, `Pool`), where
  *   `low-confidence` needs a market label (CEX/DEX/Pool); for daily backfill history a second daily point ≥ 12 h and ≤ 36 h after
  *   the first also confirms (two-point rule); in daily history a single point of one category always
  *   waits for that (`single-daily-point`), except a crash ≥ 5000 bps. On opening, `startedAt`,
@@ -19,6 +23,15 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  *   beyond the threshold in one direction), even across expired pending incidents. A pending
  *   incident is dropped when the condition clears, the direction flips, or it expires
  *   (36 h for daily history, 8100 s intraday).
+ * - Coverage gaps: when the next judged slot comes more than max(3 × the previous slot's cadence,
+ *   6 h) after the previous one, nothing is claimed across the gap: an open event ends at its last
+ *   observed slot (`closeReason` `orphan-tracking-removed`: tracking of the condition was lost, no
+ *   recovery was observed), and pending incidents and runs are dropped.
+ * - Peaks: the peak is the most extreme of the slot consensus and, in slots already beyond the
+ *   threshold the same way, the OHLC bar extremes of the slot (bar low for `below`, high for
+ *   `above`) of sources that publish bars. One-print guard: a bar extreme counts only when it lies
+ *   within 1000 bps of that bar's own close and the slot consensus already shows the condition,
+ *   so a lone wick in a market trading at peg never sets a peak.
  * - An open event keeps its peak (largest |bps|); it closes `recovered-primary` at the first judged
  *   slot back inside the threshold (`recoveryPrice` = that price), `superseded-direction` when the
  *   opposite condition appears (a new event then opens), `coverage-lost-supply` when supply falls
@@ -27,7 +40,7 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  *   into one incident: `startedAt`/`startPrice` of the first, peak of the worst, end of the last,
  *   `constituentEventCount` = rows linked. The incident id is the first row's id.
  */
-export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v1";
+export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v2";
 export const SLOT_SEC = 900;
 export const LARGE_CAP_USD = 1_000_000_000;
 export const SOFT_LARGE_CAP_USD = 750_000_000;
@@ -37,6 +50,10 @@ export const REOPEN_WINDOW_SEC = 6 * 3600;
 const DAILY_PENDING_EXPIRY_SEC = 36 * 3600;
 const DAILY_SECOND_POINT_MIN_SEC = 12 * 3600;
 const INTRADAY_PENDING_EXPIRY_SEC = 8100;
+/** Minimum gap (s) between judged slots that ends an event at its last observation. */
+export const MIN_COVERAGE_GAP_SEC = 6 * 3600;
+/** A bar extreme further than this from its bar's close (bps) is a one-print wick, not a peak. */
+export const BAR_WICK_GUARD_BPS = 1000;
 
 /** Threshold in bps for a peg type: 100 for `peggedUSD`, 150 otherwise. */
 export function thresholdBps(pegType: string): number {
@@ -64,6 +81,21 @@ export interface Slot {
   kind: "live" | "backfill";
   /** Longest observation interval among the quotes (86400 for daily history). */
   cadenceSec: number;
+  /**
+   * Guarded OHLC extremes of the slot's bars (sources publishing bars only): lowest low and highest
+   * high in USD, each with the bar that set it. Null when no bar of the slot qualifies.
+   */
+  barLow?: BarExtreme | null;
+  barHigh?: BarExtreme | null;
+}
+
+/** One bar extreme: the USD price, the source, its family, and the bar (end ts, interval). */
+export interface BarExtreme {
+  price: number;
+  source: string;
+  family: string;
+  barEndTs: number;
+  intervalSec: number;
 }
 
 /** The observations behind one event moment (open, peak, close), for tracing. */
@@ -72,7 +104,9 @@ export interface EventTrace {
   price: number;
   bps: number;
   priceSource: string;
-  quotes: { source: string; category: string; price: number; observedAt: number }[];
+  quotes: { source: string; category: string; price: number; observedAt: number; family?: string }[];
+  /** Set when the price is a bar extreme (peaks only): the bar that set it. */
+  bar?: BarExtreme;
 }
 
 /** A raw detection row (spec 2.6 DepegEvent fields) plus its trace. */
@@ -92,7 +126,7 @@ export interface DepegEventRow {
   source: "live" | "backfill";
   confirmationSources: string | null;
   pendingReason: string | null;
-  closeReason: "recovered-primary" | "coverage-lost-supply" | "superseded-direction" | null;
+  closeReason: "recovered-primary" | "coverage-lost-supply" | "superseded-direction" | "orphan-tracking-removed" | null;
   constituentEventCount: number;
   provenance: {
     sourceKind: "live" | "backfill";
@@ -109,6 +143,8 @@ export interface DepegEventRow {
     pegScoreEligible: boolean;
     updatedAt: number;
   };
+  /** Independent source families whose quotes showed the condition (sorted). */
+  families: string[];
   trace: { opened: EventTrace; peak: EventTrace; closed: EventTrace | null; firstSeen: EventTrace };
 }
 
@@ -148,29 +184,49 @@ interface Pending {
 }
 
 interface Open {
-  row: Omit<DepegEventRow, "endedAt" | "recoveryPrice" | "closeReason" | "trace" | "id"> & { trace: Omit<DepegEventRow["trace"], "closed"> };
+  row: Omit<DepegEventRow, "endedAt" | "recoveryPrice" | "closeReason" | "trace" | "id" | "families"> & { trace: Omit<DepegEventRow["trace"], "closed"> };
   providers: Set<string>;
+  families: Set<string>;
 }
 
 function traceOf(slot: Slot, bps: number): EventTrace {
   return {
     ts: slot.ts, price: slot.consensus.price!, bps, priceSource: slot.consensus.priceSource,
-    quotes: slot.quotes.map((q) => ({ source: q.source, category: q.category, price: q.price, observedAt: q.observedAt })),
+    quotes: slot.quotes.map((q) => ({ source: q.source, category: q.category, price: q.price, observedAt: q.observedAt, family: q.family })),
   };
 }
 
-/** Labels of the slot's quotes deviating in `direction` by ≥ 50% of the threshold: source for off-chain, category otherwise. */
-function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[] } {
+/**
+ * The slot's most extreme guarded point in `direction`: its consensus trace, or the bar extreme
+ * when that lies further from the reference (`bar` then names the bar that set it).
+ */
+function extremeOf(slot: Slot, direction: "above" | "below", consensusTrace: EventTrace): EventTrace {
+  const bar = direction === "below" ? slot.barLow : slot.barHigh;
+  if (!bar || slot.pegReference === null) return consensusTrace;
+  const bps = deviationBps(bar.price, slot.pegReference);
+  const further = direction === "below" ? bps < consensusTrace.bps : bps > consensusTrace.bps;
+  return further ? { ...consensusTrace, price: bar.price, bps, priceSource: bar.source, bar } : consensusTrace;
+}
+
+/** Evidence label of a quote: its source family for off-chain quotes, its category (`CEX`, `DEX`, `Pool`) otherwise. */
+function labelOf(q: Quote): string {
+  return q.category === "off-chain" ? q.family : q.category;
+}
+
+/** Labels of the slot's quotes deviating in `direction` by ≥ 50% of the threshold, with their categories and families. */
+function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[]; families: string[] } {
   const labels: string[] = [];
   const categories: string[] = [];
+  const families: string[] = [];
   for (const q of slot.quotes) {
     const b = deviationBps(q.price, slot.pegReference!);
     if ((direction === "below" ? -b : b) >= threshold * 0.5) {
-      labels.push(q.category === "off-chain" ? q.source : q.category);
+      labels.push(labelOf(q));
       categories.push(q.category);
+      families.push(q.family);
     }
   }
-  return { labels, categories };
+  return { labels, categories, families };
 }
 
 /**
@@ -184,22 +240,26 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
   let pending: Pending | null = null;
   let expiredPending = 0;
   // The uninterrupted run of the current condition (same direction, no judged slot inside the threshold).
-  type Run = { direction: "above" | "below"; first: EventTrace; firstSlot: Slot; peak: EventTrace };
+  type Run = { direction: "above" | "below"; first: EventTrace; firstSlot: Slot; peak: EventTrace; families: Set<string> };
   let run = null as Run | null;
+  let lastJudged: Slot | null = null;
+  let lastTrace: EventTrace | null = null;
 
-  const close = (slot: Slot, reason: DepegEventRow["closeReason"], recoveryPrice: number | null, bps: number) => {
-    const o = open!;
-    const id = depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source);
+  const finish = (o: Open, endedAt: number | null, reason: DepegEventRow["closeReason"], recoveryPrice: number | null, closed: EventTrace | null) => {
     rows.push({
-      ...o.row, id, endedAt: slot.ts, recoveryPrice, closeReason: reason,
+      ...o.row, id: depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source), endedAt, recoveryPrice, closeReason: reason,
       provenance: { ...o.row.provenance, sourcePriceProviders: [...o.providers].sort() },
-      trace: { ...o.row.trace, closed: traceOf(slot, bps) },
+      families: [...o.families].sort(),
+      trace: { ...o.row.trace, closed },
     });
+  };
+  const close = (slot: Slot, reason: DepegEventRow["closeReason"], recoveryPrice: number | null, bps: number) => {
+    finish(open!, slot.ts, reason, recoveryPrice, traceOf(slot, bps));
     open = null;
   };
 
-  const openEvent = (first: EventTrace, firstSlot: Slot, peak: EventTrace, direction: "above" | "below", confirmation: { sources: string | null; reasons: string | null; policy: DepegEventRow["provenance"]["confirmationPolicy"]; points: number }, opened: EventTrace) => {
-    const low = firstSlot.consensus.priceConfidence === "low" || firstSlot.consensus.priceConfidence === "fallback";
+  const openEvent = (first: EventTrace, firstSlot: Slot, peak: EventTrace, direction: "above" | "below", confirmation: { sources: string | null; reasons: string | null; policy: DepegEventRow["provenance"]["confirmationPolicy"]; points: number }, opened: EventTrace, families: Set<string>) => {
+    const low = firstSlot.consensus.priceConfidence === "low" || firstSlot.consensus.priceConfidence === "fallback" || families.size < 2;
     open = {
       row: {
         stablecoinId: coin.stablecoinId, symbol: coin.symbol, pegType: coin.pegType, direction,
@@ -215,13 +275,22 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
         trace: { firstSeen: first, opened, peak },
       },
       providers: new Set(firstSlot.quotes.map((q) => q.source)),
+      families: new Set(families),
     };
   };
 
   for (const slot of slots) {
     const price = slot.consensus.price;
     if (price === null || slot.pegReference === null) continue;
+    // Coverage gap: claim nothing across time that was not observed.
+    if (lastJudged && slot.ts - lastJudged.ts > Math.max(3 * lastJudged.cadenceSec, MIN_COVERAGE_GAP_SEC)) {
+      if (open) { finish(open, lastJudged.ts, "orphan-tracking-removed", null, lastTrace); open = null; }
+      if (pending) { if (slot.ts - pending.first.ts <= pending.expirySec) expiredPending++; pending = null; }
+      run = null;
+    }
+    lastJudged = slot;
     const bps = deviationBps(price, slot.pegReference);
+    lastTrace = traceOf(slot, bps);
     const direction = bps >= 0 ? "above" : "below";
     const beyond = Math.abs(bps) >= threshold;
     if (slot.supplyUsd !== null && slot.supplyUsd < SUPPLY_FLOOR_USD) {
@@ -231,19 +300,26 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
       continue;
     }
     if (!beyond || run?.direction !== direction) run = null;
+    const ev = beyond ? evidenceOf(slot, direction, threshold) : { labels: [], categories: [], families: [] };
     if (beyond) {
-      const t = traceOf(slot, bps);
-      if (!run) run = { direction, first: t, firstSlot: slot, peak: t };
-      else if (Math.abs(bps) > Math.abs(run.peak.bps)) run.peak = t;
+      const t = lastTrace;
+      const x = extremeOf(slot, direction, t);
+      if (!run) run = { direction, first: t, firstSlot: slot, peak: x, families: new Set(ev.families) };
+      else {
+        if (Math.abs(x.bps) > Math.abs(run.peak.bps)) run.peak = x;
+        for (const f of ev.families) run.families.add(f);
+      }
     }
     if (open) {
       const o: Open = open;
       if (beyond && direction === o.row.direction) {
         for (const q of slot.quotes) o.providers.add(q.source);
-        if (Math.abs(bps) > Math.abs(o.row.peakDeviationBps)) {
-          o.row.peakDeviationBps = bps;
-          o.row.peakPrice = price;
-          o.row.trace.peak = traceOf(slot, bps);
+        for (const f of ev.families) o.families.add(f);
+        const x = extremeOf(slot, direction, lastTrace);
+        if (Math.abs(x.bps) > Math.abs(o.row.peakDeviationBps)) {
+          o.row.peakDeviationBps = x.bps;
+          o.row.peakPrice = x.price;
+          o.row.trace.peak = x;
         }
         continue;
       }
@@ -252,22 +328,21 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     }
     if (!beyond) { pending = null; continue; }
 
-    const t = run!.first.ts === slot.ts ? run!.first : traceOf(slot, bps);
-    const ev = evidenceOf(slot, direction, threshold);
+    const t = run!.first.ts === slot.ts ? run!.first : lastTrace;
     const reasons: string[] = [];
     const daily = slot.kind === "backfill" && slot.cadenceSec >= 86400;
     const supply = slot.supplyUsd ?? 0;
     if (supply >= LARGE_CAP_USD || (supply >= SOFT_LARGE_CAP_USD && Math.abs(bps) >= 2 * threshold)) reasons.push("large-cap");
     if (slot.consensus.priceConfidence === "low" || slot.consensus.priceConfidence === "fallback") reasons.push("low-confidence");
     if (Math.abs(bps) >= EXTREME_MOVE_BPS && !daily) reasons.push("extreme-move");
-    // Daily history: one point of one category is not enough (two-point rule), except a crash ≥ 5000 bps.
+    // Daily history: one point of one family is not enough (two-point rule), except a crash ≥ 5000 bps.
     if (daily && new Set(ev.labels).size < 2 && Math.abs(bps) < EXTREME_MOVE_BPS) reasons.push("single-daily-point");
     if (pending && (pending.direction !== direction || slot.ts - pending.first.ts > pending.expirySec)) {
       if (pending.direction === direction) expiredPending++;
       pending = null;
     }
     if (!pending && reasons.length === 0) {
-      openEvent(run!.first, run!.firstSlot, run!.peak, direction, { sources: null, reasons: null, policy: "none", points: 1 }, t);
+      openEvent(run!.first, run!.firstSlot, run!.peak, direction, { sources: null, reasons: null, policy: "none", points: 1 }, t, run!.families);
       continue;
     }
     if (!pending) {
@@ -296,19 +371,12 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
         reasons: [...p.reasons].sort().join("+") || null,
         policy: byCategory ? "second-category" : "two-point-daily",
         points: p.points,
-      }, t);
+      }, t, run!.families);
       for (const q of run!.firstSlot.quotes) open!.providers.add(q.source);
       pending = null;
     }
   }
-  if (open) {
-    const o: Open = open;
-    rows.push({
-      ...o.row, id: depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source), endedAt: null, recoveryPrice: null, closeReason: null,
-      provenance: { ...o.row.provenance, sourcePriceProviders: [...o.providers].sort() },
-      trace: { ...o.row.trace, closed: null },
-    });
-  }
+  if (open) finish(open, null, null, null, null);
   let alive: PendingIncident | null = null;
   if (pending && asOf - pending.first.ts <= pending.expirySec) {
     const p: Pending = pending;
@@ -343,6 +411,7 @@ export function linkIncidents(rows: DepegEventRow[]): DepegEventRow[] {
         peakPrice: worse ? r.peakPrice : prev.peakPrice,
         endedAt: r.endedAt, recoveryPrice: r.recoveryPrice, closeReason: r.closeReason,
         constituentEventCount: prev.constituentEventCount + r.constituentEventCount,
+        families: [...new Set([...prev.families, ...r.families])].sort(),
         provenance: {
           ...prev.provenance,
           sourcePriceProviders: [...new Set([...prev.provenance.sourcePriceProviders, ...r.provenance.sourcePriceProviders])].sort(),

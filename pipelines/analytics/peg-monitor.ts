@@ -1,6 +1,7 @@
+import { sourceFamily } from "../sources/lineage.ts";
 import type { Analytic, Row } from "./contract.ts";
-import { type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot } from "./depeg-detection.ts";
-import { computeConsensus, type Consensus, type Quote, type QuoteCategory } from "./price-consensus.ts";
+import { BAR_WICK_GUARD_BPS, type BarExtreme, type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot, thresholdBps } from "./depeg-detection.ts";
+import { AGREEMENT_BPS, computeConsensus, type Consensus, divergenceBps, type Quote, type QuoteCategory } from "./price-consensus.ts";
 
 /**
  * Peg monitor: quality-filters every price observation, forms the 15-minute consensus grid, judges
@@ -13,6 +14,12 @@ import { computeConsensus, type Consensus, type Quote, type QuoteCategory } from
  * - `single-source-spike`: a quote ≥ 2000 bps away from both the previous and the next quote of the
  *   same source on the same side (a one-point excursion that reverts), with no other source in its
  *   slot within 500 bps of it.
+ * - `stuck-quote`: a source repeating one identical price on consecutive observations spanning
+ *   ≥ 24 h, at a price beyond the depeg threshold from the reference, is not fresh evidence: every
+ *   quote of that run is refused (e.g. a stale 0.1455 repeated for a week). Repeats at peg are kept.
+ *
+ * NAV tokens (price follows a rising NAV) and floating pegs (no fixed target) keep their
+ * consensus prices but are not judged: no depeg detection, no peg score (`judgement` says why).
  */
 export const CURRENT_QUOTE_WINDOW_SEC = 24 * 3600;
 const SPIKE_BPS = 2000;
@@ -27,6 +34,9 @@ interface Obs {
   ts: number;
   intervalSec: number;
   price: number;
+  /** Bar low and high (USD) for OHLC sources; equal to `price` for point quotes. */
+  low: number;
+  high: number;
   mode: Quote["observedAtMode"];
   reference: number | null;
   referenceSource: string;
@@ -40,13 +50,13 @@ function usableReference(o: Obs, pegCurrency: string): number | null {
 }
 
 /** Splits a coin's observations into kept and rejected (with reasons), applying the quality rules. */
-export function filterObservations(obs: Obs[], pegCurrency: string): { kept: Obs[]; rejected: { obs: Obs; reason: string }[] } {
+export function filterObservations(obs: Obs[], pegCurrency: string, pegType = "peggedUSD", judged = true): { kept: Obs[]; rejected: { obs: Obs; reason: string }[] } {
   const rejected: { obs: Obs; reason: string }[] = [];
   const candidates: Obs[] = [];
   for (const o of obs) {
     if (!Number.isFinite(o.price) || o.price <= 0) { rejected.push({ obs: o, reason: "price-non-positive-or-nan" }); continue; }
     const ref = usableReference(o, pegCurrency);
-    if (ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > 1.19 * ref) { rejected.push({ obs: o, reason: "above-price-bound" }); continue; }
+    if (judged && ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > 1.19 * ref) { rejected.push({ obs: o, reason: "above-price-bound" }); continue; }
     candidates.push(o);
   }
   const bySource = new Map<string, Obs[]>();
@@ -67,10 +77,55 @@ export function filterObservations(obs: Obs[], pegCurrency: string): { kept: Obs
     }
   }
   for (const o of spikes) rejected.push({ obs: o, reason: "single-source-spike" });
-  return { kept: candidates.filter((o) => !spikes.has(o)), rejected };
+  const stuck = judged ? stuckQuotes([...bySource.values()], pegCurrency, thresholdBps(pegType)) : new Set<Obs>();
+  for (const o of stuck) if (!spikes.has(o)) rejected.push({ obs: o, reason: "stuck-quote" });
+  return { kept: candidates.filter((o) => !spikes.has(o) && !stuck.has(o)), rejected };
 }
 
-const toQuote = (o: Obs): Quote => ({ source: o.source, category: o.category, price: o.price, observedAt: o.ts, observedAtMode: o.mode });
+/** Minimum span (s) of a run of identical quotes of one source before it counts as stuck. */
+export const STUCK_QUOTE_MIN_SPAN_SEC = 24 * 3600;
+
+/**
+ * Quotes of stuck runs: per source (each sequence ascending by ts), maximal runs of exactly equal
+ * prices spanning ≥ 24 h whose price is beyond `threshold` bps from a usable reference.
+ */
+function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number): Set<Obs> {
+  const out = new Set<Obs>();
+  for (const seq of sequences) {
+    let i = 0;
+    while (i < seq.length) {
+      let j = i;
+      while (j + 1 < seq.length && seq[j + 1].price === seq[i].price) j++;
+      if (j > i && seq[j].ts - seq[i].ts >= STUCK_QUOTE_MIN_SPAN_SEC) {
+        const ref = usableReference(seq[i], pegCurrency);
+        if (ref !== null && Math.abs(deviationBps(seq[i].price, ref)) >= threshold) for (let k = i; k <= j; k++) out.add(seq[k]);
+      }
+      i = j + 1;
+    }
+  }
+  return out;
+}
+
+const toQuote = (o: Obs): Quote => ({ source: o.source, category: o.category, family: sourceFamily(o.source), price: o.price, observedAt: o.ts, observedAtMode: o.mode });
+
+/**
+ * Guarded bar extremes of a slot's observations: lowest low / highest high of bars (interval
+ * < 1 day, low ≠ high) lying within BAR_WICK_GUARD_BPS of their own close; null when none.
+ */
+function barExtremes(bars: Obs[]): { low: BarExtreme | null; high: BarExtreme | null } {
+  let low: BarExtreme | null = null;
+  let high: BarExtreme | null = null;
+  for (const o of bars) {
+    if (o.intervalSec <= 0 || o.intervalSec >= 86400 || o.low === o.high) continue;
+    if (Math.abs(deviationBps(o.low, o.price)) <= BAR_WICK_GUARD_BPS && (!low || o.low < low.price)) {
+      low = { price: o.low, source: o.source, family: sourceFamily(o.source), barEndTs: o.ts, intervalSec: o.intervalSec };
+    }
+    if (Math.abs(deviationBps(o.high, o.price)) <= BAR_WICK_GUARD_BPS && (!high || o.high > high.price)) {
+      high = { price: o.high, source: o.source, family: sourceFamily(o.source), barEndTs: o.ts, intervalSec: o.intervalSec };
+    }
+  }
+  return { low, high };
+}
 
 /**
  * Supply (USD) at `ts` from a coin's ascending daily history, carried forward. Live slots without
@@ -90,14 +145,17 @@ function supplyAt(history: { dayTs: number; usd: number }[], ts: number, current
 /** Builds a coin's slots: last quote per source per 15-minute slot, judged against the slot's reference. */
 export function buildSlots(obs: Obs[], pegCurrency: string, supplyHistory: { dayTs: number; usd: number }[], currentSupply: number | null): Slot[] {
   const bySlot = new Map<number, Map<string, Obs>>();
+  const barsBySlot = new Map<number, Obs[]>();
   for (const o of obs) {
     const ts = Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
     const m = bySlot.get(ts) ?? new Map<string, Obs>();
     const prev = m.get(o.source);
     if (!prev || o.ts >= prev.ts) m.set(o.source, o);
     bySlot.set(ts, m);
+    if (o.low !== o.high) barsBySlot.set(ts, [...(barsBySlot.get(ts) ?? []), o]);
   }
   return [...bySlot.entries()].sort(([a], [b]) => a - b).map(([ts, m]) => {
+    const extremes = barExtremes(barsBySlot.get(ts) ?? []);
     const latest = [...m.values()].sort((a, b) => b.ts - a.ts || a.source.localeCompare(b.source));
     const ref = usableReference(latest[0], pegCurrency);
     const quotes = latest.map(toQuote).sort((a, b) => a.source.localeCompare(b.source));
@@ -107,6 +165,7 @@ export function buildSlots(obs: Obs[], pegCurrency: string, supplyHistory: { day
       ts, consensus: computeConsensus(quotes, ref), quotes, pegReference: ref, referenceSource: latest[0].referenceSource,
       supplyUsd: supply.usd, supplySource: supply.source, kind: live ? "live" : "backfill",
       cadenceSec: Math.max(...latest.map((o) => o.intervalSec)),
+      barLow: extremes.low, barHigh: extremes.high,
     };
   });
 }
@@ -116,13 +175,14 @@ const ROW_COLUMNS = {
   id: "BIGINT", stablecoin_id: "VARCHAR", symbol: "VARCHAR", peg_type: "VARCHAR", direction: "VARCHAR", peak_deviation_bps: "BIGINT",
   started_at: "BIGINT", ended_at: "BIGINT", start_price: "DOUBLE", peak_price: "DOUBLE", recovery_price: "DOUBLE", peg_reference: "DOUBLE",
   source: "VARCHAR", confirmation_sources: "VARCHAR", pending_reason: "VARCHAR", close_reason: "VARCHAR", constituent_event_count: "BIGINT",
-  provenance_json: "VARCHAR", trace_json: "VARCHAR",
+  provenance_json: "VARCHAR", trace_json: "VARCHAR", source_families: "VARCHAR",
 } as const;
 const eventRow = (e: DepegEventRow): Row => ({
   id: e.id, stablecoin_id: e.stablecoinId, symbol: e.symbol, peg_type: e.pegType, direction: e.direction, peak_deviation_bps: e.peakDeviationBps,
   started_at: e.startedAt, ended_at: e.endedAt, start_price: e.startPrice, peak_price: e.peakPrice, recovery_price: e.recoveryPrice,
   peg_reference: e.pegReference, source: e.source, confirmation_sources: e.confirmationSources, pending_reason: e.pendingReason,
   close_reason: e.closeReason, constituent_event_count: e.constituentEventCount, provenance_json: j(e.provenance), trace_json: j(e.trace),
+  source_families: e.families.join("+"),
 });
 
 function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number): { c: Consensus; reference: number | null; referenceSource: string | null } {
@@ -147,11 +207,11 @@ export const pegMonitor: Analytic = {
   name: "peg_monitor",
   inputs: {
     obs: `select o.stablecoin_id, o.peg_type, o.source, o.category, o.kind, o.ts::integer as ts, o.interval_sec::integer as interval_sec,
-            o.price_usd, o.observed_at_mode, r.reference_usd, r.reference_source
+            o.price_usd, o.low_usd, o.high_usd, o.observed_at_mode, r.reference_usd, r.reference_source
           from int_price_observations o
           left join int_peg_references r on r.peg_type = o.peg_type and r.day = cast(make_timestamp(o.ts * 1000000) as date)
           order by o.stablecoin_id, o.ts, o.source`,
-    coins: "select id, symbol, peg_type, peg_currency from registry_coins order by id",
+    coins: "select id, symbol, peg_type, peg_currency, nav_token, floating_peg from registry_coins order by id",
     supplyHistory: `select stablecoin_id, epoch(date)::integer as day_ts, usd from int_supply_history_points where usd is not null
           qualify row_number() over (partition by stablecoin_id, date order by priority, source) = 1
           order by stablecoin_id, day_ts`,
@@ -168,6 +228,11 @@ export const pegMonitor: Analytic = {
       peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT",
     },
     price_observation_rejections: { stablecoin_id: "VARCHAR", source: "VARCHAR", ts: "BIGINT", price_usd: "DOUBLE", reason: "VARCHAR" },
+    source_quality_daily: {
+      stablecoin_id: "VARCHAR", date: "VARCHAR", judged: "BOOLEAN", slots: "BIGINT", sources_quoted: "VARCHAR", families_quoted: "VARCHAR",
+      disagreeing_sources: "VARCHAR", stuck_sources: "VARCHAR", rejected_quotes: "BIGINT", rejected_json: "VARCHAR",
+      consensus_low: "DOUBLE", consensus_high: "DOUBLE", high_confidence_slots: "BIGINT",
+    },
     depeg_event_rows: { ...ROW_COLUMNS },
     depeg_incidents: { ...ROW_COLUMNS },
     depeg_pending: {
@@ -185,16 +250,19 @@ export const pegMonitor: Analytic = {
     };
     const obsBy = group<Obs>(inputs.obs, (r) => ({
       source: r.source, category: r.category, kind: r.kind, ts: r.ts, intervalSec: r.interval_sec, price: r.price_usd === null ? NaN : Number(r.price_usd),
+      low: r.low_usd === null ? NaN : Number(r.low_usd), high: r.high_usd === null ? NaN : Number(r.high_usd),
       mode: r.observed_at_mode, reference: r.reference_usd === null ? null : Number(r.reference_usd), referenceSource: r.reference_source ?? "missing",
     }));
     const histBy = group(inputs.supplyHistory, (r) => ({ dayTs: r.day_ts as number, usd: Number(r.usd) }));
     const current = new Map(inputs.supplyCurrent.map((r) => [r.stablecoin_id as string, Number(r.circulating_usd)]));
-    const tables: Record<string, Row[]> = { price_consensus_slots: [], price_current: [], price_observation_rejections: [], depeg_event_rows: [], depeg_incidents: [], depeg_pending: [] };
+    const tables: Record<string, Row[]> = { price_consensus_slots: [], price_current: [], price_observation_rejections: [], source_quality_daily: [], depeg_event_rows: [], depeg_incidents: [], depeg_pending: [] };
     const rejected: Record<string, number> = {};
     let expired = 0;
     for (const id of [...obsBy.keys()].sort()) {
       const coin = coins.get(id)!;
-      const { kept, rejected: rej } = filterObservations(obsBy.get(id)!, coin.peg_currency);
+      // NAV tokens and floating pegs: consensus prices yes, judgement against a fixed reference no.
+      const judged = !coin.nav_token && !coin.floating_peg;
+      const { kept, rejected: rej } = filterObservations(obsBy.get(id)!, coin.peg_currency, coin.peg_type, judged);
       for (const r of rej) {
         rejected[r.reason] = (rejected[r.reason] ?? 0) + 1;
         tables.price_observation_rejections.push({ stablecoin_id: id, source: r.obs.source, ts: r.obs.ts, price_usd: Number.isFinite(r.obs.price) ? r.obs.price : null, reason: r.reason });
@@ -215,6 +283,8 @@ export const pegMonitor: Analytic = {
         price_observed_at_mode: cur.c.observedAtMode, price_synced_at: cur.c.price === null ? null : asOf, peg_reference: cur.reference,
         reference_source: cur.referenceSource, deviation_bps: cur.reference !== null && cur.c.price !== null ? deviationBps(cur.c.price, cur.reference) : null,
       });
+      tables.source_quality_daily.push(...sourceQualityDays(id, judged, obsBy.get(id)!, rej, slots));
+      if (!judged) continue;
       const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf);
       expired += det.expiredPending;
       for (const r of det.rows) tables.depeg_event_rows.push(eventRow(r));
@@ -225,6 +295,49 @@ export const pegMonitor: Analytic = {
     return { tables, rejected };
   },
 };
+
+const dayOf = (ts: number) => new Date(ts * 1000).toISOString().slice(0, 10);
+const joinSorted = (xs: Iterable<string>) => [...new Set(xs)].sort().join("+");
+
+/**
+ * Per UTC day of one coin (slot end ts − 1 s decides the day): the sources quoted, their families,
+ * sources whose quote sat outside the agreement window of a slot's consensus, stuck sources, and
+ * rejected quotes by source and rule — so every consensus price can be audited.
+ */
+function sourceQualityDays(id: string, judged: boolean, obs: Obs[], rejected: { obs: Obs; reason: string }[], slots: Slot[]): Row[] {
+  type Day = { sources: Set<string>; disagree: Set<string>; stuck: Set<string>; rejected: Record<string, Record<string, number>>; nRejected: number; slots: number; high: number; lo: number | null; hi: number | null };
+  const days = new Map<string, Day>();
+  const day = (ts: number) => {
+    const k = dayOf(ts - 1);
+    let d = days.get(k);
+    if (!d) { d = { sources: new Set(), disagree: new Set(), stuck: new Set(), rejected: {}, nRejected: 0, slots: 0, high: 0, lo: null, hi: null }; days.set(k, d); }
+    return d;
+  };
+  for (const o of obs) day(o.ts).sources.add(o.source);
+  for (const r of rejected) {
+    const d = day(r.obs.ts);
+    d.nRejected++;
+    const bySrc = (d.rejected[r.obs.source] ??= {});
+    bySrc[r.reason] = (bySrc[r.reason] ?? 0) + 1;
+    if (r.reason === "stuck-quote") d.stuck.add(r.obs.source);
+  }
+  for (const s of slots) {
+    const d = day(s.ts);
+    d.slots++;
+    const p = s.consensus.price;
+    if (p === null) continue;
+    if (s.consensus.priceConfidence === "high") d.high++;
+    d.lo = d.lo === null ? p : Math.min(d.lo, p);
+    d.hi = d.hi === null ? p : Math.max(d.hi, p);
+    for (const q of s.quotes) if (divergenceBps(q.price, p) > AGREEMENT_BPS) d.disagree.add(q.source);
+  }
+  return [...days.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([date, d]) => ({
+    stablecoin_id: id, date, judged, slots: d.slots, sources_quoted: joinSorted(d.sources), families_quoted: joinSorted([...d.sources].map(sourceFamily)),
+    disagreeing_sources: joinSorted(d.disagree), stuck_sources: joinSorted(d.stuck), rejected_quotes: d.nRejected,
+    rejected_json: j(Object.fromEntries(Object.entries(d.rejected).sort(([a], [b]) => a.localeCompare(b)))),
+    consensus_low: d.lo, consensus_high: d.hi, high_confidence_slots: d.high,
+  }));
+}
 
 const pendingRow = (p: PendingIncident): Row => ({
   stablecoin_id: p.stablecoinId, symbol: p.symbol, direction: p.direction, first_seen_at: p.firstSeenAt, last_seen_at: p.lastSeenAt,

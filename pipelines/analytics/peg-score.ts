@@ -1,7 +1,10 @@
 import { thresholdBps } from "./depeg-detection.ts";
 
 /**
- * Peg score (methodology `ballast-peg-score-v1`), 0-100, per coin over a 4-year window. Pure.
+ * Peg score (methodology `ballast-peg-score-v2`), 0-100, per coin over a 4-year window. Pure.
+ * Changelog: v2 (2026-11) — tracking starts at the first accepted price (not supply); no score
+ * without a price, a current price or 30 priced days, and none for NAV tokens or floating pegs
+ * (pipelines/analytics/peg-summary.ts). v1 — first version.
  *
  * - Window start = max(tracking start, now − 4 × 365.25 d); span = max(now − start, 1 s); fewer than
  *   7 days of span → score null.
@@ -14,7 +17,7 @@ import { thresholdBps } from "./depeg-detection.ts";
  * - pegScore = clamp(round(0.5 × pegPct + 0.5 × severityScore − active − spread), 0, 100).
  * Recent window: the same time-at-peg over the last 90 days plus incident and threshold-crossing counts.
  */
-export const PEG_SCORE_VERSION = "ballast-peg-score-v1";
+export const PEG_SCORE_VERSION = "ballast-peg-score-v2";
 const YEAR = 365.25 * 86400;
 const LOOKBACK_SEC = Math.ceil(4 * YEAR);
 const RECENT_DAYS = 90;

@@ -1,5 +1,6 @@
 /**
- * Price consensus (methodology `ballast-price-consensus-v1`): one price per coin and time from every
+ * Price consensus (methodology `ballast-price-consensus-v2`; v2: independence is by declared
+ * source family, see pipelines/sources/lineage.ts): one price per coin and time from every
  * usable quote, with a confidence label. Pure functions; the build runs them per 15-minute slot.
  *
  * Rules:
@@ -7,9 +8,9 @@
  *   pairwise, so on sorted prices the candidate clusters are the windows whose ends agree.
  * - Best cluster: more members, then more total weight, then a hard (CEX) member, then tighter
  *   spread, then median closer to the peg reference, then the alphabetically smaller label.
- * - ≥ 2 members: price = cluster median, confidence `high`, label = members sorted and joined by `+`;
- *   a cluster made only of list aggregators (CoinGecko, DefiLlama, Alchemy re-export overlapping
- *   data) is downgraded to `single-source`.
+ * - ≥ 2 members: price = cluster median, label = members sorted and joined by `+`; confidence
+ *   `high` only when the members span ≥ 2 independent source families (Alchemy's series is a copy
+ *   of CoinGecko's, so `alchemy+coingecko` is one family and stays `single-source`).
  * - 1 quote: that quote, `single-source`. Several quotes and no agreeing pair: `low`, the quote of the
  *   strongest tier, then closest to the reference, then highest weight, then alphabetical.
  * - No quote: price null, source `missing`, confidence null.
@@ -22,6 +23,8 @@ export type QuoteCategory = "off-chain" | "CEX" | "DEX" | "Pool";
 export interface Quote {
   source: string;
   category: QuoteCategory;
+  /** Independent upstream family the quote derives from (`sourceFamily(source)`). */
+  family: string;
   price: number;
   observedAt: number;
   observedAtMode: "upstream" | "local_fetch" | "unknown";
@@ -47,8 +50,6 @@ export const AGREEMENT_BPS = 50;
 
 /** Consensus weight per source; unknown sources weigh 1. */
 export const SOURCE_WEIGHTS: Record<string, number> = { coingecko: 2, binance: 2, defillama: 1, alchemy: 1 };
-/** Sources that re-export overlapping aggregate data; a cluster of only these is not independent. */
-export const LIST_AGGREGATORS = new Set(["coingecko", "defillama", "alchemy"]);
 
 const weight = (q: Quote) => SOURCE_WEIGHTS[q.source] ?? 1;
 /** Trust tier (lower is stronger): CEX/DEX markets 1, aggregators 3. */
@@ -74,6 +75,7 @@ function collapse(quotes: Quote[]): Quote[] {
   return [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([source, qs]) => ({
     source,
     category: qs[0].category,
+    family: qs[0].family,
     price: median(qs.map((q) => q.price)),
     observedAt: Math.min(...qs.map((q) => q.observedAt)),
     observedAtMode: qs.every((q) => q.observedAtMode === qs[0].observedAtMode) ? qs[0].observedAtMode : "unknown",
@@ -114,11 +116,11 @@ export function computeConsensus(quotes: Quote[], pegReference: number | null): 
     }
   }
   if (best) {
-    const onlyLists = best.members.every((q) => LIST_AGGREGATORS.has(q.source));
+    const oneFamily = new Set(best.members.map((q) => q.family)).size < 2;
     return {
       price: median(best.members.map((q) => q.price)),
       priceSource: best.label,
-      priceConfidence: onlyLists ? "single-source" : "high",
+      priceConfidence: oneFamily ? "single-source" : "high",
       consensusSources,
       agreeSources: best.members.map((q) => q.source).sort(),
       observedAt: Math.min(...best.members.map((q) => q.observedAt)),

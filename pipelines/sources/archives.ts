@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RowCollector } from "./parse-helpers.ts";
+import { alignDailyLabel, parseTimeLabel } from "./time.ts";
 import type { Endpoint } from "./types.ts";
 
 /**
@@ -16,23 +17,31 @@ const AlchemyPriceRow = z.object({
 
 /**
  * Daily USD prices from Alchemy's historical token-price API (as recorded by bhemen/crypto_insights).
- * Payload: `{ geckoId, points: [{ date, price }] }`. Same raw table as DefiLlama prices, source `alchemy`.
+ * Payload: `{ geckoId, points: [{ date ("YYYY-MM-DD", a UTC day), price (USD, text) }] }`. Same raw
+ * table as DefiLlama prices, source `alchemy`. The series is a copy of CoinGecko's daily series
+ * (MANIFEST: 857/857 shared days equal), so its family is `coingecko`. Bad points drop only themselves.
  */
 export const alchemyDailyPricesArchive: Endpoint = {
   key: "alchemy.daily_prices",
   source: "alchemy",
+  lineage: { family: "coingecko", derivedFrom: "coingecko" },
+  time: { zone: "UTC", dailyBucket: "00:00 UTC point (one row per UTC day)" },
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: Number.POSITIVE_INFINITY,
-  payloadSchema: z.object({ geckoId: z.string(), points: z.array(z.object({ date: z.string(), price: z.unknown() })) }),
+  payloadSchema: z.object({ geckoId: z.string(), points: z.array(z.unknown()) }),
   rowSchema: AlchemyPriceRow,
   table: { name: "raw_price_history", columns: { source: "VARCHAR", gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE" } },
-  toRows(payload: { geckoId: string; points: { date: string; price: unknown }[] }) {
+  toRows(payload: { geckoId: string; points: unknown[] }) {
     const rc = new RowCollector(AlchemyPriceRow);
-    for (const p of payload.points) {
-      const price = typeof p.price === "string" && p.price.trim() !== "" ? Number(p.price) : NaN;
+    for (const raw of payload.points) {
+      const p = (raw && typeof raw === "object" ? raw : {}) as { date?: unknown; price?: unknown };
+      if (typeof p.date !== "string") { rc.drop("time-label-invalid"); continue; }
+      const day = alignDailyLabel(p.date, "UTC");
+      if (!day.ok) { rc.drop(day.reason); continue; }
+      const price = typeof p.price === "string" && p.price.trim() !== "" ? Number(p.price) : typeof p.price === "number" ? p.price : NaN;
       if (!Number.isFinite(price) || price <= 0) { rc.drop("price-non-positive-or-nan"); continue; }
-      rc.add({ source: "alchemy", gecko_id: payload.geckoId, date: p.date.slice(0, 10), price_usd: price });
+      rc.add({ source: "alchemy", gecko_id: payload.geckoId, date: day.date, price_usd: price });
     }
     return rc.result();
   },
@@ -52,18 +61,21 @@ const SupplySampleRow = z.object({
 
 /**
  * On-chain `totalSupply()` samples (every 5,000 blocks) of BNB-chain stablecoin contracts.
- * Payload: `{ chainId, decimals, rows: [{ address, symbol, block, supply, ts }] }`.
+ * Payload: `{ chainId, decimals, rows: [{ address, symbol, block, supply (raw base units), ts ("YYYY-MM-DD hh:mm:ss" UTC) }] }`.
+ * `observed_at` is the block time (Unix s), `date` its UTC day. A malformed row drops only itself.
  */
 export const onchainSupplySamplesArchive: Endpoint = {
   key: "onchain.total_supply_samples",
   source: "onchain",
+  lineage: { family: "onchain", derivedFrom: null },
+  time: { zone: "UTC", dailyBucket: "intraday sample; date = UTC day of block time" },
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: Number.POSITIVE_INFINITY,
   payloadSchema: z.object({
     chainId: z.string(),
     decimals: z.number().int(),
-    rows: z.array(z.record(z.string(), z.string())),
+    rows: z.array(z.unknown()),
   }),
   rowSchema: SupplySampleRow,
   table: {
@@ -73,13 +85,16 @@ export const onchainSupplySamplesArchive: Endpoint = {
       observed_at: "BIGINT", supply_raw: "HUGEINT", decimals: "BIGINT",
     },
   },
-  toRows(payload: { chainId: string; decimals: number; rows: Record<string, string>[] }) {
+  toRows(payload: { chainId: string; decimals: number; rows: unknown[] }) {
     const rc = new RowCollector(SupplySampleRow);
-    for (const r of payload.rows) {
-      const ts = Math.floor(Date.parse(`${(r.ts ?? "").replace(" ", "T")}Z`) / 1000);
-      if (!Number.isFinite(ts)) { rc.drop("sample-timestamp-invalid"); continue; }
+    for (const raw of payload.rows) {
+      if (!raw || typeof raw !== "object" || Array.isArray(raw)) { rc.drop("sample-row-invalid"); continue; }
+      const r = raw as Record<string, string>;
+      const label = typeof r.ts === "string" ? parseTimeLabel(r.ts, "UTC") : null;
+      if (!label || label.kind !== "instant") { rc.drop("sample-timestamp-invalid"); continue; }
+      const ts = Math.floor(label.unixSec);
       rc.add({
-        chain_id: payload.chainId, contract_address: (r.address ?? "").toLowerCase(), symbol: r.symbol,
+        chain_id: payload.chainId, contract_address: String(r.address ?? "").toLowerCase(), symbol: r.symbol,
         block_number: Number(r.block), date: new Date(ts * 1000).toISOString().slice(0, 10), observed_at: ts,
         supply_raw: r.supply, decimals: payload.decimals,
       });

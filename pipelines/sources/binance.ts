@@ -1,9 +1,15 @@
 import { z } from "zod";
 import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Endpoint } from "./types.ts";
+import type { Endpoint, SourceTime } from "./types.ts";
 
-/** Binance spot REST API. Klines wire format: `[openTime ms, open, high, low, close, volume, closeTime ms, …]`. */
+/**
+ * Binance spot REST API. Klines wire format: `[openTime ms, open, high, low, close, volume, closeTime ms, …]`,
+ * times epoch ms UTC, prices in quote-coin units.
+ */
 export const BINANCE_BASE_URL = "https://api.binance.com/";
+
+/** Intraday bars: UTC instants; `date` is the UTC calendar day of the bar end (`ts`). */
+export const INTRADAY_BAR_TIME: SourceTime = { zone: "UTC", dailyBucket: "intraday bar; date = UTC day of bar end" };
 
 /**
  * One intraday price bar of a coin: prices in `quote` units, `ts` = bar end (Unix s), the time its
@@ -43,24 +49,28 @@ const INTERVAL_SEC: Record<string, number> = { "1m": 60, "5m": 300, "15m": 900, 
 
 /**
  * `GET /api/v3/klines?symbol=S&interval=I&limit=1000` — CEX candles (category `CEX` in depeg
- * confirmation). Params: `symbol` (a key of BINANCE_PAIRS), `interval` (`1m`…`1h`).
- * Bars with a non-positive or non-finite price, or high < low, are dropped and counted.
+ * confirmation). Params: `symbol` (a key of BINANCE_PAIRS), `interval` (`1m`…`1h`). `ts` = close
+ * time + 1 ms in Unix s (UTC). A row that is not an array of ≥ 7 fields (`kline-row-invalid`),
+ * has a non-positive or non-finite price, or high < low is dropped and counted; the rest load.
  */
 export const binanceKlinesEndpoint: Endpoint = {
   key: "binance.klines",
   source: "binance",
+  lineage: { family: "binance", derivedFrom: null },
+  time: INTRADAY_BAR_TIME,
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 3600,
-  payloadSchema: z.array(z.array(z.unknown()).min(7)),
+  payloadSchema: z.array(z.unknown()),
   rowSchema: PriceBarRow,
   table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
-  toRows(payload: unknown[][], capture) {
+  toRows(payload: unknown[], capture) {
     const rc = new RowCollector(PriceBarRow);
     const pair = BINANCE_PAIRS[capture.params.symbol ?? ""];
     const interval = INTERVAL_SEC[capture.params.interval ?? ""];
     if (!pair || !interval) { rc.drop("unknown-pair-or-interval", payload.length); return rc.result(); }
     for (const k of payload) {
+      if (!Array.isArray(k) || k.length < 7) { rc.drop("kline-row-invalid"); continue; }
       const [open, high, low, close] = [k[1], k[2], k[3], k[4]].map(toFiniteNumber);
       const closeTimeMs = toFiniteNumber(k[6]);
       if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) { rc.drop("price-non-positive-or-nan"); continue; }
@@ -76,23 +86,29 @@ export const binanceKlinesEndpoint: Endpoint = {
 
 /**
  * Intraday USD bars of one coin from a CoinGecko range query, as recorded (archive-only; no live
- * client of ours). Payload `{ geckoId, intervalSec, bars: [{ dt (bar open, ISO), o, h, l, c }] }`.
+ * client of ours). Payload `{ geckoId, intervalSec, bars: [{ dt (bar open, ISO-8601 UTC), o, h, l, c }] }`;
+ * `ts` = bar open + interval (Unix s, UTC). A malformed bar drops only itself (counted).
  */
 export const coingeckoPriceBarsArchive: Endpoint = {
   key: "coingecko.price_bars",
   source: "coingecko",
+  lineage: { family: "coingecko", derivedFrom: null },
+  time: INTRADAY_BAR_TIME,
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: Number.POSITIVE_INFINITY,
-  payloadSchema: z.object({ geckoId: z.string(), intervalSec: z.number().int().positive(), bars: z.array(z.looseObject({ dt: z.string() })) }),
+  payloadSchema: z.object({ geckoId: z.string(), intervalSec: z.number().int().positive(), bars: z.array(z.unknown()) }),
   rowSchema: PriceBarRow,
   table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
-  toRows(payload: { geckoId: string; intervalSec: number; bars: Record<string, unknown>[] }) {
+  toRows(payload: { geckoId: string; intervalSec: number; bars: unknown[] }) {
     const rc = new RowCollector(PriceBarRow);
-    for (const b of payload.bars) {
+    for (const raw of payload.bars) {
+      if (!raw || typeof raw !== "object" || Array.isArray(raw)) { rc.drop("bar-invalid"); continue; }
+      const b = raw as Record<string, unknown>;
       const [open, high, low, close] = [b.o, b.h, b.l, b.c].map(toFiniteNumber);
       if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) { rc.drop("price-non-positive-or-nan"); continue; }
-      const start = Math.floor(Date.parse(String(b.dt)) / 1000);
+      // `dt` must carry an explicit UTC designator (`Z` or +00:00); a zone-less label is ambiguous.
+      const start = typeof b.dt === "string" && /(Z|[+-]00:?00)$/.test(b.dt) ? Math.floor(Date.parse(b.dt) / 1000) : NaN;
       if (!Number.isFinite(start)) { rc.drop("bar-time-invalid"); continue; }
       const ts = start + payload.intervalSec;
       rc.add({ source: "coingecko", gecko_id: payload.geckoId, quote: "USD", date: isoDay(ts), ts, interval_sec: payload.intervalSec, open, high, low, close });

@@ -1,9 +1,16 @@
 import { z } from "zod";
-import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Capture, Endpoint } from "./types.ts";
+import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
+import { alignDailyInstant } from "./time.ts";
+import type { Capture, Endpoint, SourceLineage } from "./types.ts";
 
-/** CoinGecko API v3 (`https://api.coingecko.com/api/v3`). Wire formats: shared/reference/upstreams.md §3. */
+/**
+ * CoinGecko API v3 (`https://api.coingecko.com/api/v3`). Wire formats: shared/reference/upstreams.md §3.
+ * Times are UTC: epoch ms in charts, ISO-8601 `Z` in `last_updated`.
+ */
 export const COINGECKO_BASE_URL = "https://api.coingecko.com/api/v3/";
+
+/** CoinGecko is a primary, independent upstream family (aggregated market prices). */
+export const COINGECKO_LINEAGE: SourceLineage = { family: "coingecko", derivedFrom: null };
 
 const MarketRow = z.object({
   observed_at: z.number().int(),
@@ -25,10 +32,16 @@ const MarketItem = z.looseObject({
   last_updated: z.string().nullable().optional(),
 });
 
-/** `GET /coins/markets?vs_currency=usd&category=stablecoins&per_page=250` — current price and market cap per coin. */
+/**
+ * `GET /coins/markets?vs_currency=usd&category=stablecoins&per_page=250` — current price, market
+ * cap, 24 h volume (USD) and circulating supply (coin units) per coin: a snapshot at the capture's
+ * `observedAt` (Unix s); `last_updated_at` Unix s (UTC). A malformed item drops only itself.
+ */
 export const coinsMarketsEndpoint: Endpoint = {
   key: "coingecko.markets",
   source: "coingecko",
+  lineage: COINGECKO_LINEAGE,
+  time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" },
   mode: "snapshot",
   maxStalenessSec: 6 * 3600,
   payloadSchema: z.array(z.unknown()),
@@ -66,16 +79,20 @@ const ChartRow = z.object({
   market_cap_usd: z.number().nonnegative().nullable(),
   volume_usd: z.number().nonnegative().nullable(),
 });
-const Series = z.array(z.tuple([z.unknown(), z.unknown()]));
+const Series = z.array(z.unknown());
 
 /**
- * `GET /coins/{id}/market_chart?vs_currency=usd&days=max&interval=daily` — daily price, market
- * cap and volume; timestamps in milliseconds. Rows are keyed by UTC day (last point of a day wins).
- * A market cap of 0 (CoinGecko's "unknown") is stored as null.
+ * `GET /coins/{id}/market_chart?vs_currency=usd&days=max&interval=daily` — daily USD price, market
+ * cap and volume; timestamps in epoch ms (UTC). Daily rule: a point within ±1 h of 00:00 UTC is
+ * that day's point (last one wins); others (the trailing "now" point) are dropped as
+ * `off-day-boundary`. A malformed point drops only itself. A market cap of 0 (CoinGecko's
+ * "unknown") is stored as null.
  */
 export const marketChartEndpoint: Endpoint = {
   key: "coingecko.market_chart",
   source: "coingecko",
+  lineage: COINGECKO_LINEAGE,
+  time: { zone: "UTC", dailyBucket: "00:00 UTC point" },
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
@@ -85,15 +102,18 @@ export const marketChartEndpoint: Endpoint = {
     name: "raw_coingecko__market_chart",
     columns: { gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE", market_cap_usd: "DOUBLE", volume_usd: "DOUBLE" },
   },
-  toRows(payload: Record<"prices" | "market_caps" | "total_volumes", [unknown, unknown][] | undefined>, capture: Capture) {
+  toRows(payload: Record<"prices" | "market_caps" | "total_volumes", unknown[] | undefined>, capture: Capture) {
     const rc = new RowCollector(ChartRow);
     const byDay = new Map<string, { price_usd: number | null; market_cap_usd: number | null; volume_usd: number | null }>();
-    const put = (series: [unknown, unknown][] | undefined, field: "price_usd" | "market_cap_usd" | "volume_usd") => {
-      for (const [ts, v] of series ?? []) {
-        const ms = toFiniteNumber(ts);
-        const n = toFiniteNumber(v);
+    const put = (series: unknown[] | undefined, field: "price_usd" | "market_cap_usd" | "volume_usd") => {
+      for (const point of series ?? []) {
+        if (!Array.isArray(point) || point.length < 2) { rc.drop(`${field}-point-invalid`); continue; }
+        const ms = toFiniteNumber(point[0]);
+        const n = toFiniteNumber(point[1]);
         if (ms === undefined || ms === null || n === undefined) { rc.drop(`${field}-point-invalid`); continue; }
-        const day = isoDay(Math.floor(ms / 1000));
+        const aligned = alignDailyInstant(ms / 1000);
+        if (!aligned.ok) { rc.drop(aligned.reason); continue; }
+        const day = aligned.date;
         const row = byDay.get(day) ?? { price_usd: null, market_cap_usd: null, volume_usd: null };
         row[field] = n === null || (field !== "volume_usd" && n <= 0) ? null : n;
         byDay.set(day, row);

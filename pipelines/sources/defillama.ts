@@ -1,12 +1,24 @@
 import { z } from "zod";
-import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Capture, Endpoint } from "./types.ts";
+import { IMPLAUSIBLE_VALUE, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
+import { alignDailyInstant } from "./time.ts";
+import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * DefiLlama stablecoins API (`https://stablecoins.llama.fi`). Wire formats: shared/reference/upstreams.md §1.
  * Four endpoints: the current list, per-coin detail history, total/per-chain charts, daily prices.
+ *
+ * Time: history `date` fields are Unix seconds of 00:00 UTC points (the detail history also ends
+ * with one "now" point, which is not a daily point and is dropped as `off-day-boundary`). Recorded
+ * archive CSVs label the same points in America/New_York; their readers convert (see time.ts).
+ * Implausible values (non-finite, or above 1e13 native units / USD) are dropped as `implausible-value`.
  */
 export const DEFILLAMA_BASE_URL = "https://stablecoins.llama.fi";
+
+/** DefiLlama is a primary, independent upstream family. */
+export const DEFILLAMA_LINEAGE: SourceLineage = { family: "defillama", derivedFrom: null };
+
+/** Live DefiLlama history: epoch seconds of 00:00 UTC points. */
+export const DEFILLAMA_DAILY_TIME: SourceTime = { zone: "UTC", dailyBucket: "00:00 UTC point" };
 
 /**
  * Date (Unix s) from which `/stablecoins` `circulating*` values are USD (upstream commit
@@ -22,8 +34,9 @@ export function listCirculatingUnit(observedAt: number): "native" | "usd" {
 const PegBuckets = z.unknown();
 
 /**
- * Keeps finite, non-negative bucket values; counts every other value under `reason`.
- * Returns null when the map is absent.
+ * Keeps finite, non-negative, plausible bucket values (peg → amount in the capture's circulating
+ * unit); counts non-finite or > 1e13 values as `implausible-value` and other bad values as
+ * `bucket-invalid-value`. Returns null when the map is absent.
  */
 function cleanBuckets(map: unknown, rc: RowCollector): Record<string, number> | null {
   if (map === null || map === undefined) return null;
@@ -31,8 +44,9 @@ function cleanBuckets(map: unknown, rc: RowCollector): Record<string, number> | 
   if (typeof map !== "object") { rc.drop("bucket-not-a-map"); return null; }
   const out: Record<string, number> = {};
   for (const [peg, raw] of Object.entries(map as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) {
-    const n = toFiniteNumber(raw);
-    if (n === undefined || (n !== null && n < 0)) rc.drop("bucket-invalid-value");
+    const n = toPlausibleAmount(raw);
+    if (n === "implausible") rc.drop(IMPLAUSIBLE_VALUE);
+    else if (n === "malformed" || (n !== null && n < 0)) rc.drop("bucket-invalid-value");
     else if (n !== null) out[peg] = n;
   }
   return out;
@@ -84,10 +98,17 @@ const BUCKET_KEYS = [
   ["circulatingPrevMonth", "circulatingPrevMonth"],
 ] as const;
 
-/** `GET /stablecoins?includePrices=true` — the current list (one row per asset). */
+/**
+ * `GET /stablecoins?includePrices=true` — the current list (one row per asset), a snapshot at the
+ * capture's `observedAt` (Unix s, UTC). `circulating*` values are native peg units before
+ * DEFILLAMA_USD_SWITCH_AT and USD after; `price` is USD. An invalid asset is dropped and counted;
+ * bad values inside an asset are nulled/removed and counted.
+ */
 export const stablecoinsEndpoint: Endpoint = {
   key: "defillama.stablecoins",
   source: "defillama",
+  lineage: DEFILLAMA_LINEAGE,
+  time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" },
   mode: "snapshot",
   maxStalenessSec: 6 * 3600,
   payloadSchema: z.looseObject({ peggedAssets: z.array(z.unknown()), chains: z.array(z.unknown()).optional() }),
@@ -106,8 +127,10 @@ export const stablecoinsEndpoint: Endpoint = {
       const parsed = ListAsset.safeParse(item);
       if (!parsed.success) { rc.drop(`asset-invalid-${parsed.error.issues[0]?.path.join(".") || "shape"}`); continue; }
       const a = parsed.data;
-      const price = toFiniteNumber(a.price);
-      if (price === undefined || (price !== null && price <= 0)) rc.drop("price-invalid");
+      const rawPrice = toPlausibleAmount(a.price);
+      if (rawPrice === "implausible") rc.drop(IMPLAUSIBLE_VALUE);
+      const price = typeof rawPrice === "number" && rawPrice > 0 ? rawPrice : null;
+      if (rawPrice === "malformed" || (typeof rawPrice === "number" && rawPrice <= 0)) rc.drop("price-invalid");
       const buckets: Record<string, Record<string, number>> = {};
       for (const [outKey, inKey] of BUCKET_KEYS) {
         const b = cleanBuckets((a as Record<string, unknown>)[inKey], rc);
@@ -133,7 +156,7 @@ export const stablecoinsEndpoint: Endpoint = {
         peg_type: a.pegType,
         peg_mechanism: a.pegMechanism ?? null,
         price_source: a.priceSource ?? null,
-        price: price === undefined || (price !== null && price <= 0) ? null : price,
+        price,
         buckets_json: JSON.stringify(buckets),
         chain_buckets_json: JSON.stringify(chainBuckets),
         chains_json: JSON.stringify(a.chains ?? []),
@@ -155,45 +178,57 @@ const DetailRow = z.object({
 
 const TokenPoint = z.looseObject({ date: z.unknown(), circulating: z.record(z.string(), z.unknown()).optional() });
 
+/**
+ * Adds the rows of one `tokens` history (points `{date: Unix s, circulating: {peg: native units}}`)
+ * with the daily rule: a point must be within ±1 h of 00:00 UTC (else `off-day-boundary`).
+ */
 function addTokenRows(rc: RowCollector, llamaId: string, chain: string | null, tokens: unknown[]): void {
   for (const t of tokens) {
     const p = TokenPoint.safeParse(t);
     const date = p.success ? toFiniteNumber(p.data.date) : undefined;
     if (!p.success || date === undefined || date === null) { rc.drop("token-point-invalid"); continue; }
+    const day = alignDailyInstant(date);
+    if (!day.ok) { rc.drop(day.reason); continue; }
     for (const [peg, raw] of Object.entries(p.data.circulating ?? {})) {
-      const n = toFiniteNumber(raw);
-      if (n === undefined || n === null || n < 0) { rc.drop("token-value-invalid"); continue; }
-      rc.add({ llama_id: llamaId, chain_label: chain, date: isoDay(date), peg_type: peg, circulating_native: n });
+      const n = toPlausibleAmount(raw);
+      if (n === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
+      if (n === "malformed" || n === null || n < 0) { rc.drop("token-value-invalid"); continue; }
+      rc.add({ llama_id: llamaId, chain_label: chain, date: day.date, peg_type: peg, circulating_native: n });
     }
   }
 }
 
 /**
  * `GET /stablecoin/{id}` — daily native-unit supply, total (`tokens`) and per chain
- * (`chainBalances`). Rows with chain_label null are the upstream total; when a payload has no
- * `tokens`, totals are summed from chains in SQL.
+ * (`chainBalances`), dated by the UTC day of each 00:00 UTC point. Rows with chain_label null are
+ * the upstream total; when a payload has no `tokens`, totals are summed from chains in SQL. A
+ * malformed chain entry or point is dropped and counted; the rest of the payload loads.
  */
 export const stablecoinDetailEndpoint: Endpoint = {
   key: "defillama.stablecoin",
   source: "defillama",
+  lineage: DEFILLAMA_LINEAGE,
+  time: DEFILLAMA_DAILY_TIME,
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
   payloadSchema: z.looseObject({
     id: z.string(),
     tokens: z.array(z.unknown()).optional(),
-    chainBalances: z.record(z.string(), z.looseObject({ tokens: z.array(z.unknown()) })).optional(),
+    chainBalances: z.record(z.string(), z.unknown()).optional(),
   }),
   rowSchema: DetailRow,
   table: {
     name: "raw_defillama__stablecoin_detail",
     columns: { llama_id: "VARCHAR", chain_label: "VARCHAR", date: "VARCHAR", peg_type: "VARCHAR", circulating_native: "DOUBLE" },
   },
-  toRows(payload: { id: string; tokens?: unknown[]; chainBalances?: Record<string, { tokens: unknown[] }> }) {
+  toRows(payload: { id: string; tokens?: unknown[]; chainBalances?: Record<string, unknown> }) {
     const rc = new RowCollector(DetailRow);
     addTokenRows(rc, payload.id, null, payload.tokens ?? []);
     for (const [label, cb] of Object.entries(payload.chainBalances ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-      addTokenRows(rc, payload.id, label, cb.tokens);
+      const tokens = cb && typeof cb === "object" ? (cb as { tokens?: unknown }).tokens : undefined;
+      if (!Array.isArray(tokens)) { rc.drop("chain-balance-invalid"); continue; }
+      addTokenRows(rc, payload.id, label, tokens);
     }
     return rc.result();
   },
@@ -214,13 +249,16 @@ const ChartPoint = z.looseObject({
 });
 
 /**
- * `GET /stablecoincharts/{chain}` (`all` or a chain label) — daily aggregate supply by peg type.
- * `date` arrives as a string of epoch seconds. Peg key `total` is used by captures that only
- * know the all-peg total.
+ * `GET /stablecoincharts/{chain}` (`all` or a chain label) — daily aggregate supply by peg type:
+ * `circulating_usd` (USD) and `circulating_native` (peg units). `date` arrives as a string of
+ * epoch seconds of a 00:00 UTC point (daily rule, ±1 h). Peg key `total` is used by captures that
+ * only know the all-peg total. Bad points/values are dropped and counted.
  */
 export const stablecoinChartsEndpoint: Endpoint = {
   key: "defillama.stablecoincharts",
   source: "defillama",
+  lineage: DEFILLAMA_LINEAGE,
+  time: DEFILLAMA_DAILY_TIME,
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
@@ -237,12 +275,15 @@ export const stablecoinChartsEndpoint: Endpoint = {
       const p = ChartPoint.safeParse(item);
       const date = p.success ? toFiniteNumber(p.data.date) : undefined;
       if (!p.success || date === undefined || date === null) { rc.drop("chart-point-invalid"); continue; }
+      const day = alignDailyInstant(date);
+      if (!day.ok) { rc.drop(day.reason); continue; }
       const pegs = new Set([...Object.keys(p.data.totalCirculatingUSD ?? {}), ...Object.keys(p.data.totalCirculating ?? {})]);
       for (const peg of [...pegs].sort()) {
-        const usd = toFiniteNumber(p.data.totalCirculatingUSD?.[peg]);
-        const native = toFiniteNumber(p.data.totalCirculating?.[peg]);
-        if (usd === undefined || native === undefined) { rc.drop("chart-value-invalid"); continue; }
-        rc.add({ chart, date: isoDay(date), peg_type: peg, circulating_usd: usd, circulating_native: native });
+        const usd = toPlausibleAmount(p.data.totalCirculatingUSD?.[peg]);
+        const native = toPlausibleAmount(p.data.totalCirculating?.[peg]);
+        if (usd === "implausible" || native === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
+        if (usd === "malformed" || native === "malformed") { rc.drop("chart-value-invalid"); continue; }
+        rc.add({ chart, date: day.date, peg_type: peg, circulating_usd: usd, circulating_native: native });
       }
     }
     return rc.result();
@@ -257,29 +298,42 @@ const PriceRow = z.object({
   price_usd: z.number().positive(),
 });
 
-/** `GET /stablecoinprices` — daily price by CoinGecko id. Prices ≤ 0 or non-finite are dropped. */
+const PricePoint = z.looseObject({ date: z.unknown(), prices: z.record(z.string(), z.unknown()) });
+
+/**
+ * `GET /stablecoinprices` — daily USD price by CoinGecko id at each 00:00 UTC point (`date` epoch
+ * s, daily rule ±1 h). Prices ≤ 0 or malformed are dropped (`price-non-positive-or-nan`),
+ * non-finite or > 1e13 as `implausible-value`; a malformed point drops only itself.
+ */
 export const stablecoinPricesEndpoint: Endpoint = {
   key: "defillama.stablecoinprices",
   source: "defillama",
+  lineage: DEFILLAMA_LINEAGE,
+  time: DEFILLAMA_DAILY_TIME,
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
-  payloadSchema: z.array(z.looseObject({ date: z.unknown(), prices: z.record(z.string(), z.unknown()) })),
+  payloadSchema: z.array(z.unknown()),
   rowSchema: PriceRow,
   table: {
     name: "raw_price_history",
     columns: { source: "VARCHAR", gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE" },
   },
-  toRows(payload: { date: unknown; prices: Record<string, unknown> }[]) {
+  toRows(payload: unknown[]) {
     const rc = new RowCollector(PriceRow);
-    for (const item of payload) {
-      const date = toFiniteNumber(item.date);
+    for (const raw of payload) {
+      const item = PricePoint.safeParse(raw);
+      if (!item.success) { rc.drop("price-point-invalid"); continue; }
+      const date = toFiniteNumber(item.data.date);
       if (date === undefined || date === null) { rc.drop("price-date-invalid"); continue; }
-      for (const [gecko, raw] of Object.entries(item.prices).sort(([a], [b]) => a.localeCompare(b))) {
-        const n = toFiniteNumber(raw);
+      const day = alignDailyInstant(date);
+      if (!day.ok) { rc.drop(day.reason); continue; }
+      for (const [gecko, v] of Object.entries(item.data.prices).sort(([a], [b]) => a.localeCompare(b))) {
+        const n = toPlausibleAmount(v);
         if (n === null) continue; // upstream deletes nulls from history; a null here is "no price", not malformed
-        if (n === undefined || n <= 0) { rc.drop("price-non-positive-or-nan"); continue; }
-        rc.add({ source: "defillama", gecko_id: gecko, date: isoDay(date), price_usd: n });
+        if (n === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
+        if (n === "malformed" || n <= 0) { rc.drop("price-non-positive-or-nan"); continue; }
+        rc.add({ source: "defillama", gecko_id: gecko, date: day.date, price_usd: n });
       }
     }
     return rc.result();

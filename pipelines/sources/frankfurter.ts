@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Endpoint } from "./types.ts";
+import { alignDailyLabel } from "./time.ts";
+import type { Endpoint, SourceTime } from "./types.ts";
 
 /** Frankfurter FX (ECB reference rates), v1 API. Wire format: shared/reference/upstreams.md §4. */
 export const FRANKFURTER_BASE_URL = "https://api.frankfurter.dev/";
@@ -14,22 +15,35 @@ const FxRow = z.object({
 });
 
 /**
- * `GET /v1/{start}..{end}?base=EUR` — daily reference rates, working days only (carried forward
- * in SQL). Payload `{ base, rates: { "YYYY-MM-DD": { CCY: rate } } }`.
+ * ECB reference rates are dated by ECB business day (fixed about 14:15 CET, Frankfurt): a date
+ * label D is a day in Europe/Berlin and, by the daily rule, the row of UTC date D.
+ */
+export const ECB_TIME: SourceTime = { zone: "Europe/Berlin", dailyBucket: "ECB business date D (fixed ~14:15 CET) = UTC date D" };
+
+/**
+ * `GET /v1/{start}..{end}?base=EUR` — daily ECB reference rates (units of quote per 1 base),
+ * working days only (carried forward in SQL). Payload `{ base, rates: { "YYYY-MM-DD": { CCY: rate } } }`.
+ * A malformed date entry or rate drops only itself (counted).
  */
 export const fxRatesEndpoint: Endpoint = {
   key: "frankfurter.rates",
   source: "frankfurter",
+  lineage: { family: "ecb", derivedFrom: "ecb" },
+  time: ECB_TIME,
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 4 * 86400,
-  payloadSchema: z.looseObject({ base: z.string(), rates: z.record(z.string(), z.record(z.string(), z.unknown())) }),
+  payloadSchema: z.looseObject({ base: z.string(), rates: z.record(z.string(), z.unknown()) }),
   rowSchema: FxRow,
   table: { name: "raw_frankfurter__rates", columns: { date: "VARCHAR", base: "VARCHAR", quote: "VARCHAR", rate: "DOUBLE" } },
-  toRows(payload: { base: string; rates: Record<string, Record<string, unknown>> }) {
+  toRows(payload: { base: string; rates: Record<string, unknown> }) {
     const rc = new RowCollector(FxRow);
-    for (const [date, quotes] of Object.entries(payload.rates).sort(([a], [b]) => a.localeCompare(b))) {
-      for (const [quote, raw] of Object.entries(quotes).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [label, quotes] of Object.entries(payload.rates).sort(([a], [b]) => a.localeCompare(b))) {
+      const day = /^\d{4}-\d{2}-\d{2}$/.test(label) ? alignDailyLabel(label, ECB_TIME.zone) : { ok: false as const, reason: "time-label-invalid" };
+      if (!day.ok) { rc.drop(day.reason); continue; }
+      if (!quotes || typeof quotes !== "object" || Array.isArray(quotes)) { rc.drop("fx-day-invalid"); continue; }
+      const date = day.date;
+      for (const [quote, raw] of Object.entries(quotes as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) {
         const n = toFiniteNumber(raw);
         if (n === null) continue; // currency not quoted that day
         if (n === undefined || n <= 0) { rc.drop("fx-rate-invalid"); continue; }

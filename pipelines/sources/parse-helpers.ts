@@ -11,6 +11,33 @@ export function toFiniteNumber(value: unknown): number | null | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/**
+ * Upstream amounts above this magnitude are implausible for one stablecoin data point: native
+ * units of supply, or USD for USD pegs (> $10 T); such values (and non-finite ones) are dropped
+ * and counted as IMPLAUSIBLE_VALUE.
+ */
+export const IMPLAUSIBLE_ABOVE = 1e13;
+
+/** Drop reason for a value above IMPLAUSIBLE_ABOVE or a non-finite number (`Infinity`, `1e400`, NaN). */
+export const IMPLAUSIBLE_VALUE = "implausible-value";
+
+const NUMERIC_TEXT = /^\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|Infinity|NaN)\s*$/i;
+
+/**
+ * Classifies an upstream amount (number, numeric string or null; any unit): a finite number with
+ * |n| ≤ IMPLAUSIBLE_ABOVE; null for null/undefined/empty; `"implausible"` for a number (or numeric
+ * text) that is non-finite or larger than IMPLAUSIBLE_ABOVE in magnitude; `"malformed"` otherwise.
+ */
+export function toPlausibleAmount(value: unknown): number | null | "malformed" | "implausible" {
+  if (value === null || value === undefined || value === "") return null;
+  let n: number;
+  if (typeof value === "number") n = value;
+  else if (typeof value === "string" && NUMERIC_TEXT.test(value)) n = Number(/^\s*[-+]?nan\s*$/i.test(value) ? NaN : value.trim().replace(/^([-+]?)infinity$/i, "$1Infinity"));
+  else return "malformed";
+  if (!Number.isFinite(n) || Math.abs(n) > IMPLAUSIBLE_ABOVE) return "implausible";
+  return n;
+}
+
 /** Unix seconds → `YYYY-MM-DD` (UTC). */
 export function isoDay(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().slice(0, 10);

@@ -40,12 +40,42 @@ export interface ParsedRows {
  */
 export type CaptureMode = "snapshot" | "history";
 
+/**
+ * Where an endpoint's numbers come from. `family` is the independent upstream family whose
+ * observations the numbers derive from (two sources of the same family are not independent
+ * confirmation of each other); `derivedFrom` names the family a re-publisher copies, or null
+ * when the endpoint is a primary observation of its family.
+ */
+export interface SourceLineage {
+  family: string;
+  derivedFrom: string | null;
+}
+
+/**
+ * Time semantics of an endpoint's timestamps: `zone` is the IANA zone its labels are written in
+ * (`UTC`, `America/New_York`, …); `dailyBucket` says how a row maps to a UTC day, e.g.
+ * `"00:00 UTC point"` or `"America/New_York labels of 00:00 UTC points"`.
+ */
+export interface SourceTime {
+  zone: string;
+  dailyBucket: string;
+}
+
 /** One upstream endpoint: a live client call and a parser shared by live and recorded captures. */
 export interface Endpoint {
   /** `<source>.<entity>`, e.g. `defillama.stablecoins`. */
   key: string;
   /** Circuit / host name. */
   source: string;
+  /** Independent upstream family and what it re-publishes (see SourceLineage). */
+  lineage: SourceLineage;
+  /** Zone of the upstream's time labels and the daily-bucket rule (see SourceTime). */
+  time: SourceTime;
+  /**
+   * Value of the `source` column in the rows this endpoint writes, when it differs from `source`
+   * (e.g. `alchemy` archives). Absent: rows carry `source` (or no source column).
+   */
+  rowSource?: string;
   mode: CaptureMode;
   table: RawTable;
   /** Upstream payload schema; a payload failing it is rejected whole. */

@@ -238,7 +238,7 @@ describe("peg monitoring routes", () => {
     expect((await req("/api/depeg-events?offset=50001")).status).toBe(400);
     const withPending = await (await req("/api/depeg-events?includePending=true&limit=1")).json();
     expect(Array.isArray(withPending.pending)).toBe(true);
-    expect(withPending.methodology.version).toBe("ballast-depeg-v1");
+    expect(withPending.methodology.version).toBe("ballast-depeg-v2");
   });
 
   it("backtest facts: UST below peg from May 2022, never recovered; USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {

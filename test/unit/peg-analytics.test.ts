@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { depegEventId, detectDepegs, linkIncidents, type Slot } from "../../pipelines/analytics/depeg-detection.ts";
-import { filterObservations } from "../../pipelines/analytics/peg-monitor.ts";
+import { buildSlots, filterObservations } from "../../pipelines/analytics/peg-monitor.ts";
 import { pegScore } from "../../pipelines/analytics/peg-score.ts";
+import { pegScoreUnavailableReason } from "../../pipelines/analytics/peg-summary.ts";
 import { computeConsensus, type Quote } from "../../pipelines/analytics/price-consensus.ts";
 
 const T0 = Date.parse("2024-01-01T00:00:00Z") / 1000;
-const q = (source: string, price: number, category: Quote["category"] = "off-chain"): Quote => ({ source, category, price, observedAt: T0, observedAtMode: "upstream" });
+/** A quote whose family is its source, except Alchemy (a declared copy of CoinGecko). */
+const q = (source: string, price: number, category: Quote["category"] = "off-chain"): Quote =>
+  ({ source, category, family: source === "alchemy" ? "coingecko" : source, price, observedAt: T0, observedAtMode: "upstream" });
 
 describe("price consensus", () => {
   it("takes the median of the largest agreeing cluster and joins its labels", () => {
@@ -16,8 +19,9 @@ describe("price consensus", () => {
     expect(c.consensusSources).toEqual(["binance", "coingecko", "defillama"]);
   });
 
-  it("downgrades a cluster made only of list aggregators; low when nothing agrees; missing without quotes", () => {
-    expect(computeConsensus([q("coingecko", 1), q("defillama", 1.001)], 1).priceConfidence).toBe("single-source");
+  it("is high only across independent families: a copied series is not a second source; low when nothing agrees; missing without quotes", () => {
+    expect(computeConsensus([q("coingecko", 1), q("alchemy", 1)], 1).priceConfidence).toBe("single-source");
+    expect(computeConsensus([q("coingecko", 1), q("defillama", 1.001)], 1).priceConfidence).toBe("high");
     const low = computeConsensus([q("coingecko", 0.97), q("binance", 0.9, "CEX")], 1);
     expect(low.priceConfidence).toBe("low");
     expect(low.priceSource).toBe("binance"); // market tier beats aggregator tier
@@ -100,7 +104,7 @@ describe("depeg detection", () => {
 });
 
 describe("observation quality", () => {
-  const obs = (source: string, ts: number, price: number) => ({ source, category: "off-chain" as const, kind: "backfill" as const, ts, intervalSec: 86400, price, mode: "upstream" as const, reference: 1, referenceSource: "par" });
+  const obs = (source: string, ts: number, price: number) => ({ source, category: "off-chain" as const, kind: "backfill" as const, ts, intervalSec: 86400, price, low: price, high: price, mode: "upstream" as const, reference: 1, referenceSource: "par" });
   it("rejects non-positive prices, prices above 1.19x the reference and uncorroborated one-point spikes", () => {
     const input = [obs("a", T0, 1), obs("a", T0 + 86400, 0.5), obs("a", T0 + 2 * 86400, 1), obs("a", T0 + 3 * 86400, 0), obs("a", T0 + 4 * 86400, 1.5), obs("a", T0 + 5 * 86400, 1)];
     const { kept, rejected } = filterObservations(input, "USD");
@@ -112,7 +116,72 @@ describe("observation quality", () => {
   });
 });
 
+describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
+  const D = 86400;
+  const obs = (source: string, ts: number, price: number, extra: { low?: number; high?: number; intervalSec?: number } = {}) => ({
+    source, category: (source === "binance" ? "CEX" : "off-chain") as "CEX" | "off-chain", kind: "backfill" as const, ts, intervalSec: extra.intervalSec ?? D,
+    price, low: extra.low ?? price, high: extra.high ?? price, mode: "upstream" as const, reference: 1, referenceSource: "par",
+  });
+
+  it("refuses a quote repeated unchanged for ≥ 24 h beyond the threshold (the whole run), keeps repeats at peg", () => {
+    const input = [obs("a", T0, 1), obs("a", T0 + D, 0.1455), obs("a", T0 + 2 * D, 0.1455), obs("a", T0 + 3 * D, 0.1455), obs("a", T0 + 4 * D, 1), obs("a", T0 + 5 * D, 1)];
+    const { kept, rejected } = filterObservations(input, "USD");
+    expect(rejected.map((r) => [r.obs.ts - T0, r.reason])).toEqual([[D, "stuck-quote"], [2 * D, "stuck-quote"], [3 * D, "stuck-quote"]]);
+    expect(kept.map((o) => o.price)).toEqual([1, 1, 1]);
+    // the same prices from a coin that is not judged against par (NAV token) are kept
+    expect(filterObservations(input, "USD", "peggedUSD", false).rejected).toHaveLength(0);
+    // nothing stuck leaves nothing for detection: the stale price opens no incident
+    const slots = buildSlots(kept, "USD", [], null);
+    expect(detectDepegs(coin, slots, T0 + 10 * D).rows).toHaveLength(0);
+  });
+
+  it("claims no duration across a gap it did not observe: the event ends at its last observed slot", () => {
+    const day = (d: number, p: number) => slot(T0 + d * D, [q("defillama", p)], { cadenceSec: D });
+    const { rows } = detectDepegs(coin, [day(0, 0.5), day(1, 0.5), day(800, 1)], T0 + 900 * D);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ startedAt: T0, endedAt: T0 + D, closeReason: "orphan-tracking-removed", recoveryPrice: null });
+  });
+
+  it("takes the peak from a guarded bar low and names the bar; a wick far from its close is ignored", () => {
+    const bars = [
+      obs("binance", T0 + 60, 0.9121, { low: 0.882, high: 1, intervalSec: 60 }),
+      obs("binance", T0 + 120, 0.9136, { low: 0.5, high: 0.917, intervalSec: 60 }), // 4000+ bps below its close: a one-print wick
+      obs("coingecko", T0 + 900, 0.906, { low: 0.8994, high: 0.93, intervalSec: 900 }),
+      obs("binance", T0 + 1800, 1, { low: 0.999, high: 1.001, intervalSec: 60 }), obs("coingecko", T0 + 1800, 1, { low: 0.999, high: 1.001, intervalSec: 900 }),
+    ];
+    const slots = buildSlots(bars, "USD", [], null);
+    expect(slots[0].barLow).toMatchObject({ price: 0.882, source: "binance", barEndTs: T0 + 60 });
+    const { rows } = detectDepegs(coin, slots, T0 + D);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ peakDeviationBps: -1180, peakPrice: 0.882, families: ["binance", "coingecko"] });
+    expect(rows[0].trace.peak.bar).toMatchObject({ source: "binance", barEndTs: T0 + 60 });
+    // at peg, a bar low never sets a peak (the slot consensus does not show the condition)
+    const calm = buildSlots([obs("binance", T0 + 60, 1, { low: 0.95, high: 1, intervalSec: 60 })], "USD", [], null);
+    expect(detectDepegs(coin, calm, T0 + D).rows).toHaveLength(0);
+  });
+
+  it("a large-cap move seen only by a series and its copy stays pending; a second family confirms it", () => {
+    const big = { supplyUsd: 5e9 };
+    const copied = [slot(T0, [q("coingecko", 0.967), q("alchemy", 0.967)], big), slot(T0 + 900, [q("coingecko", 0.966), q("alchemy", 0.966)], big)];
+    expect(detectDepegs(coin, copied, T0 + 1800).rows).toHaveLength(0);
+    const independent = [slot(T0, [q("coingecko", 0.967), q("alchemy", 0.967), q("defillama", 0.9625)], big)];
+    const { rows } = detectDepegs(coin, independent, T0 + 1800);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ confirmationSources: "coingecko+defillama", families: ["coingecko", "defillama"], provenance: { confidenceTier: "high" } });
+  });
+});
+
 describe("peg score", () => {
+  it("is null, with a reason, for NAV tokens, floating pegs, coins without a price or with too little history", () => {
+    const base = { navToken: false, floatingPeg: false, pricedDays: 400, hasCurrentPrice: true };
+    expect(pegScoreUnavailableReason(base)).toBeNull();
+    expect(pegScoreUnavailableReason({ ...base, navToken: true })).toBe("nav-token");
+    expect(pegScoreUnavailableReason({ ...base, floatingPeg: true })).toBe("floating-peg");
+    expect(pegScoreUnavailableReason({ ...base, pricedDays: 0, hasCurrentPrice: false })).toBe("no-price");
+    expect(pegScoreUnavailableReason({ ...base, hasCurrentPrice: false })).toBe("no-current-price");
+    expect(pegScoreUnavailableReason({ ...base, pricedDays: 29 })).toBe("insufficient-history");
+  });
+
   const DAY = 86400;
   const now = T0 + 1000 * DAY;
   it("is 100 for a coin never off peg, null under 7 days of tracking", () => {

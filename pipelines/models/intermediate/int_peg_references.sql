@@ -2,6 +2,8 @@
 -- USD: 1 (par). Fiat: ECB rate of the day or up to 4 days before (`fx`); else the median of >= 3
 -- same-peg coins with >= $1M supply that day (`median`); else the last ECB rate, unusable for
 -- detection (`fx-fallback`). Gold/silver: median of >= 3 peers per troy ounce (`median`), else none.
+-- Floating pegs (`VAR`: CPI-indexed, redemption-rate targets) have no fixed reference (`floating`):
+-- a median of unrelated floating coins is not a peg.
 -- grain: one row per peg_type, day. pk: (peg_type, day)
 with days as (
     select distinct peg_type, peg_currency, cast(make_timestamp(ts * 1000000) as date) as day
@@ -40,12 +42,14 @@ final as (
         days.peg_type,
         days.day,
         case
+            when days.peg_currency = 'VAR' then null
             when days.peg_currency = 'USD' then 1.0
             when fx_asof.usd_per_unit is not null and days.day - fx_asof.fx_date <= 4 then fx_asof.usd_per_unit
             when peer_median.contributors >= 3 then peer_median.median_usd
             else fx_asof.usd_per_unit
         end as reference_usd,
         case
+            when days.peg_currency = 'VAR' then 'floating'
             when days.peg_currency = 'USD' then 'par'
             when fx_asof.usd_per_unit is not null and days.day - fx_asof.fx_date <= 4 then 'fx'
             when peer_median.contributors >= 3 then 'median'

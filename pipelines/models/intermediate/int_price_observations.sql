@@ -1,14 +1,16 @@
 -- Every USD price observation of a registry coin, historical and current, with its evidence category.
+-- Join keys: archives and CoinGecko quotes by CoinGecko id; the DefiLlama list's current quote by the
+-- list's own DefiLlama id (its gecko_id can differ from the registry's).
 -- Daily archives are stamped at 00:00 UTC; bars at their end; USDT-quoted bars are converted with the
 -- same day's USDT/USD median across daily sources (bars without it are left out).
 -- grain: one row per stablecoin_id, source, ts. pk: (stablecoin_id, source, ts)
 with coins as (
-    select * from registry_coins where gecko_id is not null
+    select * from registry_coins
 ),
 
 daily as (
     select
-        gecko_id, source, epoch(date)::bigint as ts, 86400 as interval_sec,
+        gecko_id, null::varchar as llama_id, source, epoch(date)::bigint as ts, 86400 as interval_sec,
         price_usd, price_usd as low_usd, price_usd as high_usd,
         'backfill' as kind, 'upstream' as observed_at_mode
     from stg_prices__daily
@@ -23,7 +25,7 @@ usdt_daily as (
 
 bars as (
     select
-        bars.gecko_id, bars.source, bars.ts, bars.interval_sec,
+        bars.gecko_id, null::varchar as llama_id, bars.source, bars.ts, bars.interval_sec,
         bars.close * quote_rate.usd_per_quote as price_usd,
         bars.low * quote_rate.usd_per_quote as low_usd,
         bars.high * quote_rate.usd_per_quote as high_usd,
@@ -40,16 +42,16 @@ bars as (
 
 list_current as (
     select
-        gecko_id, 'defillama' as source, observed_at as ts, 0 as interval_sec,
+        null::varchar as gecko_id, llama_id, 'defillama' as source, observed_at as ts, 0 as interval_sec,
         price as price_usd, price as low_usd, price as high_usd,
         'live' as kind, 'local_fetch' as observed_at_mode
     from stg_defillama__assets
-    where price is not null and gecko_id is not null
+    where price is not null
 ),
 
 markets_current as (
     select
-        gecko_id, 'coingecko' as source, coalesce(last_updated_at, observed_at) as ts, 0 as interval_sec,
+        gecko_id, null::varchar as llama_id, 'coingecko' as source, coalesce(last_updated_at, observed_at) as ts, 0 as interval_sec,
         price_usd, price_usd as low_usd, price_usd as high_usd,
         'live' as kind, case when last_updated_at is null then 'local_fetch' else 'upstream' end as observed_at_mode
     from stg_coingecko__markets
@@ -78,7 +80,8 @@ final as (
         unioned.high_usd,
         unioned.observed_at_mode
     from unioned
-    inner join coins on coins.gecko_id = unioned.gecko_id
+    inner join coins on (unioned.llama_id is not null and coins.llama_id = unioned.llama_id)
+        or (unioned.llama_id is null and coins.gecko_id = unioned.gecko_id)
     where unioned.ts <= (select as_of from build_context)
 )
 

@@ -1,0 +1,155 @@
+/**
+ * Time-zone handling for upstream time labels, and the one daily-alignment rule every source
+ * follows. Zone offsets come from the platform's IANA time-zone database through `Intl`
+ * (Node ships full ICU); no DST rule is written here.
+ *
+ * DAILY ALIGNMENT RULE. Every daily row stands for one 00:00 UTC instant and is stored under
+ * that UTC date (`YYYY-MM-DD`). A reader declares its file's IANA zone and whether a label is a
+ * day or an instant:
+ * - a day label `D` names the local calendar day [D 00:00, D+1 00:00) in the zone; the row is the
+ *   unique 00:00 UTC instant inside that span (America/New_York `D` → D+1 00:00Z; UTC `D` → D);
+ * - an instant label (a local wall time converted to UTC through the zone, or epoch s/ms) must lie
+ *   within ±1 h of a 00:00 UTC boundary and belongs to that boundary;
+ * a row with no such instant is rejected and counted as `off-day-boundary` (an unparseable label
+ * as `time-label-invalid`). Intraday rows (klines, range bars, supply samples) keep their UTC
+ * instant and are dated by its UTC calendar day.
+ */
+
+/** Seconds in a UTC day. */
+export const DAY_SEC = 86_400;
+
+/** Largest distance (s) between an instant label and the 00:00 UTC boundary it is assigned to. */
+export const DAILY_POINT_TOLERANCE_SEC = 3_600;
+
+/** Drop reason: a daily label whose UTC instant is not within tolerance of a 00:00 UTC boundary. */
+export const OFF_DAY_BOUNDARY = "off-day-boundary";
+
+/** Drop reason: a time label that does not parse (format, impossible date, non-existent local time). */
+export const TIME_LABEL_INVALID = "time-label-invalid";
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+      hour: "2-digit", minute: "2-digit", second: "2-digit",
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/**
+ * Offset (s) of IANA `zone` from UTC at instant `unixSeconds` (local = UTC + offset; e.g. −14400
+ * for America/New_York in summer). Throws a RangeError for an unknown zone.
+ */
+export function zoneOffsetSec(zone: string, unixSeconds: number): number {
+  if (zone === "UTC") return 0;
+  const parts: Record<string, number> = {};
+  for (const p of formatter(zone).formatToParts(new Date(unixSeconds * 1000))) {
+    if (p.type !== "literal") parts[p.type] = Number(p.value);
+  }
+  const wallAsUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) / 1000;
+  return wallAsUtc - Math.floor(unixSeconds);
+}
+
+/** Wall-clock fields of a local time (month 1–12). Seconds may carry a fraction. */
+export interface WallTime { year: number; month: number; day: number; hour: number; minute: number; second: number }
+
+/**
+ * Unix seconds (UTC) of local wall time `w` in IANA `zone`. For a wall time that occurs twice
+ * (DST fall-back) the earlier instant is returned; for one that does not exist (spring-forward
+ * gap) or an impossible calendar date, NaN.
+ */
+export function wallTimeToUnix(w: WallTime, zone: string): number {
+  if (!(w.second >= 0 && w.second < 60)) return NaN;
+  const base = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, 0);
+  const check = new Date(base);
+  if (check.getUTCFullYear() !== w.year || check.getUTCMonth() !== w.month - 1 || check.getUTCDate() !== w.day
+    || check.getUTCHours() !== w.hour || check.getUTCMinutes() !== w.minute) return NaN;
+  const wallAsUtc = base / 1000 + w.second;
+  if (zone === "UTC") return wallAsUtc;
+  // Candidate offsets: those in force a day either side cover every transition of the day.
+  const candidates = new Set([zoneOffsetSec(zone, wallAsUtc - DAY_SEC), zoneOffsetSec(zone, wallAsUtc), zoneOffsetSec(zone, wallAsUtc + DAY_SEC)]);
+  const hits = [...candidates].map((o) => wallAsUtc - o).filter((t) => zoneOffsetSec(zone, t) === wallAsUtc - t).sort((a, b) => a - b);
+  return hits.length ? hits[0] : NaN;
+}
+
+/** A parsed time label: a whole local day, or an instant (both as Unix seconds, UTC). */
+export type TimeLabel =
+  | { kind: "day"; date: string; startSec: number; endSec: number }
+  | { kind: "instant"; unixSec: number };
+
+const LABEL_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?)?\s*(Z|UTC)?$/;
+
+/**
+ * Parses an upstream time label in IANA `zone`: `YYYY-MM-DD` (a day label, the local calendar
+ * day [D 00:00, D+1 00:00)) or `YYYY-MM-DD[ T]hh:mm[:ss[.fff]]` (an instant label, local wall
+ * time). A trailing `Z`/`UTC` marks the label as UTC and is only accepted when `zone` is UTC.
+ * Returns null for anything else.
+ */
+export function parseTimeLabel(text: string, zone: string): TimeLabel | null {
+  const m = LABEL_RE.exec(text.trim());
+  if (!m) return null;
+  if (m[7] && zone !== "UTC") return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (m[4] === undefined) {
+    const start = wallTimeToUnix({ year, month, day, hour: 0, minute: 0, second: 0 }, zone);
+    const next = new Date(Date.UTC(year, month - 1, day + 1));
+    const end = wallTimeToUnix({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate(), hour: 0, minute: 0, second: 0 }, zone);
+    if (!Number.isFinite(start) || !Number.isFinite(end)) return null;
+    return { kind: "day", date: `${m[1]}-${m[2]}-${m[3]}`, startSec: start, endSec: end };
+  }
+  const unixSec = wallTimeToUnix({ year, month, day, hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0) }, zone);
+  return Number.isFinite(unixSec) ? { kind: "instant", unixSec } : null;
+}
+
+/**
+ * The daily rule for an instant: Unix seconds (UTC) of the 00:00 UTC boundary within
+ * ±DAILY_POINT_TOLERANCE_SEC of `unixSeconds`, or null when there is none (or the input is not finite).
+ */
+export function utcDailyPointOfInstant(unixSeconds: number): number | null {
+  if (!Number.isFinite(unixSeconds)) return null;
+  const nearest = Math.round(unixSeconds / DAY_SEC) * DAY_SEC;
+  return Math.abs(unixSeconds - nearest) <= DAILY_POINT_TOLERANCE_SEC ? nearest : null;
+}
+
+/**
+ * The daily rule for any label: Unix seconds (UTC) of the 00:00 UTC instant a label stands for
+ * (see the module doc), or null when it stands for none. A day label yields the unique 00:00 UTC
+ * instant in [start, end).
+ */
+export function utcDailyPointOfLabel(label: TimeLabel): number | null {
+  if (label.kind === "instant") return utcDailyPointOfInstant(label.unixSec);
+  const first = Math.ceil(label.startSec / DAY_SEC) * DAY_SEC;
+  if (first >= label.endSec || first + DAY_SEC < label.endSec) return null;
+  return first;
+}
+
+/**
+ * Result of aligning one daily label: the UTC date (`YYYY-MM-DD`) and Unix seconds of its
+ * 00:00 UTC point, or the drop reason.
+ */
+export type DailyAlignment = { ok: true; date: string; unixSec: number } | { ok: false; reason: typeof OFF_DAY_BOUNDARY | typeof TIME_LABEL_INVALID };
+
+/** Applies the daily rule to a text label in IANA `zone` (see parseTimeLabel). */
+export function alignDailyLabel(text: string, zone: string): DailyAlignment {
+  const label = parseTimeLabel(text, zone);
+  if (!label) return { ok: false, reason: TIME_LABEL_INVALID };
+  const point = utcDailyPointOfLabel(label);
+  return point === null ? { ok: false, reason: OFF_DAY_BOUNDARY } : { ok: true, date: isoDate(point), unixSec: point };
+}
+
+/** Applies the daily rule to an instant in Unix seconds (UTC). */
+export function alignDailyInstant(unixSeconds: number): DailyAlignment {
+  if (!Number.isFinite(unixSeconds)) return { ok: false, reason: TIME_LABEL_INVALID };
+  const point = utcDailyPointOfInstant(unixSeconds);
+  return point === null ? { ok: false, reason: OFF_DAY_BOUNDARY } : { ok: true, date: isoDate(point), unixSec: point };
+}
+
+/** Unix seconds → `YYYY-MM-DD` of its UTC calendar day. */
+export function isoDate(unixSeconds: number): string {
+  return new Date(unixSeconds * 1000).toISOString().slice(0, 10);
+}
