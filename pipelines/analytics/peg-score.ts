@@ -8,7 +8,9 @@ import { thresholdBps } from "./depeg-detection.ts";
  *
  * - Window start = max(tracking start, now − 4 × 365.25 d); span = max(now − start, 1 s); fewer than
  *   7 days of span → score null.
- * - pegPct = (1 − time in depeg / span) × 100, overlapping incidents merged.
+ * - pegPct = (1 − time in depeg / observed span) × 100, overlapping incidents merged; the observed
+ *   span is the window's span capped at the time actually observed (priced days × 1 d), so time
+ *   without any price never counts as time at peg.
  * - Per incident: |peak| bps, duration (days, capped at 90), recency = 1 / (1 + years ago);
  *   penalty = max((|peak|/100) × (days/30) × recency, (|peak|/2000) × recency).
  *   severityScore = max(0, 100 − Σ penalties).
@@ -57,8 +59,11 @@ function timeInDepeg(incidents: ScoredIncident[], from: number, now: number): nu
   return total;
 }
 
-/** Scores one coin: `trackingStart` (Unix s, null when nothing was ever observed) and its incidents at `now`. */
-export function pegScore(incidents: ScoredIncident[], trackingStart: number | null, now: number): PegScore {
+/**
+ * Scores one coin: `trackingStart` (Unix s, null when nothing was ever observed), its incidents at
+ * `now`, and `observedSec`, the time with price observations inside the window (default: all of it).
+ */
+export function pegScore(incidents: ScoredIncident[], trackingStart: number | null, now: number, observedSec = Number.POSITIVE_INFINITY): PegScore {
   const anchor = trackingStart ?? (incidents.length ? Math.min(...incidents.map((e) => e.startedAt)) : null);
   const start = anchor === null ? null : Math.max(anchor, now - LOOKBACK_SEC);
   const inWindow = start === null ? [] : incidents.filter((e) => e.startedAt <= now && (e.endedAt ?? now) > start);
@@ -89,7 +94,8 @@ export function pegScore(incidents: ScoredIncident[], trackingStart: number | nu
   const span = Math.max(now - start, 1);
   const trackingSpanDays = Math.floor(span / 86400);
   if (span < 7 * 86400) return { pegScore: null, pegPct: null, severityScore: null, trackingSpanDays, ...base };
-  const pegPct = Math.max(0, (1 - timeInDepeg(inWindow, start, now) / span) * 100);
+  const depegSec = timeInDepeg(inWindow, start, now);
+  const pegPct = Math.max(0, (1 - depegSec / Math.max(Math.min(span, observedSec), depegSec, 1)) * 100);
   let penalties = 0;
   for (const e of inWindow) {
     const peak = Math.abs(e.peakDeviationBps);

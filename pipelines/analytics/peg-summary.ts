@@ -59,7 +59,7 @@ export const pegSummary: Analytic = {
         hasCurrentPrice: k?.price !== null && k?.price !== undefined,
       });
       const judged = !c.nav_token && !c.floating_peg;
-      const computed = pegScore(inc.get(c.id) ?? [], starts.get(c.id) ?? null, asOf);
+      const computed = pegScore(inc.get(c.id) ?? [], starts.get(c.id) ?? null, asOf, (pricedDays.get(c.id) ?? 0) * 86400);
       const s = reason === null ? computed : { ...computed, pegScore: null, pegPct: null, severityScore: null };
       return {
         stablecoin_id: c.id, symbol: c.symbol, name: c.name, peg_type: c.peg_type, peg_currency: c.peg_currency, peg_mechanism: c.peg_mechanism,

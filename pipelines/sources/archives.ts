@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector } from "./parse-helpers.ts";
 import { alignDailyLabel, parseTimeLabel } from "./time.ts";
-import type { Endpoint } from "./types.ts";
+import type { Endpoint, ReaderOutput } from "./types.ts";
 
 /**
  * Archive-only inputs: recorded histories with no live client of ours. They load into warehouse
@@ -102,3 +103,30 @@ export const onchainSupplySamplesArchive: Endpoint = {
     return rc.result();
   },
 };
+
+// ---------------------------------------------------------------------------------------------
+// Recorded-file readers.
+
+/**
+ * Alchemy daily price CSV (`timestamp` = a UTC day `YYYY-MM-DD`, `price` USD) → alchemy payload.
+ * Rows papaparse flags are dropped as `csv-parse-error`.
+ */
+export function readAlchemyPriceCsv(geckoId: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const points = readCsvRows(text, drops).map((r) => ({ date: r.timestamp, price: r.price }));
+    return drops.output([{ params: { id: geckoId }, payload: { geckoId, points } }]);
+  };
+}
+
+/**
+ * On-chain totalSupply sample CSV (`address, symbol, block, supply` raw base units, `ts` UTC
+ * wall time) → samples payload. Rows papaparse flags are dropped as `csv-parse-error`.
+ */
+export function readTotalSupplySampleCsv(chainId: string, decimals: number) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const rows = readCsvRows(text, drops);
+    return drops.output([{ params: { chain: chainId }, payload: { chainId, decimals, rows } }]);
+  };
+}

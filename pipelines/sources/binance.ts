@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { parseJsonText, readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Endpoint, SourceTime } from "./types.ts";
+import type { Endpoint, ReaderOutput, SourceTime } from "./types.ts";
 
 /**
  * Binance spot REST API. Klines wire format: `[openTime ms, open, high, low, close, volume, closeTime ms, …]`,
@@ -116,3 +117,31 @@ export const coingeckoPriceBarsArchive: Endpoint = {
     return rc.result();
   },
 };
+
+// ---------------------------------------------------------------------------------------------
+// Recorded-file readers for the intraday bar endpoints.
+
+/**
+ * Binance kline CSV (data.binance.vision; no header: open_time ms UTC, open, high, low, close,
+ * volume, close_time ms UTC, …) → klines payload (the REST array of arrays, values as text).
+ * A row whose width differs from the first row's, or that papaparse flags, is dropped as
+ * `csv-parse-error` with its line.
+ */
+export function readBinanceKlinesCsv(symbol: string, interval: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const payload = readCsvRows(text, drops, { header: false });
+    return drops.output([{ params: { symbol, interval }, payload }]);
+  };
+}
+
+/**
+ * Recorded `{meta, data: [{dt (bar open, ISO-8601 UTC), o, h, l, c, v}]}` range bars of one coin
+ * (USD) → price_bars payload. Invalid JSON throws a JsonPositionError naming line/column/offset.
+ */
+export function readCoingeckoRangeBarsJson(geckoId: string, intervalSec: number) {
+  return (text: string): ReaderOutput => {
+    const doc = parseJsonText(text) as { data?: unknown } | null;
+    return { captures: [{ params: { id: geckoId }, payload: { geckoId, intervalSec, bars: doc?.data ?? [] } }], dropped: {} };
+  };
+}

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import { alignDailyInstant } from "./time.ts";
-import type { Capture, Endpoint, SourceLineage } from "./types.ts";
+import { alignDailyInstant, labelToUtcInstant, parseTimeLabel, TIME_LABEL_INVALID } from "./time.ts";
+import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * CoinGecko API v3 (`https://api.coingecko.com/api/v3`). Wire formats: shared/reference/upstreams.md §3.
@@ -130,3 +131,66 @@ export const marketChartEndpoint: Endpoint = {
   fetchLive: (client, params) =>
     client.getJson(`coins/${encodeURIComponent(params.id)}/market_chart?vs_currency=usd&days=max&interval=daily`),
 };
+
+// ---------------------------------------------------------------------------------------------
+// Recorded-file readers (CoinGecko exports and scrapes) → `/coins/{id}/market_chart` payloads.
+
+/** CoinGecko chart export: `snapped_at` labels `YYYY-MM-DD hh:mm:ss UTC` of 00:00 UTC points. */
+export const COINGECKO_EXPORT_TIME: SourceTime = { zone: "UTC", dailyBucket: "00:00 UTC point" };
+
+/**
+ * Market-cap scrape (partrita): `date` is the scrape time (UTC); a row is the value of the UTC day
+ * of that time, so the reader reads the label's date part as a UTC day label.
+ */
+export const COINGECKO_SCRAPE_TIME: SourceTime = { zone: "UTC", dailyBucket: "UTC calendar day of the scrape = that day's 00:00 UTC point" };
+
+/**
+ * CoinGecko daily chart export CSV (`snapped_at` in `zone`, `price`, `market_cap`, `total_volume`
+ * in USD) → market_chart payload (epoch ms, UTC, the exact instant of each label). Rows with a bad
+ * label are dropped and counted.
+ */
+export function readCoingeckoChartExportCsv(geckoId: string, zone: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const prices: [number, string][] = [];
+    const market_caps: [number, string][] = [];
+    const total_volumes: [number, string][] = [];
+    for (const r of readCsvRows(text, drops)) {
+      const label = parseTimeLabel(r.snapped_at ?? "", zone);
+      if (!label || label.kind !== "instant") { drops.drop(TIME_LABEL_INVALID); continue; }
+      const ms = label.unixSec * 1000;
+      prices.push([ms, r.price]);
+      market_caps.push([ms, r.market_cap]);
+      total_volumes.push([ms, r.total_volume]);
+    }
+    return drops.output([{ params: { id: geckoId }, payload: { prices, market_caps, total_volumes } }]);
+  };
+}
+
+/**
+ * Market caps (USD) scraped from CoinGecko charts (`date` = scrape time in `zone`, `coin_name`,
+ * `market_cap`; UTF-8 BOM) → one market_chart payload per mapped coin, each row at the 00:00 UTC
+ * point of its label's day (epoch ms); when a day was scraped twice the later scrape comes last
+ * (and wins). Rows of unmapped coin names or with a bad label are counted, not loaded.
+ */
+export function readCoingeckoMarketCapScrapeCsv(nameToGeckoId: Record<string, string>, zone: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const series = new Map<string, { at: number; point: [number, string] }[]>();
+    for (const r of readCsvRows(text, drops)) {
+      const gecko = nameToGeckoId[r.coin_name];
+      if (!gecko) { drops.drop("coin-name-unmapped"); continue; }
+      const label = parseTimeLabel(r.date ?? "", zone);
+      const day = label ? labelToUtcInstant((r.date ?? "").slice(0, 10), zone) : null;
+      if (!label || !day || !day.ok) { drops.drop(day && !day.ok ? day.reason : TIME_LABEL_INVALID); continue; }
+      const at = label.kind === "instant" ? label.unixSec : label.startSec;
+      const list = series.get(gecko) ?? [];
+      list.push({ at, point: [day.unixSec * 1000, r.market_cap] });
+      series.set(gecko, list);
+    }
+    return drops.output(
+      [...series.entries()].sort(([a], [b]) => a.localeCompare(b))
+        .map(([id, pts]) => ({ params: { id }, payload: { market_caps: pts.sort((a, b) => a.at - b.at).map((p) => p.point) } })),
+    );
+  };
+}

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { IMPLAUSIBLE_VALUE, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import { alignDailyInstant } from "./time.ts";
-import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
+import { alignDailyInstant, labelToUtcInstant } from "./time.ts";
+import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * DefiLlama stablecoins API (`https://stablecoins.llama.fi`). Wire formats: shared/reference/upstreams.md §1.
@@ -340,3 +341,86 @@ export const stablecoinPricesEndpoint: Endpoint = {
   },
   fetchLive: (client) => client.getJson("/stablecoinprices"),
 };
+
+// ---------------------------------------------------------------------------------------------
+// Recorded-archive readers (check-sked/crypto_data_resources CSVs written from these endpoints).
+
+/**
+ * The check-sked archive CSVs label DefiLlama's 00:00 UTC points in US Eastern time: a row
+ * labelled D (date-only) or `D 19:00:00`/`D 20:00:00` (EST/EDT) is 00:00 UTC of D+1.
+ */
+export const DEFILLAMA_ARCHIVE_TIME: SourceTime = { zone: "America/New_York", dailyBucket: "America/New_York labels of 00:00 UTC points" };
+
+/**
+ * Converts a label of an archive row to the epoch seconds (UTC) the live endpoint would have sent
+ * (see labelToUtcInstant), counting a bad label on `drops`; null when dropped.
+ */
+function archiveDate(label: string | undefined, zone: string, drops: ReaderDrops): number | null {
+  const t = labelToUtcInstant(label ?? "", zone);
+  if (!t.ok) { drops.drop(t.reason); return null; }
+  return t.unixSec;
+}
+
+/**
+ * DefiLlama chart CSV written from `/stablecoincharts/{chain}`: a date column (`Date`/`date`,
+ * labels in `zone`) plus total USD (and optionally total units) columns, no peg breakdown → peg
+ * key `total`. Output: the `/stablecoincharts` payload (dates as epoch-second strings, UTC).
+ */
+export function readDefillamaChartCsv(chain: string, zone: string, usdColumn: string, unitsColumn?: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const payload: unknown[] = [];
+    for (const r of readCsvRows(text, drops)) {
+      const date = archiveDate(r.Date ?? r.date, zone, drops);
+      if (date === null) continue;
+      payload.push({
+        date: String(date),
+        totalCirculatingUSD: { total: r[usdColumn] },
+        ...(unitsColumn ? { totalCirculating: { total: r[unitsColumn] } } : {}),
+      });
+    }
+    return drops.output([{ params: { chain }, payload }]);
+  };
+}
+
+/**
+ * DefiLlama `/stablecoinprices` written as a wide CSV: `Date` (labels in `zone`) + one column per
+ * CoinGecko id (USD price). Output: the `/stablecoinprices` payload (epoch s, UTC).
+ */
+export function readDefillamaPricesWideCsv(zone: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const payload: unknown[] = [];
+    for (const r of readCsvRows(text, drops)) {
+      const date = archiveDate(r.Date, zone, drops);
+      if (date === null) continue;
+      const prices: Record<string, string> = {};
+      for (const [k, v] of Object.entries(r)) if (k !== "Date" && v !== "") prices[k] = v;
+      payload.push({ date, prices });
+    }
+    return drops.output([{ params: {}, payload }]);
+  };
+}
+
+/**
+ * DefiLlama `/stablecoin/{id}` per-chain history written as a wide CSV: `Date` (labels in `zone`,
+ * with times) + `<Chain>_Circulating` columns (native units of the coin's peg). Output: the
+ * `/stablecoin/{id}` payload with `chainBalances` only (dates epoch s, UTC: the exact instant of
+ * each label, so a non-midnight "now" row is dropped by the endpoint's daily rule).
+ */
+export function readDefillamaChainWideCsv(llamaId: string, pegType: string, zone: string) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const chainBalances: Record<string, { tokens: unknown[] }> = {};
+    for (const r of readCsvRows(text, drops)) {
+      const date = archiveDate(r.Date, zone, drops);
+      if (date === null) continue;
+      for (const [col, v] of Object.entries(r)) {
+        const m = /^(.*)_Circulating$/.exec(col);
+        if (!m || v === "" || v === undefined) continue;
+        (chainBalances[m[1]] ??= { tokens: [] }).tokens.push({ date, circulating: { [pegType]: v } });
+      }
+    }
+    return drops.output([{ params: { id: llamaId }, payload: { id: llamaId, chainBalances } }]);
+  };
+}

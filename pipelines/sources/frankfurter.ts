@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
 import { alignDailyLabel } from "./time.ts";
-import type { Endpoint, SourceTime } from "./types.ts";
+import type { Endpoint, ReaderOutput, SourceTime } from "./types.ts";
 
 /** Frankfurter FX (ECB reference rates), v1 API. Wire format: shared/reference/upstreams.md §4. */
 export const FRANKFURTER_BASE_URL = "https://api.frankfurter.dev/";
@@ -55,3 +56,19 @@ export const fxRatesEndpoint: Endpoint = {
   fetchLive: (client, params) =>
     client.getJson(`v1/${params.start ?? "1999-01-04"}..${params.end ?? ""}?base=${params.base ?? "EUR"}`),
 };
+
+/**
+ * ECB `eurofxref-hist.csv` (`Date` = ECB business day, one column per currency in units per EUR,
+ * `N/A` when missing, trailing comma) → Frankfurter time-series payload with base EUR. Rows
+ * papaparse flags are dropped as `csv-parse-error`.
+ */
+export function readEcbHistCsv(text: string): ReaderOutput {
+  const drops = new ReaderDrops();
+  const rates: Record<string, Record<string, string>> = {};
+  for (const r of readCsvRows(text, drops)) {
+    const quotes: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r)) if (k && k !== "Date" && v && v !== "N/A") quotes[k] = v;
+    rates[r.Date] = quotes;
+  }
+  return drops.output([{ params: { base: "EUR" }, payload: { base: "EUR", rates } }]);
+}

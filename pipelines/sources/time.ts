@@ -153,3 +153,16 @@ export function alignDailyInstant(unixSeconds: number): DailyAlignment {
 export function isoDate(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().slice(0, 10);
 }
+
+/**
+ * What a reader writes into an upstream-shaped payload for a label in IANA `zone`: an instant
+ * label becomes its exact UTC instant (the endpoint's parser then applies the ±1 h daily rule);
+ * a day label becomes the 00:00 UTC instant inside that local day. Unix seconds, or the drop reason.
+ */
+export function labelToUtcInstant(text: string, zone: string): { ok: true; unixSec: number } | { ok: false; reason: typeof OFF_DAY_BOUNDARY | typeof TIME_LABEL_INVALID } {
+  const label = parseTimeLabel(text, zone);
+  if (!label) return { ok: false, reason: TIME_LABEL_INVALID };
+  if (label.kind === "instant") return { ok: true, unixSec: label.unixSec };
+  const point = utcDailyPointOfLabel(label);
+  return point === null ? { ok: false, reason: OFF_DAY_BOUNDARY } : { ok: true, unixSec: point };
+}

@@ -26,6 +26,28 @@ export interface Capture {
   payload: unknown;
 }
 
+/**
+ * One problem a capture reader met in a recorded file: the 1-based physical line (of the row's
+ * end, header included), a short code (`TooFewFields`, `MissingQuotes`, …) and the message.
+ */
+export interface ReaderProblem {
+  line: number;
+  code: string;
+  message: string;
+}
+
+/**
+ * What a capture reader yields from one recorded file: one upstream-shaped payload per endpoint
+ * params, the count of skipped rows per reason (→ manifest `readerDropped[file]`), and the first
+ * few problems with their line numbers.
+ */
+export interface ReaderOutput {
+  captures: { params: Record<string, string>; payload: unknown }[];
+  dropped: Record<string, number>;
+  /** At most READER_PROBLEM_LIMIT problems, in file order. */
+  problems?: ReaderProblem[];
+}
+
 /** Rows produced from one capture plus the count of rows dropped per reason. */
 export interface ParsedRows {
   rows: Record<string, unknown>[];

@@ -199,6 +199,11 @@ describe("peg score", () => {
     expect(s.pegScore).toBe(98);
     expect(s.activeDepeg).toBe(false);
   });
+  it("counts only observed time as time at peg", () => {
+    // 10 days in depeg; the window spans 365 days but prices exist on only 100 of them → 90% at peg, not 97.26%.
+    const inc = [{ startedAt: now - 100 * DAY, endedAt: now - 90 * DAY, peakDeviationBps: -500, constituentEventCount: 1 }];
+    expect(pegScore(inc, now - 365 * DAY, now, 100 * DAY).pegPct).toBeCloseTo(90, 6);
+  });
   it("penalises an open incident and reports it active", () => {
     const s = pegScore([{ startedAt: now - DAY, endedAt: null, peakDeviationBps: -2000, constituentEventCount: 1 }], now - 365 * DAY, now);
     expect(s.activeDepeg).toBe(true);
