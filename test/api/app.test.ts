@@ -242,7 +242,7 @@ describe("peg monitoring routes", () => {
   });
 
   it("backtest facts: UST below peg from May 2022, never recovered; USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {
-    const ust = (await (await req("/api/depeg-events?stablecoin=ust-terrausd-2022-05&limit=1000")).json()).events
+    const ust = (await (await req("/api/depeg-events?stablecoin=ust-terraform-labs&limit=1000")).json()).events
       .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2022-05-01T00:00:00Z") / 1000 && e.startedAt < Date.parse("2022-06-01T00:00:00Z") / 1000);
     expect(ust).toMatchObject({ direction: "below", endedAt: null, closeReason: null });
     expect(ust.peakDeviationBps).toBeLessThanOrEqual(-9000);
@@ -262,8 +262,8 @@ describe("peg monitoring routes", () => {
     expect(crit.events.length).toBeGreaterThan(0);
     expect(crit.events.every((e: { severity: string }) => e.severity === "critical")).toBe(true);
     expect(crit.total).toBe(crit.events.length);
-    const started = await (await req("/api/events?type=depeg.started&coin=usdc-circle,ust-terrausd-2022-05&limit=500")).json();
-    expect(new Set(started.events.map((e: { stablecoinId: string }) => e.stablecoinId))).toEqual(new Set(["usdc-circle", "ust-terrausd-2022-05"]));
+    const started = await (await req("/api/events?type=depeg.started&coin=usdc-circle,ust-terraform-labs&limit=500")).json();
+    expect(new Set(started.events.map((e: { stablecoinId: string }) => e.stablecoinId))).toEqual(new Set(["usdc-circle", "ust-terraform-labs"]));
     const p1 = await (await req("/api/events?limit=3")).json();
     const p2 = await (await req(`/api/events?limit=3&cursor=${p1.nextCursor}`)).json();
     const both = await (await req("/api/events?limit=6")).json();
@@ -293,7 +293,7 @@ describe("peg monitoring routes", () => {
 
   it("peg summary scores listed coins and the list carries consensus price fields", async () => {
     const s = await (await req("/api/peg-summary")).json();
-    const ust = s.coins.find((c: { id: string }) => c.id === "ust-terrausd-2022-05");
+    const ust = s.coins.find((c: { id: string }) => c.id === "ust-terraform-labs");
     expect(ust.activeDepeg).toBe(true);
     expect(s.summary.activeDepegCount).toBe(s.coins.filter((c: { activeDepeg: boolean }) => c.activeDepeg).length);
     const usdt = s.coins.find((c: { id: string }) => c.id === "usdt-tether");
