@@ -28,7 +28,7 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUr
   };
   const now = opts.now ?? Date.now;
   const plan = opts.plan ?? liveCapturePlan({
-    detailLlamaIds: registry.coins.filter((c) => c.llamaId && !c.isDead).map((c) => c.llamaId!).slice(0, 50),
+    detailLlamaIds: registry.coins.filter((c) => c.llamaId && c.deadFrom === null).map((c) => c.llamaId!).slice(0, 50),
     chartGeckoIds: [],
     fxStart: new Date(now() - 400 * 86400_000).toISOString().slice(0, 10),
   });

@@ -3,8 +3,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { ENDPOINTS } from "../pipelines/sources/endpoints.ts";
+import { parseJsonText } from "../pipelines/sources/file-formats.ts";
 import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
-import type { Capture } from "../pipelines/sources/types.ts";
+import type { Capture, ReaderProblem } from "../pipelines/sources/types.ts";
 import type { Sink } from "./sinks/sink.ts";
 
 /** Raw capture file written by `capture`: `raw/<source>/<YYYY-MM-DD>/<capture-id>.json[.gz]`. */
@@ -20,22 +21,40 @@ export const sha256 = (data: Uint8Array | string) => createHash("sha256").update
 /** Captures plus reader-level drop counts (e.g. unmapped rows of a recorded file). */
 export interface CaptureSet {
   captures: Capture[];
+  /** file (relative to the capture dir) → reason → rows the reader skipped (`csv-parse-error`, `off-day-boundary`, …). */
   readerDropped: Record<string, Record<string, number>>;
+  /** file → first few located problems (1-based line, code, message), for logs / the manifest. */
+  readerProblems: Record<string, ReaderProblem[]>;
+}
+
+/** Reads the file with `read`, re-throwing any failure as an Error naming the file. */
+function readOrThrow<T>(file: string, what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw new Error(`${what} ${file}: ${(e as Error).message}`, { cause: e });
+  }
 }
 
 /**
  * Every capture available at `asOf` (Unix s): recorded files from the capture dir and live raw
  * captures in the sink. Snapshot endpoints keep only the newest capture per params observed at or
  * before asOf; history endpoints keep all captures (rows after asOf are filtered at load).
+ * A file that cannot be read at all (e.g. truncated JSON) throws an Error whose message names the
+ * file path and the position (`line L, column C (char offset N)`): the build fails. Row-level
+ * problems are dropped and counted in `readerDropped` instead.
  */
 export async function collectCaptures(captureDir: string, sink: Sink, asOf: number): Promise<CaptureSet> {
   const all: Capture[] = [];
   const readerDropped: Record<string, Record<string, number>> = {};
+  const readerProblems: Record<string, ReaderProblem[]> = {};
   for (const rc of RECORDED_CAPTURES) {
-    const bytes = await readFile(join(captureDir, rc.file));
+    const fullPath = join(captureDir, rc.file);
+    const bytes = await readFile(fullPath);
     const hash = sha256(bytes);
-    const out = rc.read(bytes.toString("utf8"));
+    const out = readOrThrow(fullPath, `recorded capture (${rc.endpoint})`, () => rc.read(bytes.toString("utf8")));
     if (Object.keys(out.dropped).length) readerDropped[rc.file] = out.dropped;
+    if (out.problems?.length) readerProblems[rc.file] = out.problems;
     for (const c of out.captures) {
       all.push({ endpoint: rc.endpoint, params: { ...rc.params, ...c.params }, observedAt: rc.observedAt, origin: "recorded", path: rc.file, sha256: hash, payload: c.payload });
     }
@@ -43,8 +62,10 @@ export async function collectCaptures(captureDir: string, sink: Sink, asOf: numb
   for (const key of await sink.list("raw/")) {
     if (!/\.json(\.gz)?$/.test(key)) continue;
     const bytes = (await sink.get(key))!;
-    const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
-    const f = JSON.parse(text) as RawCaptureFile;
+    const f = readOrThrow(key, "raw capture", () => {
+      const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
+      return parseJsonText(text) as RawCaptureFile;
+    });
     all.push({ endpoint: f.endpoint, params: f.params, observedAt: f.observedAt, origin: "live", path: key, sha256: sha256(bytes), payload: f.payload });
   }
   const selected: Capture[] = [];
@@ -60,5 +81,5 @@ export async function collectCaptures(captureDir: string, sink: Sink, asOf: numb
   }
   selected.push(...newest.values());
   selected.sort((a, b) => a.endpoint.localeCompare(b.endpoint) || a.observedAt - b.observedAt || a.path.localeCompare(b.path) || JSON.stringify(a.params).localeCompare(JSON.stringify(b.params)));
-  return { captures: selected, readerDropped };
+  return { captures: selected, readerDropped, readerProblems };
 }

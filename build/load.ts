@@ -15,9 +15,12 @@ export interface SourceLoadReport {
 
 /**
  * Load stage: validates every capture's payload and rows (zod) and appends them to the raw tables,
- * each row tagged with `_observed_at` (Unix s) of its capture. History rows dated after asOf are
- * skipped. A payload that fails its schema is rejected whole and reported; rows failing their
- * schema are dropped and counted per reason.
+ * each row tagged with `_observed_at` (Unix s) of its capture. History rows dated (UTC day) after
+ * asOf are skipped. Payload schemas check only the envelope, so a payload failing one (wrong
+ * top-level shape) is rejected whole (`payload-rejected`, with the zod path and message in the
+ * capture's `rejected`); bad rows inside are dropped by the endpoint's parser and counted per
+ * reason (→ manifest `sources[].dropped`). A parser that throws rejects only its capture
+ * (`parse-failed`).
  */
 export async function loadCaptures(db: Db, captures: Capture[], asOf: number): Promise<SourceLoadReport[]> {
   const asOfDay = new Date(asOf * 1000).toISOString().slice(0, 10);
@@ -34,11 +37,19 @@ export async function loadCaptures(db: Db, captures: Capture[], asOf: number): P
     report.captures.push(entry);
     const payload = ep.payloadSchema.safeParse(c.payload);
     if (!payload.success) {
-      entry.rejected = `payload failed schema at ${payload.error.issues[0]?.path.join(".") || "root"}`;
+      const issue = payload.error.issues[0];
+      entry.rejected = `payload failed schema at ${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"}`;
       report.dropped["payload-rejected"] = (report.dropped["payload-rejected"] ?? 0) + 1;
       continue;
     }
-    const parsed = ep.toRows(payload.data, c);
+    let parsed: ReturnType<typeof ep.toRows>;
+    try {
+      parsed = ep.toRows(payload.data, c);
+    } catch (e) {
+      entry.rejected = `parser failed: ${(e as Error).message}`;
+      report.dropped["parse-failed"] = (report.dropped["parse-failed"] ?? 0) + 1;
+      continue;
+    }
     for (const [reason, n] of Object.entries(parsed.dropped)) report.dropped[reason] = (report.dropped[reason] ?? 0) + n;
     const buf = buffers.get(ep.table.name)!;
     for (const row of parsed.rows) {

@@ -6,6 +6,7 @@ import { DATASET_RETENTION_DAYS, serialise } from "../datasets/contract.ts";
 import { DATASETS } from "../datasets/datasets.ts";
 import { loadRegistry } from "../pipelines/registry/registry.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
+import { type ListAsset, withUnreviewedCoins } from "../pipelines/registry/unreviewed.ts";
 import { SITE_DATA_ARTIFACTS } from "../site-data/artifacts.ts";
 import { type BuildManifest, type ManifestFile, MANIFEST_SCHEMA_VERSION } from "../site-data/manifest.ts";
 import { collectCaptures, sha256 } from "./captures.ts";
@@ -41,6 +42,11 @@ const PUBLISHED_TABLES = [
   "total_supply_daily", "non_usd_share_daily", "fx_rates_daily", "price_history_daily", "chain_supply_samples",
   "depeg_events", "depeg_pending", "tape_events", "peg_scores", "price_consensus_slots", "price_observation_rejections",
 ];
+/**
+ * Published too when the model DAG created them (they are added by work in progress; the check keeps a
+ * build of a tree without them working): supply plausibility rejections, per-coin source quality.
+ */
+const OPTIONAL_PUBLISHED_TABLES = ["supply_value_rejections", "listed_supply_daily", "source_quality_daily"];
 
 const HIST_COLUMNS = "stablecoin_id varchar, date date, native double, usd double, source varchar";
 
@@ -89,12 +95,37 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
   await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
 }
 
-/** Creates the build context, the (empty) history table and the registry tables. */
-export async function prepareBuildDb(db: Db, asOf: number, registry: Registry): Promise<void> {
+/**
+ * Creates the build context and the (empty) history table. With `registry`, also loads the registry
+ * tables as given (scripts and tests that load captures afterwards and need no unreviewed coins); a
+ * build instead calls `loadBuildRegistry` once its captures are loaded.
+ */
+export async function prepareBuildDb(db: Db, asOf: number, registry?: Registry): Promise<void> {
   const asOfDay = new Date(asOf * 1000).toISOString().slice(0, 10);
   await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: asOf, as_of_day: asOfDay });
   await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
-  await loadRegistryTables(db, registry, asOfDay);
+  if (registry) await loadRegistryTables(db, registry, asOfDay);
+}
+
+/** Assets of the newest DefiLlama `/stablecoins` capture loaded into the raw table (none without one). */
+export async function loadedListAssets(db: Db): Promise<ListAsset[]> {
+  const rows = await db.all<{ llama_id: string; name: string; symbol: string; gecko_id: string | null; peg_type: string; peg_mechanism: string | null }>(
+    `select llama_id, name, symbol, gecko_id, peg_type, peg_mechanism from raw_defillama__stablecoins
+     qualify row_number() over (partition by llama_id order by _observed_at desc) = 1
+     order by llama_id`);
+  return rows.map((r) => ({ llamaId: r.llama_id, name: r.name, symbol: r.symbol, geckoId: r.gecko_id, pegType: r.peg_type, pegMechanism: r.peg_mechanism }));
+}
+
+/**
+ * Loads the registry tables for a build whose captures are loaded: the curated registry plus a
+ * provisional `unreviewed` record for every list asset it does not know (withUnreviewedCoins), so an
+ * unknown upstream coin never blocks publication. Returns the manifest warnings (one per added coin).
+ */
+export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry): Promise<string[]> {
+  const asOfDay = new Date(asOf * 1000).toISOString().slice(0, 10);
+  const { registry: full, warnings } = withUnreviewedCoins(registry, await loadedListAssets(db));
+  await loadRegistryTables(db, full, asOfDay);
+  return warnings;
 }
 
 /**
@@ -110,7 +141,7 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
   const db = await Db.open(":memory:", { threads: "1" });
   const scratch = await mkdtemp(join(tmpdir(), "ballast-build-"));
   try {
-    await prepareBuildDb(db, opts.asOf, registry);
+    await prepareBuildDb(db, opts.asOf);
     if (opts.warehousePath && existsSync(opts.warehousePath)) {
       await db.exec(`attach '${opts.warehousePath.replace(/'/g, "''")}' as wh (read_only)`);
       await db.exec("insert into hist_supply_snapshots select * from wh.hist_supply_snapshots");
@@ -120,11 +151,21 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
     const { captures, readerDropped } = await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
     log("info", "load", "captures selected", { count: captures.length });
     const sources = await loadCaptures(db, captures, opts.asOf);
-    if (!sources.find((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
-      throw new Error("source defillama.stablecoins: no capture observed at or before as-of; nothing to build");
+    const warnings = await loadBuildRegistry(db, opts.asOf, registry);
+    const hasList = sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0);
+    if (!hasList) {
+      // As-of fallback (int_coins_supply_current): current state from the supply history instead.
+      warnings.push("source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)");
     }
     const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
     log("info", "model", "models built", { count: modelRun.tables.length });
+    const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
+    if (currentCoins === 0) {
+      throw new Error("source defillama.stablecoins: no capture observed at or before as-of and no supply history in the 3 days up to as-of; nothing to build");
+    }
+    const supplyRejections = Object.fromEntries((await db.all<{ reason: string; n: number }>(
+      "select reason, count(*)::integer as n from supply_value_rejections group by reason order by reason")).map((r) => [r.reason, r.n]));
+    const qualityRejections = { ...modelRun.rejected, ...(Object.keys(supplyRejections).length ? { supply_value_rejections: supplyRejections } : {}) };
 
     const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
     const files: { file: ManifestFile; body: string | Uint8Array }[] = [];
@@ -165,7 +206,10 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
     // Researchers' database: the registry and every mart, read-only by convention.
     const dbPath = join(scratch, "ballast.duckdb");
     await db.exec(`attach '${dbPath}' as pub`);
-    for (const t of PUBLISHED_TABLES) await db.exec(`create table pub.${t} as select * from ${t} order by all`);
+    const existing = new Set((await db.all<{ name: string }>("select table_name as name from information_schema.tables where table_catalog = 'memory'")).map((r) => r.name));
+    for (const t of [...PUBLISHED_TABLES, ...OPTIONAL_PUBLISHED_TABLES.filter((x) => existing.has(x))]) {
+      await db.exec(`create table pub.${t} as select * from ${t} order by all`);
+    }
     await db.exec("detach pub");
     addFile("ballast.duckdb", await readFile(dbPath), { artifact: "duckdb", rows: null, dataAsOf: sourceObservedAt["defillama.stablecoins"] ?? null, schemaVersion: "1.0.0" });
 
@@ -188,7 +232,8 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
       readerDropped,
       circuits: await readCircuits(opts.sink),
       models: modelRun.tables,
-      qualityRejections: modelRun.rejected,
+      qualityRejections,
+      warnings,
     };
 
     // Publish: immutable build files, dated dataset copies, manifest, then the pointer last.
@@ -222,11 +267,16 @@ async function pruneDatedDatasets(sink: Sink, asOf: number): Promise<void> {
   }
 }
 
-/** Upserts this build's list-derived daily supply points into the persistent warehouse. */
+/**
+ * Upserts this build's list-derived daily supply points (native units; `usd` provisional) into the
+ * persistent warehouse. Only this build's own list points (priority 2), never the persisted copies it
+ * read (priority 3), so a day is stored once.
+ */
 async function persistHistory(db: Db, warehousePath: string): Promise<void> {
+  const own = "from int_supply_history_points where source = 'defillama-list' and priority = 2";
   await db.exec(`attach '${warehousePath.replace(/'/g, "''")}' as wh`);
   await db.exec(`create table if not exists wh.hist_supply_snapshots (${HIST_COLUMNS})`);
-  await db.exec(`delete from wh.hist_supply_snapshots where (stablecoin_id, date) in (select stablecoin_id, date from int_supply_history_points where source = 'defillama-list')`);
-  await db.exec(`insert into wh.hist_supply_snapshots select stablecoin_id, date, native, usd, source from int_supply_history_points where source = 'defillama-list' order by all`);
+  await db.exec(`delete from wh.hist_supply_snapshots where (stablecoin_id, date) in (select stablecoin_id, date ${own})`);
+  await db.exec(`insert into wh.hist_supply_snapshots select stablecoin_id, date, native, usd, source ${own} order by all`);
   await db.exec("detach wh");
 }

@@ -1,4 +1,6 @@
--- Dataset top-stablecoins: every listed coin, largest USD supply first.
+-- Dataset top-stablecoins: every coin of the current list, largest USD supply first. USD supply is the
+-- list's value under the one supply valuation rule (same figure as /api/stablecoins); price is the
+-- consensus price (null when no usable quote).
 select
     stablecoin_id as id,
     symbol,

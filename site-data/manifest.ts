@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Version of the manifest layout below. */
-export const MANIFEST_SCHEMA_VERSION = "1.1.0";
+export const MANIFEST_SCHEMA_VERSION = "1.2.0";
 
 /** One published file of a build. `dataAsOf` and times are Unix seconds. */
 export const ManifestFileSchema = z.object({
@@ -49,8 +49,17 @@ export const BuildManifestSchema = z.object({
   readerDropped: z.record(z.string(), z.record(z.string(), z.number())),
   circuits: z.record(z.string(), CircuitStateSchema),
   models: z.array(z.object({ name: z.string(), rows: z.number() })),
-  /** Input rows refused by an analytic's quality rules (e.g. non-positive or spike prices), per analytic and reason. */
+  /**
+   * Input rows refused by a quality rule, per producer and reason: analytics (e.g. non-positive or spike
+   * prices) and `supply_value_rejections` (implausible supply values: `above-10t-usd`, `over-100x-previous-day`).
+   */
   qualityRejections: z.record(z.string(), z.record(z.string(), z.number())),
+  /**
+   * Things a reader of this build should know that did not stop publication (since 1.2.0), e.g. an
+   * upstream coin published with a provisional `unreviewed` registry record, or no list capture at
+   * as-of (current supply from history). Absent in older manifests (read as []).
+   */
+  warnings: z.array(z.string()).default([]),
 });
 export type BuildManifest = z.infer<typeof BuildManifestSchema>;
 

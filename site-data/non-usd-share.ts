@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
 
-/** One day of non-USD share: USD totals and percent shares (0-100, 4 dp). */
+/**
+ * One day of non-USD share: USD totals and percent shares (0-100, 4 dp). Groups: `commodity` (gold/
+ * silver pegs), `fiatNonUsd` (other non-USD peg currencies), `floating` (floating pegs: CPI-indexed or
+ * redemption-rate targets, DefiLlama `peggedVAR`; counted in `fiatNonUsd` before it had its own group).
+ * NAV tokens count with their peg currency.
+ */
 export const NonUsdSharePointSchema = z.object({
   date: z.number().int(),
   totalUsd: z.number(),
@@ -9,6 +14,8 @@ export const NonUsdSharePointSchema = z.object({
   fiatNonUsdUsd: z.number(),
   commoditySharePct: z.number(),
   fiatNonUsdSharePct: z.number(),
+  floatingUsd: z.number(),
+  floatingSharePct: z.number(),
 });
 export const NonUsdSharePayloadSchema = z.object({
   current: NonUsdSharePointSchema.nullable(),
@@ -16,12 +23,13 @@ export const NonUsdSharePayloadSchema = z.object({
 });
 
 /**
- * `site-data/non-usd-share.json` — share of commodity (gold/silver) and non-USD fiat pegs in listed
- * supply, on days where the whole listed universe was observed (list captures and their 1/7/30-day buckets).
+ * `site-data/non-usd-share.json` — share of commodity (gold/silver), non-USD fiat and floating pegs in
+ * listed supply, on days where the whole listed universe was observed (list captures and their
+ * 1/7/30-day buckets), valued by the one supply valuation rule.
  */
 export const nonUsdShareArtifact: Artifact = {
   key: "non-usd-share",
-  schemaVersion: "1.0.0",
+  schemaVersion: "1.1.0",
   maxAgeSec: 86400,
   schema: NonUsdSharePayloadSchema,
   description: "Non-USD peg share of listed supply over time.",
@@ -30,6 +38,7 @@ export const nonUsdShareArtifact: Artifact = {
     const history = rows.days.map((r) => ({
       date: daySeconds(r.date), totalUsd: num(r.total_usd)!, commodityUsd: num(r.commodity_usd)!, fiatNonUsdUsd: num(r.fiat_non_usd_usd)!,
       commoditySharePct: num(r.commodity_share_pct)!, fiatNonUsdSharePct: num(r.fiat_non_usd_share_pct)!,
+      floatingUsd: num(r.floating_usd)!, floatingSharePct: num(r.floating_share_pct)!,
     }));
     return {
       files: [{ path: "site-data/non-usd-share.json", payload: { current: history.at(-1) ?? null, history }, rows: history.length }],

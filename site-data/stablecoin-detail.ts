@@ -11,8 +11,10 @@ export const StablecoinDetailSchema = z.object({ tokens: z.array(TokenPointSchem
 
 /**
  * `site-data/stablecoin/<id>.json` for every registry coin: daily supply history (sources:
- * DefiLlama `/stablecoin/{id}`, the `/stablecoins` list, CoinGecko market caps). Non-USD pegs keep
- * native units native and convert USD with the current price.
+ * DefiLlama `/stablecoin/{id}`, the `/stablecoins` list, CoinGecko market caps; supply_history_daily).
+ * Native units stay native; USD is native x the supply valuation rule of the point's own day (USD pegs
+ * 1, fiat pegs the ECB rate, gold/NAV/floating the accepted consensus price of that day), the same
+ * rule as the list, charts and chains. A point whose USD is unavailable keeps `totalCirculatingUSD: {}`.
  */
 export const stablecoinDetailArtifact: Artifact = {
   key: "stablecoin-detail",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Artifact, num, sqlFile } from "./contract.ts";
+import { newestSupplyDay } from "./stablecoins.ts";
 
 /** Stablecoin summary (spec 2.4). USD values; `change*` are USD differences current − previous. */
 export const StablecoinSummarySchema = z.object({
@@ -31,7 +32,10 @@ export const StablecoinSummariesSchema = z.record(z.string(), StablecoinSummaryS
 
 const change = (current: number | null, prev: number | null) => (current === null || prev === null ? null : current - prev);
 
-/** `site-data/stablecoin-summary.json` — one summary per listed coin (source: DefiLlama `/stablecoins`). */
+/**
+ * `site-data/stablecoin-summary.json` — one summary per coin of the current list (source: DefiLlama
+ * `/stablecoins`, or the supply history without a list capture at as-of); same values as the list.
+ */
 export const stablecoinSummaryArtifact: Artifact = {
   key: "stablecoin-summary",
   schemaVersion: "1.0.0",
@@ -48,7 +52,7 @@ export const stablecoinSummaryArtifact: Artifact = {
       out[String(r.stablecoin_id)] = {
         id: String(r.stablecoin_id), name: String(r.name), symbol: String(r.symbol), pegType: String(r.peg_type),
         pegMechanism: String(r.peg_mechanism), priceUsd: price, priceSource: price === null ? "missing" : String(r.price_source),
-        priceConfidence: price === null ? null : (r.price_confidence as "high" | "single-source" | "low" | "fallback"), supplySource: "defillama",
+        priceConfidence: price === null ? null : (r.price_confidence as "high" | "single-source" | "low" | "fallback"), supplySource: (r.supply_source as string | null) ?? null,
         supplyByPegUsd: current === null ? {} : { [String(r.peg_type)]: current },
         supplyUsd: {
           current, prevDay, prevWeek, prevMonth,
@@ -59,7 +63,7 @@ export const stablecoinSummaryArtifact: Artifact = {
     }
     return {
       files: [{ path: "site-data/stablecoin-summary.json", payload: out, rows: Object.keys(out).length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins),
     };
   },
 };

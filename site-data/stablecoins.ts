@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, num, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, daySeconds, num, sqlFile } from "./contract.ts";
 
 const PegMap = z.record(z.string(), z.number());
 
@@ -38,22 +38,36 @@ export const StablecoinDataSchema = z.object({
   consensusSources: z.array(z.string()),
   /** Sources of the selected consensus cluster (compatibility alias of the agreeing set). */
   agreeSources: z.array(z.string()).optional(),
+  /**
+   * Optional provenance extra (like `supplyGapFill`): present, and `true`, only on a coin the upstream
+   * list carries but the curated registry does not know yet; its id is provisional
+   * (`<symbol>-unreviewed-<llamaId>`) and changes once the coin is reviewed.
+   */
+  unreviewed: z.literal(true).optional(),
 });
 export type StablecoinData = z.infer<typeof StablecoinDataSchema>;
 
 /** Body of `/api/stablecoins` as stored (the API adds `_meta`). */
 export const StablecoinsPayloadSchema = z.object({
   peggedAssets: z.array(StablecoinDataSchema),
-  /** pegType → USD per unit used where a coin had no price and FX filled in. */
+  /**
+   * pegType → USD per unit of the peg used to value supply where no ECB rate of the day (or of the 4
+   * days before) exists and an older ECB rate (at most 365 days) filled in (valuation basis `fx-stale`).
+   */
   fxFallbackRates: z.record(z.string(), z.number()).optional(),
 });
 
 const bucket = (pegType: string, v: unknown) => (num(v) === null ? {} : { [pegType]: num(v)! });
 
-/** `site-data/stablecoins.json` — the current list of every coin DefiLlama lists (source: DefiLlama `/stablecoins`). */
+/**
+ * `site-data/stablecoins.json` — the current list of every coin DefiLlama lists (source: DefiLlama
+ * `/stablecoins`); without a list capture at as-of, every coin with a supply-history point in the 3 days
+ * up to as-of. Supply (USD) = native units x the supply valuation rule of the point's day
+ * (int_supply_valuation_daily); `supplySource` names where the units came from.
+ */
 export const stablecoinsArtifact: Artifact = {
   key: "stablecoins",
-  schemaVersion: "1.0.0",
+  schemaVersion: "1.1.0",
   maxAgeSec: 600,
   schema: StablecoinsPayloadSchema,
   description: "Every listed stablecoin: supply (USD) now and 1/7/30 days ago, per-chain breakdown, price.",
@@ -68,7 +82,7 @@ export const stablecoinsArtifact: Artifact = {
     const fxFallbackRates: Record<string, number> = {};
     const peggedAssets: StablecoinData[] = rows.coins.map((r) => {
       const pegType = String(r.peg_type);
-      if (r.conversion_basis === "fx") fxFallbackRates[pegType] = num(r.usd_per_native)!;
+      if (r.valuation_basis === "fx-stale" && num(r.usd_per_native) !== null) fxFallbackRates[pegType] = num(r.usd_per_native)!;
       const price = num(r.price);
       const contracts = JSON.parse(String(r.contracts_json ?? "[]"));
       const chainCirculating: StablecoinData["chainCirculating"] = {};
@@ -92,7 +106,7 @@ export const stablecoinsArtifact: Artifact = {
         priceObservedAt: price === null ? null : num(r.price_observed_at),
         priceObservedAtMode: price === null ? null : (r.price_observed_at_mode as StablecoinData["priceObservedAtMode"]),
         priceSyncedAt: price === null ? null : num(r.price_synced_at),
-        supplySource: "defillama",
+        ...(r.supply_source ? { supplySource: String(r.supply_source) } : {}),
         circulating: bucket(pegType, r.circulating_usd),
         circulatingPrevDay: bucket(pegType, r.prev_day_usd),
         circulatingPrevWeek: bucket(pegType, r.prev_week_usd),
@@ -102,10 +116,17 @@ export const stablecoinsArtifact: Artifact = {
         ...(contracts.length ? { contracts } : {}),
         consensusSources: JSON.parse(String(r.consensus_sources_json)),
         agreeSources: JSON.parse(String(r.agree_sources_json)),
+        ...(r.unreviewed === true ? { unreviewed: true as const } : {}),
       };
     });
     const payload = { peggedAssets, fxFallbackRates: Object.fromEntries(Object.entries(fxFallbackRates).sort()) };
     const file: ArtifactFile = { path: "site-data/stablecoins.json", payload, rows: peggedAssets.length };
-    return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins) };
   },
 };
+
+/** Unix s of the newest current supply point (the as-of fallback's data time), null when none. */
+export function newestSupplyDay(rows: Record<string, unknown>[]): number | null {
+  const days = rows.map((r) => r.supply_date).filter((d): d is string => typeof d === "string").sort();
+  return days.length ? daySeconds(days[days.length - 1]) : null;
+}

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { type Artifact, type ArtifactFile, daySeconds, num, sqlFile } from "./contract.ts";
 
-/** One supply-history point: UTC day (Unix s), USD supply, native units when known, and its source. */
+/**
+ * One supply-history point: UTC day (Unix s), USD supply (native x the valuation rule of that day; null
+ * when no unit value exists), native units (level-adjusted to the better source when a fallback source
+ * fills the day), and the source of the units.
+ */
 export const SupplyHistoryPointSchema = z.object({
   date: z.number().int(),
   circulatingUsd: z.number().nullable(),

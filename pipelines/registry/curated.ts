@@ -35,8 +35,9 @@ export function tickerSlug(symbol: string): string {
 
 /**
  * Canonical stablecoin id (spec 2.1): `<tickerSlug(symbol)>-<slug(issuer)>`, plus `-<slug(variant)>`
- * when two distinct coins share ticker and issuer (the variant is the version or chain word the
- * issuer uses for the other coin: `v1`, `v2`, `legacy`).
+ * when two distinct coins share ticker and issuer: the coin whose upstream name carries a version
+ * word (`Legacy BOLD`, `eUSD (V2)`, `DYAD v1`) takes it (`legacy`, `v2`, `v1`); the other keeps the
+ * plain id.
  */
 export function coinIdFor(symbol: string, issuer: string, variant?: string | null): string {
   const parts = [tickerSlug(symbol), slug(issuer), variant ? slug(variant) : ""].filter(Boolean);

@@ -2,18 +2,25 @@ import Papa from "papaparse";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, slug } from "./curated.ts";
 import { type Chain, type Coin, CoinSchema, type Registry, RegistrySchema } from "./schema.ts";
+import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
+
+export { slug, tickerSlug } from "./curated.ts";
 
 /**
- * Registry generation: a pure function from recorded metadata to the committed registry data
- * (`pipelines/registry/coins.json`, `chains.json`). Run by `tsx build/cli.ts registry`; a
- * contract test regenerates it and fails on drift, so ids are assigned once and stay put.
+ * Registry generation: a pure function from the curated coin records
+ * (`pipelines/registry/coins.curated.json`) and the recorded upstream metadata to the committed
+ * registry (`pipelines/registry/registry.json`). Run by `tsx build/cli.ts registry`; a test
+ * regenerates it and fails on drift.
  *
- * Id rule (deterministic, documented in the README):
- *  1. the curated Pharos core id when its llamaId (or geckoId) matches;
- *  2. else the Pharos cemetery id when its llamaId matches;
- *  3. else `<slug(symbol)>-<slug(name without the symbol)>` (name slug alone when that leaves
- *     nothing); a collision with an id already taken appends `-<llamaId>`.
+ * Curated records carry identity and judgement (id, ticker, issuer, peg, NAV / floating flags,
+ * upstream ids, death date); upstream fills what it owns: the name (DefiLlama metadata, then list,
+ * Pharos core, cemetery), contracts (Pharos core extract, plus curated ones), cause of death
+ * (cemetery) and the chain list. Ids are never derived from names: see README.md in this folder.
+ * A recorded DefiLlama coin without a curated record is still listed, as `unreviewed`
+ * ({@link withUnreviewedCoins}: provisional id `<ticker>-unreviewed-<llamaId>`), so coverage never
+ * silently drops; the committed registry has none.
  */
 
 const PEG_CURRENCY: Record<string, string> = { peggedREAL: "BRL" };
@@ -21,26 +28,6 @@ const PEG_CURRENCY: Record<string, string> = { peggedREAL: "BRL" };
 /** `peggedEUR` → `EUR`; `peggedREAL` → `BRL`. */
 export function pegCurrencyOf(pegType: string): string {
   return PEG_CURRENCY[pegType] ?? pegType.replace(/^pegged/, "");
-}
-
-/** Lowercase ASCII slug: non-alphanumerics collapse to single hyphens. */
-export function slug(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
-
-/** Canonical id candidate for a coin without a curated id (rule 3 above). */
-export function deriveCoinId(symbol: string, name: string): string {
-  const ticker = slug(symbol) || "coin";
-  const nameWords = slug(name).split("-").filter(Boolean);
-  const tickerWords = new Set(ticker.split("-"));
-  const issuerWords = nameWords.filter((w) => !tickerWords.has(w));
-  const issuer = issuerWords.length > 0 ? issuerWords.join("-") : nameWords.join("-") || "issuer";
-  return `${ticker}-${issuer}`;
 }
 
 const CHAIN_ID_OVERRIDES: Record<string, string> = {
@@ -72,14 +59,13 @@ const LooseAsset = z.looseObject({
   deadFrom: z.string().optional(),
   chainCirculating: z.record(z.string(), z.unknown()).optional(),
 });
+type Asset = z.infer<typeof LooseAsset>;
 const CoreCoin = z.looseObject({
   id: z.string(),
   name: z.string(),
   symbol: z.string(),
   llamaId: z.string().nullable().optional(),
   geckoId: z.string().nullable().optional(),
-  pegMechanism: z.string().optional(),
-  flags: z.looseObject({ pegCurrency: z.string().optional() }).optional(),
   contracts: z.array(z.object({ chain: z.string(), address: z.string(), decimals: z.number() })).optional(),
 });
 const CemeteryRow = z.object({
@@ -100,95 +86,82 @@ export const REGISTRY_INPUTS = {
   cemetery: "pharos-watch/datasets/stablecoin-cemetery.csv",
 } as const;
 
-/** Reads the recorded inputs and returns the registry. Throws when an input fails its schema. */
-export function generateRegistry(captureDir: string): Registry {
+/** The recorded upstream inputs of the registry, parsed. */
+export interface RegistryInputs {
+  metadata: Asset[];
+  list: { peggedAssets: Asset[]; chains: { name: string }[] };
+  core: z.infer<typeof CoreCoin>[];
+  cemetery: z.infer<typeof CemeteryRow>[];
+}
+
+/** Reads and validates the recorded upstream inputs from the capture dir. Throws on schema failure. */
+export function readRegistryInputs(captureDir: string): RegistryInputs {
   const read = (p: string) => readFileSync(join(captureDir, p), "utf8");
-  const metadata = z.array(LooseAsset).parse(JSON.parse(read(REGISTRY_INPUTS.metadata)));
-  const list = z.object({ peggedAssets: z.array(LooseAsset), chains: z.array(z.looseObject({ name: z.string() })) })
-    .parse(JSON.parse(read(REGISTRY_INPUTS.list)));
-  const core = z.array(CoreCoin).parse(JSON.parse(read(REGISTRY_INPUTS.core)));
-  const cemeteryRows = Papa.parse<Record<string, string>>(read(REGISTRY_INPUTS.cemetery), { header: true, skipEmptyLines: true }).data;
-  const cemetery = cemeteryRows.map((r) => CemeteryRow.parse(r));
+  const rows = Papa.parse<Record<string, string>>(read(REGISTRY_INPUTS.cemetery), { header: true, skipEmptyLines: true }).data;
+  return {
+    metadata: z.array(LooseAsset).parse(JSON.parse(read(REGISTRY_INPUTS.metadata))),
+    list: z.object({ peggedAssets: z.array(LooseAsset), chains: z.array(z.looseObject({ name: z.string() })) })
+      .parse(JSON.parse(read(REGISTRY_INPUTS.list))),
+    core: z.array(CoreCoin).parse(JSON.parse(read(REGISTRY_INPUTS.core))),
+    cemetery: rows.map((r) => CemeteryRow.parse(r)),
+  };
+}
 
-  const coreByLlama = new Map(core.filter((c) => c.llamaId).map((c) => [c.llamaId!, c]));
-  const coreByGecko = new Map(core.filter((c) => c.geckoId).map((c) => [c.geckoId!, c]));
-  const cemByLlama = new Map(cemetery.filter((c) => c.llamaId).map((c) => [c.llamaId, c]));
+/**
+ * Merges the curated records with the recorded inputs into the registry. Throws when a curated
+ * record breaks an invariant ({@link curatedProblems}) or a merged record fails `CoinSchema`.
+ */
+export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): Registry {
+  const problems = curatedProblems(curated);
+  if (problems.length > 0) throw new Error(`curated registry: ${problems.join("; ")}`);
+  const meta = new Map(inputs.metadata.map((a) => [a.id, a]));
+  const listed = new Map(inputs.list.peggedAssets.map((a) => [a.id, a]));
+  const coreById = new Map(inputs.core.map((c) => [c.id, c]));
+  const cemById = new Map(inputs.cemetery.map((c) => [c.id, c]));
 
-  // Union of metadata and list by llamaId; metadata wins on fields, list fills gaps.
-  const byLlama = new Map<string, z.infer<typeof LooseAsset> & { _prov: Set<Coin["provenance"][number]> }>();
-  for (const a of metadata) byLlama.set(a.id, { ...a, _prov: new Set(["defillama-metadata"]) });
-  for (const a of list.peggedAssets) {
-    const prev = byLlama.get(a.id);
-    if (prev) prev._prov.add("defillama-list");
-    else byLlama.set(a.id, { ...a, _prov: new Set(["defillama-list"]) });
-  }
-
-  const taken = new Set<string>();
-  const coins: Coin[] = [];
-  const llamaIds = [...byLlama.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
-  const usedCore = new Set<string>();
-  // Curated ids are reserved first so a derived id can never steal one.
-  for (const c of core) taken.add(c.id);
-  for (const c of cemetery) taken.add(c.id);
-
-  for (const llamaId of llamaIds) {
-    const a = byLlama.get(llamaId)!;
-    const cur = coreByLlama.get(llamaId) ?? (a.gecko_id ? coreByGecko.get(a.gecko_id) : undefined);
-    const cem = cemByLlama.get(llamaId);
-    let id: string;
-    if (cur && !usedCore.has(cur.id)) { id = cur.id; usedCore.add(cur.id); }
-    else if (cem) id = cem.id;
-    else {
-      id = deriveCoinId(a.symbol, a.name);
-      if (taken.has(id)) id = `${id}-${llamaId}`;
-      taken.add(id);
-    }
-    const prov = new Set(a._prov);
-    if (cur && cur.id === id) prov.add("pharos-core");
-    if (cem) prov.add("pharos-cemetery");
-    coins.push(CoinSchema.parse({
-      id,
-      llamaId,
-      geckoId: a.gecko_id ?? (cur?.geckoId ?? null),
-      name: a.name,
-      symbol: a.symbol,
-      pegType: a.pegType,
-      pegCurrency: cur?.flags?.pegCurrency ?? pegCurrencyOf(a.pegType),
-      pegMechanism: a.pegMechanism ?? cur?.pegMechanism ?? "unknown",
-      isDead: Boolean(a.deadFrom || cem),
-      deadFrom: a.deadFrom ?? cem?.deathDate ?? null,
+  const coins: Coin[] = curated.map((rec) => {
+    const m = rec.llamaId ? meta.get(rec.llamaId) : undefined;
+    const l = rec.llamaId ? listed.get(rec.llamaId) : undefined;
+    const core = rec.pharosId ? coreById.get(rec.pharosId) : undefined;
+    const cem = rec.pharosId ? cemById.get(rec.pharosId) : undefined;
+    const provenance: Coin["provenance"] = ["curated"];
+    if (m) provenance.push("defillama-metadata");
+    if (l) provenance.push("defillama-list");
+    if (core) provenance.push("pharos-core");
+    if (cem) provenance.push("pharos-cemetery");
+    return CoinSchema.parse({
+      id: rec.id,
+      llamaId: rec.llamaId,
+      geckoId: rec.geckoId,
+      name: rec.name ?? m?.name ?? l?.name ?? core?.name ?? cem?.name ?? rec.symbol,
+      symbol: rec.symbol,
+      issuer: rec.issuer,
+      pegType: rec.pegType,
+      pegCurrency: rec.floatingPeg ? "VAR" : pegCurrencyOf(rec.pegType),
+      pegMechanism: rec.pegMechanism,
+      navToken: rec.navToken === true,
+      floatingPeg: rec.floatingPeg === true,
+      exchangeSymbols: rec.exchangeSymbols ?? [],
+      archiveNames: rec.archiveNames ?? [],
+      deadFrom: rec.deadFrom ?? null,
       causeOfDeath: cem?.causeOfDeath ?? null,
-      contracts: cur && cur.id === id ? sortContracts(cur.contracts ?? []) : [],
-      provenance: [...prov].sort(),
-    }));
-  }
-  // Curated coins DefiLlama does not list (gold tokens).
-  for (const c of core) {
-    if (usedCore.has(c.id)) continue;
-    const pegCurrency = c.flags?.pegCurrency ?? "USD";
-    coins.push(CoinSchema.parse({
-      id: c.id, llamaId: c.llamaId ?? null, geckoId: c.geckoId ?? null, name: c.name, symbol: c.symbol,
-      pegType: `pegged${pegCurrency}`, pegCurrency, pegMechanism: c.pegMechanism ?? "unknown",
-      isDead: false, deadFrom: null, causeOfDeath: null, contracts: sortContracts(c.contracts ?? []),
-      provenance: ["pharos-core"],
-    }));
-  }
-  // Dead coins known only to the cemetery.
-  const haveIds = new Set(coins.map((c) => c.id));
-  for (const c of cemetery) {
-    if (haveIds.has(c.id)) continue;
-    coins.push(CoinSchema.parse({
-      id: c.id, llamaId: c.llamaId || null, geckoId: null, name: c.name, symbol: c.symbol,
-      pegType: `pegged${c.pegCurrency}`, pegCurrency: c.pegCurrency, pegMechanism: "unknown",
-      isDead: true, deadFrom: c.deathDate, causeOfDeath: c.causeOfDeath, contracts: [],
-      provenance: ["pharos-cemetery"],
-    }));
-  }
-  coins.sort((x, y) => x.id.localeCompare(y.id));
+      contracts: sortContracts([...(rec.contracts ?? []), ...(core?.contracts ?? [])]),
+      provenance: provenance.sort(),
+    });
+  });
+
+  // Upstream coins nobody has curated: listed with a provisional id, flagged `unreviewed`.
+  const curatedLlama = new Set(curated.map((c) => c.llamaId).filter(Boolean));
+  const uncurated: ListAsset[] = [...new Set([...meta.keys(), ...listed.keys()])].filter((id) => !curatedLlama.has(id)).map((id) => {
+    const a = (meta.get(id) ?? listed.get(id))!;
+    return { llamaId: id, name: a.name, symbol: a.symbol, geckoId: a.gecko_id ?? null, pegType: a.pegType, pegMechanism: a.pegMechanism ?? null };
+  });
+  coins.push(...withUnreviewedCoins({ coins, chains: [] }, uncurated).registry.coins.slice(coins.length));
+  coins.sort(byId);
 
   const labels = new Set<string>();
-  for (const c of list.chains) labels.add(c.name);
-  for (const a of list.peggedAssets) for (const l of Object.keys(a.chainCirculating ?? {})) labels.add(l);
+  for (const c of inputs.list.chains) labels.add(c.name);
+  for (const a of inputs.list.peggedAssets) for (const l of Object.keys(a.chainCirculating ?? {})) labels.add(l);
   const chains = new Map<string, Chain>();
   for (const label of [...labels].sort()) {
     if (NON_CHAIN_LABELS.has(label)) continue;
@@ -198,6 +171,20 @@ export function generateRegistry(captureDir: string): Registry {
   return RegistrySchema.parse({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)) });
 }
 
+/** Reads the recorded inputs and the committed curated records and returns the registry. */
+export function generateRegistry(captureDir: string, curated: CuratedCoin[] = loadCuratedCoins()): Registry {
+  return buildRegistry(curated, readRegistryInputs(captureDir));
+}
+
+/** Deployments sorted by chain then address, duplicates (same chain and address) dropped. */
 function sortContracts(cs: { chain: string; address: string; decimals: number }[]) {
-  return [...cs].sort((a, b) => a.chain.localeCompare(b.chain) || a.address.localeCompare(b.address));
+  const seen = new Set<string>();
+  return [...cs]
+    .sort((a, b) => a.chain.localeCompare(b.chain) || a.address.localeCompare(b.address))
+    .filter((c) => {
+      const key = `${c.chain}:${c.address.toLowerCase()}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }

@@ -66,7 +66,7 @@ export function readCsvRows(text: string, drops: ReaderDrops, opts: { header: bo
     header: opts.header,
     skipEmptyLines: true,
     step: (res) => {
-      const line = lineAt(newlines, res.meta.cursor);
+      const line = lineAt(newlines, res.meta.cursor - 1);
       const err = res.errors[0];
       if (err) {
         drops.drop(CSV_PARSE_ERROR);

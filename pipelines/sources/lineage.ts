@@ -1,43 +1,57 @@
 import { ENDPOINTS } from "./endpoints.ts";
+import { RECORDED_CAPTURES } from "./recorded-captures.ts";
 import type { Endpoint } from "./types.ts";
 
 /**
- * Lineage and time semantics of every source label, built from the endpoints' own declarations
- * (`Endpoint.lineage`, `Endpoint.time`). A source label is the value stored in the `source`
- * column of raw_price_history / raw_price_bars (and the quote source of list/markets quotes):
+ * Lineage and time semantics of every price/source label, built from the declarations of the
+ * endpoints (`Endpoint.lineage`, `Endpoint.time`) and of the recorded files read into them
+ * (`RecordedCapture.time`). A source label is the value stored in the `source` column of
+ * raw_price_history / raw_price_bars (and the quote source of list/markets quotes):
  * `Endpoint.rowSource` when set, else `Endpoint.source`.
  */
+
+/** One source label: its endpoints, independent family, what it copies, and its time semantics. */
+export interface SourceLineageEntry {
+  source: string;
+  endpoints: string[];
+  family: string;
+  derivedFrom: string | null;
+  /** IANA zone(s) of the labels, live wire first then recorded files (` | `-joined when several). */
+  zone: string;
+  /** Daily-bucket rule(s), same order as `zone`. */
+  dailyBucket: string;
+}
 
 /** Source label an endpoint's rows carry. */
 function labelOf(e: Endpoint): string {
   return e.rowSource ?? e.source;
 }
 
-function buildLineage(): { source: string; endpoints: string[]; family: string; derivedFrom: string | null; zone: string; dailyBucket: string }[] {
-  const bySource = new Map<string, { source: string; endpoints: string[]; family: string; derivedFrom: string | null; zones: Set<string>; buckets: Set<string> }>();
+function buildLineage(): SourceLineageEntry[] {
+  const bySource = new Map<string, { entry: Omit<SourceLineageEntry, "zone" | "dailyBucket">; zones: string[]; buckets: string[] }>();
+  const addTime = (s: { zones: string[]; buckets: string[] }, zone: string, bucket: string) => {
+    if (!s.zones.includes(zone)) s.zones.push(zone);
+    if (!s.buckets.includes(bucket)) s.buckets.push(bucket);
+  };
   for (const e of Object.values(ENDPOINTS).sort((a, b) => a.key.localeCompare(b.key))) {
     const source = labelOf(e);
-    const cur = bySource.get(source);
+    let cur = bySource.get(source);
     if (!cur) {
-      bySource.set(source, {
-        source, endpoints: [e.key], family: e.lineage.family, derivedFrom: e.lineage.derivedFrom,
-        zones: new Set([e.time.zone]), buckets: new Set([e.time.dailyBucket]),
-      });
-      continue;
+      cur = { entry: { source, endpoints: [], family: e.lineage.family, derivedFrom: e.lineage.derivedFrom }, zones: [], buckets: [] };
+      bySource.set(source, cur);
+    } else if (cur.entry.family !== e.lineage.family || cur.entry.derivedFrom !== e.lineage.derivedFrom) {
+      throw new Error(`source label ${source}: endpoints ${cur.entry.endpoints.join(",")} and ${e.key} declare different lineage`);
     }
-    if (cur.family !== e.lineage.family || cur.derivedFrom !== e.lineage.derivedFrom) {
-      throw new Error(`source label ${source}: endpoints ${cur.endpoints.join(",")} and ${e.key} declare different lineage`);
-    }
-    cur.endpoints.push(e.key);
-    cur.zones.add(e.time.zone);
-    cur.buckets.add(e.time.dailyBucket);
+    cur.entry.endpoints.push(e.key);
+    addTime(cur, e.time.zone, e.time.dailyBucket);
+  }
+  for (const rc of RECORDED_CAPTURES) {
+    const e = ENDPOINTS[rc.endpoint];
+    if (e) addTime(bySource.get(labelOf(e))!, rc.time.zone, rc.time.dailyBucket);
   }
   return [...bySource.values()]
-    .sort((a, b) => a.source.localeCompare(b.source))
-    .map((s) => ({
-      source: s.source, endpoints: s.endpoints, family: s.family, derivedFrom: s.derivedFrom,
-      zone: [...s.zones].sort().join(" | "), dailyBucket: [...s.buckets].sort().join(" | "),
-    }));
+    .sort((a, b) => a.entry.source.localeCompare(b.entry.source))
+    .map((s) => ({ ...s.entry, zone: s.zones.join(" | "), dailyBucket: s.buckets.join(" | ") }));
 }
 
 /** Every source label with its declared lineage and time semantics, for the manifest and README. */

@@ -38,15 +38,9 @@ export function toPlausibleAmount(value: unknown): number | null | "malformed" |
   return n;
 }
 
-/** Unix seconds → `YYYY-MM-DD` (UTC). */
+/** Unix seconds → `YYYY-MM-DD` of its UTC calendar day (intraday rows; daily rows use time.ts's rule). */
 export function isoDay(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().slice(0, 10);
-}
-
-/** `YYYY-MM-DD` or ISO timestamp → Unix seconds (UTC). NaN when unparseable. */
-export function toUnixSeconds(text: string): number {
-  const t = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text;
-  return Math.floor(Date.parse(t) / 1000);
 }
 
 /** Accumulates validated rows and counted drop reasons. */
@@ -63,6 +57,7 @@ export class RowCollector {
     else this.drop(`invalid-${res.error.issues[0]?.path.join(".") || "row"}`);
   }
 
+  /** Counts `count` rows dropped for `reason` (kebab-case, e.g. `implausible-value`). */
   drop(reason: string, count = 1): void {
     this.dropped[reason] = (this.dropped[reason] ?? 0) + count;
   }

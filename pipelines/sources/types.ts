@@ -100,7 +100,11 @@ export interface Endpoint {
   rowSource?: string;
   mode: CaptureMode;
   table: RawTable;
-  /** Upstream payload schema; a payload failing it is rejected whole. */
+  /**
+   * Upstream payload schema of the envelope only (top-level shape, arrays of `unknown`): a payload
+   * failing it is rejected whole, so it must not look inside rows — one bad row must cost one row,
+   * dropped and counted by `toRows`.
+   */
   payloadSchema: z.ZodType;
   /**
    * Turns a validated payload into candidate rows; each row is validated against `rowSchema`
@@ -108,7 +112,7 @@ export interface Endpoint {
    */
   toRows(payload: any, capture: Capture): ParsedRows;
   rowSchema: z.ZodType;
-  /** Column holding the row date (`YYYY-MM-DD`) for history endpoints. */
+  /** Column holding the row date (`YYYY-MM-DD`, a UTC day per `time`) for history endpoints. */
   dateColumn?: string;
   /** Maximum age (s) of the newest capture before the build reports the source stale. */
   maxStalenessSec: number;

@@ -43,6 +43,35 @@ describe("end to end: recorded capture → build → running API", () => {
     expect(usdt.chainCirculating.Tron.current).toBeGreaterThan(1e10);
   });
 
+  it("values supply with one rule: no source-switch sawtooth in USDT, USDC or the listed total", async () => {
+    type Pt = { date: number; usd: number; source?: string };
+    /** Days where supply jumps ≥ 0.5% and straight back ≥ 0.5% while the source changes (a market move keeps its source). */
+    const sawtooth = (points: Pt[]) => {
+      const out: string[] = [];
+      for (let i = 1; i + 1 < points.length; i++) {
+        const [a, b, c] = [points[i - 1], points[i], points[i + 1]];
+        if (b.date - a.date > 86400 * 31 || c.date - b.date > 86400 * 31) continue;
+        if (b.source !== undefined && b.source === a.source && b.source === c.source) continue;
+        const d1 = b.usd / a.usd - 1, d2 = c.usd / b.usd - 1;
+        if (Math.abs(d1) >= 0.005 && Math.abs(d2) >= 0.005 && Math.sign(d1) !== Math.sign(d2)) out.push(new Date(b.date * 1000).toISOString().slice(0, 10));
+      }
+      return out;
+    };
+    const recent = Date.parse("2025-08-01") / 1000;
+    for (const id of ["usdt-tether", "usdc-circle"]) {
+      const hist = (await (await get(`/api/supply-history?stablecoin=${id}`)).json()) as { date: number; circulatingUsd: number | null; source: string }[];
+      const pts = hist.filter((p) => p.date >= recent && p.circulatingUsd !== null).map((p) => ({ date: p.date, usd: p.circulatingUsd!, source: p.source }));
+      expect(pts.length).toBeGreaterThan(25);
+      expect(new Set(pts.map((p) => p.source)).size, `${id} mixes sources`).toBeGreaterThan(1);
+      expect(sawtooth(pts), id).toEqual([]);
+    }
+    const charts = (await (await get("/api/stablecoin-charts")).json()) as { date: number; aggregateUniverse?: string; totalCirculatingUSD: { total?: number | null } }[];
+    const listed = charts.filter((p) => p.aggregateUniverse === "ballast-listed" && typeof p.totalCirculatingUSD.total === "number")
+      .map((p) => ({ date: p.date, usd: p.totalCirculatingUSD.total as number }));
+    expect(listed.length).toBeGreaterThanOrEqual(3);
+    expect(sawtooth(listed)).toEqual([]);
+  });
+
   it("serves USDC history back to 2022 and charts from 2020-12", async () => {
     const usdc = await (await get("/api/stablecoin/usdc-circle")).json();
     expect(usdc.tokens[0].date).toBeLessThan(Date.parse("2022-01-01") / 1000);
@@ -68,7 +97,7 @@ describe("end to end: recorded capture → build → running API", () => {
     expect(a.split("\n")[0]).toBe("id,symbol,name,pegType,pegMechanism,price,circulatingUsd,chainCount,chains");
     expect((await get("/sheets/top-stablecoins.csv", false)).status).toBe(200);
     const cemetery = await (await get("/datasets/stablecoin-cemetery.json", false)).json();
-    expect(cemetery.find((c: { id: string }) => c.id === "ust-terrausd-2022-05")).toBeTruthy();
+    expect(cemetery.find((c: { symbol: string; deathDate: string | null }) => c.symbol === "UST" && c.deathDate?.startsWith("2022-05"))).toBeTruthy();
     expect((await get("/datasets/top-stablecoins/2024-01-01.csv", false)).status).toBe(404);
   });
 
@@ -99,9 +128,11 @@ describe("end to end: recorded capture → build → running API", () => {
   it("keeps the previous build serving when a build fails its asserts", async () => {
     const before = readFileSync(join(dir, "latest.json"), "utf8");
     const reg = loadRegistry();
-    const broken = { ...reg, coins: reg.coins.filter((c) => c.id !== "usdt-tether") };
+    // (an unknown coin no longer fails a build: it is published as unreviewed; a duplicated record does)
+    const usdt = reg.coins.find((c) => c.id === "usdt-tether")!;
+    const broken = { ...reg, coins: [...reg.coins, { ...usdt }] };
     await expect(runBuild({ asOf: RECORDED_AS_OF + 60, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null, registry: broken }))
-      .rejects.toThrow(/assert failed on stablecoins/);
+      .rejects.toThrow(/assert failed on \w+: primary key unique/);
     expect(readFileSync(join(dir, "latest.json"), "utf8")).toBe(before);
     expect((await get("/api/stablecoin-summary/usdt-tether")).status).toBe(200);
   });

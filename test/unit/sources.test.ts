@@ -1,10 +1,30 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
-import { coinsMarketsEndpoint, marketChartEndpoint } from "../../pipelines/sources/coingecko.ts";
-import { DEFILLAMA_USD_SWITCH_AT, stablecoinChartsEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "../../pipelines/sources/defillama.ts";
+import { collectCaptures } from "../../build/captures.ts";
+import type { Sink } from "../../build/sinks/sink.ts";
+import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "../../pipelines/sources/archives.ts";
+import { coinsMarketsEndpoint, marketChartEndpoint, readCoingeckoChartExportCsv, readCoingeckoMarketCapScrapeCsv } from "../../pipelines/sources/coingecko.ts";
+import {
+  DEFILLAMA_USD_SWITCH_AT, readDefillamaPricesWideCsv, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint,
+} from "../../pipelines/sources/defillama.ts";
+import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
+import { parseJsonText } from "../../pipelines/sources/file-formats.ts";
 import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter.ts";
 import { binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "../../pipelines/sources/binance.ts";
-import { readBinanceKlinesCsv, readCoingeckoRangeBarsJson, readDefillamaChainWideCsv, readEcbHistCsv } from "../../pipelines/sources/recorded-captures.ts";
+import { SOURCE_LINEAGE, sourceFamily } from "../../pipelines/sources/lineage.ts";
+import {
+  RECORDED_CAPTURES, readAlchemyPriceCsv, readBinanceKlinesCsv, readCoingeckoRangeBarsJson, readDefillamaChainWideCsv, readDefillamaChartCsv, readEcbHistCsv,
+} from "../../pipelines/sources/recorded-captures.ts";
+import { alignDailyInstant, alignDailyLabel } from "../../pipelines/sources/time.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
+
+/** Recorded real inputs (../shared/data beside the checkout). */
+const DATA = process.env.BALLAST_CAPTURE_DIR ?? resolve(import.meta.dirname, "../../../shared/data");
+const NY = "America/New_York";
+const utc = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d) / 1000;
 
 const cap = (observedAt: number, params: Record<string, string> = {}): Capture => ({ endpoint: "x", params, observedAt, origin: "live", path: "p", sha256: "s", payload: null });
 const asset = (over: Record<string, unknown>) => ({
@@ -72,9 +92,10 @@ describe("recorded capture readers", () => {
     ]);
   });
 
-  it("turns a wide chain CSV into a /stablecoin/{id} payload", () => {
-    const out = readDefillamaChainWideCsv("2", "peggedUSD")("Date,Tron_Circulating,BSC_Circulating\n2022-05-11 20:00:00,5,\n");
-    expect(out.captures[0].payload).toEqual({ id: "2", chainBalances: { Tron: { tokens: [{ date: 1652227200, circulating: { peggedUSD: "5" } }] } } });
+  it("turns a wide chain CSV into a /stablecoin/{id} payload (US Eastern labels → UTC instants)", () => {
+    const out = readDefillamaChainWideCsv("2", "peggedUSD", "America/New_York")("Date,Tron_Circulating,BSC_Circulating\n2022-05-11 20:00:00,5,\n");
+    // 2022-05-11 20:00 EDT = 2022-05-12 00:00 UTC
+    expect(out.captures[0].payload).toEqual({ id: "2", chainBalances: { Tron: { tokens: [{ date: Date.UTC(2022, 4, 12) / 1000, circulating: { peggedUSD: "5" } }] } } });
   });
 });
 
@@ -94,5 +115,280 @@ describe("intraday price bars", () => {
     expect(r.rows).toHaveLength(1);
     expect(r.rows[0]).toMatchObject({ ts: Date.parse("2023-03-11T10:00:00Z") / 1000, quote: "USD", low: 0.8994, close: 0.905 });
     expect(r.dropped).toEqual({ "bar-time-invalid": 1 });
+  });
+});
+
+describe("daily alignment rule (time zones)", () => {
+  it("a US Eastern day label D is 00:00 UTC of D+1, on both sides of the DST switches", () => {
+    expect(alignDailyLabel("2023-03-10", NY)).toEqual({ ok: true, date: "2023-03-11", unixSec: utc(2023, 3, 11) }); // EST
+    expect(alignDailyLabel("2023-03-12", NY)).toMatchObject({ ok: true, date: "2023-03-13" }); // first EDT day
+    expect(alignDailyLabel("2022-11-06", NY)).toMatchObject({ ok: true, date: "2022-11-07" }); // first EST day
+    expect(alignDailyLabel("2021-07-01", NY)).toMatchObject({ ok: true, date: "2021-07-02" });
+  });
+
+  it("a US Eastern instant label converts with its zone's offset (19:00 EST / 20:00 EDT = 00:00 UTC)", () => {
+    expect(alignDailyLabel("2023-03-10 19:00:00", NY)).toMatchObject({ ok: true, date: "2023-03-11" });
+    expect(alignDailyLabel("2023-03-12 20:00:00", NY)).toMatchObject({ ok: true, date: "2023-03-13" });
+    expect(alignDailyLabel("2022-11-05 20:00:00", NY)).toMatchObject({ ok: true, date: "2022-11-06" });
+    expect(alignDailyLabel("2022-11-06 19:00:00", NY)).toMatchObject({ ok: true, date: "2022-11-07" });
+    // 20:00 EST is 01:00 UTC: still within the ±1 h tolerance; 21:30 EST (02:30 UTC) is not.
+    expect(alignDailyLabel("2023-01-10 20:00:00", NY)).toMatchObject({ ok: true, date: "2023-01-11" });
+    expect(alignDailyLabel("2023-01-10 21:30:00", NY)).toEqual({ ok: false, reason: "off-day-boundary" });
+    // the trailing "now" row of a DefiLlama detail archive
+    expect(alignDailyLabel("2023-07-31 10:39:59", NY)).toEqual({ ok: false, reason: "off-day-boundary" });
+  });
+
+  it("UTC labels and instants: a day is itself, an instant within ±1 h of 00:00 UTC belongs to that boundary", () => {
+    expect(alignDailyLabel("2021-01-01", "UTC")).toMatchObject({ ok: true, date: "2021-01-01" });
+    expect(alignDailyLabel("2018-10-05 00:00:00 UTC", "UTC")).toMatchObject({ ok: true, date: "2018-10-05" });
+    expect(alignDailyInstant(utc(2021, 1, 2) - 1800)).toMatchObject({ ok: true, date: "2021-01-02" });
+    expect(alignDailyInstant(utc(2021, 1, 2) + 3600)).toMatchObject({ ok: true, date: "2021-01-02" });
+    expect(alignDailyInstant(utc(2021, 1, 2) + 3601)).toEqual({ ok: false, reason: "off-day-boundary" });
+    expect(alignDailyLabel("2025-05-09", "Europe/Berlin")).toMatchObject({ ok: true, date: "2025-05-09" });
+  });
+
+  it("rejects unparseable labels, impossible dates, non-existent local times and zone-less labels marked UTC elsewhere", () => {
+    for (const [label, zone] of [["2023-02-30", "UTC"], ["yesterday", NY], ["2023-03-12 02:30:00", NY], ["2023-03-10 19:00:00 UTC", NY]]) {
+      expect(alignDailyLabel(label, zone)).toEqual({ ok: false, reason: "time-label-invalid" });
+    }
+  });
+});
+
+describe("recorded DefiLlama archives are aligned to UTC days (real files)", () => {
+  it("(a) USDC circulating summed over chains at 2023-03-11 00:00Z is 42.20 B — the row labelled 2023-03-10 19:00:00", () => {
+    const file = join(DATA, "check-sked-crypto-data-resources/stablecoin_USDC_circulating_by_chain.csv");
+    const text = readFileSync(file, "utf8");
+    const rc = RECORDED_CAPTURES.find((r) => r.file.endsWith("stablecoin_USDC_circulating_by_chain.csv"))!;
+    expect(rc.time.zone).toBe(NY);
+    const out = rc.read(text);
+    const { rows, dropped } = stablecoinDetailEndpoint.toRows(out.captures[0].payload, cap(0, out.captures[0].params));
+    const total = rows.filter((r) => r.date === "2023-03-11").reduce((s, r) => s + Number(r.circulating_native), 0);
+    expect(Math.abs(total / 42.2e9 - 1)).toBeLessThan(0.005);
+    // independent of the code under test: the file's own row with that label
+    const raw = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data.find((r) => r.Date === "2023-03-10 19:00:00")!;
+    const rawSum = Object.entries(raw).filter(([k]) => k.endsWith("_Circulating")).reduce((s, [, v]) => s + (v === "" ? 0 : Number(v)), 0);
+    expect(total).toBeCloseTo(rawSum, 0);
+    // the "2023-07-31 10:39:59" now-row is not a daily point: dropped and counted, once per chain
+    expect(dropped["off-day-boundary"]).toBeGreaterThan(0);
+    expect(rows.some((r) => r.date === "2023-07-31")).toBe(false);
+  });
+
+  it("(b) DefiLlama's daily USDC price lines up with CoinGecko's on the same UTC day", () => {
+    const ll = readDefillamaPricesWideCsv(NY)(readFileSync(join(DATA, "check-sked-crypto-data-resources/stablecoin_prices.csv"), "utf8"));
+    const llRows = stablecoinPricesEndpoint.toRows(ll.captures[0].payload, cap(0)).rows.filter((r) => r.gecko_id === "usd-coin");
+    const cg = readCoingeckoChartExportCsv("usd-coin", "UTC")(readFileSync(join(DATA, "bhemen-crypto-insights/coingecko-usdc-usdt/usdc_history.csv"), "utf8"));
+    const cgBy = new Map(marketChartEndpoint.toRows(cg.captures[0].payload, cap(0, { id: "usd-coin" })).rows.map((r) => [String(r.date), Number(r.price_usd)]));
+    const shift = (d: string, k: number) => new Date(Date.parse(`${d}T00:00:00Z`) + k * 86_400_000).toISOString().slice(0, 10);
+    const matches = (k: number, filter: (d: string) => boolean = () => true) => {
+      let shared = 0;
+      let equal = 0;
+      for (const r of llRows) {
+        if (!filter(String(r.date))) continue;
+        const c = cgBy.get(shift(String(r.date), k));
+        if (c === undefined) continue;
+        shared++;
+        if (Math.abs(c - Number(r.price_usd)) <= 1e-6) equal++;
+      }
+      return { shared, equal };
+    };
+    const same = matches(0);
+    expect(same.shared).toBeGreaterThan(900);
+    expect(same.equal / same.shared).toBeGreaterThan(0.5);
+    // while DefiLlama sourced USDC from CoinGecko (2021), the aligned series are identical
+    const y2021 = matches(0, (d) => d.startsWith("2021"));
+    expect(y2021.shared).toBeGreaterThan(360);
+    expect(y2021.equal / y2021.shared).toBeGreaterThan(0.99);
+    // the old off-by-one no longer holds in either direction
+    expect(matches(-1).equal).toBe(0);
+    expect(matches(1).equal / matches(1).shared).toBeLessThan(0.01);
+  });
+
+  it("date-only archive charts land on D+1 (total supply file's first row, labelled 2020-12-30)", () => {
+    const out = readDefillamaChartCsv("all", NY, "Total Circulating ($)")("Date,Total Circulating ($)\n2020-12-30,27953631243.81\n");
+    const rows = stablecoinChartsEndpoint.toRows(out.captures[0].payload, cap(0, { chain: "all" })).rows;
+    expect(rows).toEqual([{ chart: "all", date: "2020-12-31", peg_type: "total", circulating_usd: 27953631243.81, circulating_native: null }]);
+  });
+});
+
+describe("every other reader declares its zone", () => {
+  it("CoinGecko export: snapped_at 00:00:00 UTC is that UTC day", () => {
+    const out = readCoingeckoChartExportCsv("usd-coin", "UTC")("snapped_at,price,market_cap,total_volume\n2018-10-05 00:00:00 UTC,1.006,0.0,31264\nbad,1,1,1\n");
+    expect(out.dropped).toEqual({ "time-label-invalid": 1 });
+    expect(marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "usd-coin" })).rows[0]).toMatchObject({ date: "2018-10-05", price_usd: 1.006 });
+  });
+
+  it("market-cap scrape: the label's UTC day, later scrape of a day wins", () => {
+    const csv = "\uFEFFdate,coin_name,market_cap\n2025-12-27 08:40:25.000,Tether,2\n2025-12-27 01:07:06.000,Tether,1\n2025-12-28 23:30:00.000,Tether,3\n";
+    const out = readCoingeckoMarketCapScrapeCsv({ Tether: "tether" }, "UTC")(csv);
+    const rows = marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "tether" })).rows;
+    expect(rows.map((r) => [r.date, r.market_cap_usd])).toEqual([["2025-12-27", 2], ["2025-12-28", 3]]);
+  });
+
+  it("Alchemy rows are UTC days; ECB dates are business days kept as dated", () => {
+    const a = readAlchemyPriceCsv("usd-coin")("timestamp,price\n2023-03-11,0.9656\n2023-03-11 13:00,1\n");
+    const r = alchemyDailyPricesArchive.toRows(a.captures[0].payload, cap(0));
+    expect(r.rows).toEqual([{ source: "alchemy", gecko_id: "usd-coin", date: "2023-03-11", price_usd: 0.9656 }]);
+    expect(r.dropped).toEqual({ "off-day-boundary": 1 });
+    const e = readEcbHistCsv("Date,USD,\n2023-03-10,1.0625,\n");
+    expect(fxRatesEndpoint.toRows(e.captures[0].payload, cap(0)).rows[0]).toMatchObject({ date: "2023-03-10", rate: 1.0625 });
+  });
+
+  it("range bars need an explicit UTC designator; on-chain samples are UTC wall times", () => {
+    const r = coingeckoPriceBarsArchive.toRows({ geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00", o: 1, h: 1, l: 1, c: 1 }] }, cap(0));
+    expect(r.dropped).toEqual({ "bar-time-invalid": 1 });
+    const s = onchainSupplySamplesArchive.toRows({ chainId: "bsc", decimals: 18, rows: [{ address: "0xA", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 23:59:59" }] }, cap(0));
+    expect(s.rows[0]).toMatchObject({ date: "2025-01-04", observed_at: Date.UTC(2025, 0, 4, 23, 59, 59) / 1000, contract_address: "0xa" });
+  });
+
+  it("every recorded file and endpoint declares an IANA zone the platform knows", () => {
+    for (const z of [...RECORDED_CAPTURES.map((r) => r.time.zone), ...Object.values(ENDPOINTS).map((e) => e.time.zone)]) {
+      expect(() => new Intl.DateTimeFormat("en-US", { timeZone: z })).not.toThrow();
+    }
+    for (const f of ["stablecoin_prices.csv", "total_stablecoins_all_chains.csv", "Ethereum_USD_stablecoin_supply.csv", "stablecoin_USDC_circulating_by_chain.csv"]) {
+      expect(RECORDED_CAPTURES.find((r) => r.file.endsWith(f))!.time.zone).toBe(NY);
+    }
+  });
+});
+
+describe("lineage", () => {
+  it("alchemy is CoinGecko's family; DefiLlama and Binance are independent", () => {
+    expect(sourceFamily("alchemy")).toBe(sourceFamily("coingecko"));
+    expect(sourceFamily("alchemy")).not.toBe(sourceFamily("defillama"));
+    expect(sourceFamily("binance")).not.toBe(sourceFamily("coingecko"));
+    expect(sourceFamily("binance")).not.toBe(sourceFamily("defillama"));
+    expect(sourceFamily("somewhere-new")).toBe("somewhere-new");
+  });
+
+  it("SOURCE_LINEAGE covers every endpoint once, from the endpoints' declarations", () => {
+    expect(SOURCE_LINEAGE.flatMap((s) => s.endpoints).sort()).toEqual(Object.keys(ENDPOINTS).sort());
+    const alchemy = SOURCE_LINEAGE.find((s) => s.source === "alchemy")!;
+    expect(alchemy).toMatchObject({ family: "coingecko", derivedFrom: "coingecko", zone: "UTC" });
+    const llama = SOURCE_LINEAGE.find((s) => s.source === "defillama")!;
+    expect(llama.zone).toContain(NY);
+    expect(SOURCE_LINEAGE.find((s) => s.source === "frankfurter")!.family).toBe("ecb");
+    expect(SOURCE_LINEAGE.find((s) => s.source === "onchain")!.family).toBe("onchain");
+  });
+});
+
+/** A capture dir mirroring the recorded data, with `file` replaced by `content`. */
+function captureDirWith(file: string, content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "ballast-captures-"));
+  const [top, ...rest] = file.split("/");
+  for (const entry of readdirSync(DATA)) if (entry !== top) symlinkSync(join(DATA, entry), join(dir, entry));
+  mkdirSync(join(dir, top));
+  for (const entry of readdirSync(join(DATA, top))) if (entry !== rest.join("/")) symlinkSync(join(DATA, top, entry), join(dir, top, entry));
+  mkdirSync(join(dir, file, ".."), { recursive: true });
+  writeFileSync(join(dir, file), content);
+  return dir;
+}
+const emptySink: Sink = { put: async () => {}, get: async () => null, list: async () => [], delete: async () => {} };
+
+describe("bad input: files that cannot be read fail the build, naming file and position", () => {
+  it("collectCaptures throws on a truncated JSON capture with the file path and line/column", async () => {
+    const file = "zacheryglass-stablecoinwatch/defillama_raw_output.json";
+    const full = readFileSync(join(DATA, file), "utf8");
+    const truncated = full.slice(0, 5000);
+    const dir = captureDirWith(file, truncated);
+    const lines = truncated.split("\n");
+    const err = await collectCaptures(dir, emptySink, utc(2026, 1, 1)).then(() => null, (e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toContain(join(dir, file));
+    expect(err!.message).toContain(`line ${lines.length}, column ${lines.at(-1)!.length + 1}`);
+    expect(err!.message).toContain(`char offset ${truncated.length}`);
+  });
+
+  it("names the position of a syntax error inside the text", () => {
+    expect(() => parseJsonText('{\n  "a": 1,\n  "b": x\n}')).toThrow(/line 3, column 8 \(char offset 19\)/);
+    expect(() => parseJsonText('[1, 2,]')).toThrow(/line 1, column 7/);
+  });
+
+  it("a truncated CSV drops only its broken row, counted in readerDropped with its line", async () => {
+    const file = "check-sked-crypto-data-resources/stablecoin_prices.csv";
+    const full = readFileSync(join(DATA, file), "utf8");
+    const cut = full.lastIndexOf("\n", full.length - 2) + 40; // mid-way through the last row
+    const dir = captureDirWith(file, full.slice(0, cut));
+    const set = await collectCaptures(dir, emptySink, utc(2026, 1, 1));
+    expect(set.readerDropped[file]).toEqual({ "csv-parse-error": 1 });
+    const lineCount = full.trimEnd().split("\n").length;
+    expect(set.readerProblems[file]).toEqual([expect.objectContaining({ line: lineCount, code: "TooFewFields" })]);
+    const prices = set.captures.find((c) => c.path === file)!;
+    expect((prices.payload as unknown[]).length).toBe(lineCount - 2); // header and the broken row
+  });
+});
+
+describe("bad input: reject rows, not files", () => {
+  it("binance: one short row among good ones is dropped and counted; the file loads", () => {
+    const payload = [
+      [1678543200000, "1.0", "1.0", "0.882", "0.9121", "7424303", 1678543259999],
+      [1678543260000, "0.91"],
+      "not-a-row",
+      [1678543320000, "0.9135", "0.914", "0.901", "0.905", "7950113", 1678543379999],
+    ];
+    expect(binanceKlinesEndpoint.payloadSchema.safeParse(payload).success).toBe(true);
+    const r = binanceKlinesEndpoint.toRows(payload, cap(0, { symbol: "USDCUSDT", interval: "1m" }));
+    expect(r.rows).toHaveLength(2);
+    expect(r.dropped).toEqual({ "kline-row-invalid": 2 });
+  });
+
+  it("binance CSV reader: a row of a different width is a counted csv-parse-error with its line", () => {
+    const out = readBinanceKlinesCsv("USDCUSDT", "1m")("1678543200000,1,1,0.9,0.95,1,1678543259999,1,1,1,1,0\n1678543260000,0.95,0.96\n");
+    expect(out.dropped).toEqual({ "csv-parse-error": 1 });
+    expect(out.problems).toEqual([expect.objectContaining({ line: 2, code: "TooFewFields" })]);
+    expect(out.captures[0].payload).toHaveLength(1);
+  });
+
+  it("CSV rows papaparse flags (too few/many fields, broken quotes) are dropped, counted and located", () => {
+    const out = readEcbHistCsv('Date,USD,CHF,\n2025-05-09,1.1,0.9,\n2025-05-08,1.2\n2025-05-07,1.3,0.8,,extra\n2025-05-06,"1.4,0.7,\n');
+    expect(out.dropped).toEqual({ "csv-parse-error": 3 });
+    expect(out.problems!.map((p) => p.line)).toEqual([3, 4, 5]);
+    expect(Object.keys((out.captures[0].payload as { rates: object }).rates)).toEqual(["2025-05-09"]);
+  });
+
+  // One good element and one malformed element per endpoint: the envelope must pass and the good row survive.
+  const mixed: Record<string, { payload: unknown; params?: Record<string, string> }> = {
+    "defillama.stablecoins": { payload: { peggedAssets: [asset({}), 42] } },
+    "defillama.stablecoin": { payload: { id: "2", tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }, "junk"], chainBalances: { Tron: { tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }] }, Bad: 7 } } },
+    "defillama.stablecoincharts": { payload: [{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 5 } }, null], params: { chain: "all" } },
+    "defillama.stablecoinprices": { payload: [{ date: utc(2023, 3, 11), prices: { "usd-coin": 0.97 } }, { date: 1, prices: "nope" }] },
+    "coingecko.markets": { payload: [{ id: "tether", symbol: "usdt", current_price: 1, market_cap: 1, total_volume: 1, circulating_supply: 1 }, []] },
+    "coingecko.market_chart": { payload: { prices: [[utc(2023, 3, 11) * 1000, 0.97], [1], "x"] }, params: { id: "usd-coin" } },
+    "frankfurter.rates": { payload: { base: "EUR", rates: { "2023-03-10": { USD: 1.06 }, "2023-03-09": "nope" } } },
+    "alchemy.daily_prices": { payload: { geckoId: "usd-coin", points: [{ date: "2023-03-11", price: "0.97" }, 17] } },
+    "onchain.total_supply_samples": { payload: { chainId: "bsc", decimals: 18, rows: [{ address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" }, { address: "0xa", __parsed_extra: ["x"] }] } },
+    "binance.klines": { payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]], params: { symbol: "USDCUSDT", interval: "1m" } },
+    "coingecko.price_bars": { payload: { geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5] } },
+  };
+  it.each(Object.keys(ENDPOINTS))("%s: a malformed element drops only itself", (key) => {
+    const ep = ENDPOINTS[key];
+    const f = mixed[key];
+    expect(f, `fixture for ${key}`).toBeDefined();
+    const parsed = ep.payloadSchema.safeParse(f.payload);
+    expect(parsed.success).toBe(true);
+    const r = ep.toRows(parsed.data, cap(0, f.params ?? {}));
+    expect(r.rows.length).toBeGreaterThan(0);
+    expect(Object.values(r.dropped).reduce((s, n) => s + n, 0)).toBeGreaterThan(0);
+  });
+});
+
+describe("bad input: implausible upstream numbers in the DefiLlama parsers", () => {
+  it("list: a 1e308 supply bucket and a $1e14 price are dropped as implausible-value", () => {
+    const r = stablecoinsEndpoint.toRows({ peggedAssets: [asset({ price: 1e14, circulating: { peggedUSD: 1e308, peggedEUR: 5 }, chainCirculating: { Tron: { current: { peggedUSD: "Infinity" } } } })] }, cap(0));
+    expect(r.rows).toHaveLength(1);
+    expect(JSON.parse(String(r.rows[0].buckets_json)).current).toEqual({ peggedEUR: 5 });
+    expect(JSON.parse(String(r.rows[0].chain_buckets_json)).Tron.current).toEqual({});
+    expect(r.rows[0].price).toBeNull();
+    expect(r.dropped["implausible-value"]).toBe(3);
+  });
+
+  it("detail, charts and prices: values above 1e13 or non-finite are dropped; 1e13 itself is kept", () => {
+    const d = stablecoinDetailEndpoint.toRows({ id: "2", tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 1e308, peggedEUR: 1e13 } }] }, cap(0));
+    expect(d.rows.map((r) => r.peg_type)).toEqual(["peggedEUR"]);
+    expect(d.dropped).toEqual({ "implausible-value": 1 });
+    const c = stablecoinChartsEndpoint.toRows([{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 2e13, peggedEUR: 1 }, totalCirculating: { peggedUSD: 1, peggedEUR: "1e400" } }], cap(0, { chain: "all" }));
+    expect(c.rows).toEqual([]);
+    expect(c.dropped).toEqual({ "implausible-value": 2 });
+    const p = stablecoinPricesEndpoint.toRows([{ date: utc(2023, 3, 11), prices: { a: 1e13 + 1, b: "NaN", c: 0.99 } }], cap(0));
+    expect(p.rows.map((r) => r.gecko_id)).toEqual(["c"]);
+    expect(p.dropped).toEqual({ "implausible-value": 2 });
   });
 });

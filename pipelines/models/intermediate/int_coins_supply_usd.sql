@@ -1,4 +1,8 @@
--- Listed coins joined to the registry with supply buckets converted to USD.
+-- The current coin universe and a PROVISIONAL current USD supply (peg monitor floors, peer filter of the
+-- peg references; published values: int_coins_supply_current).
+-- Universe: with a DefiLlama list capture at or before as-of (`supply_mode` = 'list'), every listed asset
+-- (unreviewed upstream coins included: the registry loader adds them); without one ('history'), every
+-- registry coin with a supply point in the 3 days up to as-of (the as-of fallback).
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with assets as (
     select * from stg_defillama__assets
@@ -8,66 +12,70 @@ coins as (
     select * from registry_coins
 ),
 
-fx as (
-    select * from int_fx_rates_latest
+context as (
+    select * from build_context
 ),
 
-joined as (
+points as (
+    select * from int_supply_history_points
+),
+
+list_mode as (
+    select count(*) > 0 as has_list from assets
+),
+
+listed as (
     select
         coins.id as stablecoin_id,
-        coins.peg_currency,
-        coins.is_dead,
-        assets.*,
-        fx.usd_per_unit as fx_usd_per_unit,
-        fx.rate_date as fx_rate_date
+        assets.llama_id,
+        assets.gecko_id as list_gecko_id,
+        assets.chains_json,
+        cast(make_timestamp(assets.observed_at * 1000000) as date) as list_day,
+        assets.observed_at as list_observed_at
     from assets
     inner join coins on coins.llama_id = assets.llama_id
-    left join fx on fx.currency = coins.peg_currency
 ),
 
-converted as (
-    select
-        *,
-        -- USD per native unit: upstream USD needs none; else the coin's own price, else FX, else par for USD pegs
-        case
-            when circulating_unit = 'usd' then 1.0
-            when price is not null then price
-            when fx_usd_per_unit is not null then fx_usd_per_unit
-            when peg_currency = 'USD' then 1.0
-        end as usd_per_native,
-        case
-            when circulating_unit = 'usd' then 'upstream-usd'
-            when price is not null then 'price'
-            when fx_usd_per_unit is not null then 'fx'
-            when peg_currency = 'USD' then 'peg-par'
-            else 'unavailable'
-        end as conversion_basis
-    from joined
+history_universe as (
+    select distinct points.stablecoin_id, coins.llama_id, null::varchar as list_gecko_id, null::varchar as chains_json,
+        null::date as list_day, null::bigint as list_observed_at
+    from points
+    cross join context
+    inner join coins on coins.id = points.stablecoin_id
+    where points.date between context.as_of_day - 3 and context.as_of_day
+),
+
+universe as (
+    select *, 'list' as supply_mode from listed
+    union all
+    select history_universe.*, 'history' as supply_mode from history_universe, list_mode where not list_mode.has_list
+),
+
+latest_point as (
+    select points.stablecoin_id, points.date, points.usd
+    from points
+    cross join context
+    inner join universe on universe.stablecoin_id = points.stablecoin_id
+    where points.date between coalesce(universe.list_day, context.as_of_day) - 3 and coalesce(universe.list_day, context.as_of_day) and points.usd is not null
+    qualify row_number() over (partition by points.stablecoin_id order by points.date desc, points.priority, points.source) = 1
 ),
 
 final as (
     select
-        stablecoin_id,
-        llama_id,
-        gecko_id,
-        peg_type,
-        peg_currency,
-        price,
-        price_source,
-        observed_at,
-        conversion_basis,
-        usd_per_native,
-        fx_usd_per_unit,
-        fx_rate_date,
-        chains_json,
-        -- native peg units (null when the upstream sent USD)
-        case when circulating_unit = 'native' then current_value end as current_native,
-        -- amounts, USD
-        current_value * usd_per_native as circulating_usd,
-        prev_day_value * usd_per_native as prev_day_usd,
-        prev_week_value * usd_per_native as prev_week_usd,
-        prev_month_value * usd_per_native as prev_month_usd
-    from converted
+        universe.stablecoin_id,
+        universe.llama_id,
+        coalesce(coins.gecko_id, universe.list_gecko_id) as gecko_id,
+        coins.peg_type,
+        coins.peg_currency,
+        universe.supply_mode,
+        universe.list_day,
+        universe.list_observed_at,
+        universe.chains_json,
+        -- amounts, USD (provisional)
+        latest_point.usd as circulating_usd
+    from universe
+    inner join coins on coins.id = universe.stablecoin_id
+    left join latest_point on latest_point.stablecoin_id = universe.stablecoin_id
 )
 
 select * from final

@@ -1,11 +1,32 @@
--- Candidate daily supply points per coin from every history source, before choosing one per day.
--- grain: one row per stablecoin_id, date, source.
+-- Candidate daily supply points per coin from every supply source, before choosing one per day.
+-- Every source is reduced to native peg units (`native`), the one quantity the valuation rule
+-- (int_supply_valuation_daily) turns into USD:
+--   priority 1 `defillama-detail`: /stablecoin/{id} daily units (the upstream total, else the sum of chains);
+--   priority 2 `defillama-list`: this build's /stablecoins capture, current and 1/7/30-day buckets, dated
+--     from the capture's UTC observation day (units; captures from 2025-12-01 carry USD = units x the
+--     upstream's price, so units = value / that price, or / the peg's unit value when it has none);
+--   priority 3 `defillama-list`: list points persisted by earlier builds (hist_supply_snapshots);
+--   priority 4 `coingecko-market-cap`: market cap / CoinGecko price of the day (a positive price no
+--     higher than 1.19 x the peg's unit value; without one, / the peg's unit value for fixed pegs).
+-- `usd` is PROVISIONAL: native x the fixed peg's unit value of the day (USD 1, ECB rate), or for other
+-- pegs x the day's median positive quote (carried up to 7 days). It only feeds the peg monitor's supply
+-- floors and the peer filter of the peg references; every published USD figure is valued by
+-- int_supply_valuation_daily with accepted consensus prices.
+-- grain: one row per stablecoin_id, date, source, priority.
 with coins as (
     select * from registry_coins
 ),
 
 context as (
     select * from build_context
+),
+
+assets as (
+    select * from stg_defillama__assets
+),
+
+peg_values as (
+    select * from int_peg_values_daily
 ),
 
 detail_totals as (
@@ -29,40 +50,114 @@ detail as (
 ),
 
 detail_points as (
-    select coins.id as stablecoin_id, detail.date, detail.native, cast(null as double) as usd, 'defillama-detail' as source, 1 as priority
+    select coins.id as stablecoin_id, detail.date, detail.native, 'defillama-detail' as source, 1 as priority
     from detail
     inner join coins on coins.llama_id = detail.llama_id
 ),
 
+list_values as (
+    select
+        coins.id as stablecoin_id,
+        coins.peg_currency,
+        cast(make_timestamp(assets.observed_at * 1000000) as date) - offs.days as date,
+        case offs.days when 0 then assets.current_value when 1 then assets.prev_day_value
+            when 7 then assets.prev_week_value else assets.prev_month_value end as value,
+        assets.circulating_unit,
+        assets.price
+    from assets
+    inner join coins on coins.llama_id = assets.llama_id
+    cross join (values (0), (1), (7), (30)) as offs(days)
+),
+
 list_points as (
-    select stablecoin_id, context.as_of_day - offs.days as date,
-        case offs.days when 0 then current_native end as native,
-        case offs.days when 0 then circulating_usd when 1 then prev_day_usd when 7 then prev_week_usd else prev_month_usd end as usd,
-        'defillama-list' as source, 2 as priority
-    from int_coins_supply_usd, context, (values (0), (1), (7), (30)) as offs(days)
+    select
+        list_values.stablecoin_id,
+        list_values.date,
+        case
+            when list_values.circulating_unit = 'native' then list_values.value
+            when list_values.price > 0 then list_values.value / list_values.price
+            when peg_values.usd_per_unit > 0 then list_values.value / peg_values.usd_per_unit
+        end as native,
+        'defillama-list' as source,
+        2 as priority
+    from list_values
+    left join peg_values on peg_values.peg_currency = list_values.peg_currency and peg_values.date = list_values.date
+    where list_values.value is not null
 ),
 
 persisted_points as (
-    select stablecoin_id, date, native, usd, source, 3 as priority
-    from hist_supply_snapshots, context
-    where date <= context.as_of_day
+    select
+        snapshots.stablecoin_id,
+        snapshots.date,
+        coalesce(snapshots.native, snapshots.usd / nullif(peg_values.usd_per_unit, 0)) as native,
+        snapshots.source,
+        3 as priority
+    from hist_supply_snapshots snapshots
+    cross join context
+    inner join coins on coins.id = snapshots.stablecoin_id
+    left join peg_values on peg_values.peg_currency = coins.peg_currency and peg_values.date = snapshots.date
+    where snapshots.date <= context.as_of_day
 ),
 
-market_cap_points as (
-    select coins.id as stablecoin_id, chart.date,
-        case when chart.price_usd > 0 then chart.market_cap_usd / chart.price_usd end as native,
-        chart.market_cap_usd as usd,
-        'coingecko-market-cap' as source, 4 as priority
+market_caps as (
+    select coins.id as stablecoin_id, coins.peg_currency, chart.date, chart.market_cap_usd, chart.price_usd
     from stg_coingecko__market_chart chart
     inner join coins on coins.gecko_id = chart.gecko_id
     where chart.market_cap_usd is not null
 ),
 
-final as (
+market_cap_points as (
+    select
+        market_caps.stablecoin_id,
+        market_caps.date,
+        case
+            when market_caps.price_usd > 0
+                and (peg_values.usd_per_unit is null or market_caps.price_usd <= 1.19 * peg_values.usd_per_unit)
+                then market_caps.market_cap_usd / market_caps.price_usd
+            when peg_values.usd_per_unit > 0 then market_caps.market_cap_usd / peg_values.usd_per_unit
+        end as native,
+        'coingecko-market-cap' as source,
+        4 as priority
+    from market_caps
+    left join peg_values on peg_values.peg_currency = market_caps.peg_currency and peg_values.date = market_caps.date
+),
+
+candidates as (
     select * from detail_points
-    union all select * from list_points where usd is not null or native is not null
+    union all select * from list_points
     union all select * from persisted_points
     union all select * from market_cap_points
+),
+
+-- provisional unit value for the peg monitor: fixed pegs as published, other pegs the day's median quote
+quote_days as (
+    select stablecoin_id, cast(make_timestamp(ts * 1000000) as date) as date, median(price_usd) as price_usd
+    from int_price_observations
+    where price_usd > 0
+    group by all
+),
+
+with_fixed as (
+    select candidates.*, coins.peg_currency, coins.nav_token or coins.floating_peg as market_valued, peg_values.usd_per_unit as fixed_usd
+    from candidates
+    inner join coins on coins.id = candidates.stablecoin_id
+    left join peg_values on peg_values.peg_currency = coins.peg_currency and peg_values.date = candidates.date
+),
+
+final as (
+    select
+        with_fixed.stablecoin_id,
+        with_fixed.date,
+        with_fixed.native,
+        with_fixed.native * case
+            when not with_fixed.market_valued and with_fixed.fixed_usd is not null then with_fixed.fixed_usd
+            when quote_days.date >= with_fixed.date - 7 then quote_days.price_usd
+        end as usd,
+        with_fixed.source,
+        with_fixed.priority
+    from with_fixed
+    asof left join quote_days on quote_days.stablecoin_id = with_fixed.stablecoin_id and quote_days.date <= with_fixed.date
+    where with_fixed.native is not null and with_fixed.native >= 0
 )
 
 select * from final

@@ -1,19 +1,25 @@
--- Current state of every listed coin (the /api/stablecoins list).
+-- Current state of every coin of the current universe (the /api/stablecoins list and summaries).
+-- Supply comes from the valued daily series (int_coins_supply_current): the list's own day when a
+-- DefiLlama list capture exists at or before as-of, else the latest accepted supply-history point at
+-- most 3 days before as-of (`supply_mode` = 'history'); `supply_source` says which (spec supplySource).
+-- Per-chain supply: stablecoin_chain_supply. Prices: consensus of current quotes (price_current).
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with supply as (
-    select * from int_coins_supply_usd
+    select * from int_coins_supply_current
 ),
 
 coins as (
     select * from registry_coins
 ),
 
-chain_counts as (
-    select stablecoin_id, count(*) as chain_count from int_chain_supply_usd group by stablecoin_id
+chain_rows as (
+    select * from int_chain_supply_usd where rejection_reason is null
 ),
 
-context as (
-    select * from build_context
+chain_lists as (
+    select stablecoin_id, count(*) as chain_count, to_json(list(chain_name order by chain_name))::varchar as chains_json
+    from chain_rows
+    group by stablecoin_id
 ),
 
 prices as (
@@ -27,9 +33,11 @@ final as (
         coins.name,
         coins.symbol,
         supply.gecko_id,
-        supply.peg_type,
+        coins.peg_type,
+        coins.peg_currency,
         coins.peg_mechanism,
         coins.is_dead,
+        coins.unreviewed,
         coins.contracts_json,
         -- price: consensus of current quotes (pipelines/analytics/price-consensus.ts)
         prices.price,
@@ -40,19 +48,24 @@ final as (
         prices.price_observed_at,
         prices.price_observed_at_mode,
         prices.price_synced_at,
-        -- amounts, USD
+        -- supply provenance
+        supply.supply_mode,
+        supply.supply_source,
+        supply.supply_date,
+        supply.valuation_basis,
+        supply.usd_per_native,
+        supply.level_adjustment,
+        -- amounts: native peg units and USD
+        supply.current_native,
         supply.circulating_usd,
         supply.prev_day_usd,
         supply.prev_week_usd,
         supply.prev_month_usd,
-        supply.current_native,
-        supply.conversion_basis,
-        supply.usd_per_native,
-        supply.chains_json,
-        coalesce(chain_counts.chain_count, 0)::integer as chain_count
+        coalesce(supply.chains_json, chain_lists.chains_json, '[]') as chains_json,
+        coalesce(chain_lists.chain_count, 0)::integer as chain_count
     from supply
     inner join coins on coins.id = supply.stablecoin_id
-    left join chain_counts on chain_counts.stablecoin_id = supply.stablecoin_id
+    left join chain_lists on chain_lists.stablecoin_id = supply.stablecoin_id
     left join prices on prices.stablecoin_id = supply.stablecoin_id
 )
 

@@ -1,43 +1,27 @@
--- Daily supply per coin: the best-priority source per day (detail > list > persisted list > market cap).
+-- Daily supply per coin: native units of the day's best source (level-adjusted when a lower-priority
+-- source fills the day) x the supply valuation rule of that day (int_supply_valuation_daily). Points
+-- failing a plausibility rule are left out (see supply_value_rejections). `source` is the source of the
+-- native units; `valuation_basis` how they were valued (`par`, `fx`, `fx-stale`, `consensus`,
+-- `unavailable`: USD null); `level_adjustment` the factor applied to the source's units (1 = none).
 -- grain: one row per stablecoin_id, date. pk: (stablecoin_id, date)
-with points as (
-    select * from int_supply_history_points
-),
-
-coins as (
-    select * from registry_coins
-),
-
-current_rate as (
-    select stablecoin_id, usd_per_native from int_coins_supply_usd
-),
-
-fx as (
-    select * from int_fx_rates_latest
-),
-
-chosen as (
-    select * from points
-    qualify row_number() over (partition by stablecoin_id, date order by priority, source, usd nulls last) = 1
+with daily as (
+    select * from int_supply_daily
 ),
 
 final as (
     select
-        chosen.stablecoin_id,
-        chosen.date,
-        coins.peg_type,
-        -- amounts: native peg units and USD (non-USD pegs convert native at the current rate)
-        chosen.native as circulating_native,
-        coalesce(
-            chosen.usd,
-            case when coins.peg_currency = 'USD' then chosen.native
-                 else chosen.native * coalesce(current_rate.usd_per_native, fx.usd_per_unit) end
-        ) as circulating_usd,
-        chosen.source
-    from chosen
-    inner join coins on coins.id = chosen.stablecoin_id
-    left join current_rate on current_rate.stablecoin_id = chosen.stablecoin_id
-    left join fx on fx.currency = coins.peg_currency
+        stablecoin_id,
+        date,
+        peg_type,
+        -- amounts: native peg units and USD
+        circulating_native,
+        circulating_usd,
+        source,
+        valuation_basis,
+        usd_per_native,
+        level_adjustment
+    from daily
+    where rejection_reason is null
 )
 
 select * from final

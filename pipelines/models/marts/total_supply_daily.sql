@@ -1,4 +1,6 @@
--- Aggregate supply chart: DefiLlama's all-chain totals where recorded, our listed universe elsewhere.
+-- Aggregate supply chart: our listed universe (`ballast-listed`, listed_supply_daily: one valuation rule,
+-- a key per pegType plus `total`) on days a list observed it; DefiLlama's all-chain totals
+-- (`defillama-all`, only `total`; includes assets we do not list) on other days.
 -- grain: one row per date, peg_type. pk: (date, peg_type)
 with upstream as (
     select date, 'defillama-all' as aggregate_universe, peg_type, circulating_usd
@@ -7,20 +9,17 @@ with upstream as (
 ),
 
 listed_points as (
-    select h.date, h.stablecoin_id, c.peg_type, h.circulating_usd
-    from supply_history_daily h
-    inner join registry_coins c on c.id = h.stablecoin_id
-    where h.source = 'defillama-list'
+    select * from listed_supply_daily
 ),
 
 listed_by_peg as (
-    select date, 'ballast-listed' as aggregate_universe, peg_type, sum(circulating_usd) as circulating_usd
+    select date, 'ballast-listed' as aggregate_universe, peg_type, sum(circulating_usd order by stablecoin_id) as circulating_usd
     from listed_points
     group by date, peg_type
 ),
 
 listed_total as (
-    select date, 'ballast-listed' as aggregate_universe, 'total' as peg_type, sum(circulating_usd) as circulating_usd
+    select date, 'ballast-listed' as aggregate_universe, 'total' as peg_type, sum(circulating_usd order by stablecoin_id) as circulating_usd
     from listed_points
     group by date
 ),
