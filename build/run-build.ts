@@ -41,12 +41,8 @@ const PUBLISHED_TABLES = [
   "registry_coins", "registry_chains", "stablecoins", "stablecoin_chain_supply", "chain_supply", "supply_history_daily",
   "total_supply_daily", "non_usd_share_daily", "fx_rates_daily", "price_history_daily", "chain_supply_samples",
   "depeg_events", "depeg_pending", "tape_events", "peg_scores", "price_consensus_slots", "price_observation_rejections",
+  "supply_value_rejections", "listed_supply_daily", "source_quality_daily",
 ];
-/**
- * Published too when the model DAG created them (they are added by work in progress; the check keeps a
- * build of a tree without them working): supply plausibility rejections, per-coin source quality.
- */
-const OPTIONAL_PUBLISHED_TABLES = ["supply_value_rejections", "listed_supply_daily", "source_quality_daily"];
 
 const HIST_COLUMNS = "stablecoin_id varchar, date date, native double, usd double, source varchar";
 
@@ -206,10 +202,7 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
     // Researchers' database: the registry and every mart, read-only by convention.
     const dbPath = join(scratch, "ballast.duckdb");
     await db.exec(`attach '${dbPath}' as pub`);
-    const existing = new Set((await db.all<{ name: string }>("select table_name as name from information_schema.tables where table_catalog = 'memory'")).map((r) => r.name));
-    for (const t of [...PUBLISHED_TABLES, ...OPTIONAL_PUBLISHED_TABLES.filter((x) => existing.has(x))]) {
-      await db.exec(`create table pub.${t} as select * from ${t} order by all`);
-    }
+    for (const t of PUBLISHED_TABLES) await db.exec(`create table pub.${t} as select * from ${t} order by all`);
     await db.exec("detach pub");
     addFile("ballast.duckdb", await readFile(dbPath), { artifact: "duckdb", rows: null, dataAsOf: sourceObservedAt["defillama.stablecoins"] ?? null, schemaVersion: "1.0.0" });
 

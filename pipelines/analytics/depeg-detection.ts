@@ -24,9 +24,10 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  *   incident is dropped when the condition clears, the direction flips, or it expires
  *   (36 h for daily history, 8100 s intraday).
  * - Coverage gaps: when the next judged slot comes more than max(3 × the previous slot's cadence,
- *   6 h) after the previous one, nothing is claimed across the gap: an open event ends at its last
- *   observed slot (`closeReason` `orphan-tracking-removed`: tracking of the condition was lost, no
- *   recovery was observed), and pending incidents and runs are dropped.
+ *   6 h) after the previous one, nothing is claimed across the gap: an open event ends one cadence
+ *   (at least one 15-minute slot) after its last observed slot, the time that observation stands for (`closeReason`
+ *   `orphan-tracking-removed`: tracking was lost, no recovery was observed); pending incidents and
+ *   runs are dropped.
  * - Peaks: the peak is the most extreme of the slot consensus and, in slots already beyond the
  *   threshold the same way, the OHLC bar extremes of the slot (bar low for `below`, high for
  *   `above`) of sources that publish bars. One-print guard: a bar extreme counts only when it lies
@@ -284,7 +285,7 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     if (price === null || slot.pegReference === null) continue;
     // Coverage gap: claim nothing across time that was not observed.
     if (lastJudged && slot.ts - lastJudged.ts > Math.max(3 * lastJudged.cadenceSec, MIN_COVERAGE_GAP_SEC)) {
-      if (open) { finish(open, lastJudged.ts, "orphan-tracking-removed", null, lastTrace); open = null; }
+      if (open) { finish(open, lastJudged.ts + Math.max(lastJudged.cadenceSec, SLOT_SEC), "orphan-tracking-removed", null, lastTrace); open = null; }
       if (pending) { if (slot.ts - pending.first.ts <= pending.expirySec) expiredPending++; pending = null; }
       run = null;
     }

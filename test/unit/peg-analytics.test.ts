@@ -139,7 +139,10 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
     const day = (d: number, p: number) => slot(T0 + d * D, [q("defillama", p)], { cadenceSec: D });
     const { rows } = detectDepegs(coin, [day(0, 0.5), day(1, 0.5), day(800, 1)], T0 + 900 * D);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ startedAt: T0, endedAt: T0 + D, closeReason: "orphan-tracking-removed", recoveryPrice: null });
+    expect(rows[0]).toMatchObject({ startedAt: T0, endedAt: T0 + 2 * D, closeReason: "orphan-tracking-removed", recoveryPrice: null });
+    // an event seen in one slot only still ends after it starts
+    const one = detectDepegs(coin, [day(0, 1), day(1, 0.3), day(900, 1)], T0 + 901 * D).rows;
+    expect(one[0]).toMatchObject({ startedAt: T0 + D, endedAt: T0 + 2 * D, closeReason: "orphan-tracking-removed" });
   });
 
   it("takes the peak from a guarded bar low and names the bar; a wick far from its close is ignored", () => {

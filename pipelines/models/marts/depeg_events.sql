@@ -24,7 +24,9 @@ final as (
         close_reason,
         constituent_event_count,
         provenance_json,
-        trace_json
+        trace_json,
+        -- independent source families whose quotes showed the condition, '+'-joined
+        source_families
     from incidents
 )
 
