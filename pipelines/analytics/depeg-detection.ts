@@ -23,6 +23,8 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  *   beyond the threshold in one direction), even across expired pending incidents. A pending
  *   incident is dropped when the condition clears, the direction flips, or it expires
  *   (36 h for daily history, 8100 s intraday).
+ * - A slot where only declared copies of another upstream's series (Alchemy) show the condition
+ *   neither opens nor advances a pending incident: a copy corroborates, it is never sole evidence.
  * - Coverage gaps: when the next judged slot comes more than max(3 × the previous slot's cadence,
  *   6 h) after the previous one, nothing is claimed across the gap: an open event ends one cadence
  *   (at least one 15-minute slot) after its last observed slot, the time that observation stands for (`closeReason`
@@ -215,19 +217,21 @@ function labelOf(q: Quote): string {
 }
 
 /** Labels of the slot's quotes deviating in `direction` by ≥ 50% of the threshold, with their categories and families. */
-function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[]; families: string[] } {
+function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[]; families: string[]; original: boolean } {
   const labels: string[] = [];
   const categories: string[] = [];
   const families: string[] = [];
+  let original = false;
   for (const q of slot.quotes) {
     const b = deviationBps(q.price, slot.pegReference!);
     if ((direction === "below" ? -b : b) >= threshold * 0.5) {
+      if (!q.copied) original = true;
       labels.push(labelOf(q));
       categories.push(q.category);
       families.push(q.family);
     }
   }
-  return { labels, categories, families };
+  return { labels, categories, families, original };
 }
 
 /**
@@ -301,7 +305,7 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
       continue;
     }
     if (!beyond || run?.direction !== direction) run = null;
-    const ev = beyond ? evidenceOf(slot, direction, threshold) : { labels: [], categories: [], families: [] };
+    const ev = beyond ? evidenceOf(slot, direction, threshold) : { labels: [], categories: [], families: [], original: false };
     if (beyond) {
       const t = lastTrace;
       const x = extremeOf(slot, direction, t);
@@ -328,6 +332,8 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
       else { close(slot, "recovered-primary", price, bps); pending = null; continue; }
     }
     if (!beyond) { pending = null; continue; }
+    // Only a copy of another upstream's series shows the condition: not evidence on its own.
+    if (!ev.original) continue;
 
     const t = run!.first.ts === slot.ts ? run!.first : lastTrace;
     const reasons: string[] = [];

@@ -1,4 +1,4 @@
-import { sourceFamily } from "../sources/lineage.ts";
+import { isCopiedSource, sourceFamily } from "../sources/lineage.ts";
 import type { Analytic, Row } from "./contract.ts";
 import { BAR_WICK_GUARD_BPS, type BarExtreme, type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot, thresholdBps } from "./depeg-detection.ts";
 import { AGREEMENT_BPS, computeConsensus, type Consensus, divergenceBps, type Quote, type QuoteCategory } from "./price-consensus.ts";
@@ -106,7 +106,7 @@ function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number)
   return out;
 }
 
-const toQuote = (o: Obs): Quote => ({ source: o.source, category: o.category, family: sourceFamily(o.source), price: o.price, observedAt: o.ts, observedAtMode: o.mode });
+const toQuote = (o: Obs): Quote => ({ source: o.source, category: o.category, family: sourceFamily(o.source), copied: isCopiedSource(o.source), price: o.price, observedAt: o.ts, observedAtMode: o.mode });
 
 /**
  * Guarded bar extremes of a slot's observations: lowest low / highest high of bars (interval

@@ -25,6 +25,8 @@ export interface Quote {
   category: QuoteCategory;
   /** Independent upstream family the quote derives from (`sourceFamily(source)`). */
   family: string;
+  /** True when the source is a declared copy of another upstream's series (never sole evidence). */
+  copied?: boolean;
   price: number;
   observedAt: number;
   observedAtMode: "upstream" | "local_fetch" | "unknown";
@@ -76,6 +78,7 @@ function collapse(quotes: Quote[]): Quote[] {
     source,
     category: qs[0].category,
     family: qs[0].family,
+    copied: qs[0].copied,
     price: median(qs.map((q) => q.price)),
     observedAt: Math.min(...qs.map((q) => q.observedAt)),
     observedAtMode: qs.every((q) => q.observedAtMode === qs[0].observedAtMode) ? qs[0].observedAtMode : "unknown",

@@ -63,3 +63,12 @@ const FAMILY_BY_SOURCE: ReadonlyMap<string, string> = new Map(SOURCE_LINEAGE.map
 export function sourceFamily(source: string): string {
   return FAMILY_BY_SOURCE.get(source) ?? source;
 }
+
+/**
+ * Whether a price `source` label is a declared copy of another upstream's series
+ * (`lineage.derivedFrom` set, e.g. Alchemy's daily prices copy CoinGecko's). A copy can corroborate
+ * but never be the only evidence of a depeg. Unknown labels are originals.
+ */
+export function isCopiedSource(source: string): boolean {
+  return (SOURCE_LINEAGE.find((s) => s.source === source)?.derivedFrom ?? null) !== null;
+}

@@ -8,7 +8,7 @@ import { computeConsensus, type Quote } from "../../pipelines/analytics/price-co
 const T0 = Date.parse("2024-01-01T00:00:00Z") / 1000;
 /** A quote whose family is its source, except Alchemy (a declared copy of CoinGecko). */
 const q = (source: string, price: number, category: Quote["category"] = "off-chain"): Quote =>
-  ({ source, category, family: source === "alchemy" ? "coingecko" : source, price, observedAt: T0, observedAtMode: "upstream" });
+  ({ source, category, family: source === "alchemy" ? "coingecko" : source, copied: source === "alchemy", price, observedAt: T0, observedAtMode: "upstream" });
 
 describe("price consensus", () => {
   it("takes the median of the largest agreeing cluster and joins its labels", () => {
@@ -161,6 +161,11 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
     // at peg, a bar low never sets a peak (the slot consensus does not show the condition)
     const calm = buildSlots([obs("binance", T0 + 60, 1, { low: 0.95, high: 1, intervalSec: 60 })], "USD", [], null);
     expect(detectDepegs(coin, calm, T0 + D).rows).toHaveLength(0);
+  });
+
+  it("a move seen only in a copied series opens nothing, however long it lasts", () => {
+    const day = (d: number, p: number) => slot(T0 + d * D, [q("alchemy", p)], { cadenceSec: D });
+    expect(detectDepegs(coin, [day(0, 1), day(1, 0.96), day(2, 0.95), day(3, 0.96), day(4, 1)], T0 + 10 * D).rows).toHaveLength(0);
   });
 
   it("a large-cap move seen only by a series and its copy stays pending; a second family confirms it", () => {
