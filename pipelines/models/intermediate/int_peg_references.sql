@@ -1,7 +1,8 @@
 -- Peg reference (USD per peg unit) per peg type and UTC day, judged on the day's own data.
--- USD: 1 (par). Fiat: ECB rate of the day or up to 4 days before (`fx`); else the median of >= 3
--- same-peg coins with >= $1M supply that day (`median`); else the last ECB rate, unusable for
--- detection (`fx-fallback`). Gold/silver: median of >= 3 peers per troy ounce (`median`), else none.
+-- USD: 1 (par). Fiat: the peg's unit value of int_peg_values_daily when it is the ECB rate of the day
+-- or up to 4 days before (`fx`); else the median of >= 3 same-peg coins with >= $1M supply that day
+-- (`median`); else the stale ECB rate (<= 365 days), unusable for detection (`fx-fallback`).
+-- Gold/silver: median of >= 3 peers per troy ounce (`median`), else none.
 -- Floating pegs (`VAR`: CPI-indexed, redemption-rate targets) have no fixed reference (`floating`):
 -- a median of unrelated floating coins is not a peg.
 -- grain: one row per peg_type, day. pk: (peg_type, day)
@@ -27,14 +28,8 @@ peer_median as (
     group by all
 ),
 
-fx as (
-    select currency, date, usd_per_unit from int_fx_rates_daily
-),
-
-fx_asof as (
-    select days.peg_type, days.day, fx.usd_per_unit, fx.date as fx_date
-    from days
-    asof left join fx on fx.currency = days.peg_currency and fx.date <= days.day
+peg_values as (
+    select * from int_peg_values_daily
 ),
 
 final as (
@@ -44,22 +39,22 @@ final as (
         case
             when days.peg_currency = 'VAR' then null
             when days.peg_currency = 'USD' then 1.0
-            when fx_asof.usd_per_unit is not null and days.day - fx_asof.fx_date <= 4 then fx_asof.usd_per_unit
+            when peg_values.basis in ('par', 'fx') then peg_values.usd_per_unit
             when peer_median.contributors >= 3 then peer_median.median_usd
-            else fx_asof.usd_per_unit
+            else peg_values.usd_per_unit
         end as reference_usd,
         case
             when days.peg_currency = 'VAR' then 'floating'
             when days.peg_currency = 'USD' then 'par'
-            when fx_asof.usd_per_unit is not null and days.day - fx_asof.fx_date <= 4 then 'fx'
+            when peg_values.basis in ('par', 'fx') then peg_values.basis
             when peer_median.contributors >= 3 then 'median'
-            when fx_asof.usd_per_unit is not null then 'fx-fallback'
+            when peg_values.usd_per_unit is not null then 'fx-fallback'
             else 'missing'
         end as reference_source,
         coalesce(peer_median.contributors, 0) as contributors,
-        fx_asof.fx_date
+        peg_values.fx_date
     from days
-    left join fx_asof on fx_asof.peg_type = days.peg_type and fx_asof.day = days.day
+    left join peg_values on peg_values.peg_currency = days.peg_currency and peg_values.date = days.day
     left join peer_median on peer_median.peg_type = days.peg_type and peer_median.day = days.day
 )
 

@@ -2,9 +2,8 @@
 -- Every source is reduced to native peg units (`native`), the one quantity the valuation rule
 -- (int_supply_valuation_daily) turns into USD:
 --   priority 1 `defillama-detail`: /stablecoin/{id} daily units (the upstream total, else the sum of chains);
---   priority 2 `defillama-list`: this build's /stablecoins capture, current and 1/7/30-day buckets, dated
---     from the capture's UTC observation day (units; captures from 2025-12-01 carry USD = units x the
---     upstream's price, so units = value / that price, or / the peg's unit value when it has none);
+--   priority 2 `defillama-list`: this build's /stablecoins capture, current and 1/7/30-day buckets
+--     (int_list_supply_units);
 --   priority 3 `defillama-list`: list points persisted by earlier builds (hist_supply_snapshots);
 --   priority 4 `coingecko-market-cap`: market cap / CoinGecko price of the day (a positive price no
 --     higher than 1.19 x the peg's unit value; without one, / the peg's unit value for fixed pegs).
@@ -19,10 +18,6 @@ with coins as (
 
 context as (
     select * from build_context
-),
-
-assets as (
-    select * from stg_defillama__assets
 ),
 
 peg_values as (
@@ -55,34 +50,10 @@ detail_points as (
     inner join coins on coins.llama_id = detail.llama_id
 ),
 
-list_values as (
-    select
-        coins.id as stablecoin_id,
-        coins.peg_currency,
-        cast(make_timestamp(assets.observed_at * 1000000) as date) - offs.days as date,
-        case offs.days when 0 then assets.current_value when 1 then assets.prev_day_value
-            when 7 then assets.prev_week_value else assets.prev_month_value end as value,
-        assets.circulating_unit,
-        assets.price
-    from assets
-    inner join coins on coins.llama_id = assets.llama_id
-    cross join (values (0), (1), (7), (30)) as offs(days)
-),
-
 list_points as (
-    select
-        list_values.stablecoin_id,
-        list_values.date,
-        case
-            when list_values.circulating_unit = 'native' then list_values.value
-            when list_values.price > 0 then list_values.value / list_values.price
-            when peg_values.usd_per_unit > 0 then list_values.value / peg_values.usd_per_unit
-        end as native,
-        'defillama-list' as source,
-        2 as priority
-    from list_values
-    left join peg_values on peg_values.peg_currency = list_values.peg_currency and peg_values.date = list_values.date
-    where list_values.value is not null
+    select stablecoin_id, date, native, 'defillama-list' as source, 2 as priority
+    from int_list_supply_units
+    where chain_label is null
 ),
 
 persisted_points as (

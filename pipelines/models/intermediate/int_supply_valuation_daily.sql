@@ -43,11 +43,8 @@ classified as (
         days.stablecoin_id,
         days.date,
         epoch(days.date)::bigint + 86400 - 1 as day_end_ts,
-        case
-            when coins.nav_token or coins.floating_peg then 'market'
-            when coins.peg_currency in ('XAU', 'XAG', 'GOLD', 'SILVER', 'VAR', 'OTHER') then 'market'
-            else 'fixed'
-        end as peg_class,
+        -- pegs without a fixed unit value (gold, silver, VAR) have no int_peg_values_daily row: consensus
+        case when coins.nav_token or coins.floating_peg then 'market' else 'fixed' end as peg_class,
         peg_values.usd_per_unit as fixed_usd,
         peg_values.basis as fixed_basis
     from days
