@@ -144,7 +144,7 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
       await db.exec("detach wh");
     }
 
-    const { captures, readerDropped } = await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
+    const { captures, readerDropped, readerProblems } = await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
     log("info", "load", "captures selected", { count: captures.length });
     const sources = await loadCaptures(db, captures, opts.asOf);
     const warnings = await loadBuildRegistry(db, opts.asOf, registry);
@@ -223,6 +223,7 @@ export async function runBuild(opts: BuildOptions): Promise<BuildManifest> {
         captures: s.captures.map((c) => ({ path: c.path, origin: c.origin, observedAt: c.observedAt, sha256: c.sha256, rows: c.rows, ...(c.rejected ? { rejected: c.rejected } : {}) })),
       })),
       readerDropped,
+      readerProblems,
       circuits: await readCircuits(opts.sink),
       models: modelRun.tables,
       qualityRejections,

@@ -47,6 +47,8 @@ export const BuildManifestSchema = z.object({
     })),
   })),
   readerDropped: z.record(z.string(), z.record(z.string(), z.number())),
+  /** Recorded file → its first located row problems (1-based line, drop reason, parser message). */
+  readerProblems: z.record(z.string(), z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() }))).default({}),
   circuits: z.record(z.string(), CircuitStateSchema),
   models: z.array(z.object({ name: z.string(), rows: z.number() })),
   /**

@@ -1,3 +1,4 @@
+import { type ParseError, parse as parseTolerant } from "jsonc-parser";
 import Papa from "papaparse";
 import type { ReaderOutput, ReaderProblem } from "./types.ts";
 
@@ -97,72 +98,14 @@ export class JsonPositionError extends SyntaxError {
 }
 
 /**
- * Char offset of the first syntax error in `text` per RFC 8259, or -1 when it is valid JSON (or
- * too deeply nested to check). Used only after JSON.parse failed, to name the position.
+ * Char offset of the first syntax error in `text`, or -1 when none is found. Located with
+ * jsonc-parser's error-tolerant parser (comments and trailing commas disallowed, as in RFC 8259);
+ * used only after JSON.parse failed, to name the position.
  */
 export function locateJsonError(text: string): number {
-  let i = 0;
-  const n = text.length;
-  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-  const ws = () => { while (i < n && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++; };
-  const fail = (): never => { throw new JsonStop(i); };
-  const str = () => {
-    i++;
-    for (;;) {
-      if (i >= n) fail();
-      const c = text.charCodeAt(i);
-      if (c === 0x22) { i++; return; }
-      if (c === 0x5c) {
-        const e = text[i + 1];
-        if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
-        else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
-        else { i++; fail(); }
-      } else if (c < 0x20) fail();
-      else i++;
-    }
-  };
-  const value = (): void => {
-    ws();
-    const c = text[i];
-    if (c === "{" || c === "[") {
-      const close = c === "{" ? "}" : "]";
-      i++;
-      ws();
-      if (text[i] === close) { i++; return; }
-      for (;;) {
-        ws();
-        if (c === "{") {
-          if (text[i] !== '"') fail();
-          str();
-          ws();
-          if (text[i] !== ":") fail();
-          i++;
-        }
-        value();
-        ws();
-        if (text[i] === ",") { i++; continue; }
-        if (text[i] === close) { i++; return; }
-        fail();
-      }
-    }
-    if (c === '"') return str();
-    NUMBER.lastIndex = i;
-    if (NUMBER.exec(text)) { i = NUMBER.lastIndex; return; }
-    for (const lit of ["true", "false", "null"]) if (text.startsWith(lit, i)) { i += lit.length; return; }
-    fail();
-  };
-  try {
-    value();
-    ws();
-    return i < n ? i : -1;
-  } catch (e) {
-    if (e instanceof JsonStop) return e.offset;
-    return -1; // RangeError: nesting deeper than the stack
-  }
-}
-
-class JsonStop {
-  constructor(readonly offset: number) {}
+  const errors: ParseError[] = [];
+  parseTolerant(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return errors.length ? Math.min(...errors.map((e) => e.offset)) : -1;
 }
 
 /**
