@@ -1,7 +1,9 @@
+import { DateTime } from "luxon";
+
 /**
  * Time-zone handling for upstream time labels, and the one daily-alignment rule every source
- * follows. Zone offsets come from the platform's IANA time-zone database through `Intl`
- * (Node ships full ICU); no DST rule is written here.
+ * follows. Zone offsets come from the IANA time-zone database through Luxon (over the
+ * platform's `Intl`); no DST rule is written here.
  *
  * DAILY ALIGNMENT RULE. Every daily row stands for one 00:00 UTC instant and is stored under
  * that UTC date (`YYYY-MM-DD`). A reader declares its file's IANA zone and whether a label is a
@@ -27,54 +29,27 @@ export const OFF_DAY_BOUNDARY = "off-day-boundary";
 /** Drop reason: a time label that does not parse (format, impossible date, non-existent local time). */
 export const TIME_LABEL_INVALID = "time-label-invalid";
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
-      hour: "2-digit", minute: "2-digit", second: "2-digit",
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
-/**
- * Offset (s) of IANA `zone` from UTC at instant `unixSeconds` (local = UTC + offset; e.g. −14400
- * for America/New_York in summer). Throws a RangeError for an unknown zone.
- */
-export function zoneOffsetSec(zone: string, unixSeconds: number): number {
-  if (zone === "UTC") return 0;
-  const parts: Record<string, number> = {};
-  for (const p of formatter(zone).formatToParts(new Date(unixSeconds * 1000))) {
-    if (p.type !== "literal") parts[p.type] = Number(p.value);
-  }
-  const wallAsUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) / 1000;
-  return wallAsUtc - Math.floor(unixSeconds);
-}
-
 /** Wall-clock fields of a local time (month 1–12). Seconds may carry a fraction. */
 export interface WallTime { year: number; month: number; day: number; hour: number; minute: number; second: number }
 
 /**
- * Unix seconds (UTC) of local wall time `w` in IANA `zone`. For a wall time that occurs twice
- * (DST fall-back) the earlier instant is returned; for one that does not exist (spring-forward
- * gap) or an impossible calendar date, NaN.
+ * Unix seconds (UTC) of local wall time `w` in IANA `zone` (tz database via Luxon). For a wall time
+ * that occurs twice (DST fall-back) the earlier instant is returned; for one that does not exist
+ * (spring-forward gap), an impossible calendar date or an unknown zone, NaN.
  */
 export function wallTimeToUnix(w: WallTime, zone: string): number {
   if (!(w.second >= 0 && w.second < 60)) return NaN;
-  const base = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, 0);
-  const check = new Date(base);
-  if (check.getUTCFullYear() !== w.year || check.getUTCMonth() !== w.month - 1 || check.getUTCDate() !== w.day
-    || check.getUTCHours() !== w.hour || check.getUTCMinutes() !== w.minute) return NaN;
-  const wallAsUtc = base / 1000 + w.second;
-  if (zone === "UTC") return wallAsUtc;
-  // Candidate offsets: those in force a day either side cover every transition of the day.
-  const candidates = new Set([zoneOffsetSec(zone, wallAsUtc - DAY_SEC), zoneOffsetSec(zone, wallAsUtc), zoneOffsetSec(zone, wallAsUtc + DAY_SEC)]);
-  const hits = [...candidates].map((o) => wallAsUtc - o).filter((t) => zoneOffsetSec(zone, t) === wallAsUtc - t).sort((a, b) => a - b);
-  return hits.length ? hits[0] : NaN;
+  const whole = Math.floor(w.second);
+  const dt = DateTime.fromObject(
+    { year: w.year, month: w.month, day: w.day, hour: w.hour, minute: w.minute, second: whole, millisecond: Math.round((w.second - whole) * 1000) },
+    { zone },
+  );
+  // Luxon moves a wall time inside a DST gap forward; such a time does not exist.
+  if (!dt.isValid || dt.year !== w.year || dt.month !== w.month || dt.day !== w.day || dt.hour !== w.hour || dt.minute !== w.minute) return NaN;
+  // In a DST fall-back hour Luxon takes the later offset; the earlier instant has the offset in force a day before.
+  const earlier = DateTime.fromMillis(dt.toMillis() + (dt.offset - dt.minus({ days: 1 }).offset) * 60_000, { zone });
+  const same = earlier.hour === w.hour && earlier.minute === w.minute && earlier.day === w.day;
+  return (same ? earlier : dt).toMillis() / 1000;
 }
 
 /** A parsed time label: a whole local day, or an instant (both as Unix seconds, UTC). */

@@ -18,7 +18,7 @@ import { SOURCE_LINEAGE, sourceFamily } from "../../pipelines/sources/lineage.ts
 import {
   RECORDED_CAPTURES, readAlchemyPriceCsv, readBinanceKlinesCsv, readCoingeckoRangeBarsJson, readDefillamaChainWideCsv, readDefillamaChartCsv, readEcbHistCsv,
 } from "../../pipelines/sources/recorded-captures.ts";
-import { alignDailyInstant, alignDailyLabel } from "../../pipelines/sources/time.ts";
+import { alignDailyInstant, alignDailyLabel, wallTimeToUnix } from "../../pipelines/sources/time.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
 
 /** Recorded real inputs (../shared/data beside the checkout). */
@@ -134,6 +134,8 @@ describe("daily alignment rule (time zones)", () => {
     // 20:00 EST is 01:00 UTC: still within the ±1 h tolerance; 21:30 EST (02:30 UTC) is not.
     expect(alignDailyLabel("2023-01-10 20:00:00", NY)).toMatchObject({ ok: true, date: "2023-01-11" });
     expect(alignDailyLabel("2023-01-10 21:30:00", NY)).toEqual({ ok: false, reason: "off-day-boundary" });
+    // a wall time of the repeated fall-back hour is its earlier instant (EDT, 05:30Z)
+    expect(wallTimeToUnix({ year: 2022, month: 11, day: 6, hour: 1, minute: 30, second: 0 }, NY)).toBe(Date.UTC(2022, 10, 6, 5, 30) / 1000);
     // the trailing "now" row of a DefiLlama detail archive
     expect(alignDailyLabel("2023-07-31 10:39:59", NY)).toEqual({ ok: false, reason: "off-day-boundary" });
   });
