@@ -25,6 +25,13 @@ export function slug(text: string): string {
     .replace(/^-+|-+$/g, "");
 }
 
+const PEG_CURRENCY: Record<string, string> = { peggedREAL: "BRL" };
+
+/** `peggedEUR` → `EUR`; `peggedREAL` → `BRL`. */
+export function pegCurrencyOf(pegType: string): string {
+  return PEG_CURRENCY[pegType] ?? pegType.replace(/^pegged/, "");
+}
+
 /**
  * Slug of a ticker: like {@link slug}, but the tether sign `₮` reads `t` (`USD₮0` → `usdt0`) and a
  * `+` reads `plus` (`USD+` → `usdplus`), so a ticker keeps the letters that tell it apart.

@@ -2,11 +2,11 @@ import Papa from "papaparse";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, slug } from "./curated.ts";
+import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyOf, slug } from "./curated.ts";
 import { type Chain, type Coin, CoinSchema, type Registry, RegistrySchema } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 
-export { slug, tickerSlug } from "./curated.ts";
+export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
 
 /**
  * Registry generation: a pure function from the curated coin records
@@ -23,12 +23,6 @@ export { slug, tickerSlug } from "./curated.ts";
  * silently drops; the committed registry has none.
  */
 
-const PEG_CURRENCY: Record<string, string> = { peggedREAL: "BRL" };
-
-/** `peggedEUR` → `EUR`; `peggedREAL` → `BRL`. */
-export function pegCurrencyOf(pegType: string): string {
-  return PEG_CURRENCY[pegType] ?? pegType.replace(/^pegged/, "");
-}
 
 const CHAIN_ID_OVERRIDES: Record<string, string> = {
   "OP Mainnet": "optimism",

@@ -1,4 +1,4 @@
-import { pegCurrencyOf, slug } from "./generate-registry.ts";
+import { pegCurrencyOf, slug } from "./curated.ts";
 import { type Coin, CoinSchema, type Registry } from "./schema.ts";
 
 /** One asset of the DefiLlama `/stablecoins` list, as far as the registry needs it. */
