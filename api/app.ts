@@ -1,23 +1,23 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
-import { type ApiKeyRecord, type KeyStore } from "./lib/key-store.ts";
+import type { z } from "zod";
+import { LaneAuth } from "./lib/auth.ts";
+import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { assessFreshness, CACHE_PROFILES, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
-import { HttpError } from "./lib/http-error.ts";
+import { HttpError, notYetAvailable } from "./lib/http-error.ts";
+import type { KeyStore } from "./lib/key-store.ts";
+import { apiLog, errorMessage } from "./lib/log.ts";
 import type { PublishedStore, ServingBuild } from "./lib/published.ts";
 import { PublishedDb } from "./lib/published-db.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
-import { buildHealth } from "./health.ts";
-import { ROUTES, type RouteDef } from "./routes.ts";
-import { buildOpenApi } from "./openapi.ts";
-
-/** Per-request variables: the CORS headers every /api response carries. */
-export type ApiEnv = { Variables: { cors: Record<string, string> } };
-type ApiContext = Context<ApiEnv>;
+import { type CachedResponse, ResponseCache } from "./lib/response-cache.ts";
+import { ADMIN_PATH_FAMILIES } from "./routes/admin.ts";
+import { ROUTES } from "./routes/index.ts";
+import { type HandlerContext, type JsonRoute, type RouteDecl, type RouteResult, type RouteServices, serveArtifact, type StaticRoute } from "./routes/route.ts";
 
 /** Dependencies of the app; the server wires real ones, tests wire their own. */
 export interface AppDeps {
   store: PublishedStore;
-  /** Read-only DuckDB over the serving build; defaults to one over `store`. */
+  /** Read-only DuckDB over the serving build; defaults to a new one. */
   db?: PublishedDb;
   keys: KeyStore;
   limiter: KeyRateLimiter;
@@ -27,14 +27,20 @@ export interface AppDeps {
   clockMode: "auto" | "wall" | "replay";
   /** Wall clock in ms (injectable). */
   nowMs?: () => number;
+  /** Secrets of the website-internal and webhook lanes; unset = lane not served (404). */
+  siteProxySecret?: string;
+  webhookSecret?: string;
+  /** Facts about dependencies that health reports (state store status). */
+  services?: RouteServices;
+  /** Byte budget of the one response cache (default 32 MiB). */
+  responseCacheBytes?: number;
 }
 
-const UNAUTHORIZED = "Unauthorized: valid X-API-Key required. /api/health is free.";
-const AUTH_CACHE_TTL_MS = 5000;
-const AUTH_CACHE_MAX = 2048;
-const CORS_METHODS = "GET, POST, OPTIONS";
+const CORS_METHODS = "GET, HEAD, POST, OPTIONS";
 const CORS_ALLOW_HEADERS = "Content-Type, Idempotency-Key, X-API-Key";
 const CORS_EXPOSE_HEADERS = "X-Data-Age, X-Data-Updated-At, X-Data-Freshness, X-Data-Freshness-Reason, Warning, Retry-After";
+const JSON_TYPE = "application/json; charset=utf-8";
+const STATIC_CACHE = "public, max-age=300";
 
 /** Current time (Unix s) for a build under the clock mode: replay = build as-of + time since first seen. */
 export function serviceNow(build: ServingBuild | null, mode: AppDeps["clockMode"], nowMs: number): { now: number; clock: "replay" | "wall" } {
@@ -44,210 +50,194 @@ export function serviceNow(build: ServingBuild | null, mode: AppDeps["clockMode"
   return { now: Math.floor(nowMs / 1000), clock: "wall" };
 }
 
+/** `Invalid parameter <name>: <what it accepts>` (spec 7: a 400 names the parameter). */
 function validationMessage(where: string, err: z.ZodError): string {
   const issue = err.issues[0];
   const name = issue?.path.length ? String(issue.path[0]) : where;
   return `Invalid parameter ${name}: ${issue?.message ?? "invalid"}`;
 }
 
-/** Builds the Hono app: CORS, method gating, key auth, rate limits, freshness, routes, health, static files. */
-export function createApp(deps: AppDeps): Hono<ApiEnv> {
+/**
+ * Builds the Hono app from the route table (api/routes): CORS, admin families (404 before key auth),
+ * one lane check per route, parameter validation (unknown parameters are 400 on every route),
+ * freshness headers, one byte-budgeted response cache, content coding by `Accept-Encoding`, and
+ * 405 with `Allow` from the table.
+ */
+export function createApp(deps: AppDeps): Hono {
   const nowMs = deps.nowMs ?? Date.now;
-  const app = new Hono<ApiEnv>();
-  const authCache = new Map<string, { record: ApiKeyRecord; at: number }>();
+  const db = deps.db ?? new PublishedDb();
+  const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, webhookSecret: deps.webhookSecret });
+  const cache = new ResponseCache(deps.responseCacheBytes);
+  const app = new Hono();
 
-  app.onError((err, c) => {
-    for (const [k, v] of Object.entries(c.get("cors") ?? {})) c.header(k, v);
-    if (err instanceof HttpError) {
-      for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-      if (err.status >= 400) c.header("Cache-Control", "no-store");
-      return c.json({ error: err.message }, err.status);
-    }
-    process.stderr.write(`${JSON.stringify({ level: "error", stage: "api", msg: (err as Error).message })}\n`);
-    c.header("Cache-Control", "no-store");
-    return c.json({ error: "Internal Server Error" }, 500);
-  });
-
-  // CORS (spec 1 rule 2). The middleware only decides the headers; every /api response spreads
-  // them into a plain header object. Rewriting finished Responses (hono/cors) or building undici
-  // Headers per request cost half the small route's throughput in `make bench`.
+  // CORS (spec 1 rule 2): header objects decided once per Origin value, spread into plain header
+  // objects (building undici Headers per request costs a large share of the small route's time).
   const corsByOrigin = new Map<string, Record<string, string>>();
+  const allowedOrigin = (origin: string | undefined) => (!origin ? deps.corsOrigins[0] : deps.corsOrigins.includes(origin) ? origin : undefined);
   const corsHeaders = (origin: string | undefined): Record<string, string> => {
     const k = origin ?? "";
     let h = corsByOrigin.get(k);
     if (!h) {
-      const allowed = !origin ? deps.corsOrigins[0] : deps.corsOrigins.includes(origin) ? origin : undefined;
-      h = { ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), ...(origin ? { Vary: "Origin" } : {}), "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS };
-      if (corsByOrigin.size >= AUTH_CACHE_MAX) corsByOrigin.clear();
+      const allowed = allowedOrigin(origin);
+      h = { ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin, Accept-Encoding", "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS };
+      if (corsByOrigin.size >= 1024) corsByOrigin.clear();
       corsByOrigin.set(k, h);
     }
     return h;
   };
-  app.use("/api/*", async (c, next) => {
-    const origin = c.req.header("Origin");
-    if (c.req.method === "OPTIONS") {
-      const allowed = !origin ? deps.corsOrigins[0] : deps.corsOrigins.includes(origin) ? origin : undefined;
-      if (origin && !allowed) return c.json({ error: "Origin not allowed" }, 403);
-      return c.body(null, 204, {
-        ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin",
-        "Access-Control-Allow-Methods": CORS_METHODS, "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS, "Access-Control-Max-Age": "86400",
-      });
+  const isStatic = (path: string) => !path.startsWith("/api/");
+
+  app.onError((err, c) => {
+    const headers: Record<string, string> = { ...(isStatic(c.req.path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(c.req.header("Origin"))), "Cache-Control": "no-store" };
+    if (err instanceof HttpError) return c.json({ error: err.message, ...err.extra }, err.status, { ...headers, ...err.headers });
+    apiLog("error", "api", errorMessage(err), { path: c.req.path });
+    return c.json({ error: "Internal Server Error" }, 500, headers);
+  });
+  app.notFound((c) => c.json({ error: "Not found" }, 404, isStatic(c.req.path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(c.req.header("Origin"))));
+
+  // Preflights: static files allow any origin; API routes only allowlisted ones (403 otherwise).
+  app.options("*", (c) => {
+    if (isStatic(c.req.path)) {
+      return c.body(null, 204, { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS", "Access-Control-Max-Age": "86400" });
     }
-    c.set("cors", corsHeaders(origin));
-    // Method gating (spec 4.4): unknown POST → 405 Allow: GET; other verbs → 405 Allow: GET, POST.
-    const m = c.req.method;
-    if (m === "POST") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
-    if (m !== "GET" && m !== "HEAD") throw new HttpError(405, "Method Not Allowed", { Allow: "GET, POST" });
+    const origin = c.req.header("Origin");
+    const allowed = allowedOrigin(origin);
+    if (origin && !allowed) throw new HttpError(403, "Origin not allowed");
+    return c.body(null, 204, {
+      ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin",
+      "Access-Control-Allow-Methods": CORS_METHODS, "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS, "Access-Control-Max-Age": "86400",
+    });
+  });
+
+  // Admin path families are not served on the public host: 404 before key authentication (spec 5.2).
+  const adminFamilies = [...ADMIN_PATH_FAMILIES, ...ROUTES.filter((r) => r.lane === "admin").map((r) => r.path)];
+  app.use("/api/*", async (c, next) => {
+    const p = c.req.path;
+    if (adminFamilies.some((f) => p === f || p.startsWith(f.endsWith("/") ? f : `${f}/`) || (f.endsWith("-") && p.startsWith(f)))) throw new HttpError(404, "Not found");
     await next();
   });
 
-  const requireKey = async (c: ApiContext): Promise<void> => {
-    const token = c.req.header("X-API-Key");
-    if (!token) throw new HttpError(401, UNAUTHORIZED);
-    const nowWall = nowMs();
-    let entry = authCache.get(token);
-    if (!entry || nowWall - entry.at > AUTH_CACHE_TTL_MS) {
-      let record: ApiKeyRecord | null;
-      try {
-        record = await deps.keys.verify(token, Math.floor(nowWall / 1000));
-      } catch {
-        throw new HttpError(503, "Public API temporarily unavailable", { "Retry-After": "60" });
-      }
-      if (!record) { authCache.delete(token); throw new HttpError(401, UNAUTHORIZED); }
-      if (authCache.size >= AUTH_CACHE_MAX) authCache.delete(authCache.keys().next().value!);
-      entry = { record, at: nowWall };
-      authCache.set(token, entry);
-    }
-    let res;
-    try {
-      res = await deps.limiter.consume(entry.record.id, entry.record.rateLimitPerMinute);
-    } catch {
-      throw new HttpError(503, "Public API temporarily unavailable", { "Retry-After": "60" });
-    }
-    if (!res.ok) throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(res.retryAfterSec) });
-  };
+  const ctxBase = { store: deps.store, db, services: deps.services ?? {} };
+  for (const route of ROUTES) {
+    if (route.kind === "static") app.on(route.method, route.path, (c) => serveStatic(c, route));
+    else app.on(route.method, route.path, (c) => serveJson(c, route));
+  }
 
-  app.get("/api/health", async (c) => {
-    const build = await deps.store.build();
-    const clock = serviceNow(build, deps.clockMode, nowMs());
-    return c.json(buildHealth(build, clock.now, clock.clock), 200, { ...c.get("cors"), "Cache-Control": CACHE_PROFILES.realtime });
-  });
+  // Unknown share-image routes are 404 without a key (the /api/og/* family is exempt, spec 5.2).
+  app.on(["GET", "HEAD"], "/api/og/*", () => { throw new HttpError(404, "Not found"); });
 
-  const db = deps.db ?? new PublishedDb(deps.store);
-  for (const route of ROUTES) mountRoute(app, route, deps, db, requireKey, nowMs);
-
-  app.get("/openapi.json", (c) => {
-    c.header("Access-Control-Allow-Origin", "*");
-    return c.json(buildOpenApi());
-  });
-
-  // Static artifacts (spec 1): no key, `Access-Control-Allow-Origin: *`.
-  const serveStatic = async (c: Context, bytes: Uint8Array | null, path: string) => {
-    if (!bytes) return c.json({ error: "Not found" }, 404, { "Access-Control-Allow-Origin": "*" });
-    const type = path.endsWith(".csv") ? "text/csv; charset=utf-8" : path.endsWith(".ndjson") ? "application/x-ndjson" : path.endsWith(".duckdb") ? "application/octet-stream" : "application/json";
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": type, "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" });
-  };
-  app.get("/datasets/:topic/:file", async (c) => {
-    const { topic, file } = c.req.param();
-    const m = /^(latest|\d{4}-\d{2}-\d{2})\.(csv|json|ndjson)$/.exec(file);
-    if (!m || !/^[a-z0-9-]+$/.test(topic)) return serveStatic(c, null, file);
-    if (m[1] === "latest") {
-      const build = await deps.store.build();
-      const dated = [...(build?.files.keys() ?? [])].filter((p) => p.startsWith(`datasets/${topic}/`) && p.endsWith(`.${m[2]}`)).sort().at(-1);
-      return serveStatic(c, dated ? await deps.store.file(dated) : null, file);
-    }
-    return serveStatic(c, await deps.store.object(`datasets/${topic}/${file}`), file);
-  });
-  app.get("/datasets/:file", async (c) => {
-    const file = c.req.param("file");
-    if (!/^[a-z0-9-]+\.(csv|json)$/.test(file)) return serveStatic(c, null, file);
-    return serveStatic(c, await deps.store.file(`datasets/${file}`), file);
-  });
-  app.get("/sheets/:file", async (c) => {
-    const file = c.req.param("file");
-    return serveStatic(c, /^[a-z0-9-]+\.csv$/.test(file) ? await deps.store.file(`sheets/${file}`) : null, file);
-  });
-  app.get("/ballast.duckdb", async (c) => serveStatic(c, await deps.store.file("ballast.duckdb"), "ballast.duckdb"));
-
-  // Unknown API paths: key first (401 without one), then 404 (spec 5.2).
+  // 405 with `Allow` from the route table for declared paths; spec 4.4 for undeclared ones.
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const r of ROUTES) methodsByPath.set(r.path, (methodsByPath.get(r.path) ?? new Set()).add(r.method));
+  for (const [path, methods] of methodsByPath) {
+    app.all(path, () => { throw new HttpError(405, "Method Not Allowed", { Allow: [...methods].join(", ") }); });
+  }
   app.all("/api/*", async (c) => {
-    await requireKey(c);
+    const m = c.req.method;
+    if (m === "POST") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
+    if (m !== "GET" && m !== "HEAD") throw new HttpError(405, "Method Not Allowed", { Allow: "GET, POST" });
+    // Unknown API paths: key first (401 without one), then 404 (spec 5.2).
+    await auth.admit("apiKey", authRequest(c, false));
     throw new HttpError(404, "Not found");
   });
-  app.notFound((c) => c.json({ error: "Not found" }, 404));
   return app;
-}
 
-/** A finished read response: body text and plain headers, valid for one build and one service second. */
-interface CachedResponse {
-  buildId: string | undefined;
-  nowSec: number;
-  body: string;
-  headers: Record<string, string>;
-}
-
-/**
- * Finished responses of the read routes keyed by URL and Origin. Every read route is a pure
- * function of (serving build, path, query, service second), so a response computed once is
- * reused until the build or the second changes. Bounded by total body size (cleared past it).
- */
-class ResponseCache {
-  private readonly entries = new Map<string, CachedResponse>();
-  private bytes = 0;
-  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
-
-  get(key: string, buildId: string | undefined, nowSec: number): CachedResponse | undefined {
-    const e = this.entries.get(key);
-    return e && e.nowSec === nowSec && e.buildId === buildId ? e : undefined;
+  function authRequest(c: Context, cacheableGet: boolean) {
+    const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+    return { header: (n: string) => c.req.header(n), ip: incoming?.socket?.remoteAddress ?? "local", cacheableGet };
   }
 
-  set(key: string, entry: CachedResponse): void {
-    const prev = this.entries.get(key);
-    if (prev) this.bytes -= prev.body.length;
-    if (this.bytes + entry.body.length > this.maxBytes) { this.entries.clear(); this.bytes = 0; }
-    this.entries.set(key, entry);
-    this.bytes += entry.body.length;
-  }
-}
-
-function mountRoute(app: Hono<ApiEnv>, route: RouteDef, deps: AppDeps, db: PublishedDb, requireKey: (c: ApiContext) => Promise<void>, nowMs: () => number): void {
-  const cache = new ResponseCache();
-  app.get(route.path, async (c) => {
-    if (route.auth === "apiKey") await requireKey(c);
+  async function prepare(c: Context, route: RouteDecl): Promise<HandlerContext & { cacheKey: string }> {
     const build = await deps.store.build();
-    const buildId = build?.manifest.buildId;
-    const { now } = serviceNow(build, deps.clockMode, nowMs());
-    const key = `${c.req.header("Origin") ?? ""}\n${c.req.url}`;
-    let hit = cache.get(key, buildId, now);
-    if (!hit) {
-      let params: Record<string, string> = c.req.param() as Record<string, string>;
-      let query: Record<string, unknown> = {};
-      if (route.params) {
-        const r = route.params.safeParse(params);
-        if (!r.success) throw new HttpError(400, validationMessage("path", r.error));
-        params = r.data as Record<string, string>;
-      }
-      if (route.query) {
-        const raw = c.req.query();
-        const known = Object.keys(route.query.shape);
-        for (const k of Object.keys(raw)) if (!known.includes(k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
-        const r = route.query.safeParse(raw);
-        if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
-        query = r.data as Record<string, unknown>;
-      }
-      const result = await route.handler({ store: deps.store, db, query, params });
-      const f = assessFreshness(now, result.dataAsOf, route.maxAgeSec, route.ratios ?? GENERIC_RATIOS);
-      let body = result.json ?? JSON.stringify(result.payload);
-      if (route.meta && body.endsWith("}")) {
-        const meta: Record<string, unknown> = { ...metaBlock(f), ...(result.meta ?? {}) };
-        if ("degraded" in meta) { meta.degraded = meta.degraded === true || f.status === "stale"; meta.freshness = f.status; }
-        body = `${body.slice(0, -1)},"_meta":${JSON.stringify(meta)}}`;
-      }
-      const headers = { ...c.get("cors"), ...freshnessHeaders(f, route.cache), "Content-Type": "application/json; charset=utf-8" };
-      hit = { buildId, nowSec: now, body, headers };
-      cache.set(key, hit);
+    const clock = serviceNow(build, deps.clockMode, nowMs());
+    let params: Record<string, string> = c.req.param() as Record<string, string>;
+    if (route.params) {
+      const r = route.params.safeParse(params);
+      if (!r.success) throw new HttpError(400, validationMessage("path", r.error));
+      params = r.data as Record<string, string>;
     }
+    const raw = c.req.query();
+    const names = Object.keys(raw).sort();
+    const known = route.query?.shape ?? {};
+    for (const k of names) if (!Object.hasOwn(known, k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
+    let query: Record<string, unknown> = {};
+    if (route.query) {
+      const r = route.query.safeParse(raw);
+      if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
+      query = r.data as Record<string, unknown>;
+    }
+    const cacheKey = `${route.operationId}|${Object.values(params).join("/")}|${names.map((k) => `${k}=${raw[k]}`).join("&")}`;
+    return { ...ctxBase, build, now: clock.now, clock: clock.clock, params, query, cacheKey };
+  }
+
+  async function serveJson(c: Context, route: JsonRoute): Promise<Response> {
+    const cors = corsHeaders(c.req.header("Origin"));
+    const cacheable = route.method === "GET" && route.cacheable !== false && !route.notYetAvailable;
+    await auth.admit(route.lane, authRequest(c, cacheable));
+    const ctx = await prepare(c, route);
+    const buildId = ctx.build?.id ?? null;
+    let entry = cacheable ? cache.get(ctx.cacheKey) : undefined;
+    if (!entry || entry.buildId !== buildId || (entry.nowSec !== ctx.now && entry.timeDependent)) {
+      entry = await respond(route, ctx);
+      if (cacheable) cache.set(ctx.cacheKey, entry);
+    } else if (entry.nowSec !== ctx.now) {
+      entry.headers = { ...entry.headers, ...freshness(route, ctx.now, entry.dataAsOf).headers };
+      entry.nowSec = ctx.now;
+    }
+    const coding: ContentCoding = entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
+    let body = entry.bodies[coding];
+    if (!body) {
+      body = (entry.file && ctx.build && (await ctx.build.file(entry.file, coding as "br" | "gzip"))) || compressBody(entry.bodies.identity!, coding as "br" | "gzip");
+      if (cacheable) cache.addBody(ctx.cacheKey, entry, coding, body);
+    }
+    const headers = coding === "identity" ? { ...cors, ...entry.headers } : { ...cors, ...entry.headers, "Content-Encoding": coding };
     // A plain header object lets @hono/node-server write the response without building Headers.
-    return new Response(hit.body, { status: 200, headers: hit.headers });
-  });
+    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  }
+
+  function freshness(route: JsonRoute, now: number, dataAsOf: number | null) {
+    const maxAgeSec = route.artifact?.maxAgeSec ?? route.maxAgeSec;
+    if (maxAgeSec === undefined) return { status: null, f: null, headers: { "Cache-Control": CACHE_PROFILES[route.cache] } };
+    const f = assessFreshness(now, dataAsOf, maxAgeSec, route.ratios ?? GENERIC_RATIOS);
+    return { status: f.status, f, headers: freshnessHeaders(f, route.cache) };
+  }
+
+  async function respond(route: JsonRoute, ctx: HandlerContext): Promise<CachedResponse> {
+    if (route.notYetAvailable) throw notYetAvailable(route.notYetAvailable);
+    const result: RouteResult = route.handler ? await route.handler(ctx, route) : await serveArtifact(route, ctx);
+    const fr = freshness(route, ctx.now, result.dataAsOf);
+    const stale = fr.status === "stale";
+    let body: Uint8Array;
+    let file: string | undefined;
+    if (result.file && !route.meta) {
+      body = (await ctx.build!.file(result.file))!;
+      file = result.file;
+    } else {
+      let text = stale && result.whenStale !== undefined ? JSON.stringify(result.whenStale)
+        : result.file ? Buffer.from((await ctx.build!.file(result.file))!).toString("utf8").trimEnd()
+        : result.json ?? JSON.stringify(result.payload);
+      if (route.meta && fr.f && text.endsWith("}")) {
+        const meta: Record<string, unknown> = { ...metaBlock(fr.f), ...(result.meta ?? {}) };
+        if ("degraded" in meta) { meta.degraded = meta.degraded === true || stale; meta.freshness = fr.status; }
+        text = `${text.slice(0, -1)},"_meta":${JSON.stringify(meta)}}`;
+      }
+      body = Buffer.from(text);
+    }
+    return {
+      buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file,
+      headers: { ...fr.headers, "Content-Type": JSON_TYPE }, bodies: { identity: body },
+    };
+  }
+
+  async function serveStatic(c: Context, route: StaticRoute): Promise<Response> {
+    await auth.admit(route.lane, authRequest(c, true));
+    const ctx = await prepare(c, route);
+    const found = await route.handler(ctx);
+    if (!found) throw new HttpError(404, "Not found");
+    const headers: Record<string, string> = { "Content-Type": found.contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": found.cacheControl ?? STATIC_CACHE, Vary: "Accept-Encoding" };
+    const coding = found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
+    const encoded = coding === "identity" ? null : await found.encoded!(coding);
+    if (encoded) headers["Content-Encoding"] = coding;
+    return new Response((encoded ?? found.bytes) as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  }
 }

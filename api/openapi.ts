@@ -1,44 +1,105 @@
 import { z } from "zod";
-import { ROUTES } from "./routes.ts";
+import { CACHE_PROFILES } from "./lib/freshness.ts";
+import { ROUTES } from "./routes/index.ts";
+import type { JsonRoute, RouteDecl } from "./routes/route.ts";
 
-/** OpenAPI 3.1 description generated from the route declarations (committed as api/openapi.json). */
+/** Default server of the embedded process (`make run`); deployments list their own origins first. */
+export const DEFAULT_SERVER = "http://127.0.0.1:8787";
+
+const TAGS: Record<string, string> = {
+  health: "Service health and freshness of every cache.",
+  stablecoins: "Supply: the list, per-coin history and summary, aggregate charts.",
+  chains: "Chain aggregates and the non-USD share.",
+  peg: "Peg monitoring: peg scores, depeg incidents, the events tape, the duration resolver.",
+  "not-yet-available": "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
+  writes: "Public-host write routes (spec 4.4).",
+  static: "Static files: datasets, sheets, the DuckDB file, this description, Postman files, methodology changelogs.",
+};
+
+const SECURITY: Record<string, Record<string, string[]>[]> = {
+  public: [], "signed-wallet": [], apiKey: [{ apiKey: [] }], site: [{ siteProxySecret: [] }], webhook: [{ webhookSecret: [] }],
+};
+
+const err = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+const jsonSchema = (s: z.ZodType, io: "input" | "output") => z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io });
+
+/** Routes documented on the public host (operator-lane routes are 404 here and described on the operator host). */
+export const documentedRoutes = (): RouteDecl[] => ROUTES.filter((r) => r.lane !== "admin");
+
+/** OpenAPI path of a Hono path (`:id` → `{id}`). */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
+
+function parameters(r: RouteDecl) {
+  const out: unknown[] = [];
+  for (const [name, s] of Object.entries(r.params?.shape ?? {})) {
+    out.push({ name, in: "path", required: true, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
+  }
+  for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
+    out.push({ name, in: "query", required: !(s as z.ZodType).safeParse(undefined).success, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
+  }
+  return out;
+}
+
+function jsonResponses(r: JsonRoute) {
+  const schema = r.response ?? r.artifact?.output.schema;
+  const ok = r.notYetAvailable
+    ? { description: "Not returned until the feature is published (see 503)." }
+    : { description: "OK", content: { "application/json": schema ? { schema: jsonSchema(schema, "output") } : {} } };
+  return {
+    [r.method === "POST" ? "201" : "200"]: ok,
+    "400": err("Invalid parameter: the message names it"),
+    ...(r.lane === "apiKey" ? { "401": err("Missing or invalid X-API-Key"), "429": err("Per-key limit exceeded (`Retry-After`)") } : {}),
+    ...(r.lane === "site" || r.lane === "webhook" ? { "401": err("Missing or wrong lane secret") } : {}),
+    "404": err("Unknown id or path"),
+    "503": err("Data not yet available, or the auth/limiter dependency is unavailable (`Retry-After: 60`)"),
+  };
+}
+
+function operation(r: RouteDecl) {
+  const budget = r.kind === "json" ? r.artifact?.maxAgeSec ?? r.maxAgeSec : undefined;
+  return {
+    operationId: r.operationId,
+    tags: [r.tag],
+    summary: r.summary,
+    description: r.description ?? r.summary,
+    security: SECURITY[r.lane],
+    parameters: parameters(r),
+    ...(r.kind === "json"
+      ? { "x-cache-profile": r.cache, "x-cache-control": CACHE_PROFILES[r.cache], ...(budget !== undefined ? { "x-freshness-max-age-sec": budget } : {}), responses: jsonResponses(r) }
+      : { "x-cache-control": "public, max-age=300", responses: { "200": { description: "OK", content: { [r.mediaType]: {} } }, "400": err("Invalid file name"), "404": err("Not published") } }),
+  };
+}
+
+/** OpenAPI 3.1 description generated from the route table (committed as api/openapi.json; a test fails on drift). */
 export function buildOpenApi() {
   const paths: Record<string, Record<string, unknown>> = {};
-  const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io: "input" });
-  for (const r of ROUTES) {
-    const oaPath = r.path.replace(/:([A-Za-z]+)/g, "{$1}");
-    const parameters: unknown[] = [];
-    for (const [name, s] of Object.entries(r.params?.shape ?? {})) parameters.push({ name, in: "path", required: true, schema: jsonSchema(s as z.ZodType), description: (s as z.ZodType).description });
-    for (const [name, s] of Object.entries(r.query?.shape ?? {})) parameters.push({ name, in: "query", required: !(s as z.ZodType).safeParse(undefined).success, schema: { type: "string" } });
-    paths[oaPath] = {
-      get: {
-        summary: r.summary,
-        description: r.description,
-        security: r.auth === "apiKey" ? [{ apiKey: [] }] : [],
-        parameters,
-        "x-cache-profile": r.cache,
-        "x-freshness-max-age-sec": r.maxAgeSec,
-        responses: {
-          "200": { description: "OK", content: { "application/json": { schema: jsonSchema(r.response) } } },
-          "400": { $ref: "#/components/responses/Error" },
-          ...(r.auth === "apiKey" ? { "401": { $ref: "#/components/responses/Error" }, "429": { $ref: "#/components/responses/Error" } } : {}),
-          "404": { $ref: "#/components/responses/Error" },
-          "503": { $ref: "#/components/responses/Error" },
-        },
-      },
-    };
+  for (const r of documentedRoutes()) {
+    const p = (paths[openApiPath(r.path)] ??= {});
+    p[r.method.toLowerCase()] = operation(r);
   }
-  paths["/api/health"] = { get: { summary: "Service health (exempt from key)", security: [], "x-cache-profile": "realtime", responses: { "200": { description: "Health resource (spec 2.8); `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `blacklist`/`mintBurn` are null until those features are published." } } } };
   return {
     openapi: "3.1.0",
     info: {
       title: "Ballast stablecoin analytics API",
       version: "1.0.0",
-      description: "Snapshot-backed reads over the latest published build. Send `X-API-Key: bl_live_<16 hex>_<32 base64url>`. Errors are `{ \"error\": message }`. Freshness: `X-Data-Age`, `X-Data-Updated-At`, and past 8x the route budget `Warning: 110` with `Cache-Control: no-store`. A server over a build made from recorded captures runs on a replay clock (as-of + time since start). Static datasets (`/datasets/...`, `/sheets/...`) need no key.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Ballast" },
+      description: [
+        "Snapshot-backed reads over the latest published build. Send `X-API-Key: bl_live_<16 hex>_<32 base64url>` on keyed routes.",
+        "Errors are `{ \"error\": message }`. Freshness: `X-Data-Age`, `X-Data-Updated-At`, and past 8x the route budget `Warning: 110` with `Cache-Control: no-store`.",
+        "A server over a build made from recorded captures runs on a replay clock (as-of + time since start).",
+        "Every route rejects unknown query parameters with 400 naming them. Responses are compressed (br, gzip) by `Accept-Encoding` and carry `Vary: Origin, Accept-Encoding`.",
+        "Operator routes (spec 4.5) are 404 on this host, before key authentication. Static datasets (`/datasets/...`, `/sheets/...`) need no key.",
+      ].join("\n\n"),
     },
+    servers: [{ url: DEFAULT_SERVER, description: "Embedded default (`make run`)" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     components: {
-      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" } },
-      responses: { Error: { description: "Error", content: { "application/json": { schema: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } } } } },
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "Public API key (spec 5.1)" },
+        siteProxySecret: { type: "apiKey", in: "header", name: "X-Ballast-Site-Proxy-Secret", description: "Website-internal lane (spec 5.7)" },
+        webhookSecret: { type: "apiKey", in: "header", name: "X-Telegram-Bot-Api-Secret-Token", description: "Messaging-bot webhook secret" },
+      },
+      schemas: { Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } },
     },
     paths,
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, num, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
 
 /** Methodology version of chain aggregates; health scores need safety grades, not yet published (null). */
 export const CHAIN_HEALTH_METHODOLOGY_VERSION = "chain-health-0.1-unrated";
@@ -68,13 +68,17 @@ export const chainsArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
   schema: z.union([ChainsPayloadSchema, ChainDetailPayloadSchema]),
+  outputs: {
+    list: { path: "site-data/chains.json", schema: ChainsPayloadSchema },
+    detail: { path: "site-data/chains/{id}.json", schema: ChainDetailPayloadSchema },
+  },
   description: "Chain aggregates of listed stablecoin supply; per-chain coin rows.",
   queries: { chains: sqlFile(import.meta.url, "chains"), coins: sqlFile(import.meta.url, "chain_coins") },
   assemble(rows, ctx) {
     const chains = rows.chains.map(chainRow);
     const globalTotalUsd = chains.reduce((s, c) => s + (c.totalCirculatingUsd ?? 0), 0);
     const files: ArtifactFile[] = [{
-      path: "site-data/chains.json",
+      path: chainsArtifact.outputs.list.path,
       payload: { chains, globalTotalUsd, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION },
       rows: chains.length,
     }];
@@ -91,7 +95,7 @@ export const chainsArtifact: Artifact = {
         circulatingPrevMonth: num(r.prev_month_usd),
         shareOfChain: chain.totalCirculatingUsd ? (num(r.circulating_usd) ?? 0) / chain.totalCirculatingUsd : null,
       }));
-      files.push({ path: `site-data/chains/${chain.id}.json`, payload: { chain, coins, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION }, rows: coins.length });
+      files.push({ path: outputPath(chainsArtifact.outputs.detail, chain.id), payload: { chain, coins, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION }, rows: coins.length });
     }
     return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },

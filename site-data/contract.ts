@@ -10,6 +10,23 @@ export interface ArtifactFile {
   rows: number;
 }
 
+/**
+ * One kind of file an artifact publishes: its path under the build and the schema of its payload.
+ * `{id}` in the path stands for one file per entity (a stablecoin id, a chain id). Routes bind to
+ * outputs (api/routes), so a file's path and schema are declared once, here.
+ */
+export interface ArtifactOutput {
+  path: string;
+  schema: z.ZodType;
+}
+
+/** Path of one file of `output`: `{id}` replaced by `id` (required when the template has one). */
+export function outputPath(output: ArtifactOutput, id?: string): string {
+  if (!output.path.includes("{id}")) return output.path;
+  if (id === undefined) throw new Error(`output ${output.path} needs an id`);
+  return output.path.replace("{id}", id);
+}
+
 /** Context of a build given to artifacts: as-of and the newest capture time per endpoint (Unix s). */
 export interface ArtifactContext {
   asOf: number;
@@ -28,6 +45,8 @@ export interface Artifact {
   /** Freshness budget (max age, s) of the route serving it (spec 8). */
   maxAgeSec: number;
   schema: z.ZodType;
+  /** Files it publishes by output name (`main` for single-file artifacts). */
+  outputs: Record<string, ArtifactOutput>;
   description: string;
   /** Projection name → SQL text. */
   queries: Record<string, string>;

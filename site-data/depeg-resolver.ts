@@ -55,11 +55,12 @@ export const depegResolverArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
   schema: DepegResolverPayloadSchema,
+  outputs: { main: { path: "site-data/depeg-resolver.json", schema: DepegResolverPayloadSchema } },
   description: "Depeg duration resolver rows (readiness-72h-v1).",
   queries: { rows: sqlFile(import.meta.url, "depeg_resolver_rows") },
   assemble(rows, ctx) {
     const out = rows.rows.map((r) => JSON.parse(String(r.row_json)));
-    return { files: [{ path: "site-data/depeg-resolver.json", payload: { rows: out }, rows: out.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return { files: [{ path: depegResolverArtifact.outputs.main.path, payload: { rows: out }, rows: out.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },
 };
 
@@ -69,10 +70,11 @@ export const depegResolverReviewArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
   schema: DepegResolverReviewPayloadSchema,
+  outputs: { main: { path: "site-data/depeg-resolver-review.json", schema: DepegResolverReviewPayloadSchema } },
   description: "Review of resolver predictions against later outcomes.",
   queries: { review: sqlFile(import.meta.url, "depeg_resolver_review") },
   assemble(rows, ctx) {
     const payload = JSON.parse(String(rows.review[0]?.review_json ?? '{"summary":null,"outcomes":[]}'));
-    return { files: [{ path: "site-data/depeg-resolver-review.json", payload, rows: payload.outcomes.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return { files: [{ path: depegResolverReviewArtifact.outputs.main.path, payload, rows: payload.outcomes.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },
 };

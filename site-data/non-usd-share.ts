@@ -32,6 +32,7 @@ export const nonUsdShareArtifact: Artifact = {
   schemaVersion: "1.1.0",
   maxAgeSec: 86400,
   schema: NonUsdSharePayloadSchema,
+  outputs: { main: { path: "site-data/non-usd-share.json", schema: NonUsdSharePayloadSchema } },
   description: "Non-USD peg share of listed supply over time.",
   queries: { days: sqlFile(import.meta.url, "non_usd_share") },
   assemble(rows, ctx) {
@@ -41,7 +42,7 @@ export const nonUsdShareArtifact: Artifact = {
       floatingUsd: num(r.floating_usd)!, floatingSharePct: num(r.floating_share_pct)!,
     }));
     return {
-      files: [{ path: "site-data/non-usd-share.json", payload: { current: history.at(-1) ?? null, history }, rows: history.length }],
+      files: [{ path: nonUsdShareArtifact.outputs.main.path, payload: { current: history.at(-1) ?? null, history }, rows: history.length }],
       dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
     };
   },

@@ -19,6 +19,7 @@ export const stablecoinChartsArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
   schema: StablecoinChartsSchema,
+  outputs: { main: { path: "site-data/stablecoin-charts.json", schema: StablecoinChartsSchema } },
   description: "Aggregate USD supply over time (spec 2.3).",
   queries: { points: sqlFile(import.meta.url, "stablecoin_charts") },
   assemble(rows) {
@@ -31,7 +32,7 @@ export const stablecoinChartsArtifact: Artifact = {
     }
     const points = [...byDate.values()];
     return {
-      files: [{ path: "site-data/stablecoin-charts.json", payload: points, rows: points.length }],
+      files: [{ path: stablecoinChartsArtifact.outputs.main.path, payload: points, rows: points.length }],
       dataAsOf: points.length ? points[points.length - 1].date : null,
     };
   },

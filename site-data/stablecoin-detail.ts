@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, daySeconds, num, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, sqlFile } from "./contract.ts";
 
 /** TokenPoint (spec 2.3): date (Unix s), USD and native-unit supply keyed by pegType. */
 export const TokenPointSchema = z.object({
@@ -21,6 +21,7 @@ export const stablecoinDetailArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 600,
   schema: StablecoinDetailSchema,
+  outputs: { main: { path: "site-data/stablecoin/{id}.json", schema: StablecoinDetailSchema } },
   description: "Per-coin daily supply history (spec 2.3).",
   queries: { points: sqlFile(import.meta.url, "stablecoin_detail") },
   assemble(rows, ctx) {
@@ -40,7 +41,7 @@ export const stablecoinDetailArtifact: Artifact = {
       });
     }
     const files: ArtifactFile[] = [...byCoin.entries()].map(([id, tokens]) => ({
-      path: `site-data/stablecoin/${id}.json`, payload: { tokens }, rows: tokens.length,
+      path: outputPath(stablecoinDetailArtifact.outputs.main, id), payload: { tokens }, rows: tokens.length,
     }));
     return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },

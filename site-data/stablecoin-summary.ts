@@ -41,6 +41,7 @@ export const stablecoinSummaryArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 600,
   schema: StablecoinSummariesSchema,
+  outputs: { main: { path: "site-data/stablecoin-summary.json", schema: StablecoinSummariesSchema } },
   description: "Per-coin supply summary with null-vs-zero rules (spec 2.4).",
   queries: { coins: sqlFile(import.meta.url, "stablecoin_summary") },
   assemble(rows, ctx) {
@@ -62,7 +63,7 @@ export const stablecoinSummaryArtifact: Artifact = {
       };
     }
     return {
-      files: [{ path: "site-data/stablecoin-summary.json", payload: out, rows: Object.keys(out).length }],
+      files: [{ path: stablecoinSummaryArtifact.outputs.main.path, payload: out, rows: Object.keys(out).length }],
       dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins),
     };
   },

@@ -70,6 +70,7 @@ export const stablecoinsArtifact: Artifact = {
   schemaVersion: "1.1.0",
   maxAgeSec: 600,
   schema: StablecoinsPayloadSchema,
+  outputs: { main: { path: "site-data/stablecoins.json", schema: StablecoinsPayloadSchema } },
   description: "Every listed stablecoin: supply (USD) now and 1/7/30 days ago, per-chain breakdown, price.",
   queries: { coins: sqlFile(import.meta.url, "stablecoins"), chains: sqlFile(import.meta.url, "stablecoin_chains") },
   assemble(rows, ctx) {
@@ -120,7 +121,7 @@ export const stablecoinsArtifact: Artifact = {
       };
     });
     const payload = { peggedAssets, fxFallbackRates: Object.fromEntries(Object.entries(fxFallbackRates).sort()) };
-    const file: ArtifactFile = { path: "site-data/stablecoins.json", payload, rows: peggedAssets.length };
+    const file: ArtifactFile = { path: stablecoinsArtifact.outputs.main.path, payload, rows: peggedAssets.length };
     return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins) };
   },
 };

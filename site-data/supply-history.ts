@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, daySeconds, num, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, sqlFile } from "./contract.ts";
 
 /**
  * One supply-history point: UTC day (Unix s), USD supply (native x the valuation rule of that day; null
@@ -20,6 +20,7 @@ export const supplyHistoryArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 86400,
   schema: SupplyHistorySchema,
+  outputs: { main: { path: "site-data/supply-history/{id}.json", schema: SupplyHistorySchema } },
   description: "Daily supply history per coin with the source of each point.",
   queries: { points: sqlFile(import.meta.url, "supply_history") },
   assemble(rows, ctx) {
@@ -29,7 +30,7 @@ export const supplyHistoryArtifact: Artifact = {
       list.push({ date: daySeconds(r.date), circulatingUsd: num(r.circulating_usd), circulatingNative: num(r.circulating_native), source: r.source as never });
       byCoin.set(String(r.stablecoin_id), list);
     }
-    const files: ArtifactFile[] = [...byCoin.entries()].map(([id, points]) => ({ path: `site-data/supply-history/${id}.json`, payload: points, rows: points.length }));
+    const files: ArtifactFile[] = [...byCoin.entries()].map(([id, points]) => ({ path: outputPath(supplyHistoryArtifact.outputs.main, id), payload: points, rows: points.length }));
     return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },
 };

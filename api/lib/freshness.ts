@@ -8,6 +8,11 @@ export const CACHE_PROFILES = {
   slow: "public, s-maxage=3600, max-age=300",
   archive: "public, s-maxage=86400, max-age=3600",
   "immutable-snapshot": "public, s-maxage=31536000, max-age=31536000, immutable",
+  "public-status": "public, max-age=60",
+  "og-image": "public, max-age=900, s-maxage=900",
+  "reserve-live": "public, s-maxage=3600, max-age=300",
+  "reserve-live-stale": "public, s-maxage=1800, max-age=120",
+  "reserve-fallback": "public, s-maxage=300, max-age=60",
   "no-store": "no-store",
 } as const;
 export type CacheProfile = keyof typeof CACHE_PROFILES;

@@ -17,64 +17,55 @@ export function fsReader(root: string): ObjectReader {
   };
 }
 
-/** The serving build: its manifest, when the server first saw it (ms), and a file index. */
-export interface ServingBuild {
-  manifest: BuildManifest;
-  firstSeenMs: number;
-  files: Map<string, ManifestFile>;
-}
+/** Content codings a published file may also be stored in (`<path>.br`, `<path>.gz`, written by the build). */
+export type StoredEncoding = "br" | "gzip";
+const SUFFIX: Record<StoredEncoding, string> = { br: ".br", gzip: ".gz" };
 
 /**
- * Follows `latest.json` (re-read at most once per `refreshMs`) and caches file bytes and parsed
- * payloads per build. A missing or invalid pointer/manifest yields null (routes answer 503).
+ * One published build, resolved once per request and handed to the handler, so a response never
+ * mixes files of two builds. Holds the manifest, when this server first saw it (ms, for the replay
+ * clock), a file index, and per-build caches of bytes, parsed payloads and derived values, which are
+ * dropped with the build when a newer one is published.
  */
-export class PublishedStore {
-  private current: ServingBuild | null = null;
-  private checkedAt = 0;
-  private readonly bytes = new Map<string, Uint8Array | null>();
+export class ServingBuild {
+  readonly files: Map<string, ManifestFile>;
+  private readonly bytes = new Map<string, Promise<Uint8Array | null>>();
   private readonly parsed = new Map<string, unknown>();
-  private readonly memos = new Map<string, unknown>();
+  private readonly memos = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now) {}
-
-  async build(): Promise<ServingBuild | null> {
-    if (this.nowMs() - this.checkedAt < this.refreshMs && this.current) return this.current;
-    this.checkedAt = this.nowMs();
-    try {
-      const raw = await this.read("latest.json");
-      if (!raw) return this.current;
-      const pointer = LatestPointerSchema.parse(JSON.parse(Buffer.from(raw).toString("utf8")));
-      if (this.current?.manifest.buildId === pointer.buildId) return this.current;
-      const m = await this.read(pointer.manifest);
-      if (!m) return this.current;
-      const manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(m).toString("utf8")));
-      this.current = { manifest, firstSeenMs: this.nowMs(), files: new Map(manifest.files.map((f) => [f.path, f])) };
-      this.bytes.clear();
-      this.parsed.clear();
-      this.memos.clear();
-    } catch {
-      // keep serving the previous build when the pointer or manifest is unreadable
-    }
-    return this.current;
+  constructor(readonly manifest: BuildManifest, readonly firstSeenMs: number, private readonly read: ObjectReader) {
+    this.files = new Map(manifest.files.map((f) => [f.path, f]));
   }
 
-  /** Bytes of a file of the serving build, or null when absent. */
-  async file(path: string): Promise<Uint8Array | null> {
-    const b = await this.build();
-    if (!b || !b.files.has(path)) return null;
-    const key = `${b.manifest.buildId}/${path}`;
-    if (!this.bytes.has(key)) this.bytes.set(key, await this.read(`builds/${b.manifest.buildId}/${path}`));
-    return this.bytes.get(key)!;
+  get id(): string {
+    return this.manifest.buildId;
+  }
+
+  /** Data time (Unix s) of a published file, or null when absent or unknown. */
+  dataAsOf(path: string): number | null {
+    return this.files.get(path)?.dataAsOf ?? null;
+  }
+
+  /** Bytes of a file of this build (`encoding`: its stored compressed sibling), or null when absent. */
+  file(path: string, encoding?: StoredEncoding): Promise<Uint8Array | null> {
+    const f = this.files.get(path);
+    if (!f || (encoding && !f.encodings?.includes(encoding))) return Promise.resolve(null);
+    const key = encoding ? path + SUFFIX[encoding] : path;
+    let p = this.bytes.get(key);
+    if (!p) {
+      p = this.read(`builds/${this.id}/${key}`);
+      this.bytes.set(key, p);
+      p.catch(() => this.bytes.delete(key));
+    }
+    return p;
   }
 
   /**
-   * Parsed and schema-checked payload of a file, cached per build; `undefined` when absent,
-   * throws `PayloadInvalidError` when it fails the schema or is not JSON.
+   * Parsed and schema-checked payload of a file, cached; `undefined` when absent. Throws
+   * `PayloadInvalidError` when it is not JSON or fails the schema.
    */
   async payload<T>(path: string, validate: (v: unknown) => T): Promise<T | undefined> {
-    const b = await this.build();
-    const key = `${b?.manifest.buildId}/${path}`;
-    if (this.parsed.has(key)) return this.parsed.get(key) as T;
+    if (this.parsed.has(path)) return this.parsed.get(path) as T;
     const bytes = await this.file(path);
     if (!bytes) return undefined;
     let value: T;
@@ -83,25 +74,59 @@ export class PublishedStore {
     } catch {
       throw new PayloadInvalidError(path);
     }
-    this.parsed.set(key, value);
+    this.parsed.set(path, value);
     return value;
   }
 
-  /**
-   * Value derived from the serving build, computed once per build (e.g. serialised responses).
-   * `compute` may throw; nothing is cached then.
-   */
-  async memo<T>(key: string, compute: () => Promise<T> | T): Promise<T> {
-    const b = await this.build();
-    const k = `${b?.manifest.buildId}/${key}`;
-    if (this.memos.has(k)) return this.memos.get(k) as T;
-    const v = await compute();
-    this.memos.set(k, v);
-    return v;
+  /** A value derived from this build, computed once (a rejected computation is not kept). */
+  memo<T>(key: string, compute: () => Promise<T> | T): Promise<T> {
+    let p = this.memos.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = Promise.resolve().then(compute);
+      this.memos.set(key, p);
+      p.catch(() => this.memos.delete(key));
+    }
+    return p;
+  }
+}
+
+/**
+ * Follows `latest.json` (re-read at most once per `refreshMs`). A missing or invalid pointer or
+ * manifest keeps the previous build serving (null before the first valid one: routes answer 503).
+ */
+export class PublishedStore {
+  private current: ServingBuild | null = null;
+  private checkedAt = -Infinity;
+  private refreshing: Promise<ServingBuild | null> | null = null;
+
+  constructor(private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now) {}
+
+  /** The serving build; callers resolve it once per request and pass it on. */
+  build(): Promise<ServingBuild | null> {
+    if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.current);
+    this.refreshing ??= this.refresh().finally(() => { this.refreshing = null; });
+    return this.refreshing;
   }
 
-  /** Raw object outside builds (dated datasets). */
-  async object(key: string): Promise<Uint8Array | null> {
+  private async refresh(): Promise<ServingBuild | null> {
+    this.checkedAt = this.nowMs();
+    try {
+      const raw = await this.read("latest.json");
+      if (!raw) return this.current;
+      const pointer = LatestPointerSchema.parse(JSON.parse(Buffer.from(raw).toString("utf8")));
+      if (this.current?.id === pointer.buildId) return this.current;
+      const m = await this.read(pointer.manifest);
+      if (!m) return this.current;
+      const manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(m).toString("utf8")));
+      this.current = new ServingBuild(manifest, this.nowMs(), this.read);
+    } catch {
+      // keep serving the previous build when the pointer or manifest is unreadable
+    }
+    return this.current;
+  }
+
+  /** Raw object outside builds (dated datasets and their compressed siblings). */
+  object(key: string): Promise<Uint8Array | null> {
     return this.read(key);
   }
 }

@@ -6,15 +6,16 @@ import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import type { PublishedDb } from "../lib/published-db.ts";
+import type { ServingBuild } from "../lib/published.ts";
 
 
 /** Query parameters of `/api/depeg-events` (spec 4.3). */
 export const DepegEventsQuery = z.object({
-  stablecoin: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)+$/, "must be a canonical stablecoin id").optional().describe("Canonical stablecoin id"),
+  stablecoin: z.string().max(200, "must be at most 200 characters").optional().describe("Canonical stablecoin id; unknown or non-canonical ids (e.g. `USDC`) are 404 (spec 1 rule 3)"),
   active: z.enum(["true", "false"]).optional().transform((v) => (v === undefined ? undefined : v === "true")).describe("`true`: only ongoing events; `false`: only ended ones"),
   limit: intParam(1, 1000).optional().transform((v) => v ?? 100).describe("Page size, 1-1000 (default 100)"),
   offset: intParam(0, 50000).optional().describe("0-50000; cannot combine with cursor"),
-  cursor: z.string().max(200).optional().describe("Opaque keyset cursor from `nextCursor`"),
+  cursor: z.string().max(200, "not a cursor returned by this endpoint").optional().describe("Opaque keyset cursor from `nextCursor`"),
   includeTotal: boolParam(true).describe("false skips the exact count (`totalExact` false)"),
   includePending: boolParam(false).describe("true adds `pending` incidents awaiting confirmation"),
 });
@@ -25,14 +26,16 @@ export const DEPEG_METHODOLOGY_LABEL = "Depeg detection v2: 15-minute consensus 
 /**
  * Pages depeg incidents ordered by `startedAt` desc then `id` desc (keyset on both). `total` counts
  * every incident matching the filters; `counts.thresholdCrossings` sums linked raw rows.
- * Throws HttpError 400 (offset with cursor, bad cursor), 404 (unknown stablecoin), 503 (no database).
+ * Throws HttpError 400 (offset with cursor, bad cursor), 404 (unknown or non-canonical stablecoin id),
+ * 503 (no database).
  */
-export async function queryDepegEvents(db: PublishedDb, q: DepegEventsParams, asOf: number) {
+export async function queryDepegEvents(db: PublishedDb, build: ServingBuild, q: DepegEventsParams) {
+  const asOf = build.manifest.asOf;
   if (q.offset !== undefined && q.cursor !== undefined) throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
   const where: string[] = [];
   const values: Record<string, DuckDBValue> = {};
   if (q.stablecoin) {
-    const known = await db.all("select 1 from registry_coins where id = $id", { id: q.stablecoin });
+    const known = await db.all(build, "select 1 from registry_coins where id = $id", { id: q.stablecoin });
     if (known === null) throw notYetAvailable("depeg-events");
     if (!known.length) throw new HttpError(404, `Unknown stablecoin id: ${q.stablecoin}`);
     where.push("stablecoin_id = $stablecoin");
@@ -49,7 +52,7 @@ export async function queryDepegEvents(db: PublishedDb, q: DepegEventsParams, as
     pageValues.c_ts = c.ts;
     pageValues.c_id = c.id;
   }
-  const rows = await db.all<Record<string, any>>(
+  const rows = await db.all<Record<string, any>>(build,
     `select * from depeg_events ${page.length ? `where ${page.join(" and ")}` : ""}
      order by started_at desc, id desc limit ${q.limit + 1} offset ${q.offset ?? 0}`,
     pageValues,
@@ -61,7 +64,7 @@ export async function queryDepegEvents(db: PublishedDb, q: DepegEventsParams, as
   let total: number;
   let counts: { incidents: number; thresholdCrossings: number } | undefined;
   if (q.includeTotal) {
-    const [t] = (await db.all<{ n: number; crossings: number }>(
+    const [t] = (await db.all<{ n: number; crossings: number }>(build, 
       `select count(*)::integer as n, coalesce(sum(constituent_event_count), 0)::integer as crossings from depeg_events ${filter}`, values))!;
     total = t.n;
     counts = { incidents: t.n, thresholdCrossings: t.crossings };
@@ -70,7 +73,7 @@ export async function queryDepegEvents(db: PublishedDb, q: DepegEventsParams, as
   }
   let pending: unknown[] | undefined;
   if (q.includePending) {
-    const p = (await db.all<Record<string, any>>(
+    const p = (await db.all<Record<string, any>>(build,
       `select * from depeg_pending ${q.stablecoin ? "where stablecoin_id = $stablecoin" : ""} order by first_seen_at desc, stablecoin_id`,
       q.stablecoin ? { stablecoin: q.stablecoin } : undefined))!;
     pending = p.map((r) => ({

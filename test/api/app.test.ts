@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -7,7 +7,8 @@ import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
-import { ROUTES } from "../../api/routes.ts";
+import { ROUTES } from "../../api/routes/index.ts";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { buildRecorded, RECORDED_AS_OF } from "../helpers/build-once.ts";
 
 const PG = "postgres://postgres@127.0.0.1:5432/test";
@@ -92,13 +93,57 @@ describe("auth matrix and errors", () => {
     }
   });
 
-  it("405 rules: unknown POST → Allow: GET; other verbs → Allow: GET, POST", async () => {
+  it("405 rules: a declared path allows its declared methods; unknown POST → Allow: GET; other verbs → Allow: GET, POST", async () => {
     const p = await req("/api/stablecoins", { method: "POST" });
     expect(p.status).toBe(405);
     expect(p.headers.get("allow")).toBe("GET");
     const d = await req("/api/stablecoins", { method: "DELETE" });
     expect(d.status).toBe(405);
-    expect(d.headers.get("allow")).toBe("GET, POST");
+    expect(d.headers.get("allow")).toBe("GET");
+    const claim = await req("/api/donor-key-claims", { method: "GET", key: null });
+    expect(claim.status).toBe(405);
+    expect(claim.headers.get("allow")).toBe("POST");
+    const unknownPost = await req("/api/no-such-route", { method: "POST", key: null });
+    expect([unknownPost.status, unknownPost.headers.get("allow")]).toEqual([405, "GET"]);
+    const unknownPut = await req("/api/no-such-route", { method: "PUT", key: null });
+    expect([unknownPut.status, unknownPut.headers.get("allow")]).toEqual([405, "GET, POST"]);
+  });
+
+  it("exempt routes answer without a key (503 until their data exists); admin families are 404 before key auth", async () => {
+    for (const path of ["/api/safety-grades", "/api/dependency-graph/v1", "/api/dependency-scenarios/v1", "/api/og/depeg"]) {
+      const r = await req(path, { key: null });
+      expect(r.status, path).toBe(503);
+      expect(r.headers.get("retry-after")).toBe("60");
+      expect((await r.json()).error).toMatch(/^Data not yet available/);
+    }
+    expect((await req("/api/og/stablecoin/not-a-coin", { key: null })).status).toBe(404);
+    expect((await req("/api/og/no-such-image", { key: null })).status).toBe(404);
+    for (const path of ["/api/debug-sync-state", "/api/api-keys", "/api/api-keys/abc/rotate", "/api/backfill-depegs", "/api/admin/anything", "/api/discovery-candidates"]) {
+      expect((await req(path, { key: null })).status, path).toBe(404);
+      expect((await req(path)).status, path).toBe(404);
+      expect((await req(path, { method: "POST" })).status, path).toBe(404);
+    }
+    // A keyed route of the contract whose data is not built yet: 401 without a key, 503 with one.
+    expect((await req("/api/blacklist", { key: null })).status).toBe(401);
+    expect((await req("/api/blacklist")).status).toBe(503);
+  });
+
+  it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {
+    const r = await req("/api/donor-key-claims", { method: "POST", key: null });
+    expect(r.status).toBe(403);
+    expect(await r.json()).toEqual({ error: "Donor key claims are closed", reason: "claims_closed" });
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    expect((await req("/api/telegram-webhook", { method: "POST", key: null })).status).toBe(404);
+    expect((await req("/api/telegram-adoption", { method: "POST", key: null })).status).toBe(404);
+  });
+
+  it("failed key attempts are limited per client IP before the state store is asked", async () => {
+    const limited = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+    const bogus = (i: number) => `bl_live_${"0".repeat(15)}${(i % 10).toString()}_${"A".repeat(32)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 35; i++) statuses.push((await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(i) } })).status);
+    expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
   });
 
   it("CORS: echoes allowed origins, omits foreign ones, 403 on foreign preflight, first origin without Origin", async () => {
@@ -133,6 +178,12 @@ describe("freshness and cache profiles", () => {
     expect((await (await req("/api/stablecoins")).json())._meta.status).toBe("stale");
     const chains = await req("/api/chains");
     expect((await chains.json())._meta.status).toBe("stale");
+    const fresh = await (await req("/api/depeg-resolver")).json();
+    expect(fresh.rows.length).toBeGreaterThan(0);
+    clockMs = start + 900 * 13 * 1000;
+    const stale = await (await req("/api/depeg-resolver")).json();
+    expect(stale.rows).toEqual([]);
+    expect(stale._meta).toMatchObject({ degraded: true, status: "stale" });
     clockMs = start;
   });
 
@@ -144,7 +195,7 @@ describe("freshness and cache profiles", () => {
     expect(await a2.text()).toBe(await a.text());
     const foreign = await req(path, { headers: { Origin: "https://evil.example" } });
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
-    expect(foreign.headers.get("vary")).toBe("Origin");
+    expect(foreign.headers.get("vary")).toBe("Origin, Accept-Encoding");
     const age0 = Number(a.headers.get("x-data-age"));
     clockMs = start + 7000;
     const later = await req(path, { headers: { Origin: "https://ballast.example" } });
@@ -181,20 +232,82 @@ describe("rate limit and unavailable data", () => {
 });
 
 describe("every declared route is served", () => {
-  it("answers 200 on each route with a valid request", async () => {
-    const sample: Record<string, string> = {
-      "/api/stablecoin/:stablecoinId": "/api/stablecoin/usdt-tether",
-      "/api/stablecoin-summary/:stablecoinId": "/api/stablecoin-summary/usdt-tether",
-      "/api/supply-history": "/api/supply-history?stablecoin=usdt-tether&days=30",
-    };
-    for (const r of ROUTES) {
+  const sample: Record<string, string> = {
+    "/api/stablecoin/:stablecoinId": "/api/stablecoin/usdt-tether",
+    "/api/stablecoin-summary/:stablecoinId": "/api/stablecoin-summary/usdt-tether",
+    "/api/supply-history": "/api/supply-history?stablecoin=usdt-tether&days=30",
+  };
+  const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
+
+  it("answers 200 on each route with a valid request, matching its declared schema", async () => {
+    expect(served.length).toBeGreaterThanOrEqual(12);
+    for (const r of served) {
       const path = sample[r.path] ?? r.path;
       const res = await req(path);
       expect(res.status, path).toBe(200);
-      r.response.parse(JSON.parse((await res.text()).replace(/,"_meta":\{[^}]*\}\}$/, "}")));
+      const schema = r.response ?? r.artifact?.output.schema;
+      if (schema) schema.parse(JSON.parse((await res.text()).replace(/,"_meta":\{[^}]*\}\}$/, "}")));
     }
     const one = await (await req("/api/chains?chain=tron")).json();
     expect(one.coins[0].id).toBe("usdt-tether");
+  });
+
+  it("unknown query parameters are 400 naming them on every served route", async () => {
+    for (const r of served) {
+      const base = sample[r.path] ?? r.path;
+      const res = await req(`${base}${base.includes("?") ? "&" : "?"}zzbogus=1`);
+      expect(res.status, base).toBe(400);
+      expect((await res.json()).error, base).toBe("Invalid parameter zzbogus: unknown parameter");
+    }
+  });
+
+  it("validation messages state the accepted range, never a number-type limit", async () => {
+    for (const path of ["/api/depeg-events?limit=99999999999999999999", "/api/depeg-events?offset=-1", "/api/events?since=99999999999999999", "/api/non-usd-share?days=1e3"]) {
+      const { error } = await (await req(path)).json();
+      expect(error, path).toMatch(/^Invalid parameter (limit|offset|since|days): must be an integer from \d+ to \d+$/);
+    }
+  });
+
+  it("keyed responses carry Vary: Origin (with or without Origin); compressed by Accept-Encoding, identical when decoded", async () => {
+    const plain = await req("/api/stablecoins");
+    expect(plain.headers.get("vary")).toContain("Origin");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    const text = await plain.text();
+    const br = await req("/api/stablecoins", { headers: { "Accept-Encoding": "br, gzip" } });
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect(br.headers.get("vary")).toBe("Origin, Accept-Encoding");
+    const brBytes = Buffer.from(await br.arrayBuffer());
+    expect(brBytes.length).toBeLessThan(text.length / 4);
+    expect(brotliDecompressSync(brBytes).toString("utf8")).toBe(text);
+    const gz = await req("/api/stablecoins", { headers: { "Accept-Encoding": "gzip;q=1, br;q=0" } });
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString("utf8")).toBe(text);
+    // A route that serves a published file as is sends the build's stored br sibling.
+    const charts = await req("/api/stablecoin-charts", { headers: { "Accept-Encoding": "br" } });
+    const m = JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"));
+    expect(Buffer.from(await charts.arrayBuffer()).equals(readFileSync(join(dir, "builds", m.buildId, "site-data", "stablecoin-charts.json.br")))).toBe(true);
+  });
+
+  it("static files: Postman collection and environment, OpenAPI with servers and operationIds, dataset preflight", async () => {
+    const col = await req("/postman/ballast.postman_collection.json", { key: null });
+    expect(col.status).toBe(200);
+    const collection = await col.json();
+    const requests = collection.item.flatMap((g: { item: unknown[] }) => g.item);
+    expect(requests.length).toBe(ROUTES.filter((r) => r.lane !== "admin").length);
+    const env = await (await req("/postman/ballast.postman_environment.json", { key: null })).json();
+    expect(env.values.map((v: { key: string }) => v.key)).toEqual(["baseUrl", "apiKey"]);
+    const oa = await req("/openapi.json", { key: null });
+    expect(oa.headers.get("cache-control")).toBe("public, max-age=300");
+    const doc = await oa.json();
+    expect(doc.servers[0].url).toMatch(/^http/);
+    const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string }>));
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(ops.length);
+    const pre = await req("/datasets/top-stablecoins/latest.csv", { method: "OPTIONS", key: null, headers: { Origin: "https://anyone.example", "Access-Control-Request-Method": "GET" } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("*");
+    const csv = await req("/datasets/top-stablecoins/latest.csv", { key: null, headers: { "Accept-Encoding": "gzip" } });
+    expect(csv.status).toBe(200);
+    expect(gunzipSync(Buffer.from(await csv.arrayBuffer())).toString("utf8").split("\n")[0]).toContain(",");
   });
 });
 
@@ -234,6 +347,7 @@ describe("peg monitoring routes", () => {
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toMatch(/^Invalid parameter cursor/);
     expect((await req("/api/depeg-events?stablecoin=zzz-nobody")).status).toBe(404);
+    expect((await req("/api/depeg-events?stablecoin=USDC")).status).toBe(404);
     expect((await (await req("/api/depeg-events?limit=1001")).json()).error).toMatch(/^Invalid parameter limit/);
     expect((await req("/api/depeg-events?offset=50001")).status).toBe(400);
     const withPending = await (await req("/api/depeg-events?includePending=true&limit=1")).json();

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildOpenApi } from "../../api/openapi.ts";
-import { ROUTES } from "../../api/routes.ts";
+import { ROUTES } from "../../api/routes/index.ts";
+import { execFileSync } from "node:child_process";
 
 const ROOT = join(import.meta.dirname, "../..");
 const tsFiles = (dir: string): string[] => readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
@@ -14,15 +15,28 @@ describe("contracts", () => {
     expect(JSON.parse(readFileSync(join(ROOT, "api/openapi.json"), "utf8"))).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
   });
 
-  it("every route declares a summary, an auth class, a cache profile and a budget, and is documented", () => {
+  it("every route declares an operationId, a summary and a lane; JSON routes a cache profile; keyed reads of published artifacts a budget; all documented", () => {
     const doc = buildOpenApi();
+    const ids = new Set<string>();
     for (const r of ROUTES) {
       expect(r.summary.length).toBeGreaterThan(0);
-      expect(["apiKey", "public"]).toContain(r.auth);
-      expect(r.cache).toBeTruthy();
-      expect(r.maxAgeSec).toBeGreaterThan(0);
-      expect(doc.paths[r.path.replace(/:([A-Za-z]+)/g, "{$1}")]).toBeTruthy();
+      expect(ids.has(r.operationId), r.operationId).toBe(false);
+      ids.add(r.operationId);
+      expect(["public", "apiKey", "site", "signed-wallet", "webhook", "admin"]).toContain(r.lane);
+      if (r.kind === "json") {
+        expect(r.cache).toBeTruthy();
+        if (r.method === "GET" && !r.notYetAvailable && r.lane === "apiKey") expect(r.artifact?.maxAgeSec ?? r.maxAgeSec, r.path).toBeGreaterThan(0);
+      }
+      const documented = doc.paths[r.path.replace(/:([A-Za-z]+)/g, "{$1}")] as Record<string, { operationId: string }> | undefined;
+      if (r.lane === "admin") expect(documented, r.path).toBeUndefined();
+      else expect(documented?.[r.method.toLowerCase()]?.operationId, r.path).toBe(r.operationId);
     }
+  });
+
+  it("the OpenAPI description lints clean with @redocly/cli (recommended rules, 0 errors, 0 warnings)", () => {
+    const out = execFileSync("npx", ["redocly", "lint", "--format", "json", "api/openapi.json"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const report = JSON.parse(out.slice(out.indexOf("{")));
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
   it("import boundaries: api never imports build/ or pipelines/; pipelines never import build/; nothing imports scripts/", () => {

@@ -1,0 +1,69 @@
+import type { ContentCoding } from "./encoding.ts";
+
+/**
+ * A finished read response: body bytes per content coding (identity always; br/gzip added on first
+ * request for them), plain headers without CORS, and what it is valid for: one build, and one
+ * service second when its body or headers depend on the time.
+ */
+export interface CachedResponse {
+  buildId: string | null;
+  /** Service second the headers (data age) were computed for. */
+  nowSec: number;
+  /** The body embeds `_meta` (time-dependent): recompute every second, not only the headers. */
+  timeDependent: boolean;
+  dataAsOf: number | null;
+  /** The published file the body is, byte for byte (its stored br/gzip siblings can be sent). */
+  file?: string;
+  headers: Record<string, string>;
+  bodies: Partial<Record<ContentCoding, Uint8Array>>;
+}
+
+/**
+ * Finished responses of the read routes, keyed by normalised URL (route + validated parameters in
+ * a fixed order), under ONE byte budget for the whole process. Inserting past the budget evicts the
+ * oldest entries first (FIFO; a hit does not reorder, keeping hits free of bookkeeping).
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedResponse>();
+  private bytes = 0;
+
+  constructor(readonly maxBytes = 32 * 1024 * 1024) {}
+
+  get(key: string): CachedResponse | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Stores or replaces `key`; entries larger than an eighth of the budget are not kept. */
+  set(key: string, entry: CachedResponse): void {
+    this.delete(key);
+    const size = sizeOf(key, entry);
+    if (size > this.maxBytes / 8) return;
+    while (this.bytes + size > this.maxBytes && this.entries.size) this.delete(this.entries.keys().next().value!);
+    this.entries.set(key, entry);
+    this.bytes += size;
+  }
+
+  /** Adds a coding's body to a stored entry, counting its bytes. */
+  addBody(key: string, entry: CachedResponse, coding: ContentCoding, body: Uint8Array): void {
+    entry.bodies[coding] = body;
+    if (this.entries.get(key) === entry) this.bytes += body.byteLength;
+  }
+
+  delete(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.bytes -= sizeOf(key, e);
+  }
+
+  /** Bytes held and entry count (for tests and the bench). */
+  stats(): { bytes: number; entries: number } {
+    return { bytes: this.bytes, entries: this.entries.size };
+  }
+}
+
+function sizeOf(key: string, e: CachedResponse): number {
+  let n = key.length + 512;
+  for (const b of Object.values(e.bodies)) n += b!.byteLength;
+  return n;
+}

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { outputPath } from "../../site-data/contract.ts";
+import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
+import type { Lane } from "../lib/auth.ts";
+import type { CacheProfile } from "../lib/freshness.ts";
+import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
+
+/** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values not yet checked. */
+function params(spec: string): z.ZodObject | undefined {
+  if (!spec) return undefined;
+  return z.object(Object.fromEntries(spec.split(" ").map((n) => n.endsWith("!")
+    ? [n.slice(0, -1), z.string({ error: "required" }).max(500, "must be at most 500 characters")]
+    : [n, z.string().max(500, "must be at most 500 characters").optional()])));
+}
+
+/**
+ * A spec route whose data no build publishes yet: declared now, so it authenticates, validates its
+ * parameter names and answers 503 `Data not yet available: <feature>` with `Retry-After: 60` (spec 7
+ * rule 3); it never invents data. Health lists the same features as not yet available.
+ */
+function later(operationId: string, path: string, feature: string, cache: CacheProfile, summary: string, query = "", lane: Lane = "apiKey"): JsonRoute {
+  return {
+    kind: "json", operationId, method: "GET", path, lane, tag: "not-yet-available", cache, meta: false, notYetAvailable: feature, query: params(query),
+    ...(path.includes(":") ? { params: z.object(Object.fromEntries([...path.matchAll(/:([A-Za-z]+)/g)].map(([, n]) => [n, z.string().max(200, "must be at most 200 characters")]))) } : {}),
+    summary, description: `${summary}. Not yet published by any build: answers 503 \`Data not yet available: ${feature}\` with \`Retry-After: 60\` until it is.`,
+  };
+}
+
+/** Spec 4.1 read routes whose features land with later issues (on-chain, risk, markets, digests, status). */
+export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
+  later("getStablecoinReserves", "/api/stablecoin-reserves/:stablecoinId", "stablecoin-reserves", "standard", "Live or fallback reserve composition of one stablecoin"),
+  later("listBlacklistEvents", "/api/blacklist", "blacklist", "producer-backed", "Freeze/blacklist events", "stablecoin chain chainId eventType q sortBy sortDirection limit offset cursor includeTotal"),
+  later("getBlacklistSummary", "/api/blacklist-summary", "blacklist", "producer-backed", "Freeze/blacklist summary"),
+  later("getUsdsStatus", "/api/usds-status", "usds-status", "standard", "USDS protocol status"),
+  later("getBluechipRatings", "/api/bluechip-ratings", "bluechip-ratings", "slow", "Third-party safety ratings"),
+  later("getDexLiquidity", "/api/dex-liquidity", "dex-liquidity", "custom", "DEX liquidity scores"),
+  later("getDexLiquidityHistory", "/api/dex-liquidity-history", "dex-liquidity", "slow", "DEX liquidity score history", "stablecoin! days"),
+  later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
+  later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
+  later("getDigestSnapshot", "/api/digest-snapshot", "digests", "archive", "Digest for a date", "date!"),
+  later("listSnapshots", "/api/snapshots/index", "snapshots", "archive", "Public snapshot index", "limit cursor"),
+  later("getSnapshot", "/api/snapshots/:snapshot", "snapshots", "immutable-snapshot", "Immutable snapshot for a day (`/api/snapshots/{date}.json`)"),
+  later("getSnapshotStablecoin", "/api/snapshot/:date/stablecoin/:stablecoinId", "snapshots", "immutable-snapshot", "One stablecoin in a dated snapshot"),
+  later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
+  later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
+  later("getStabilityIndex", "/api/stability-index", "stability-index", "standard", "Stability index", "detail days"),
+  later("getReportCardsV9", "/api/report-cards/v9", "report-cards", "standard", "Safety score report cards"),
+  later("getReportCards", "/api/report-cards", "report-cards", "standard", "Legacy report cards"),
+  later("getSafetyGrades", "/api/safety-grades", "safety-grades", "standard", "One safety grade per tracked stablecoin (exempt from key)", "", "public"),
+  later("getDependencyGraph", "/api/dependency-graph/v1", "dependency-graph", "standard", "Dependency graph (exempt from key)", "", "public"),
+  later("getDependencyScenarios", "/api/dependency-scenarios/v1", "dependency-scenarios", "standard", "Modelled dependency scenarios (exempt from key)", "", "public"),
+  later("getRedemptionBackstops", "/api/redemption-backstops", "redemption-backstops", "standard", "Redemption backstops"),
+  later("getSafetyScoreHistory", "/api/safety-score-history", "safety-score-history", "slow", "Safety score history", "stablecoin! days"),
+  later("getSafetyScoreHistoryV2", "/api/safety-score-history-v2", "safety-score-history", "slow", "Identity-aware safety score history", "stablecoin! days"),
+  later("getYieldRankings", "/api/yield-rankings", "yield-rankings", "standard", "Yield rankings", "projection"),
+  later("getYieldAdapterManifest", "/api/yield-adapter-manifest", "yield-rankings", "standard", "Yield adapter manifest"),
+  later("getYieldHistory", "/api/yield-history", "yield-history", "slow", "Yield history", "stablecoin! days mode sourceKey"),
+  later("getMintBurnFlows", "/api/mint-burn-flows", "mint-burn", "standard", "Mint/burn flows", "stablecoin hours"),
+  later("listMintBurnEvents", "/api/mint-burn-events", "mint-burn", "producer-backed", "Mint/burn events", "stablecoin! direction chain burnType scope minAmount limit offset cursor includeTotal"),
+  later("getStressSignals", "/api/stress-signals", "stress-signals", "standard", "Stress signals", "stablecoin days"),
+  {
+    // An unknown coin is 404 even before images exist (spec 4.1).
+    ...later("getOgStablecoin", "/api/og/stablecoin/:stablecoinId", "og-images", "og-image", "Share image of one stablecoin (exempt, image/png)", "", "public"),
+    notYetAvailable: undefined,
+    async handler(ctx: HandlerContext) {
+      if (!ctx.build?.files.has(outputPath(stablecoinDetailArtifact.outputs.main, ctx.params.stablecoinId))) throw new HttpError(404, `Unknown stablecoin id: ${ctx.params.stablecoinId}`);
+      throw notYetAvailable("og-images");
+    },
+  },
+  later("getOgSafetyScores", "/api/og/safety-scores", "og-images", "og-image", "Share image of safety scores (exempt, image/png)", "", "public"),
+  later("getOgDepeg", "/api/og/depeg", "og-images", "og-image", "Share image of depeg incidents (exempt, image/png)", "", "public"),
+  later("getOgStabilityIndex", "/api/og/stability-index", "og-images", "og-image", "Share image of the stability index (exempt, image/png)", "", "public"),
+];
+
+/** JSON write route of spec 4.4 (never edge-cached). */
+function write(operationId: string, path: string, lane: Lane, summary: string, description: string, handler: () => never): RouteDecl {
+  return { kind: "json", operationId, method: "POST", path, lane, tag: "writes", cache: "no-store", meta: false, cacheable: false, summary, description, handler: async () => handler() };
+}
+
+const notYet = (what: string) => () => { throw notYetAvailable(what); };
+
+/**
+ * Public-host write routes of spec 4.4, declared with their lanes. Donor claims are closed until the
+ * donations ledger and safety grades exist (403 `claims_closed`, after the per-IP limit); the rest
+ * answer 503 until their stores land. Webhook and website-internal routes are 404 until their lane
+ * secret is configured.
+ */
+export const WRITE_ROUTES: RouteDecl[] = [
+  write("claimDonorKey", "/api/donor-key-claims", "signed-wallet", "Claim a supporter (donor) key",
+    "SIWE-signed claim (spec 5.3). Limited to 10 attempts per 60 s per client IP before the body is read. Claims are closed until the donations ledger and safety grades are published: 403 `{error, reason: \"claims_closed\"}`, `Cache-Control: no-store`.",
+    () => { throw new ClaimError(403, "Donor key claims are closed", "claims_closed"); }),
+  write("submitFeedback", "/api/feedback", "public", "Submit feedback", "Feedback form submission. 503 until the feedback store lands.", notYet("feedback")),
+  write("telegramWebhook", "/api/telegram-webhook", "webhook", "Messaging-bot webhook", "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token`. 404 while no webhook secret is configured.", notYet("telegram-webhook")),
+  write("telegramMiniAppSession", "/api/telegram-mini-app/session", "webhook", "Mini-app session", "Signed init data. 404 while no webhook secret is configured.", notYet("telegram-mini-app")),
+  write("telegramMiniAppMutate", "/api/telegram-mini-app/mutate", "webhook", "Mini-app mutation", "Signed init data. 404 while no webhook secret is configured.", notYet("telegram-mini-app")),
+  write("telegramAdoption", "/api/telegram-adoption", "site", "Adoption pulse mutation (website-internal)", "Needs `X-Ballast-Site-Proxy-Secret`; 404 while none is configured.", notYet("telegram-adoption")),
+];
+
+/** A donor-claim failure: `{ error, reason }` (spec 7 rule 1). */
+export class ClaimError extends HttpError {
+  constructor(status: 403 | 409 | 429 | 503, message: string, reason: string) {
+    super(status, message, {}, { reason });
+  }
+}

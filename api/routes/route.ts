@@ -1,0 +1,166 @@
+import type { z } from "zod";
+import { type Artifact, type ArtifactOutput, outputPath } from "../../site-data/contract.ts";
+import type { Lane } from "../lib/auth.ts";
+import type { CacheProfile } from "../lib/freshness.ts";
+import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import type { PublishedDb } from "../lib/published-db.ts";
+import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/published.ts";
+
+/**
+ * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for
+ * byte, with its stored br/gzip siblings), `json` (serialised text) or `payload` (serialised by the
+ * app). `dataAsOf` is the data time (Unix s) for freshness; `meta` is merged over the `_meta`
+ * freshness block of routes that carry one (a `degraded` flag also turns true when stale).
+ */
+export interface RouteResult {
+  file?: string;
+  json?: string;
+  payload?: unknown;
+  dataAsOf: number | null;
+  meta?: Record<string, unknown>;
+  /** Payload served instead when the data is stale (spec 4.1: the resolver's empty rows). */
+  whenStale?: unknown;
+}
+
+/** What a static handler returns: bytes, their media type, and a reader of stored compressed siblings. */
+export interface StaticResult {
+  bytes: Uint8Array;
+  contentType: string;
+  encoded?: (encoding: StoredEncoding) => Promise<Uint8Array | null>;
+  /** Cache-Control; default `public, max-age=300`. */
+  cacheControl?: string;
+}
+
+/** Everything a handler may use. `build` is resolved once per request; `query`/`params` are validated. */
+export interface HandlerContext {
+  build: ServingBuild | null;
+  store: PublishedStore;
+  db: PublishedDb;
+  query: Record<string, any>;
+  params: Record<string, string>;
+  /** Service time (Unix s) under the clock mode. */
+  now: number;
+  clock: "replay" | "wall";
+  /** Extra facts the server wires in (state store status for health). */
+  services: RouteServices;
+}
+
+/** Facts about the process's dependencies that routes may report (health). */
+export interface RouteServices {
+  stateStore?: () => { state: "ok" | "unavailable"; lastError: string | null; lastOkAt: number | null };
+}
+
+/** An artifact output a route serves: path template, schema and freshness budget all come from the artifact. */
+export interface ArtifactBinding {
+  key: string;
+  output: ArtifactOutput;
+  maxAgeSec: number;
+}
+
+/** Binds a route to `artifact`'s output `name` (default `main`). */
+export function bind(artifact: Artifact, name = "main"): ArtifactBinding {
+  const output = artifact.outputs[name];
+  if (!output) throw new Error(`artifact ${artifact.key} has no output ${name}`);
+  return { key: artifact.key, output, maxAgeSec: artifact.maxAgeSec };
+}
+
+interface RouteBase {
+  /** OpenAPI operationId, unique. */
+  operationId: string;
+  method: "GET" | "POST";
+  /** Hono path (`:param`). */
+  path: string;
+  lane: Lane;
+  summary: string;
+  description?: string;
+  /** OpenAPI tag: the resource file that declares it. */
+  tag: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+}
+
+/**
+ * A JSON read route. With `artifact`, the served file's path, schema and freshness budget come from
+ * the artifact, and without a `handler` the route serves that file as published (404 for an unknown
+ * `{id}`, 503 when the build lacks it). `notYetAvailable` declares a spec route whose data no build
+ * publishes yet: it answers 503 "Data not yet available" (spec 7 rule 3) and never invents data.
+ */
+export interface JsonRoute extends RouteBase {
+  kind: "json";
+  cache: CacheProfile;
+  artifact?: ArtifactBinding;
+  /** Freshness budget (s) when there is no artifact. */
+  maxAgeSec?: number;
+  /** Freshness ratios; chains uses 1x/2x (spec 3.2). */
+  ratios?: { fresh: number; degraded: number };
+  /** Adds the `_meta` freshness block to object bodies. */
+  meta: boolean;
+  /** Response schema; defaults to the artifact output's. */
+  response?: z.ZodType;
+  /** Entity id of a templated artifact path (default: the first path parameter). */
+  id?: (ctx: HandlerContext) => string;
+  /** What the id names in a 404 (default `stablecoin id`). */
+  idLabel?: string;
+  /** Responses may be reused within one service second for one build (default true). */
+  cacheable?: boolean;
+  notYetAvailable?: string;
+  /** Receives the route itself, so shared helpers read its artifact binding. */
+  handler?(ctx: HandlerContext, route: JsonRoute): Promise<RouteResult>;
+}
+
+/** A static file route (datasets, sheets, the DuckDB file, OpenAPI, Postman): no key, `Access-Control-Allow-Origin: *`. */
+export interface StaticRoute extends RouteBase {
+  kind: "static";
+  /** Media type documented in OpenAPI. */
+  mediaType: string;
+  handler(ctx: HandlerContext): Promise<StaticResult | null>;
+}
+
+/** One route, declared once: serving, validation, auth lane, OpenAPI, Postman and route tests read it. */
+export type RouteDecl = JsonRoute | StaticRoute;
+
+/** The published file a JSON route's artifact binding names for this request. */
+export function artifactPath(route: JsonRoute, ctx: HandlerContext): string {
+  const b = route.artifact!;
+  return b.output.path.includes("{id}") ? outputPath(b.output, (route.id ?? firstParam)(ctx)) : b.output.path;
+}
+
+const firstParam = (ctx: HandlerContext) => Object.values(ctx.params)[0];
+
+/** The build of a request; 503 when nothing is published yet. */
+export function need(build: ServingBuild | null): ServingBuild {
+  if (!build) throw notYetAvailable("no published build");
+  return build;
+}
+
+/**
+ * Reads and validates the route's artifact file: 404 for an unknown `{id}` (spec 1 rule 3), 503 when
+ * the build lacks the file or it fails its schema (spec 7 rule 3).
+ */
+export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string }> {
+  const build = need(ctx.build);
+  const path = artifactPath(route, ctx);
+  if (!build.files.has(path)) throw missing(route, ctx);
+  try {
+    const value = await build.payload(path, (x) => route.artifact!.output.schema.parse(x) as T);
+    return { value: value!, path };
+  } catch {
+    throw notYetAvailable(route.artifact!.key);
+  }
+}
+
+/** 404 naming the unknown id for templated outputs, else 503 not yet available. */
+export function missing(route: JsonRoute, ctx: HandlerContext): HttpError {
+  const b = route.artifact!;
+  if (b.output.path.includes("{id}")) return new HttpError(404, `Unknown ${route.idLabel ?? "stablecoin id"}: ${(route.id ?? firstParam)(ctx)}`);
+  return notYetAvailable(b.key);
+}
+
+/**
+ * Default handler of an artifact route: the published file byte for byte, after a schema check at
+ * first read of each build (so a corrupt file is 503, never served).
+ */
+export async function serveArtifact(route: JsonRoute, ctx: HandlerContext): Promise<RouteResult> {
+  const { path } = await artifactPayload(route, ctx);
+  return { file: path, dataAsOf: ctx.build!.dataAsOf(path) };
+}

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { compressBody } from "../lib/encoding.ts";
+import type { ServingBuild, StoredEncoding } from "../lib/published.ts";
+import { buildOpenApi } from "../openapi.ts";
+import { buildPostmanCollection, buildPostmanEnvironment } from "../postman.ts";
+import type { HandlerContext, RouteDecl, StaticResult } from "./route.ts";
+
+const TYPES: Record<string, string> = {
+  csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8", ndjson: "application/x-ndjson", md: "text/markdown; charset=utf-8", duckdb: "application/octet-stream",
+};
+const typeOf = (path: string) => TYPES[path.slice(path.lastIndexOf(".") + 1)] ?? "application/octet-stream";
+const tag = "static";
+
+/** A file of the serving build with its stored compressed siblings, or null. */
+async function buildFile(build: ServingBuild | null, path: string): Promise<StaticResult | null> {
+  const bytes = build ? await build.file(path) : null;
+  if (!bytes) return null;
+  return { bytes, contentType: typeOf(path), encoded: (e) => build!.file(path, e) };
+}
+
+/** JSON generated from the route table once per process, kept as bytes with its br/gzip forms. */
+function generated(make: () => unknown): () => StaticResult {
+  let result: StaticResult | undefined;
+  return () => {
+    if (!result) {
+      const bytes = Buffer.from(`${JSON.stringify(make(), null, 1)}\n`);
+      const forms: Record<StoredEncoding, Uint8Array> = { br: compressBody(bytes, "br"), gzip: compressBody(bytes, "gzip") };
+      result = { bytes, contentType: typeOf(".json"), encoded: async (e) => forms[e] };
+    }
+    return result;
+  };
+}
+
+const DatasetFile = z.object({
+  topic: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a dataset topic"),
+  file: z.string().regex(/^(latest|\d{4}-\d{2}-\d{2})\.(csv|json|ndjson)$/, "must be latest or YYYY-MM-DD with .csv, .json or .ndjson"),
+});
+
+/**
+ * Dated dataset file (`<topic>/<YYYY-MM-DD>.<fmt>`, kept 90 days outside builds), or `latest`: the
+ * newest dated file of the serving build (spec 1: a same-extension rewrite).
+ */
+async function datasetFile(ctx: HandlerContext): Promise<StaticResult | null> {
+  const { topic, file } = ctx.params;
+  const [day, ext] = file.split(".");
+  if (day === "latest") {
+    const dated = [...(ctx.build?.files.keys() ?? [])].filter((p) => p.startsWith(`datasets/${topic}/`) && p.endsWith(`.${ext}`)).sort().at(-1);
+    return dated ? buildFile(ctx.build, dated) : null;
+  }
+  const key = `datasets/${topic}/${file}`;
+  const bytes = await ctx.store.object(key);
+  if (!bytes) return null;
+  return { bytes, contentType: typeOf(file), encoded: (e) => ctx.store.object(`${key}${e === "br" ? ".br" : ".gz"}`) };
+}
+
+const openApi = generated(buildOpenApi);
+const postmanCollection = generated(buildPostmanCollection);
+const postmanEnvironment = generated(buildPostmanEnvironment);
+
+/** Static files (spec 1): no key, `Access-Control-Allow-Origin: *`, br/gzip by `Accept-Encoding`. */
+export const STATIC_ROUTES: RouteDecl[] = [
+  {
+    kind: "static", operationId: "getDatasetFile", method: "GET", path: "/datasets/:topic/:file", lane: "public", tag, mediaType: "text/csv", params: DatasetFile,
+    summary: "Dataset export (dated or latest)",
+    description: "`/datasets/<topic>/latest.{csv,json,ndjson}` (the newest dated file) and `/datasets/<topic>/<YYYY-MM-DD>.{csv,json,ndjson}` (kept 90 days; a missing dated URL means no published run, not an empty dataset).",
+    handler: datasetFile,
+  },
+  {
+    kind: "static", operationId: "getDatasetExport", method: "GET", path: "/datasets/:file", lane: "public", tag, mediaType: "application/json",
+    params: z.object({ file: z.string().regex(/^[a-z0-9-]{1,64}\.(csv|json)$/, "must be <name>.csv or <name>.json") }),
+    summary: "Undated dataset export (e.g. the stablecoin cemetery)",
+    handler: (ctx) => buildFile(ctx.build, `datasets/${ctx.params.file}`),
+  },
+  {
+    kind: "static", operationId: "getSheet", method: "GET", path: "/sheets/:file", lane: "public", tag, mediaType: "text/csv",
+    params: z.object({ file: z.string().regex(/^[a-z0-9-]{1,64}\.csv$/, "must be <topic>.csv") }),
+    summary: "Spreadsheet-friendly CSV of a dataset topic",
+    handler: (ctx) => buildFile(ctx.build, `sheets/${ctx.params.file}`),
+  },
+  {
+    kind: "static", operationId: "getPublishedDatabase", method: "GET", path: "/ballast.duckdb", lane: "public", tag, mediaType: "application/octet-stream",
+    summary: "The published DuckDB database of the serving build",
+    description: "Registry and every mart of the serving build, for `duckdb -readonly`.",
+    handler: (ctx) => buildFile(ctx.build, "ballast.duckdb"),
+  },
+  {
+    kind: "static", operationId: "getMethodologyChangelog", method: "GET", path: "/methodology/:file", lane: "public", tag, mediaType: "text/markdown",
+    params: z.object({ file: z.string().regex(/^[a-z0-9-]{1,64}\.md$/, "must be <analytic>.md") }),
+    summary: "Changelog of an analytic's methodology (the `changelogPath` of methodology objects)",
+    handler: (ctx) => buildFile(ctx.build, `methodology/${ctx.params.file}`),
+  },
+  {
+    kind: "static", operationId: "getOpenApi", method: "GET", path: "/openapi.json", lane: "public", tag, mediaType: "application/json",
+    summary: "This OpenAPI 3.1 description", handler: async () => openApi(),
+  },
+  {
+    kind: "static", operationId: "getPostmanCollection", method: "GET", path: "/postman/ballast.postman_collection.json", lane: "public", tag, mediaType: "application/json",
+    summary: "Postman collection of every public route", handler: async () => postmanCollection(),
+  },
+  {
+    kind: "static", operationId: "getPostmanEnvironment", method: "GET", path: "/postman/ballast.postman_environment.json", lane: "public", tag, mediaType: "application/json",
+    summary: "Postman environment (baseUrl, apiKey)", handler: async () => postmanEnvironment(),
+  },
+];
