@@ -109,14 +109,6 @@ export function createApp(deps: AppDeps): Hono {
     });
   });
 
-  // Admin path families are not served on the public host: 404 before key authentication (spec 5.2).
-  const adminFamilies = [...ADMIN_PATH_FAMILIES, ...ROUTES.filter((r) => r.lane === "admin").map((r) => r.path)];
-  app.use("/api/*", async (c, next) => {
-    const p = c.req.path;
-    if (adminFamilies.some((f) => p === f || p.startsWith(f.endsWith("/") ? f : `${f}/`) || (f.endsWith("-") && p.startsWith(f)))) throw new HttpError(404, "Not found");
-    await next();
-  });
-
   const ctxBase = { store: deps.store, db, services: deps.services ?? {} };
   for (const route of ROUTES) {
     if (route.kind === "static") app.on(route.method, route.path, (c) => serveStatic(c, route));
@@ -128,11 +120,15 @@ export function createApp(deps: AppDeps): Hono {
 
   // 405 with `Allow` from the route table for declared paths; spec 4.4 for undeclared ones.
   const methodsByPath = new Map<string, Set<string>>();
-  for (const r of ROUTES) methodsByPath.set(r.path, (methodsByPath.get(r.path) ?? new Set()).add(r.method));
+  for (const r of ROUTES) if (r.lane !== "admin") methodsByPath.set(r.path, (methodsByPath.get(r.path) ?? new Set()).add(r.method));
   for (const [path, methods] of methodsByPath) {
     app.all(path, () => { throw new HttpError(405, "Method Not Allowed", { Allow: [...methods].join(", ") }); });
   }
+  // Admin path families are not served on the public host: 404 before key authentication (spec 5.2).
+  const adminFamilies = [...ADMIN_PATH_FAMILIES, ...ROUTES.filter((r) => r.lane === "admin").map((r) => r.path)];
+  const isAdminPath = (p: string) => adminFamilies.some((f) => p === f || p.startsWith(f.endsWith("-") ? f : `${f}/`));
   app.all("/api/*", async (c) => {
+    if (isAdminPath(c.req.path)) throw new HttpError(404, "Not found");
     const m = c.req.method;
     if (m === "POST") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
     if (m !== "GET" && m !== "HEAD") throw new HttpError(405, "Method Not Allowed", { Allow: "GET, POST" });
@@ -147,51 +143,68 @@ export function createApp(deps: AppDeps): Hono {
     return { header: (n: string) => c.req.header(n), ip: incoming?.socket?.remoteAddress ?? "local", cacheableGet };
   }
 
-  async function prepare(c: Context, route: RouteDecl): Promise<HandlerContext & { cacheKey: string }> {
-    const build = await deps.store.build();
-    const clock = serviceNow(build, deps.clockMode, nowMs());
-    let params: Record<string, string> = c.req.param() as Record<string, string>;
+  /** Cache key of a request: route, raw path parameters and raw query pairs in name order. */
+  function requestKey(c: Context, route: RouteDecl) {
+    const params = c.req.param() as Record<string, string>;
+    const query = c.req.query();
+    const names = Object.keys(query);
+    if (names.length > 1) names.sort();
+    let key = route.operationId;
+    for (const v of Object.values(params)) key += `/${v}`;
+    for (const k of names) key += `&${k}=${query[k]}`;
+    return { key, params, query, names };
+  }
+
+  /** Validates a request's parameters (400 naming the first bad or unknown one) into a handler context. */
+  function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, build: ServingBuild | null, clock: { now: number; clock: "replay" | "wall" }): HandlerContext {
+    let params = raw.params;
     if (route.params) {
       const r = route.params.safeParse(params);
       if (!r.success) throw new HttpError(400, validationMessage("path", r.error));
       params = r.data as Record<string, string>;
     }
-    const raw = c.req.query();
-    const names = Object.keys(raw).sort();
     const known = route.query?.shape ?? {};
-    for (const k of names) if (!Object.hasOwn(known, k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
+    for (const k of raw.names) if (!Object.hasOwn(known, k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
     let query: Record<string, unknown> = {};
     if (route.query) {
-      const r = route.query.safeParse(raw);
+      const r = route.query.safeParse(raw.query);
       if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
       query = r.data as Record<string, unknown>;
     }
-    const cacheKey = `${route.operationId}|${Object.values(params).join("/")}|${names.map((k) => `${k}=${raw[k]}`).join("&")}`;
-    return { ...ctxBase, build, now: clock.now, clock: clock.clock, params, query, cacheKey };
+    return { ...ctxBase, build, now: clock.now, clock: clock.clock, params, query };
   }
 
+  /**
+   * A JSON route: lane check, then the cached response when it is valid for this build and second
+   * (parameters were validated when it was made), else validate, run the handler and cache it.
+   * Only the data-age headers are refreshed when just the second changed and the body has no `_meta`.
+   */
   async function serveJson(c: Context, route: JsonRoute): Promise<Response> {
     const cors = corsHeaders(c.req.header("Origin"));
     const cacheable = route.method === "GET" && route.cacheable !== false && !route.notYetAvailable;
     await auth.admit(route.lane, authRequest(c, cacheable));
-    const ctx = await prepare(c, route);
-    const buildId = ctx.build?.id ?? null;
-    let entry = cacheable ? cache.get(ctx.cacheKey) : undefined;
-    if (!entry || entry.buildId !== buildId || (entry.nowSec !== ctx.now && entry.timeDependent)) {
-      entry = await respond(route, ctx);
-      if (cacheable) cache.set(ctx.cacheKey, entry);
-    } else if (entry.nowSec !== ctx.now) {
-      entry.headers = { ...entry.headers, ...freshness(route, ctx.now, entry.dataAsOf).headers };
-      entry.nowSec = ctx.now;
+    const build = await deps.store.build();
+    const clock = serviceNow(build, deps.clockMode, nowMs());
+    const raw = requestKey(c, route);
+    let entry = cacheable ? cache.get(raw.key) : undefined;
+    if (!entry || entry.buildId !== (build?.id ?? null) || (entry.nowSec !== clock.now && entry.timeDependent)) {
+      entry = await respond(route, validate(route, raw, build, clock));
+      if (cacheable) cache.set(raw.key, entry);
+    } else if (entry.nowSec !== clock.now) {
+      entry.headers = { ...entry.headers, ...freshness(route, clock.now, entry.dataAsOf).headers };
+      entry.nowSec = clock.now;
+      entry.sent = undefined;
     }
     const coding: ContentCoding = entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
     let body = entry.bodies[coding];
     if (!body) {
-      body = (entry.file && ctx.build && (await ctx.build.file(entry.file, coding as "br" | "gzip"))) || compressBody(entry.bodies.identity!, coding as "br" | "gzip");
-      if (cacheable) cache.addBody(ctx.cacheKey, entry, coding, body);
+      body = (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) || compressBody(entry.bodies.identity!, coding as "br" | "gzip");
+      if (cacheable) cache.addBody(raw.key, entry, coding, body);
     }
-    const headers = coding === "identity" ? { ...cors, ...entry.headers } : { ...cors, ...entry.headers, "Content-Encoding": coding };
-    // A plain header object lets @hono/node-server write the response without building Headers.
+    // Finished plain header objects, reused while the CORS headers and the entry's headers stay the
+    // same: @hono/node-server then writes the response without building Headers.
+    if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
+    const headers = (entry.sent.byCoding[coding] ??= coding === "identity" ? { ...cors, ...entry.headers } : { ...cors, ...entry.headers, "Content-Encoding": coding });
     return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   }
 
@@ -231,8 +244,8 @@ export function createApp(deps: AppDeps): Hono {
 
   async function serveStatic(c: Context, route: StaticRoute): Promise<Response> {
     await auth.admit(route.lane, authRequest(c, true));
-    const ctx = await prepare(c, route);
-    const found = await route.handler(ctx);
+    const build = await deps.store.build();
+    const found = await route.handler(validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs())));
     if (!found) throw new HttpError(404, "Not found");
     const headers: Record<string, string> = { "Content-Type": found.contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": found.cacheControl ?? STATIC_CACHE, Vary: "Accept-Encoding" };
     const coding = found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";

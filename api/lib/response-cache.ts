@@ -16,6 +16,8 @@ export interface CachedResponse {
   file?: string;
   headers: Record<string, string>;
   bodies: Partial<Record<ContentCoding, Uint8Array>>;
+  /** Response header objects per coding, merged with the CORS headers object they were made for. */
+  sent?: { cors: Record<string, string>; byCoding: Partial<Record<ContentCoding, Record<string, string>>> };
 }
 
 /**
