@@ -39,7 +39,9 @@ export class PublishedDb {
     mkdirSync(this.dir, { recursive: true });
     const path = join(this.dir, `${build.id}-${process.pid}.duckdb`);
     if (!existsSync(path)) writeFileSync(path, bytes);
-    const instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY", threads: "1" });
+    // A bounded buffer pool: the query routes read a ~10 MB file; the default (80% of RAM) would let
+    // many distinct queries grow the server without limit.
+    const instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY", threads: "1", memory_limit: "64MB" });
     return { instance, conn: await instance.connect(), path };
   }
 

@@ -32,6 +32,8 @@ export class ServingBuild {
   private readonly bytes = new Map<string, Promise<Uint8Array | null>>();
   private readonly parsed = new Map<string, unknown>();
   private readonly memos = new Map<string, Promise<unknown>>();
+  /** Bound of each per-build cache (entries, oldest dropped first): the response cache holds the hot set. */
+  static readonly CACHE_ENTRIES = 256;
 
   constructor(readonly manifest: BuildManifest, readonly firstSeenMs: number, private readonly read: ObjectReader) {
     this.files = new Map(manifest.files.map((f) => [f.path, f]));
@@ -54,7 +56,7 @@ export class ServingBuild {
     let p = this.bytes.get(key);
     if (!p) {
       p = this.read(`builds/${this.id}/${key}`);
-      this.bytes.set(key, p);
+      bounded(this.bytes).set(key, p);
       p.catch(() => this.bytes.delete(key));
     }
     return p;
@@ -74,7 +76,7 @@ export class ServingBuild {
     } catch {
       throw new PayloadInvalidError(path);
     }
-    this.parsed.set(path, value);
+    bounded(this.parsed).set(path, value);
     return value;
   }
 
@@ -83,11 +85,17 @@ export class ServingBuild {
     let p = this.memos.get(key) as Promise<T> | undefined;
     if (!p) {
       p = Promise.resolve().then(compute);
-      this.memos.set(key, p);
+      bounded(this.memos).set(key, p);
       p.catch(() => this.memos.delete(key));
     }
     return p;
   }
+}
+
+/** `map` after dropping its oldest entry when it is full. */
+function bounded<K, V>(map: Map<K, V>): Map<K, V> {
+  if (map.size >= ServingBuild.CACHE_ENTRIES) map.delete(map.keys().next().value!);
+  return map;
 }
 
 /**
