@@ -1,75 +1,300 @@
-import { assessFreshness, GENERIC_RATIOS } from "./lib/freshness.ts";
-import type { ServingBuild } from "./lib/published.ts";
+import type { BuildManifest } from "../site-data/manifest.ts";
+import { assessFreshness, type FreshnessStatus, GENERIC_RATIOS } from "./lib/freshness.ts";
 
-/** Features whose real inputs are not published yet; reported, never invented. */
-export const NOT_YET_AVAILABLE = ["usds-status", "bluechip-ratings", "dex-liquidity", "yield-data", "dews", "blacklist", "mint-burn"];
+/** Top-level health status (spec 2.8). */
+export type HealthStatus = "healthy" | "degraded" | "stale";
 
-/** FX source budget (s): ECB publishes once per working day. */
-const FX_MAX_AGE_SEC = 86400;
+/** Circuit breaker state of one upstream source (spec 2.8 `circuits` values; `lastSuccessAt` Unix s). */
+export type CircuitState = BuildManifest["circuits"][string];
 
 /**
- * Health resource (spec 2.8) computed from the serving build's manifest at `now` (Unix s).
- * Caches: one per published site-data artifact plus `fx-rates`. Status: `stale` if any cache is
- * stale, `degraded` if any is degraded, a snapshot source is stale/missing or FX is on cached
- * fallback, else `healthy`. `clock` says whether the replay or wall clock is in force.
+ * The state store (API keys, per-key limits) as this process sees it: `ok` until an operation fails,
+ * `unavailable` until one succeeds again; `lastError` the latest failure's message, `lastOkAt` Unix s
+ * of the latest success (null before the first). The key store's own status object fits this shape.
  */
-export function buildHealth(build: ServingBuild | null, now: number, clock: "replay" | "wall") {
+export interface StateStoreHealth {
+  state: "ok" | "unavailable";
+  lastError: string | null;
+  lastOkAt: number | null;
+}
+
+/** CacheStatus (spec 2.8). Ages and budgets in seconds; the `fx-rates` cache adds the fields after `sentinelValidationReason`. */
+export interface CacheStatus {
+  ageSeconds: number | null;
+  maxAge: number;
+  /** Generic caches: age/maxAge ≤ 12; `fx-rates`: `sourceStatus` `fresh` or `degraded` (its own cadence). */
+  healthy: boolean;
+  producerJob: string;
+  producerIntervalSec: number | null;
+  endpointMaxAge: number;
+  availabilityMaxAge: number;
+  endpointBudgetReason: string;
+  availabilityBudgetReason: string;
+  freshnessSource: "freshness-sentinel" | "table-fallback" | "cron-fallback";
+  sentinelValidationReason: string | null;
+  buildId?: string;
+  mode?: "live" | "cached-fallback";
+  sourceUpdatedAt?: number | null;
+  sourceAgeSeconds?: number | null;
+  sourceStatus?: "fresh" | "degraded" | "stale" | "none";
+  warning?: string | null;
+  consecutiveFallbackRuns?: number | null;
+}
+
+/** Health resource (spec 2.8) plus `clock` (replay or wall clock in force) and, when known, `stateStore`. */
+export interface Health {
+  status: HealthStatus;
+  /** Unix s of the clock in force. */
+  timestamp: number;
+  /** Self-explanatory findings; those that set `status` come first and say so. */
+  warnings: string[];
+  caches: Record<string, CacheStatus>;
+  blacklist: null;
+  mintBurn: null;
+  circuits: Record<string, CircuitState>;
+  telegramSummary: null;
+  clock: { mode: "replay" | "wall"; buildId: string | null; asOf: number | null };
+  stateStore?: StateStoreHealth;
+}
+
+/**
+ * Features whose real inputs are not published yet: key → what it is and what a user sees. Reported
+ * as warnings (no effect on status), never invented.
+ */
+export const NOT_YET_AVAILABLE: Record<string, string> = {
+  blacklist: "no on-chain freeze/blacklist event ingestion is published yet; /api/blacklist and /api/blacklist-summary answer 503 and health `blacklist` is null",
+  "mint-burn": "no mint/burn event ingestion is published yet; /api/mint-burn-flows and /api/mint-burn-events answer 503 and health `mintBurn` is null",
+  "usds-status": "no USDS protocol status source is published yet; /api/usds-status answers 503",
+  "bluechip-ratings": "no third-party safety ratings are published yet; /api/bluechip-ratings answers 503",
+  "dex-liquidity": "no DEX pool data is published yet; /api/dex-liquidity and /api/dex-liquidity-history answer 503",
+  "yield-data": "no yield sources are published yet; /api/yield-rankings and /api/yield-history answer 503",
+  dews: "no stress-signal (DEWS) model is published yet; /api/stress-signals answers 503",
+};
+
+/**
+ * Cadence of the `fx-rates` cache (spec 3.2: the fx source uses its own cadence). ECB reference rates
+ * appear once per TARGET working day (`maxAgeSec`). `fresh` up to 4 days (the age up to which a rate
+ * is a peg reference, `fx`), `degraded` up to 8 days, `stale` beyond; `none` without any observation.
+ */
+export const FX_CADENCE = { maxAgeSec: 86400, freshSec: 4 * 86400, degradedSec: 8 * 86400 } as const;
+/** Manifest source of the ECB reference rates. */
+const FX_ENDPOINT = "frankfurter.rates";
+/** Manifest source of the stablecoin list snapshot (current supply and the coin universe). */
+const LIST_ENDPOINT = "defillama.stablecoins";
+
+/**
+ * Circuit group of each circuit name: the independent upstream family the source's numbers derive
+ * from, as each source module declares it (`lineage.family`, pipelines/sources/lineage.ts; a test
+ * keeps both equal). Alchemy's daily prices copy CoinGecko's, so both are group `coingecko`;
+ * Frankfurter serves ECB rates (`ecb`). Unknown names are their own group.
+ */
+export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
+  defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain",
+};
+/** Open circuit groups from which the top-level status is `degraded` (spec 2.8). */
+export const OPEN_GROUPS_DEGRADED = 3;
+
+/** Circuit name (the source) of a manifest endpoint key `<source>.<entity>`. */
+export function circuitOf(endpoint: string): string {
+  const dot = endpoint.indexOf(".");
+  return dot < 0 ? endpoint : endpoint.slice(0, dot);
+}
+
+/** Circuit group of a circuit name (CIRCUIT_GROUPS; unknown names are their own group). */
+export function circuitGroup(circuit: string): string {
+  return CIRCUIT_GROUPS[circuit] ?? circuit;
+}
+
+/**
+ * One circuit per upstream source of the manifest (spec 2.8 `circuits`), keyed by source name
+ * (`defillama`, `coingecko`, `alchemy`, `binance`, `frankfurter`, `onchain`).
+ * - A state recorded by a live capture (`manifest.circuits[source]`, the HTTP client's breaker) is
+ *   used as is.
+ * - Otherwise (recorded builds, sources without an HTTP client) the state is derived from the
+ *   source's captures in `manifest.sources` (every endpoint `<source>.*`), read in observation
+ *   order as the calls of a breaker: a capture that loaded rows is a success, a rejected capture
+ *   (`payload-rejected`, `parse-failed`) a failure. `consecutiveFailures` = rejected captures after
+ *   the newest success; `state` = `open` when that count is > 0, else `closed` (a source with no
+ *   capture at all made no call, so nothing failed: `closed`, `lastSuccessAt` null);
+ *   `lastSuccessAt` = observation time of the newest capture that loaded rows, capped at the build's
+ *   as-of (a history file recorded after as-of contributes only rows up to as-of).
+ * Sorted by name.
+ */
+export function circuitsOf(m: Pick<BuildManifest, "asOf" | "sources" | "circuits">): Record<string, CircuitState> {
+  const captures = new Map<string, { observedAt: number; loaded: boolean; failed: boolean }[]>();
+  for (const name of Object.keys(m.circuits)) captures.set(name, []);
+  for (const s of m.sources) {
+    const list = captures.get(circuitOf(s.endpoint)) ?? [];
+    for (const c of s.captures) list.push({ observedAt: c.observedAt, loaded: c.rows > 0, failed: c.rejected !== undefined });
+    captures.set(circuitOf(s.endpoint), list);
+  }
+  const out: Record<string, CircuitState> = {};
+  for (const [name, list] of [...captures.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const recorded = m.circuits[name];
+    if (recorded) { out[name] = recorded; continue; }
+    list.sort((a, b) => a.observedAt - b.observedAt);
+    let lastSuccessAt: number | null = null;
+    let consecutiveFailures = 0;
+    for (const c of list) {
+      if (c.loaded) { lastSuccessAt = Math.min(c.observedAt, m.asOf); consecutiveFailures = 0; } else if (c.failed) consecutiveFailures++;
+    }
+    out[name] = { state: consecutiveFailures > 0 ? "open" : "closed", consecutiveFailures, lastSuccessAt };
+  }
+  return out;
+}
+
+/** `fx-rates` source status from the age (s) of the newest ECB observation (FX_CADENCE; null → `none`). */
+export function fxSourceStatus(ageSeconds: number | null): "fresh" | "degraded" | "stale" | "none" {
+  if (ageSeconds === null) return "none";
+  return ageSeconds <= FX_CADENCE.freshSec ? "fresh" : ageSeconds <= FX_CADENCE.degradedSec ? "degraded" : "stale";
+}
+
+const SEVERITY: Record<HealthStatus, number> = { healthy: 0, degraded: 1, stale: 2 };
+const impactOf = (s: FreshnessStatus): HealthStatus => (s === "fresh" ? "healthy" : s);
+const isoMinute = (t: number) => new Date(t * 1000).toISOString().slice(0, 16) + "Z";
+/** Human age: seconds, minutes, hours or days. */
+function age(sec: number): string {
+  if (sec < 120) return `${sec} s`;
+  if (sec < 7200) return `${Math.floor(sec / 60)} min`;
+  if (sec < 2 * 86400) return `${Math.floor(sec / 3600)} h`;
+  return `${Math.floor(sec / 86400)} days`;
+}
+const counts = (r: Record<string, number>) => Object.entries(r).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(", ");
+const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** What a quality rejection producer's refusals mean for users (manifest `qualityRejections` keys). */
+const REJECTION_MEANING: Record<string, string> = {
+  peg_monitor: "refused price observations are used neither for consensus prices nor for depeg detection (one row per quote in `price_observation_rejections` of ballast.duckdb); `pending-expired-unconfirmed` counts moves that waited for a second independent source and expired unconfirmed, so no incident was published",
+  supply_value_rejections: "implausible supply values are left out of every supply figure (rows in `supply_value_rejections` of ballast.duckdb)",
+};
+
+/**
+ * Health resource (spec 2.8) of the serving build at `now` (Unix s of the clock in force; `clock`
+ * says whether the replay clock of a recorded build or the wall clock runs).
+ *
+ * Caches: one per published site-data artifact (age = now − its `dataAsOf`, generic 8×/12× rule on the
+ * route budget `maxAgeSec`) plus `fx-rates` (age of the newest ECB observation, FX_CADENCE).
+ * Circuits: `circuitsOf(manifest)`. Status, from the spec's rules:
+ * - `stale` when any cache is stale (a generic cache past 12× its budget, `fx-rates` `stale`/`none`);
+ * - else `degraded` when any cache is degraded, the stablecoin list snapshot is stale or missing at
+ *   as-of (publication coverage incomplete: current supply from history), ≥ 3 circuit groups
+ *   (CIRCUIT_GROUPS) have an open circuit, or the state store is unavailable (`opts.stateStore`);
+ * - else `healthy`.
+ * Features not yet published, upstream feeds ending before as-of, dropped or refused input and build
+ * notes (`manifest.warnings`) are reported as warnings without effect on status. With no build:
+ * `stale`, no caches. `opts.stateStore` is echoed as `stateStore` when given. Never throws.
+ */
+export function buildHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: { stateStore?: StateStoreHealth } = {}): Health {
+  const impacts: HealthStatus[] = [];
+  const raise = (s: HealthStatus) => { impacts.push(s); };
+  const worst = (): HealthStatus => impacts.reduce<HealthStatus>((w, s) => (SEVERITY[s] > SEVERITY[w] ? s : w), "healthy");
+  const first: string[] = [];
+  const store = opts.stateStore;
+  if (store?.state === "unavailable") {
+    raise("degraded");
+    first.push(`state store unavailable (sets status degraded): last error: ${store.lastError ?? "unknown"}; last ok ${store.lastOkAt === null ? "never" : isoMinute(store.lastOkAt)}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`);
+  }
+  const extra = store ? { stateStore: store } : {};
   if (!build) {
-    return { status: "stale", timestamp: now, warnings: ["no published build"], caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary: null, clock: { mode: clock, buildId: null, asOf: null } };
+    return {
+      status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published."],
+      caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary: null, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
+    };
   }
   const m = build.manifest;
-  const caches: Record<string, Record<string, unknown>> = {};
-  const seen = new Set<string>();
-  const ratios: number[] = [];
-  const warnings: string[] = [];
+  const info: string[] = [];
+  const caches: Record<string, CacheStatus> = {};
+
+  // Site-data caches: the generic 8x/12x rule on each route budget.
+  const late: Record<"degraded" | "stale", string[]> = { degraded: [], stale: [] };
   for (const f of m.files) {
-    if (!f.path.startsWith("site-data/") || seen.has(f.artifact) || f.maxAgeSec === undefined) continue;
-    seen.add(f.artifact);
+    if (!f.path.startsWith("site-data/") || caches[f.artifact] || f.maxAgeSec === undefined) continue;
     const fr = assessFreshness(now, f.dataAsOf, f.maxAgeSec, GENERIC_RATIOS);
-    const ratio = fr.ageSeconds === null ? Infinity : fr.ageSeconds / f.maxAgeSec;
-    ratios.push(ratio);
     caches[f.artifact] = {
-      ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: ratio <= GENERIC_RATIOS.degraded, producerJob: "build",
+      ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: fr.status !== "stale", producerJob: "build",
       producerIntervalSec: null, endpointMaxAge: f.maxAgeSec, availabilityMaxAge: f.maxAgeSec * GENERIC_RATIOS.degraded,
       endpointBudgetReason: "route-budget", availabilityBudgetReason: "12x-route-budget", freshnessSource: "freshness-sentinel",
       sentinelValidationReason: null, buildId: m.buildId,
     };
+    raise(impactOf(fr.status));
+    if (fr.status !== "fresh") late[fr.status].push(`${f.artifact} ${fr.ageSeconds === null ? "of unknown age" : `${age(fr.ageSeconds)} old`} (budget ${age(f.maxAgeSec)})`);
   }
-  const fx = m.sources.find((s) => s.endpoint === "frankfurter.rates");
-  const fxAge = fx?.newestObservedAt ? Math.max(0, now - fx.newestObservedAt) : null;
-  const fxStatus = fxAge === null ? "none" : fxAge <= FX_MAX_AGE_SEC * 4 ? "fresh" : fxAge <= FX_MAX_AGE_SEC * 8 ? "degraded" : "stale";
+  for (const s of ["stale", "degraded"] as const) {
+    if (late[s].length) {
+      first.push(`caches ${s} (sets status ${s}): ${late[s].join("; ")}. Published data is older than ${s === "stale" ? "12" : "8"}× its route budget: these routes answer with \`Warning: 110\` and \`Cache-Control: no-store\`${s === "stale" ? " and `X-Data-Freshness: stale`" : ""} until a newer build is published.`);
+    }
+  }
+
+  // fx-rates: its own cadence (FX_CADENCE).
+  const fx = m.sources.find((s) => s.endpoint === FX_ENDPOINT);
+  const fxAt = fx?.newestObservedAt ?? null;
+  const fxAge = fxAt === null ? null : Math.max(0, Math.floor(now) - fxAt);
+  const fxStatus = fxSourceStatus(fxAge);
+  const fxImpact: HealthStatus = fxStatus === "fresh" ? "healthy" : fxStatus === "degraded" ? "degraded" : "stale";
+  const fxWarning = fxStatus === "fresh" ? null
+    : `${fxAge === null ? "no ECB reference rate has been observed" : `ECB reference rates last observed ${isoMinute(fxAt!)}, ${age(fxAge)} before now`} (fresh up to 4 days, degraded up to 8): non-USD fiat supply is valued with the most recent ECB rate if at most 365 days old (\`fxFallbackRates\` in /api/stablecoins), and non-USD coins are judged against the median of ≥ 3 same-peg coins where one exists, else not judged for depegs (\`referenceSource\` \`fx-fallback\` in /api/peg-summary).`;
   caches["fx-rates"] = {
-    ageSeconds: fxAge, maxAge: FX_MAX_AGE_SEC, healthy: fxStatus === "fresh", producerJob: "build", producerIntervalSec: null,
-    endpointMaxAge: FX_MAX_AGE_SEC, availabilityMaxAge: FX_MAX_AGE_SEC * 4, endpointBudgetReason: "ecb-working-day",
-    availabilityBudgetReason: "4x-working-day", freshnessSource: "freshness-sentinel", sentinelValidationReason: null,
-    mode: fxStatus === "fresh" ? "live" : "cached-fallback", sourceUpdatedAt: fx?.newestObservedAt ?? null, sourceAgeSeconds: fxAge,
-    sourceStatus: fxStatus, warning: fxStatus === "fresh" ? null : "FX reference rates are older than their budget; non-USD conversions use the last published rate",
-    consecutiveFallbackRuns: null,
+    ageSeconds: fxAge, maxAge: FX_CADENCE.maxAgeSec, healthy: fxStatus === "fresh" || fxStatus === "degraded", producerJob: "build", producerIntervalSec: null,
+    endpointMaxAge: FX_CADENCE.maxAgeSec, availabilityMaxAge: FX_CADENCE.degradedSec, endpointBudgetReason: "ecb-working-day",
+    availabilityBudgetReason: "fx-cadence-8-days", freshnessSource: "freshness-sentinel", sentinelValidationReason: null,
+    mode: fxStatus === "fresh" ? "live" : "cached-fallback", sourceUpdatedAt: fxAt, sourceAgeSeconds: fxAge,
+    sourceStatus: fxStatus, warning: fxWarning, consecutiveFallbackRuns: null,
   };
-  let status: "healthy" | "degraded" | "stale" = "healthy";
-  if (ratios.some((r) => r > GENERIC_RATIOS.degraded)) status = "stale";
-  else if (ratios.some((r) => r > GENERIC_RATIOS.fresh)) status = "degraded";
-  if (status === "healthy" && fxStatus !== "fresh") { status = "degraded"; }
-  if (fxStatus !== "fresh") warnings.push("fx-rates: cached fallback");
-  for (const s of m.sources) {
-    const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
-    if (s.status !== "ok") warnings.push(`source ${s.endpoint}: ${s.status}`);
-    if (dropped > 0) warnings.push(`source ${s.endpoint}: ${dropped} malformed upstream values dropped`);
+  raise(fxImpact);
+  if (fxWarning) first.push(`fx-rates cache ${fxStatus} (sets status ${fxImpact}): ${fxWarning}`);
+
+  // Publication coverage: the list snapshot at as-of.
+  const list = m.sources.find((s) => s.endpoint === LIST_ENDPOINT);
+  if (list && list.status !== "ok") {
+    raise("degraded");
+    first.push(list.newestObservedAt === null
+      ? "stablecoin list snapshot missing (sets status degraded: publication coverage incomplete): no DefiLlama /stablecoins capture at or before as-of; current supply and the coin universe come from supply history (points at most 3 days old), so coins without recent history are missing from /api/stablecoins."
+      : `stablecoin list snapshot stale (sets status degraded: publication coverage incomplete): the newest DefiLlama /stablecoins capture is from ${isoMinute(list.newestObservedAt)}, ${age(Math.max(0, m.asOf - list.newestObservedAt))} before as-of; current supply and the coin universe are as of that capture.`);
   }
-  if (m.sources.find((s) => s.endpoint === "defillama.stablecoins")?.status !== "ok" && status === "healthy") status = "degraded";
-  for (const [analytic, reasons] of Object.entries(m.qualityRejections ?? {})) {
-    warnings.push(`${analytic}: rejected ${Object.entries(reasons).map(([r, n]) => `${n} ${r}`).join(", ")}`);
+
+  // Circuits and circuit groups.
+  const circuits = circuitsOf(m);
+  const openGroups = new Map<string, string[]>();
+  for (const [name, c] of Object.entries(circuits)) {
+    if (c.state === "open") openGroups.set(circuitGroup(name), [...(openGroups.get(circuitGroup(name)) ?? []), name]);
   }
-  warnings.push(`not yet available: ${NOT_YET_AVAILABLE.join(", ")}`);
+  if (openGroups.size) {
+    const many = openGroups.size >= OPEN_GROUPS_DEGRADED;
+    if (many) raise("degraded");
+    const detail = [...openGroups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([g, names]) =>
+      `${g} (${names.map((n) => `${n}: ${circuits[n].consecutiveFailures} consecutive failures, last success ${circuits[n].lastSuccessAt === null ? "never" : isoMinute(circuits[n].lastSuccessAt!)}`).join("; ")})`);
+    (many ? first : info).push(`circuit groups open (${many ? "sets status degraded" : `no effect on status below ${OPEN_GROUPS_DEGRADED} groups`}): ${detail.join(", ")}. Their data is carried from the last successful capture.`);
+  }
+
+  // Upstream feeds: freshness at as-of (no effect on status beyond the rules above).
+  const ended = m.sources.filter((s) => s.status === "stale" && s.newestObservedAt !== null)
+    .map((s) => `${s.endpoint} ${isoMinute(s.newestObservedAt!)} (${age(Math.max(0, m.asOf - s.newestObservedAt!))} before as-of)`);
+  if (ended.length) info.push(`upstream feeds older than their refresh budget at as-of (no effect on status): ${ended.join(", ")}. Nothing newer than these captures comes from them: recorded archives end there, or live captures failed since.`);
+  const absent = m.sources.filter((s) => s.status === "missing").map((s) => s.endpoint);
+  if (absent.length) info.push(`upstream feeds without any capture at or before as-of (no effect on status): ${absent.join(", ")}. Nothing from them is in this build; prices and supply rest on the other sources (see \`consensusSources\` and \`supplySource\` in /api/stablecoins).`);
+
+  // Input quality: dropped values, skipped recorded rows, quality-rule refusals.
+  const dropped = m.sources.filter((s) => sum(s.dropped) > 0).map((s) => `${s.endpoint} ${sum(s.dropped)} (${counts(s.dropped)})`);
+  if (dropped.length) info.push(`malformed upstream values dropped at load (no effect on status): ${dropped.join("; ")}. Only the bad values or rows are left out; the rest of each payload is used (manifest \`sources[].dropped\`).`);
+  const skipped = Object.entries(m.readerDropped).filter(([, r]) => sum(r) > 0).map(([file, r]) => `${file} ${sum(r)} (${counts(r)})`);
+  if (skipped.length) info.push(`recorded-file rows skipped by their reader (no effect on status): ${skipped.join("; ")} (manifest \`readerDropped\`, first problems with line numbers in \`readerProblems\`).`);
+  for (const [producer, reasons] of Object.entries(m.qualityRejections ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!sum(reasons)) continue;
+    info.push(`${producer} quality rules refused input (no effect on status): ${counts(reasons)}; ${REJECTION_MEANING[producer] ?? "refused rows are left out of its outputs"}.`);
+  }
+  for (const w of m.warnings ?? []) info.push(`build note (no effect on status): ${w}`);
+  for (const [feature, what] of Object.entries(NOT_YET_AVAILABLE)) info.push(`not yet available (no effect on status): ${feature} — ${what}.`);
+
   return {
-    status,
+    status: worst(),
     timestamp: now,
-    warnings,
+    warnings: [...first, ...info],
     caches,
     blacklist: null,
     mintBurn: null,
-    circuits: Object.fromEntries(Object.entries(m.circuits).map(([k, v]) => [k, v])),
+    circuits,
     telegramSummary: null,
     clock: { mode: clock, buildId: m.buildId, asOf: m.asOf },
+    ...extra,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
 import { type Artifact, num, sqlFile } from "./contract.ts";
 
 /** Methodology object (spec 2.5): versions, changelog link, as-of, whether the row used the current version. */
@@ -12,9 +13,14 @@ export const MethodologySchema = z.object({
   isCurrent: z.boolean(),
 });
 
-/** Builds the methodology object of the current version `version` as of `asOf` (Unix s). */
+/**
+ * Builds the methodology object of the current version `version` (label `label`) as of `asOf`
+ * (Unix s). `changelogPath` is the relative URL of the version's changelog
+ * (`/methodology/<analytic>.md`, pipelines/analytics/changelogs.ts). Throws when no changelog
+ * describes `version`.
+ */
 export function methodology(version: string, label: string, asOf: number): z.infer<typeof MethodologySchema> {
-  return { version, versionLabel: label, currentVersion: version, currentVersionLabel: label, changelogPath: "/openapi.json#methodology", asOf, isCurrent: true };
+  return { version, versionLabel: label, currentVersion: version, currentVersionLabel: label, changelogPath: changelogPathOf(version), asOf, isCurrent: true };
 }
 
 const Recent90dSchema = z.object({ pegPct: z.number().nullable(), incidentCount: z.number().int(), thresholdCrossingCount: z.number().int(), coverageLimited: z.boolean() });
@@ -81,6 +87,7 @@ export const pegSummaryArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
   schema: PegSummaryPayloadSchema,
+  outputs: { main: { path: "site-data/peg-summary.json", schema: PegSummaryPayloadSchema } },
   description: "Per-coin peg scores, reference evidence and recent metrics; aggregate summary.",
   queries: { coins: sqlFile(import.meta.url, "peg_scores"), days: sqlFile(import.meta.url, "peg_event_days"), fallback: sqlFile(import.meta.url, "peg_fallback_rates") },
   assemble(rows, ctx) {
@@ -121,6 +128,6 @@ export const pegSummaryArtifact: Artifact = {
       },
       methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v2"), "Peg score v2 (4-year window, priced coins only)", ctx.asOf),
     };
-    return { files: [{ path: "site-data/peg-summary.json", payload, rows: coins.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return { files: [{ path: pegSummaryArtifact.outputs.main.path, payload, rows: coins.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },
 };

@@ -19,7 +19,11 @@ import { AGREEMENT_BPS, computeConsensus, type Consensus, divergenceBps, type Qu
  *   quote of that run is refused (e.g. a stale 0.1455 repeated for a week). Repeats at peg are kept.
  *
  * NAV tokens (price follows a rising NAV) and floating pegs (no fixed target) keep their
- * consensus prices but are not judged: no depeg detection, no peg score (`judgement` says why).
+ * consensus prices but are not judged: no depeg detection, no peg score. Slots without a usable
+ * reference (a non-USD peg with a stale ECB rate and no same-peg median) are not judged either.
+ * `price_current.unjudged_reason` says why a current price is not judged (`nav-token`,
+ * `floating-peg`, `no-reference`; null when judged); its `price_confidence` is always the
+ * consensus label (spec 2.2: `low` only when sources diverge), never lowered for a missing reference.
  */
 export const CURRENT_QUOTE_WINDOW_SEC = 24 * 3600;
 const SPIKE_BPS = 2000;
@@ -27,7 +31,8 @@ const CORROBORATION_BPS = 500;
 const USABLE_REFERENCES = new Set(["par", "fx", "median"]);
 const COMMODITY_CURRENCIES = new Set(["XAU", "XAG"]);
 
-interface Obs {
+/** One price observation of a coin (a row of int_price_observations with its day's peg reference). Times Unix s, prices USD. */
+export interface Obs {
   source: string;
   category: QuoteCategory;
   kind: "live" | "backfill";
@@ -185,7 +190,35 @@ const eventRow = (e: DepegEventRow): Row => ({
   source_families: e.families.join("+"),
 });
 
-function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number): { c: Consensus; reference: number | null; referenceSource: string | null } {
+/**
+ * Why a coin's current price is not judged against a fixed peg reference, or null when it is:
+ * `nav-token` / `floating-peg` (registry flags), `no-reference` (no usable reference for the newest
+ * current quote's day: a non-USD peg whose ECB rate is stale and which has no same-peg median). Not
+ * judged means no current deviation, no depeg detection and no peg score; it says nothing about the
+ * price itself, whose `priceConfidence` stays what the consensus found.
+ */
+export type UnjudgedReason = "nav-token" | "floating-peg" | "no-reference";
+
+/** A coin's current price: the consensus of its current quotes and the reference it is judged against. */
+export interface CurrentPrice {
+  consensus: Consensus;
+  /** USD per peg unit of the newest quote's day, null when no usable reference exists. */
+  reference: number | null;
+  /** `par`, `fx`, `median`, `fx-fallback`, `floating`, `missing`…; null without any current quote. */
+  referenceSource: string | null;
+  /** Why the price is not judged against the reference (null: judged, `deviation_bps` set). */
+  unjudgedReason: UnjudgedReason | null;
+}
+
+/**
+ * Current price of one coin at `asOf` (Unix s): the consensus (price-consensus.ts) of the newest live
+ * quote per source observed in the CURRENT_QUOTE_WINDOW_SEC before as-of, judged against the usable
+ * reference of the newest quote. `judged` false (NAV token or floating peg) gives `nav-token` /
+ * `floating-peg` first; a missing usable reference gives `no-reference`. The confidence label is the
+ * consensus's own: a price resting on one source is `single-source` whether or not it can be judged
+ * (`low` means only that sources diverge). Without current quotes: price null, source `missing`.
+ */
+export function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number, flags: { navToken?: boolean; floatingPeg?: boolean } = {}): CurrentPrice {
   const latest = new Map<string, Obs>();
   for (const o of obs) {
     if (o.kind !== "live" || o.ts < asOf - CURRENT_QUOTE_WINDOW_SEC) continue;
@@ -193,13 +226,11 @@ function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number): { c: C
     if (!p || o.ts >= p.ts) latest.set(o.source, o);
   }
   const quotes = [...latest.values()];
-  if (!quotes.length) return { c: computeConsensus([], null), reference: null, referenceSource: null };
+  if (!quotes.length) return { consensus: computeConsensus([], null), reference: null, referenceSource: null, unjudgedReason: null };
   const newest = [...quotes].sort((a, b) => b.ts - a.ts)[0];
-  const ref = usableReference(newest, pegCurrency);
-  const c = computeConsensus(quotes.map(toQuote), ref);
-  // A coin judged without a usable reference is low confidence, never a fake depeg.
-  if (ref === null && pegCurrency !== "USD" && c.price !== null) c.priceConfidence = "low";
-  return { c, reference: ref, referenceSource: newest.referenceSource };
+  const reference = usableReference(newest, pegCurrency);
+  const unjudgedReason: UnjudgedReason | null = flags.navToken ? "nav-token" : flags.floatingPeg ? "floating-peg" : reference === null ? "no-reference" : null;
+  return { consensus: computeConsensus(quotes.map(toQuote), reference), reference, referenceSource: newest.referenceSource, unjudgedReason };
 }
 
 /** The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current prices). */
@@ -225,7 +256,7 @@ export const pegMonitor: Analytic = {
     price_current: {
       stablecoin_id: "VARCHAR", price: "DOUBLE", price_source: "VARCHAR", price_confidence: "VARCHAR", consensus_sources_json: "VARCHAR",
       agree_sources_json: "VARCHAR", price_observed_at: "BIGINT", price_observed_at_mode: "VARCHAR", price_synced_at: "BIGINT",
-      peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT",
+      peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT", unjudged_reason: "VARCHAR",
     },
     price_observation_rejections: { stablecoin_id: "VARCHAR", source: "VARCHAR", ts: "BIGINT", price_usd: "DOUBLE", reason: "VARCHAR" },
     source_quality_daily: {
@@ -276,12 +307,14 @@ export const pegMonitor: Analytic = {
           kind: s.kind, quotes_json: j(s.quotes.map((q) => [q.source, q.category, q.price])),
         });
       }
-      const cur = currentConsensus(kept, coin.peg_currency, asOf);
+      const cur = currentConsensus(kept, coin.peg_currency, asOf, { navToken: Boolean(coin.nav_token), floatingPeg: Boolean(coin.floating_peg) });
+      const c = cur.consensus;
       tables.price_current.push({
-        stablecoin_id: id, price: cur.c.price, price_source: cur.c.priceSource, price_confidence: cur.c.priceConfidence,
-        consensus_sources_json: j(cur.c.consensusSources), agree_sources_json: j(cur.c.agreeSources), price_observed_at: cur.c.observedAt,
-        price_observed_at_mode: cur.c.observedAtMode, price_synced_at: cur.c.price === null ? null : asOf, peg_reference: cur.reference,
-        reference_source: cur.referenceSource, deviation_bps: cur.reference !== null && cur.c.price !== null ? deviationBps(cur.c.price, cur.reference) : null,
+        stablecoin_id: id, price: c.price, price_source: c.priceSource, price_confidence: c.priceConfidence,
+        consensus_sources_json: j(c.consensusSources), agree_sources_json: j(c.agreeSources), price_observed_at: c.observedAt,
+        price_observed_at_mode: c.observedAtMode, price_synced_at: c.price === null ? null : asOf, peg_reference: cur.reference,
+        reference_source: cur.referenceSource, deviation_bps: cur.reference !== null && c.price !== null ? deviationBps(c.price, cur.reference) : null,
+        unjudged_reason: c.price === null ? null : cur.unjudgedReason,
       });
       tables.source_quality_daily.push(...sourceQualityDays(id, judged, obsBy.get(id)!, rej, slots));
       if (!judged) continue;

@@ -7,7 +7,10 @@ import { PEG_SCORE_VERSION, pegScore, type ScoredIncident } from "./peg-score.ts
  * peg). The score is null, with `peg_score_unavailable_reason`, when the coin is not judged against
  * a fixed reference (`nav-token`, `floating-peg`), has no price observation (`no-price`), no current
  * price (`no-current-price`), or fewer than MIN_PRICED_DAYS distinct UTC days with a price in the
- * window (`insufficient-history`) — never a default 100.
+ * window (`insufficient-history`) — never a default 100. `unjudged_reason` (from `price_current`) says
+ * why a coin's current price is not judged against a fixed peg reference (`nav-token`,
+ * `floating-peg`, `no-reference`; null when judged or without a current price): its
+ * `price_confidence` is the consensus label regardless.
  */
 export const MIN_PRICED_DAYS = 30;
 
@@ -27,7 +30,7 @@ export const pegSummary: Analytic = {
           from registry_coins c where c.id in (select stablecoin_id from int_coins_supply_usd) order by c.id`,
     incidents: `select stablecoin_id, started_at::integer as started_at, ended_at::integer as ended_at, peak_deviation_bps::integer as peak,
           constituent_event_count::integer as n from depeg_incidents order by stablecoin_id, started_at`,
-    current: `select stablecoin_id, deviation_bps::integer as deviation_bps, price, price_confidence, peg_reference, reference_source
+    current: `select stablecoin_id, deviation_bps::integer as deviation_bps, price, price_confidence, peg_reference, reference_source, unjudged_reason
           from price_current order by stablecoin_id`,
     starts: `select s.stablecoin_id, min(s.slot_ts)::integer as first_ts,
             count(distinct cast(make_timestamp((s.slot_ts - 1) * 1000000) as date)) filter (where s.slot_ts > (select as_of from build_context) - ${Math.ceil(4 * 365.25 * 86400)})::integer as priced_days
@@ -40,6 +43,7 @@ export const pegSummary: Analytic = {
       peg_score: "BIGINT", peg_pct: "DOUBLE", severity_score: "DOUBLE", spread_penalty: "DOUBLE", active_penalty: "DOUBLE", event_count: "BIGINT",
       worst_deviation_bps: "BIGINT", active_depeg: "BOOLEAN", last_event_at: "BIGINT", tracking_span_days: "BIGINT", observation_started_at: "BIGINT",
       recent90d_json: "VARCHAR", methodology_version: "VARCHAR", peg_score_unavailable_reason: "VARCHAR", priced_days: "BIGINT",
+      unjudged_reason: "VARCHAR",
     },
   },
   run(inputs, { asOf }) {
@@ -69,6 +73,7 @@ export const pegSummary: Analytic = {
         event_count: s.eventCount, worst_deviation_bps: s.worstDeviationBps, active_depeg: s.activeDepeg, last_event_at: s.lastEventAt,
         tracking_span_days: s.trackingSpanDays, observation_started_at: starts.get(c.id) ?? null, recent90d_json: JSON.stringify(s.recent90d),
         methodology_version: PEG_SCORE_VERSION, peg_score_unavailable_reason: reason, priced_days: pricedDays.get(c.id) ?? 0,
+        unjudged_reason: k?.unjudged_reason ?? null,
       };
     });
     return { tables: { peg_scores: rows } };

@@ -12,7 +12,9 @@
  *   `high` only when the members span ≥ 2 independent source families (Alchemy's series is a copy
  *   of CoinGecko's, so `alchemy+coingecko` is one family and stays `single-source`).
  * - 1 quote: that quote, `single-source`. Several quotes and no agreeing pair: `low`, the quote of the
- *   strongest tier, then closest to the reference, then highest weight, then alphabetical.
+ *   strongest tier, then closest to the reference, then highest weight, then alphabetical. `low`
+ *   means only that sources diverge (spec 2.2); whether a price can be judged against its peg
+ *   reference is a separate matter (peg-monitor.ts `unjudgedReason`).
  * - No quote: price null, source `missing`, confidence null.
  */
 
@@ -47,6 +49,9 @@ export interface Consensus {
   observedAt: number | null;
   observedAtMode: "upstream" | "local_fetch" | "unknown" | null;
 }
+
+/** Methodology version of the rules above (changelog: pipelines/analytics/changelogs/price-consensus.md). */
+export const PRICE_CONSENSUS_VERSION = "ballast-price-consensus-v2";
 
 export const AGREEMENT_BPS = 50;
 

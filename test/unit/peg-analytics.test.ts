@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { depegEventId, detectDepegs, linkIncidents, type Slot } from "../../pipelines/analytics/depeg-detection.ts";
-import { buildSlots, filterObservations } from "../../pipelines/analytics/peg-monitor.ts";
+import { buildSlots, currentConsensus, filterObservations, pegMonitor } from "../../pipelines/analytics/peg-monitor.ts";
 import { pegScore } from "../../pipelines/analytics/peg-score.ts";
 import { pegScoreUnavailableReason } from "../../pipelines/analytics/peg-summary.ts";
 import { computeConsensus, type Quote } from "../../pipelines/analytics/price-consensus.ts";
@@ -219,5 +219,53 @@ describe("peg score", () => {
     // pegPct = (1 − 1/365)·100 = 99.726; severity = 100 − max(20·(1/30)·r, 1·r) with r = 1/(1 + 1/365.25) = 0.99727
     // → 99.003; score = round(0.5·99.726 + 0.5·99.003 − 40) = round(59.36) = 59.
     expect(s.pegScore).toBe(59);
+  });
+});
+
+describe("current price confidence (spec 2.2: `low` only when sources diverge)", () => {
+  const AS_OF = T0 + 30 * 86400;
+  /** A live quote one hour before as-of; `reference` null with `fx-fallback` = a non-USD peg whose ECB rate is stale. */
+  const live = (source: string, price: number, reference: number | null, referenceSource: string) => ({
+    source, category: "off-chain" as const, kind: "live" as const, ts: AS_OF - 3600, intervalSec: 0, price, low: price, high: price,
+    mode: "upstream" as const, reference, referenceSource,
+  });
+
+  it("a non-USD coin priced by one source without a usable reference is `single-source`, not judged (`no-reference`)", () => {
+    const cur = currentConsensus([live("defillama", 0.7776, null, "fx-fallback")], "SGD", AS_OF);
+    expect(cur.consensus).toMatchObject({ price: 0.7776, priceSource: "defillama", priceConfidence: "single-source", consensusSources: ["defillama"] });
+    expect(cur).toMatchObject({ reference: null, referenceSource: "fx-fallback", unjudgedReason: "no-reference" });
+  });
+
+  it("is `low` only when its sources diverge, reference or not; `high` when two families agree", () => {
+    const diverge = currentConsensus([live("defillama", 0.70, null, "fx-fallback"), live("coingecko", 0.78, null, "fx-fallback")], "SGD", AS_OF);
+    expect(diverge.consensus.priceConfidence).toBe("low");
+    expect(diverge.unjudgedReason).toBe("no-reference");
+    const agree = currentConsensus([live("defillama", 0.7776, null, "fx-fallback"), live("coingecko", 0.7778, null, "fx-fallback")], "SGD", AS_OF);
+    expect(agree.consensus.priceConfidence).toBe("high");
+    const judged = currentConsensus([live("defillama", 0.7776, 0.7777, "fx")], "SGD", AS_OF);
+    expect(judged).toMatchObject({ reference: 0.7777, unjudgedReason: null, consensus: { priceConfidence: "single-source" } });
+  });
+
+  it("NAV tokens and floating pegs are not judged, whatever their reference", () => {
+    expect(currentConsensus([live("defillama", 1.08, 1, "par")], "USD", AS_OF, { navToken: true }).unjudgedReason).toBe("nav-token");
+    expect(currentConsensus([live("defillama", 4.7, null, "floating")], "VAR", AS_OF, { floatingPeg: true }).unjudgedReason).toBe("floating-peg");
+  });
+
+  it("the published price_current row keeps the consensus label and records the missing reference separately", () => {
+    const obsRow = (id: string, pegType: string, price: number, reference: number | null, referenceSource: string) => ({
+      stablecoin_id: id, peg_type: pegType, source: "defillama", category: "off-chain", kind: "live", ts: AS_OF - 3600, interval_sec: 0,
+      price_usd: price, low_usd: price, high_usd: price, observed_at_mode: "upstream", reference_usd: reference, reference_source: referenceSource,
+    });
+    const coin = (id: string, pegType: string, pegCurrency: string) => ({ id, symbol: id.toUpperCase(), peg_type: pegType, peg_currency: pegCurrency, nav_token: false, floating_peg: false });
+    const out = pegMonitor.run({
+      obs: [obsRow("usdx-issuer", "peggedUSD", 1.0001, 1, "par"), obsRow("xsgd-straitsx", "peggedSGD", 0.7776, null, "fx-fallback")],
+      coins: [coin("usdx-issuer", "peggedUSD", "USD"), coin("xsgd-straitsx", "peggedSGD", "SGD")],
+      supplyHistory: [], supplyCurrent: [],
+    }, { asOf: AS_OF });
+    const rows = Object.fromEntries(out.tables.price_current.map((r) => [r.stablecoin_id, r]));
+    expect(rows["xsgd-straitsx"]).toMatchObject({ price_confidence: "single-source", unjudged_reason: "no-reference", deviation_bps: null, reference_source: "fx-fallback" });
+    expect(rows["usdx-issuer"]).toMatchObject({ price_confidence: "single-source", unjudged_reason: null, deviation_bps: 1, reference_source: "par" });
+    // not judged: no depeg rows for the coin without a reference
+    expect(out.tables.depeg_event_rows.filter((r) => r.stablecoin_id === "xsgd-straitsx")).toHaveLength(0);
   });
 });

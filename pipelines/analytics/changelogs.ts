@@ -1,0 +1,52 @@
+import { fileURLToPath } from "node:url";
+import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.ts";
+import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts";
+import { PEG_SCORE_VERSION } from "./peg-score.ts";
+import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
+
+/**
+ * One versioned analytic methodology and its changelog. `analytic` names the file
+ * (`pipelines/analytics/changelogs/<analytic>.md`), `versionId` is the version in force (as the code
+ * publishes it), `file` the changelog's absolute path on this machine, `path` the relative URL a
+ * build serves it at (`/methodology/<analytic>.md`, the Methodology object's `changelogPath`,
+ * spec 2.5), and `previousVersionIds` the earlier versions the changelog describes, newest first.
+ */
+export interface MethodologyChangelog {
+  analytic: string;
+  versionId: string;
+  file: string;
+  path: string;
+  previousVersionIds: string[];
+}
+
+const entry = (analytic: string, versionId: string, previousVersionIds: string[]): MethodologyChangelog => ({
+  analytic,
+  versionId,
+  file: fileURLToPath(new URL(`./changelogs/${analytic}.md`, import.meta.url)),
+  path: `/methodology/${analytic}.md`,
+  previousVersionIds,
+});
+
+/**
+ * Every methodology version id the analytics publish, each with its changelog. One analytic may
+ * carry several ids (the resolver's lock policy and readiness score share `depeg-resolver.md`).
+ * A build copies each `file` to `methodology/<analytic>.md`; the API serves it at `path`.
+ */
+export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
+  entry("price-consensus", PRICE_CONSENSUS_VERSION, ["ballast-price-consensus-v1"]),
+  entry("depeg-detection", DEPEG_METHODOLOGY_VERSION, ["ballast-depeg-v1"]),
+  entry("peg-score", PEG_SCORE_VERSION, ["ballast-peg-score-v1"]),
+  entry("depeg-resolver", RESOLVER_POLICY_VERSION, []),
+  entry("depeg-resolver", READINESS_VERSION, []),
+];
+
+/**
+ * Relative URL of the changelog describing `versionId` (current or earlier), e.g.
+ * `changelogPathOf("ballast-depeg-v2")` → `/methodology/depeg-detection.md`.
+ * Throws an Error naming the id when no changelog describes it (a published version must have one).
+ */
+export function changelogPathOf(versionId: string): string {
+  const c = METHODOLOGY_CHANGELOGS.find((m) => m.versionId === versionId || m.previousVersionIds.includes(versionId));
+  if (!c) throw new Error(`no methodology changelog describes version ${versionId} (add it to pipelines/analytics/changelogs.ts)`);
+  return c.path;
+}

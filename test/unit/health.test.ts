@@ -1,0 +1,187 @@
+import { describe, expect, it } from "vitest";
+import { buildHealth, circuitGroup, circuitOf, circuitsOf } from "../../api/health.ts";
+import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
+import type { BuildManifest } from "../../site-data/manifest.ts";
+
+// Expected values follow spec 2.8 / 3.2 / 8, not the implementation:
+// generic caches fresh ≤ 8x budget, degraded ≤ 12x, stale beyond; any stale cache → `stale`; any degraded
+// cache, ≥ 3 open circuit groups or an unhealthy state store (public-impact cause "db unhealthy") →
+// at least `degraded`; fx-rates follows its own cadence (ECB working day: fresh ≤ 4 d, degraded ≤ 8 d).
+
+const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
+const DAY = 86400;
+type Source = BuildManifest["sources"][number];
+type Capture = Source["captures"][number];
+
+const capture = (observedAt: number, rows: number, rejected?: string): Capture =>
+  ({ path: `raw/${observedAt}.json.gz`, origin: "live", observedAt, sha256: "0", rows, ...(rejected ? { rejected } : {}) });
+/** A manifest source whose captures all loaded rows (status `ok`, newest observation `at`). */
+const source = (endpoint: string, at: number | null, extra: Partial<Source> = {}): Source => ({
+  endpoint, status: at === null ? "missing" : "ok", rows: at === null ? 0 : 10, dropped: {}, newestObservedAt: at,
+  captures: at === null ? [] : [capture(at, 10)], ...extra,
+});
+const file = (artifact: string, maxAgeSec: number, dataAsOf: number | null = AS_OF): BuildManifest["files"][number] =>
+  ({ path: `site-data/${artifact}.json`, sha256: "0", bytes: 1, rows: 1, dataAsOf, schemaVersion: "1.0.0", artifact, maxAgeSec });
+
+/** A build as of AS_OF where every cache and source is fresh. */
+function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
+  return {
+    schemaVersion: "1.2.0", buildId: "20250907T0000Z-test", asOf: AS_OF, generatedAt: AS_OF, clock: "wall", contentHash: "0",
+    files: [file("stablecoins", 600), file("peg-summary", 900)],
+    sources: [
+      source("defillama.stablecoins", AS_OF), source("coingecko.markets", AS_OF), source("frankfurter.rates", AS_OF - DAY),
+      source("alchemy.daily_prices", AS_OF - DAY), source("binance.klines", AS_OF), source("onchain.total_supply_samples", AS_OF - DAY),
+    ],
+    readerDropped: {}, readerProblems: {}, circuits: {}, models: [], qualityRejections: {}, warnings: [],
+    ...over,
+  };
+}
+const statusAffecting = (w: string[]) => w.filter((x) => x.includes("sets status"));
+const health = (m: BuildManifest, now = AS_OF + 60, opts = {}) => buildHealth({ manifest: m }, now, "wall", opts);
+
+describe("health status (spec 2.8)", () => {
+  it("everything fresh → healthy, no status-affecting warning; not-yet-available features are only reported", () => {
+    const h = health(manifest());
+    expect(h.status).toBe("healthy");
+    expect(statusAffecting(h.warnings)).toEqual([]);
+    expect(h.caches.stablecoins).toMatchObject({ ageSeconds: 60, maxAge: 600, healthy: true });
+    expect(h.caches["fx-rates"]).toMatchObject({ sourceStatus: "fresh", healthy: true, mode: "live", warning: null });
+    expect(h.warnings.some((w) => w.startsWith("not yet available") && w.includes("blacklist") && w.includes("503"))).toBe(true);
+    expect(h).not.toHaveProperty("stateStore");
+  });
+
+  it("a stale fx-rates cache makes the whole resource stale; degraded fx makes it degraded", () => {
+    const at = (age: number) => manifest({ sources: manifest().sources.map((s) => (s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - age) : s)) });
+    const stale = health(at(10 * DAY), AS_OF);
+    expect(stale.status).toBe("stale");
+    expect(stale.caches["fx-rates"]).toMatchObject({ sourceStatus: "stale", healthy: false, mode: "cached-fallback", sourceAgeSeconds: 10 * DAY });
+    expect(statusAffecting(stale.warnings)).toHaveLength(1);
+    expect(stale.warnings[0]).toMatch(/^fx-rates cache stale \(sets status stale\)/);
+    const degraded = health(at(6 * DAY), AS_OF);
+    expect(degraded.status).toBe("degraded");
+    expect(degraded.caches["fx-rates"]).toMatchObject({ sourceStatus: "degraded", healthy: true, mode: "cached-fallback" });
+    const none = health(manifest({ sources: manifest().sources.filter((s) => s.endpoint !== "frankfurter.rates") }));
+    expect(none.caches["fx-rates"]).toMatchObject({ sourceStatus: "none", healthy: false, ageSeconds: null });
+    expect(none.status).toBe("stale");
+  });
+
+  it("generic caches: degraded past 8x their budget, stale past 12x", () => {
+    expect(health(manifest(), AS_OF + 8 * 600).status).toBe("healthy");
+    const d = health(manifest(), AS_OF + 9 * 600);
+    expect(d.status).toBe("degraded");
+    expect(d.caches.stablecoins.healthy).toBe(true);
+    expect(d.caches["peg-summary"].healthy).toBe(true);
+    const s = health(manifest(), AS_OF + 13 * 600);
+    expect(s.status).toBe("stale");
+    expect(s.caches.stablecoins.healthy).toBe(false);
+    expect(s.caches["peg-summary"].healthy).toBe(true); // 7800 s of a 900 s budget: 8.7x, degraded
+    expect(statusAffecting(s.warnings).map((w) => w.slice(0, 14))).toEqual(["caches stale (", "caches degrade"]);
+  });
+
+  it("a stale or missing stablecoin list snapshot is incomplete publication coverage → degraded", () => {
+    const m = manifest({ sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, null) : s)) });
+    expect(health(m).status).toBe("degraded");
+    const stale = manifest({ sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, AS_OF - DAY, { status: "stale" }) : s)) });
+    expect(health(stale).status).toBe("degraded");
+    expect(statusAffecting(health(stale).warnings)[0]).toMatch(/^stablecoin list snapshot stale/);
+  });
+});
+
+describe("circuits (spec 2.8: one per upstream source)", () => {
+  it("are derived from the manifest's sources when no live capture recorded them", () => {
+    const m = manifest({
+      sources: [
+        source("defillama.stablecoins", AS_OF - 3600),
+        source("defillama.stablecoincharts", AS_OF - 2 * DAY, { status: "stale" }),
+        // the newest CoinGecko capture was rejected, after an older success
+        source("coingecko.markets", AS_OF - DAY, { captures: [capture(AS_OF - 2 * DAY, 5), capture(AS_OF - DAY, 0, "payload failed schema at data")] }),
+        // recorded after as-of: only its rows up to as-of were used
+        source("alchemy.daily_prices", AS_OF + 30 * DAY),
+        source("binance.klines", null),
+      ],
+    });
+    expect(circuitsOf(m)).toEqual({
+      alchemy: { state: "closed", consecutiveFailures: 0, lastSuccessAt: AS_OF },
+      binance: { state: "closed", consecutiveFailures: 0, lastSuccessAt: null },
+      coingecko: { state: "open", consecutiveFailures: 1, lastSuccessAt: AS_OF - 2 * DAY },
+      defillama: { state: "closed", consecutiveFailures: 0, lastSuccessAt: AS_OF - 3600 },
+    });
+    expect(health(m).circuits).toEqual(circuitsOf(m));
+  });
+
+  it("use the states a live capture recorded (manifest.circuits) when present", () => {
+    const recorded = { state: "half-open" as const, consecutiveFailures: 7, lastSuccessAt: AS_OF - 600 };
+    const c = circuitsOf(manifest({ circuits: { coingecko: recorded } }));
+    expect(c.coingecko).toEqual(recorded);
+    expect(Object.keys(c)).toEqual(["alchemy", "binance", "coingecko", "defillama", "frankfurter", "onchain"]);
+  });
+
+  it("3 or more open circuit groups → degraded; circuits of one family are one group", () => {
+    const open = { state: "open" as const, consecutiveFailures: 5, lastSuccessAt: AS_OF - DAY };
+    // coingecko + alchemy (one family) + binance: 2 groups
+    const two = health(manifest({ circuits: { coingecko: open, alchemy: open, binance: open } }));
+    expect(two.status).toBe("healthy");
+    expect(two.warnings.some((w) => w.startsWith("circuit groups open (no effect on status"))).toBe(true);
+    const three = health(manifest({ circuits: { coingecko: open, alchemy: open, binance: open, frankfurter: open } }));
+    expect(three.status).toBe("degraded");
+    expect(statusAffecting(three.warnings)).toHaveLength(1);
+    expect(three.warnings[0]).toMatch(/^circuit groups open \(sets status degraded\): binance .*, coingecko .*, ecb /);
+  });
+
+  it("circuit names and groups match each endpoint's declared source and lineage family", () => {
+    for (const e of Object.values(ENDPOINTS)) {
+      expect(circuitOf(e.key), e.key).toBe(e.source);
+      expect(circuitGroup(e.source), e.key).toBe(e.lineage.family);
+    }
+  });
+});
+
+describe("state store", () => {
+  const down = { state: "unavailable" as const, lastError: "state store: verify got no answer within 300 ms", lastOkAt: AS_OF - 120 };
+
+  it("an unavailable state store makes a fresh build degraded, with a warning naming the error", () => {
+    const h = health(manifest(), AS_OF + 60, { stateStore: down });
+    expect(h.status).toBe("degraded");
+    expect(h.stateStore).toEqual(down);
+    expect(h.warnings[0]).toMatch(/^state store unavailable \(sets status degraded\): last error: state store: verify got no answer/);
+  });
+
+  it("is at least degraded: a stale build stays stale; an ok store changes nothing", () => {
+    expect(health(manifest(), AS_OF + 13 * 600, { stateStore: down }).status).toBe("stale");
+    const ok = health(manifest(), AS_OF + 60, { stateStore: { state: "ok", lastError: null, lastOkAt: AS_OF } });
+    expect(ok.status).toBe("healthy");
+    expect(ok.stateStore).toEqual({ state: "ok", lastError: null, lastOkAt: AS_OF });
+  });
+
+  it("without a published build: stale, with the state store still reported", () => {
+    const h = buildHealth(null, AS_OF, "replay", { stateStore: down });
+    expect(h.status).toBe("stale");
+    expect(h.caches).toEqual({});
+    expect(h.warnings).toHaveLength(2);
+    expect(h.clock).toEqual({ mode: "replay", buildId: null, asOf: null });
+  });
+});
+
+describe("warnings say what they are and keep every manifest fact", () => {
+  it("reports drops, reader skips, quality refusals, build notes and feeds ending before as-of", () => {
+    const m = manifest({
+      sources: [
+        ...manifest().sources.filter((s) => s.endpoint !== "defillama.stablecoins" && s.endpoint !== "coingecko.markets"),
+        source("defillama.stablecoins", AS_OF, { dropped: { "price-invalid": 1, "bucket-legacy-zero-absent": 31 } }),
+        source("coingecko.markets", null),
+        source("defillama.stablecoincharts", AS_OF - 769 * DAY, { status: "stale" }),
+      ],
+      readerDropped: { "some/file.csv": { "coin-name-unmapped": 4 } },
+      qualityRejections: { peg_monitor: { "stuck-quote": 517 } },
+      warnings: ["coin foo-unreviewed-1 published with a provisional registry record"],
+    });
+    const w = health(m).warnings.join("\n");
+    expect(w).toContain("defillama.stablecoins 32 (bucket-legacy-zero-absent 31, price-invalid 1)");
+    expect(w).toContain("some/file.csv 4 (coin-name-unmapped 4)");
+    expect(w).toContain("peg_monitor quality rules refused input (no effect on status): stuck-quote 517");
+    expect(w).toContain("build note (no effect on status): coin foo-unreviewed-1 published with a provisional registry record");
+    expect(w).toContain("defillama.stablecoincharts 2023-07-31T00:00Z (769 days before as-of)");
+    expect(w).toMatch(/without any capture at or before as-of \(no effect on status\): coingecko\.markets\./);
+    expect(health(m).status).toBe("healthy");
+  });
+});
