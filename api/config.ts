@@ -2,15 +2,27 @@ import { resolve } from "node:path";
 import { z } from "zod";
 
 const ApiConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(8787),
+  /** Listening port; 0 picks a free one (see `startServer().port`). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().default("127.0.0.1"),
   BALLAST_DATA_DIR: z.string().default(resolve(process.cwd(), "data")),
   /** Postgres state store; PGlite under `<data>/state` when unset. */
   DATABASE_URL: z.string().optional(),
+  /** `application_name` of the API's Postgres connections; an `application_name` in DATABASE_URL wins. */
+  PGAPPNAME: z.string().min(1).default("ballast-api"),
+  /** Deadline (ms) of one key lookup, of connecting to Postgres and of one statement. */
+  STATE_STORE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(300),
   /** HMAC pepper for key hashes. Required with DATABASE_URL; the embedded default keeps one in `<data>/state/pepper`. */
   API_KEY_PEPPER: z.string().min(16).optional(),
   /** Shared rate limiter across instances; in-process when unset. */
   REDIS_URL: z.string().optional(),
+  /** Deadline (ms) of one Redis limiter check and of one Redis command. */
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(300),
+  /**
+   * Per-minute limit of the development key printed by `api/server.ts --dev-key` (`make run`).
+   * Unlike operator keys (1–10000) it may go up to 2^31 − 1 so benchmarks never see 429.
+   */
+  DEV_KEY_RATE_LIMIT: z.coerce.number().int().min(1).max(2_147_483_647).default(120),
   CORS_ORIGINS: z.string().optional(),
   CLOCK: z.enum(["auto", "wall", "replay"]).default("auto"),
 }).superRefine((c, ctx) => {

@@ -1,58 +1,113 @@
-import { serve } from "@hono/node-server";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { serve, type ServerType } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
 import { createApp } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
-import { KeyStore, openSqlClient } from "./lib/key-store.ts";
+import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
+import { apiLog, errorMessage } from "./lib/log.ts";
 import { fsReader, PublishedStore } from "./lib/published.ts";
 import { PublishedDb } from "./lib/published-db.ts";
-import { KeyRateLimiter } from "./lib/rate-limit.ts";
+import { KeyRateLimiter, openRedis } from "./lib/rate-limit.ts";
 
-/** Pepper of the embedded default: created once, kept beside the PGlite state. */
-function embeddedPepper(dataDir: string): string {
-  const dir = join(dataDir, "state");
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, "pepper");
-  if (!existsSync(path)) writeFileSync(path, randomBytes(32).toString("hex"), { mode: 0o600 });
-  return readFileSync(path, "utf8").trim();
+/** Config of `startServer`: the parsed env config (`loadApiConfig`); fields with defaults may be left out. */
+export type ServerConfig = Pick<ApiConfig, "PORT" | "HOST" | "BALLAST_DATA_DIR" | "CLOCK"> & Partial<ApiConfig>;
+
+/** Options of `startServer`. */
+export interface StartServerOptions {
+  /** Create a `standard` development key and return its token as `devKey`. */
+  devKey?: boolean;
+  /** Requests per minute of the development key; default `config.DEV_KEY_RATE_LIMIT`, else 120. */
+  devKeyLimitPerMinute?: number;
 }
 
-/** Opens the state store, limiter and published store, and starts listening. */
-export async function startServer(config: ApiConfig, opts: { devKey?: boolean; devKeyLimitPerMinute?: number } = {}) {
-  mkdirSync(join(config.BALLAST_DATA_DIR, "state"), { recursive: true });
-  const sql = await openSqlClient({ databaseUrl: config.DATABASE_URL, pgliteDir: join(config.BALLAST_DATA_DIR, "state", "pglite") });
-  const keys = new KeyStore(sql, config.API_KEY_PEPPER ?? embeddedPepper(config.BALLAST_DATA_DIR));
-  await keys.init();
-  let redis: unknown;
-  if (config.REDIS_URL) {
-    const { Redis } = await import("ioredis");
-    redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  }
+/** A listening API server and the handles behind it. */
+export interface RunningServer {
+  server: ServerType;
+  /** Port actually listened on (a free one when `config.PORT` is 0). */
+  port: number;
+  /** Plaintext development key when requested and the state store was reachable. */
+  devKey?: string;
+  /** Why a requested development key was not created (state store unavailable). */
+  devKeyError?: string;
+  keys: KeyStore;
+  limiter: KeyRateLimiter;
+  /**
+   * State store health as /api/health reports it: `keys.status()` (`lastOkAt` Unix s); while
+   * `unavailable`, a call also starts a background probe (`keys.check()`, at most every 5 s).
+   */
+  stateStatus(): KeyStoreStatus;
+  /** Stops listening, then closes the state store, DuckDB and Redis; idempotent, never throws. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the state store, limiter and published store, and starts listening. Starts even when
+ * Postgres or Redis is down: health and static files are served, keyed requests answer 503
+ * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
+ * @throws when the port cannot be bound or the embedded PGlite cannot be opened.
+ */
+export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
+  const keys = await openKeyStore({
+    databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, dataDir: config.BALLAST_DATA_DIR,
+    applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS,
+  });
+  const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS }) : undefined;
+  const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
   const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
     ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
   const store = new PublishedStore(fsReader(config.BALLAST_DATA_DIR));
-  const db = new PublishedDb(store);
-  const app = createApp({
-    store, db, keys, limiter: new KeyRateLimiter(redis),
-    corsOrigins: origins, clockMode: config.CLOCK,
-  });
-  const devKey = opts.devKey ? (await keys.create({ name: "development", tier: "standard", rateLimitPerMinute: opts.devKeyLimitPerMinute })).token : undefined;
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
-  await new Promise<void>((r) => server.once("listening", () => r()));
-  const close = async () => {
-    await new Promise<void>((r) => server.close(() => r()));
-    await sql.close();
-    await db.close();
-    if (redis) (redis as { disconnect(): void }).disconnect();
+  const db = new PublishedDb();
+  // Health reports the state store; while it is unavailable a health call also probes it (at most
+  // every 5 s, in the background) so the report heals without keyed traffic.
+  let lastProbeMs = 0;
+  const stateStatus = (): KeyStoreStatus => {
+    const s = keys.status();
+    if (s.state === "unavailable" && Date.now() - lastProbeMs > 5000) {
+      lastProbeMs = Date.now();
+      void keys.check();
+    }
+    return s;
   };
-  return { server, devKey, close };
+  const app = createApp({ store, db, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus } });
+
+  let devKey: string | undefined;
+  let devKeyError: string | undefined;
+  if (opts.devKey) {
+    const limit = opts.devKeyLimitPerMinute ?? config.DEV_KEY_RATE_LIMIT ?? 120;
+    try {
+      devKey = (await keys.create({ name: "development", tier: "standard", rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit })).token;
+    } catch (err) {
+      if (!(err instanceof StateStoreUnavailableError)) throw err;
+      devKeyError = err.message;
+    }
+  }
+
+  let closed: Promise<void> | undefined;
+  const closeStores = async () => {
+    const results = await Promise.allSettled([keys.close(), db.close(), Promise.resolve(redis?.disconnect())]);
+    for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
+  };
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.once("listening", () => { server.off("error", reject); resolve(); });
+    });
+  } catch (err) {
+    await closeStores();
+    throw err;
+  }
+  const close = () => closed ??= (async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    await closeStores();
+  })();
+  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, stateStatus, close };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadApiConfig();
-  const { devKey, close } = await startServer(config, { devKey: process.argv.includes("--dev-key") });
-  const base = `http://127.0.0.1:${config.PORT}`;
+  const wantKey = process.argv.includes("--dev-key");
+  const { devKey, devKeyError, port, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  const base = `http://127.0.0.1:${port}`;
   if (devKey) {
     process.stdout.write(`API key: ${devKey}\n`);
     process.stdout.write(`Listening on ${base}\n`);
@@ -60,6 +115,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoin-summary/usdt-tether\n`);
     process.stdout.write(`curl -s ${base}/api/health\n`);
   } else {
+    if (wantKey) {
+      process.stdout.write(`No development key: the state store is unavailable (${devKeyError}). Keyed requests answer 503 until it is back; then restart with --dev-key or run: npx tsx scripts/keys.ts create --name dev\n`);
+    }
     process.stdout.write(`Listening on ${base}\n`);
   }
   const stop = () => { void close().then(() => process.exit(0)); };
