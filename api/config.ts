@@ -25,6 +25,10 @@ const ApiConfigSchema = z.object({
   DEV_KEY_RATE_LIMIT: z.coerce.number().int().min(1).max(2_147_483_647).default(120),
   CORS_ORIGINS: z.string().optional(),
   CLOCK: z.enum(["auto", "wall", "replay"]).default("auto"),
+  /** Website-internal lane secret (`X-Ballast-Site-Proxy-Secret`); unset: that lane is not served (404). */
+  SITE_PROXY_SECRET: z.string().min(16).optional(),
+  /** Messaging-bot webhook secret (`X-Telegram-Bot-Api-Secret-Token`); unset: the webhook lane is not served (404). */
+  TELEGRAM_WEBHOOK_SECRET: z.string().min(16).optional(),
 }).superRefine((c, ctx) => {
   if (c.DATABASE_URL && !c.API_KEY_PEPPER) ctx.addIssue({ code: "custom", path: ["API_KEY_PEPPER"], message: "API_KEY_PEPPER is required with DATABASE_URL" });
 });

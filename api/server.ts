@@ -67,7 +67,10 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     }
     return s;
   };
-  const app = createApp({ store, db, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus } });
+  const app = createApp({
+    store, db, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus },
+    siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
+  });
 
   let devKey: string | undefined;
   let devKeyError: string | undefined;

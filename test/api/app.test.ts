@@ -135,6 +135,12 @@ describe("auth matrix and errors", () => {
     expect(r.headers.get("cache-control")).toBe("no-store");
     expect((await req("/api/telegram-webhook", { method: "POST", key: null })).status).toBe(404);
     expect((await req("/api/telegram-adoption", { method: "POST", key: null })).status).toBe(404);
+    const secret = "site-secret-0123456789";
+    const site = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto", siteProxySecret: secret });
+    const post = (h: Record<string, string>) => site.request("/api/telegram-adoption", { method: "POST", headers: h });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ "X-Ballast-Site-Proxy-Secret": `${secret}x` })).status).toBe(401);
+    expect((await post({ "X-Ballast-Site-Proxy-Secret": secret })).status).toBe(503);
   });
 
   it("failed key attempts are limited per client IP before the state store is asked", async () => {
