@@ -1,4 +1,6 @@
+import { getRequestListener } from "@hono/node-server";
 import { Hono, type Context } from "hono";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { LaneAuth } from "./lib/auth.ts";
 import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
@@ -50,6 +52,8 @@ export function serviceNow(build: ServingBuild | null, mode: AppDeps["clockMode"
   return { now: Math.floor(nowMs / 1000), clock: "wall" };
 }
 
+const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
 /** `Invalid parameter <name>: <what it accepts>` (spec 7: a 400 names the parameter). */
 function validationMessage(where: string, err: z.ZodError): string {
   const issue = err.issues[0];
@@ -64,6 +68,26 @@ function validationMessage(where: string, err: z.ZodError): string {
  * 405 with `Allow` from the table.
  */
 export function createApp(deps: AppDeps): Hono {
+  return createService(deps).app;
+}
+
+/**
+ * The Hono app plus a Node fast path sharing its caches: `nodeListener` answers a keyed GET whose
+ * response is already cached for this build and second straight on Node's response (lane check and
+ * per-key limit included), and hands every other request to the app.
+ */
+export function createNodeListener(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { app, fastPath } = createService(deps);
+  const slow = getRequestListener(app.fetch);
+  return (req, res) => {
+    fastPath(req, res).then((done) => { if (!done) void slow(req, res); }, () => { if (!res.headersSent) void slow(req, res); });
+  };
+}
+
+/** Requests answered by the fast path are known by their exact URL (path and query as sent). */
+const FAST_URLS_MAX = 20_000;
+
+function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> } {
   const nowMs = deps.nowMs ?? Date.now;
   const db = deps.db ?? new PublishedDb();
   const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, webhookSecret: deps.webhookSecret });
@@ -87,11 +111,16 @@ export function createApp(deps: AppDeps): Hono {
   };
   const isStatic = (path: string) => !path.startsWith("/api/");
 
+  /** `{ error }` response of a thrown error (spec 7): HttpErrors as declared, anything else a logged 500. */
+  const errorResponse = (err: unknown, path: string, origin: string | undefined) => {
+    const headers: Record<string, string> = { ...(isStatic(path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(origin)), "Cache-Control": "no-store", "Content-Type": "application/json" };
+    if (err instanceof HttpError) return { status: err.status, headers: { ...headers, ...err.headers }, body: JSON.stringify({ error: err.message, ...err.extra }) };
+    apiLog("error", "api", errorMessage(err), { path });
+    return { status: 500, headers, body: JSON.stringify({ error: "Internal Server Error" }) };
+  };
   app.onError((err, c) => {
-    const headers: Record<string, string> = { ...(isStatic(c.req.path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(c.req.header("Origin"))), "Cache-Control": "no-store" };
-    if (err instanceof HttpError) return c.json({ error: err.message, ...err.extra }, err.status, { ...headers, ...err.headers });
-    apiLog("error", "api", errorMessage(err), { path: c.req.path });
-    return c.json({ error: "Internal Server Error" }, 500, headers);
+    const r = errorResponse(err, c.req.path, c.req.header("Origin"));
+    return c.body(r.body, r.status as 500, r.headers);
   });
   app.notFound((c) => c.json({ error: "Not found" }, 404, isStatic(c.req.path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(c.req.header("Origin"))));
 
@@ -136,7 +165,45 @@ export function createApp(deps: AppDeps): Hono {
     await auth.admit("apiKey", authRequest(c, false));
     throw new HttpError(404, "Not found");
   });
-  return app;
+  const fastUrls = new Map<string, { route: JsonRoute; key: string }>();
+  return { app, fastPath };
+
+  /**
+   * Answers a keyed GET on Node's response when its URL was served before and the cached response
+   * is valid for the serving build, this service second and the accepted coding; false otherwise
+   * (nothing written). Lane check and per-key limit run as on the app; their errors are answered here.
+   */
+  async function fastPath(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    if (req.method !== "GET") return false;
+    const known = fastUrls.get(req.url!);
+    if (!known) return false;
+    const entry = cache.get(known.key);
+    const build = deps.store.current();
+    if (!entry || !build || entry.buildId !== build.id || entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now) return false;
+    const h = req.headers;
+    const coding: ContentCoding = entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(h["accept-encoding"]) : "identity";
+    const body = entry.bodies[coding];
+    if (!body) return false;
+    const origin = h.origin;
+    try {
+      await auth.admit(known.route.lane, { header: (n) => single(h[n.toLowerCase()]), ip: req.socket.remoteAddress ?? "local", cacheableGet: true });
+    } catch (err) {
+      const r = errorResponse(err, known.route.path, origin);
+      res.writeHead(r.status, r.headers).end(r.body);
+      return true;
+    }
+    res.writeHead(200, sentHeaders(entry, corsHeaders(origin), coding, body)).end(body);
+    return true;
+  }
+
+  /** Finished plain header objects of an entry, reused while its CORS object and headers stay the same. */
+  function sentHeaders(entry: CachedResponse, cors: Record<string, string>, coding: ContentCoding, body: Uint8Array): Record<string, string> {
+    if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
+    const length = String(body.byteLength);
+    return (entry.sent.byCoding[coding] ??= coding === "identity"
+      ? { ...cors, ...entry.headers, "Content-Length": length }
+      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": length });
+  }
 
   function authRequest(c: Context, cacheableGet: boolean) {
     const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
@@ -201,11 +268,12 @@ export function createApp(deps: AppDeps): Hono {
       body = (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) || compressBody(entry.bodies.identity!, coding as "br" | "gzip");
       if (cacheable) cache.addBody(raw.key, entry, coding, body);
     }
-    // Finished plain header objects, reused while the CORS headers and the entry's headers stay the
-    // same: @hono/node-server then writes the response without building Headers.
-    if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
-    const headers = (entry.sent.byCoding[coding] ??= coding === "identity" ? { ...cors, ...entry.headers } : { ...cors, ...entry.headers, "Content-Encoding": coding });
-    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    if (cacheable && route.lane === "apiKey") {
+      if (fastUrls.size >= FAST_URLS_MAX) fastUrls.clear();
+      fastUrls.set(c.req.raw.url.slice(c.req.raw.url.indexOf("/", 8)), { route, key: raw.key });
+    }
+    // A plain header object lets @hono/node-server write the response without building Headers.
+    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: sentHeaders(entry, cors, coding, body) });
   }
 
   function freshness(route: JsonRoute, now: number, dataAsOf: number | null) {

@@ -1,6 +1,6 @@
-import { serve, type ServerType } from "@hono/node-server";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp } from "./app.ts";
+import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
@@ -21,7 +21,7 @@ export interface StartServerOptions {
 
 /** A listening API server and the handles behind it. */
 export interface RunningServer {
-  server: ServerType;
+  server: Server;
   /** Port actually listened on (a free one when `config.PORT` is 0). */
   port: number;
   /** Plaintext development key when requested and the state store was reachable. */
@@ -67,7 +67,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     }
     return s;
   };
-  const app = createApp({
+  const listener = createNodeListener({
     store, db, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus },
     siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
@@ -89,7 +89,8 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     const results = await Promise.allSettled([keys.close(), db.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
   };
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+  const server = createServer(listener);
+  server.listen(config.PORT, config.HOST);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -100,7 +101,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     throw err;
   }
   const close = () => closed ??= (async () => {
-    await new Promise<void>((r) => server.close(() => r()));
+    await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
     await closeStores();
   })();
   return { server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, stateStatus, close };

@@ -103,15 +103,20 @@ function bounded<K, V>(map: Map<K, V>): Map<K, V> {
  * manifest keeps the previous build serving (null before the first valid one: routes answer 503).
  */
 export class PublishedStore {
-  private current: ServingBuild | null = null;
+  private latest: ServingBuild | null = null;
   private checkedAt = -Infinity;
   private refreshing: Promise<ServingBuild | null> | null = null;
 
   constructor(private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now) {}
 
+  /** The serving build without waiting, or null when it is due for a re-check (or none is published). */
+  current(): ServingBuild | null {
+    return this.nowMs() - this.checkedAt < this.refreshMs ? this.latest : null;
+  }
+
   /** The serving build; callers resolve it once per request and pass it on. */
   build(): Promise<ServingBuild | null> {
-    if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.current);
+    if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.latest);
     this.refreshing ??= this.refresh().finally(() => { this.refreshing = null; });
     return this.refreshing;
   }
@@ -120,17 +125,17 @@ export class PublishedStore {
     this.checkedAt = this.nowMs();
     try {
       const raw = await this.read("latest.json");
-      if (!raw) return this.current;
+      if (!raw) return this.latest;
       const pointer = LatestPointerSchema.parse(JSON.parse(Buffer.from(raw).toString("utf8")));
-      if (this.current?.id === pointer.buildId) return this.current;
+      if (this.latest?.id === pointer.buildId) return this.latest;
       const m = await this.read(pointer.manifest);
-      if (!m) return this.current;
+      if (!m) return this.latest;
       const manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(m).toString("utf8")));
-      this.current = new ServingBuild(manifest, this.nowMs(), this.read);
+      this.latest = new ServingBuild(manifest, this.nowMs(), this.read);
     } catch {
       // keep serving the previous build when the pointer or manifest is unreadable
     }
-    return this.current;
+    return this.latest;
   }
 
   /** Raw object outside builds (dated datasets and their compressed siblings). */

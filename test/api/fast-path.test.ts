@@ -1,0 +1,68 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer } from "../../api/server.ts";
+import { buildRecorded } from "../helpers/build-once.ts";
+
+const PG = "postgres://postgres@127.0.0.1:5432/test";
+const schema = `ballast_fast_${process.pid}_${Date.now()}`;
+let server: Awaited<ReturnType<typeof startServer>>;
+let base = "";
+
+beforeAll(async () => {
+  const { dir } = await buildRecorded("ballast-fast-");
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  server = await startServer({
+    PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall",
+    DATABASE_URL: `${PG}?options=-csearch_path%3D${schema}`, API_KEY_PEPPER: "pepper-for-fast-path-tests-0123",
+  });
+  base = `http://127.0.0.1:${server.port}`;
+});
+afterAll(async () => {
+  await server?.close();
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  await admin.query(`drop schema if exists ${schema} cascade`);
+  await admin.end();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
+const headersOf = (r: Response) => Object.fromEntries([...r.headers].filter(([k]) => !["date", "connection", "keep-alive"].includes(k)));
+
+describe("Node fast path over real HTTP (cached keyed GETs bypass the framework)", () => {
+  it("a repeated request answers the same bytes and headers as the first (app path)", async () => {
+    const { token } = await server.keys.create({ name: "fast" });
+    const path = "/api/stablecoin-summary/usdt-tether";
+    for (const enc of ["", "gzip", "br"]) {
+      const h: Record<string, string> = { "X-API-Key": token, ...(enc ? { "Accept-Encoding": enc } : {}) };
+      const first = await get(path, h);
+      const firstBody = Buffer.from(await first.arrayBuffer());
+      const again = await get(path, h);
+      expect(again.status).toBe(200);
+      expect(Buffer.from(await again.arrayBuffer()).equals(firstBody)).toBe(true);
+      const a = headersOf(first);
+      const b = headersOf(again);
+      // The data age may tick between the two requests; everything else is identical.
+      delete a["x-data-age"]; delete b["x-data-age"];
+      expect(b).toEqual(a);
+    }
+  });
+
+  it("still checks the key and the per-key limit on a cached URL", async () => {
+    const { token } = await server.keys.create({ name: "small", rateLimitPerMinute: 2 });
+    const path = "/api/stablecoin-charts";
+    expect((await get(path, { "X-API-Key": token })).status).toBe(200);
+    expect((await get(path, { "X-API-Key": token })).status).toBe(200);
+    const limited = await get(path, { "X-API-Key": token });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({ error: "Rate limit exceeded" });
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const none = await get(path);
+    expect(none.status).toBe(401);
+    const wrong = await get(path, { "X-API-Key": `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("vary")).toContain("Origin");
+  });
+});
