@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -37,20 +38,58 @@ function readOrThrow<T>(file: string, what: string, read: () => T): T {
 }
 
 /**
+ * Throws one line naming the fix when the recorded capture directory is missing (first run without
+ * `../shared` beside the checkout): `capture directory <dir> not found: put the recorded data at
+ * ../shared/data beside the checkout or set BALLAST_CAPTURE_DIR`.
+ */
+export function assertCaptureDir(captureDir: string): void {
+  if (!existsSync(captureDir)) {
+    throw new Error(`capture directory ${captureDir} not found: put the recorded data at ../shared/data beside the checkout or set BALLAST_CAPTURE_DIR`);
+  }
+}
+
+/** Reads one recorded file; a missing file throws an Error naming it and the capture directory setting. */
+async function readRecorded(captureDir: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(join(captureDir, file));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    throw new Error(`recorded capture ${file} not found in capture directory ${captureDir} (BALLAST_CAPTURE_DIR): the recorded data is incomplete`, { cause: e });
+  }
+}
+
+/** Live captures written by `capture` into the sink (`raw/<source>/<day>/<id>.json[.gz]`); unreadable files throw naming the key. */
+async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
+  const out: Capture[] = [];
+  for (const key of await sink.list("raw/")) {
+    if (!/\.json(\.gz)?$/.test(key)) continue;
+    const bytes = (await sink.get(key))!;
+    const f = readOrThrow(key, "raw capture", () => {
+      const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
+      return parseJsonText(text) as RawCaptureFile;
+    });
+    out.push({ endpoint: f.endpoint, params: f.params, observedAt: f.observedAt, origin: "live", path: key, sha256: sha256(bytes), payload: f.payload });
+  }
+  return out;
+}
+
+/**
  * Every capture available at `asOf` (Unix s): recorded files from the capture dir and live raw
- * captures in the sink. Snapshot endpoints keep only the newest capture per params observed at or
- * before asOf; history endpoints keep all captures (rows after asOf are filtered at load).
+ * captures in the sink (none without a sink). Snapshot endpoints keep only the newest capture per
+ * params observed at or before asOf; history endpoints keep all captures (rows after asOf are filtered at load).
  * A file that cannot be read at all (e.g. truncated JSON) throws an Error whose message names the
  * file path and the position (`line L, column C (char offset N)`): the build fails. Row-level
- * problems are dropped and counted in `readerDropped` instead.
+ * problems are dropped and counted in `readerDropped` instead. A missing capture dir or recorded file
+ * throws a one-line Error naming BALLAST_CAPTURE_DIR (assertCaptureDir).
  */
-export async function collectCaptures(captureDir: string, sink: Sink, asOf: number): Promise<CaptureSet> {
+export async function collectCaptures(captureDir: string, sink: Sink | undefined, asOf: number): Promise<CaptureSet> {
+  assertCaptureDir(captureDir);
   const all: Capture[] = [];
   const readerDropped: Record<string, Record<string, number>> = {};
   const readerProblems: Record<string, ReaderProblem[]> = {};
   for (const rc of RECORDED_CAPTURES) {
     const fullPath = join(captureDir, rc.file);
-    const bytes = await readFile(fullPath);
+    const bytes = await readRecorded(captureDir, rc.file);
     const hash = sha256(bytes);
     const out = readOrThrow(fullPath, `recorded capture (${rc.endpoint})`, () => rc.read(bytes.toString("utf8")));
     if (Object.keys(out.dropped).length) readerDropped[rc.file] = out.dropped;
@@ -59,15 +98,7 @@ export async function collectCaptures(captureDir: string, sink: Sink, asOf: numb
       all.push({ endpoint: rc.endpoint, params: { ...rc.params, ...c.params }, observedAt: rc.observedAt, origin: "recorded", path: rc.file, sha256: hash, payload: c.payload });
     }
   }
-  for (const key of await sink.list("raw/")) {
-    if (!/\.json(\.gz)?$/.test(key)) continue;
-    const bytes = (await sink.get(key))!;
-    const f = readOrThrow(key, "raw capture", () => {
-      const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
-      return parseJsonText(text) as RawCaptureFile;
-    });
-    all.push({ endpoint: f.endpoint, params: f.params, observedAt: f.observedAt, origin: "live", path: key, sha256: sha256(bytes), payload: f.payload });
-  }
+  if (sink) all.push(...await readLiveCaptures(sink));
   const selected: Capture[] = [];
   const newest = new Map<string, Capture>();
   for (const c of all) {

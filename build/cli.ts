@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { generateRegistry } from "../pipelines/registry/generate-registry.ts";
 import { REGISTRY_PATH } from "../pipelines/registry/registry.ts";
 import { runCapture } from "./capture.ts";
+import { assertCaptureDir } from "./captures.ts";
 import { loadBuildConfig } from "./config.ts";
-import { log } from "./log.ts";
 import { runBuild } from "./run-build.ts";
 import { createSink } from "./sinks/create-sink.ts";
 
@@ -28,17 +28,18 @@ async function main(): Promise<void> {
     const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;
     const asOf = Math.floor(Date.parse(asOfText) / 1000);
     if (!Number.isFinite(asOf)) throw new Error(`--as-of: not an ISO timestamp: ${asOfText}`);
-    const m = await runBuild({
+    const { manifest: m, manifestLocation } = await runBuild({
       asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
-      warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"),
+      warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"), keepBuilds: config.BALLAST_KEEP_BUILDS,
     });
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
-    process.stdout.write(`built ${m.buildId}: ${m.files.length} files, ${dropped} malformed upstream values dropped (see manifest)\n`);
+    process.stdout.write(`built ${m.buildId}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation})\n`);
     if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));
     process.stdout.write(`captured ${written.length} payloads\n`);
   } else if (cmd === "registry") {
+    assertCaptureDir(config.BALLAST_CAPTURE_DIR);
     const reg = generateRegistry(config.BALLAST_CAPTURE_DIR);
     writeFileSync(REGISTRY_PATH, `${JSON.stringify(reg, null, 1)}\n`);
     process.stdout.write(`registry: ${reg.coins.length} coins, ${reg.chains.length} chains → ${REGISTRY_PATH}\n`);
@@ -48,7 +49,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  log("error", "cli", (err as Error).message, { name: (err as Error).name });
+// One plain line on stderr whatever BALLAST_LOG says (e.g. a missing capture dir names BALLAST_CAPTURE_DIR).
+main().catch((err: Error) => {
+  process.stderr.write(`${err.name === "Error" ? "error" : err.name}: ${err.message}\n`);
   process.exitCode = 1;
 });

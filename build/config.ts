@@ -12,6 +12,11 @@ const BuildConfigSchema = z.object({
   BALLAST_DATA_DIR: z.string().default(resolve(REPO_ROOT, "data")),
   /** Persistent warehouse (history tables survive across builds). */
   BALLAST_WAREHOUSE: z.string().optional(),
+  /**
+   * Newest complete builds (by as-of) kept after each publish; the serving build and the newest build
+   * of each as-of day within the dataset retention window are kept too, every other build is deleted.
+   */
+  BALLAST_KEEP_BUILDS: z.coerce.number().int().min(1).default(5),
   STORAGE_DRIVER: z.enum(["fs", "s3"]).default("fs"),
   S3_ENDPOINT: z.string().url().optional(),
   S3_BUCKET: z.string().optional(),

@@ -5,19 +5,9 @@
  * observations that opened, peaked and closed it. Nothing is published.
  * Usage: tsx scripts/backtest.ts [--as-of ISO] [--coin <stablecoin-id>]
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { collectCaptures } from "../build/captures.ts";
-import { loadBuildConfig, REPO_ROOT } from "../build/config.ts";
-import { Db } from "../build/duckdb.ts";
-import { loadCaptures } from "../build/load.ts";
-import { discoverModels, runModels } from "../build/models.ts";
-import { prepareBuildDb } from "../build/run-build.ts";
-import { FsSink } from "../build/sinks/fs.ts";
-import { ANALYTICS } from "../pipelines/analytics/analytics.ts";
+import { loadBuildConfig } from "../build/config.ts";
+import { loadAndModel } from "../build/stages/model.ts";
 import type { EventTrace } from "../pipelines/analytics/depeg-detection.ts";
-import { loadRegistry } from "../pipelines/registry/registry.ts";
 
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const asOf = Math.floor(Date.parse(arg("--as-of") ?? "2025-09-07T00:00:00Z") / 1000);
@@ -26,11 +16,7 @@ const config = loadBuildConfig();
 process.env.BALLAST_LOG ??= "silent";
 
 const t0 = performance.now();
-const db = await Db.open(":memory:", { threads: "1" });
-await prepareBuildDb(db, asOf, loadRegistry());
-const { captures } = await collectCaptures(config.BALLAST_CAPTURE_DIR, new FsSink(mkdtempSync(join(tmpdir(), "ballast-backtest-"))), asOf);
-await loadCaptures(db, captures, asOf);
-const run = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
+const { db, modelRun: run } = await loadAndModel({ asOf, captureDir: config.BALLAST_CAPTURE_DIR });
 const ms = performance.now() - t0;
 
 const iso = (s: number | null) => (s === null ? "—" : new Date(s * 1000).toISOString().replace(".000Z", "Z"));

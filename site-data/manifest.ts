@@ -1,9 +1,16 @@
 import { z } from "zod";
 
 /** Version of the manifest layout below. */
-export const MANIFEST_SCHEMA_VERSION = "1.2.0";
+export const MANIFEST_SCHEMA_VERSION = "1.3.0";
 
-/** One published file of a build. `dataAsOf` and times are Unix seconds. */
+/** A precompressed sibling the build stores next to a file: `br` → `<key>.br`, `gzip` → `<key>.gz`. */
+export const StoredEncodingSchema = z.enum(["br", "gzip"]);
+export type StoredEncoding = z.infer<typeof StoredEncodingSchema>;
+
+/**
+ * One published file of a build. `dataAsOf` and times are Unix seconds; `sha256` and `bytes` are of the
+ * uncompressed file.
+ */
 export const ManifestFileSchema = z.object({
   path: z.string(),
   sha256: z.string(),
@@ -14,6 +21,12 @@ export const ManifestFileSchema = z.object({
   artifact: z.string(),
   /** Freshness budget of the serving route (s), for site-data artifacts. */
   maxAgeSec: z.number().optional(),
+  /**
+   * Precompressed siblings stored next to the file (since 1.3.0), same bytes once decoded:
+   * `builds/<id>/<path>.br` (brotli) and `builds/<id>/<path>.gz` (gzip); for a dated dataset file also
+   * `datasets/<topic>/<YYYY-MM-DD>.<fmt>.br` / `.gz` beside its dated copy. Absent: no siblings.
+   */
+  encodings: z.array(StoredEncodingSchema).optional(),
 });
 export type ManifestFile = z.infer<typeof ManifestFileSchema>;
 
@@ -34,6 +47,10 @@ export const BuildManifestSchema = z.object({
   generatedAt: z.number(),
   /** `replay`: built from recorded captures (the API runs a replay clock); `wall`: live. */
   clock: z.enum(["replay", "wall"]),
+  /**
+   * sha256 of the `<path>:<sha256>` lines of every listed file with reproducible bytes (all but
+   * `ballast.duckdb`); its first 7 hex digits end the build id. Compressed siblings are not listed.
+   */
   contentHash: z.string(),
   files: z.array(ManifestFileSchema),
   sources: z.array(z.object({

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
-import { deathKnownOn, runBuild } from "../../build/run-build.ts";
+import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
+import { deathKnownOn } from "../../build/stages/load.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
@@ -23,7 +24,7 @@ let buildDir: string;
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   dir = mkdtempSync(join(tmpdir(), "ballast-asof-"));
-  manifest = await runBuild({ asOf: AS_OF, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null });
+  ({ manifest } = await runBuild({ asOf: AS_OF, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null }));
   buildDir = join(dir, "builds", manifest.buildId);
 }, 120_000);
 

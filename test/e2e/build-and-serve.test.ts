@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256 } from "../../build/captures.ts";
 import { Db } from "../../build/duckdb.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
@@ -8,16 +10,17 @@ import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { startServer } from "../../api/server.ts";
 import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { freePort } from "../helpers/redis-server.ts";
 
 let dir: string;
 let manifest: BuildManifest;
 let base: string;
 let key: string;
 let close: () => Promise<void>;
-const PORT = 18787;
 
 beforeAll(async () => {
   ({ dir, manifest } = await buildRecorded());
+  const PORT = await freePort(); // not a fixed port: another run of this suite may hold it
   const s = await startServer({ PORT, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "auto" }, { devKey: true });
   key = s.devKey!;
   close = s.close;
@@ -137,10 +140,40 @@ describe("end to end: recorded capture → build → running API", () => {
     expect((await get("/api/stablecoin-summary/usdt-tether")).status).toBe(200);
   });
 
-  it("is reproducible: a second build with the same as-of gives byte-identical artifacts", async () => {
+  it("publishes every listed file with its sha256, and .br/.gz siblings (named in encodings) that decode to it", () => {
+    const buildDir = join(dir, "builds", manifest.buildId);
+    const compressible = manifest.files.filter((f) => /\.(json|csv|ndjson)$/.test(f.path));
+    expect(compressible.length).toBeGreaterThan(900);
+    for (const f of manifest.files) {
+      const bytes = readFileSync(join(buildDir, f.path));
+      expect(sha256(bytes), f.path).toBe(f.sha256);
+      if (!/\.(json|csv|ndjson)$/.test(f.path)) { expect(f.encodings).toBeUndefined(); continue; }
+      expect(f.encodings).toEqual(["br", "gzip"]);
+      expect(brotliDecompressSync(readFileSync(join(buildDir, `${f.path}.br`))).equals(bytes), `${f.path}.br`).toBe(true);
+      expect(gunzipSync(readFileSync(join(buildDir, `${f.path}.gz`))).equals(bytes), `${f.path}.gz`).toBe(true);
+    }
+    for (const fmt of ["csv", "json", "ndjson"]) {
+      const key = `datasets/top-stablecoins/2025-09-07.${fmt}`;
+      const bytes = readFileSync(join(dir, key));
+      expect(bytes.equals(readFileSync(join(buildDir, key)))).toBe(true);
+      expect(brotliDecompressSync(readFileSync(join(dir, `${key}.br`))).equals(bytes)).toBe(true);
+      expect(gunzipSync(readFileSync(join(dir, `${key}.gz`))).equals(bytes)).toBe(true);
+    }
+  });
+
+  it("is reproducible: a second build with the same as-of gives byte-identical artifacts and compressed siblings", async () => {
     const second = await buildRecorded("ballast-repro-");
     const strip = (m: BuildManifest) => m.files.filter((f) => f.path !== "ballast.duckdb").map((f) => `${f.path} ${f.sha256}`);
     expect(second.manifest.buildId).toBe(manifest.buildId);
     expect(strip(second.manifest)).toEqual(strip(manifest));
+    const manifestBytes = (d: string) => readFileSync(join(d, "builds", manifest.buildId, "manifest.json"));
+    const withoutDuckdb = (m: BuildManifest) => ({ ...m, files: m.files.filter((f) => f.path !== "ballast.duckdb") });
+    expect(withoutDuckdb(JSON.parse(manifestBytes(second.dir).toString()))).toEqual(withoutDuckdb(JSON.parse(manifestBytes(dir).toString())));
+    for (const f of manifest.files.filter((x) => x.encodings)) {
+      for (const ext of [".br", ".gz"]) {
+        const key = join("builds", manifest.buildId, `${f.path}${ext}`);
+        expect(sha256(readFileSync(join(second.dir, key))), key).toBe(sha256(readFileSync(join(dir, key))));
+      }
+    }
   });
 });

@@ -34,7 +34,7 @@ beforeAll(async () => {
   list.peggedAssets.push(NEW_ASSET);
   writeFileSync(join(captureDir, LIST_DIR, LIST_FILE), JSON.stringify(list));
   const dir = mkdtempSync(join(tmpdir(), "ballast-unreviewed-"));
-  manifest = await runBuild({ asOf: RECORDED_AS_OF, captureDir, sink: new FsSink(dir), warehousePath: null });
+  ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir, sink: new FsSink(dir), warehousePath: null }));
   buildDir = join(dir, "builds", manifest.buildId);
 }, 120_000);
 

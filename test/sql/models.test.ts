@@ -1,10 +1,6 @@
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Db } from "../../build/duckdb.ts";
-import { loadCaptures } from "../../build/load.ts";
-import { discoverModels, runModels } from "../../build/models.ts";
-import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
-import { loadBuildRegistry, prepareBuildDb } from "../../build/run-build.ts";
+import type { Db } from "../../build/duckdb.ts";
+import { loadAndModel } from "../../build/stages/model.ts";
 import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
 
@@ -46,9 +42,7 @@ const EUR_USD = 1.1, CHF_PER_EUR = 0.9, GBP_PER_EUR = 0.8;
 let db: Db;
 let warnings: string[];
 beforeAll(async () => {
-  db = await Db.open(":memory:", { threads: "1" });
-  await prepareBuildDb(db, AS_OF);
-  await loadCaptures(db, [
+  ({ db, warnings } = await loadAndModel({ asOf: AS_OF, registry, captures: [
     cap("defillama.stablecoins", { peggedAssets: [
       // a list price far above the bound (3.0 for a USD coin) is rejected and values nothing
       asset("1", "AAA", "peggedUSD", 3.0, buckets("peggedUSD", 1000, 1000, 1000, 1000),
@@ -77,9 +71,7 @@ beforeAll(async () => {
       Ethereum: { tokens: [{ date: AS_OF - 3 * DAY, circulating: { peggedCHF: 7 } }] },
       Tron: { tokens: [{ date: AS_OF - 3 * DAY, circulating: { peggedCHF: 3 } }] },
     } }, AS_OF, { id: "3" }),
-  ], AS_OF);
-  warnings = await loadBuildRegistry(db, AS_OF, registry);
-  await runModels(db, discoverModels(join(import.meta.dirname, "../../pipelines/models"), ANALYTICS));
+  ] }));
 });
 afterAll(() => db.close());
 

@@ -1,0 +1,158 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BuildManifest, type ManifestFile, MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
+import { sha256 } from "../captures.ts";
+import type { Db } from "../duckdb.ts";
+import { isCompressible, STORED_ENCODINGS } from "../precompress.ts";
+import type { Sink } from "../sinks/sink.ts";
+import type { ModelledBuild } from "./model.ts";
+
+/** Thrown when an emitted payload or dataset row fails its schema; names the artifact. */
+export class ArtifactError extends Error {
+  constructor(message: string, readonly artifact: string) {
+    super(message);
+    this.name = "ArtifactError";
+  }
+}
+
+/** `2025-09-07T00:00:00Z` → `20250907T0000Z`: the first part of a build id. */
+export function stampOf(asOf: number): string {
+  return new Date(asOf * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
+}
+
+/** Stable JSON: object keys in insertion order (fixed by the contracts), newline-terminated. */
+export function toJson(payload: unknown): string {
+  return `${JSON.stringify(payload)}\n`;
+}
+
+/** What every emitter gets: the modelled database, as-of (Unix s) and its UTC day, newest capture per endpoint. */
+export interface EmitContext {
+  db: Db;
+  asOf: number;
+  /** `YYYY-MM-DD`. */
+  asOfDay: string;
+  /** Endpoint → newest capture used (Unix s), null when none. */
+  sourceObservedAt: Record<string, number | null>;
+  /** Private temp directory for intermediate files, removed after emit. */
+  scratchDir: string;
+}
+
+/** Manifest fields an emitter sets on a file; path, sha256, bytes and encodings are filled in by emitBuild. */
+export type ManifestExtras = Omit<ManifestFile, "path" | "sha256" | "bytes" | "encodings">;
+
+/** One file of the build, under `builds/<id>/`. */
+export interface EmittedFile {
+  path: string;
+  body: string | Uint8Array;
+  extras: ManifestExtras;
+  /** Bytes are not reproducible across runs (DuckDB's file format): left out of the content hash. */
+  unstable?: true;
+}
+
+/** An object published outside the build folder, e.g. `datasets/<topic>/<YYYY-MM-DD>.<fmt>`; pruned by retention. */
+export interface DatedCopy {
+  key: string;
+  body: string | Uint8Array;
+}
+
+/** An emitter's output: its build files and the dated copies to publish beside them. */
+export interface EmitterOutput {
+  files: EmittedFile[];
+  datedCopies: DatedCopy[];
+}
+
+/**
+ * One producer of published files (site-data, datasets, researchers' DuckDB, …). Throws ArtifactError
+ * naming the artifact when a payload or row fails its schema.
+ */
+export interface Emitter {
+  name: string;
+  emit(ctx: EmitContext): Promise<EmitterOutput>;
+}
+
+/** A build file with its manifest entry (sha256/bytes of the uncompressed body). */
+export interface BuildFile {
+  file: ManifestFile;
+  body: string | Uint8Array;
+  unstable?: true;
+}
+
+/** Every file of a build, sorted by path, with the content hash and build id derived from them. */
+export interface EmittedBuild {
+  /** `<stamp>-<first 7 hex of contentHash>`. */
+  buildId: string;
+  /** sha256 of the `<path>:<sha256>` lines of every file with reproducible bytes. */
+  contentHash: string;
+  files: BuildFile[];
+  datedCopies: DatedCopy[];
+}
+
+/**
+ * Emit stage: runs `emitters` in order over one scratch directory, fills in each file's sha256, bytes
+ * and `encodings` (["br", "gzip"] for JSON/CSV/NDJSON, whose siblings publish writes), sorts files by
+ * path and derives the content hash and build id (same inputs → same id). Throws ArtifactError from an
+ * emitter, or an Error when two emitters claim one path.
+ */
+export async function emitBuild(ctx: Omit<EmitContext, "scratchDir">, emitters: readonly Emitter[]): Promise<EmittedBuild> {
+  const scratchDir = await mkdtemp(join(tmpdir(), "ballast-build-"));
+  try {
+    const files: BuildFile[] = [];
+    const datedCopies: DatedCopy[] = [];
+    const seen = new Map<string, string>();
+    for (const emitter of emitters) {
+      const out = await emitter.emit({ ...ctx, scratchDir });
+      for (const f of out.files) {
+        if (seen.has(f.path)) throw new Error(`emitters ${seen.get(f.path)} and ${emitter.name} both emit ${f.path}`);
+        seen.set(f.path, emitter.name);
+        const bytes = typeof f.body === "string" ? Buffer.byteLength(f.body) : f.body.byteLength;
+        const encodings = isCompressible(f.path) ? { encodings: [...STORED_ENCODINGS] } : {};
+        files.push({ file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings }, body: f.body, ...(f.unstable ? { unstable: true } : {}) });
+      }
+      datedCopies.push(...out.datedCopies);
+    }
+    files.sort((a, b) => a.file.path.localeCompare(b.file.path));
+    const contentHash = sha256(files.filter((f) => !f.unstable).map((f) => `${f.file.path}:${f.file.sha256}`).join("\n"));
+    return { buildId: `${stampOf(ctx.asOf)}-${contentHash.slice(0, 7)}`, contentHash, files, datedCopies };
+  } finally {
+    await rm(scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** Circuit states recorded by the last live capture (`raw/_circuits.json`), or {} when none ran. */
+export async function readCircuits(sink: Sink): Promise<BuildManifest["circuits"]> {
+  const bytes = await sink.get("raw/_circuits.json");
+  return bytes ? JSON.parse(Buffer.from(bytes).toString("utf8")) : {};
+}
+
+/**
+ * The build's manifest: files, sources with their captures, reader drops, circuits, model row counts,
+ * quality rejections and warnings. `generatedAt` is the as-of, so the manifest is byte-reproducible;
+ * `clock` is `replay` when every list capture was recorded.
+ */
+export function assembleManifest(
+  modelled: Pick<ModelledBuild, "asOf" | "captures" | "sources" | "readerDropped" | "readerProblems" | "modelRun" | "qualityRejections" | "warnings">,
+  emitted: EmittedBuild,
+  circuits: BuildManifest["circuits"],
+): BuildManifest {
+  const replay = modelled.captures.filter((c) => c.endpoint === "defillama.stablecoins").every((c) => c.origin === "recorded");
+  return {
+    schemaVersion: MANIFEST_SCHEMA_VERSION,
+    buildId: emitted.buildId,
+    asOf: modelled.asOf,
+    generatedAt: modelled.asOf,
+    clock: replay ? "replay" : "wall",
+    contentHash: emitted.contentHash,
+    files: emitted.files.map((f) => f.file),
+    sources: modelled.sources.map((s) => ({
+      endpoint: s.endpoint, status: s.status, rows: s.rows, dropped: s.dropped, newestObservedAt: s.newestObservedAt,
+      captures: s.captures.map((c) => ({ path: c.path, origin: c.origin, observedAt: c.observedAt, sha256: c.sha256, rows: c.rows, ...(c.rejected ? { rejected: c.rejected } : {}) })),
+    })),
+    readerDropped: modelled.readerDropped,
+    readerProblems: modelled.readerProblems,
+    circuits,
+    models: modelled.modelRun.tables,
+    qualityRejections: modelled.qualityRejections,
+    warnings: modelled.warnings,
+  };
+}

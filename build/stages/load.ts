@@ -1,0 +1,135 @@
+import { existsSync } from "node:fs";
+import { loadRegistry } from "../../pipelines/registry/registry.ts";
+import type { Registry } from "../../pipelines/registry/schema.ts";
+import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
+import type { Capture, ReaderProblem } from "../../pipelines/sources/types.ts";
+import { collectCaptures } from "../captures.ts";
+import type { Db } from "../duckdb.ts";
+import { loadCaptures, type SourceLoadReport } from "../load.ts";
+import { log } from "../log.ts";
+import type { Sink } from "../sinks/sink.ts";
+import { utcDay } from "../time.ts";
+import { HIST_COLUMNS, readHistory } from "../warehouse.ts";
+
+/**
+ * Inputs of the load stage. `asOf` is Unix seconds. Captures come either from `captureDir` (recorded
+ * files, plus the live `raw/` captures of `sink` when given) or, for tests, from `captures` directly.
+ */
+export type LoadOptions = {
+  asOf: number;
+  /** Curated registry (default: pipelines/registry/registry.json); a provisional record is added per unknown list asset. */
+  registry?: Registry;
+  /** Persistent warehouse file whose history tables are read when it exists; null/absent for none. */
+  warehousePath?: string | null;
+  /** Storage holding live raw captures (`raw/`); absent: recorded captures only. */
+  sink?: Sink;
+} & ({ captureDir: string; captures?: never } | { captures: Capture[]; captureDir?: never });
+
+/** What the load stage put in the database, for the model stage and the manifest. */
+export interface LoadedInputs {
+  asOf: number;
+  /** UTC day of as-of, `YYYY-MM-DD`. */
+  asOfDay: string;
+  /** Captures loaded (selected at as-of), in load order. */
+  captures: Capture[];
+  /** Per endpoint: captures used, rows, drop counts, freshness. */
+  sources: SourceLoadReport[];
+  /** Recorded file → reason → rows its reader skipped. */
+  readerDropped: Record<string, Record<string, number>>;
+  /** Recorded file → first located row problems. */
+  readerProblems: Record<string, ReaderProblem[]>;
+  /** Manifest warnings: unreviewed coins added, missing list capture. */
+  warnings: string[];
+  /** Endpoint → newest capture used (Unix s), null when none. */
+  sourceObservedAt: Record<string, number | null>;
+}
+
+/**
+ * Last day of a dead date's period (`2022-05` → 2022-05-31, `2022` → 2022-12-31): a death is
+ * only known once its whole stated period has passed, so a build as of T never flags a coin dead
+ * on a date it could not have known.
+ */
+export function deathKnownOn(deadFrom: string | null): string | null {
+  if (!deadFrom) return null;
+  const [y, m, d] = deadFrom.split("-").map(Number);
+  if (d) return deadFrom;
+  const end = m ? new Date(Date.UTC(y, m, 0)) : new Date(Date.UTC(y, 11, 31));
+  return end.toISOString().slice(0, 10);
+}
+
+/**
+ * Loads `registry_coins` and `registry_chains`. `is_dead` is judged at as-of: a coin is dead only
+ * when its death is known on or before the as-of day (no look-ahead); `dead_from` is then null too.
+ */
+async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): Promise<void> {
+  await db.loadRows("registry_coins", {
+    id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", issuer: "VARCHAR", peg_type: "VARCHAR",
+    peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
+    dead_from: "VARCHAR", cause_of_death: "VARCHAR", contracts_json: "VARCHAR", exchange_symbols_json: "VARCHAR", unreviewed: "BOOLEAN",
+  }, registry.coins.map((c) => {
+    const known = deathKnownOn(c.deadFrom);
+    const dead = known !== null && known <= asOfDay;
+    return {
+      id: c.id, llama_id: c.llamaId, gecko_id: c.geckoId, name: c.name, symbol: c.symbol, issuer: c.issuer, peg_type: c.pegType,
+      peg_currency: c.pegCurrency, peg_mechanism: c.pegMechanism, nav_token: c.navToken, floating_peg: c.floatingPeg, is_dead: dead,
+      dead_from: dead ? c.deadFrom : null, cause_of_death: dead ? c.causeOfDeath : null, contracts_json: JSON.stringify(c.contracts),
+      exchange_symbols_json: JSON.stringify(c.exchangeSymbols), unreviewed: c.provenance.includes("unreviewed"),
+    };
+  }));
+  await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
+}
+
+/**
+ * Creates the build context (`build_context`: as_of Unix s, as_of_day) and the (empty) history table.
+ * With `registry`, also loads the registry tables as given, without unreviewed coins (for callers that
+ * load their own captures); loadAndModel instead calls `loadBuildRegistry` once captures are loaded.
+ */
+export async function prepareBuildDb(db: Db, asOf: number, registry?: Registry): Promise<void> {
+  const asOfDay = utcDay(asOf);
+  await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: asOf, as_of_day: asOfDay });
+  await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
+  if (registry) await loadRegistryTables(db, registry, asOfDay);
+}
+
+/** Assets of the newest DefiLlama `/stablecoins` capture loaded into the raw table (none without one). */
+export async function loadedListAssets(db: Db): Promise<ListAsset[]> {
+  const rows = await db.all<{ llama_id: string; name: string; symbol: string; gecko_id: string | null; peg_type: string; peg_mechanism: string | null }>(
+    `select llama_id, name, symbol, gecko_id, peg_type, peg_mechanism from raw_defillama__stablecoins
+     qualify row_number() over (partition by llama_id order by _observed_at desc) = 1
+     order by llama_id`);
+  return rows.map((r) => ({ llamaId: r.llama_id, name: r.name, symbol: r.symbol, geckoId: r.gecko_id, pegType: r.peg_type, pegMechanism: r.peg_mechanism }));
+}
+
+/**
+ * Loads the registry tables for a build whose captures are loaded: the curated registry plus a
+ * provisional `unreviewed` record for every list asset it does not know (withUnreviewedCoins), so an
+ * unknown upstream coin never blocks publication. Returns the manifest warnings (one per added coin).
+ */
+export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry): Promise<string[]> {
+  const { registry: full, warnings } = withUnreviewedCoins(registry, await loadedListAssets(db));
+  await loadRegistryTables(db, full, utcDay(asOf));
+  return warnings;
+}
+
+/**
+ * Load stage into an empty database: build context, persisted history (when the warehouse file
+ * exists), captures selected at as-of (collectCaptures → loadCaptures), then the registry tables incl.
+ * unreviewed coins. Warns when no list capture was observed by as-of. Throws on an unreadable or
+ * missing capture (the message names the file, or BALLAST_CAPTURE_DIR for a missing directory).
+ */
+export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInputs> {
+  await prepareBuildDb(db, opts.asOf);
+  if (opts.warehousePath && existsSync(opts.warehousePath)) await readHistory(db, opts.warehousePath);
+  const { captures, readerDropped, readerProblems } = opts.captures
+    ? { captures: opts.captures, readerDropped: {}, readerProblems: {} }
+    : await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
+  log("info", "load", "captures selected", { count: captures.length });
+  const sources = await loadCaptures(db, captures, opts.asOf);
+  const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
+  if (!sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
+    // As-of fallback (int_coins_supply_current): current state from the supply history instead.
+    warnings.push("source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)");
+  }
+  const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
+  return { asOf: opts.asOf, asOfDay: utcDay(opts.asOf), captures, sources, readerDropped, readerProblems, warnings, sourceObservedAt };
+}

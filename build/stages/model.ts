@@ -1,0 +1,53 @@
+import { join } from "node:path";
+import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
+import { REPO_ROOT } from "../config.ts";
+import { Db } from "../duckdb.ts";
+import { log } from "../log.ts";
+import { discoverModels, type ModelRunResult, runModels } from "../models.ts";
+import { type LoadedInputs, loadInputs, type LoadOptions } from "./load.ts";
+
+/** Result of load + model: the open database holding every raw table and mart, and what the manifest needs. */
+export interface ModelledBuild extends LoadedInputs {
+  /** In-memory, single-threaded database; the caller closes it (`db.close()`). */
+  db: Db;
+  /** Rows per created table, quality rejections per analytic, wall time per node (ms). */
+  modelRun: ModelRunResult;
+  /** Input rows refused by a quality rule, per producer (analytic or `supply_value_rejections`) and reason. */
+  qualityRejections: Record<string, Record<string, number>>;
+}
+
+/**
+ * Model stage: runs the DAG (`pipelines/models` SQL + the TS analytics) and its asserts over the loaded
+ * database. Throws ModelError naming the model/assert, or an Error when no coin has a current supply
+ * (no list capture and no supply history within 3 days of as-of: nothing to build).
+ */
+export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections">> {
+  const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
+  log("info", "model", "models built", { count: modelRun.tables.length });
+  const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
+  if (currentCoins === 0) {
+    throw new Error("source defillama.stablecoins: no capture observed at or before as-of and no supply history in the 3 days up to as-of; nothing to build");
+  }
+  const supplyRejections = Object.fromEntries((await db.all<{ reason: string; n: number }>(
+    "select reason, count(*)::integer as n from supply_value_rejections group by reason order by reason")).map((r) => [r.reason, r.n]));
+  const qualityRejections = { ...modelRun.rejected, ...(Object.keys(supplyRejections).length ? { supply_value_rejections: supplyRejections } : {}) };
+  return { modelRun, qualityRejections };
+}
+
+/**
+ * Load → model in a fresh in-memory database opened with one thread (floating-point sums then run in
+ * one order, so artifacts are byte-reproducible): captures selected at as-of, registry tables incl.
+ * unreviewed coins, the model DAG incl. analytics. Serves the build, the backtest, the detection bench
+ * and the SQL tests. Returns the open database (caller closes it); closes it itself when a stage throws
+ * (source errors, ModelError).
+ */
+export async function loadAndModel(opts: LoadOptions): Promise<ModelledBuild> {
+  const db = await Db.open(":memory:", { threads: "1" });
+  try {
+    const loaded = await loadInputs(db, opts);
+    return { ...loaded, db, ...(await runModelStage(db)) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
