@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { serialise } from "../../datasets/contract.ts";
 import { DATASETS } from "../../datasets/datasets.ts";
+import { METHODOLOGY_CHANGELOGS } from "../../pipelines/analytics/changelogs.ts";
 import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import { ArtifactError, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
 
@@ -82,5 +83,23 @@ export const duckdbEmitter: Emitter = {
   },
 };
 
+/**
+ * `methodology/<analytic>.md`: the changelog of every versioned methodology
+ * (`pipelines/analytics/changelogs/`), so each payload's `methodology.changelogPath` resolves
+ * within the build that published it.
+ */
+export const methodologyEmitter: Emitter = {
+  name: "methodology",
+  async emit() {
+    const files: EmittedFile[] = [];
+    for (const c of METHODOLOGY_CHANGELOGS) {
+      const path = c.path.slice(1);
+      if (files.some((f) => f.path === path)) continue;
+      files.push({ path, body: await readFile(c.file), extras: { artifact: "methodology", rows: null, dataAsOf: null, schemaVersion: "1.0.0" } });
+    }
+    return { files, datedCopies: [] };
+  },
+};
+
 /** Every emitter of a build, in run order. Adding a kind of published file = adding an entry here. */
-export const EMITTERS: readonly Emitter[] = [siteDataEmitter, datasetsEmitter, duckdbEmitter];
+export const EMITTERS: readonly Emitter[] = [siteDataEmitter, datasetsEmitter, duckdbEmitter, methodologyEmitter];

@@ -308,6 +308,11 @@ describe("every declared route is served", () => {
     expect(doc.servers[0].url).toMatch(/^http/);
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string }>));
     expect(new Set(ops.map((o) => o.operationId)).size).toBe(ops.length);
+    const { methodology } = await (await req("/api/depeg-events?limit=1")).json();
+    const changelog = await req(methodology.changelogPath, { key: null });
+    expect(changelog.status).toBe(200);
+    expect(changelog.headers.get("content-type")).toMatch(/^text\/markdown/);
+    expect(await changelog.text()).toContain(methodology.version);
     const pre = await req("/datasets/top-stablecoins/latest.csv", { method: "OPTIONS", key: null, headers: { Origin: "https://anyone.example", "Access-Control-Request-Method": "GET" } });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
