@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): Hono {
 }
 
 /**
- * The Hono app plus a Node fast path sharing its caches: `nodeListener` answers a keyed GET whose
+ * The Hono app plus a Node fast path sharing its caches: the returned listener answers a keyed GET whose
  * response is already cached for this build and second straight on Node's response (lane check and
  * per-key limit included), and hands every other request to the app.
  */

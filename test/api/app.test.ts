@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { createTestSchema } from "../helpers/pg-schema.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
@@ -11,8 +11,7 @@ import { ROUTES } from "../../api/routes/index.ts";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { buildRecorded, RECORDED_AS_OF } from "../helpers/build-once.ts";
 
-const PG = "postgres://postgres@127.0.0.1:5432/test";
-const schema = `ballast_test_${process.pid}_${Date.now()}`;
+let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let sql: SqlClient;
 let keys: KeyStore;
 let app: ReturnType<typeof createApp>;
@@ -22,11 +21,8 @@ let clockMs = 0;
 
 beforeAll(async () => {
   ({ dir } = await buildRecorded());
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  sql = await openSqlClient({ databaseUrl: `${PG}?options=-csearch_path%3D${schema}`, pgliteDir: "" });
+  schema = await createTestSchema("ballast_test");
+  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
   keys = new KeyStore(sql, "pepper-for-tests-0123456789");
   await keys.init();
   token = (await keys.create({ name: "t" })).token;
@@ -35,10 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sql?.close();
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  await admin.query(`drop schema if exists ${schema} cascade`);
-  await admin.end();
+  await schema?.drop();
 });
 
 const req = (path: string, init: RequestInit & { key?: string | null } = {}) => {

@@ -1,31 +1,24 @@
-import pg from "pg";
+import { createTestSchema } from "../helpers/pg-schema.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../api/server.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
 
-const PG = "postgres://postgres@127.0.0.1:5432/test";
-const schema = `ballast_fast_${process.pid}_${Date.now()}`;
+let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let server: Awaited<ReturnType<typeof startServer>>;
 let base = "";
 
 beforeAll(async () => {
   const { dir } = await buildRecorded("ballast-fast-");
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
+  schema = await createTestSchema("ballast_fast");
   server = await startServer({
     PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall",
-    DATABASE_URL: `${PG}?options=-csearch_path%3D${schema}`, API_KEY_PEPPER: "pepper-for-fast-path-tests-0123",
+    DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-fast-path-tests-0123",
   });
   base = `http://127.0.0.1:${server.port}`;
 });
 afterAll(async () => {
   await server?.close();
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  await admin.query(`drop schema if exists ${schema} cascade`);
-  await admin.end();
+  await schema?.drop();
 });
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });

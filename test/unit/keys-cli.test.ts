@@ -1,18 +1,17 @@
 /** The key CLI (scripts/keys.ts) as a subprocess against a temp schema on the real Postgres. */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import pg from "pg";
+import { createTestSchema } from "../helpers/pg-schema.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { freePort } from "../helpers/redis-server.ts";
 
-const PG = "postgres://postgres@127.0.0.1:5432/test";
-const SCHEMA = `ballast_keys_cli_${process.pid}_${Date.now()}`;
-const URL = `${PG}?options=-csearch_path%3D${SCHEMA}`;
 const PEPPER = "pepper-for-cli-tests-0123456789";
 const REPO = join(import.meta.dirname, "../..");
 const TOKEN = /bl_live_([0-9a-f]{16})_([A-Za-z0-9_-]{32})/;
 
+let schema: Awaited<ReturnType<typeof createTestSchema>>;
+let URL = "";
 let sql: SqlClient;
 let keys: KeyStore;
 
@@ -32,19 +31,14 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 beforeAll(async () => {
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  await admin.query(`create schema ${SCHEMA}`);
-  await admin.end();
+  schema = await createTestSchema("ballast_keys_cli");
+  URL = schema.url;
   sql = await openSqlClient({ databaseUrl: URL, pgliteDir: "" });
   keys = new KeyStore(sql, PEPPER);
 });
 afterAll(async () => {
   await sql?.close();
-  const admin = new pg.Client({ connectionString: PG });
-  await admin.connect();
-  await admin.query(`drop schema if exists ${SCHEMA} cascade`);
-  await admin.end();
+  await schema?.drop();
 });
 
 describe("scripts/keys.ts", () => {
