@@ -258,7 +258,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       entry = await respond(route, validate(route, raw, build, clock));
       if (cacheable) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
-      entry.headers = { ...entry.headers, ...freshness(route, clock.now, entry.dataAsOf).headers };
+      entry.headers = { ...freshness(route, clock.now, entry.dataAsOf).headers, "Content-Type": JSON_TYPE };
       entry.nowSec = clock.now;
       entry.sent = undefined;
     }

@@ -199,6 +199,13 @@ describe("freshness and cache profiles", () => {
     clockMs = start + 7000;
     const later = await req(path, { headers: { Origin: "https://ballast.example" } });
     expect(Number(later.headers.get("x-data-age"))).toBe(age0 + 7);
+    // Headers of a reused body are recomputed whole each second: no Warning outlives its status.
+    clockMs = start + 600 * 9 * 1000;
+    expect((await req(path)).headers.get("warning")).toMatch(/^110 /);
+    clockMs = start + 8000;
+    const again = await req(path);
+    expect(again.headers.get("warning")).toBeNull();
+    expect(again.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60, stale-while-revalidate=300");
     expect(later.headers.get("access-control-allow-origin")).toBe("https://ballast.example");
     clockMs = start;
   });
