@@ -34,7 +34,7 @@ export interface AppDeps {
   webhookSecret?: string;
   /** Facts about dependencies that health reports (state store status). */
   services?: RouteServices;
-  /** Byte budget of the one response cache (default 32 MiB). */
+  /** Byte budget of the one response cache (default 16 MiB). */
   responseCacheBytes?: number;
 }
 

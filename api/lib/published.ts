@@ -33,7 +33,7 @@ export class ServingBuild {
   private readonly parsed = new Map<string, unknown>();
   private readonly memos = new Map<string, Promise<unknown>>();
   /** Bound of each per-build cache (entries, oldest dropped first): the response cache holds the hot set. */
-  static readonly CACHE_ENTRIES = 256;
+  static readonly CACHE_ENTRIES = 64;
 
   constructor(readonly manifest: BuildManifest, readonly firstSeenMs: number, private readonly read: ObjectReader) {
     this.files = new Map(manifest.files.map((f) => [f.path, f]));

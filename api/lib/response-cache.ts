@@ -29,7 +29,7 @@ export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse>();
   private bytes = 0;
 
-  constructor(readonly maxBytes = 32 * 1024 * 1024) {}
+  constructor(readonly maxBytes = 16 * 1024 * 1024) {}
 
   get(key: string): CachedResponse | undefined {
     return this.entries.get(key);
