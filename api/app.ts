@@ -199,10 +199,9 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   /** Finished plain header objects of an entry, reused while its CORS object and headers stay the same. */
   function sentHeaders(entry: CachedResponse, cors: Record<string, string>, coding: ContentCoding, body: Uint8Array): Record<string, string> {
     if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
-    const length = String(body.byteLength);
     return (entry.sent.byCoding[coding] ??= coding === "identity"
-      ? { ...cors, ...entry.headers, "Content-Length": length }
-      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": length });
+      ? { ...cors, ...entry.headers, "Content-Length": String(body.byteLength) }
+      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) });
   }
 
   function authRequest(c: Context, cacheableGet: boolean) {

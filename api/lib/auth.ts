@@ -1,8 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { HttpError } from "./http-error.ts";
 import type { ApiKeyRecord, KeyStore } from "./key-store.ts";
-import type { KeyRateLimiter, LimitResult } from "./rate-limit.ts";
+import { KeyRateLimiter, type LimitResult } from "./rate-limit.ts";
 
 /**
  * The lane a route is served on (spec 1, 5):
@@ -57,9 +56,8 @@ export const CLAIM_ATTEMPTS_PER_MINUTE = 10;
  */
 export class LaneAuth {
   private readonly verified = new Map<string, { record: ApiKeyRecord; at: number }>();
-  private readonly failedAttempts = new RateLimiterMemory({ points: FAILED_KEY_ATTEMPTS_PER_MINUTE, duration: 60 });
-  private readonly claimAttempts = new RateLimiterMemory({ points: CLAIM_ATTEMPTS_PER_MINUTE, duration: 60 });
-  private readonly localLimits = new Map<number, RateLimiterMemory>();
+  /** In-process budgets: per-IP attempts, and per-key limits while the shared limiter is down. */
+  private readonly local = new KeyRateLimiter();
 
   constructor(private readonly deps: AuthDeps) {}
 
@@ -78,7 +76,7 @@ export class LaneAuth {
       case "site":
         return requireSecret(this.deps.siteProxySecret, req.header("X-Ballast-Site-Proxy-Secret"));
       case "signed-wallet":
-        return limitIp(this.claimAttempts, req.ip);
+        return orTooMany(await this.local.consume(`claim:${req.ip}`, CLAIM_ATTEMPTS_PER_MINUTE));
       case "webhook":
         return requireSecret(this.deps.webhookSecret, req.header("X-Telegram-Bot-Api-Secret-Token"));
       case "admin":
@@ -100,7 +98,7 @@ export class LaneAuth {
     if (cached && now - cached.at <= KEY_FRESH_MS) {
       record = cached.record;
     } else {
-      await assertNotLimited(this.failedAttempts, req.ip);
+      orTooMany(await this.local.peek(`authfail:${req.ip}`, FAILED_KEY_ATTEMPTS_PER_MINUTE));
       let found: ApiKeyRecord | null;
       try {
         found = await this.deps.keys.verify(token, Math.floor(now / 1000));
@@ -112,7 +110,7 @@ export class LaneAuth {
       }
       if (!found) {
         this.verified.delete(token);
-        await limitIp(this.failedAttempts, req.ip);
+        orTooMany(await this.local.consume(`authfail:${req.ip}`, FAILED_KEY_ATTEMPTS_PER_MINUTE));
         throw new HttpError(401, UNAUTHORIZED);
       }
       record = found;
@@ -123,21 +121,15 @@ export class LaneAuth {
       res = await this.deps.limiter.consume(record.id, record.rateLimitPerMinute);
     } catch {
       if (!req.cacheableGet || record.tier !== "standard") throw UNAVAILABLE();
-      res = await localConsume(this.localLimit(record.rateLimitPerMinute), record.id);
+      res = await this.local.consume(record.id, record.rateLimitPerMinute);
     }
-    if (!res.ok) throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(res.retryAfterSec) });
+    orTooMany(res);
   }
 
   private remember(token: string, record: ApiKeyRecord, now: number): void {
     this.verified.delete(token);
     if (this.verified.size >= KEY_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { record, at: now });
-  }
-
-  private localLimit(points: number): RateLimiterMemory {
-    let l = this.localLimits.get(points);
-    if (!l) this.localLimits.set(points, (l = new RateLimiterMemory({ points, duration: 60 })));
-    return l;
   }
 }
 
@@ -149,26 +141,7 @@ function requireSecret(expected: string | undefined, given: string | undefined):
   if (a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(401, "Unauthorized");
 }
 
-async function localConsume(limiter: RateLimiterMemory, key: string): Promise<LimitResult> {
-  try {
-    await limiter.consume(key, 1);
-    return { ok: true };
-  } catch (err) {
-    if (err instanceof RateLimiterRes) return { ok: false, retryAfterSec: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
-    throw err;
-  }
-}
-
-/** Consumes one attempt for `ip`; 429 with Retry-After once the window's budget is spent. */
-async function limitIp(limiter: RateLimiterMemory, ip: string): Promise<void> {
-  const res = await localConsume(limiter, ip);
+/** 429 with `Retry-After` when a budget is spent. */
+function orTooMany(res: LimitResult): void {
   if (!res.ok) throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(res.retryAfterSec) });
-}
-
-/** 429 when `ip` has already spent its failed-attempt budget (nothing consumed). */
-async function assertNotLimited(limiter: RateLimiterMemory, ip: string): Promise<void> {
-  const r = await limiter.get(ip);
-  if (r && r.consumedPoints >= FAILED_KEY_ATTEMPTS_PER_MINUTE) {
-    throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(r.msBeforeNext / 1000))) });
-  }
 }

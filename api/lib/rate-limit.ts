@@ -72,11 +72,26 @@ export class KeyRateLimiter {
       await this.limiterFor(pointsPerMinute).consume(bucketKey, 1);
       return { ok: true };
     } catch (err) {
-      if (err instanceof RateLimiterRes) return { ok: false, retryAfterSec: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+      if (err instanceof RateLimiterRes) return refused(err);
+      throw new RateLimiterUnavailableError(`rate limiter unavailable: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  /**
+   * `bucketKey`'s budget without taking a point: `{ ok: false, retryAfterSec }` once it is spent.
+   * @throws RateLimiterUnavailableError as `consume`.
+   */
+  async peek(bucketKey: string, pointsPerMinute: number): Promise<LimitResult> {
+    try {
+      const r = await this.limiterFor(pointsPerMinute).get(bucketKey);
+      return r && r.consumedPoints >= pointsPerMinute ? refused(r) : { ok: true };
+    } catch (err) {
       throw new RateLimiterUnavailableError(`rate limiter unavailable: ${errorMessage(err)}`, { cause: err });
     }
   }
 }
+
+const refused = (r: RateLimiterRes): LimitResult => ({ ok: false, retryAfterSec: Math.max(1, Math.ceil(r.msBeforeNext / 1000)) });
 
 /**
  * Opens the ioredis client of the shared limiter with fail-fast settings: no offline queue (commands
