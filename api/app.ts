@@ -9,7 +9,6 @@ import { HttpError, notYetAvailable } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import type { PublishedStore, ServingBuild } from "./lib/published.ts";
-import { PublishedDb } from "./lib/published-db.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
 import { type CachedResponse, ResponseCache } from "./lib/response-cache.ts";
 import { ADMIN_PATH_FAMILIES } from "./routes/admin.ts";
@@ -19,8 +18,6 @@ import { type HandlerContext, type JsonRoute, type RouteDecl, type RouteResult, 
 /** Dependencies of the app; the server wires real ones, tests wire their own. */
 export interface AppDeps {
   store: PublishedStore;
-  /** Read-only DuckDB over the serving build; defaults to a new one. */
-  db?: PublishedDb;
   keys: KeyStore;
   limiter: KeyRateLimiter;
   /** Allowed browser origins; the first is echoed for requests without Origin (spec 1 rule 2). */
@@ -89,7 +86,6 @@ const FAST_URLS_MAX = 20_000;
 
 function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> } {
   const nowMs = deps.nowMs ?? Date.now;
-  const db = deps.db ?? new PublishedDb();
   const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, webhookSecret: deps.webhookSecret });
   const cache = new ResponseCache(deps.responseCacheBytes);
   const app = new Hono();
@@ -138,7 +134,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     });
   });
 
-  const ctxBase = { store: deps.store, db, services: deps.services ?? {} };
+  const ctxBase = { store: deps.store, services: deps.services ?? {} };
   for (const route of ROUTES) {
     if (route.kind === "static") app.on(route.method, route.path, (c) => serveStatic(c, route));
     else app.on(route.method, route.path, (c) => serveJson(c, route));
@@ -283,7 +279,8 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   }
 
   async function respond(route: JsonRoute, ctx: HandlerContext): Promise<CachedResponse> {
-    if (route.notYetAvailable) throw notYetAvailable(route.notYetAvailable);
+    // A not-yet-available route answers 503 unless its handler checks something first (404 for an unknown id).
+    if (route.notYetAvailable && !route.handler) throw notYetAvailable(route.notYetAvailable);
     const result: RouteResult = route.handler ? await route.handler(ctx, route) : await serveArtifact(route, ctx);
     const fr = freshness(route, ctx.now, result.dataAsOf);
     const stale = fr.status === "stale";

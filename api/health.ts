@@ -1,5 +1,6 @@
 import type { BuildManifest } from "../site-data/manifest.ts";
 import { assessFreshness, type FreshnessStatus, GENERIC_RATIOS } from "./lib/freshness.ts";
+import { notYetAvailableFeatures } from "./routes/not-yet-available.ts";
 
 /** Top-level health status (spec 2.8). */
 export type HealthStatus = "healthy" | "degraded" | "stale";
@@ -58,25 +59,13 @@ export interface Health {
 }
 
 /**
- * Features whose real inputs are not published yet: key → what it is and what a user sees. Reported
- * as warnings (no effect on status), never invented.
- */
-export const NOT_YET_AVAILABLE: Record<string, string> = {
-  blacklist: "no on-chain freeze/blacklist event ingestion is published yet; /api/blacklist and /api/blacklist-summary answer 503 and health `blacklist` is null",
-  "mint-burn": "no mint/burn event ingestion is published yet; /api/mint-burn-flows and /api/mint-burn-events answer 503 and health `mintBurn` is null",
-  "usds-status": "no USDS protocol status source is published yet; /api/usds-status answers 503",
-  "bluechip-ratings": "no third-party safety ratings are published yet; /api/bluechip-ratings answers 503",
-  "dex-liquidity": "no DEX pool data is published yet; /api/dex-liquidity and /api/dex-liquidity-history answer 503",
-  "yield-data": "no yield sources are published yet; /api/yield-rankings and /api/yield-history answer 503",
-  dews: "no stress-signal (DEWS) model is published yet; /api/stress-signals answers 503",
-};
-
-/**
  * Cadence of the `fx-rates` cache (spec 3.2: the fx source uses its own cadence). ECB reference rates
  * appear once per TARGET working day (`maxAgeSec`). `fresh` up to 4 days (the age up to which a rate
  * is a peg reference, `fx`), `degraded` up to 8 days, `stale` beyond; `none` without any observation.
  */
 export const FX_CADENCE = { maxAgeSec: 86400, freshSec: 4 * 86400, degradedSec: 8 * 86400 } as const;
+/** Health sections that stay null while their feature is not yet available. */
+const NULL_SECTIONS: Record<string, string> = { blacklist: "blacklist", "mint-burn": "mintBurn" };
 /** Manifest source of the ECB reference rates. */
 const FX_ENDPOINT = "frankfurter.rates";
 /** Manifest source of the stablecoin list snapshot (current supply and the coin universe). */
@@ -283,7 +272,9 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     info.push(`${producer} quality rules refused input (no effect on status): ${counts(reasons)}; ${REJECTION_MEANING[producer] ?? "refused rows are left out of its outputs"}.`);
   }
   for (const w of m.warnings ?? []) info.push(`build note (no effect on status): ${w}`);
-  for (const [feature, what] of Object.entries(NOT_YET_AVAILABLE)) info.push(`not yet available (no effect on status): ${feature} — ${what}.`);
+  for (const [feature, paths] of Object.entries(notYetAvailableFeatures())) {
+    info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`${NULL_SECTIONS[feature] ? ` and health \`${NULL_SECTIONS[feature]}\` is null` : ""}.`);
+  }
 
   return {
     status: worst(),

@@ -5,7 +5,6 @@ import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import { fsReader, PublishedStore } from "./lib/published.ts";
-import { PublishedDb } from "./lib/published-db.ts";
 import { KeyRateLimiter, openRedis } from "./lib/rate-limit.ts";
 
 /** Config of `startServer`: the parsed env config (`loadApiConfig`); fields with defaults may be left out. */
@@ -55,7 +54,6 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
     ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
   const store = new PublishedStore(fsReader(config.BALLAST_DATA_DIR));
-  const db = new PublishedDb();
   // Health reports the state store; while it is unavailable a health call also probes it (at most
   // every 5 s, in the background) so the report heals without keyed traffic.
   let lastProbeMs = 0;
@@ -68,7 +66,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     return s;
   };
   const listener = createNodeListener({
-    store, db, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus },
+    store, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus },
     siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
 
@@ -86,7 +84,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
 
   let closed: Promise<void> | undefined;
   const closeStores = async () => {
-    const results = await Promise.allSettled([keys.close(), db.close(), Promise.resolve(redis?.disconnect())]);
+    const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
   };
   const server = createServer(listener);

@@ -1,5 +1,6 @@
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
+import { depegLedgerArtifact, tapeLedgerArtifact } from "./depeg-events.ts";
 import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-resolver.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
 import { pegSummaryArtifact } from "./peg-summary.ts";
@@ -13,4 +14,5 @@ import { supplyHistoryArtifact } from "./supply-history.ts";
 export const SITE_DATA_ARTIFACTS: Artifact[] = [
   stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
+  depegLedgerArtifact, tapeLedgerArtifact,
 ];

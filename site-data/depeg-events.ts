@@ -1,9 +1,12 @@
 import { z } from "zod";
+import { type Artifact, num } from "./contract.ts";
 import { MethodologySchema } from "./peg-summary.ts";
 
 /**
- * Contracts of the depeg query routes (served by read-only DuckDB queries over the published
- * `depeg_events`, `depeg_pending` and `tape_events` tables; see api/queries/).
+ * Contracts of the depeg query routes. The build publishes each ledger whole, pre-sorted in the
+ * routes' keyset order (`site-data/depeg-events.json`: incidents, pending incidents and the
+ * registry's coin ids; `site-data/events.json`: the tape); the API filters and pages them in
+ * memory (api/queries/), so the serving process needs no database engine.
  */
 
 /** Provenance of a depeg incident (spec 2.6). */
@@ -88,9 +91,79 @@ export const TapeEventSchema = z.object({
   title: z.string(),
   data: z.object({ deviationBps: z.number().int().nullable(), depegEventId: z.number().int().nullable() }),
 });
+export type TapeEvent = z.infer<typeof TapeEventSchema>;
 export const TapeEventsResponseSchema = z.object({
   events: z.array(TapeEventSchema),
   total: z.number().int().nullable(),
   totalExact: z.boolean(),
   nextCursor: z.string().nullable(),
 });
+
+/** `site-data/depeg-events.json`: every incident (`startedAt` desc, `id` desc), pending incidents, registry coin ids. */
+export const DepegLedgerSchema = z.object({
+  events: z.array(DepegEventSchema),
+  pending: z.array(DepegPendingSchema),
+  stablecoinIds: z.array(z.string()),
+});
+export type DepegLedger = z.infer<typeof DepegLedgerSchema>;
+
+/** `site-data/events.json`: the whole tape, `ts` desc then `id` desc (string order). */
+export const TapeLedgerSchema = z.object({ events: z.array(TapeEventSchema) });
+export type TapeLedger = z.infer<typeof TapeLedgerSchema>;
+
+const int = (v: unknown) => Number(v);
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+
+/** Newest DefiLlama list capture (Unix s): the data time of the depeg ledgers. */
+const listObservedAt = (ctx: { sourceObservedAt: Record<string, number | null> }) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
+
+/** Depeg incidents of the `depeg_events` mart with the pending ones and the coin ids `/api/depeg-events` accepts. */
+export const depegLedgerArtifact: Artifact = {
+  key: "depeg-events",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 900,
+  schema: DepegLedgerSchema,
+  outputs: { main: { path: "site-data/depeg-events.json", schema: DepegLedgerSchema } },
+  description: "Depeg incidents and pending incidents, in the keyset order of /api/depeg-events.",
+  queries: {
+    events: "select * from depeg_events order by started_at desc, id desc",
+    pending: "select * from depeg_pending order by first_seen_at desc, stablecoin_id",
+    coins: "select id from registry_coins order by id",
+  },
+  assemble(rows, ctx) {
+    const events: DepegEvent[] = rows.events.map((r: Record<string, any>) => ({
+      id: int(r.id), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegType: r.peg_type, direction: r.direction,
+      peakDeviationBps: int(r.peak_deviation_bps), startedAt: int(r.started_at), endedAt: num(r.ended_at), startPrice: Number(r.start_price),
+      peakPrice: num(r.peak_price), recoveryPrice: num(r.recovery_price), pegReference: Number(r.peg_reference), source: r.source,
+      confirmationSources: r.confirmation_sources ?? null, pendingReason: r.pending_reason ?? null, closeReason: r.close_reason ?? null,
+      constituentEventCount: int(r.constituent_event_count), provenance: json(r.provenance_json),
+    }));
+    const pending = rows.pending.map((r: Record<string, any>) => ({
+      stablecoinId: r.stablecoin_id, symbol: r.symbol, direction: r.direction, firstSeenAt: int(r.first_seen_at), lastSeenAt: int(r.last_seen_at),
+      firstSeenBps: int(r.first_seen_bps), lastSeenBps: int(r.last_seen_bps), peakSeenBps: int(r.peak_seen_bps), reason: r.reason,
+      ageSec: int(r.age_sec), expiresAt: int(r.expires_at), availableConfirmationCategories: json(r.available_categories_json),
+      missingConfirmationCategories: json(r.missing_categories_json),
+    }));
+    const payload: DepegLedger = { events, pending, stablecoinIds: rows.coins.map((r) => String(r.id)) };
+    return { files: [{ path: depegLedgerArtifact.outputs.main.path, payload, rows: events.length }], dataAsOf: listObservedAt(ctx) };
+  },
+};
+
+/** The `tape_events` mart, in the keyset order of `/api/events`. */
+export const tapeLedgerArtifact: Artifact = {
+  key: "events",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 600,
+  schema: TapeLedgerSchema,
+  outputs: { main: { path: "site-data/events.json", schema: TapeLedgerSchema } },
+  description: "Typed events tape, in the keyset order of /api/events.",
+  queries: { events: "select * from tape_events order by ts desc, id desc" },
+  assemble(rows, ctx) {
+    const events: TapeEvent[] = rows.events.map((r: Record<string, any>) => ({
+      id: r.id, type: r.type, class: r.class, ts: int(r.ts), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegCurrency: r.peg_currency,
+      chain: r.chain ?? null, severity: r.severity, title: r.title,
+      data: { deviationBps: num(r.deviation_bps), depegEventId: num(r.depeg_event_id) },
+    }));
+    return { files: [{ path: tapeLedgerArtifact.outputs.main.path, payload: { events }, rows: events.length }], dataAsOf: listObservedAt(ctx) };
+  },
+};

@@ -1,13 +1,9 @@
-import type { DuckDBValue } from "@duckdb/node-api";
 import { z } from "zod";
-import type { DepegEvent } from "../../site-data/depeg-events.ts";
+import type { DepegEvent, DepegLedger } from "../../site-data/depeg-events.ts";
 import { methodology } from "../../site-data/peg-summary.ts";
 import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
-import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import { HttpError } from "../lib/http-error.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
-import type { PublishedDb } from "../lib/published-db.ts";
-import type { ServingBuild } from "../lib/published.ts";
-
 
 /** Query parameters of `/api/depeg-events` (spec 4.3). */
 export const DepegEventsQuery = z.object({
@@ -24,84 +20,39 @@ export type DepegEventsParams = z.output<typeof DepegEventsQuery>;
 export const DEPEG_METHODOLOGY_LABEL = "Depeg detection v2: 15-minute consensus grid, 100/150 bps thresholds, confirmation by independent source families, coverage gaps end incidents, peaks from guarded bar extremes";
 
 /**
- * Pages depeg incidents ordered by `startedAt` desc then `id` desc (keyset on both). `total` counts
- * every incident matching the filters; `counts.thresholdCrossings` sums linked raw rows.
- * Throws HttpError 400 (offset with cursor, bad cursor), 404 (unknown or non-canonical stablecoin id),
- * 503 (no database).
+ * Pages the build's depeg ledger (`site-data/depeg-events.json`, already in `startedAt` desc, `id`
+ * desc order) with keyset cursors on both. `total` counts every incident matching the filters;
+ * `counts.thresholdCrossings` sums their linked raw rows. Throws HttpError 400 (offset with cursor,
+ * bad cursor), 404 (unknown or non-canonical stablecoin id).
  */
-export async function queryDepegEvents(db: PublishedDb, build: ServingBuild, q: DepegEventsParams) {
-  const asOf = build.manifest.asOf;
+export function queryDepegEvents(ledger: DepegLedger, asOf: number, q: DepegEventsParams) {
   if (q.offset !== undefined && q.cursor !== undefined) throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
-  const where: string[] = [];
-  const values: Record<string, DuckDBValue> = {};
-  if (q.stablecoin) {
-    const known = await db.all(build, "select 1 from registry_coins where id = $id", { id: q.stablecoin });
-    if (known === null) throw notYetAvailable("depeg-events");
-    if (!known.length) throw new HttpError(404, `Unknown stablecoin id: ${q.stablecoin}`);
-    where.push("stablecoin_id = $stablecoin");
-    values.stablecoin = q.stablecoin;
-  }
-  if (q.active !== undefined) where.push(q.active ? "ended_at is null" : "ended_at is not null");
-  const filter = where.length ? `where ${where.join(" and ")}` : "";
-  const page = [...where];
-  const pageValues = { ...values };
+  if (q.stablecoin !== undefined && !ledger.stablecoinIds.includes(q.stablecoin)) throw new HttpError(404, `Unknown stablecoin id: ${q.stablecoin}`);
+  const matches = (e: DepegEvent) =>
+    (q.stablecoin === undefined || e.stablecoinId === q.stablecoin) && (q.active === undefined || (e.endedAt === null) === q.active);
+  let after: (e: DepegEvent) => boolean = () => true;
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     if (!/^\d{1,17}$/.test(c.id)) throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
-    page.push("(started_at < $c_ts or (started_at = $c_ts and id < $c_id::bigint))");
-    pageValues.c_ts = c.ts;
-    pageValues.c_id = c.id;
+    const id = Number(c.id);
+    after = (e) => e.startedAt < c.ts || (e.startedAt === c.ts && e.id < id);
   }
-  const rows = await db.all<Record<string, any>>(build,
-    `select * from depeg_events ${page.length ? `where ${page.join(" and ")}` : ""}
-     order by started_at desc, id desc limit ${q.limit + 1} offset ${q.offset ?? 0}`,
-    pageValues,
-  );
-  if (rows === null) throw notYetAvailable("depeg-events");
-  const more = rows.length > q.limit;
-  const events = rows.slice(0, q.limit).map(toDepegEvent);
+  const matching = ledger.events.filter(matches);
+  const start = q.offset ?? 0;
+  const rest = q.cursor ? matching.filter(after) : matching.slice(start);
+  const events = rest.slice(0, q.limit);
   const last = events.at(-1);
-  let total: number;
-  let counts: { incidents: number; thresholdCrossings: number } | undefined;
-  if (q.includeTotal) {
-    const [t] = (await db.all<{ n: number; crossings: number }>(build, 
-      `select count(*)::integer as n, coalesce(sum(constituent_event_count), 0)::integer as crossings from depeg_events ${filter}`, values))!;
-    total = t.n;
-    counts = { incidents: t.n, thresholdCrossings: t.crossings };
-  } else {
-    total = (q.offset ?? 0) + events.length;
-  }
-  let pending: unknown[] | undefined;
-  if (q.includePending) {
-    const p = (await db.all<Record<string, any>>(build,
-      `select * from depeg_pending ${q.stablecoin ? "where stablecoin_id = $stablecoin" : ""} order by first_seen_at desc, stablecoin_id`,
-      q.stablecoin ? { stablecoin: q.stablecoin } : undefined))!;
-    pending = p.map((r) => ({
-      stablecoinId: r.stablecoin_id, symbol: r.symbol, direction: r.direction, firstSeenAt: Number(r.first_seen_at), lastSeenAt: Number(r.last_seen_at),
-      firstSeenBps: Number(r.first_seen_bps), lastSeenBps: Number(r.last_seen_bps), peakSeenBps: Number(r.peak_seen_bps), reason: r.reason,
-      ageSec: Number(r.age_sec), expiresAt: Number(r.expires_at), availableConfirmationCategories: JSON.parse(r.available_categories_json),
-      missingConfirmationCategories: JSON.parse(r.missing_categories_json),
-    }));
-  }
+  const counts = q.includeTotal
+    ? { incidents: matching.length, thresholdCrossings: matching.reduce((sum, e) => sum + e.constituentEventCount, 0) }
+    : undefined;
+  const pending = q.includePending ? ledger.pending.filter((p) => q.stablecoin === undefined || p.stablecoinId === q.stablecoin) : undefined;
   return {
     events,
     ...(pending ? { pending } : {}),
-    total,
+    total: counts ? counts.incidents : start + events.length,
     totalExact: q.includeTotal,
     ...(counts ? { counts } : {}),
-    nextCursor: more && last ? encodeCursor(last.startedAt, String(last.id)) : null,
+    nextCursor: rest.length > q.limit && last ? encodeCursor(last.startedAt, String(last.id)) : null,
     methodology: methodology("ballast-depeg-v2", DEPEG_METHODOLOGY_LABEL, asOf),
-  };
-}
-
-const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-
-function toDepegEvent(r: Record<string, any>): DepegEvent {
-  return {
-    id: Number(r.id), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegType: r.peg_type, direction: r.direction,
-    peakDeviationBps: Number(r.peak_deviation_bps), startedAt: Number(r.started_at), endedAt: n(r.ended_at), startPrice: Number(r.start_price),
-    peakPrice: n(r.peak_price), recoveryPrice: n(r.recovery_price), pegReference: Number(r.peg_reference), source: r.source,
-    confirmationSources: r.confirmation_sources ?? null, pendingReason: r.pending_reason ?? null, closeReason: r.close_reason ?? null,
-    constituentEventCount: Number(r.constituent_event_count), provenance: r.provenance_json ? JSON.parse(r.provenance_json) : null,
   };
 }

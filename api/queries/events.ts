@@ -1,10 +1,7 @@
-import type { DuckDBValue } from "@duckdb/node-api";
 import { z } from "zod";
+import type { TapeEvent, TapeLedger } from "../../site-data/depeg-events.ts";
 import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
-import { notYetAvailable } from "../lib/http-error.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
-import type { PublishedDb } from "../lib/published-db.ts";
-import type { ServingBuild } from "../lib/published.ts";
 
 const SEVERITIES = ["info", "warning", "critical"] as const;
 const list = (re: RegExp, what: string) => z.string().max(500, "must be at most 500 characters").transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
@@ -32,48 +29,38 @@ export const EventsQuery = z.object({
   includeTotal: boolParam(false).describe("true adds the exact `total` (default false)"),
 });
 
-/** Pages the tape newest first (`ts` desc, `id` desc). Throws HttpError 400 on a bad cursor, 503 without a database. */
-export async function queryEvents(db: PublishedDb, build: ServingBuild, q: z.output<typeof EventsQuery>) {
-  const where: string[] = [];
-  const v: Record<string, DuckDBValue> = {};
+/**
+ * Pages the build's tape (`site-data/events.json`, already `ts` desc, `id` desc) newest first with a
+ * keyset cursor. Throws HttpError 400 on a bad cursor.
+ */
+export function queryEvents(ledger: TapeLedger, q: z.output<typeof EventsQuery>) {
+  const tests: ((e: TapeEvent) => boolean)[] = [];
   if (q.type) {
-    const parts = q.type.map((t, i) => {
-      if (t.endsWith(".*")) { v[`tp${i}`] = `${t.slice(0, -2)}.`; return `starts_with(type, $tp${i})`; }
-      v[`t${i}`] = t;
-      return `type = $t${i}`;
-    });
-    where.push(`(${parts.join(" or ")})`);
+    const exact = new Set(q.type.filter((t) => !t.endsWith(".*")));
+    const prefixes = q.type.filter((t) => t.endsWith(".*")).map((t) => t.slice(0, -1));
+    tests.push((e) => exact.has(e.type) || prefixes.some((p) => e.type.startsWith(p)));
   }
-  if (q.class) { where.push("class = $class"); v.class = q.class; }
-  if (q.coin) { where.push(`stablecoin_id in (${q.coin.map((_, i) => `$coin${i}`).join(", ")})`); q.coin.forEach((c, i) => { v[`coin${i}`] = c; }); }
-  if (q.pegCurrency) { where.push("peg_currency = $peg"); v.peg = q.pegCurrency; }
-  if (q.chain) { where.push("chain = $chain"); v.chain = q.chain; }
-  if (q.q) { where.push("(contains(lower(title), $q) or contains(lower(symbol), $q))"); v.q = q.q.toLowerCase(); }
-  if (q.severityFloor) {
-    const allowed = SEVERITIES.slice(SEVERITIES.indexOf(q.severityFloor));
-    where.push(`severity in (${allowed.map((s) => `'${s}'`).join(", ")})`);
-  }
-  if (q.since !== undefined) { where.push("ts >= $since"); v.since = q.since; }
-  if (q.until !== undefined) { where.push("ts < $until"); v.until = q.until; }
-  const filter = [...where];
-  const fv = { ...v };
+  if (q.class) tests.push((e) => e.class === q.class);
+  if (q.coin) { const coins = new Set(q.coin); tests.push((e) => coins.has(e.stablecoinId)); }
+  if (q.pegCurrency) tests.push((e) => e.pegCurrency === q.pegCurrency);
+  if (q.chain) tests.push((e) => e.chain === q.chain);
+  if (q.q) { const needle = q.q.toLowerCase(); tests.push((e) => e.title.toLowerCase().includes(needle) || e.symbol.toLowerCase().includes(needle)); }
+  if (q.severityFloor) { const allowed = new Set<string>(SEVERITIES.slice(SEVERITIES.indexOf(q.severityFloor))); tests.push((e) => allowed.has(e.severity)); }
+  if (q.since !== undefined) { const since = q.since; tests.push((e) => e.ts >= since); }
+  if (q.until !== undefined) { const until = q.until; tests.push((e) => e.ts < until); }
+  const matching = ledger.events.filter((e) => tests.every((t) => t(e)));
+  let rest = matching;
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
-    filter.push("(ts < $c_ts or (ts = $c_ts and id < $c_id))");
-    fv.c_ts = c.ts;
-    fv.c_id = c.id;
+    rest = matching.filter((e) => e.ts < c.ts || (e.ts === c.ts && e.id < c.id));
   }
   const limit = q.limit ?? 50;
-  const rows = await db.all<Record<string, any>>(build,
-    `select * from tape_events ${filter.length ? `where ${filter.join(" and ")}` : ""} order by ts desc, id desc limit ${limit + 1}`, fv);
-  if (rows === null) throw notYetAvailable("events");
-  const events = rows.slice(0, limit).map((r) => ({
-    id: r.id, type: r.type, class: r.class, ts: Number(r.ts), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegCurrency: r.peg_currency,
-    chain: r.chain ?? null, severity: r.severity, title: r.title,
-    data: { deviationBps: r.deviation_bps === null ? null : Number(r.deviation_bps), depegEventId: r.depeg_event_id === null ? null : Number(r.depeg_event_id) },
-  }));
-  const exact = q.includeTotal;
-  const total = exact ? (await db.all<{ n: number }>(build, `select count(*)::integer as n from tape_events ${where.length ? `where ${where.join(" and ")}` : ""}`, v))![0].n : null;
+  const events = rest.slice(0, limit);
   const last = events.at(-1);
-  return { events, total, totalExact: exact, nextCursor: rows.length > limit && last ? encodeCursor(last.ts, last.id) : null };
+  return {
+    events,
+    total: q.includeTotal ? matching.length : null,
+    totalExact: q.includeTotal,
+    nextCursor: rest.length > limit && last ? encodeCursor(last.ts, last.id) : null,
+  };
 }

@@ -62,16 +62,28 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   {
     // An unknown coin is 404 even before images exist (spec 4.1).
     ...later("getOgStablecoin", "/api/og/stablecoin/:stablecoinId", "og-images", "og-image", "Share image of one stablecoin (exempt, image/png)", "", "public"),
-    notYetAvailable: undefined,
-    async handler(ctx: HandlerContext) {
+    async handler(ctx: HandlerContext, route: JsonRoute) {
       if (!ctx.build?.files.has(outputPath(stablecoinDetailArtifact.outputs.main, ctx.params.stablecoinId))) throw new HttpError(404, `Unknown stablecoin id: ${ctx.params.stablecoinId}`);
-      throw notYetAvailable("og-images");
+      throw notYetAvailable(route.notYetAvailable!);
     },
   },
   later("getOgSafetyScores", "/api/og/safety-scores", "og-images", "og-image", "Share image of safety scores (exempt, image/png)", "", "public"),
   later("getOgDepeg", "/api/og/depeg", "og-images", "og-image", "Share image of depeg incidents (exempt, image/png)", "", "public"),
   later("getOgStabilityIndex", "/api/og/stability-index", "og-images", "og-image", "Share image of the stability index (exempt, image/png)", "", "public"),
 ];
+
+/**
+ * Features no build publishes yet, from the route table: feature → the GET paths answering 503 for
+ * it (OpenAPI form). Health reports them (no effect on status), so the list cannot drift from the routes.
+ */
+export function notYetAvailableFeatures(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const r of NOT_YET_AVAILABLE_ROUTES) {
+    const feature = r.kind === "json" ? r.notYetAvailable : undefined;
+    if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
+  }
+  return out;
+}
 
 /** JSON write route of spec 4.4 (never edge-cached). */
 function write(operationId: string, path: string, lane: Lane, summary: string, description: string, handler: () => never): RouteDecl {

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { DepegEventsResponseSchema, TapeEventsResponseSchema } from "../../site-data/depeg-events.ts";
+import { type DepegLedger, DepegEventsResponseSchema, depegLedgerArtifact, type TapeLedger, TapeEventsResponseSchema, tapeLedgerArtifact } from "../../site-data/depeg-events.ts";
 import { depegResolverArtifact, depegResolverReviewArtifact } from "../../site-data/depeg-resolver.ts";
 import { pegSummaryArtifact } from "../../site-data/peg-summary.ts";
 import { DepegEventsQuery, queryDepegEvents } from "../queries/depeg-events.ts";
 import { EventsQuery, queryEvents } from "../queries/events.ts";
-import { bind, type HandlerContext, type JsonRoute, need, type RouteDecl, type RouteResult } from "./route.ts";
+import { artifactPayload, bind, type HandlerContext, type JsonRoute, need, type RouteDecl, type RouteResult } from "./route.ts";
 
 const tag = "peg";
 
@@ -30,8 +30,11 @@ async function resolverSnapshot(ctx: HandlerContext, route: JsonRoute, empty: un
   };
 }
 
-/** Where query routes read their data time: the published database's. */
-const duckdbAsOf = (ctx: HandlerContext) => ctx.build!.dataAsOf("ballast.duckdb");
+/** A query route's page over its artifact's ledger, with the ledger's data time. */
+async function ledgerPage<T>(route: JsonRoute, ctx: HandlerContext, page: (ledger: T) => unknown): Promise<RouteResult> {
+  const { value, path } = await artifactPayload<T>(route, ctx);
+  return { payload: page(value), dataAsOf: ctx.build!.dataAsOf(path) };
+}
 
 /** Peg monitoring: peg summary, depeg incidents, the events tape, the duration resolver and its review. */
 export const PEG_ROUTES: RouteDecl[] = [
@@ -42,18 +45,18 @@ export const PEG_ROUTES: RouteDecl[] = [
     description: "Per-coin peg score (0-100, `ballast-peg-score-v2`: time at peg and incident severity over 4 years, minus active and spread penalties; null with `pegScoreUnavailableReason` for NAV tokens, floating pegs, coins without a price or with fewer than 30 priced days), current deviation with its reference evidence (`par`, `fx`, `median` of ≥ 3 same-peg coins, or `fx-fallback` when ECB data is stale: not judged, its `priceConfidence` stays the consensus label), 90-day metrics; `summary` aggregates.",
   },
   {
-    kind: "json", operationId: "listDepegEvents", method: "GET", path: "/api/depeg-events", lane: "apiKey", tag, cache: "producer-backed", maxAgeSec: 900, meta: false,
-    query: DepegEventsQuery, response: DepegEventsResponseSchema,
+    kind: "json", operationId: "listDepegEvents", method: "GET", path: "/api/depeg-events", lane: "apiKey", tag, cache: "producer-backed", meta: false,
+    artifact: bind(depegLedgerArtifact), query: DepegEventsQuery, response: DepegEventsResponseSchema,
     summary: "Depeg incidents, newest first",
-    description: "DepegEvent rows (spec 2.6) from a read-only query over the published build, ordered by `startedAt` desc then `id` desc. Page with `nextCursor` (keyset; stable under inserts) or `offset`. Raw threshold crossings linked within 6 h are one incident (`constituentEventCount`); its `id` is the first row's id, deterministic across rebuilds. Detection: 15-minute consensus grid, ≥ 100 bps (USD) / ≥ 150 bps (other pegs); large-cap (≥ $1B), low-confidence and extreme (≥ 5000 bps) moves wait as `pending` for a second independent source (`confirmationSources`). An unknown or non-canonical `stablecoin` (e.g. `USDC`) is 404.",
-    handler: async (ctx) => ({ payload: await queryDepegEvents(ctx.db, need(ctx.build), ctx.query as z.output<typeof DepegEventsQuery>), dataAsOf: duckdbAsOf(ctx) }),
+    description: "DepegEvent rows (spec 2.6) over the build's published depeg ledger, ordered by `startedAt` desc then `id` desc. Page with `nextCursor` (keyset; stable under inserts) or `offset`. Raw threshold crossings linked within 6 h are one incident (`constituentEventCount`); its `id` is the first row's id, deterministic across rebuilds. Detection: 15-minute consensus grid, ≥ 100 bps (USD) / ≥ 150 bps (other pegs); large-cap (≥ $1B), low-confidence and extreme (≥ 5000 bps) moves wait as `pending` for a second independent source (`confirmationSources`). An unknown or non-canonical `stablecoin` (e.g. `USDC`) is 404.",
+    handler: (ctx, route) => ledgerPage<DepegLedger>(route, ctx, (l) => queryDepegEvents(l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof DepegEventsQuery>)),
   },
   {
-    kind: "json", operationId: "listEvents", method: "GET", path: "/api/events", lane: "apiKey", tag, cache: "realtime", maxAgeSec: 600, meta: true,
-    query: EventsQuery, response: TapeEventsResponseSchema,
+    kind: "json", operationId: "listEvents", method: "GET", path: "/api/events", lane: "apiKey", tag, cache: "realtime", meta: true,
+    artifact: bind(tapeLedgerArtifact), query: EventsQuery, response: TapeEventsResponseSchema,
     summary: "Chronological tape of typed events",
     description: "Typed events newest first (`ts` desc, `id` desc): `depeg.started`, `depeg.recovered`, `depeg.closed` (class `depeg`); freeze and score events join as those features land. Filters combine with AND; lists are comma-separated; `since`/`until` are Unix seconds.",
-    handler: async (ctx) => ({ payload: await queryEvents(ctx.db, need(ctx.build), ctx.query as z.output<typeof EventsQuery>), dataAsOf: duckdbAsOf(ctx) }),
+    handler: (ctx, route) => ledgerPage<TapeLedger>(route, ctx, (l) => queryEvents(l, ctx.query as z.output<typeof EventsQuery>)),
   },
   {
     kind: "json", operationId: "getDepegResolver", method: "GET", path: "/api/depeg-resolver", lane: "apiKey", tag, cache: "standard", meta: true,

@@ -3,7 +3,6 @@ import { type Artifact, type ArtifactOutput, outputPath } from "../../site-data/
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
-import type { PublishedDb } from "../lib/published-db.ts";
 import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/published.ts";
 
 /**
@@ -35,7 +34,6 @@ export interface StaticResult {
 export interface HandlerContext {
   build: ServingBuild | null;
   store: PublishedStore;
-  db: PublishedDb;
   query: Record<string, any>;
   params: Record<string, string>;
   /** Service time (Unix s) under the clock mode. */
@@ -103,6 +101,7 @@ export interface JsonRoute extends RouteBase {
   idLabel?: string;
   /** Responses may be reused within one service second for one build (default true). */
   cacheable?: boolean;
+  /** Feature a spec route serves once a build publishes it; until then 503 (after the handler, when there is one, has checked the request). */
   notYetAvailable?: string;
   /** Receives the route itself, so shared helpers read its artifact binding. */
   handler?(ctx: HandlerContext, route: JsonRoute): Promise<RouteResult>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildHealth, circuitGroup, circuitOf, circuitsOf } from "../../api/health.ts";
+import { ROUTES } from "../../api/routes/index.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 
@@ -48,6 +49,16 @@ describe("health status (spec 2.8)", () => {
     expect(h.caches["fx-rates"]).toMatchObject({ sourceStatus: "fresh", healthy: true, mode: "live", warning: null });
     expect(h.warnings.some((w) => w.startsWith("not yet available") && w.includes("blacklist") && w.includes("503"))).toBe(true);
     expect(h).not.toHaveProperty("stateStore");
+  });
+
+  it("names every route that answers 503 not yet available, and only those", () => {
+    const reported = health(manifest()).warnings.filter((w) => w.startsWith("not yet available")).join("\n");
+    for (const r of ROUTES) {
+      if (r.kind !== "json" || !r.notYetAvailable || r.lane === "admin") continue;
+      expect(reported).toContain(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
+    }
+    for (const served of ["/api/stablecoins", "/api/depeg-events", "/api/events", "/api/peg-summary"]) expect(reported).not.toContain(`${served},`);
+    expect(reported).toMatch(/blacklist — .*\/api\/blacklist-summary.* and health `blacklist` is null/);
   });
 
   it("a stale fx-rates cache makes the whole resource stale; degraded fx makes it degraded", () => {
