@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ContractDeploymentSchema, StablecoinIdSchema } from "./schema.ts";
+import { ContractDeploymentSchema, StablecoinIdSchema, TrackedContractSchema } from "./schema.ts";
 
 /**
  * The curated coin records (`pipelines/registry/coins.curated.json`): one record per coin, the
@@ -89,6 +89,10 @@ export const CuratedCoinSchema = z.strictObject({
   archiveNames: z.array(z.string().min(1)).optional(),
   /** Curated deployments beyond the Pharos core extract's. */
   contracts: z.array(ContractDeploymentSchema).optional(),
+  /** Curated freeze contracts beyond the tracked-contracts config's (same shape). */
+  freezeContracts: z.array(TrackedContractSchema).optional(),
+  /** Token contracts whose mint/burn events are tracked (family `erc20-supply`, `tether-supply`, `paxos-supply`). */
+  supplyContracts: z.array(TrackedContractSchema).optional(),
   /** Death date: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`. */
   deadFrom: DeadFromSchema.optional(),
 });
@@ -141,7 +145,7 @@ export function byId(a: { id: string }, b: { id: string }): number {
 
 const KEY_ORDER: (keyof CuratedCoin)[] = [
   "id", "symbol", "issuer", "variant", "name", "pegType", "pegMechanism", "navToken", "floatingPeg",
-  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "deadFrom",
+  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "freezeContracts", "supplyContracts", "deadFrom",
 ];
 
 /**

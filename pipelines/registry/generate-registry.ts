@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyOf, slug } from "./curated.ts";
-import { type Chain, type Coin, CoinSchema, type Registry, RegistrySchema } from "./schema.ts";
+import { toEventSelector } from "viem";
+import { type Chain, type Coin, CoinSchema, FamilyEventSchema, type Registry, RegistrySchema, type TrackedContract } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 
 export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
@@ -78,7 +79,58 @@ export const REGISTRY_INPUTS = {
   list: "zacheryglass-stablecoinwatch/defillama_raw_output.json",
   core: "pharos-watch/registry/coins.core.json",
   cemetery: "pharos-watch/datasets/stablecoin-cemetery.csv",
+  trackedContracts: "pharos-watch/blacklist/tracked-contracts.json",
 } as const;
+
+const TrackedEvent = z.object({
+  signature: z.string(), topicHash: z.string(), eventType: z.enum(["blacklist", "unblacklist", "destroy"]), hasAmount: z.boolean(),
+  addressTopicIndex: z.number().optional(), addressDataIndex: z.number().optional(), addressArrayData: z.boolean().optional(),
+  amountTopicIndex: z.number().optional(), amountDataIndex: z.number().optional(), tronResultKey: z.string().optional(), amountNote: z.string().optional(),
+});
+const TrackedContracts = z.object({
+  eventFamilies: z.record(z.string(), z.array(TrackedEvent)),
+  trackedContracts: z.array(z.object({
+    chain: z.string(), evmChainId: z.number().nullable().optional(), stablecoinId: z.string(), contractSource: z.enum(["primary", "traded"]),
+    contractAddress: z.string().nullable(), decimals: z.number().nullable(), startBlock: z.number().nullable(), eventFamily: z.string(),
+  })),
+});
+
+/** Pharos ids of tracked-contracts coins absent from its core extract → our id. */
+const TRACKED_ID_ALIASES: Record<string, string> = { "tgbp-tokenised": "tgbp-bcp-technologies" };
+
+/**
+ * Supply (mint/burn) event families, curated: ERC-20 `Transfer` from/to the zero address, the legacy
+ * Tether `Issue`/`Redeem` (amount only; the owner receives/pays), Paxos `SupplyIncreased`/`SupplyDecreased`
+ * (Paxos contracts also emit `Transfer` from/to zero for the same supply change, so only one family is
+ * tracked per contract). Topics are computed with keccak256 at generation time.
+ */
+const SUPPLY_FAMILIES: Record<string, { signature: string; kind: "mint" | "burn" | "transfer"; addressTopicIndex?: number; amountDataIndex: number }[]> = {
+  "erc20-supply": [{ signature: "Transfer(address,address,uint256)", kind: "transfer", amountDataIndex: 0 }],
+  "tether-supply": [{ signature: "Issue(uint256)", kind: "mint", amountDataIndex: 0 }, { signature: "Redeem(uint256)", kind: "burn", amountDataIndex: 0 }],
+  "paxos-supply": [
+    { signature: "SupplyIncreased(address,uint256)", kind: "mint", addressTopicIndex: 1, amountDataIndex: 0 },
+    { signature: "SupplyDecreased(address,uint256)", kind: "burn", addressTopicIndex: 1, amountDataIndex: 0 },
+  ],
+};
+
+/**
+ * Event families of the registry: the tracked-contracts freeze families (topic hashes re-checked
+ * with keccak256: a mismatch throws) and the curated supply families.
+ */
+export function eventFamilies(tracked: z.infer<typeof TrackedContracts>): Registry["eventFamilies"] {
+  const out: Registry["eventFamilies"] = {};
+  for (const [key, events] of Object.entries(tracked.eventFamilies).sort(([a], [b]) => a.localeCompare(b))) {
+    out[key] = events.map(({ topicHash, eventType, ...e }) => {
+      const topic0 = toEventSelector(e.signature);
+      if (topic0 !== topicHash.toLowerCase()) throw new Error(`tracked-contracts family ${key}: ${e.signature} topic ${topicHash} is not keccak256 ${topic0}`);
+      return FamilyEventSchema.parse({ ...e, topic0, kind: eventType });
+    });
+  }
+  for (const [key, events] of Object.entries(SUPPLY_FAMILIES)) {
+    out[key] = events.map((e) => FamilyEventSchema.parse({ ...e, topic0: toEventSelector(e.signature), hasAmount: true }));
+  }
+  return out;
+}
 
 /** The recorded upstream inputs of the registry, parsed. */
 export interface RegistryInputs {
@@ -86,6 +138,7 @@ export interface RegistryInputs {
   list: { peggedAssets: Asset[]; chains: { name: string }[] };
   core: z.infer<typeof CoreCoin>[];
   cemetery: z.infer<typeof CemeteryRow>[];
+  trackedContracts: z.infer<typeof TrackedContracts>;
 }
 
 /** Reads and validates the recorded upstream inputs from the capture dir. Throws on schema failure. */
@@ -98,6 +151,7 @@ export function readRegistryInputs(captureDir: string): RegistryInputs {
       .parse(JSON.parse(read(REGISTRY_INPUTS.list))),
     core: z.array(CoreCoin).parse(JSON.parse(read(REGISTRY_INPUTS.core))),
     cemetery: rows.map((r) => CemeteryRow.parse(r)),
+    trackedContracts: TrackedContracts.parse(JSON.parse(read(REGISTRY_INPUTS.trackedContracts))),
   };
 }
 
@@ -112,6 +166,21 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
   const listed = new Map(inputs.list.peggedAssets.map((a) => [a.id, a]));
   const coreById = new Map(inputs.core.map((c) => [c.id, c]));
   const cemById = new Map(inputs.cemetery.map((c) => [c.id, c]));
+  const families = eventFamilies(inputs.trackedContracts);
+  // Tracked-contracts names coins by Pharos id: our record with that pharosId, else an alias, else the same id.
+  const ourId = (pharos: string) => curated.find((c) => c.pharosId === pharos)?.id ?? curated.find((c) => c.id === (TRACKED_ID_ALIASES[pharos] ?? pharos))?.id;
+  const unknownTracked = [...new Set(inputs.trackedContracts.trackedContracts.map((t) => t.stablecoinId))].filter((id) => !ourId(id));
+  if (unknownTracked.length) throw new Error(`tracked-contracts: unknown stablecoin ids ${unknownTracked.join(", ")}`);
+  const trackedBy = new Map<string, TrackedContract[]>();
+  for (const t of inputs.trackedContracts.trackedContracts) {
+    const id = ourId(t.stablecoinId)!;
+    const list = trackedBy.get(id) ?? [];
+    list.push({
+      chain: t.chain, evmChainId: t.evmChainId ?? null, address: t.chain === "tron" || !t.contractAddress ? t.contractAddress : t.contractAddress.toLowerCase(),
+      decimals: t.decimals, startBlock: t.startBlock, family: t.eventFamily, contractSource: t.contractSource,
+    });
+    trackedBy.set(id, list);
+  }
 
   const coins: Coin[] = curated.map((rec) => {
     const m = rec.llamaId ? meta.get(rec.llamaId) : undefined;
@@ -140,6 +209,8 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
       deadFrom: rec.deadFrom ?? null,
       causeOfDeath: cem?.causeOfDeath ?? null,
       contracts: sortContracts([...(rec.contracts ?? []), ...(core?.contracts ?? [])]),
+      freezeContracts: sortTracked([...(trackedBy.get(rec.id) ?? []), ...(rec.freezeContracts ?? [])], families),
+      supplyContracts: sortTracked(rec.supplyContracts ?? [], families),
       provenance: provenance.sort(),
     });
   });
@@ -150,7 +221,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
     const a = (meta.get(id) ?? listed.get(id))!;
     return { llamaId: id, name: a.name, symbol: a.symbol, geckoId: a.gecko_id ?? null, pegType: a.pegType, pegMechanism: a.pegMechanism ?? null };
   });
-  coins.push(...withUnreviewedCoins({ coins, chains: [] }, uncurated).registry.coins.slice(coins.length));
+  coins.push(...withUnreviewedCoins({ coins, chains: [], eventFamilies: families }, uncurated).registry.coins.slice(coins.length));
   coins.sort(byId);
 
   const labels = new Set<string>();
@@ -162,12 +233,18 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
     const id = chainIdForLabel(label);
     if (!chains.has(id)) chains.set(id, { id, name: label });
   }
-  return RegistrySchema.parse({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)) });
+  return RegistrySchema.parse({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), eventFamilies: families });
 }
 
 /** Reads the recorded inputs and the committed curated records and returns the registry. */
 export function generateRegistry(captureDir: string, curated: CuratedCoin[] = loadCuratedCoins()): Registry {
   return buildRegistry(curated, readRegistryInputs(captureDir));
+}
+
+/** Tracked contracts sorted by chain, family, address; throws on a family the registry does not define. */
+function sortTracked(cs: TrackedContract[], families: Registry["eventFamilies"]): TrackedContract[] {
+  for (const c of cs) if (!families[c.family]) throw new Error(`tracked contract ${c.chain} ${c.address}: unknown event family ${c.family}`);
+  return [...cs].sort((a, b) => a.chain.localeCompare(b.chain) || a.family.localeCompare(b.family) || String(a.address).localeCompare(String(b.address)));
 }
 
 /** Deployments sorted by chain then address, duplicates (same chain and address) dropped. */

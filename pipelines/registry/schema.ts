@@ -10,6 +10,46 @@ export const ContractDeploymentSchema = z.object({
   decimals: z.number().int().nonnegative(),
 });
 
+/**
+ * One event of a tracked on-chain family: canonical signature, keccak256 topic0 (verified), what it
+ * does, whether it carries an amount, and where the affected address and amount sit in the log
+ * (topics index, 32-byte data word, or an ABI-encoded address[] in data; Tron: decoded result key).
+ */
+export const FamilyEventSchema = z.object({
+  signature: z.string().regex(/^[A-Za-z0-9_]+\([a-z0-9,\[\]]*\)$/),
+  topic0: z.string().regex(/^0x[0-9a-f]{64}$/),
+  /** `transfer`: an ERC-20 Transfer, a mint when from is the zero address and a burn when to is. */
+  kind: z.enum(["blacklist", "unblacklist", "destroy", "mint", "burn", "transfer"]),
+  hasAmount: z.boolean(),
+  addressTopicIndex: z.number().int().min(1).max(3).optional(),
+  addressDataIndex: z.number().int().min(0).optional(),
+  addressArrayData: z.boolean().optional(),
+  amountTopicIndex: z.number().int().min(1).max(3).optional(),
+  amountDataIndex: z.number().int().min(0).optional(),
+  tronResultKey: z.string().optional(),
+  /** Free-text note of the upstream config (e.g. where a missing amount is read from). */
+  amountNote: z.string().optional(),
+});
+export type FamilyEvent = z.infer<typeof FamilyEventSchema>;
+
+/**
+ * A tracked contract of a coin: freeze/blacklist family or supply (mint/burn) family on one chain.
+ * `address` null: not yet resolved (the config is reported as unsupported-deferred, never guessed).
+ * `startBlock` null: read from the contract's first block the provider serves. `evmChainId` null on Tron.
+ */
+export const TrackedContractSchema = z.object({
+  chain: z.string(),
+  evmChainId: z.number().int().positive().nullable(),
+  address: z.string().nullable(),
+  decimals: z.number().int().nonnegative().nullable(),
+  startBlock: z.number().int().nonnegative().nullable(),
+  /** Key of the registry's `eventFamilies`. */
+  family: z.string(),
+  /** `primary` token contract or a `traded` variant (e.g. USDT0 on Optimism). */
+  contractSource: z.enum(["primary", "traded"]),
+});
+export type TrackedContract = z.infer<typeof TrackedContractSchema>;
+
 /** Where a registry record's facts came from. `unreviewed`: added at build time from an upstream list, not curated. */
 export const ProvenanceSchema = z.enum(["curated", "defillama-metadata", "defillama-list", "pharos-core", "pharos-cemetery", "unreviewed"]);
 
@@ -47,6 +87,10 @@ export const CoinSchema = z.object({
   deadFrom: z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/).nullable(),
   causeOfDeath: z.string().nullable(),
   contracts: z.array(ContractDeploymentSchema),
+  /** Freeze/blacklist contracts tracked for `/api/blacklist` (Pharos tracked-contracts config plus curated ones). */
+  freezeContracts: z.array(TrackedContractSchema),
+  /** Token contracts whose mint/burn events are tracked for `/api/mint-burn-*` (curated). */
+  supplyContracts: z.array(TrackedContractSchema),
   /** Which inputs contributed to this record. */
   provenance: z.array(ProvenanceSchema),
 });
@@ -62,5 +106,7 @@ export type Chain = z.infer<typeof ChainSchema>;
 export const RegistrySchema = z.object({
   coins: z.array(CoinSchema),
   chains: z.array(ChainSchema),
+  /** On-chain event families by key (freeze families of the tracked-contracts config, supply families curated). */
+  eventFamilies: z.record(z.string(), z.array(FamilyEventSchema)),
 });
 export type Registry = z.infer<typeof RegistrySchema>;

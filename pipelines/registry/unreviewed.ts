@@ -49,7 +49,7 @@ export function withUnreviewedCoins(registry: Registry, listAssets: readonly Lis
       id, llamaId: a.llamaId, geckoId, name: a.name, symbol: a.symbol, issuer: UNREVIEWED_ISSUER,
       pegType: a.pegType, pegCurrency: pegCurrencyOf(a.pegType), pegMechanism: a.pegMechanism ?? "unknown",
       navToken: false, floatingPeg: a.pegType === "peggedVAR", exchangeSymbols: [], archiveNames: [],
-      deadFrom: null, causeOfDeath: null, contracts: [], provenance: ["unreviewed" as const],
+      deadFrom: null, causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["unreviewed" as const],
     };
     const parsed = CoinSchema.safeParse(candidate);
     if (!parsed.success || knownIds.has(id)) {

@@ -9,9 +9,10 @@ const DAY = 86400;
 const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, extra: Partial<Coin> = {}): Coin => ({
   id, llamaId, geckoId: null, name: id, symbol: id.split("-")[0].toUpperCase(), issuer: id.split("-")[1], pegType, pegCurrency,
   pegMechanism: "fiat-backed", navToken: false, floatingPeg: false, exchangeSymbols: [], archiveNames: [], deadFrom: null,
-  causeOfDeath: null, contracts: [], provenance: ["defillama-list"], ...extra,
+  causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["defillama-list"], ...extra,
 });
 const registry: Registry = {
+  eventFamilies: {},
   coins: [
     coin("aaa-one", "1", "peggedUSD", "USD", { geckoId: "aaa" }),
     coin("eee-euro", "2", "peggedEUR", "EUR"),
