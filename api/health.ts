@@ -42,6 +42,55 @@ export interface CacheStatus {
   consecutiveFallbackRuns?: number | null;
 }
 
+/** Health `blacklist` (spec 2.8): amount gaps of the freeze ledger (recent = the 30 days before now). */
+export interface BlacklistHealth { totalEvents: number; missingAmounts: number; recentMissingAmounts: number; recentWindowSec: number; missingRatio: number }
+
+/** Health `mintBurn` (spec 2.8). Times Unix s. `sync` judges the live ingestion lane (fresh ≤ 60 min, degraded ≤ 90, stale beyond). */
+export interface MintBurnHealth {
+  totalEvents: number; latestEventTs: number | null; latestHourlyTs: number | null; freshnessAgeSec: number | null;
+  majorStaleCount: number; staleMajorSymbols: string[];
+  sync: { lastSuccessfulSyncAt: number | null; freshnessStatus: "fresh" | "degraded" | "stale"; warning: string | null; criticalLaneHealthy: boolean };
+}
+
+/**
+ * Facts of the published on-chain artifacts health reports (read by the health route from the serving
+ * build): the freeze summary's amount gaps and the mint/burn ledger's events (newest block time per
+ * coin), hourly flows' newest hour, and the newest live-ledger sync (null: recorded history only).
+ */
+export interface OnchainHealthInputs {
+  blacklist: BlacklistHealth | null;
+  mintBurn: { totalEvents: number; latestEventTsBySymbol: Record<string, number>; latestHourlyTs: number | null; lastLiveSyncAt: number | null } | null;
+}
+
+/** Artifacts reported in the `blacklist` / `mintBurn` sections instead of `caches` (spec 2.8: blacklist never escalates status). */
+export const ONCHAIN_SECTION_ARTIFACTS = new Set(["blacklist", "blacklist-summary", "mint-burn", "mint-burn-flows"]);
+/** A coin with tracked supply contracts whose newest mint/burn is older than this (s) is a stale major. */
+const MINT_BURN_STALE_COIN_SEC = 7 * 86400;
+
+/**
+ * The `mintBurn` section: newest event and hour, coins whose newest event is older than 7 days
+ * (`staleMajorSymbols`), and the live lane's sync freshness from the newest live-ledger sync
+ * (fresh ≤ 60 min, degraded ≤ 90 min, stale beyond). Without a live ledger the lane is reported
+ * stale with a warning; buildHealth then leaves the top-level status alone (no lane is running).
+ */
+function mintBurnHealth(inputs: OnchainHealthInputs["mintBurn"], now: number): MintBurnHealth | null {
+  if (!inputs) return null;
+  const latest = Object.values(inputs.latestEventTsBySymbol);
+  const latestEventTs = latest.length ? Math.max(...latest) : null;
+  const stale = Object.entries(inputs.latestEventTsBySymbol).filter(([, ts]) => now - ts > MINT_BURN_STALE_COIN_SEC).map(([sym]) => sym).sort();
+  const at = inputs.lastLiveSyncAt;
+  const ageSec = at === null ? null : Math.max(0, now - at);
+  const freshnessStatus = ageSec !== null && ageSec <= 3600 ? "fresh" : ageSec !== null && ageSec <= 5400 ? "degraded" : "stale";
+  const warning = at === null
+    ? "no live mint/burn ingestion in this build: flows come from recorded log archives only (configure BALLAST_RPC_<CHAIN> and run `npx tsx build/onchain-cli.ts ingest` before the build)"
+    : freshnessStatus === "fresh" ? null : `last live sync ${isoMinute(at)}, ${age(ageSec!)} before now (fresh up to 60 min, degraded up to 90)`;
+  return {
+    totalEvents: inputs.totalEvents, latestEventTs, latestHourlyTs: inputs.latestHourlyTs, freshnessAgeSec: latestEventTs === null ? null : Math.max(0, now - latestEventTs),
+    majorStaleCount: stale.length, staleMajorSymbols: stale,
+    sync: { lastSuccessfulSyncAt: at, freshnessStatus, warning, criticalLaneHealthy: freshnessStatus !== "stale" },
+  };
+}
+
 /** Health resource (spec 2.8) plus `clock` (replay or wall clock in force) and, when known, `stateStore`. */
 export interface Health {
   status: HealthStatus;
@@ -50,8 +99,8 @@ export interface Health {
   /** Self-explanatory findings; those that set `status` come first and say so. */
   warnings: string[];
   caches: Record<string, CacheStatus>;
-  blacklist: null;
-  mintBurn: null;
+  blacklist: BlacklistHealth | null;
+  mintBurn: MintBurnHealth | null;
   circuits: Record<string, CircuitState>;
   telegramSummary: null;
   clock: { mode: "replay" | "wall"; buildId: string | null; asOf: number | null };
@@ -173,7 +222,7 @@ const REJECTION_MEANING: Record<string, string> = {
  * notes (`manifest.warnings`) are reported as warnings without effect on status. With no build:
  * `stale`, no caches. `opts.stateStore` is echoed as `stateStore` when given. Never throws.
  */
-export function buildHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: { stateStore?: StateStoreHealth } = {}): Health {
+export function buildHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: { stateStore?: StateStoreHealth; onchain?: OnchainHealthInputs } = {}): Health {
   const impacts: HealthStatus[] = [];
   const raise = (s: HealthStatus) => { impacts.push(s); };
   const worst = (): HealthStatus => impacts.reduce<HealthStatus>((w, s) => (SEVERITY[s] > SEVERITY[w] ? s : w), "healthy");
@@ -197,7 +246,7 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
   // Site-data caches: the generic 8x/12x rule on each route budget.
   const late: Record<"degraded" | "stale", string[]> = { degraded: [], stale: [] };
   for (const f of m.files) {
-    if (!f.path.startsWith("site-data/") || caches[f.artifact] || f.maxAgeSec === undefined) continue;
+    if (!f.path.startsWith("site-data/") || caches[f.artifact] || f.maxAgeSec === undefined || ONCHAIN_SECTION_ARTIFACTS.has(f.artifact)) continue;
     const fr = assessFreshness(now, f.dataAsOf, f.maxAgeSec, GENERIC_RATIOS);
     caches[f.artifact] = {
       ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: fr.status !== "stale", producerJob: "build",
@@ -272,6 +321,18 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     info.push(`${producer} quality rules refused input (no effect on status): ${counts(reasons)}; ${REJECTION_MEANING[producer] ?? "refused rows are left out of its outputs"}.`);
   }
   for (const w of m.warnings ?? []) info.push(`build note (no effect on status): ${w}`);
+  const mintBurn = mintBurnHealth(opts.onchain?.mintBurn ?? null, now);
+  if (mintBurn) {
+    const sync = mintBurn.sync;
+    if (sync.lastSuccessfulSyncAt !== null && sync.freshnessStatus !== "fresh") {
+      raise(sync.freshnessStatus);
+      first.push(`mint/burn lane ${sync.freshnessStatus} (sets status ${sync.freshnessStatus}): ${sync.warning}`);
+    } else if (sync.warning) info.push(`mint/burn lane (no effect on status): ${sync.warning}`);
+  }
+  const bl = opts.onchain?.blacklist ?? null;
+  if (bl && bl.missingAmounts > 0) {
+    info.push(`freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`);
+  }
   for (const [feature, paths] of Object.entries(notYetAvailableFeatures())) {
     info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`${NULL_SECTIONS[feature] ? ` and health \`${NULL_SECTIONS[feature]}\` is null` : ""}.`);
   }
@@ -281,8 +342,8 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     timestamp: now,
     warnings: [...first, ...info],
     caches,
-    blacklist: null,
-    mintBurn: null,
+    blacklist: bl,
+    mintBurn,
     circuits,
     telegramSummary: null,
     clock: { mode: clock, buildId: m.buildId, asOf: m.asOf },

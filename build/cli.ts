@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     const { manifest: m, manifestLocation } = await runBuild({
       asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
       warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"), keepBuilds: config.BALLAST_KEEP_BUILDS,
+      onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"),
     });
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
     process.stdout.write(`built ${m.buildId}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation})\n`);

@@ -12,6 +12,8 @@ const BuildConfigSchema = z.object({
   BALLAST_DATA_DIR: z.string().default(resolve(REPO_ROOT, "data")),
   /** Persistent warehouse (history tables survive across builds). */
   BALLAST_WAREHOUSE: z.string().optional(),
+  /** On-chain ledger the ingestion jobs write and the build reads (default `<BALLAST_DATA_DIR>/onchain.duckdb`). */
+  BALLAST_ONCHAIN_LEDGER: z.string().optional(),
   /**
    * Newest complete builds (by as-of) kept after each publish; the serving build and the newest build
    * of each as-of day within the dataset retention window are kept too, every other build is deleted.

@@ -17,6 +17,8 @@ export interface BuildOptions {
   /** Persistent warehouse file holding history tables across builds; null for none. */
   warehousePath: string | null;
   registry?: Registry;
+  /** On-chain ledger written by the ingestion jobs (`BALLAST_ONCHAIN_LEDGER`); null/absent for none. */
+  onchainLedgerPath?: string | null;
   /** Newest complete builds retention keeps (BALLAST_KEEP_BUILDS; default 5). */
   keepBuilds?: number;
 }
@@ -48,7 +50,7 @@ export async function runBuild(opts: BuildOptions): Promise<BuildResult> {
   const t0 = Date.now();
   assertCaptureDir(opts.captureDir); // a first run without ../shared fails with one line, before touching the sink
   const swept = await sweepLeftovers(opts.sink);
-  const modelled = await loadAndModel({ asOf: opts.asOf, captureDir: opts.captureDir, registry: opts.registry, warehousePath: opts.warehousePath, sink: opts.sink });
+  const modelled = await loadAndModel({ asOf: opts.asOf, captureDir: opts.captureDir, registry: opts.registry, warehousePath: opts.warehousePath, sink: opts.sink, onchainLedgerPath: opts.onchainLedgerPath });
   const { db } = modelled;
   try {
     const emitted = await emitBuild({ db, asOf: modelled.asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt }, EMITTERS);

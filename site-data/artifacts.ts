@@ -1,7 +1,9 @@
+import { blacklistLedgerArtifact, blacklistSummaryArtifact } from "./blacklist.ts";
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
 import { depegLedgerArtifact, tapeLedgerArtifact } from "./depeg-events.ts";
 import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-resolver.ts";
+import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "./mint-burn.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
 import { pegSummaryArtifact } from "./peg-summary.ts";
 import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
@@ -14,5 +16,5 @@ import { supplyHistoryArtifact } from "./supply-history.ts";
 export const SITE_DATA_ARTIFACTS: Artifact[] = [
   stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
-  depegLedgerArtifact, tapeLedgerArtifact,
+  depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
 ];

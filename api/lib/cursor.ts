@@ -18,3 +18,26 @@ export function decodeCursor(text: string): CursorPosition {
     throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
   }
 }
+
+const KeysetSchema = z.object({ v: z.literal(2), sort: z.string().max(40), key: z.array(z.union([z.string().max(200), z.number()])).max(4) });
+
+/** Opaque keyset cursor over a sort order: base64url of `{v:2, sort, key}` (`sort` names the order it was issued for). */
+export function encodeKeyset(sort: string, key: (string | number)[]): string {
+  return Buffer.from(JSON.stringify({ v: 2, sort, key })).toString("base64url");
+}
+
+/**
+ * Decodes a keyset cursor issued for `sort`; throws HttpError 400 naming `cursor` when it is not one
+ * of ours, has the wrong arity, or was issued for another sort order.
+ */
+export function decodeKeyset(text: string, sort: string, arity: number): (string | number)[] {
+  let c: z.infer<typeof KeysetSchema>;
+  try {
+    c = KeysetSchema.parse(JSON.parse(Buffer.from(text, "base64url").toString("utf8")));
+  } catch {
+    throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
+  }
+  if (c.sort !== sort) throw new HttpError(400, `Invalid parameter cursor: issued for sort ${c.sort}, not ${sort}`);
+  if (c.key.length !== arity) throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
+  return c.key;
+}

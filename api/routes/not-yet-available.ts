@@ -30,8 +30,6 @@ function later(operationId: string, path: string, feature: string, cache: CacheP
 /** Spec 4.1 read routes whose features land with later issues (on-chain, risk, markets, digests, status). */
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getStablecoinReserves", "/api/stablecoin-reserves/:stablecoinId", "stablecoin-reserves", "standard", "Live or fallback reserve composition of one stablecoin"),
-  later("listBlacklistEvents", "/api/blacklist", "blacklist", "producer-backed", "Freeze/blacklist events", "stablecoin chain chainId eventType q sortBy sortDirection limit offset cursor includeTotal"),
-  later("getBlacklistSummary", "/api/blacklist-summary", "blacklist", "producer-backed", "Freeze/blacklist summary"),
   later("getUsdsStatus", "/api/usds-status", "usds-status", "standard", "USDS protocol status"),
   later("getBluechipRatings", "/api/bluechip-ratings", "bluechip-ratings", "slow", "Third-party safety ratings"),
   later("getDexLiquidity", "/api/dex-liquidity", "dex-liquidity", "custom", "DEX liquidity scores"),
@@ -56,8 +54,6 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getYieldRankings", "/api/yield-rankings", "yield-rankings", "standard", "Yield rankings", "projection"),
   later("getYieldAdapterManifest", "/api/yield-adapter-manifest", "yield-rankings", "standard", "Yield adapter manifest"),
   later("getYieldHistory", "/api/yield-history", "yield-history", "slow", "Yield history", "stablecoin! days mode sourceKey"),
-  later("getMintBurnFlows", "/api/mint-burn-flows", "mint-burn", "standard", "Mint/burn flows", "stablecoin hours"),
-  later("listMintBurnEvents", "/api/mint-burn-events", "mint-burn", "producer-backed", "Mint/burn events", "stablecoin! direction chain burnType scope minAmount limit offset cursor includeTotal"),
   later("getStressSignals", "/api/stress-signals", "stress-signals", "standard", "Stress signals", "stablecoin days"),
   {
     // An unknown coin is 404 even before images exist (spec 4.1).

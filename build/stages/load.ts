@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { trackedConfigs } from "../../pipelines/onchain/tracked.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
@@ -6,6 +7,7 @@ import type { Capture, ReaderProblem } from "../../pipelines/sources/types.ts";
 import { collectCaptures } from "../captures.ts";
 import type { Db } from "../duckdb.ts";
 import { loadCaptures, type SourceLoadReport } from "../load.ts";
+import { readOnchainLedger } from "../onchain-ledger.ts";
 import { log } from "../log.ts";
 import type { Sink } from "../sinks/sink.ts";
 import { utcDay } from "../time.ts";
@@ -23,6 +25,8 @@ export type LoadOptions = {
   warehousePath?: string | null;
   /** Storage holding live raw captures (`raw/`); absent: recorded captures only. */
   sink?: Sink;
+  /** On-chain ledger file the ingestion jobs write (read when it exists); null/absent for none. */
+  onchainLedgerPath?: string | null;
 } & ({ captureDir: string; captures?: never } | { captures: Capture[]; captureDir?: never });
 
 /** What the load stage put in the database, for the model stage and the manifest. */
@@ -77,6 +81,14 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
     };
   }));
   await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
+  await db.loadRows("registry_bridges", { chain: "VARCHAR", address: "VARCHAR", name: "VARCHAR" }, registry.bridges);
+  await db.loadRows("registry_tracked_contracts", {
+    config_key: "VARCHAR", stablecoin_id: "VARCHAR", symbol: "VARCHAR", chain_id: "VARCHAR", contract_address: "VARCHAR", family: "VARCHAR",
+    purpose: "VARCHAR", decimals: "BIGINT", start_block: "BIGINT", unsupported_reason: "VARCHAR",
+  }, trackedConfigs(registry).map((c) => ({
+    config_key: c.configKey, stablecoin_id: c.stablecoinId, symbol: c.symbol, chain_id: c.chain, contract_address: c.address, family: c.family,
+    purpose: c.purpose, decimals: c.decimals, start_block: c.startBlock, unsupported_reason: c.unsupportedReason,
+  })));
 }
 
 /**
@@ -120,9 +132,11 @@ export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry
 export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInputs> {
   await prepareBuildDb(db, opts.asOf);
   if (opts.warehousePath && existsSync(opts.warehousePath)) await readHistory(db, opts.warehousePath);
-  const { captures, readerDropped, readerProblems } = opts.captures
+  const { captures: selected, readerDropped, readerProblems } = opts.captures
     ? { captures: opts.captures, readerDropped: {}, readerProblems: {} }
     : await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
+  const ledger = opts.onchainLedgerPath ? await readOnchainLedger(db, opts.onchainLedgerPath, opts.asOf) : null;
+  const captures = ledger ? [...selected, ledger] : selected;
   log("info", "load", "captures selected", { count: captures.length });
   const sources = await loadCaptures(db, captures, opts.asOf);
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());

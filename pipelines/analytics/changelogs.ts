@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.ts";
 import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts";
+import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
 import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
 
@@ -38,6 +39,8 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("peg-score", PEG_SCORE_VERSION, ["ballast-peg-score-v1"]),
   entry("depeg-resolver", RESOLVER_POLICY_VERSION, []),
   entry("depeg-resolver", READINESS_VERSION, []),
+  entry("freeze-ledger", FREEZE_METHODOLOGY, []),
+  entry("mint-burn", MINT_BURN_METHODOLOGY, []),
 ];
 
 /**

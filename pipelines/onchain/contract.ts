@@ -77,3 +77,17 @@ export function onchainEventId(chainId: string, txHash: string, logIndex: number
 export function configKey(stablecoinId: string, chainId: string, contract: string, family: string): string {
   return `${stablecoinId}:${chainId}:${chainId === "tron" ? contract : contract.toLowerCase()}:${family}`;
 }
+
+/**
+ * Exact decimal text of `raw` base units with `decimals` places (`176213018853435`, 6 →
+ * `176213018.853435`): left-pad to decimals + 1 digits, split, strip trailing fraction zeros. Never
+ * goes through a float; throws on a non-digit input.
+ */
+export function decimalString(raw: string | bigint, decimals: number): string {
+  const s = typeof raw === "bigint" ? raw.toString() : raw;
+  if (!/^\d+$/.test(s)) throw new Error(`not base units: ${s}`);
+  const padded = s.padStart(decimals + 1, "0");
+  const int = padded.slice(0, padded.length - decimals).replace(/^0+(?=\d)/, "");
+  const frac = decimals ? padded.slice(padded.length - decimals).replace(/0+$/, "") : "";
+  return frac ? `${int}.${frac}` : int;
+}

@@ -95,6 +95,14 @@ const TrackedContracts = z.object({
   })),
 });
 
+/**
+ * Known bridge contracts (curated): supply a bridge mints or burns moves between chains, it is not
+ * issuance. Circle CCTP's TokenMinter burns USDC on the source chain and mints it on the target one.
+ */
+const KNOWN_BRIDGES: Registry["bridges"] = [
+  { chain: "ethereum", address: "0xc4922d64a24675e16e1586e3e3aa56c06fabe907", name: "Circle CCTP TokenMinter" },
+];
+
 /** Pharos ids of tracked-contracts coins absent from its core extract → our id. */
 const TRACKED_ID_ALIASES: Record<string, string> = { "tgbp-tokenised": "tgbp-bcp-technologies" };
 
@@ -221,7 +229,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
     const a = (meta.get(id) ?? listed.get(id))!;
     return { llamaId: id, name: a.name, symbol: a.symbol, geckoId: a.gecko_id ?? null, pegType: a.pegType, pegMechanism: a.pegMechanism ?? null };
   });
-  coins.push(...withUnreviewedCoins({ coins, chains: [], eventFamilies: families }, uncurated).registry.coins.slice(coins.length));
+  coins.push(...withUnreviewedCoins({ coins, chains: [], bridges: [], eventFamilies: families }, uncurated).registry.coins.slice(coins.length));
   coins.sort(byId);
 
   const labels = new Set<string>();
@@ -233,7 +241,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
     const id = chainIdForLabel(label);
     if (!chains.has(id)) chains.set(id, { id, name: label });
   }
-  return RegistrySchema.parse({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), eventFamilies: families });
+  return RegistrySchema.parse({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), bridges: KNOWN_BRIDGES, eventFamilies: families });
 }
 
 /** Reads the recorded inputs and the committed curated records and returns the registry. */

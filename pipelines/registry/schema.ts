@@ -106,6 +106,8 @@ export type Chain = z.infer<typeof ChainSchema>;
 export const RegistrySchema = z.object({
   coins: z.array(CoinSchema),
   chains: z.array(ChainSchema),
+  /** Known bridge contracts per chain: a mint to / burn from one is a bridge transfer, not issuance (curated). */
+  bridges: z.array(z.object({ chain: z.string(), address: z.string(), name: z.string() })),
   /** On-chain event families by key (freeze families of the tracked-contracts config, supply families curated). */
   eventFamilies: z.record(z.string(), z.array(FamilyEventSchema)),
 });

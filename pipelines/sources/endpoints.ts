@@ -3,6 +3,7 @@ import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archiv
 import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
 import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
+import { onchainEventsEndpoint } from "./onchain-events.ts";
 import type { Endpoint, RawTable } from "./types.ts";
 
 /** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
@@ -10,7 +11,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
   [
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
-    binanceKlinesEndpoint, coingeckoPriceBarsArchive,
+    binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint,
   ].map((e) => [e.key, e]),
 );
 

@@ -4,6 +4,7 @@ import { COINGECKO_EXPORT_TIME, COINGECKO_SCRAPE_TIME, readCoingeckoChartExportC
 import { DEFILLAMA_ARCHIVE_TIME, readDefillamaChainWideCsv, readDefillamaChartCsv, readDefillamaPricesWideCsv } from "./defillama.ts";
 import { parseJsonText } from "./file-formats.ts";
 import { ECB_TIME, readEcbHistCsv } from "./frankfurter.ts";
+import { onchainEventsEndpoint, readBhemenUsdpCsv, readBhemenUsdtCsv, readPyusdSupplyCsv } from "./onchain-events.ts";
 import type { ReaderOutput, SourceTime } from "./types.ts";
 
 /**
@@ -19,6 +20,7 @@ export { readBinanceKlinesCsv, readCoingeckoRangeBarsJson } from "./binance.ts";
 export { readCoingeckoChartExportCsv, readCoingeckoMarketCapScrapeCsv } from "./coingecko.ts";
 export { readDefillamaChainWideCsv, readDefillamaChartCsv, readDefillamaPricesWideCsv } from "./defillama.ts";
 export { readEcbHistCsv } from "./frankfurter.ts";
+export { readBhemenUsdpCsv, readBhemenUsdtCsv, readPyusdSupplyCsv } from "./onchain-events.ts";
 
 /**
  * A recorded file and how to read it. `observedAt` is Unix seconds (the recording date, UTC);
@@ -77,4 +79,8 @@ export const RECORDED_CAPTURES: RecordedCapture[] = [
     endpoint: "binance.klines", file: `binance-vision-usdc-svb-2023/USDCUSDT-1m-${d}.csv`, observedAt: day(d) + 86400, time: INTRADAY_BAR_TIME, read: readBinanceKlinesCsv("USDCUSDT", "1m"),
   })),
   { endpoint: "coingecko.price_bars", file: "bertrandbuild-stablesafe/data_usdc_large_depeg_2023.json", observedAt: day("2023-03-19"), time: INTRADAY_BAR_TIME, read: readCoingeckoRangeBarsJson("usd-coin", 900) },
+  // Decoded on-chain logs (observedAt = the recording's commit date; rows count from their block time).
+  { endpoint: "onchain.events", file: "bhemen-usdt/usdt_configs.csv", observedAt: day("2023-07-11"), time: onchainEventsEndpoint.time, read: readBhemenUsdtCsv },
+  { endpoint: "onchain.events", file: "bhemen-paxos-coins/usdp_configs.csv", observedAt: day("2022-11-20"), time: onchainEventsEndpoint.time, read: readBhemenUsdpCsv },
+  { endpoint: "onchain.events", file: "bhemen-crypto-insights/pyusd/pyusd_supply_events.csv", observedAt: day("2025-11-15"), time: onchainEventsEndpoint.time, read: readPyusdSupplyCsv },
 ];

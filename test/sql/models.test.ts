@@ -13,6 +13,7 @@ const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string,
 });
 const registry: Registry = {
   eventFamilies: {},
+  bridges: [],
   coins: [
     coin("aaa-one", "1", "peggedUSD", "USD", { geckoId: "aaa" }),
     coin("eee-euro", "2", "peggedEUR", "EUR"),

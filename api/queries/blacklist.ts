@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { type BlacklistEvent, BlacklistEventSchema, type BlacklistLedger, FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../../site-data/blacklist.ts";
+import { methodology, MethodologySchema } from "../../site-data/peg-summary.ts";
+import { HttpError } from "../lib/http-error.ts";
+import { keysetPage, type SortKey } from "../lib/keyset.ts";
+import { boolParam, intParam } from "../lib/query-params.ts";
+import type { ServingBuild } from "../lib/published.ts";
+
+/** `/api/blacklist` body (spec 4.1). */
+export const BlacklistResponseSchema = z.object({
+  events: z.array(BlacklistEventSchema), total: z.number().int(), totalExact: z.boolean(), nextCursor: z.string().nullable(), methodology: MethodologySchema,
+});
+
+/** Query parameters of `/api/blacklist` (spec 4.2). */
+export const BlacklistQuery = z.object({
+  stablecoin: z.string().max(20, "must be at most 20 characters").regex(/^[A-Z0-9₮]+$/, "must be an uppercase tracker symbol such as USDT, not a stablecoin id").optional()
+    .describe("Uppercase tracker symbol (`USDT`), not a stablecoin id"),
+  chain: z.string().max(100, "must be at most 100 characters").optional().describe("Exact chain display name (`Ethereum`)"),
+  chainId: z.string().max(100, "must be at most 100 characters").optional().describe("Registry chain id (`ethereum`); with `chain`, both must name the same chain"),
+  eventType: z.enum(["blacklist", "unblacklist", "destroy"], { error: "must be blacklist, unblacklist or destroy" }).optional().describe("Event type"),
+  q: z.string().max(100, "must be at most 100 characters").optional().describe("Case-insensitive address substring"),
+  sortBy: z.enum(["date", "stablecoin", "chain", "event"], { error: "must be date, stablecoin, chain or event" }).optional().transform((v) => v ?? "date").describe("Sort key (default `date`)"),
+  sortDirection: z.enum(["asc", "desc"], { error: "must be asc or desc" }).optional().transform((v) => v ?? "desc").describe("Sort direction (default `desc`)"),
+  limit: intParam(0, 1000).optional().transform((v) => (v === undefined || v === 0 ? 1000 : v)).describe("0-1000; 0 and absent mean 1000"),
+  offset: intParam(0, 25000).optional().describe("0-25000; cannot combine with cursor"),
+  cursor: z.string().max(600, "not a cursor returned by this endpoint").optional().describe("Opaque keyset cursor from `nextCursor`, valid for the sort it was issued with"),
+  includeTotal: boolParam(false).describe("true runs an exact count; otherwise `total` is a lower bound and `totalExact` false"),
+});
+export type BlacklistParams = z.output<typeof BlacklistQuery>;
+
+type SortBy = BlacklistParams["sortBy"];
+/** Sort key per `sortBy`; time and id break ties, so every order is total and keyset-safe. */
+const SORT_KEYS: Record<SortBy, (e: BlacklistEvent) => SortKey> = {
+  date: (e) => [e.timestamp, e.id],
+  stablecoin: (e) => [e.stablecoin, e.timestamp, e.id],
+  chain: (e) => [e.chainName, e.timestamp, e.id],
+  event: (e) => [e.eventType, e.timestamp, e.id],
+};
+
+/** The ledger sorted ascending by each sort key, computed once per build. */
+function sortedBy(build: ServingBuild, ledger: BlacklistLedger, sortBy: SortBy): Promise<BlacklistEvent[]> {
+  return build.memo(`blacklist-sorted-${sortBy}`, () => {
+    const key = SORT_KEYS[sortBy];
+    const keyed = ledger.events.map((e) => [key(e), e] as const);
+    keyed.sort((a, b) => { for (let i = 0; i < a[0].length; i++) { if (a[0][i] !== b[0][i]) return a[0][i] < b[0][i] ? -1 : 1; } return 0; });
+    return keyed.map(([, e]) => e);
+  });
+}
+
+/**
+ * Pages the build's freeze ledger (spec 4.2): filters combine with AND, four sort keys in both
+ * directions, keyset cursors (or an offset up to 25,000). Throws HttpError 400 when `chain` and
+ * `chainId` name different chains or either names no registry chain, on offset with cursor, and on a
+ * bad or foreign cursor.
+ */
+export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedger, asOf: number, q: BlacklistParams) {
+  let chainId = q.chainId;
+  if (q.chain !== undefined) {
+    const named = ledger.chains.find((c) => c.name === q.chain);
+    if (!named) throw new HttpError(400, `Invalid parameter chain: no chain is named ${q.chain} (exact display name, e.g. Ethereum)`);
+    if (chainId !== undefined && chainId !== named.id) throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
+    chainId = named.id;
+  } else if (chainId !== undefined && !ledger.chains.some((c) => c.id === chainId)) {
+    throw new HttpError(400, `Invalid parameter chainId: unknown registry chain id ${chainId}`);
+  }
+  const needle = q.q?.toLowerCase();
+  const keep = (e: BlacklistEvent) => (q.stablecoin === undefined || e.stablecoin === q.stablecoin)
+    && (chainId === undefined || e.chainId === chainId)
+    && (q.eventType === undefined || e.eventType === q.eventType)
+    && (needle === undefined || e.address.toLowerCase().includes(needle));
+  const sorted = await sortedBy(build, ledger, q.sortBy);
+  const page = keysetPage(sorted, SORT_KEYS[q.sortBy], {
+    sortName: q.sortBy, arity: q.sortBy === "date" ? 2 : 3, direction: q.sortDirection,
+    keep, limit: q.limit, offset: q.offset, cursor: q.cursor, includeTotal: q.includeTotal,
+  });
+  return {
+    events: page.rows,
+    total: page.total ?? (q.offset ?? 0) + page.rows.length,
+    totalExact: q.includeTotal,
+    nextCursor: page.nextCursor,
+    methodology: methodology(FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL, asOf),
+  };
+}

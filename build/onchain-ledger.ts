@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ONCHAIN_EVENT_COLUMNS } from "../pipelines/onchain/contract.ts";
+import type { Capture } from "../pipelines/sources/types.ts";
+import type { Db } from "./duckdb.ts";
+
+const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
+
+/**
+ * The on-chain ledger the ingestion jobs write (`onchain_events` in a DuckDB file, see
+ * pipelines/onchain/ledger-store.ts) as one live capture of `onchain.events`: the rows whose block
+ * time is at or before `asOf` (Unix s), ordered by id; `observedAt` is the newest such block time.
+ * Null when the file does not exist or holds no table yet. A file locked by a running ingestion job
+ * is retried for about 10 s, then throws an Error naming the path (the previous build keeps serving).
+ */
+export async function readOnchainLedger(db: Db, path: string, asOf: number): Promise<Capture | null> {
+  if (!existsSync(path)) return null;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db.exec(`attach ${quoted(path)} as onchain_ledger (read_only)`);
+      break;
+    } catch (err) {
+      if (attempt >= 20) throw new Error(`on-chain ledger ${path} cannot be opened (is an ingestion job still running?): ${(err as Error).message}`);
+      await sleep(500);
+    }
+  }
+  try {
+    const [{ n }] = await db.all<{ n: number }>("select count(*)::integer as n from duckdb_tables() where database_name = 'onchain_ledger' and table_name = 'onchain_events'");
+    if (n === 0) return null;
+    const cols = Object.keys(ONCHAIN_EVENT_COLUMNS).join(", ");
+    const rows = await db.all<Record<string, unknown>>(`select ${cols} from onchain_ledger.onchain_events where ts <= $as_of order by id`, { as_of: asOf });
+    for (const r of rows) for (const [k, t] of Object.entries(ONCHAIN_EVENT_COLUMNS)) if (t === "BIGINT" && r[k] !== null) r[k] = Number(r[k]);
+    const text = JSON.stringify(rows);
+    const observedAt = rows.reduce((m, r) => Math.max(m, r.ts as number), 0) || asOf;
+    return { endpoint: "onchain.events", params: { ledger: "live" }, observedAt, origin: "live", path, sha256: createHash("sha256").update(text).digest("hex"), payload: { rows } };
+  } finally {
+    await db.exec("detach onchain_ledger");
+  }
+}
