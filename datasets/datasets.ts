@@ -76,6 +76,36 @@ export const SourceQualityRowSchema = z.object({
   highConfidenceSlots: z.number().int(),
 });
 
+/**
+ * Row of `freeze-events`: BlacklistEvent columns (spec 2.5) with amounts as exact decimal strings
+ * (`amountNative` token units, `amountRaw` base units; null when unknown), USD at event time, Unix s.
+ */
+export const FreezeEventRowSchema = z.object({
+  id: z.string(),
+  stablecoin: z.string(),
+  stablecoinId: z.string(),
+  chainId: z.string(),
+  chainName: z.string(),
+  eventType: z.enum(["blacklist", "unblacklist", "destroy"]),
+  address: z.string(),
+  amountNative: z.string().regex(/^\d+(\.\d+)?$/).nullable(),
+  amountRaw: z.string().regex(/^\d+$/).nullable(),
+  amountUsdAtEvent: z.number().nullable(),
+  amountSource: z.string(),
+  amountStatus: z.string(),
+  txHash: z.string(),
+  blockNumber: z.number().int(),
+  logIndex: z.number().int(),
+  timestamp: z.number().int(),
+  methodologyVersion: z.string(),
+  contractAddress: z.string().nullable(),
+  configKey: z.string().nullable(),
+  eventSignature: z.string().nullable(),
+  eventTopic0: z.string().nullable(),
+  linkedFreezeEventId: z.string().nullable(),
+  frozenDurationSec: z.number().int().nullable(),
+});
+
 /** Every published dataset. Adding a dataset = adding it here. */
 export const DATASETS: Dataset[] = [
   {
@@ -102,5 +132,10 @@ export const DATASETS: Dataset[] = [
     topic: "source-quality", dated: false, formats: ["csv", "ndjson"], sheet: false,
     columns: Object.keys(SourceQualityRowSchema.shape), row: SourceQualityRowSchema, sql: sql("source_quality"),
     description: "Per coin and UTC day: sources quoted, sources outside the 50 bps agreement window, stuck sources, rejected quotes by rule (audit of every consensus price).",
+  },
+  {
+    topic: "freeze-events", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
+    columns: Object.keys(FreezeEventRowSchema.shape), row: FreezeEventRowSchema, sql: sql("freeze_events"),
+    description: "The whole freeze/blacklist ledger as of the file date, newest first (ballast-freeze-v1): amounts as exact decimal strings, USD at event time, destroys linked to their freeze.",
   },
 ];

@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Papa from "papaparse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../build/duckdb.ts";
+import { loadAndModel } from "../../build/stages/model.ts";
+import { CAPTURE_DIR } from "../helpers/build-once.ts";
+
+// A build as of 2025-10-31 (after PYUSD's 2025-10-15 300-trillion mint and its burn). Expected values
+// are read from the recorded CSV here, not from the code under test.
+const pyusd = Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, "bhemen-crypto-insights/pyusd/pyusd_supply_events.csv"), "utf8"), { header: true, skipEmptyLines: true }).data;
+const bigMint = pyusd.find((r) => r.blockNumber === "23585095")!;
+const bigBurn = pyusd.find((r) => r.blockNumber === "23585206")!;
+const DAY = Date.parse("2025-10-15T00:00:00Z") / 1000;
+
+let db: Db;
+beforeAll(async () => {
+  process.env.BALLAST_LOG = "silent";
+  ({ db } = await loadAndModel({ asOf: Date.parse("2025-10-31T00:00:00Z") / 1000, captureDir: CAPTURE_DIR }));
+}, 120_000);
+afterAll(() => db?.close());
+
+describe("PYUSD 2025-10-15: the 300-trillion round trip is not issuance", () => {
+  it("the mint and its burn 111 blocks later pair as a fast round trip", async () => {
+    expect(bigMint.value).toBe("300000000000000000000");
+    expect(Number(bigBurn.blockNumber) - Number(bigMint.blockNumber)).toBe(111);
+    const rows = await db.all<{ tx_hash: string; direction: string; flow_type: string; roundtrip_pair_id: string; amount: string }>(
+      "select tx_hash, direction, flow_type, roundtrip_pair_id, amount_raw::varchar as amount from mint_burn_events where block_number in (23585095, 23585206) order by block_number");
+    expect(rows.map((r) => [r.tx_hash, r.direction, r.flow_type, r.amount])).toEqual([
+      [`0x${bigMint.transactionHash}`, "mint", "fast_roundtrip", bigMint.value],
+      [`0x${bigBurn.transactionHash}`, "burn", "fast_roundtrip", bigBurn.value],
+    ]);
+  });
+
+  it("the day's standard flows equal the CSV's other mints and burns that day (token units)", async () => {
+    const day = pyusd.filter((r) => Number(r.timestamp) >= DAY && Number(r.timestamp) < DAY + 86400 && r !== bigMint && r !== bigBurn);
+    const sum = (ev: string) => day.filter((r) => r.event === ev).reduce((s, r) => s + BigInt(r.value), 0n);
+    const [flows] = await db.all<{ minted: string; burned: string }>(
+      `select sum(minted_native)::varchar as minted, sum(burned_native)::varchar as burned from mint_burn_hourly
+       where stablecoin_id = 'pyusd-paypal' and hour_ts >= ${DAY} and hour_ts < ${DAY + 86400}`);
+    const excluded = await db.all<{ n: number }>(`select count(*)::integer as n from mint_burn_events where stablecoin_id = 'pyusd-paypal' and flow_type <> 'standard' and ts >= ${DAY} and ts < ${DAY + 86400}`);
+    // only the pair is excluded that day (0x2fb0…'s 300 M burn before and re-mint after are ordinary flows)
+    expect(excluded[0].n).toBe(2);
+    expect(Number(flows.minted)).toBeCloseTo(Number(sum("SupplyIncreased")) / 1e6, 2);
+    expect(Number(flows.burned)).toBeCloseTo(Number(sum("SupplyDecreased")) / 1e6, 2);
+    expect(Number(flows.minted)).toBeLessThan(1e9);
+    expect(Number(flows.minted) - Number(flows.burned)).toBeGreaterThan(-1e9);
+  });
+});
