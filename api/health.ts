@@ -113,8 +113,6 @@ export interface Health {
  * is a peg reference, `fx`), `degraded` up to 8 days, `stale` beyond; `none` without any observation.
  */
 export const FX_CADENCE = { maxAgeSec: 86400, freshSec: 4 * 86400, degradedSec: 8 * 86400 } as const;
-/** Health sections that stay null while their feature is not yet available. */
-const NULL_SECTIONS: Record<string, string> = { blacklist: "blacklist", "mint-burn": "mintBurn" };
 /** Manifest source of the ECB reference rates. */
 const FX_ENDPOINT = "frankfurter.rates";
 /** Manifest source of the stablecoin list snapshot (current supply and the coin universe). */
@@ -334,7 +332,7 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     info.push(`freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`);
   }
   for (const [feature, paths] of Object.entries(notYetAvailableFeatures())) {
-    info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`${NULL_SECTIONS[feature] ? ` and health \`${NULL_SECTIONS[feature]}\` is null` : ""}.`);
+    info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`);
   }
 
   return {

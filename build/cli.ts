@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { generateRegistry } from "../pipelines/registry/generate-registry.ts";
 import { REGISTRY_PATH } from "../pipelines/registry/registry.ts";
 import { runCapture } from "./capture.ts";
+import { runOnchainCli } from "./onchain-cli.ts";
 import { assertCaptureDir } from "./captures.ts";
 import { loadBuildConfig } from "./config.ts";
 import { runBuild } from "./run-build.ts";
@@ -14,7 +15,8 @@ export const RECORDED_AS_OF = "2025-09-07T00:00:00Z";
 const USAGE = `usage: tsx build/cli.ts <command> [options]
   build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)
   capture                        fetch every live upstream once and write raw captures
-  registry                       regenerate pipelines/registry/registry.json from the recorded metadata`;
+  registry                       regenerate pipelines/registry/registry.json from the recorded metadata
+  onchain <job> [--param value]  on-chain ingestion and its jobs (ingest, reset-blacklist-sync, debug-sync-state, …; see build/onchain-cli.ts)`;
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -23,6 +25,7 @@ function flag(args: string[], name: string): string | undefined {
 
 async function main(): Promise<void> {
   const [cmd, ...args] = process.argv.slice(2);
+  if (cmd === "onchain") { process.exitCode = await runOnchainCli(args); return; }
   const config = loadBuildConfig();
   if (cmd === "build") {
     const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;

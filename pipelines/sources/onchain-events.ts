@@ -63,9 +63,9 @@ export function exactBaseUnits(cell: string): string | null {
   return BigInt(digits + "0".repeat(shift)).toString();
 }
 
-/** Event families and their events of the registry, by family key and event name. */
-function familyEvent(family: string, name: string): FamilyEvent | undefined {
-  return loadRegistry().eventFamilies[family]?.find((e) => e.signature.startsWith(`${name}(`));
+/** The registry's family event named `name` (e.g. `AddedBlackList`) of `family`, from `families`. */
+function familyEvent(families: Record<string, FamilyEvent[]>, family: string, name: string): FamilyEvent | undefined {
+  return families[family]?.find((e) => e.signature.startsWith(`${name}(`));
 }
 
 interface RecordedLogSpec {
@@ -92,11 +92,12 @@ function readRecordedLogs(spec: RecordedLogSpec) {
     const drops = new ReaderDrops();
     const rows: OnchainEventRow[] = [];
     const ordinal = new Map<string, number>();
+    const families = loadRegistry().eventFamilies;
     for (const r of readCsvRows(text, drops)) {
       const name = r[spec.columns.event];
       const ev = spec.events[name];
       if (!ev) { drops.drop("event-not-tracked"); continue; }
-      const family = familyEvent(ev.family, name);
+      const family = familyEvent(families, ev.family, name);
       if (!family) { drops.drop("event-family-unknown"); continue; }
       const block = Number(r[spec.columns.block]);
       const hex = (v: string | undefined) => (v ? (v.startsWith("0x") ? v : `0x${v}`).toLowerCase() : "");

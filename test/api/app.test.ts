@@ -117,8 +117,8 @@ describe("auth matrix and errors", () => {
       expect((await req(path, { method: "POST" })).status, path).toBe(404);
     }
     // A keyed route of the contract whose data is not built yet: 401 without a key, 503 with one.
-    expect((await req("/api/blacklist", { key: null })).status).toBe(401);
-    expect((await req("/api/blacklist")).status).toBe(503);
+    expect((await req("/api/stability-index", { key: null })).status).toBe(401);
+    expect((await req("/api/stability-index")).status).toBe(503);
   });
 
   it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {
@@ -242,6 +242,7 @@ describe("every declared route is served", () => {
     "/api/stablecoin/:stablecoinId": "/api/stablecoin/usdt-tether",
     "/api/stablecoin-summary/:stablecoinId": "/api/stablecoin-summary/usdt-tether",
     "/api/supply-history": "/api/supply-history?stablecoin=usdt-tether&days=30",
+    "/api/mint-burn-events": "/api/mint-burn-events?stablecoin=usdt-tether&limit=5",
   };
   const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
 

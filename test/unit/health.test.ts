@@ -47,7 +47,7 @@ describe("health status (spec 2.8)", () => {
     expect(statusAffecting(h.warnings)).toEqual([]);
     expect(h.caches.stablecoins).toMatchObject({ ageSeconds: 60, maxAge: 600, healthy: true });
     expect(h.caches["fx-rates"]).toMatchObject({ sourceStatus: "fresh", healthy: true, mode: "live", warning: null });
-    expect(h.warnings.some((w) => w.startsWith("not yet available") && w.includes("blacklist") && w.includes("503"))).toBe(true);
+    expect(h.warnings.some((w) => w.startsWith("not yet available") && w.includes("usds-status") && w.includes("503"))).toBe(true);
     expect(h).not.toHaveProperty("stateStore");
   });
 
@@ -58,7 +58,8 @@ describe("health status (spec 2.8)", () => {
       expect(reported).toContain(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
     }
     for (const served of ["/api/stablecoins", "/api/depeg-events", "/api/events", "/api/peg-summary"]) expect(reported).not.toContain(`${served},`);
-    expect(reported).toMatch(/blacklist — .*\/api\/blacklist-summary.* and health `blacklist` is null/);
+    expect(reported).toMatch(/report-cards — .*\/api\/report-cards\/v9, \/api\/report-cards answer 503/);
+    expect(reported).not.toContain("/api/blacklist");
   });
 
   it("a stale fx-rates cache makes the whole resource stale; degraded fx makes it degraded", () => {
@@ -196,3 +197,39 @@ describe("warnings say what they are and keep every manifest fact", () => {
     expect(health(m).status).toBe("healthy");
   });
 });
+
+describe("on-chain sections (spec 2.8)", () => {
+  const mintBurn = (lastLiveSyncAt: number | null) => ({ totalEvents: 10, latestEventTsBySymbol: { USDT: AS_OF - 60, USDP: AS_OF - 30 * DAY }, latestHourlyTs: AS_OF - 3600, lastLiveSyncAt });
+  const blacklist = { totalEvents: 200, missingAmounts: 4, recentMissingAmounts: 1, recentWindowSec: 30 * DAY, missingRatio: 0.02 };
+
+  it("mint/burn lane: fresh up to 60 min, degraded up to 90, stale beyond; a live lane sets the status", () => {
+    const now = AS_OF + 60;
+    const fresh = health(manifest(), now, { onchain: { blacklist: null, mintBurn: mintBurn(now - 3600) } });
+    expect(fresh.mintBurn).toMatchObject({ totalEvents: 10, latestEventTs: AS_OF - 60, majorStaleCount: 1, staleMajorSymbols: ["USDP"], sync: { freshnessStatus: "fresh", criticalLaneHealthy: true } });
+    expect(fresh.status).toBe("healthy");
+    const degraded = health(manifest(), now, { onchain: { blacklist: null, mintBurn: mintBurn(now - 3601) } });
+    expect(degraded.mintBurn!.sync.freshnessStatus).toBe("degraded");
+    expect(degraded.status).toBe("degraded");
+    const stale = health(manifest(), now, { onchain: { blacklist: null, mintBurn: mintBurn(now - 5401) } });
+    expect(stale.mintBurn!.sync).toMatchObject({ freshnessStatus: "stale", criticalLaneHealthy: false });
+    expect(stale.status).toBe("stale");
+    expect(statusAffecting(stale.warnings).some((w) => w.startsWith("mint/burn lane stale"))).toBe(true);
+  });
+
+  it("without a live ledger the lane is reported stale but leaves the status alone; blacklist gaps never escalate", () => {
+    const h = health(manifest(), AS_OF + 60, { onchain: { blacklist, mintBurn: mintBurn(null) } });
+    expect(h.mintBurn!.sync).toMatchObject({ lastSuccessfulSyncAt: null, freshnessStatus: "stale", criticalLaneHealthy: false });
+    expect(h.blacklist).toEqual(blacklist);
+    expect(h.status).toBe("healthy");
+    expect(h.warnings.some((w) => w.startsWith("freeze ledger amount gaps (no effect on status"))).toBe(true);
+  });
+
+  it("on-chain artifacts are reported in their sections, not as generic caches", () => {
+    const old = AS_OF - 400 * DAY;
+    const h = health(manifest({ files: [file("stablecoins", 600), file("blacklist", 900, old), file("mint-burn-flows", 900, old)] }));
+    expect(h.caches).not.toHaveProperty("blacklist");
+    expect(h.caches).not.toHaveProperty("mint-burn-flows");
+    expect(h.status).toBe("healthy");
+  });
+});
+

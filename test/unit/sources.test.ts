@@ -359,6 +359,13 @@ describe("bad input: reject rows, not files", () => {
     "onchain.total_supply_samples": { payload: { chainId: "bsc", decimals: 18, rows: [{ address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" }, { address: "0xa", __parsed_extra: ["x"] }] } },
     "binance.klines": { payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]], params: { symbol: "USDCUSDT", interval: "1m" } },
     "coingecko.price_bars": { payload: { geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5] } },
+    "onchain.events": { payload: { rows: [{
+      id: `ethereum-0x${"ab".repeat(32)}-3`, chain_id: "ethereum", stablecoin_id: "usdt-tether", config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
+      contract_address: "0xdac17f958d2ee523a2206206994597c13d831ec7", family: "tether-legacy-blacklist", event_name: "DestroyedBlackFunds",
+      event_signature: "DestroyedBlackFunds(address,uint256)", topic0: null, kind: "destroy", address: "0x9faf5515f177f3a8a845d48c19032b33cc54c09c",
+      amount_raw: "30000000", decimals: 6, amount_source: "event", amount_status: "resolved", tx_hash: `0x${"ab".repeat(32)}`, tx_from: null,
+      block_number: 4638848, block_hash: null, log_index: 3, ts: 1511887921, origin: "recorded",
+    }, { id: "x", amount_raw: "1.5" }, 7] } },
   };
   it.each(Object.keys(ENDPOINTS))("%s: a malformed element drops only itself", (key) => {
     const ep = ENDPOINTS[key];
