@@ -1,4 +1,5 @@
 import { pathToFileURL } from "node:url";
+import { createTronGridClient, TRONGRID_BASE_URL } from "../pipelines/sources/trongrid.ts";
 import { backfillBlacklistCurrentBalances, backfillMintBurn, debugSyncState, JobInputError, remediateBlacklistAmountGaps, resetBlacklistSync, runIngest } from "../pipelines/onchain/jobs.ts";
 import { defaultLedgerPath, LedgerStore } from "../pipelines/onchain/ledger-store.ts";
 import { trackedConfigs } from "../pipelines/onchain/tracked.ts";
@@ -73,7 +74,9 @@ export async function runOnchainCli(argv: string[]): Promise<number> {
     let code = 0;
     switch (job) {
       case "ingest": {
-        const r = await runIngest(ledger, rpc(), configs, params, { log: jobLog });
+        // Tron freeze configs through TronGrid (BALLAST_TRONGRID_URL, optional TRONGRID_API_KEY).
+        const tron = { client: createTronGridClient({ baseUrl: process.env.BALLAST_TRONGRID_URL ?? TRONGRID_BASE_URL, apiKey: process.env.TRONGRID_API_KEY }) };
+        const r = await runIngest(ledger, rpc(), configs, params, { log: jobLog, tron });
         result = r;
         code = r.ok ? 0 : 1;
         break;

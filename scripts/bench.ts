@@ -20,7 +20,9 @@
  *    - Server RSS (VmRSS of the pid): at start with the embedded PGlite state store; then a second
  *      API process on Postgres (fresh schema) at start and after ≥ 100,000 distinct keyed read URLs
  *      (scripts/bench/unique-urls.lua), with the number of requests and non-2xx answers.
- * BENCH_DATA_DIR=<a data dir with a published build> skips sections 1 and 2 (API section only).
+ * 4. On-chain: ingestion throughput against anvil (scripts/bench/onchain-ingest.ts) and /api/blacklist
+ *    latency over 100,000 synthetic events with cursor walks of every sort (scripts/bench/blacklist-latency.ts).
+ * BENCH_DATA_DIR=<a data dir with a published build> skips sections 1 and 2.
  * If `api/server.ts` ignores DEV_KEY_RATE_LIMIT (its dev key gets 429 within 1,000 requests), the
  * API is started through scripts/bench/api-server.ts (same startServer, explicit limit) and the
  * report says so.
@@ -433,6 +435,20 @@ console.log(`\nUnique URLs (Postgres state store, scripts/bench/unique-urls.lua 
   `${int(pgRun.requests)} requests in ${pgRun.seconds.toFixed(1)} s (${int(pgRun.requests / pgRun.seconds)} req/s, ${pgRun.runs} wrk run${pgRun.runs > 1 ? "s" : ""}), ` +
   `${int(pgRun.non2xx)} non-2xx, ${pgRun.socketErrors} socket errors, ${pgRun.timeouts} timeouts (> 2 s); RSS ${pgRun.startRssMB.toFixed(0)} MB at start → ${pgRun.endRssMB.toFixed(0)} MB`);
 console.log(`Targets: API ≥ 0.75× nginx (small route), ≥ 0.5× (list, identity), ≥ 0.75× (list, gzip); small-route p99 ≤ 10 ms; RSS after 100k unique URLs ≤ 300 MB. RSS is VmRSS of the server process in MB (10^6 bytes).`);
+// 4. On-chain: ingestion throughput from a real node, /api/blacklist paging over 100k rows (each in its own process).
+const runJson = <T>(script: string): T => JSON.parse(execFileSync("npx", ["tsx", script], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, maxBuffer: 64 << 20 }).toString());
+const ingest = runJson<{ logs: number; seconds: number; logsPerSec: number }>("scripts/bench/onchain-ingest.ts");
+const blacklist = runJson<{ rows: number; pages: number; p50Ms: number; p99Ms: number; maxMs: number; totalExactMs: number; firstRequestMs: number }>("scripts/bench/blacklist-latency.ts");
+console.log(`\nOn-chain (scripts/bench/onchain-ingest.ts: anvil, ${int(ingest.logs)} events, real decode + ledger commits, median of 3; scripts/bench/blacklist-latency.ts: in-process app, ${int(blacklist.rows)} synthetic events, cursor walks over all pages of every sort, 1000 rows per page)`);
+console.log(table(["measure", "value", "target", "met?"], [
+  ["ingestion: logs decoded and committed per second", int(ingest.logsPerSec), "—", "—"],
+  [`/api/blacklist page p50 (ms, ${int(blacklist.pages)} pages)`, blacklist.p50Ms.toFixed(1), "—", "—"],
+  ["/api/blacklist page p99 (ms)", blacklist.p99Ms.toFixed(1), "≤ 50", blacklist.p99Ms <= 50 ? "yes" : "**no**"],
+  ["/api/blacklist page max (ms)", blacklist.maxMs.toFixed(1), "—", "—"],
+  ["/api/blacklist includeTotal=true (ms, median of 5)", blacklist.totalExactMs.toFixed(1), "—", "—"],
+  ["/api/blacklist first request of a build (ms: read, parse, validate, sort)", int(blacklist.firstRequestMs), "—", "—"],
+]));
+
 for (const n of notes) console.log(`Note: ${n}`);
 console.log(`Total bench time ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
 process.exit(0);

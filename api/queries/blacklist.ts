@@ -81,3 +81,20 @@ export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedge
     methodology: methodology(FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL, asOf),
   };
 }
+
+/**
+ * JSON text of a `/api/blacklist` page. Each event's JSON is serialised once per build and kept
+ * (a WeakMap over the build's parsed events), so a page is a join of cached fragments: paging a
+ * large ledger allocates little beyond the page text itself.
+ */
+export async function blacklistPageJson(build: ServingBuild, page: Awaited<ReturnType<typeof queryBlacklist>>): Promise<string> {
+  const cache = await build.memo("blacklist-event-json", () => new WeakMap<BlacklistEvent, string>());
+  const parts: string[] = [];
+  for (const e of page.events) {
+    let j = cache.get(e);
+    if (j === undefined) { j = JSON.stringify(e); cache.set(e, j); }
+    parts.push(j);
+  }
+  return `{"events":[${parts.join(",")}],"total":${page.total},"totalExact":${page.totalExact},"nextCursor":${JSON.stringify(page.nextCursor)},"methodology":${JSON.stringify(page.methodology)}}`;
+}
+

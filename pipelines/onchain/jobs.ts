@@ -5,6 +5,8 @@ import { BlockHeaderCache } from "./decode.ts";
 import { type SyncOptions, type SyncResult, chunkSizeOf, readRange, syncAll, unsyncableReason } from "./ingest.ts";
 import type { AmountUpdate, LedgerStore } from "./ledger-store.ts";
 import type { TrackedConfig } from "./tracked.ts";
+import type { HttpClient } from "../sources/http-client.ts";
+import { syncTronConfig, type TronSyncResult } from "./ingest-tron.ts";
 
 /**
  * Operator jobs over the on-chain ledger (spec 4.5 admin endpoints), runnable from the CLI
@@ -81,16 +83,24 @@ const matchesCoin = (c: TrackedConfig, coin: string | undefined) => !coin || c.s
 const nowSecDefault = () => Math.floor(Date.now() / 1000);
 
 /**
- * `ingest`: syncAll over `configs` (or the one `configKey`) with the given RPC. Returns
- * `{ ok, results: SyncResult[] }`; ok is false when any config failed. Throws JobInputError for bad
- * params or an unknown configKey.
+ * `ingest`: syncAll over the EVM `configs` (or the one `configKey`) with the given RPC, and, when a
+ * TronGrid client is given (`opts.tron`), syncTronConfig over the supported Tron freeze configs.
+ * Returns `{ ok, results: SyncResult[], tron: TronSyncResult[] }`; ok is false when any config
+ * failed. Throws JobInputError for bad params or an unknown configKey.
  */
-export async function runIngest(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], params: unknown, opts: Pick<SyncOptions, "log" | "nowSec" | "toBlock"> = {}): Promise<{ ok: boolean; results: SyncResult[] }> {
+export async function runIngest(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], params: unknown,
+  opts: Pick<SyncOptions, "log" | "nowSec" | "toBlock"> & { tron?: { client: HttpClient } } = {}): Promise<{ ok: boolean; results: SyncResult[]; tron: TronSyncResult[] }> {
   const p = parse(IngestParamsSchema, params);
   const selected = p.configKey ? configs.filter((c) => c.configKey === p.configKey) : configs;
   if (p.configKey && selected.length === 0) throw new JobInputError(`unknown configKey: ${p.configKey}`);
   const results = await syncAll(ledger, rpc, selected, { ...opts, chunkSize: p.chunkSize, maxChunks: p.maxChunks, reorgDepth: p.reorgDepth });
-  return { ok: results.every((r) => r.status !== "failed"), results };
+  const tron: TronSyncResult[] = [];
+  if (opts.tron) {
+    for (const c of selected.filter((x) => x.chain === "tron" && x.purpose === "freeze" && x.unsupportedReason === null)) {
+      tron.push(await syncTronConfig(ledger, opts.tron.client, c, { nowSec: opts.nowSec }));
+    }
+  }
+  return { ok: results.every((r) => r.status !== "failed") && tron.every((r) => r.status !== "failed"), results, tron };
 }
 
 /**

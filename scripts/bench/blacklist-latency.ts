@@ -454,9 +454,9 @@ const FILTERED: { query: string; sortBy: SortBy; direction: Direction; keep: (e:
  *
  * After a full GC of the bench's setup garbage and a warm-up (the first-ever request, reported as
  * `firstRequestMs`; the first request of each other sort key, `sortWarmupMs`; 20 untimed offset
- * pages), walks every page via `nextCursor` for
- * each sort (`date`, `stablecoin`, `chain`, `event`) × (`asc`, `desc`) and four filtered queries,
- * checking that each walk returns every expected row exactly once, in order; then times
+ * pages), walks every page via `nextCursor` for each sort (`date`, `stablecoin`, `chain`, `event`)
+ * × (`asc`, `desc`) and four filtered queries, checking that each walk returns every expected row
+ * exactly once, in order; then times
  * `includeTotal=true` on the first page (median of 5). Every URL is requested once (a repeat
  * throws), so the response cache never answers a timed request. Cleans up the temp dir and the key
  * store. Takes ~35–60 s for 100k rows on 2 cores (peak RSS ~0.9 GB).
