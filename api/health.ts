@@ -55,11 +55,11 @@ export interface MintBurnHealth {
 /**
  * Facts of the published on-chain artifacts health reports (read by the health route from the serving
  * build): the freeze summary's amount gaps and the mint/burn ledger's events (newest block time per
- * coin), hourly flows' newest hour, and the newest live-ledger sync (null: recorded history only).
+ * coin) and hourly flows' newest hour. The live lane's last sync comes from the manifest.
  */
 export interface OnchainHealthInputs {
   blacklist: BlacklistHealth | null;
-  mintBurn: { totalEvents: number; latestEventTsBySymbol: Record<string, number>; latestHourlyTs: number | null; lastLiveSyncAt: number | null } | null;
+  mintBurn: { totalEvents: number; latestEventTsBySymbol: Record<string, number>; latestHourlyTs: number | null } | null;
 }
 
 /** Artifacts reported in the `blacklist` / `mintBurn` sections instead of `caches` (spec 2.8: blacklist never escalates status). */
@@ -69,16 +69,16 @@ const MINT_BURN_STALE_COIN_SEC = 7 * 86400;
 
 /**
  * The `mintBurn` section: newest event and hour, coins whose newest event is older than 7 days
- * (`staleMajorSymbols`), and the live lane's sync freshness from the newest live-ledger sync
+ * (`staleMajorSymbols`), and the live lane's sync freshness from the last ledger sync
  * (fresh ≤ 60 min, degraded ≤ 90 min, stale beyond). Without a live ledger the lane is reported
  * stale with a warning; buildHealth then leaves the top-level status alone (no lane is running).
  */
-function mintBurnHealth(inputs: OnchainHealthInputs["mintBurn"], now: number): MintBurnHealth | null {
+function mintBurnHealth(inputs: OnchainHealthInputs["mintBurn"], lastLiveSyncAt: number | null, now: number): MintBurnHealth | null {
   if (!inputs) return null;
   const latest = Object.values(inputs.latestEventTsBySymbol);
   const latestEventTs = latest.length ? Math.max(...latest) : null;
   const stale = Object.entries(inputs.latestEventTsBySymbol).filter(([, ts]) => now - ts > MINT_BURN_STALE_COIN_SEC).map(([sym]) => sym).sort();
-  const at = inputs.lastLiveSyncAt;
+  const at = lastLiveSyncAt;
   const ageSec = at === null ? null : Math.max(0, now - at);
   const freshnessStatus = ageSec !== null && ageSec <= 3600 ? "fresh" : ageSec !== null && ageSec <= 5400 ? "degraded" : "stale";
   const warning = at === null
@@ -113,6 +113,8 @@ export interface Health {
  * is a peg reference, `fx`), `degraded` up to 8 days, `stale` beyond; `none` without any observation.
  */
 export const FX_CADENCE = { maxAgeSec: 86400, freshSec: 4 * 86400, degradedSec: 8 * 86400 } as const;
+/** Manifest source of decoded on-chain events (recorded logs and the live ledger). */
+const ONCHAIN_ENDPOINT = "onchain.events";
 /** Manifest source of the ECB reference rates. */
 const FX_ENDPOINT = "frankfurter.rates";
 /** Manifest source of the stablecoin list snapshot (current supply and the coin universe). */
@@ -319,7 +321,9 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     info.push(`${producer} quality rules refused input (no effect on status): ${counts(reasons)}; ${REJECTION_MEANING[producer] ?? "refused rows are left out of its outputs"}.`);
   }
   for (const w of m.warnings ?? []) info.push(`build note (no effect on status): ${w}`);
-  const mintBurn = mintBurnHealth(opts.onchain?.mintBurn ?? null, now);
+  // The live lane's last sync: the on-chain ledger capture of this build (manifest), null without one.
+  const liveSync = m.sources.find((x) => x.endpoint === ONCHAIN_ENDPOINT)?.captures.filter((c) => c.origin === "live").map((c) => c.observedAt) ?? [];
+  const mintBurn = mintBurnHealth(opts.onchain?.mintBurn ?? null, liveSync.length ? Math.max(...liveSync) : null, now);
   if (mintBurn) {
     const sync = mintBurn.sync;
     if (sync.lastSuccessfulSyncAt !== null && sync.freshnessStatus !== "fresh") {

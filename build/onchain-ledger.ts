@@ -10,7 +10,8 @@ const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
 /**
  * The on-chain ledger the ingestion jobs write (`onchain_events` in a DuckDB file, see
  * pipelines/onchain/ledger-store.ts) as one live capture of `onchain.events`: the rows whose block
- * time is at or before `asOf` (Unix s), ordered by id; `observedAt` is the newest such block time.
+ * time is at or before `asOf` (Unix s), ordered by id; `observedAt` is the last sync (newest cursor
+ * update at or before `asOf`), else the newest such block time.
  * Null when the file does not exist or holds no table yet. A file locked by a running ingestion job
  * is retried for about 10 s, then throws an Error naming the path (the previous build keeps serving).
  */
@@ -32,7 +33,9 @@ export async function readOnchainLedger(db: Db, path: string, asOf: number): Pro
     const rows = await db.all<Record<string, unknown>>(`select ${cols} from onchain_ledger.onchain_events where ts <= $as_of order by id`, { as_of: asOf });
     for (const r of rows) for (const [k, t] of Object.entries(ONCHAIN_EVENT_COLUMNS)) if (t === "BIGINT" && r[k] !== null) r[k] = Number(r[k]);
     const text = JSON.stringify(rows);
-    const observedAt = rows.reduce((m, r) => Math.max(m, r.ts as number), 0) || asOf;
+    const [{ c }] = await db.all<{ c: number }>("select count(*)::integer as c from duckdb_tables() where database_name = 'onchain_ledger' and table_name = 'onchain_cursors'");
+    const synced = c ? (await db.all<{ at: string | null }>("select max(updated_at)::varchar as at from onchain_ledger.onchain_cursors where updated_at <= $as_of", { as_of: asOf }))[0].at : null;
+    const observedAt = synced !== null ? Number(synced) : rows.reduce((m, r) => Math.max(m, r.ts as number), 0) || asOf;
     return { endpoint: "onchain.events", params: { ledger: "live" }, observedAt, origin: "live", path, sha256: createHash("sha256").update(text).digest("hex"), payload: { rows } };
   } finally {
     await db.exec("detach onchain_ledger");

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { BlacklistEventSchema } from "../site-data/blacklist.ts";
 import type { Dataset } from "./contract.ts";
 
 const sql = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), `${name}.sql`), "utf8");
@@ -80,30 +81,11 @@ export const SourceQualityRowSchema = z.object({
  * Row of `freeze-events`: BlacklistEvent columns (spec 2.5) with amounts as exact decimal strings
  * (`amountNative` token units, `amountRaw` base units; null when unknown), USD at event time, Unix s.
  */
-export const FreezeEventRowSchema = z.object({
-  id: z.string(),
-  stablecoin: z.string(),
-  stablecoinId: z.string(),
-  chainId: z.string(),
-  chainName: z.string(),
-  eventType: z.enum(["blacklist", "unblacklist", "destroy"]),
-  address: z.string(),
+export const FreezeEventRowSchema = BlacklistEventSchema.omit({ suppressionReason: true, explorerTxUrl: true, explorerAddressUrl: true, decimals: true, origin: true }).extend({
   amountNative: z.string().regex(/^\d+(\.\d+)?$/).nullable(),
   amountRaw: z.string().regex(/^\d+$/).nullable(),
-  amountUsdAtEvent: z.number().nullable(),
   amountSource: z.string(),
   amountStatus: z.string(),
-  txHash: z.string(),
-  blockNumber: z.number().int(),
-  logIndex: z.number().int(),
-  timestamp: z.number().int(),
-  methodologyVersion: z.string(),
-  contractAddress: z.string().nullable(),
-  configKey: z.string().nullable(),
-  eventSignature: z.string().nullable(),
-  eventTopic0: z.string().nullable(),
-  linkedFreezeEventId: z.string().nullable(),
-  frozenDurationSec: z.number().int().nullable(),
 });
 
 /** Every published dataset. Adding a dataset = adding it here. */

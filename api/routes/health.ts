@@ -6,8 +6,8 @@ import type { RouteDecl } from "./route.ts";
 
 /**
  * What health reports of the on-chain artifacts of `build` (memoised per build): the freeze
- * summary's amount gaps, and the mint/burn ledger's newest event per coin, newest hour and newest
- * live-ledger row. A section whose artifact is missing or unreadable is null.
+ * summary's amount gaps, and the mint/burn ledger's newest event per coin and newest hour. A
+ * section whose artifact is missing or unreadable is null.
  */
 function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs | undefined> {
   if (!build) return Promise.resolve(undefined);
@@ -16,17 +16,13 @@ function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs 
     const ledger = await build.payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x)).catch(() => undefined);
     const flows = await build.payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x)).catch(() => undefined);
     const latestEventTsBySymbol: Record<string, number> = {};
-    let lastLiveSyncAt: number | null = null;
-    for (const e of ledger?.events ?? []) {
-      latestEventTsBySymbol[e.stablecoin] = Math.max(latestEventTsBySymbol[e.stablecoin] ?? 0, e.timestamp);
-      if (e.origin === "live") lastLiveSyncAt = Math.max(lastLiveSyncAt ?? 0, e.timestamp);
-    }
+    for (const e of ledger?.events ?? []) latestEventTsBySymbol[e.stablecoin] = Math.max(latestEventTsBySymbol[e.stablecoin] ?? 0, e.timestamp);
     const hours = (flows?.coins ?? []).flatMap((c) => c.hourly.map((h) => h.hourTs));
     return {
       blacklist: summary ? (({ missing, recentMissing, recentWindowSec, missingRatio }) => ({
         totalEvents: summary.totalEvents, missingAmounts: missing, recentMissingAmounts: recentMissing, recentWindowSec, missingRatio,
       }))(summary.dataQuality.amountGaps) : null,
-      mintBurn: ledger ? { totalEvents: ledger.events.length, latestEventTsBySymbol, latestHourlyTs: hours.length ? Math.max(...hours) : null, lastLiveSyncAt } : null,
+      mintBurn: ledger ? { totalEvents: ledger.events.length, latestEventTsBySymbol, latestHourlyTs: hours.length ? Math.max(...hours) : null } : null,
     };
   });
 }

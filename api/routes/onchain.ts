@@ -3,7 +3,7 @@ import { type BlacklistLedger, blacklistLedgerArtifact, blacklistSummaryArtifact
 import { type MintBurnEvent, mintBurnFlowsArtifact, type MintBurnHourly, type MintBurnLedger, mintBurnLedgerArtifact } from "../../site-data/mint-burn.ts";
 import { BlacklistQuery, BlacklistResponseSchema, blacklistPageJson, queryBlacklist } from "../queries/blacklist.ts";
 import { MintBurnEventsQuery, MintBurnEventsResponseSchema, MintBurnFlowsQuery, MintBurnFlowsResponseSchema, queryMintBurnEvents, queryMintBurnFlows } from "../queries/mint-burn.ts";
-import { artifactPayload, bind, type RouteDecl } from "./route.ts";
+import { bind, ledgerPage, type RouteDecl } from "./route.ts";
 
 const tag = "onchain";
 
@@ -14,11 +14,9 @@ export const ONCHAIN_ROUTES: RouteDecl[] = [
     artifact: bind(blacklistLedgerArtifact), query: BlacklistQuery, response: BlacklistResponseSchema,
     summary: "Freeze/blacklist events",
     description: "BlacklistEvent rows (spec 2.5) of tracked freeze contracts: decoded `blacklist`, `unblacklist` and `destroy` logs with exact amounts (`amountRaw` base units; `amountNative` token units; null when the event carries none and no balance read resolved it, never zero) and USD at the event day's price. Each destroy links to the freeze that made it possible (`linkedFreezeEventId`, `frozenDurationSec`). Sorted by `sortBy` (`date`, `stablecoin`, `chain` display name, `event`; ties by time then id) in `sortDirection`; page with the opaque keyset `nextCursor` (valid for the sort it was issued with; another sort's cursor is 400) or `offset`. `stablecoin` is the uppercase tracker symbol; `chain` the exact display name and `chainId` the registry id (both given: the same chain, else 400).",
-    handler: async (ctx, route) => {
-      const { value, path } = await artifactPayload<BlacklistLedger>(route, ctx);
-      const page = await queryBlacklist(ctx.build!, value, ctx.build!.manifest.asOf, ctx.query as z.output<typeof BlacklistQuery>);
-      return { json: await blacklistPageJson(ctx.build!, page), dataAsOf: ctx.build!.dataAsOf(path) };
-    },
+    handler: (ctx, route) => ledgerPage<BlacklistLedger>(route, ctx, async (l) => ({
+      json: await blacklistPageJson(ctx.build!, await queryBlacklist(ctx.build!, l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof BlacklistQuery>)),
+    })),
   },
   {
     kind: "json", operationId: "getBlacklistSummary", method: "GET", path: "/api/blacklist-summary", lane: "apiKey", tag, cache: "producer-backed", meta: false,
@@ -31,20 +29,14 @@ export const ONCHAIN_ROUTES: RouteDecl[] = [
     artifact: bind(mintBurnLedgerArtifact), query: MintBurnEventsQuery, response: MintBurnEventsResponseSchema,
     summary: "Mint/burn events of one stablecoin",
     description: "Mints and burns of tracked supply contracts (zero-address `Transfer`, Tether `Issue`/`Redeem`, Paxos `SupplyIncreased`/`SupplyDecreased`), newest first, classified by `flowType`: `standard`, `bridge_transfer` (to/from a known bridge), `atomic_roundtrip` (mint and burn in one transaction within 0.5%), `fast_roundtrip` (a burn from the mint's recipient within 24 h and 0.5%, e.g. PYUSD's erroneous 300-trillion mint of 2025-10-15) and `frozen_funds` (a burn in the transaction of a destroy). `scope` groups them (`issuance` = standard). `stablecoin` is the canonical id (404 when unknown); `minAmount` is in token units.",
-    handler: async (ctx, route) => {
-      const { value, path } = await artifactPayload<MintBurnLedger>(route, ctx);
-      const ascending = await ctx.build!.memo<MintBurnEvent[]>("mint-burn-ascending", () => [...value.events].reverse());
-      return { payload: queryMintBurnEvents(value, ascending, ctx.build!.manifest.asOf, ctx.query as z.output<typeof MintBurnEventsQuery>), dataAsOf: ctx.build!.dataAsOf(path) };
-    },
+    handler: (ctx, route) => ledgerPage<MintBurnLedger>(route, ctx, async (l) => queryMintBurnEvents(
+      l, await ctx.build!.memo<MintBurnEvent[]>("mint-burn-ascending", () => [...l.events].reverse()), ctx.build!.manifest.asOf, ctx.query as z.output<typeof MintBurnEventsQuery>)),
   },
   {
     kind: "json", operationId: "getMintBurnFlows", method: "GET", path: "/api/mint-burn-flows", lane: "apiKey", tag, cache: "standard", meta: true,
     artifact: bind(mintBurnFlowsArtifact), query: MintBurnFlowsQuery, response: MintBurnFlowsResponseSchema,
     summary: "Mint/burn flows, per coin and aggregate",
     description: "Standard flows only (round trips, bridge transfers and frozen-fund burns are excluded and counted in `excludedEventCounts`) over `hours` ending at the build's as-of. USD sums cover priced events (the event day's price); `netFlowUsd` is null unless every event of the window is priced, with `netFlowUsdBound` a lower (only mints unpriced) or upper (only burns unpriced) bound; completeness labels `complete`, `partial`, `unpriced`, `inactive`. Token-unit flows (`*Native`) are always exact sums. `valuation`: 24 h, 7/30/90-day nets and a 30-day baseline (mean of active days' nets, null below 7 days).",
-    handler: async (ctx, route) => {
-      const { value, path } = await artifactPayload<MintBurnHourly>(route, ctx);
-      return { payload: queryMintBurnFlows(value, ctx.build!.manifest.asOf, ctx.query as z.output<typeof MintBurnFlowsQuery>), dataAsOf: ctx.build!.dataAsOf(path) };
-    },
+    handler: (ctx, route) => ledgerPage<MintBurnHourly>(route, ctx, (l) => queryMintBurnFlows(l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof MintBurnFlowsQuery>)),
   },
 ];

@@ -4,7 +4,7 @@ import { depegResolverArtifact, depegResolverReviewArtifact } from "../../site-d
 import { pegSummaryArtifact } from "../../site-data/peg-summary.ts";
 import { DepegEventsQuery, queryDepegEvents } from "../queries/depeg-events.ts";
 import { EventsQuery, queryEvents } from "../queries/events.ts";
-import { artifactPayload, bind, type HandlerContext, type JsonRoute, need, type RouteDecl, type RouteResult } from "./route.ts";
+import { bind, type HandlerContext, type JsonRoute, ledgerPage, need, type RouteDecl, type RouteResult } from "./route.ts";
 
 const tag = "peg";
 
@@ -28,12 +28,6 @@ async function resolverSnapshot(ctx: HandlerContext, route: JsonRoute, empty: un
     payload: payload ?? empty, whenStale: empty, dataAsOf: file?.dataAsOf ?? null,
     meta: { schemaVersion: file?.schemaVersion ?? null, dataAsOf: file?.dataAsOf ?? null, modelAsOf: build.manifest.asOf, degraded: payload === undefined },
   };
-}
-
-/** A query route's page over its artifact's ledger, with the ledger's data time. */
-async function ledgerPage<T>(route: JsonRoute, ctx: HandlerContext, page: (ledger: T) => unknown): Promise<RouteResult> {
-  const { value, path } = await artifactPayload<T>(route, ctx);
-  return { payload: page(value), dataAsOf: ctx.build!.dataAsOf(path) };
 }
 
 /** Peg monitoring: peg summary, depeg incidents, the events tape, the duration resolver and its review. */

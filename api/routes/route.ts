@@ -163,3 +163,16 @@ export async function serveArtifact(route: JsonRoute, ctx: HandlerContext): Prom
   const { path } = await artifactPayload(route, ctx);
   return { file: path, dataAsOf: ctx.build!.dataAsOf(path) };
 }
+
+/**
+ * A query route's answer over its artifact's ledger (a published file holding every row): `page`
+ * turns the parsed, schema-checked ledger into the payload (or, as `{ json }`, its text); the data
+ * time is the ledger file's.
+ */
+export async function ledgerPage<T>(route: JsonRoute, ctx: HandlerContext, page: (ledger: T) => unknown | Promise<{ json: string }>): Promise<RouteResult> {
+  const { value, path } = await artifactPayload<T>(route, ctx);
+  const out = await page(value);
+  const dataAsOf = ctx.build!.dataAsOf(path);
+  return out && typeof out === "object" && "json" in out && typeof (out as { json: unknown }).json === "string" ? { json: (out as { json: string }).json, dataAsOf } : { payload: out, dataAsOf };
+}
+

@@ -135,7 +135,7 @@ describe("end to end: recorded capture → build → running API", () => {
     const usdt = reg.coins.find((c) => c.id === "usdt-tether")!;
     const broken = { ...reg, coins: [...reg.coins, { ...usdt }] };
     await expect(runBuild({ asOf: RECORDED_AS_OF + 60, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null, registry: broken }))
-      .rejects.toThrow(/assert failed on \w+: primary key unique/);
+      .rejects.toThrow(/assert failed on \w+: (primary key unique|event ids are unique)/);
     expect(readFileSync(join(dir, "latest.json"), "utf8")).toBe(before);
     expect((await get("/api/stablecoin-summary/usdt-tether")).status).toBe(200);
   });

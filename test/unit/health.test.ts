@@ -199,25 +199,29 @@ describe("warnings say what they are and keep every manifest fact", () => {
 });
 
 describe("on-chain sections (spec 2.8)", () => {
-  const mintBurn = (lastLiveSyncAt: number | null) => ({ totalEvents: 10, latestEventTsBySymbol: { USDT: AS_OF - 60, USDP: AS_OF - 30 * DAY }, latestHourlyTs: AS_OF - 3600, lastLiveSyncAt });
+  const mintBurnInputs = { totalEvents: 10, latestEventTsBySymbol: { USDT: AS_OF - 60, USDP: AS_OF - 30 * DAY }, latestHourlyTs: AS_OF - 3600 };
+  /** A manifest whose on-chain source holds a recorded capture and, when `syncAt` is given, a live ledger capture observed then. */
+  const withLedger = (syncAt: number | null) => manifest({ sources: [...manifest().sources, source("onchain.events", syncAt ?? AS_OF - 400 * DAY, {
+    captures: [{ ...capture(AS_OF - 400 * DAY, 10), origin: "recorded" }, ...(syncAt === null ? [] : [capture(syncAt, 5)])],
+  })] });
   const blacklist = { totalEvents: 200, missingAmounts: 4, recentMissingAmounts: 1, recentWindowSec: 30 * DAY, missingRatio: 0.02 };
 
   it("mint/burn lane: fresh up to 60 min, degraded up to 90, stale beyond; a live lane sets the status", () => {
     const now = AS_OF + 60;
-    const fresh = health(manifest(), now, { onchain: { blacklist: null, mintBurn: mintBurn(now - 3600) } });
+    const fresh = health(withLedger(now - 3600), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
     expect(fresh.mintBurn).toMatchObject({ totalEvents: 10, latestEventTs: AS_OF - 60, majorStaleCount: 1, staleMajorSymbols: ["USDP"], sync: { freshnessStatus: "fresh", criticalLaneHealthy: true } });
     expect(fresh.status).toBe("healthy");
-    const degraded = health(manifest(), now, { onchain: { blacklist: null, mintBurn: mintBurn(now - 3601) } });
+    const degraded = health(withLedger(now - 3601), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
     expect(degraded.mintBurn!.sync.freshnessStatus).toBe("degraded");
     expect(degraded.status).toBe("degraded");
-    const stale = health(manifest(), now, { onchain: { blacklist: null, mintBurn: mintBurn(now - 5401) } });
+    const stale = health(withLedger(now - 5401), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
     expect(stale.mintBurn!.sync).toMatchObject({ freshnessStatus: "stale", criticalLaneHealthy: false });
     expect(stale.status).toBe("stale");
     expect(statusAffecting(stale.warnings).some((w) => w.startsWith("mint/burn lane stale"))).toBe(true);
   });
 
   it("without a live ledger the lane is reported stale but leaves the status alone; blacklist gaps never escalate", () => {
-    const h = health(manifest(), AS_OF + 60, { onchain: { blacklist, mintBurn: mintBurn(null) } });
+    const h = health(withLedger(null), AS_OF + 60, { onchain: { blacklist, mintBurn: mintBurnInputs } });
     expect(h.mintBurn!.sync).toMatchObject({ lastSuccessfulSyncAt: null, freshnessStatus: "stale", criticalLaneHealthy: false });
     expect(h.blacklist).toEqual(blacklist);
     expect(h.status).toBe("healthy");
