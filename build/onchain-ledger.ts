@@ -12,10 +12,12 @@ const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
  * pipelines/onchain/ledger-store.ts) as one live capture of `onchain.events`: the rows whose block
  * time is at or before `asOf` (Unix s), ordered by id; `observedAt` is the last sync (newest cursor
  * update at or before `asOf`), else the newest such block time.
- * Null when the file does not exist or holds no table yet. A file locked by a running ingestion job
- * is retried for about 10 s, then throws an Error naming the path (the previous build keeps serving).
+ * `unknownTopics`: logs of tracked contracts with a topic no family knows, counted per config by
+ * ingestion (reported as a manifest warning). Null when the file does not exist or holds no table
+ * yet. A file locked by a running ingestion job is retried for about 10 s, then throws an Error
+ * naming the path (the previous build keeps serving).
  */
-export async function readOnchainLedger(db: Db, path: string, asOf: number): Promise<Capture | null> {
+export async function readOnchainLedger(db: Db, path: string, asOf: number): Promise<{ capture: Capture; unknownTopics: Record<string, number> } | null> {
   if (!existsSync(path)) return null;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -36,7 +38,12 @@ export async function readOnchainLedger(db: Db, path: string, asOf: number): Pro
     const [{ c }] = await db.all<{ c: number }>("select count(*)::integer as c from duckdb_tables() where database_name = 'onchain_ledger' and table_name = 'onchain_cursors'");
     const synced = c ? (await db.all<{ at: string | null }>("select max(updated_at)::varchar as at from onchain_ledger.onchain_cursors where updated_at <= $as_of", { as_of: asOf }))[0].at : null;
     const observedAt = synced !== null ? Number(synced) : rows.reduce((m, r) => Math.max(m, r.ts as number), 0) || asOf;
-    return { endpoint: "onchain.events", params: { ledger: "live" }, observedAt, origin: "live", path, sha256: createHash("sha256").update(text).digest("hex"), payload: { rows } };
+    const [{ u }] = await db.all<{ u: number }>("select count(*)::integer as u from duckdb_tables() where database_name = 'onchain_ledger' and table_name = 'onchain_unknown_topics'");
+    const unknown = u ? await db.all<{ config_key: string; n: string }>("select config_key, sum(count)::varchar as n from onchain_ledger.onchain_unknown_topics group by config_key order by config_key") : [];
+    return {
+      capture: { endpoint: "onchain.events", params: { ledger: "live" }, observedAt, origin: "live", path, sha256: createHash("sha256").update(text).digest("hex"), payload: { rows } },
+      unknownTopics: Object.fromEntries(unknown.map((r) => [r.config_key, Number(r.n)])),
+    };
   } finally {
     await db.exec("detach onchain_ledger");
   }

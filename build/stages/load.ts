@@ -136,7 +136,7 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
     ? { captures: opts.captures, readerDropped: {}, readerProblems: {} }
     : await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
   const ledger = opts.onchainLedgerPath ? await readOnchainLedger(db, opts.onchainLedgerPath, opts.asOf) : null;
-  const captures = ledger ? [...selected, ledger] : selected;
+  const captures = ledger ? [...selected, ledger.capture] : selected;
   log("info", "load", "captures selected", { count: captures.length });
   const sources = await loadCaptures(db, captures, opts.asOf);
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
@@ -144,6 +144,8 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
     // As-of fallback (int_coins_supply_current): current state from the supply history instead.
     warnings.push("source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)");
   }
+  const unknown = Object.entries(ledger?.unknownTopics ?? {}).filter(([, n]) => n > 0);
+  if (unknown.length) warnings.push(`on-chain ledger: logs with a topic no tracked family decodes were counted, not loaded: ${unknown.map(([k, n]) => `${k} ${n}`).join("; ")}`);
   const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
   return { asOf: opts.asOf, asOfDay: utcDay(opts.asOf), captures, sources, readerDropped, readerProblems, warnings, sourceObservedAt };
 }
