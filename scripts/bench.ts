@@ -367,6 +367,19 @@ if (!nginxSmall.body.equals(small.body)) throw new Error("nginx does not serve t
 if (nginxListGz.headers["content-encoding"] !== "gzip") throw new Error("nginx did not serve the .gz sibling (gzip_static)");
 
 const smallCase = await compare(apiUrl(SMALL_ROUTE), keyed, nginxUrl("/summary.json"), {});
+// The ceiling of one Node process here: a bare node:http server answering every request with the same
+// summary bytes and headers (no routing, auth or cache), pinned like the API, measured against nginx.
+const BARE_PORT = NGINX_PORT + 1;
+await assertPortFree(BARE_PORT);
+const bareBody = join(nginxRoot, "summary.json");
+const bareScript = `const b=require("fs").readFileSync(${JSON.stringify(bareBody)});const h=${JSON.stringify(mirroredHeaders(small.headers))};` +
+  `require("http").createServer((q,r)=>{r.writeHead(200,{...h,"Content-Length":b.length});r.end(b)}).listen(${BARE_PORT},"127.0.0.1")`;
+const [bareCmd, bareArgs] = pinned(0, process.execPath, ["-e", bareScript]);
+const bare = spawn(bareCmd, bareArgs, { stdio: "ignore" });
+children.add(bare);
+await waitReady(() => statusOf(`http://127.0.0.1:${BARE_PORT}/`).then((st) => st === 200), bare, "bare node server", 10_000, () => "");
+const bareCase = await compare(`http://127.0.0.1:${BARE_PORT}/`, {}, nginxUrl("/summary.json"), {});
+await stopChild(bare);
 const listCase = await compare(apiUrl(LIST_ROUTE), keyed, nginxUrl("/stablecoins.json"), {}, refreshList);
 const gzipCase = await compare(apiUrl(LIST_ROUTE), { ...keyed, ...gzipHeader }, nginxUrl("/stablecoins.json"), gzipHeader, refreshList);
 await nginx.stop();
@@ -413,6 +426,7 @@ console.log(`\nAPI vs nginx (1 worker, gzip_static) serving the same bytes — w
 console.log(`API entry: ${apiEntry}; ${PIN ? "servers pinned to core 0, wrk to core 1" : "unpinned"}; load average at end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 console.log(table(["measure", "API", "nginx", "ratio", "target", "met?"], [
   ratioRow(`small route req/s (\`${SMALL_ROUTE}\`, keyed)`, smallCase, 0.75),
+  [`bare node:http server, same bytes and headers (one Node process's ceiling)`, int(bareCase.api.rps), int(bareCase.nginx.rps), `${(bareCase.api.rps / bareCase.nginx.rps).toFixed(2)}×`, "—", `API = ${(smallCase.api.rps / bareCase.api.rps).toFixed(2)}× bare Node`],
   ratioRow(`list route req/s (\`${LIST_ROUTE}\`), identity`, listCase, 0.5),
   ratioRow("list route req/s, `Accept-Encoding: gzip`", gzipCase, 0.75, notCompressed ? [notCompressed] : []),
   absRow("small-route p99 at 50 connections (ms)", smallCase.api.p99, smallCase.nginx.p99.toFixed(2), 10, "ms", apiFlags(smallCase.api)),
