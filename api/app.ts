@@ -289,10 +289,12 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     if (result.file && !route.meta) {
       body = (await ctx.build!.file(result.file))!;
       file = result.file;
+    } else if (result.bytes && !route.meta && !(stale && result.whenStale !== undefined)) {
+      body = result.bytes;
     } else {
       let text = stale && result.whenStale !== undefined ? JSON.stringify(result.whenStale)
         : result.file ? Buffer.from((await ctx.build!.file(result.file))!).toString("utf8").trimEnd()
-        : result.json ?? JSON.stringify(result.payload);
+        : result.json ?? (result.bytes ? Buffer.from(result.bytes).toString("utf8") : JSON.stringify(result.payload));
       if (route.meta && fr.f && text.endsWith("}")) {
         const meta: Record<string, unknown> = { ...metaBlock(fr.f), ...(result.meta ?? {}) };
         if ("degraded" in meta) { meta.degraded = meta.degraded === true || stale; meta.freshness = fr.status; }

@@ -453,7 +453,7 @@ console.log(`Targets: API ≥ 0.75× nginx (small route), ≥ 0.5× (list, ident
 const runJson = <T>(script: string): T => JSON.parse(execFileSync("npx", ["tsx", script], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, maxBuffer: 64 << 20 }).toString());
 const ingest = runJson<{ logs: number; seconds: number; logsPerSec: number }>("scripts/bench/onchain-ingest.ts");
 const blacklist = runJson<{ rows: number; pages: number; p50Ms: number; p99Ms: number; maxMs: number; totalExactMs: number; firstRequestMs: number }>("scripts/bench/blacklist-latency.ts");
-console.log(`\nOn-chain (scripts/bench/onchain-ingest.ts: anvil, ${int(ingest.logs)} events, real decode + ledger commits, median of 3; scripts/bench/blacklist-latency.ts: in-process app, ${int(blacklist.rows)} synthetic events, cursor walks over all pages of every sort, 1000 rows per page)`);
+console.log(`\nOn-chain (scripts/bench/onchain-ingest.ts: anvil, ${int(ingest.logs)} events, real decode + ledger commits, median of 3; scripts/bench/blacklist-latency.ts: in-process app (request until the body is read, no HTTP transport), ${int(blacklist.rows)} synthetic events, cursor walks over all pages of every sort, 1000 rows per page)`);
 console.log(table(["measure", "value", "target", "met?"], [
   ["ingestion: logs decoded and committed per second", int(ingest.logsPerSec), "—", "—"],
   [`/api/blacklist page p50 (ms, ${int(blacklist.pages)} pages)`, blacklist.p50Ms.toFixed(1), "—", "—"],

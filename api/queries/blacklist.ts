@@ -83,18 +83,20 @@ export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedge
 }
 
 /**
- * JSON text of a `/api/blacklist` page. Each event's JSON is serialised once per build and kept
- * (a WeakMap over the build's parsed events), so a page is a join of cached fragments: paging a
- * large ledger allocates little beyond the page text itself.
+ * A `/api/blacklist` page as JSON bytes. Each event's JSON is encoded once per build and kept (a
+ * WeakMap over the build's parsed events, off the JS heap as Buffers), so a page is one copy of
+ * cached fragments: paging a large ledger allocates no large strings and little garbage.
  */
-export async function blacklistPageJson(build: ServingBuild, page: Awaited<ReturnType<typeof queryBlacklist>>): Promise<string> {
-  const cache = await build.memo("blacklist-event-json", () => new WeakMap<BlacklistEvent, string>());
-  const parts: string[] = [];
-  for (const e of page.events) {
+export async function blacklistPageBytes(build: ServingBuild, page: Awaited<ReturnType<typeof queryBlacklist>>): Promise<Uint8Array> {
+  const cache = await build.memo("blacklist-event-json", () => new WeakMap<BlacklistEvent, Buffer>());
+  const comma = Buffer.from(",");
+  const parts: Buffer[] = [Buffer.from('{"events":[')];
+  page.events.forEach((e, i) => {
     let j = cache.get(e);
-    if (j === undefined) { j = JSON.stringify(e); cache.set(e, j); }
+    if (j === undefined) { j = Buffer.from(JSON.stringify(e)); cache.set(e, j); }
+    if (i > 0) parts.push(comma);
     parts.push(j);
-  }
-  return `{"events":[${parts.join(",")}],"total":${page.total},"totalExact":${page.totalExact},"nextCursor":${JSON.stringify(page.nextCursor)},"methodology":${JSON.stringify(page.methodology)}}`;
+  });
+  parts.push(Buffer.from(`],"total":${page.total},"totalExact":${page.totalExact},"nextCursor":${JSON.stringify(page.nextCursor)},"methodology":${JSON.stringify(page.methodology)}}`));
+  return Buffer.concat(parts);
 }
-

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { type BlacklistLedger, blacklistLedgerArtifact, blacklistSummaryArtifact } from "../../site-data/blacklist.ts";
 import { type MintBurnEvent, mintBurnFlowsArtifact, type MintBurnHourly, type MintBurnLedger, mintBurnLedgerArtifact } from "../../site-data/mint-burn.ts";
-import { BlacklistQuery, BlacklistResponseSchema, blacklistPageJson, queryBlacklist } from "../queries/blacklist.ts";
+import { BlacklistQuery, BlacklistResponseSchema, blacklistPageBytes, queryBlacklist } from "../queries/blacklist.ts";
 import { MintBurnEventsQuery, MintBurnEventsResponseSchema, MintBurnFlowsQuery, MintBurnFlowsResponseSchema, queryMintBurnEvents, queryMintBurnFlows } from "../queries/mint-burn.ts";
 import { bind, ledgerPage, type RouteDecl } from "./route.ts";
 
@@ -15,7 +15,7 @@ export const ONCHAIN_ROUTES: RouteDecl[] = [
     summary: "Freeze/blacklist events",
     description: "BlacklistEvent rows (spec 2.5) of tracked freeze contracts: decoded `blacklist`, `unblacklist` and `destroy` logs with exact amounts (`amountRaw` base units; `amountNative` token units; null when the event carries none and no balance read resolved it, never zero) and USD at the event day's price. Each destroy links to the freeze that made it possible (`linkedFreezeEventId`, `frozenDurationSec`). Sorted by `sortBy` (`date`, `stablecoin`, `chain` display name, `event`; ties by time then id) in `sortDirection`; page with the opaque keyset `nextCursor` (valid for the sort it was issued with; another sort's cursor is 400) or `offset`. `stablecoin` is the uppercase tracker symbol; `chain` the exact display name and `chainId` the registry id (both given: the same chain, else 400).",
     handler: (ctx, route) => ledgerPage<BlacklistLedger>(route, ctx, async (l) => ({
-      json: await blacklistPageJson(ctx.build!, await queryBlacklist(ctx.build!, l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof BlacklistQuery>)),
+      bytes: await blacklistPageBytes(ctx.build!, await queryBlacklist(ctx.build!, l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof BlacklistQuery>)),
     })),
   },
   {

@@ -14,6 +14,8 @@ import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/publis
 export interface RouteResult {
   file?: string;
   json?: string;
+  /** Serialised JSON as bytes, sent as they are (routes without `_meta`): large pages built from cached fragments. */
+  bytes?: Uint8Array;
   payload?: unknown;
   dataAsOf: number | null;
   meta?: Record<string, unknown>;
@@ -166,13 +168,13 @@ export async function serveArtifact(route: JsonRoute, ctx: HandlerContext): Prom
 
 /**
  * A query route's answer over its artifact's ledger (a published file holding every row): `page`
- * turns the parsed, schema-checked ledger into the payload (or, as `{ json }`, its text); the data
- * time is the ledger file's.
+ * turns the parsed, schema-checked ledger into the payload, or into `{ bytes }` (serialised JSON);
+ * the data time is the ledger file's.
  */
-export async function ledgerPage<T>(route: JsonRoute, ctx: HandlerContext, page: (ledger: T) => unknown | Promise<{ json: string }>): Promise<RouteResult> {
+export async function ledgerPage<T>(route: JsonRoute, ctx: HandlerContext, page: (ledger: T) => unknown): Promise<RouteResult> {
   const { value, path } = await artifactPayload<T>(route, ctx);
   const out = await page(value);
   const dataAsOf = ctx.build!.dataAsOf(path);
-  return out && typeof out === "object" && "json" in out && typeof (out as { json: unknown }).json === "string" ? { json: (out as { json: string }).json, dataAsOf } : { payload: out, dataAsOf };
+  const bytes = (out as { bytes?: unknown } | null)?.bytes;
+  return bytes instanceof Uint8Array ? { bytes, dataAsOf } : { payload: out, dataAsOf };
 }
-
