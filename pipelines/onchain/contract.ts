@@ -22,8 +22,8 @@ export const AMOUNT_STATUSES = ["resolved", "recoverable_pending", "permanently_
 
 /** One row of `raw_onchain_events` / the ledger's `onchain_events`. */
 export const OnchainEventRowSchema = z.object({
-  /** `{chainId}-{txHash}-{logIndex}` (spec 2.5), chainId the registry chain id, txHash lowercase 0x-hex. */
-  id: z.string().regex(/^[a-z0-9-]+-(0x[0-9a-f]{64}|[0-9a-f]{64})-\d+$/),
+  /** `{chainId}-{txHash}-{logIndex}` (spec 2.5), chainId the registry chain id, txHash lowercase 0x-hex; `-{i}` appended for element i > 0 of an `address[]` log. */
+  id: z.string().regex(/^[a-z0-9-]+-(0x[0-9a-f]{64}|[0-9a-f]{64})-\d+(-\d+)?$/),
   /** Registry chain id (`ethereum`, `tron`, …). */
   chain_id: z.string(),
   stablecoin_id: z.string(),

@@ -29,7 +29,7 @@ import type { TrackedConfig } from "./tracked.ts";
  * block − 1 (pipelines/onchain/ingest.ts).
  *
  * Ids: `{chainId}-{txHash}-{logIndex}` (spec 2.5). An `address[]` log yields several rows; the first
- * keeps that id and element i > 0 gets `{chainId}-item{i}-{txHash}-{logIndex}` (see `arrayEventId`).
+ * keeps that id and element i > 0 gets `{chainId}-{txHash}-{logIndex}-{i}` (see `arrayEventId`).
  * Addresses and hashes are lowercased.
  */
 
@@ -73,9 +73,9 @@ export type DecodeResult =
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
-/** Id of element `i` of an `address[]` log: i = 0 → `{chainId}-{txHash}-{logIndex}`; i > 0 → `{chainId}-item{i}-{txHash}-{logIndex}` (stays unique and matches the row id pattern). */
+/** Id of element `i` of an `address[]` log: i = 0 → `{chainId}-{txHash}-{logIndex}`; i > 0 → `{chainId}-{txHash}-{logIndex}-{i}` (unique; the spec's id with the element appended). */
 export function arrayEventId(chainId: string, txHash: string, logIndex: number, i: number): string {
-  return i === 0 ? onchainEventId(chainId, txHash, logIndex) : onchainEventId(`${chainId}-item${i}`, txHash, logIndex);
+  return i === 0 ? onchainEventId(chainId, txHash, logIndex) : `${onchainEventId(chainId, txHash, logIndex)}-${i}`;
 }
 
 /** Argument types of a canonical signature, e.g. `Seize(address,address,uint256,string)` → 4 types. */

@@ -40,7 +40,7 @@ export const onchainEventsEndpoint: Endpoint = {
 // ---------------------------------------------------------------------------------------------
 // Recorded-file readers.
 
-const ZERO_WORDS = /^0+$/;
+const ALL_ZEROS = /^0+$/;
 
 /**
  * Exact base units from a recorded amount cell: digits, optionally with a zero fraction (`30000000.0`,
@@ -57,7 +57,7 @@ export function exactBaseUnits(cell: string): string | null {
   const shift = e - frac.length;
   if (shift < 0) {
     const dropped = digits.slice(digits.length + shift);
-    if (!ZERO_WORDS.test(dropped)) return null;
+    if (!ALL_ZEROS.test(dropped)) return null;
     return BigInt(digits.slice(0, digits.length + shift) || "0").toString();
   }
   return BigInt(digits + "0".repeat(shift)).toString();

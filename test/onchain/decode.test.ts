@@ -106,7 +106,7 @@ describe("decodeLog", () => {
     expect(res.status).toBe("rows");
     if (res.status !== "rows") return;
     expect(res.events.map((e) => e.row.address)).toEqual(addrs);
-    expect(res.events.map((e) => e.row.id)).toEqual([`ethereum-${TX}-3`, `ethereum-item1-${TX}-3`, `ethereum-item2-${TX}-3`]);
+    expect(res.events.map((e) => e.row.id)).toEqual([`ethereum-${TX}-3`, `ethereum-${TX}-3-1`, `ethereum-${TX}-3-2`]);
     for (const e of res.events) {
       expect(OnchainEventRowSchema.safeParse(e.row).success).toBe(true);
       expect(e.row).toMatchObject({ kind: "blacklist", log_index: 3, tx_hash: TX });
