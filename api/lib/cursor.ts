@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HttpError } from "./http-error.ts";
 
-const CursorSchema = z.object({ v: z.literal(1), ts: z.number().int(), id: z.string().max(64) });
+const CursorSchema = z.object({ v: z.literal(1), ts: z.number().int(), id: z.string().max(200) });
 /** Position of a keyset cursor: the last row's sort time (Unix s) and id (as string). */
 export type CursorPosition = z.infer<typeof CursorSchema>;
 
@@ -27,17 +27,22 @@ export function encodeKeyset(sort: string, key: (string | number)[]): string {
 }
 
 /**
- * Decodes a keyset cursor issued for `sort`; throws HttpError 400 naming `cursor` when it is not one
- * of ours, has the wrong arity, or was issued for another sort order.
+ * Decodes a keyset cursor issued for `sort`. A cursor of another sort order is translated by `rekey`
+ * (its key → this order's key of the same row) when given. Throws HttpError 400 naming `cursor` when
+ * it is not one of ours, has the wrong arity, or names another order that `rekey` cannot translate.
  */
-export function decodeKeyset(text: string, sort: string, arity: number): (string | number)[] {
+export function decodeKeyset(text: string, sort: string, arity: number, rekey?: (key: (string | number)[]) => (string | number)[] | null): (string | number)[] {
   let c: z.infer<typeof KeysetSchema>;
   try {
     c = KeysetSchema.parse(JSON.parse(Buffer.from(text, "base64url").toString("utf8")));
   } catch {
     throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
   }
-  if (c.sort !== sort) throw new HttpError(400, `Invalid parameter cursor: issued for sort ${c.sort}, not ${sort}`);
+  if (c.sort !== sort) {
+    const key = rekey?.(c.key);
+    if (!key) throw new HttpError(400, `Invalid parameter cursor: issued for sort ${c.sort}, not ${sort}`);
+    return key;
+  }
   if (c.key.length !== arity) throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
   return c.key;
 }

@@ -17,19 +17,23 @@ export function compareKeys(a: SortKey, b: SortKey): number {
 /**
  * One page of `sorted` (ascending by `key`) read in `direction`, keeping rows that pass `keep`:
  * after the keyset `cursor` (exclusive; `arity` elements) or after skipping `offset` matching rows. The cursor names
- * `sortName`; a cursor of another order is 400. Binary search finds the cursor position, so a page
+ * `sortName`; a cursor of another order is translated by `rekey` (continuing after the same row in
+ * this order), else 400. Binary search finds the cursor position, so a page
  * costs O(log n + rows scanned). `total` counts every matching row when `includeTotal`.
  * Returns the rows, the next cursor (null on the last page) and the total (null when not asked).
  */
 export function keysetPage<T>(sorted: T[], key: (row: T) => SortKey, opts: {
-  sortName: string; arity: number; direction: "asc" | "desc"; keep: (row: T) => boolean; limit: number; offset?: number; cursor?: string; includeTotal: boolean;
+  sortName: string; arity: number; direction: "asc" | "desc";
+  /** Translates a cursor key of another sort order into this order's key of the same row (null: unknown row). */
+  rekey?: (key: SortKey) => SortKey | null;
+  keep: (row: T) => boolean; limit: number; offset?: number; cursor?: string; includeTotal: boolean;
 }): { rows: T[]; nextCursor: string | null; total: number | null } {
   if (opts.offset !== undefined && opts.cursor !== undefined) throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
   const sortName = `${opts.sortName}:${opts.direction}`;
   const desc = opts.direction === "desc";
   let i = desc ? sorted.length - 1 : 0;
   if (opts.cursor !== undefined) {
-    const after = decodeKeyset(opts.cursor, sortName, opts.arity);
+    const after = decodeKeyset(opts.cursor, sortName, opts.arity, opts.rekey);
     // first index whose key is > cursor (asc) / last index whose key is < cursor (desc)
     let lo = 0, hi = sorted.length;
     while (lo < hi) {

@@ -49,19 +49,18 @@ function sortedBy(build: ServingBuild, ledger: BlacklistLedger, sortBy: SortBy):
 
 /**
  * Pages the build's freeze ledger (spec 4.2): filters combine with AND, four sort keys in both
- * directions, keyset cursors (or an offset up to 25,000). Throws HttpError 400 when `chain` and
- * `chainId` name different chains or either names no registry chain, on offset with cursor, and on a
- * bad or foreign cursor.
+ * directions, keyset cursors valid for every sort (a cursor continues after its row in the requested
+ * order) or an offset up to 25,000. An unknown chain matches nothing (200, empty). Throws HttpError
+ * 400 when `chain` and `chainId` name different chains, on offset with cursor, and on a bad cursor.
  */
 export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedger, asOf: number, q: BlacklistParams) {
   let chainId = q.chainId;
   if (q.chain !== undefined) {
     const named = ledger.chains.find((c) => c.name === q.chain);
-    if (!named) throw new HttpError(400, `Invalid parameter chain: no chain is named ${q.chain} (exact display name, e.g. Ethereum)`);
-    if (chainId !== undefined && chainId !== named.id) throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
-    chainId = named.id;
-  } else if (chainId !== undefined && !ledger.chains.some((c) => c.id === chainId)) {
-    throw new HttpError(400, `Invalid parameter chainId: unknown registry chain id ${chainId}`);
+    if (named && chainId !== undefined && chainId !== named.id) throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
+    if (!named && chainId !== undefined) throw new HttpError(400, `Invalid parameter chain: no chain is named ${q.chain}, so it cannot be chainId ${chainId}`);
+    // A name no chain has matches no row (spec 7 rule 3: no matching rows → 200 with empty results).
+    chainId = named?.id ?? `\u0000no-chain:${q.chain}`;
   }
   const needle = q.q?.toLowerCase();
   const keep = (e: BlacklistEvent) => (q.stablecoin === undefined || e.stablecoin === q.stablecoin)
@@ -69,8 +68,11 @@ export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedge
     && (q.eventType === undefined || e.eventType === q.eventType)
     && (needle === undefined || e.address.toLowerCase().includes(needle));
   const sorted = await sortedBy(build, ledger, q.sortBy);
+  // Every sort key ends with the event id, so a cursor of any sort names its row (spec 4.2: valid for every sort).
+  const byId = await build.memo("blacklist-by-id", () => new Map(ledger.events.map((e) => [e.id, e])));
+  const rekey = (k: SortKey) => { const e = byId.get(String(k.at(-1))); return e ? SORT_KEYS[q.sortBy](e) : null; };
   const page = keysetPage(sorted, SORT_KEYS[q.sortBy], {
-    sortName: q.sortBy, arity: q.sortBy === "date" ? 2 : 3, direction: q.sortDirection,
+    sortName: q.sortBy, arity: q.sortBy === "date" ? 2 : 3, direction: q.sortDirection, rekey,
     keep, limit: q.limit, offset: q.offset, cursor: q.cursor, includeTotal: q.includeTotal,
   });
   return {

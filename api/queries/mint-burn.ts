@@ -115,10 +115,12 @@ function netFlow(s: WindowSums): { valueUsd: number | null; bound: { kind: "lowe
 const direction = (s: WindowSums) => (s.mintCount + s.burnCount === 0 ? "inactive" : s.mintedNative > s.burnedNative ? "minting" : s.mintedNative < s.burnedNative ? "burning" : "flat");
 const H = 3600;
 const D = 86400;
+/** End (exclusive, Unix s) of every flow window: the end of the hour holding as-of (as-of itself when on the hour). */
+const windowEnd = (asOf: number) => Math.ceil(asOf / H) * H;
 
 /** One coin's flow report over `hours` ending at `asOf` (Unix s), with the 24 h / 7 / 30 / 90 d valuation block and a 30-day baseline. */
 function coinFlows(c: MintBurnHourly["coins"][number], asOf: number, hours: number) {
-  const end = asOf - (asOf % H) + H;
+  const end = windowEnd(asOf);
   const w = sumWindow(c.hourly, end - hours * H, end);
   const n = netFlow(w);
   const win = (days: number) => netFlow(sumWindow(c.hourly, end - days * D, end));
@@ -157,14 +159,17 @@ export function queryMintBurnFlows(flows: MintBurnHourly, asOf: number, q: z.out
   if (q.stablecoin !== undefined && coins.length === 0) throw new HttpError(404, `Unknown stablecoin id: ${q.stablecoin} (no tracked supply contracts)`);
   const rows = coins.map((c) => coinFlows(c, asOf, q.hours));
   const priced = rows.filter((r) => r.netFlowUsd !== null);
+  // A total over coins is only a number when every active coin's window is fully priced (never a partial sum).
+  const complete = rows.every((r) => r.netFlowDirection === "inactive" || r.netFlowUsd !== null);
+  const sum = (f: (r: (typeof rows)[number]) => number | null) => (complete ? rows.reduce((s, r) => s + (f(r) ?? 0), 0) : null);
   return {
     windowHours: q.hours,
-    windowEnd: asOf,
+    windowEnd: windowEnd(asOf),
     coins: rows,
     aggregate: {
-      mintedUsd: priced.length ? priced.reduce((s, r) => s + (r.mintedUsd ?? 0), 0) : null,
-      burnedUsd: priced.length ? priced.reduce((s, r) => s + (r.burnedUsd ?? 0), 0) : null,
-      netFlowUsd: priced.length ? priced.reduce((s, r) => s + (r.netFlowUsd ?? 0), 0) : null,
+      mintedUsd: sum((r) => r.mintedUsd),
+      burnedUsd: sum((r) => r.burnedUsd),
+      netFlowUsd: sum((r) => r.netFlowUsd),
       coinsWithCompleteValuation: priced.length,
       coinsWithActivity: rows.filter((r) => r.netFlowDirection !== "inactive").length,
     },

@@ -59,7 +59,7 @@ describe("/api/blacklist on the recorded build", () => {
     expect([...ids].filter((id) => !expectedIds.has(id))).toEqual([]);
   });
 
-  it("every sort order pages every event exactly once in order, both directions; cursors are bound to their sort", async () => {
+  it("every sort order pages every event exactly once in order, both directions; a cursor is valid for every sort", async () => {
     const all = (await get("/api/blacklist?includeTotal=true&limit=1000")).body;
     for (const sortBy of ["date", "stablecoin", "chain", "event"]) {
       for (const dir of ["asc", "desc"]) {
@@ -80,10 +80,14 @@ describe("/api/blacklist on the recorded build", () => {
         }
       }
     }
+    // spec 4.2: a cursor is valid for every sort — used with another order it continues after the same event there
     const first = (await get("/api/blacklist?sortBy=date&limit=5")).body;
-    const foreign = await get(`/api/blacklist?sortBy=event&cursor=${first.nextCursor}`);
-    expect(foreign.status).toBe(400);
-    expect(foreign.body.error).toMatch(/^Invalid parameter cursor/);
+    const anchor = first.events.at(-1).id;
+    const byEvent = [...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000")).body.events, ...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000&offset=1000")).body.events].map((e: any) => e.id);
+    expect(byEvent.indexOf(anchor)).toBeGreaterThanOrEqual(0);
+    const next = (await get(`/api/blacklist?sortBy=event&sortDirection=asc&limit=3&cursor=${first.nextCursor}`)).body.events.map((e: any) => e.id);
+    expect(next).toEqual(byEvent.slice(byEvent.indexOf(anchor) + 1, byEvent.indexOf(anchor) + 4));
+    expect((await get("/api/blacklist?cursor=bm90LWEtY3Vyc29y")).status).toBe(400);
   });
 
   it("parameters of spec 4.2: filters, limit 0 → 1000, offset bounds, chain vs chainId, symbol not id", async () => {
@@ -100,6 +104,8 @@ describe("/api/blacklist on the recorded build", () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error).toMatch(/^Invalid parameter chainId/);
     expect((await get("/api/blacklist?stablecoin=usdt-tether")).body.error).toMatch(/^Invalid parameter stablecoin/);
+    expect(await get("/api/blacklist?chain=Atlantis")).toMatchObject({ status: 200, body: { events: [], nextCursor: null } });
+    expect(await get("/api/blacklist?chainId=atlantis")).toMatchObject({ status: 200, body: { events: [] } });
     expect((await get("/api/blacklist?offset=25001")).status).toBe(400);
     expect((await get("/api/blacklist?limit=1001")).status).toBe(400);
     const p = (await get("/api/blacklist?limit=3")).body;
