@@ -23,8 +23,8 @@ coins as (
     select * from registry_coins
 ),
 
-same_tx as (
-    select mints.id as mint_id, burns.id as burn_id
+same_tx_candidates as (
+    select mints.id as mint_id, burns.id as burn_id, mints.log_position as mint_position, burns.log_position as burn_position
     from events as mints
     inner join events as burns
         on burns.chain_id = mints.chain_id
@@ -33,6 +33,16 @@ same_tx as (
         and burns.kind = 'burn'
     where mints.kind = 'mint'
         and abs(mints.amount_raw - burns.amount_raw) <= 0.005 * greatest(mints.amount_raw, burns.amount_raw)
+),
+
+same_tx as (
+    -- one to one: each mint pairs with its first matching burn of the transaction, each burn with its first mint
+    select mint_id, burn_id
+    from (
+        select * from same_tx_candidates
+        qualify row_number() over (partition by mint_id order by burn_position) = 1
+    )
+    qualify row_number() over (partition by burn_id order by mint_position) = 1
 ),
 
 fast_candidates as (
