@@ -253,7 +253,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       entry = await respond(route, validate(route, raw, build, clock));
       if (cacheable) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
-      entry.headers = { ...freshness(route, clock.now, entry.dataAsOf).headers, "Content-Type": JSON_TYPE };
+      entry.headers = { ...freshness(route, clock.now, entry.dataAsOf).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}) };
       entry.nowSec = clock.now;
       entry.sent = undefined;
     }
@@ -270,6 +270,8 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     // A plain header object lets @hono/node-server write the response without building Headers.
     return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: sentHeaders(entry, cors, coding, body) });
   }
+
+  const NO_STORE = { "Cache-Control": "no-store" };
 
   function freshness(route: JsonRoute, now: number, dataAsOf: number | null) {
     const maxAgeSec = route.artifact?.maxAgeSec ?? route.maxAgeSec;
@@ -303,8 +305,8 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       body = Buffer.from(text);
     }
     return {
-      buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file,
-      headers: { ...fr.headers, "Content-Type": JSON_TYPE }, bodies: { identity: body },
+      buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file, noStore: result.noStore,
+      headers: { ...fr.headers, "Content-Type": JSON_TYPE, ...(result.noStore ? NO_STORE : {}) }, bodies: { identity: body },
     };
   }
 

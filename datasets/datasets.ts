@@ -88,6 +88,22 @@ export const FreezeEventRowSchema = BlacklistEventSchema.omit({ suppressionReaso
   amountStatus: z.string(),
 });
 
+/**
+ * Row of `scores-latest`: the latest scores of one listed coin (0-100; grades A+..F or NR; DEWS band
+ * CALM..DANGER; null where the analytic has no value for the coin).
+ */
+export const ScoresLatestRowSchema = z.object({
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  pegScore: z.number().int().min(0).max(100).nullable(),
+  safetyScore: z.number().int().min(0).max(100).nullable(),
+  safetyGrade: z.enum(["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"]),
+  dewsScore: z.number().int().min(0).max(100).nullable(),
+  dewsBand: z.enum(["CALM", "WATCH", "ALERT", "WARNING", "DANGER"]).nullable(),
+  liquidityScore: z.number().int().min(0).max(100).nullable(),
+  coverageClass: z.enum(["full", "limited-peg-history", "unrated", "defunct"]),
+});
+
 /** Every published dataset. Adding a dataset = adding it here. */
 export const DATASETS: Dataset[] = [
   {
@@ -119,5 +135,10 @@ export const DATASETS: Dataset[] = [
     topic: "freeze-events", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
     columns: Object.keys(FreezeEventRowSchema.shape), row: FreezeEventRowSchema, sql: sql("freeze_events"),
     description: "The whole freeze/blacklist ledger as of the file date, newest first (ballast-freeze-v1): amounts as exact decimal strings, USD at event time, destroys linked to their freeze.",
+  },
+  {
+    topic: "scores-latest", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
+    columns: Object.keys(ScoresLatestRowSchema.shape), row: ScoresLatestRowSchema, sql: sql("scores_latest"),
+    description: "Latest scores per listed coin, largest first: peg score, safety score and grade, DEWS score and band, liquidity score (null until DEX liquidity is published), coverage class.",
   },
 ];

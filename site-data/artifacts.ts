@@ -6,6 +6,9 @@ import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-reso
 import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "./mint-burn.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
 import { pegSummaryArtifact } from "./peg-summary.ts";
+import {
+  dependencyGraphArtifact, dependencyScenariosArtifact, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact,
+} from "./report-cards.ts";
 import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
 import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
@@ -17,4 +20,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
+  reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
 ];

@@ -12,6 +12,8 @@ export interface CachedResponse {
   /** The body embeds `_meta` (time-dependent): recompute every second, not only the headers. */
   timeDependent: boolean;
   dataAsOf: number | null;
+  /** Always `Cache-Control: no-store` (a held publication), whatever the freshness. */
+  noStore?: boolean;
   /** The published file the body is, byte for byte (its stored br/gzip siblings can be sent). */
   file?: string;
   headers: Record<string, string>;

@@ -19,6 +19,8 @@ export interface RouteResult {
   payload?: unknown;
   dataAsOf: number | null;
   meta?: Record<string, unknown>;
+  /** Send `Cache-Control: no-store` whatever the freshness (a held publication, spec 4.1 report-cards/v9). */
+  noStore?: boolean;
   /** Payload served instead when the data is stale (spec 4.1: the resolver's empty rows). */
   whenStale?: unknown;
 }

@@ -2,6 +2,9 @@
 -- freezes, unfreezes and destroys of the freeze ledger (class freeze, `chain` set).
 -- Depeg severity: `critical` from 1000 bps, `warning` from 250 bps, else `info`. Freeze severity:
 -- a destroy is `warning` (`critical` from $10M at event time), a freeze `info` (`warning` from $1M).
+-- Safety grade changes (class score, from safety_score_history, seed rows excluded): `score.upgrade`,
+-- `score.downgrade` (`critical` into D or F, else `warning`), `score.rated` / `score.unrated` (to or from
+-- NR, `info`); an upgrade is `info`.
 -- grain: one row per id. pk: (id)
 with incidents as (
     select * from depeg_incidents
@@ -75,10 +78,48 @@ freezes as (
     inner join coins on coins.id = freeze_ledger.stablecoin_id
 ),
 
+grade_rank as (
+    select * from (values ('NR', -1), ('F', 0), ('D', 1), ('C-', 2), ('C', 3), ('C+', 4), ('B-', 5), ('B', 6), ('B+', 7), ('A-', 8), ('A', 9), ('A+', 10))
+        as t(grade, rank)
+),
+
+grade_changes as (
+    select
+        'score-' || history.stablecoin_id || '-' || history.date::varchar as id,
+        case
+            when history.grade = 'NR' then 'score.unrated'
+            when history.prev_grade = 'NR' then 'score.rated'
+            when now_rank.rank > prev_rank.rank then 'score.upgrade'
+            else 'score.downgrade'
+        end as type,
+        'score' as class,
+        history.date as ts,
+        history.stablecoin_id,
+        history.symbol,
+        coins.peg_currency,
+        null::varchar as chain,
+        case
+            when history.grade in ('D', 'F') and now_rank.rank < prev_rank.rank and history.prev_grade <> 'NR' then 'critical'
+            when now_rank.rank < prev_rank.rank and history.grade <> 'NR' and history.prev_grade <> 'NR' then 'warning'
+            else 'info'
+        end as severity,
+        history.symbol || ' safety grade ' || history.prev_grade || ' → ' || history.grade
+            || coalesce(' (score ' || history.prev_score::varchar || ' → ' || history.score::varchar || ')', '') as title,
+        null::bigint as deviation_bps,
+        null::bigint as depeg_event_id
+    from safety_score_history as history
+    inner join coins on coins.id = history.stablecoin_id
+    inner join grade_rank as now_rank on now_rank.grade = history.grade
+    inner join grade_rank as prev_rank on prev_rank.grade = history.prev_grade
+    where history.prev_grade is not null and history.prev_grade <> history.grade
+),
+
 final as (
     select * from depegs
     union all
     select * from freezes
+    union all
+    select * from grade_changes
 )
 
 select * from final

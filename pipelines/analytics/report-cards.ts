@@ -1,0 +1,233 @@
+import type { RiskFacts } from "../registry/schema.ts";
+import type { Analytic, Row } from "./contract.ts";
+import { thresholdBps } from "./depeg-detection.ts";
+import { pegScoreUnavailableReason } from "./peg-summary.ts";
+import { pegScore, type ScoredIncident } from "./peg-score.ts";
+import {
+  effectiveExitScore, GOVERNANCE_QUALITY, legacyCard, type RawInputs, REDEMPTION_ROUTE, REPORT_CARD_VERSION, SAFETY_SCORE_VERSION, safetyScore,
+} from "./safety-score.ts";
+
+/**
+ * Report cards and safety scores of every listed coin (DAG node `report_cards`), their daily history
+ * and the dependency graph. Pure: reads the registry (curated `risk` facts, death dates), peg scores
+ * and incidents, price-consensus days and daily supply; grades each coin with
+ * {@link safetyScore} and {@link legacyCard} from one `rawInputs` object (published with the card, so
+ * every grade can be recomputed from it). Coins are graded in dependency order (upstream first), so a
+ * dependent's `rawInputs.dependencies` carry its upstreams' final scores.
+ *
+ * History (`safety_score_history`): the safety score of each listed coin for every UTC day (00:00) from
+ * its first priced day (at most 3650 days before as-of) to as-of, recomputed from what was known on
+ * that day — incidents started by then (an incident still open then counts as open, with the worst
+ * deviation seen so far), priced days in the 4-year window, supply of that day, deaths known by then —
+ * and today's registry facts (facts carry no dates yet). Rows are written when the grade or score
+ * changes (the first row is the seed: prev null); the as-of row is the published card itself.
+ * `publication_kind`: `backfill` (recomputed by this build) or `published` (this build's as-of).
+ */
+export const reportCards: Analytic = {
+  name: "report_cards",
+  inputs: {
+    coins: `select c.id, c.symbol, c.name, c.peg_type, c.nav_token, c.floating_peg, c.is_dead, c.death_known_on, c.risk_json,
+          s.circulating_usd
+        from registry_coins c inner join int_coins_supply_current s on s.stablecoin_id = c.id order by c.id`,
+    peg: `select stablecoin_id, peg_score::integer as peg_score, peg_score_unavailable_reason, priced_days::integer as priced_days,
+          current_deviation_bps::integer as current_deviation_bps, event_count::integer as event_count, last_event_at::integer as last_event_at,
+          observation_started_at::integer as observation_started_at, price
+        from peg_scores order by stablecoin_id`,
+    incidents: `select stablecoin_id, started_at::integer as started_at, ended_at::integer as ended_at, peak_deviation_bps::integer as peak,
+          constituent_event_count::integer as n from depeg_incidents order by stablecoin_id, started_at, id`,
+    days: `select stablecoin_id, (slot_ts - 1) // 86400 as day, max(abs(deviation_bps))::integer as worst_bps
+        from price_consensus_slots where price is not null group by all order by stablecoin_id, day`,
+    supply: `select h.stablecoin_id, (epoch(h.date) // 86400)::integer as day, h.circulating_usd
+        from int_supply_daily h inner join registry_coins c on c.id = h.stablecoin_id
+        where c.risk_json is not null and h.rejection_reason is null and h.circulating_usd is not null order by h.stablecoin_id, day`,
+  },
+  outputs: {
+    report_cards: {
+      stablecoin_id: "VARCHAR", symbol: "VARCHAR", name: "VARCHAR", safety_score: "BIGINT", safety_grade: "VARCHAR", safety_json: "VARCHAR",
+      report_card_score: "BIGINT", report_card_grade: "VARCHAR", report_card_json: "VARCHAR", raw_inputs_json: "VARCHAR", is_defunct: "BOOLEAN",
+      coverage_class: "VARCHAR", methodology_version: "VARCHAR", report_card_methodology_version: "VARCHAR",
+    },
+    safety_score_history: {
+      stablecoin_id: "VARCHAR", symbol: "VARCHAR", date: "BIGINT", grade: "VARCHAR", score: "BIGINT", prev_grade: "VARCHAR", prev_score: "BIGINT",
+      methodology_version: "VARCHAR", publication_kind: "VARCHAR",
+    },
+    dependency_edges: { from_id: "VARCHAR", to_id: "VARCHAR", weight: "DOUBLE", type: "VARCHAR" },
+  },
+  run(inputs, { asOf }) {
+    const asOfDay = Math.floor(asOf / 86400);
+    const coins = inputs.coins.map((c) => ({ ...c, risk: c.risk_json ? (JSON.parse(c.risk_json) as RiskFacts) : null }));
+    const byId = new Map(coins.map((c) => [c.id as string, c]));
+    const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id as string, r]));
+    const incidents = groupBy(inputs.incidents);
+    const days = groupBy(inputs.days);
+    const supply = groupBy(inputs.supply);
+    const order = dependencyOrder(coins.map((c) => ({ id: c.id, deps: (c.risk?.dependencies ?? []).map((d) => d.id).filter((id) => byId.has(id)) })));
+
+    // Current cards, upstream first.
+    const current = new Map<string, { safety: ReturnType<typeof safetyScore>; legacy: ReturnType<typeof legacyCard>; raw: RawInputs }>();
+    for (const id of order) {
+      const c = byId.get(id)!;
+      const p = peg.get(id);
+      const open = (incidents.get(id) ?? []).filter((e) => e.ended_at === null && e.started_at <= asOf);
+      const openBps = open.length ? Math.max(...open.map((e) => Math.abs(e.peak))) : null;
+      const cur = p?.current_deviation_bps ?? null;
+      const beyond = cur !== null && Math.abs(cur) >= thresholdBps(c.peg_type) ? Math.abs(cur) : null;
+      const raw = rawInputs(c, {
+        pegScore: p?.peg_score ?? null, pegScoreUnavailableReason: p?.peg_score_unavailable_reason ?? "no-price", pricedDays: p?.priced_days ?? 0,
+        activeDepeg: open.length > 0, activeDepegBps: maxOrNull(openBps, beyond), currentDeviationBps: cur, depegEventCount: p?.event_count ?? 0,
+        lastEventAt: p?.last_event_at ?? null, circulatingUsd: c.circulating_usd ?? null, isDefunct: Boolean(c.is_dead),
+      }, (up) => { const u = current.get(up); return u && { safety: u.safety.score, legacy: u.legacy.overallScore }; });
+      current.set(id, { safety: safetyScore(raw), legacy: legacyCard(raw), raw });
+    }
+
+    const cards = coins.map((c) => {
+      const { safety, legacy, raw } = current.get(c.id)!;
+      return {
+        stablecoin_id: c.id, symbol: c.symbol, name: c.name, safety_score: safety.score, safety_grade: safety.grade, safety_json: JSON.stringify(safety),
+        report_card_score: legacy.overallScore, report_card_grade: legacy.overallGrade, report_card_json: JSON.stringify(legacy),
+        raw_inputs_json: JSON.stringify(raw), is_defunct: raw.isDefunct, coverage_class: coverageClass(raw, safety.grade),
+        methodology_version: SAFETY_SCORE_VERSION, report_card_methodology_version: REPORT_CARD_VERSION,
+      };
+    });
+
+    // Daily history, every coin upstream first within a day.
+    const history: Row[] = [];
+    const first = new Map(coins.map((c) => [c.id as string, (days.get(c.id)?.[0]?.day as number | undefined) ?? asOfDay]));
+    const startDay = Math.max(asOfDay - 3650, Math.min(...first.values()));
+    const last = new Map<string, { grade: string; score: number | null }>();
+    const cursor = new Map<string, Cursor>(coins.map((c) => [c.id, { supply: 0, days: 0, window: 0 }]));
+    const push = (c: Row, date: number, grade: string, score: number | null, kind: string) => {
+      const prev = last.get(c.id);
+      if (prev && prev.grade === grade && prev.score === score) return;
+      history.push({
+        stablecoin_id: c.id, symbol: c.symbol, date, grade, score, prev_grade: prev?.grade ?? null, prev_score: prev?.score ?? null,
+        methodology_version: SAFETY_SCORE_VERSION, publication_kind: kind,
+      });
+      last.set(c.id, { grade, score });
+    };
+    for (let day = startDay; day < asOfDay; day++) {
+      const t = day * 86400;
+      const scores = new Map<string, Upstream>();
+      for (const id of order) {
+        if (day < first.get(id)!) continue;
+        const c = byId.get(id)!;
+        const dead = c.death_known_on !== null && c.death_known_on <= new Date(t * 1000).toISOString().slice(0, 10);
+        if (!c.risk || dead) { push(c, t, dead ? "F" : "NR", dead ? 0 : null, "backfill"); continue; }
+        const s = safetyScore(historicalRaw(c, day, incidents.get(id) ?? [], days.get(id) ?? [], supply.get(id) ?? [], cursor.get(id)!, (up) => scores.get(up)));
+        scores.set(id, { safety: s.score, legacy: null });
+        push(c, t, s.grade, s.score, "backfill");
+      }
+    }
+    for (const c of coins) {
+      const { safety } = current.get(c.id)!;
+      push(c, asOfDay * 86400, safety.grade, safety.score, "published");
+    }
+    history.sort((a, b) => (a.stablecoin_id < b.stablecoin_id ? -1 : a.stablecoin_id > b.stablecoin_id ? 1 : a.date - b.date));
+
+    const edges = coins.flatMap((c) => (c.risk?.dependencies ?? []).map((d) => ({ from_id: d.id, to_id: c.id, weight: d.weight, type: d.type })))
+      .sort((a, b) => (a.from_id + a.to_id < b.from_id + b.to_id ? -1 : 1));
+    return { tables: { report_cards: cards, safety_score_history: history, dependency_edges: edges } };
+  },
+};
+
+/** Time-varying inputs of one coin's grade. */
+type Observed = Pick<RawInputs, "pegScore" | "pegScoreUnavailableReason" | "pricedDays" | "activeDepeg" | "activeDepegBps" | "currentDeviationBps"
+  | "depegEventCount" | "lastEventAt" | "circulatingUsd" | "isDefunct">;
+
+/** Final scores of an upstream coin (null: NR or not computed). */
+type Upstream = { safety: number | null; legacy: number | null };
+/** Forward-only positions in one coin's sorted supply and priced-day rows, and the 4-year window's start in the latter. */
+type Cursor = { supply: number; days: number; window: number };
+
+/** rawInputs of coin `c` from its observed inputs, its registry facts and its upstreams' scores. */
+function rawInputs(c: Row & { risk: RiskFacts | null }, o: Observed, upstream: (id: string) => Upstream | undefined): RawInputs {
+  const f = c.risk;
+  const exit = effectiveExitScore(f?.backing ?? null, o.circulatingUsd);
+  return {
+    ...o,
+    liquidityScore: null, effectiveExitScore: exit, redemptionBackstopScore: null,
+    redemptionRouteFamily: f ? REDEMPTION_ROUTE[f.backing].family : null, redemptionModelConfidence: null, redemptionUsedForLiquidity: false,
+    redemptionImmediateCapacityUsd: null, redemptionImmediateCapacityRatio: null, concentrationHhi: null, bluechipGrade: null,
+    canBeBlacklisted: f?.canBeBlacklisted ?? null, chainTier: f?.chainTier ?? null, deploymentModel: f?.deploymentModel ?? null,
+    backing: f?.backing ?? null, collateralQuality: f?.collateralQuality ?? null, custodyModel: f?.custodyModel ?? null,
+    proofOfReserves: f?.proofOfReserves ?? null, governanceTier: f?.governance ?? null, governanceQuality: f ? GOVERNANCE_QUALITY[f.governance] : null,
+    dependencies: (f?.dependencies ?? []).map((d) => {
+      const u = upstream(d.id);
+      return { id: d.id, weight: d.weight, type: d.type, upstreamSafetyScore: u?.safety ?? null, upstreamReportCardScore: u?.legacy ?? null };
+    }),
+    navToken: Boolean(c.nav_token), floatingPeg: Boolean(c.floating_peg),
+  };
+}
+
+/**
+ * rawInputs of coin `c` as known at 00:00 UTC of `day` (days since the epoch). `cur` holds forward-only
+ * cursors into the coin's sorted supply and priced-day rows (days are visited in ascending order).
+ */
+function historicalRaw(c: Row & { risk: RiskFacts | null }, day: number, incidents: Row[], priced: Row[], supply: Row[], cur: Cursor,
+  upstream: (id: string) => Upstream | undefined): RawInputs {
+  const t = day * 86400;
+  while (cur.days < priced.length && priced[cur.days].day < day) cur.days++;
+  while (cur.supply < supply.length && supply[cur.supply].day <= day) cur.supply++;
+  const windowStart = day - Math.ceil(4 * 365.25);
+  while (cur.window < cur.days && priced[cur.window].day < windowStart) cur.window++;
+  const pricedDays = cur.days - cur.window;
+  const known: ScoredIncident[] = [];
+  let activeBps: number | null = null;
+  for (const e of incidents) {
+    if (e.started_at > t) break;
+    const open = e.ended_at === null || e.ended_at > t;
+    if (open) {
+      let worst = 0;
+      for (let i = cur.days - 1; i >= 0 && priced[i].day >= Math.floor(e.started_at / 86400); i--) worst = Math.max(worst, priced[i].worst_bps);
+      activeBps = Math.max(activeBps ?? 0, worst);
+    }
+    known.push({ startedAt: e.started_at, endedAt: open ? null : e.ended_at, peakDeviationBps: open ? (Math.sign(e.peak) || -1) * activeBps! : e.peak, constituentEventCount: e.n });
+  }
+  const lastPriced = cur.days > 0 ? priced[cur.days - 1].day : null;
+  const hasCurrentPrice = lastPriced !== null && lastPriced >= day - 2;
+  const reason = pegScoreUnavailableReason({ navToken: Boolean(c.nav_token), floatingPeg: Boolean(c.floating_peg), pricedDays, hasCurrentPrice });
+  const firstTs = priced.length ? priced[0].day * 86400 : null;
+  const s = pegScore(known, firstTs, t, pricedDays * 86400);
+  const sup = cur.supply > 0 && supply[cur.supply - 1].day >= day - 7 ? supply[cur.supply - 1].circulating_usd : null;
+  const o: Observed = {
+    pegScore: reason === null ? s.pegScore : null, pegScoreUnavailableReason: reason, pricedDays, activeDepeg: s.activeDepeg,
+    activeDepegBps: activeBps, currentDeviationBps: null, depegEventCount: s.eventCount, lastEventAt: s.lastEventAt, circulatingUsd: sup,
+    isDefunct: false,
+  };
+  return rawInputs(c, o, upstream);
+}
+
+/**
+ * Coverage of a coin's grade: `defunct`, `unrated` (NR), `limited-peg-history` (graded under the
+ * limited-evidence ceiling or without a peg score: NAV/floating) or `full`.
+ */
+export function coverageClass(r: RawInputs, grade: string): "defunct" | "unrated" | "limited-peg-history" | "full" {
+  if (r.isDefunct) return "defunct";
+  if (grade === "NR") return "unrated";
+  return r.pegScore === null ? "limited-peg-history" : "full";
+}
+
+/** Ids in dependency order (upstream before dependent); members of a cycle come last, in id order. */
+export function dependencyOrder(nodes: { id: string; deps: string[] }[]): string[] {
+  const out: string[] = [];
+  const done = new Set<string>();
+  let pending = [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1));
+  while (pending.length) {
+    const ready = pending.filter((n) => n.deps.every((d) => done.has(d) || d === n.id));
+    const take = ready.length ? ready : [pending[0]];
+    for (const n of take) { out.push(n.id); done.add(n.id); }
+    pending = pending.filter((n) => !done.has(n.id));
+  }
+  return out;
+}
+
+function groupBy(rows: Row[]): Map<string, Row[]> {
+  const m = new Map<string, Row[]>();
+  for (const r of rows) {
+    const a = m.get(r.stablecoin_id);
+    if (a) a.push(r); else m.set(r.stablecoin_id, [r]);
+  }
+  return m;
+}
+
+const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));

@@ -1,0 +1,314 @@
+/**
+ * Safety scores and report cards: pure functions from one coin's `rawInputs` (and its upstream
+ * coins' scores, which `rawInputs.dependencies` carries) to its grades. Two models over the same
+ * inputs, each versioned with a changelog (`pipelines/analytics/changelogs/`):
+ *
+ * - **Safety score** (`ballast-safety-score-v1`, `/api/safety-grades`, `/api/report-cards/v9`): three
+ *   pillars — Backing 40% (collateral risk 50%, custody 25%, proof of reserves 25%), Exit 35% (redemption
+ *   route by backing 50%, market depth from circulating USD 50%), Economic control 25% (governance 60%,
+ *   home-chain infrastructure 40%) — times the peg multiplier `(pegScore/100)^0.4`, then dependency
+ *   exposure, active-depeg caps and the limited-evidence ceiling.
+ * - **Legacy report card** (`ballast-report-card-v1`, `/api/report-cards`, spec 2.11): five dimensions
+ *   (pegStability as multiplier; liquidity 0.30 = effective exit; resilience 0.20; decentralization 0.15;
+ *   dependencyRisk 0.25), the overall rule of the reference's five-dimension model.
+ *
+ * Rules shared by both:
+ * - NR when a required input is missing, with the missing inputs named: no curated risk facts in the
+ *   registry, no price at all (`no-price`) or no current price (`no-current-price`). Never a guessed grade.
+ * - Peg: NAV tokens and floating pegs have no peg score; their multiplier is 1. A coin with a current
+ *   price but fewer than 30 priced days (`insufficient-history`) has multiplier 1 and its overall is
+ *   capped at 80 (A−): a grade above A− needs a peg track record.
+ * - Active depeg caps (open incident peak, or the current deviation when beyond the threshold):
+ *   |bps| ≥ 2500 → ≤ 39 (F); ≥ 1000 → ≤ 49 (D).
+ * - Defunct coins (registry death known at as-of): every dimension F/0, overall F 0.
+ * - Grades from the score (first match): A+ 87, A 83, A− 80, B+ 75, B 70, B− 65, C+ 60, C 55, C− 50, D 40, F 0.
+ */
+export const SAFETY_SCORE_VERSION = "ballast-safety-score-v1";
+export const REPORT_CARD_VERSION = "ballast-report-card-v1";
+
+export type Grade = "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D" | "F" | "NR";
+
+/** Grade thresholds, best first: the first `min` at or below the score gives the grade. */
+export const GRADE_THRESHOLDS: { grade: Exclude<Grade, "NR">; min: number }[] = [
+  { grade: "A+", min: 87 }, { grade: "A", min: 83 }, { grade: "A-", min: 80 }, { grade: "B+", min: 75 }, { grade: "B", min: 70 },
+  { grade: "B-", min: 65 }, { grade: "C+", min: 60 }, { grade: "C", min: 55 }, { grade: "C-", min: 50 }, { grade: "D", min: 40 }, { grade: "F", min: 0 },
+];
+
+/** Grade of a 0-100 score (clamped); null → `NR`. */
+export function gradeOf(score: number | null): Grade {
+  if (score === null) return "NR";
+  const s = Math.min(100, Math.max(0, score));
+  return GRADE_THRESHOLDS.find((t) => s >= t.min)!.grade;
+}
+
+/** Rank of a grade for comparisons: NR −1, F 0, D 1, C− 2 … A+ 10. */
+export function gradeRank(g: Grade): number {
+  return g === "NR" ? -1 : GRADE_THRESHOLDS.length - 1 - GRADE_THRESHOLDS.findIndex((t) => t.grade === g);
+}
+
+// --- Fact scores (0-100) -------------------------------------------------------------------------
+
+/** Collateral by risk tier of what backs the coin. */
+export const COLLATERAL_SCORE = { "very-low": 100, low: 75, medium: 50, high: 25, "very-high": 5 } as const;
+/** Custody of the backing. */
+export const CUSTODY_SCORE = { onchain: 100, "institutional-top": 80, "institutional-regulated": 55, "institutional-unregulated": 30, "institutional-sanctioned": 5, cex: 0 } as const;
+/** Proof of reserves. */
+export const PROOF_SCORE = { "real-time": 100, "independent-audit": 90, attestation: 75, "self-reported": 40, none: 10 } as const;
+/** Legacy decentralization: governance quality. */
+export const GOVERNANCE_QUALITY = { "immutable-code": 100, "dao-governance": 85, multisig: 55, "regulated-entity": 40, "single-entity": 20, wrapper: 10 } as const;
+/** Safety score economic control: who can change the rules, and under what oversight. */
+export const CONTROL_SCORE = { "immutable-code": 95, "regulated-entity": 85, "dao-governance": 75, multisig: 50, "single-entity": 35, wrapper: 50 } as const;
+/** Home-chain tier and deployment multiplier (infrastructure = round(tier × multiplier)). */
+export const CHAIN_TIER_SCORE = { ethereum: 100, "stage1-l2": 66, "mature-alt-l1": 45, "established-alt-l1": 20, unproven: 0 } as const;
+export const DEPLOYMENT_MULTIPLIER = { "single-chain": 1, "canonical-bridge": 0.9, "native-multichain": 0.75, "third-party-bridge": 0.6 } as const;
+/** Redemption route by backing: who redeems at par, how directly. */
+export const REDEMPTION_ROUTE = {
+  "fiat-reserves": { score: 85, family: "offchain-issuer" },
+  "treasury-fund": { score: 80, family: "offchain-issuer" },
+  commodity: { score: 80, family: "offchain-issuer" },
+  "crypto-overcollateralized": { score: 75, family: "collateral-redeem" },
+  "delta-neutral": { score: 60, family: "collateral-redeem" },
+  "rwa-credit": { score: 50, family: "queue-redeem" },
+  hybrid: { score: 50, family: "basket-redeem" },
+  algorithmic: { score: 20, family: "stablecoin-redeem" },
+} as const;
+/** Legacy dependency risk of a self-backed coin by governance class. */
+const SELF_BACKED = { decentralized: 90, "centralized-dependent": 75, centralized: 95 } as const;
+/** Score assumed for an upstream coin without a grade. */
+export const UNRATED_UPSTREAM_SCORE = 70;
+
+export const PEG_MULTIPLIER_EXPONENT = 0.4;
+export const LEGACY_WEIGHTS = { pegStability: 0, liquidity: 0.3, resilience: 0.2, decentralization: 0.15, dependencyRisk: 0.25 } as const;
+export const PILLAR_WEIGHTS = { backing: 0.4, exit: 0.35, economicControl: 0.25 } as const;
+export const NO_LIQUIDITY_PENALTY = 0.9;
+export const LIMITED_EVIDENCE_CEILING = 80;
+export const ACTIVE_DEPEG_CAPS = { d: { bps: 1000, max: 49 }, f: { bps: 2500, max: 39 } } as const;
+const WRAPPER_PENALTY = 3;
+
+/** A dependency as the grade sees it: upstream scores at computation time (null: unrated upstream). */
+export interface DependencyInput {
+  id: string;
+  weight: number;
+  type: "collateral" | "custody" | "bridge" | "wrapper" | "mechanism";
+  upstreamSafetyScore: number | null;
+  upstreamReportCardScore: number | null;
+}
+
+/**
+ * Every input of one coin's grades (spec 2.11 `rawInputs` names plus the facts this model reads).
+ * Scores 0-100, bps signed, times Unix s, USD. Risk facts are null when the registry has no curated
+ * `risk` block for the coin. Sources: peg scores and incidents (price consensus over DefiLlama,
+ * CoinGecko, Binance), circulating supply (DefiLlama list/detail), the curated registry.
+ */
+export interface RawInputs {
+  pegScore: number | null;
+  /** Why pegScore is null (peg-summary reasons). */
+  pegScoreUnavailableReason: string | null;
+  pricedDays: number;
+  activeDepeg: boolean;
+  /** |bps| of the worst open incident's peak, or the current deviation when beyond the threshold; null when none. */
+  activeDepegBps: number | null;
+  currentDeviationBps: number | null;
+  depegEventCount: number;
+  lastEventAt: number | null;
+  circulatingUsd: number | null;
+  liquidityScore: number | null;
+  effectiveExitScore: number | null;
+  redemptionBackstopScore: number | null;
+  redemptionRouteFamily: string | null;
+  redemptionModelConfidence: string | null;
+  redemptionUsedForLiquidity: boolean;
+  redemptionImmediateCapacityUsd: number | null;
+  redemptionImmediateCapacityRatio: number | null;
+  concentrationHhi: number | null;
+  bluechipGrade: string | null;
+  canBeBlacklisted: boolean | "possible" | "inherited" | null;
+  chainTier: keyof typeof CHAIN_TIER_SCORE | null;
+  deploymentModel: keyof typeof DEPLOYMENT_MULTIPLIER | null;
+  backing: keyof typeof REDEMPTION_ROUTE | null;
+  collateralQuality: keyof typeof COLLATERAL_SCORE | null;
+  custodyModel: keyof typeof CUSTODY_SCORE | null;
+  proofOfReserves: keyof typeof PROOF_SCORE | null;
+  governanceTier: keyof typeof GOVERNANCE_QUALITY | null;
+  governanceQuality: number | null;
+  dependencies: DependencyInput[];
+  navToken: boolean;
+  floatingPeg: boolean;
+  isDefunct: boolean;
+}
+
+/** Curated fact names a grade needs (the registry `risk` block). */
+export const REQUIRED_FACTS = ["backing", "collateralQuality", "custodyModel", "proofOfReserves", "governanceTier", "chainTier", "deploymentModel"] as const;
+
+/** Effective exit (0-100): redemption route by backing (50%) and market depth (50%): 20 × log10(circulating USD / $1M), clamped. */
+export function effectiveExitScore(backing: RawInputs["backing"], circulatingUsd: number | null): number | null {
+  if (backing === null || circulatingUsd === null || !(circulatingUsd > 0)) return null;
+  const depth = Math.min(100, Math.max(0, 20 * Math.log10(circulatingUsd / 1e6)));
+  return Math.round(0.5 * REDEMPTION_ROUTE[backing].score + 0.5 * depth);
+}
+
+/** Infrastructure score of the home chain: round(tier × deployment multiplier). */
+function chainInfra(r: RawInputs): number | null {
+  return r.chainTier && r.deploymentModel ? Math.round(CHAIN_TIER_SCORE[r.chainTier] * DEPLOYMENT_MULTIPLIER[r.deploymentModel]) : null;
+}
+
+/** One dimension or pillar: grade, score 0-100 (null when NR) and a one-line reason. */
+export interface Dimension {
+  grade: Grade;
+  score: number | null;
+  detail: string;
+}
+
+const dim = (score: number | null, detail: string): Dimension => ({ grade: gradeOf(score), score, detail });
+const clampRound = (x: number) => Math.min(100, Math.max(0, Math.round(x)));
+const missingFacts = (r: RawInputs) => REQUIRED_FACTS.filter((k) => r[k] === null);
+
+/** Peg evidence: multiplier, ceiling, and NR reasons. */
+function pegEvidence(r: RawInputs): { multiplier: number | null; ceiling: number | null; missing: string[]; note: string } {
+  if (r.navToken || r.floatingPeg) return { multiplier: 1, ceiling: null, missing: [], note: r.navToken ? "NAV token: not judged against par" : "floating peg: no fixed target" };
+  if (r.pegScore !== null) return { multiplier: (r.pegScore / 100) ** PEG_MULTIPLIER_EXPONENT, ceiling: null, missing: [], note: `peg score ${r.pegScore}` };
+  if (r.pegScoreUnavailableReason === "insufficient-history") {
+    return { multiplier: 1, ceiling: LIMITED_EVIDENCE_CEILING, missing: [], note: `limited peg history (${r.pricedDays} priced days < 30): capped at ${LIMITED_EVIDENCE_CEILING}` };
+  }
+  return { multiplier: null, ceiling: null, missing: [`pegScore (${r.pegScoreUnavailableReason ?? "missing"})`], note: `no peg evidence (${r.pegScoreUnavailableReason ?? "missing"})` };
+}
+
+/** Active-depeg cap, or null. */
+function activeCap(r: RawInputs): { max: number; reason: string } | null {
+  const bps = r.activeDepegBps === null ? 0 : Math.abs(r.activeDepegBps);
+  if (bps >= ACTIVE_DEPEG_CAPS.f.bps) return { max: ACTIVE_DEPEG_CAPS.f.max, reason: `active depeg ${bps} bps ≥ ${ACTIVE_DEPEG_CAPS.f.bps}` };
+  if (bps >= ACTIVE_DEPEG_CAPS.d.bps) return { max: ACTIVE_DEPEG_CAPS.d.max, reason: `active depeg ${bps} bps ≥ ${ACTIVE_DEPEG_CAPS.d.bps}` };
+  return null;
+}
+
+/** Safety score result (current model). */
+export interface SafetyScore {
+  score: number | null;
+  grade: Grade;
+  pillars: { backing: Dimension; exit: Dimension; economicControl: Dimension };
+  /** Score before peg, dependency and caps (1 decimal). */
+  baseScore: number | null;
+  pegMultiplier: number | null;
+  caps: string[];
+  missingInputs: string[];
+}
+
+/**
+ * Safety score (`ballast-safety-score-v1`) of one coin from its raw inputs. Pure; never throws.
+ * Dependencies: score = (1 − W)·s + Σ wᵢ·min(s, upᵢ) over collateral/custody/bridge dependencies
+ * (W = Σ wᵢ ≤ 1; an unrated upstream counts {@link UNRATED_UPSTREAM_SCORE}); a wrapper dependency caps
+ * at upstream − 3 and a mechanism dependency at upstream, whatever its weight.
+ */
+export function safetyScore(r: RawInputs): SafetyScore {
+  const nr = (missing: string[], pillars: SafetyScore["pillars"]): SafetyScore => ({ score: null, grade: "NR", pillars, baseScore: null, pegMultiplier: null, caps: [], missingInputs: missing });
+  if (r.isDefunct) {
+    const f = dim(0, "defunct");
+    return { score: 0, grade: "F", pillars: { backing: f, exit: f, economicControl: f }, baseScore: 0, pegMultiplier: null, caps: ["defunct"], missingInputs: [] };
+  }
+  const backing = r.collateralQuality && r.custodyModel && r.proofOfReserves
+    ? dim(clampRound(0.5 * COLLATERAL_SCORE[r.collateralQuality] + 0.25 * CUSTODY_SCORE[r.custodyModel] + 0.25 * PROOF_SCORE[r.proofOfReserves]),
+      `collateral ${r.collateralQuality} risk, custody ${r.custodyModel}, proof of reserves ${r.proofOfReserves}`)
+    : dim(null, "no curated backing facts");
+  const exit = r.effectiveExitScore !== null
+    ? dim(r.effectiveExitScore, `redemption route ${r.redemptionRouteFamily}, market depth $${Math.round((r.circulatingUsd ?? 0) / 1e6)}M circulating`)
+    : dim(null, r.backing === null ? "no curated backing facts" : "no circulating supply");
+  const infra = chainInfra(r);
+  const control = r.governanceTier && infra !== null
+    ? dim(clampRound(0.6 * CONTROL_SCORE[r.governanceTier] + 0.4 * infra), `governance ${r.governanceTier}, chain ${r.chainTier} ${r.deploymentModel}`)
+    : dim(null, "no curated governance or chain facts");
+  const pillars = { backing, exit, economicControl: control };
+  const peg = pegEvidence(r);
+  const missing = [...missingFacts(r), ...(r.effectiveExitScore === null && r.backing !== null ? ["circulatingUsd"] : []), ...peg.missing];
+  if (missing.length || backing.score === null || exit.score === null || control.score === null || peg.multiplier === null) return nr(missing, pillars);
+  const base = PILLAR_WEIGHTS.backing * backing.score + PILLAR_WEIGHTS.exit * exit.score + PILLAR_WEIGHTS.economicControl * control.score;
+  let s = base * peg.multiplier;
+  const caps: string[] = [];
+  s = applyDependencies(s, r.dependencies, (d) => d.upstreamSafetyScore, caps);
+  const cap = activeCap(r);
+  if (cap && s > cap.max) { s = cap.max; caps.push(cap.reason); }
+  if (peg.ceiling !== null && s > peg.ceiling) { s = peg.ceiling; caps.push(peg.note); }
+  const score = clampRound(s);
+  return { score, grade: gradeOf(score), pillars, baseScore: Math.round(base * 10) / 10, pegMultiplier: Math.round(peg.multiplier * 1e4) / 1e4, caps, missingInputs: [] };
+}
+
+/** Dependency exposure (see {@link safetyScore}); records binding ceilings in `caps`. */
+function applyDependencies(s: number, deps: DependencyInput[], up: (d: DependencyInput) => number | null, caps: string[]): number {
+  const exposure = deps.filter((d) => d.type !== "wrapper" && d.type !== "mechanism");
+  const w = exposure.reduce((a, d) => a + d.weight, 0);
+  let out = (1 - Math.min(1, w)) * s + exposure.reduce((a, d) => a + (d.weight / Math.max(1, w)) * Math.min(s, up(d) ?? UNRATED_UPSTREAM_SCORE), 0);
+  for (const d of deps.filter((x) => x.type === "wrapper" || x.type === "mechanism")) {
+    const ceiling = (up(d) ?? UNRATED_UPSTREAM_SCORE) - (d.type === "wrapper" ? WRAPPER_PENALTY : 0);
+    if (out > ceiling) { out = ceiling; caps.push(`${d.type} dependency ${d.id}: ≤ ${ceiling}`); }
+  }
+  return out;
+}
+
+/** Legacy report card (spec 2.11 dimensions) of one coin. */
+export interface LegacyCard {
+  overallScore: number | null;
+  overallGrade: Grade;
+  baseScore: number | null;
+  dimensions: Record<keyof typeof LEGACY_WEIGHTS, Dimension>;
+  ratedDimensions: number;
+  missingInputs: string[];
+}
+
+/**
+ * Legacy five-dimension card (`ballast-report-card-v1`). Pure. Overall = weighted mean of the rated
+ * non-peg dimensions (renormalised; fewer than 2 rated → NR) × peg multiplier, × 0.9 when liquidity is
+ * NR, active-depeg caps, the limited-evidence ceiling; `ratedDimensions` = rated base dimensions + 1
+ * when the peg is rated.
+ */
+export function legacyCard(r: RawInputs): LegacyCard {
+  const keys = Object.keys(LEGACY_WEIGHTS) as (keyof typeof LEGACY_WEIGHTS)[];
+  if (r.isDefunct) {
+    return { overallScore: 0, overallGrade: "F", baseScore: 0, dimensions: Object.fromEntries(keys.map((k) => [k, dim(0, "defunct")])) as LegacyCard["dimensions"], ratedDimensions: 5, missingInputs: [] };
+  }
+  const peg = pegEvidence(r);
+  const pegStability = r.pegScore !== null ? dim(Math.round(r.pegScore), `peg score ${r.pegScore}`) : dim(null, peg.note);
+  const liquidity = r.effectiveExitScore !== null ? dim(r.effectiveExitScore, "effective exit: redemption route and market depth (no DEX liquidity data yet)") : dim(null, "No DEX liquidity data");
+  const resilience = r.collateralQuality && r.custodyModel
+    ? dim(Math.round((COLLATERAL_SCORE[r.collateralQuality] + CUSTODY_SCORE[r.custodyModel]) / 2), `collateral ${r.collateralQuality} risk, custody ${r.custodyModel}`)
+    : dim(null, "no curated collateral or custody facts");
+  const infra = chainInfra(r);
+  let decentralization = dim(null, "no curated governance or chain facts");
+  if (r.governanceTier && infra !== null) {
+    const penalty = r.governanceTier === "dao-governance" || r.governanceTier === "multisig"
+      ? (infra >= 80 ? 0 : infra >= 60 ? 10 : infra >= 40 ? 25 : infra >= 20 ? 40 : 60) : 0;
+    decentralization = dim(clampRound(GOVERNANCE_QUALITY[r.governanceTier] - penalty), `governance ${r.governanceTier}${penalty ? `, chain infrastructure −${penalty}` : ""}`);
+  }
+  let dependencyRisk = dim(null, "no curated dependency facts");
+  if (r.governanceTier !== null) {
+    const selfScore = SELF_BACKED[r.governanceTier === "dao-governance" || r.governanceTier === "immutable-code" ? "decentralized"
+      : r.governanceTier === "multisig" || r.governanceTier === "wrapper" ? "centralized-dependent" : "centralized"];
+    if (!r.dependencies.length) dependencyRisk = dim(selfScore, "self-backed");
+    else {
+      const raw = r.dependencies.reduce((a, d) => a + d.weight, 0);
+      const norm = raw > 1 ? raw : 1;
+      const ups = r.dependencies.map((d) => d.upstreamReportCardScore ?? UNRATED_UPSTREAM_SCORE);
+      let s = r.dependencies.reduce((a, d, i) => a + (ups[i] * d.weight) / norm, 0) + (1 - Math.min(1, raw)) * selfScore;
+      if (ups.some((u) => u < 75)) s -= 10;
+      for (const [i, d] of r.dependencies.entries()) {
+        if (d.type === "wrapper") s = Math.min(s, ups[i] - WRAPPER_PENALTY);
+        if (d.type === "mechanism") s = Math.min(s, ups[i]);
+      }
+      dependencyRisk = dim(clampRound(s), `depends on ${r.dependencies.map((d) => `${d.id} (${d.type}, ${d.weight})`).join(", ")}`);
+    }
+  }
+  const dimensions = { pegStability, liquidity, resilience, decentralization, dependencyRisk };
+  const base = keys.filter((k) => k !== "pegStability" && dimensions[k].score !== null);
+  const ratedDimensions = base.length + (pegStability.score !== null ? 1 : 0);
+  const missing = [...missingFacts(r), ...peg.missing];
+  if (base.length < 2 || peg.multiplier === null) {
+    return { overallScore: null, overallGrade: "NR", baseScore: null, dimensions, ratedDimensions, missingInputs: missing.length ? missing : ["fewer than 2 rated dimensions"] };
+  }
+  const wsum = base.reduce((a, k) => a + LEGACY_WEIGHTS[k], 0);
+  const baseScore = base.reduce((a, k) => a + LEGACY_WEIGHTS[k] * dimensions[k].score!, 0) / wsum;
+  let s = baseScore * peg.multiplier;
+  if (liquidity.score === null) s *= NO_LIQUIDITY_PENALTY;
+  const cap = activeCap(r);
+  if (cap) s = Math.min(s, cap.max);
+  if (peg.ceiling !== null) s = Math.min(s, peg.ceiling);
+  const overallScore = clampRound(s);
+  return { overallScore, overallGrade: gradeOf(overallScore), baseScore: Math.round(baseScore * 10) / 10, dimensions, ratedDimensions, missingInputs: missing };
+}
