@@ -1,7 +1,8 @@
 import { z } from "zod";
 import {
   GRADE_THRESHOLDS, LEGACY_WEIGHTS, PEG_MULTIPLIER_EXPONENT, PILLAR_WEIGHTS, REPORT_CARD_VERSION, type RawInputs, SAFETY_SCORE_VERSION, safetyScore,
-  ACTIVE_DEPEG_CAPS, LIMITED_EVIDENCE_CEILING, NO_LIQUIDITY_PENALTY, UNRATED_UPSTREAM_SCORE, gradeOf,
+  ACTIVE_DEPEG_CAPS, LIMITED_EVIDENCE_CEILING, NO_LIQUIDITY_PENALTY, UNRATED_UPSTREAM_SCORE, gradeOf, CHAIN_TIER_SCORE, DEPLOYMENT_MULTIPLIER,
+  REDEMPTION_ROUTE, COLLATERAL_SCORE, CUSTODY_SCORE, PROOF_SCORE, GOVERNANCE_QUALITY,
 } from "../pipelines/analytics/safety-score.ts";
 import { dependencyOrder } from "../pipelines/analytics/report-cards.ts";
 import { type Artifact, type ArtifactContext, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
@@ -15,7 +16,8 @@ const Score = z.number().int().min(0).max(100);
 /** One dimension or pillar: grade, score 0-100 (null when NR) and a one-line reason. */
 export const DimensionSchema = z.object({ grade: GradeSchema, score: Score.nullable(), detail: z.string() });
 
-const nullableEnum = <T extends readonly [string, ...string[]]>(v: T) => z.enum(v).nullable();
+/** Nullable enum of a score map's keys (pipelines/analytics/safety-score.ts): one declaration of each fact's values. */
+const factEnum = <T extends Record<string, unknown>>(scores: T) => z.enum(Object.keys(scores) as [keyof T & string, ...(keyof T & string)[]]).nullable();
 /**
  * Every input of a coin's grades (spec 2.11 names plus the facts the models read): scores 0-100, bps,
  * Unix s, USD. Feeding it to `safetyScore`/`legacyCard` (pipelines/analytics/safety-score.ts)
@@ -43,13 +45,13 @@ export const RawInputsSchema = z.object({
   concentrationHhi: z.number().nullable(),
   bluechipGrade: z.string().nullable(),
   canBeBlacklisted: z.union([z.boolean(), z.enum(["possible", "inherited"])]).nullable(),
-  chainTier: nullableEnum(["ethereum", "stage1-l2", "mature-alt-l1", "established-alt-l1", "unproven"]),
-  deploymentModel: nullableEnum(["single-chain", "canonical-bridge", "native-multichain", "third-party-bridge"]),
-  backing: nullableEnum(["fiat-reserves", "treasury-fund", "commodity", "crypto-overcollateralized", "delta-neutral", "rwa-credit", "algorithmic", "hybrid"]),
-  collateralQuality: nullableEnum(["very-low", "low", "medium", "high", "very-high"]),
-  custodyModel: nullableEnum(["onchain", "institutional-top", "institutional-regulated", "institutional-unregulated", "institutional-sanctioned", "cex"]),
-  proofOfReserves: nullableEnum(["real-time", "independent-audit", "attestation", "self-reported", "none"]),
-  governanceTier: nullableEnum(["immutable-code", "dao-governance", "multisig", "regulated-entity", "single-entity", "wrapper"]),
+  chainTier: factEnum(CHAIN_TIER_SCORE),
+  deploymentModel: factEnum(DEPLOYMENT_MULTIPLIER),
+  backing: factEnum(REDEMPTION_ROUTE),
+  collateralQuality: factEnum(COLLATERAL_SCORE),
+  custodyModel: factEnum(CUSTODY_SCORE),
+  proofOfReserves: factEnum(PROOF_SCORE),
+  governanceTier: factEnum(GOVERNANCE_QUALITY),
   governanceQuality: Score.nullable(),
   dependencies: z.array(z.object({
     id: z.string(), weight: z.number().min(0).max(1), type: z.enum(["collateral", "custody", "bridge", "wrapper", "mechanism"]),

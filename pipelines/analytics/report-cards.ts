@@ -8,7 +8,8 @@ import {
 } from "./safety-score.ts";
 
 /**
- * Report cards and safety scores of every listed coin (DAG node `report_cards`), their daily history
+ * Report cards and safety scores of every tracked coin — every listed coin plus every registry coin dead
+ * at as-of (graded F as defunct) — (DAG node `report_cards`), their daily history
  * and the dependency graph. Pure: reads the registry (curated `risk` facts, death dates), peg scores
  * and incidents, price-consensus days and daily supply; grades each coin with
  * {@link safetyScore} and {@link legacyCard} from one `rawInputs` object (published with the card, so
@@ -28,7 +29,8 @@ export const reportCards: Analytic = {
   inputs: {
     coins: `select c.id, c.symbol, c.name, c.peg_type, c.nav_token, c.floating_peg, c.is_dead, c.death_known_on, c.risk_json,
           s.circulating_usd
-        from registry_coins c inner join int_coins_supply_current s on s.stablecoin_id = c.id order by c.id`,
+        from registry_coins c left join int_coins_supply_current s on s.stablecoin_id = c.id
+        where s.stablecoin_id is not null or c.is_dead order by c.id`,
     peg: `select stablecoin_id, peg_score::integer as peg_score, peg_score_unavailable_reason, priced_days::integer as priced_days,
           current_deviation_bps::integer as current_deviation_bps, event_count::integer as event_count, last_event_at::integer as last_event_at,
           observation_started_at::integer as observation_started_at, price
@@ -55,7 +57,7 @@ export const reportCards: Analytic = {
   },
   run(inputs, { asOf }) {
     const asOfDay = Math.floor(asOf / 86400);
-    const coins = inputs.coins.map((c) => ({ ...c, risk: c.risk_json ? (JSON.parse(c.risk_json) as RiskFacts) : null }));
+    const coins = inputs.coins.map((c): Row & { risk: RiskFacts | null } => ({ ...c, risk: c.risk_json ? JSON.parse(c.risk_json) : null }));
     const byId = new Map(coins.map((c) => [c.id as string, c]));
     const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id as string, r]));
     const incidents = groupBy(inputs.incidents);

@@ -15,6 +15,7 @@
  * Rules shared by both:
  * - NR when a required input is missing, with the missing inputs named: no curated risk facts in the
  *   registry, no price at all (`no-price`) or no current price (`no-current-price`). Never a guessed grade.
+ *   A peg score of 0 gives F 0 with or without the other inputs (the multiplier is 0, so they cannot matter).
  * - Peg: NAV tokens and floating pegs have no peg score; their multiplier is 1. A coin with a current
  *   price but fewer than 30 priced days (`insufficient-history`) has multiplier 1 and its overall is
  *   capped at 80 (A−): a grade above A− needs a peg track record.
@@ -84,6 +85,8 @@ export const NO_LIQUIDITY_PENALTY = 0.9;
 export const LIMITED_EVIDENCE_CEILING = 80;
 export const ACTIVE_DEPEG_CAPS = { d: { bps: 1000, max: 49 }, f: { bps: 2500, max: 39 } } as const;
 const WRAPPER_PENALTY = 3;
+/** A peg score of 0 makes the multiplier 0: the score is 0 whatever the other inputs, so it needs none of them. */
+const ZERO_PEG = "peg score 0: score 0 whatever the other inputs";
 
 /** A dependency as the grade sees it: upstream scores at computation time (null: unrated upstream). */
 export interface DependencyInput {
@@ -219,6 +222,7 @@ export function safetyScore(r: RawInputs): SafetyScore {
   const pillars = { backing, exit, economicControl: control };
   const peg = pegEvidence(r);
   const missing = [...missingFacts(r), ...(r.effectiveExitScore === null && r.backing !== null ? ["circulatingUsd"] : []), ...peg.missing];
+  if (peg.multiplier === 0) return { score: 0, grade: "F", pillars, baseScore: null, pegMultiplier: 0, caps: [ZERO_PEG], missingInputs: [] };
   if (missing.length || backing.score === null || exit.score === null || control.score === null || peg.multiplier === null) return nr(missing, pillars);
   const base = PILLAR_WEIGHTS.backing * backing.score + PILLAR_WEIGHTS.exit * exit.score + PILLAR_WEIGHTS.economicControl * control.score;
   let s = base * peg.multiplier;
@@ -299,6 +303,7 @@ export function legacyCard(r: RawInputs): LegacyCard {
   const base = keys.filter((k) => k !== "pegStability" && dimensions[k].score !== null);
   const ratedDimensions = base.length + (pegStability.score !== null ? 1 : 0);
   const missing = [...missingFacts(r), ...peg.missing];
+  if (peg.multiplier === 0) return { overallScore: 0, overallGrade: "F", baseScore: null, dimensions, ratedDimensions, missingInputs: [] };
   if (base.length < 2 || peg.multiplier === null) {
     return { overallScore: null, overallGrade: "NR", baseScore: null, dimensions, ratedDimensions, missingInputs: missing.length ? missing : ["fewer than 2 rated dimensions"] };
   }

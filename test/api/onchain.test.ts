@@ -2,12 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../api/app.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
-import { buildRecorded, CAPTURE_DIR } from "../helpers/build-once.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { serveRecordedBuild } from "../helpers/served-build.ts";
 
 // Expected values come from the recorded CSVs themselves (counted and summed here with papaparse and
 // BigInt), never from the code under test.
@@ -16,29 +12,16 @@ const FREEZE_NAMES = new Set(["AddedBlackList", "RemovedBlackList", "DestroyedBl
 const usdtFreezeRows = usdtCsv.filter((r) => FREEZE_NAMES.has(r.event_name));
 const usdtDestroyedRaw = usdtCsv.filter((r) => r.event_name === "DestroyedBlackFunds").reduce((s, r) => s + BigInt(r._balance.replace(/\.0$/, "")), 0n);
 
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
-let app: ReturnType<typeof createApp>;
-let token: string;
+let served: Awaited<ReturnType<typeof serveRecordedBuild>>;
+let get: (path: string) => Promise<{ status: number; body: any }>;
 
 beforeAll(async () => {
-  const { dir } = await buildRecorded("ballast-onchain-");
-  schema = await createTestSchema("ballast_onchain");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
-  token = (await keys.create({ name: "t", rateLimitPerMinute: 10000 }, { maxRateLimitPerMinute: 10000 })).token;
-  app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+  served = await serveRecordedBuild("ballast-onchain-", "ballast_onchain");
+  get = (path) => served.get(path);
 });
 afterAll(async () => {
-  await sql?.close();
-  await schema?.drop();
+  await served?.close();
 });
-
-const get = async (path: string) => {
-  const res = await app.request(path, { headers: { "X-API-Key": token } });
-  return { status: res.status, body: await res.json() as any };
-};
 
 describe("/api/blacklist on the recorded build", () => {
   it("USDT totals every recorded freeze-family event (1,480), each once", async () => {

@@ -132,3 +132,11 @@ describe("publication status", () => {
     expect(publicationStatus([{ newest_price_at: null }], asOf).status).toBe("held");
   });
 });
+
+describe("a collapsed peg", () => {
+  it("scores 0 (F) with a peg score of 0 whatever the other inputs, facts or not", () => {
+    const none = { backing: null, collateralQuality: null, custodyModel: null, proofOfReserves: null, governanceTier: null, chainTier: null, deploymentModel: null, effectiveExitScore: null };
+    expect(safetyScore(fiat({ pegScore: 0, ...none }))).toMatchObject({ score: 0, grade: "F", missingInputs: [] });
+    expect(legacyCard(fiat({ pegScore: 0 }))).toMatchObject({ overallScore: 0, overallGrade: "F" });
+  });
+});

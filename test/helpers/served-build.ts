@@ -1,0 +1,27 @@
+import { createApp } from "../../api/app.ts";
+import { KeyStore, openSqlClient } from "../../api/lib/key-store.ts";
+import { fsReader, PublishedStore } from "../../api/lib/published.ts";
+import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import { buildRecorded } from "./build-once.ts";
+import { createTestSchema } from "./pg-schema.ts";
+
+/**
+ * The recorded build served by an in-process app with a key store in a throwaway Postgres schema
+ * `schemaName`: the build dir, the app, a key allowed 10,000 requests per minute, `get` (keyed, or
+ * without a key when `key` is null) and `close` (drops the schema).
+ */
+export async function serveRecordedBuild(prefix: string, schemaName: string) {
+  const { dir, manifest } = await buildRecorded(prefix);
+  const schema = await createTestSchema(schemaName);
+  const sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
+  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
+  await keys.init();
+  const token = (await keys.create({ name: "t", rateLimitPerMinute: 10000 }, { maxRateLimitPerMinute: 10000 })).token;
+  const app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+  const get = async (path: string, key: string | null = token) => {
+    const res = await app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
+    return { status: res.status, headers: res.headers, body: await res.json() as any };
+  };
+  const close = async () => { await sql.close(); await schema.drop(); };
+  return { dir, manifest, app, token, get, close };
+}
