@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ContractDeploymentSchema, StablecoinIdSchema, TrackedContractSchema } from "./schema.ts";
+import { ContractDeploymentSchema, RiskFactsSchema, StablecoinIdSchema, TrackedContractSchema } from "./schema.ts";
 
 /**
  * The curated coin records (`pipelines/registry/coins.curated.json`): one record per coin, the
@@ -95,13 +95,16 @@ export const CuratedCoinSchema = z.strictObject({
   supplyContracts: z.array(TrackedContractSchema).optional(),
   /** Death date: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`. */
   deadFrom: DeadFromSchema.optional(),
+  /** Curated risk facts with their sources ({@link RiskFactsSchema}); omitted when not curated (graded `NR`). */
+  risk: RiskFactsSchema.optional(),
 });
 export type CuratedCoin = z.infer<typeof CuratedCoinSchema>;
 
 /**
  * Checks the invariants a list of curated records must hold: ids follow {@link coinIdFor}, and
  * ids, llamaIds, geckoIds and pharosIds are unique; floating pegs are `peggedVAR`; records are
- * sorted by id. Returns the problems found (empty when valid).
+ * sorted by id; risk dependencies name other registry coins and form no cycle. Returns the problems
+ * found (empty when valid), each starting with the coin id.
  */
 export function curatedProblems(records: CuratedCoin[]): string[] {
   const problems: string[] = [];
@@ -122,12 +125,64 @@ export function curatedProblems(records: CuratedCoin[]): string[] {
     if (r.floatingPeg && r.pegType !== "peggedVAR") problems.push(`${r.id}: floating peg must have pegType peggedVAR`);
     if (r.navToken && r.floatingPeg) problems.push(`${r.id}: a coin is a NAV token or a floating peg, not both`);
   }
+  problems.push(...riskDependencyProblems(records));
   return problems;
 }
 
-/** Parses curated records (any JSON layout) and validates them. Throws listing every problem. */
+/**
+ * Risk dependency checks across records: every `risk.dependencies[i].id` is another registry coin,
+ * and the dependency graph has no cycle (grades are computed upstream first).
+ */
+function riskDependencyProblems(records: CuratedCoin[]): string[] {
+  const problems: string[] = [];
+  const ids = new Set(records.map((r) => r.id));
+  const deps = new Map<string, string[]>();
+  for (const r of records) {
+    for (const [i, d] of (r.risk?.dependencies ?? []).entries()) {
+      if (d.id === r.id) problems.push(`${r.id}: risk.dependencies.${i}.id: a coin cannot depend on itself`);
+      else if (!ids.has(d.id)) problems.push(`${r.id}: risk.dependencies.${i}.id: unknown registry coin ${d.id}`);
+    }
+    deps.set(r.id, (r.risk?.dependencies ?? []).map((d) => d.id).filter((id) => ids.has(id) && id !== r.id));
+  }
+  const state = new Map<string, "open" | "done">();
+  const visit = (id: string, path: string[]): void => {
+    if (state.get(id) === "done") return;
+    if (state.get(id) === "open") {
+      problems.push(`${id}: risk.dependencies: cycle ${[...path.slice(path.indexOf(id)), id].join(" → ")}`);
+      return;
+    }
+    state.set(id, "open");
+    for (const up of deps.get(id) ?? []) visit(up, [...path, id]);
+    state.set(id, "done");
+  };
+  for (const id of [...deps.keys()].sort()) visit(id, []);
+  return problems;
+}
+
+/**
+ * Schema problems of a list of records, one line per issue, naming the record (`<id>: risk.custodyModel: …`;
+ * `#<index>` when the record has no usable id).
+ */
+export function schemaProblems(records: unknown[], schema: z.ZodType): string[] {
+  const problems: string[] = [];
+  for (const [i, rec] of records.entries()) {
+    const parsed = schema.safeParse(rec);
+    if (parsed.success) continue;
+    const id = rec && typeof rec === "object" && typeof (rec as { id?: unknown }).id === "string" ? (rec as { id: string }).id : `#${i}`;
+    for (const issue of parsed.error.issues) problems.push(`${id}: ${issue.path.join(".") || "(record)"}: ${issue.message}`);
+  }
+  return problems;
+}
+
+/**
+ * Parses curated records (any JSON layout) and validates them. Throws listing every problem, each
+ * naming the coin and the field (`usdc-circle: risk.custodyModel: …`).
+ */
 export function parseCuratedCoins(text: string): CuratedCoin[] {
-  const records = z.array(CuratedCoinSchema).parse(JSON.parse(text));
+  const raw = z.array(z.unknown()).parse(JSON.parse(text));
+  const invalid = schemaProblems(raw, CuratedCoinSchema);
+  if (invalid.length > 0) throw new Error(`curated registry: ${invalid.length} problem(s):\n  ${invalid.join("\n  ")}`);
+  const records = raw.map((r) => CuratedCoinSchema.parse(r));
   const problems = curatedProblems(records);
   if (problems.length > 0) throw new Error(`curated registry: ${problems.length} problem(s):\n  ${problems.join("\n  ")}`);
   return records;
@@ -145,12 +200,13 @@ export function byId(a: { id: string }, b: { id: string }): number {
 
 const KEY_ORDER: (keyof CuratedCoin)[] = [
   "id", "symbol", "issuer", "variant", "name", "pegType", "pegMechanism", "navToken", "floatingPeg",
-  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "freezeContracts", "supplyContracts", "deadFrom",
+  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "freezeContracts", "supplyContracts", "deadFrom", "risk",
 ];
 
 /**
  * Canonical text of the curated file: a JSON array sorted by id, one record per line, keys in
- * schema order, optional fields omitted when unset or empty. Adding a coin adds one line.
+ * schema order (a `risk` block's too, as parsed), optional fields omitted when unset or empty.
+ * Adding a coin adds one line.
  */
 export function formatCuratedCoins(records: CuratedCoin[]): string {
   const lines = [...records].sort(byId).map((r) => {

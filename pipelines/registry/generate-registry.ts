@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyOf, slug } from "./curated.ts";
 import { toEventSelector } from "viem";
-import { type Chain, type Coin, CoinSchema, FamilyEventSchema, type Registry, RegistrySchema, type TrackedContract } from "./schema.ts";
+import { type Chain, type Coin, CoinSchema, FamilyEventSchema, type Registry, type TrackedContract } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
+import { parseRegistry } from "./registry.ts";
 
 export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
 
@@ -16,7 +17,7 @@ export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
  * regenerates it and fails on drift.
  *
  * Curated records carry identity and judgement (id, ticker, issuer, peg, NAV / floating flags,
- * upstream ids, death date); upstream fills what it owns: the name (DefiLlama metadata, then list,
+ * upstream ids, death date, risk facts: copied as is, null when not curated); upstream fills what it owns: the name (DefiLlama metadata, then list,
  * Pharos core, cemetery), contracts (Pharos core extract, plus curated ones), cause of death
  * (cemetery) and the chain list. Ids are never derived from names: see README.md in this folder.
  * A recorded DefiLlama coin without a curated record is still listed, as `unreviewed`
@@ -220,6 +221,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
       freezeContracts: sortTracked([...(trackedBy.get(rec.id) ?? []), ...(rec.freezeContracts ?? [])], families),
       supplyContracts: sortTracked(rec.supplyContracts ?? [], families),
       provenance: provenance.sort(),
+      risk: rec.risk ?? null,
     });
   });
 
@@ -241,7 +243,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
     const id = chainIdForLabel(label);
     if (!chains.has(id)) chains.set(id, { id, name: label });
   }
-  return RegistrySchema.parse({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), bridges: KNOWN_BRIDGES, eventFamilies: families });
+  return parseRegistry({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), bridges: KNOWN_BRIDGES, eventFamilies: families }, "generated registry");
 }
 
 /** Reads the recorded inputs and the committed curated records and returns the registry. */

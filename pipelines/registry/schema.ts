@@ -50,6 +50,116 @@ export const TrackedContractSchema = z.object({
 });
 export type TrackedContract = z.infer<typeof TrackedContractSchema>;
 
+const RISK_FACT_FIELDS = [
+  "backing", "collateralQuality", "custodyModel", "governance", "chainTier", "deploymentModel", "canBeBlacklisted", "proofOfReserves", "dependencies",
+] as const;
+/** Names of the fact fields of a risk block (every one must be cited by a source). */
+export const RiskFactFieldSchema = z.enum(RISK_FACT_FIELDS);
+export type RiskFactField = z.infer<typeof RiskFactFieldSchema>;
+
+/** One upstream a coin's risk depends on (report-card dependency graph edge upstream → this coin). */
+export const RiskDependencySchema = z.strictObject({
+  /** Registry coin id of the upstream (must exist in the registry). */
+  id: StablecoinIdSchema,
+  /** Share of this coin's backing or risk exposed to the upstream, in (0, 1]; a coin's weights sum to at most 1. */
+  weight: z.number().gt(0).lte(1),
+  /**
+   * `collateral`: the upstream is part of the reserves/collateral (DAI's USDC in the PSM); `custody`: it
+   * holds the backing; `bridge`: the coin is a bridged form of it; `wrapper`: the coin wraps it (staked
+   * or savings share, Binance-Peg); `mechanism`: the coin shares its system (USDS ↔ DAI).
+   */
+  type: z.enum(["collateral", "custody", "bridge", "wrapper", "mechanism"]),
+});
+export type RiskDependency = z.infer<typeof RiskDependencySchema>;
+
+/** Citation of a risk block: which fact fields it supports, a label and a public URL. */
+export const RiskSourceSchema = z.strictObject({
+  /** Fact fields of the block this source supports (`backing`, …, `dependencies`). */
+  fields: z.array(RiskFactFieldSchema).min(1),
+  /** `pharos-core <_source.path>@<commit>` for the recorded Pharos extract, else the page's title. */
+  label: z.string().min(1),
+  /** Public URL: the Pharos file at its commit, or the issuer's documentation / transparency page. */
+  url: z.url({ protocol: /^https$/ }),
+});
+export type RiskSource = z.infer<typeof RiskSourceSchema>;
+
+/**
+ * Curated risk facts of a coin: the inputs of its risk grade (safety score, report card). Every
+ * field is required; a coin whose facts are not known has no block (`risk: null`, graded `NR`).
+ * Facts come from the recorded Pharos core extract where it has them, else from the issuer's public
+ * documentation; `sources` cites each field. Judged for the coin as it operates (not its history).
+ */
+export const RiskFactsSchema = z.strictObject({
+  /**
+   * What backs the coin: `fiat-reserves` (cash, T-bills, repo held by the issuer), `treasury-fund`
+   * (tokenised T-bill / money-market fund shares, or a coin backed by them), `commodity` (allocated
+   * metal), `crypto-overcollateralized` (CDP), `delta-neutral` (spot crypto hedged with short perps),
+   * `rwa-credit` (private credit / loans), `algorithmic` (own-token or seigniorage), `hybrid` (mix of
+   * several, none dominant by design).
+   */
+  backing: z.enum(["fiat-reserves", "treasury-fund", "commodity", "crypto-overcollateralized", "delta-neutral", "rwa-credit", "algorithmic", "hybrid"]),
+  /**
+   * Risk tier of what backs the coin, reserve-weighted: `very-low` (T-bills, cash at top banks,
+   * allocated gold), `low` (mostly very-low with a minority of riskier assets, or ETH-only CDPs),
+   * `medium` (diversified crypto / RWA collateral), `high` (delta-neutral books, bridged or wrapped
+   * collateral, illiquid assets), `very-high` (sanctioned bank deposits, frozen or impaired reserves,
+   * reflexive own-token collateral).
+   */
+  collateralQuality: z.enum(["very-low", "low", "medium", "high", "very-high"]),
+  /**
+   * Who holds the backing: `onchain` (smart contracts), `institutional-top` (top-tier banks and
+   * custodians: BNY, State Street, national trust banks), `institutional-regulated` (licensed
+   * custodians), `institutional-unregulated` (custodians without a comparable licence, off-exchange
+   * settlement), `institutional-sanctioned` (sanctioned institution), `cex` (a centralised exchange).
+   */
+  custodyModel: z.enum(["onchain", "institutional-top", "institutional-regulated", "institutional-unregulated", "institutional-sanctioned", "cex"]),
+  /**
+   * Who can change the coin: `immutable-code` (no admin), `dao-governance` (token-holder votes),
+   * `multisig` (admin keys of a team), `regulated-entity` (licensed, supervised, independently audited
+   * issuer), `single-entity` (a company without that supervision), `wrapper` (inherits the wrapped coin's).
+   */
+  governance: z.enum(["immutable-code", "dao-governance", "multisig", "regulated-entity", "single-entity", "wrapper"]),
+  /**
+   * Tier of the coin's home chain (where it is issued against its backing; for a coin the issuer
+   * mints natively on several chains, the one holding most of its supply): `ethereum`, `stage1-l2`
+   * (rollup at L2BEAT stage 1: Arbitrum, Base, OP Mainnet), `mature-alt-l1` (Tron, BNB Chain, Solana,
+   * Avalanche, Stellar, XRPL), `established-alt-l1` (younger or smaller L1s: Gnosis, Sui), `unproven`.
+   */
+  chainTier: z.enum(["ethereum", "stage1-l2", "mature-alt-l1", "established-alt-l1", "unproven"]),
+  /**
+   * How the coin reaches other chains: `single-chain`, `canonical-bridge` (the rollups' own bridges),
+   * `native-multichain` (the issuer mints natively on each chain, incl. burn-and-mint like CCTP),
+   * `third-party-bridge` (LayerZero OFT, CCIP, Wormhole, an exchange's peg).
+   */
+  deploymentModel: z.enum(["single-chain", "canonical-bridge", "native-multichain", "third-party-bridge"]),
+  /**
+   * Whether holders can be frozen: `true` (the token contract has a freeze/blacklist), `false` (no
+   * such power), `"possible"` (an admin can add one: upgradeable contract, permissioned token without
+   * a documented freeze), `"inherited"` (≥25% of reserves are blacklistable coins, e.g. DAI via USDC).
+   */
+  canBeBlacklisted: z.union([z.boolean(), z.enum(["possible", "inherited"])]),
+  /**
+   * Reserve verification: `real-time` (on-chain collateral or a live proof-of-reserve feed),
+   * `independent-audit` (auditor's examination of the reserves, monthly, or a registered fund's
+   * audited reporting), `attestation` (periodic accountant's attestation, or a private fund's
+   * administrator reports), `self-reported` (issuer's own reports), `none`.
+   */
+  proofOfReserves: z.enum(["real-time", "independent-audit", "attestation", "self-reported", "none"]),
+  /** Upstream coins this coin's risk depends on (may be empty); weights sum to at most 1. */
+  dependencies: z.array(RiskDependencySchema),
+  /** Citations: every fact field above is named by at least one source. */
+  sources: z.array(RiskSourceSchema).min(1),
+}).superRefine((r, ctx) => {
+  const total = r.dependencies.reduce((s, d) => s + d.weight, 0);
+  // Tolerance for decimal sums such as 0.7 + 0.2 + 0.1.
+  if (total > 1 + 1e-9) ctx.addIssue({ code: "custom", path: ["dependencies"], message: `dependency weights sum to ${+total.toFixed(6)}, more than 1` });
+  const ids = r.dependencies.map((d) => d.id);
+  for (const [i, id] of ids.entries()) if (ids.indexOf(id) !== i) ctx.addIssue({ code: "custom", path: ["dependencies", i, "id"], message: `dependency ${id} listed twice` });
+  const cited = new Set(r.sources.flatMap((s) => s.fields));
+  for (const f of RISK_FACT_FIELDS) if (!cited.has(f)) ctx.addIssue({ code: "custom", path: ["sources"], message: `no source cites ${f}` });
+});
+export type RiskFacts = z.infer<typeof RiskFactsSchema>;
+
 /** Where a registry record's facts came from. `unreviewed`: added at build time from an upstream list, not curated. */
 export const ProvenanceSchema = z.enum(["curated", "defillama-metadata", "defillama-list", "pharos-core", "pharos-cemetery", "unreviewed"]);
 
@@ -93,6 +203,11 @@ export const CoinSchema = z.object({
   supplyContracts: z.array(TrackedContractSchema),
   /** Which inputs contributed to this record. */
   provenance: z.array(ProvenanceSchema),
+  /**
+   * Curated risk facts (inputs of the risk grade), null when not curated (graded `NR`). The generator
+   * always writes the key; it may be absent only in hand-built registries (tests), meaning null.
+   */
+  risk: RiskFactsSchema.nullable().optional(),
 });
 export type Coin = z.infer<typeof CoinSchema>;
 
@@ -110,5 +225,13 @@ export const RegistrySchema = z.object({
   bridges: z.array(z.object({ chain: z.string(), address: z.string(), name: z.string() })),
   /** On-chain event families by key (freeze families of the tracked-contracts config, supply families curated). */
   eventFamilies: z.record(z.string(), z.array(FamilyEventSchema)),
+}).superRefine((reg, ctx) => {
+  // Risk dependencies name registry coins (the report-card dependency graph joins on them).
+  const ids = new Set(reg.coins.map((c) => c.id));
+  for (const [i, c] of reg.coins.entries()) {
+    for (const [j, d] of (c.risk?.dependencies ?? []).entries()) {
+      if (!ids.has(d.id) || d.id === c.id) ctx.addIssue({ code: "custom", path: ["coins", i, "risk", "dependencies", j, "id"], message: d.id === c.id ? "a coin cannot depend on itself" : `unknown registry coin ${d.id}` });
+    }
+  }
 });
 export type Registry = z.infer<typeof RegistrySchema>;

@@ -28,7 +28,7 @@ export function unreviewedCoinId(symbol: string, llamaId: string): string {
  *
  * Each record: id `<slug(symbol)>-unreviewed-<llamaId>`, issuer `unreviewed`, provenance
  * `["unreviewed"]`, the list's name/symbol/pegType/pegMechanism (`unknown` when absent), peg currency
- * from the peg type, `navToken` false, `floatingPeg` for `peggedVAR`, no contracts, not dead. Its
+ * from the peg type, `navToken` false, `floatingPeg` for `peggedVAR`, no contracts, not dead, no risk facts. Its
  * CoinGecko id is kept only when no registry coin already uses it (a shared id would give it another
  * coin's prices and market caps). Assets that cannot form a valid record (e.g. a malformed peg type)
  * are skipped with a warning instead.
@@ -50,6 +50,7 @@ export function withUnreviewedCoins(registry: Registry, listAssets: readonly Lis
       pegType: a.pegType, pegCurrency: pegCurrencyOf(a.pegType), pegMechanism: a.pegMechanism ?? "unknown",
       navToken: false, floatingPeg: a.pegType === "peggedVAR", exchangeSymbols: [], archiveNames: [],
       deadFrom: null, causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["unreviewed" as const],
+      risk: null,
     };
     const parsed = CoinSchema.safeParse(candidate);
     if (!parsed.success || knownIds.has(id)) {
