@@ -1,3 +1,4 @@
+import { bluechipRatingsArtifact } from "./bluechip-ratings.ts";
 import { blacklistLedgerArtifact, blacklistSummaryArtifact } from "./blacklist.ts";
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
@@ -17,4 +18,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
+  bluechipRatingsArtifact,
 ];
