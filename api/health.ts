@@ -127,7 +127,7 @@ const LIST_ENDPOINT = "defillama.stablecoins";
  * Frankfurter serves ECB rates (`ecb`). Unknown names are their own group.
  */
 export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
-  defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain",
+  defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain", bluechip: "bluechip",
 };
 /** Open circuit groups from which the top-level status is `degraded` (spec 2.8). */
 export const OPEN_GROUPS_DEGRADED = 3;
@@ -335,7 +335,7 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
   if (bl && bl.missingAmounts > 0) {
     info.push(`freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`);
   }
-  for (const [feature, paths] of Object.entries(notYetAvailableFeatures())) {
+  for (const [feature, paths] of Object.entries(notYetAvailableFeatures(new Set(m.files.map((f) => f.path))))) {
     info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`);
   }
 

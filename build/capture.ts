@@ -1,4 +1,5 @@
 import { gzipSync } from "node:zlib";
+import { bluechipSlugs } from "../pipelines/sources/bluechip.ts";
 import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
 import { HttpClient } from "../pipelines/sources/http-client.ts";
 import { loadRegistry } from "../pipelines/registry/registry.ts";
@@ -16,11 +17,13 @@ import type { Sink } from "./sinks/sink.ts";
 export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[] } = {}): Promise<string[]> {
   const registry = loadRegistry();
   const clients = new Map<string, HttpClient>();
+  // Base URLs set by config (a trailing slash keeps relative paths under a mirror's prefix).
+  const configured: Record<string, string> = { bluechip: config.BALLAST_BLUECHIP_URL.replace(/\/?$/, "/") };
   const clientFor = (source: string) => {
     if (!clients.has(source)) {
       clients.set(source, new HttpClient({
-        name: source, baseUrl: opts.baseUrls?.[source] ?? SOURCE_BASE_URLS[source],
-        concurrency: source === "coingecko" ? 1 : 4,
+        name: source, baseUrl: opts.baseUrls?.[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
+        concurrency: source === "coingecko" ? 1 : source === "bluechip" ? 2 : 4,
         headers: source === "coingecko" && config.COINGECKO_API_KEY ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY } : undefined,
       }));
     }
@@ -31,6 +34,7 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUr
     detailLlamaIds: registry.coins.filter((c) => c.llamaId && c.deadFrom === null).map((c) => c.llamaId!).slice(0, 50),
     chartGeckoIds: [],
     fxStart: new Date(now() - 400 * 86400_000).toISOString().slice(0, 10),
+    bluechipSlugs: bluechipSlugs(config.BALLAST_BLUECHIP_SLUGS),
   });
   const written: string[] = [];
   await Promise.all(plan.map(async (step) => {

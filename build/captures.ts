@@ -58,11 +58,20 @@ async function readRecorded(captureDir: string, file: string): Promise<Buffer> {
   }
 }
 
-/** Live captures written by `capture` into the sink (`raw/<source>/<day>/<id>.json[.gz]`); unreadable files throw naming the key. */
-async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
+/** Key of a live capture file: `raw/<source>/<YYYY-MM-DD>/<capture-id>.json[.gz]`. */
+const RAW_CAPTURE_KEY = /^raw\/[^/]+\/\d{4}-\d{2}-\d{2}\/[^/]+\.json(\.gz)?$/;
+
+/**
+ * Capture reader of live captures written by `capture` into the sink (`raw/<source>/<day>/<id>.json[.gz]`,
+ * e.g. `raw/bluechip/2025-09-06/bluechip.ratings-slug-usdc-1757199600.json.gz`): each file's endpoint,
+ * params, observation time and payload, origin `live`; other keys under `raw/` (`raw/_circuits.json`) are
+ * skipped. Unreadable files throw naming the key.
+ */
+export async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
   const out: Capture[] = [];
   for (const key of await sink.list("raw/")) {
-    if (!/\.json(\.gz)?$/.test(key)) continue;
+    // Only capture files: `raw/_circuits.json` (circuit states of the last capture run) is not one.
+    if (!RAW_CAPTURE_KEY.test(key)) continue;
     const bytes = (await sink.get(key))!;
     const f = readOrThrow(key, "raw capture", () => {
       const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");

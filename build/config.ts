@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { BLUECHIP_BASE_URL } from "../pipelines/sources/bluechip.ts";
 
 /** Repository root (the directory holding package.json). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,6 +28,10 @@ const BuildConfigSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   /** CoinGecko demo key for live captures (optional; keyless works with lower limits). */
   COINGECKO_API_KEY: z.string().optional(),
+  /** Base URL of the Bluechip ratings backend for live captures (`<url>coin-data/{slug}`; default the public backend). */
+  BALLAST_BLUECHIP_URL: z.string().url().default(BLUECHIP_BASE_URL),
+  /** Bluechip slugs the live capture asks for, comma-separated (default: BLUECHIP_SLUGS in pipelines/sources/bluechip.ts). */
+  BALLAST_BLUECHIP_SLUGS: z.string().optional(),
 }).superRefine((c, ctx) => {
   if (c.STORAGE_DRIVER === "s3") {
     for (const k of ["S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] as const) {

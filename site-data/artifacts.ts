@@ -1,3 +1,4 @@
+import { bluechipRatingsArtifact } from "./bluechip-ratings.ts";
 import { blacklistLedgerArtifact, blacklistSummaryArtifact } from "./blacklist.ts";
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
@@ -21,4 +22,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
   reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
+  bluechipRatingsArtifact,
 ];

@@ -44,6 +44,12 @@ export interface Artifact {
   schemaVersion: string;
   /** Freshness budget (max age, s) of the route serving it (spec 8). */
   maxAgeSec: number;
+  /**
+   * Published only when its source has rows (a third-party source that may have no capture yet): then
+   * `assemble` returns no file, routes bound to it answer 503 `Data not yet available: <key>` and health
+   * lists the feature as not yet available. Other artifacts always publish.
+   */
+  optional?: boolean;
   schema: z.ZodType;
   /** Files it publishes by output name (`main` for single-file artifacts). */
   outputs: Record<string, ArtifactOutput>;

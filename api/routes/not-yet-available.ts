@@ -4,6 +4,7 @@ import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import { RATINGS_ROUTES } from "./ratings.ts";
 import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
 
 /** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values not yet checked. */
@@ -31,7 +32,6 @@ function later(operationId: string, path: string, feature: string, cache: CacheP
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getStablecoinReserves", "/api/stablecoin-reserves/:stablecoinId", "stablecoin-reserves", "standard", "Live or fallback reserve composition of one stablecoin"),
   later("getUsdsStatus", "/api/usds-status", "usds-status", "standard", "USDS protocol status"),
-  later("getBluechipRatings", "/api/bluechip-ratings", "bluechip-ratings", "slow", "Third-party safety ratings"),
   later("getDexLiquidity", "/api/dex-liquidity", "dex-liquidity", "custom", "DEX liquidity scores"),
   later("getDexLiquidityHistory", "/api/dex-liquidity-history", "dex-liquidity", "slow", "DEX liquidity score history", "stablecoin! days"),
   later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
@@ -62,13 +62,24 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
 ];
 
 /**
- * Features no build publishes yet, from the route table: feature → the GET paths answering 503 for
- * it (OpenAPI form). Health reports them (no effect on status), so the list cannot drift from the routes.
+ * Route files whose routes are bound to optional artifacts (published only once their source has
+ * rows, `Artifact.optional`). Listed here rather than read from `routes/index.ts`, which imports the
+ * health route (an import cycle); a health test checks every optional binding of the table is here.
  */
-export function notYetAvailableFeatures(): Record<string, string[]> {
+export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES];
+
+/**
+ * Features no build publishes yet, from the route table: feature → the GET paths answering 503 for
+ * it (OpenAPI form): every `notYetAvailable` route, plus routes bound to an optional artifact whose
+ * file is not among `published` (the serving build's file paths), under the artifact's key. Health
+ * reports them (no effect on status), so the list cannot drift from the routes.
+ */
+export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set()): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const r of NOT_YET_AVAILABLE_ROUTES) {
-    const feature = r.kind === "json" ? r.notYetAvailable : undefined;
+  for (const r of [...NOT_YET_AVAILABLE_ROUTES, ...OPTIONAL_ARTIFACT_ROUTES]) {
+    if (r.kind !== "json") continue;
+    const feature = r.notYetAvailable
+      ?? (r.artifact?.optional && !r.artifact.output.path.includes("{id}") && !published.has(r.artifact.output.path) ? r.artifact.key : undefined);
     if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   return out;

@@ -57,13 +57,15 @@ export interface ArtifactBinding {
   key: string;
   output: ArtifactOutput;
   maxAgeSec: number;
+  /** The artifact is published only when its source has rows (Artifact.optional): 503 until then. */
+  optional: boolean;
 }
 
 /** Binds a route to `artifact`'s output `name` (default `main`). */
 export function bind(artifact: Artifact, name = "main"): ArtifactBinding {
   const output = artifact.outputs[name];
   if (!output) throw new Error(`artifact ${artifact.key} has no output ${name}`);
-  return { key: artifact.key, output, maxAgeSec: artifact.maxAgeSec };
+  return { key: artifact.key, output, maxAgeSec: artifact.maxAgeSec, optional: artifact.optional === true };
 }
 
 interface RouteBase {

@@ -1,5 +1,6 @@
 import { BINANCE_BASE_URL, BINANCE_PAIRS, binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "./binance.ts";
 import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archives.ts";
+import { BLUECHIP_BASE_URL, bluechipRatingsEndpoint } from "./bluechip.ts";
 import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
 import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
@@ -11,7 +12,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
   [
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
-    binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint,
+    binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -21,6 +22,7 @@ export const SOURCE_BASE_URLS: Record<string, string> = {
   coingecko: COINGECKO_BASE_URL,
   frankfurter: FRANKFURTER_BASE_URL,
   binance: BINANCE_BASE_URL,
+  bluechip: BLUECHIP_BASE_URL,
 };
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
@@ -32,9 +34,10 @@ export function rawTables(): RawTable[] {
 
 /**
  * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
- * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`.
+ * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings
+ * for `bluechipSlugs` (one call per slug).
  */
-export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string }): { endpoint: string; params: Record<string, string> }[] {
+export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string; bluechipSlugs?: string[] }): { endpoint: string; params: Record<string, string> }[] {
   return [
     { endpoint: "defillama.stablecoins", params: {} },
     { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },
@@ -44,5 +47,6 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     ...Object.keys(BINANCE_PAIRS).map((symbol) => ({ endpoint: "binance.klines", params: { symbol, interval: "15m" } })),
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
     ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
+    ...(opts.bluechipSlugs ?? []).map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
   ];
 }

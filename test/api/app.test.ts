@@ -121,6 +121,17 @@ describe("auth matrix and errors", () => {
     expect((await req("/api/stability-index")).status).toBe(503);
   });
 
+  it("/api/bluechip-ratings answers 503 not yet available while no build holds a rating capture; health lists it", async () => {
+    expect((await req("/api/bluechip-ratings", { key: null })).status).toBe(401);
+    const r = await req("/api/bluechip-ratings");
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("60");
+    expect(await r.json()).toEqual({ error: "Data not yet available: bluechip-ratings" });
+    const health = await (await req("/api/health", { key: null })).json();
+    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings"))).toContain("/api/bluechip-ratings answers 503");
+    expect(health.caches["bluechip-ratings"]).toBeUndefined();
+  });
+
   it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {
     const r = await req("/api/donor-key-claims", { method: "POST", key: null });
     expect(r.status).toBe(403);
@@ -244,7 +255,8 @@ describe("every declared route is served", () => {
     "/api/supply-history": "/api/supply-history?stablecoin=usdt-tether&days=30",
     "/api/mint-burn-events": "/api/mint-burn-events?stablecoin=usdt-tether&limit=5",
   };
-  const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
+  // Routes bound to an optional artifact (Bluechip ratings) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
+  const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
 
   it("answers 200 on each route with a valid request, matching its declared schema", async () => {
     expect(served.length).toBeGreaterThanOrEqual(12);

@@ -62,6 +62,17 @@ describe("health status (spec 2.8)", () => {
     expect(reported).not.toContain("/api/blacklist");
   });
 
+  it("a route bound to an optional artifact is not yet available until its file is published, then a cache", () => {
+    const optional = ROUTES.flatMap((r) => (r.kind === "json" && r.artifact?.optional ? [r] : []));
+    expect(optional.map((r) => r.path)).toContain("/api/bluechip-ratings");
+    const reported = health(manifest()).warnings.filter((w) => w.startsWith("not yet available")).join("\n");
+    for (const r of optional) expect(reported).toContain(`${r.artifact!.key} — no build publishes it yet; ${r.path}`);
+    const published = health(manifest({ files: [...manifest().files, file("bluechip-ratings", 43200, AS_OF - 3600)] }));
+    expect(published.warnings.some((w) => w.includes("/api/bluechip-ratings"))).toBe(false);
+    expect(published.caches["bluechip-ratings"]).toMatchObject({ ageSeconds: 3660, maxAge: 43200, healthy: true });
+    expect(published.status).toBe("healthy");
+  });
+
   it("a stale fx-rates cache makes the whole resource stale; degraded fx makes it degraded", () => {
     const at = (age: number) => manifest({ sources: manifest().sources.map((s) => (s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - age) : s)) });
     const stale = health(at(10 * DAY), AS_OF);
