@@ -4,8 +4,8 @@
  * inputs, each versioned with a changelog (`pipelines/analytics/changelogs/`):
  *
  * - **Safety score** (`ballast-safety-score-v1`, `/api/safety-grades`, `/api/report-cards/v9`): three
- *   pillars — Backing 40% (collateral risk 50%, custody 25%, proof of reserves 25%), Exit 35% (redemption
- *   route by backing 50%, market depth from circulating USD 50%), Economic control 25% (governance 60%,
+ *   pillars — Backing 40% (collateral risk 50%, custody 25%, proof of reserves 25%), Exit 35% (the better
+ *   of redemption route and market depth, plus a tenth of the other), Economic control 25% (governance 60%,
  *   home-chain infrastructure 40%) — times the peg multiplier `(pegScore/100)^0.4`, then dependency
  *   exposure, active-depeg caps and the limited-evidence ceiling.
  * - **Legacy report card** (`ballast-report-card-v1`, `/api/report-cards`, spec 2.11): five dimensions
@@ -62,14 +62,18 @@ export const CONTROL_SCORE = { "immutable-code": 95, "regulated-entity": 85, "da
 /** Home-chain tier and deployment multiplier (infrastructure = round(tier × multiplier)). */
 export const CHAIN_TIER_SCORE = { ethereum: 100, "stage1-l2": 66, "mature-alt-l1": 45, "established-alt-l1": 20, unproven: 0 } as const;
 export const DEPLOYMENT_MULTIPLIER = { "single-chain": 1, "canonical-bridge": 0.9, "native-multichain": 0.75, "third-party-bridge": 0.6 } as const;
-/** Redemption route by backing: who redeems at par, how directly. */
+/**
+ * Redemption route by backing: how directly a holder redeems at par. Off-chain issuer redemption (KYC,
+ * minimums, business days) is capped at 65 like the reference's offchain-issuer family; permissionless
+ * on-chain redemption of over-collateralised CDPs scores higher.
+ */
 export const REDEMPTION_ROUTE = {
-  "fiat-reserves": { score: 85, family: "offchain-issuer" },
-  "treasury-fund": { score: 80, family: "offchain-issuer" },
-  commodity: { score: 80, family: "offchain-issuer" },
+  "fiat-reserves": { score: 65, family: "offchain-issuer" },
+  "treasury-fund": { score: 60, family: "offchain-issuer" },
+  commodity: { score: 60, family: "offchain-issuer" },
   "crypto-overcollateralized": { score: 75, family: "collateral-redeem" },
-  "delta-neutral": { score: 60, family: "collateral-redeem" },
-  "rwa-credit": { score: 50, family: "queue-redeem" },
+  "delta-neutral": { score: 55, family: "collateral-redeem" },
+  "rwa-credit": { score: 45, family: "queue-redeem" },
   hybrid: { score: 50, family: "basket-redeem" },
   algorithmic: { score: 20, family: "stablecoin-redeem" },
 } as const;
@@ -143,11 +147,17 @@ export interface RawInputs {
 /** Curated fact names a grade needs (the registry `risk` block). */
 export const REQUIRED_FACTS = ["backing", "collateralQuality", "custodyModel", "proofOfReserves", "governanceTier", "chainTier", "deploymentModel"] as const;
 
-/** Effective exit (0-100): redemption route by backing (50%) and market depth (50%): 20 × log10(circulating USD / $1M), clamped. */
+/**
+ * Effective exit (0-100), the reference's exit rule over the inputs we have: L = market depth
+ * 20 × log10(circulating USD / $1M) (clamped 0-100; a proxy for secondary-market liquidity until DEX
+ * liquidity is published), R = the redemption route of the backing; exit = round(min(100, max(L, R) +
+ * 0.1 × min(L, R))). Null without facts or without circulating supply.
+ */
 export function effectiveExitScore(backing: RawInputs["backing"], circulatingUsd: number | null): number | null {
   if (backing === null || circulatingUsd === null || !(circulatingUsd > 0)) return null;
   const depth = Math.min(100, Math.max(0, 20 * Math.log10(circulatingUsd / 1e6)));
-  return Math.round(0.5 * REDEMPTION_ROUTE[backing].score + 0.5 * depth);
+  const route = REDEMPTION_ROUTE[backing].score;
+  return Math.round(Math.min(100, Math.max(depth, route) + 0.1 * Math.min(depth, route)));
 }
 
 /** Infrastructure score of the home chain: round(tier × deployment multiplier). */
@@ -241,7 +251,7 @@ function applyDependencies(s: number, deps: DependencyInput[], up: (d: Dependenc
   const w = exposure.reduce((a, d) => a + d.weight, 0);
   let out = (1 - Math.min(1, w)) * s + exposure.reduce((a, d) => a + (d.weight / Math.max(1, w)) * Math.min(s, up(d) ?? UNRATED_UPSTREAM_SCORE), 0);
   for (const d of deps.filter((x) => x.type === "wrapper" || x.type === "mechanism")) {
-    const ceiling = (up(d) ?? UNRATED_UPSTREAM_SCORE) - (d.type === "wrapper" ? WRAPPER_PENALTY : 0);
+    const ceiling = Math.max(0, (up(d) ?? UNRATED_UPSTREAM_SCORE) - (d.type === "wrapper" ? WRAPPER_PENALTY : 0));
     if (out > ceiling) { out = ceiling; caps.push(`${d.type} dependency ${d.id}: ≤ ${ceiling}`); }
   }
   return out;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dependencyOrder } from "../../pipelines/analytics/report-cards.ts";
-import { gradeOf, legacyCard, type RawInputs, safetyScore } from "../../pipelines/analytics/safety-score.ts";
+import { effectiveExitScore, gradeOf, legacyCard, type RawInputs, safetyScore } from "../../pipelines/analytics/safety-score.ts";
 import { failureScenarios, publicationStatus } from "../../site-data/report-cards.ts";
 
 /** A USDC-like coin: fiat reserves at very-low risk, top-tier custody, audited, regulated issuer, $72B, peg score 92. */
@@ -138,5 +138,18 @@ describe("a collapsed peg", () => {
     const none = { backing: null, collateralQuality: null, custodyModel: null, proofOfReserves: null, governanceTier: null, chainTier: null, deploymentModel: null, effectiveExitScore: null };
     expect(safetyScore(fiat({ pegScore: 0, ...none }))).toMatchObject({ score: 0, grade: "F", missingInputs: [] });
     expect(legacyCard(fiat({ pegScore: 0 }))).toMatchObject({ overallScore: 0, overallGrade: "F" });
+  });
+});
+
+describe("effective exit", () => {
+  it("takes the better of market depth and redemption route plus a tenth of the other", () => {
+    // $72B fiat: L = 20·log10(72,000) = 97.15, R = 65 → min(100, 97.15 + 6.5) = 100
+    expect(effectiveExitScore("fiat-reserves", 72e9)).toBe(100);
+    // $70M fiat: L = 20·log10(70) = 36.90, R = 65 → 65 + 3.69 = 68.69 → 69
+    expect(effectiveExitScore("fiat-reserves", 70e6)).toBe(69);
+    // $5B CDP: L = 73.98, R = 75 → 75 + 7.40 = 82.40 → 82
+    expect(effectiveExitScore("crypto-overcollateralized", 5e9)).toBe(82);
+    expect(effectiveExitScore(null, 5e9)).toBeNull();
+    expect(effectiveExitScore("fiat-reserves", null)).toBeNull();
   });
 });
