@@ -103,12 +103,11 @@ describe("auth matrix and errors", () => {
   });
 
   it("exempt routes answer without a key (503 until their data exists); admin families are 404 before key auth", async () => {
-    for (const path of ["/api/safety-grades", "/api/dependency-graph/v1", "/api/dependency-scenarios/v1", "/api/og/depeg"]) {
-      const r = await req(path, { key: null });
-      expect(r.status, path).toBe(503);
-      expect(r.headers.get("retry-after")).toBe("60");
-      expect((await r.json()).error).toMatch(/^Data not yet available/);
-    }
+    for (const path of ["/api/safety-grades", "/api/dependency-graph/v1", "/api/dependency-scenarios/v1"]) expect((await req(path, { key: null })).status, path).toBe(200);
+    const og = await req("/api/og/depeg", { key: null });
+    expect(og.status).toBe(503);
+    expect(og.headers.get("retry-after")).toBe("60");
+    expect((await og.json()).error).toMatch(/^Data not yet available/);
     expect((await req("/api/og/stablecoin/not-a-coin", { key: null })).status).toBe(404);
     expect((await req("/api/og/no-such-image", { key: null })).status).toBe(404);
     for (const path of ["/api/debug-sync-state", "/api/api-keys", "/api/api-keys/abc/rotate", "/api/backfill-depegs", "/api/admin/anything", "/api/discovery-candidates"]) {
@@ -254,6 +253,8 @@ describe("every declared route is served", () => {
     "/api/stablecoin-summary/:stablecoinId": "/api/stablecoin-summary/usdt-tether",
     "/api/supply-history": "/api/supply-history?stablecoin=usdt-tether&days=30",
     "/api/mint-burn-events": "/api/mint-burn-events?stablecoin=usdt-tether&limit=5",
+    "/api/safety-score-history": "/api/safety-score-history?stablecoin=usdc-circle&days=30",
+    "/api/safety-score-history-v2": "/api/safety-score-history-v2?stablecoin=usdc-circle&days=30",
   };
   // Routes bound to an optional artifact (Bluechip ratings) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
