@@ -6,10 +6,12 @@ import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-reso
 import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "./mint-burn.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
 import { pegSummaryArtifact } from "./peg-summary.ts";
+import { stabilityIndexArtifact } from "./stability-index.ts";
 import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
 import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
 import { stablecoinsArtifact } from "./stablecoins.ts";
+import { stressSignalsArtifact } from "./stress-signals.ts";
 import { supplyHistoryArtifact } from "./supply-history.ts";
 
 /** Every site-data artifact a build emits. Adding an artifact = adding it here. */
@@ -17,4 +19,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
+  stabilityIndexArtifact, stressSignalsArtifact,
 ];

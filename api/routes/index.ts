@@ -4,6 +4,7 @@ import { HEALTH_ROUTES } from "./health.ts";
 import { NOT_YET_AVAILABLE_ROUTES, WRITE_ROUTES } from "./not-yet-available.ts";
 import { ONCHAIN_ROUTES } from "./onchain.ts";
 import { PEG_ROUTES } from "./peg.ts";
+import { RISK_ROUTES } from "./risk-signals.ts";
 import type { RouteDecl } from "./route.ts";
 import { STABLECOIN_ROUTES } from "./stablecoins.ts";
 import { STATIC_ROUTES } from "./static-files.ts";
@@ -13,5 +14,5 @@ import { STATIC_ROUTES } from "./static-files.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

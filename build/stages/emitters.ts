@@ -13,6 +13,7 @@ const PUBLISHED_TABLES = [
   "depeg_events", "depeg_pending", "tape_events", "peg_scores", "price_consensus_slots", "price_observation_rejections",
   "supply_value_rejections", "listed_supply_daily", "source_quality_daily",
   "blacklist_events", "mint_burn_events", "mint_burn_hourly", "mint_burn_daily",
+  "stability_index_daily", "dews_daily",
 ];
 
 /** Newest DefiLlama list capture used (Unix s): the `dataAsOf` of datasets and the DuckDB file. */

@@ -70,6 +70,7 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
     id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", issuer: "VARCHAR", peg_type: "VARCHAR",
     peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
     dead_from: "VARCHAR", cause_of_death: "VARCHAR", contracts_json: "VARCHAR", exchange_symbols_json: "VARCHAR", unreviewed: "BOOLEAN",
+    peak_mcap_usd: "DOUBLE",
   }, registry.coins.map((c) => {
     const known = deathKnownOn(c.deadFrom);
     const dead = known !== null && known <= asOfDay;
@@ -78,6 +79,8 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
       peg_currency: c.pegCurrency, peg_mechanism: c.pegMechanism, nav_token: c.navToken, floating_peg: c.floatingPeg, is_dead: dead,
       dead_from: dead ? c.deadFrom : null, cause_of_death: dead ? c.causeOfDeath : null, contracts_json: JSON.stringify(c.contracts),
       exchange_symbols_json: JSON.stringify(c.exchangeSymbols), unreviewed: c.provenance.includes("unreviewed"),
+      // the cemetery's peak market cap, like the cause of death, only once the death is known at as-of
+      peak_mcap_usd: dead ? c.peakMcapUsd ?? null : null,
     };
   }));
   await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);

@@ -4,6 +4,8 @@ import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts"
 import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
 import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
+import { PSI_VERSION } from "./stability-index.ts";
+import { DEWS_VERSION } from "./stress-signals.ts";
 
 /**
  * One versioned analytic methodology and its changelog. `analytic` names the file
@@ -41,6 +43,8 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("depeg-resolver", READINESS_VERSION, []),
   entry("freeze-ledger", FREEZE_METHODOLOGY, []),
   entry("mint-burn", MINT_BURN_METHODOLOGY, []),
+  entry("stability-index", PSI_VERSION, []),
+  entry("stress-signals", DEWS_VERSION, []),
 ];
 
 /**
