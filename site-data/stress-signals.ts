@@ -14,7 +14,7 @@ export const DewsSignalSchema = z.object({
 export const DewsCoinSchema = z.object({
   stablecoinId: z.string(), symbol: z.string(), pegType: z.string(), date: z.number().int(), score: z.number().int().min(0).max(100), band: Band,
   baseScore: z.number(), amplifiers: z.object({ psi: z.number(), contagion: z.number() }), availableWeight: z.number(),
-  mcapUsd: z.number().nullable(), signals: z.record(z.enum(SIGNAL_NAMES), DewsSignalSchema),
+  mcapUsd: z.number().nullable(), signals: z.object(Object.fromEntries(SIGNAL_NAMES.map((k) => [k, DewsSignalSchema])) as Record<keyof typeof SIGNAL_WEIGHTS, typeof DewsSignalSchema>),
   /** Available signals with a non-zero contribution, largest weight × value first (at most 3). */
   drivers: z.array(z.enum(SIGNAL_NAMES)), methodologyVersion: z.string(),
 });

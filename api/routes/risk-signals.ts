@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { DAY } from "../../pipelines/analytics/stress-signals.ts";
 import {
   PsiCurrentSchema, PsiDetailRowSchema, stabilityIndexArtifact, StabilityIndexResponseSchema, type StabilityIndexStoredSchema,
 } from "../../site-data/stability-index.ts";
@@ -12,6 +11,7 @@ import { boolParam, intParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, type RouteDecl } from "./route.ts";
 
 const tag = "risk";
+const DAY = 86400;
 
 /** Query of `/api/stability-index`. */
 export const StabilityIndexQuery = z.object({

@@ -325,9 +325,13 @@ describe("every declared route is served", () => {
 
 describe("risk routes: stability index and stress signals", () => {
   const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
+  // Its own key, so these requests leave the shared key's per-minute budget to the other tests.
+  let riskKey: string;
+  beforeAll(async () => { riskKey = (await keys.create({ name: "risk", rateLimitPerMinute: 1000 })).token; });
+  const rreq = (path: string) => req(path, { key: riskKey });
 
   it("/api/stability-index: current of the as-of day, 91 rows by default, detail with components, CRISIS/MELTDOWN in May 2022 and on 2023-03-11", async () => {
-    const res = await req("/api/stability-index");
+    const res = await rreq("/api/stability-index");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60");
     const body = await res.json();
@@ -339,7 +343,7 @@ describe("risk routes: stability index and stress signals", () => {
     expect(body.current).toMatchObject({ methodologyVersion: "ballast-stability-index-v1", computedAt: RECORDED_AS_OF });
     expect(body.current.avg24h).toBe(body.current.score);
     expect(Object.keys(body.current.components).sort()).toEqual(["breadth", "severity", "stressBreadth", "trend"]);
-    const detail = await (await req("/api/stability-index?detail=true")).json();
+    const detail = await (await rreq("/api/stability-index?detail=true")).json();
     expect(detail.malformedRows).toBe(0);
     expect(detail.history.length).toBeGreaterThan(3000);
     const at = (iso: string) => detail.history.find((h: { date: number }) => h.date === day(iso));
@@ -347,16 +351,16 @@ describe("risk routes: stability index and stress signals", () => {
     expect(at("2023-03-11").band).toMatch(/^(CRISIS|MELTDOWN)$/);
     expect(at("2023-03-11").components.severity).toBe(68);
     expect(at("2021-07-01").band).toMatch(/^(BEDROCK|STEADY)$/);
-    expect((await (await req("/api/stability-index?days=7")).json()).history).toHaveLength(7);
+    expect((await (await rreq("/api/stability-index?days=7")).json()).history).toHaveLength(7);
     for (const [q, name] of [["days=0", "days"], ["days=5001", "days"], ["days=abc", "days"], ["detail=yes", "detail"]]) {
-      const r = await req(`/api/stability-index?${q}`);
+      const r = await rreq(`/api/stability-index?${q}`);
       expect(r.status, q).toBe(400);
       expect((await r.json()).error, q).toMatch(new RegExp(`^Invalid parameter ${name}: `));
     }
   });
 
   it("/api/stress-signals: universe and one coin; 404 unknown id; 400 bad days; NAV tokens unavailable, never zero", async () => {
-    const u = await (await req("/api/stress-signals")).json();
+    const u = await (await rreq("/api/stress-signals")).json();
     expect(u.scope).toBe("universe");
     expect(u.coins.length).toBeGreaterThan(50);
     expect(u.summary.date).toBe(RECORDED_AS_OF - 86400);
@@ -365,16 +369,16 @@ describe("risk routes: stability index and stress signals", () => {
       expect(c.signals.poolDrift).toMatchObject({ available: false, value: null });
       expect(c.availableWeight).toBeGreaterThanOrEqual(0.3);
     }
-    const usdt = await (await req("/api/stress-signals?stablecoin=usdt-tether&days=7")).json();
+    const usdt = await (await rreq("/api/stress-signals?stablecoin=usdt-tether&days=7")).json();
     expect(usdt).toMatchObject({ scope: "coin", stablecoinId: "usdt-tether", unavailableReason: null });
     expect(usdt.current.methodologyVersion).toBe("ballast-dews-v1");
     expect(usdt.history.length).toBeLessThanOrEqual(7);
-    const nav = await (await req("/api/stress-signals?stablecoin=usyc-circle")).json();
+    const nav = await (await rreq("/api/stress-signals?stablecoin=usyc-circle")).json();
     expect(nav).toMatchObject({ current: null, unavailableReason: "nav-token" });
-    expect((await req("/api/stress-signals?stablecoin=USDT")).status).toBe(404);
-    expect((await req("/api/stress-signals?stablecoin=not-a-coin")).status).toBe(404);
+    expect((await rreq("/api/stress-signals?stablecoin=USDT")).status).toBe(404);
+    expect((await rreq("/api/stress-signals?stablecoin=not-a-coin")).status).toBe(404);
     for (const q of ["days=0", "days=366", "days=1.5"]) {
-      const r = await req(`/api/stress-signals?${q}`);
+      const r = await rreq(`/api/stress-signals?${q}`);
       expect(r.status, q).toBe(400);
       expect((await r.json()).error, q).toBe("Invalid parameter days: must be an integer from 1 to 365");
     }
