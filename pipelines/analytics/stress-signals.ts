@@ -349,11 +349,16 @@ export const dewsAnalytic: Analytic = {
     const out: Row[] = [];
     for (const [date, rows] of byDate) {
       const pa = psiAmplifier(psi.get(date) ?? null);
+      // per peg type: how many coins have each base band that day (a coin never amplifies itself)
+      const counts = new Map<string, Record<string, number>>();
+      for (const r of rows) { const c = counts.get(r.peg_type) ?? {}; c[r.base_band] = (c[r.base_band] ?? 0) + 1; counts.set(r.peg_type, c); }
       for (const r of rows) {
-        const others = rows.filter((o) => o !== r && o.peg_type === r.peg_type).map((o) => o.base_band as DewsBand);
+        const c = counts.get(r.peg_type)!;
+        const others = (["DANGER", "WARNING"] as const).filter((b) => (c[b] ?? 0) - (r.base_band === b ? 1 : 0) > 0);
         const ca = contagionAmplifier(others);
-        const signals = JSON.parse(r.signals_json);
-        const score = dewsFinal(Number(r.base_score), pa, ca, signals);
+        const raw = Number(r.base_score) * pa * ca;
+        // the evidence cap only matters above 35: parse the signals only then
+        const score = raw > WATCH_CAP ? dewsFinal(Number(r.base_score), pa, ca, JSON.parse(r.signals_json)) : Math.round(Math.max(0, raw));
         out.push({
           stablecoin_id: r.stablecoin_id, date, score, band: dewsBand(score), base_score: Number(r.base_score), psi_amplifier: Math.round(pa * 1000) / 1000,
           contagion_amplifier: ca, signals_json: r.signals_json, available_weight: Number(r.available_weight), mcap_usd: r.mcap_usd === null ? null : Number(r.mcap_usd),
