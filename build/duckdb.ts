@@ -1,4 +1,4 @@
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api";
+import { DuckDBConnection, DuckDBDateValue, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api";
 import type { ColumnType } from "../pipelines/sources/types.ts";
 
 /** A DuckDB database and one connection; SQL values are always bound, never interpolated. */
@@ -36,6 +36,7 @@ export class Db {
           case "BIGINT": appender.appendBigInt(BigInt(v as number)); break;
           case "HUGEINT": appender.appendHugeInt(BigInt(v as string)); break;
           case "BOOLEAN": appender.appendBoolean(Boolean(v)); break;
+          case "DATE": appender.appendDate(new DuckDBDateValue(Math.round(Date.parse(`${String(v).slice(0, 10)}T00:00:00Z`) / 86_400_000))); break;
         }
       }
       appender.endRow();

@@ -5,7 +5,7 @@ import type { Db } from "./duckdb.ts";
 
 /**
  * One DAG node: a SQL model `pipelines/models/<layer>/<name>.sql` (plus optional
- * `<name>.assert.sql`), or a TS analytic (layer `intermediate`) writing `outputs`.
+ * `<name>.assert.sql`), or a TS analytic (layer `intermediate` unless it declares `marts`) writing `outputs`.
  */
 export interface Model {
   name: string;
@@ -60,7 +60,7 @@ export function discoverModels(root: string, analytics: Analytic[] = []): Model[
     }
   }
   for (const a of analytics) {
-    models.push({ name: a.name, layer: "intermediate", sql: Object.values(a.inputs).join("\n"), asserts: [], deps: [], outputs: Object.keys(a.outputs), analytic: a });
+    models.push({ name: a.name, layer: a.layer ?? "intermediate", sql: Object.values(a.inputs).join("\n"), asserts: [], deps: [], outputs: Object.keys(a.outputs), analytic: a });
   }
   // table name → node that creates it
   const producer = new Map<string, string>();

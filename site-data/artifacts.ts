@@ -10,10 +10,12 @@ import { pegSummaryArtifact } from "./peg-summary.ts";
 import {
   dependencyGraphArtifact, dependencyScenariosArtifact, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact,
 } from "./report-cards.ts";
+import { stabilityIndexArtifact } from "./stability-index.ts";
 import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
 import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
 import { stablecoinsArtifact } from "./stablecoins.ts";
+import { stressSignalsArtifact } from "./stress-signals.ts";
 import { supplyHistoryArtifact } from "./supply-history.ts";
 
 /** Every site-data artifact a build emits. Adding an artifact = adding it here. */
@@ -23,4 +25,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
   reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
   bluechipRatingsArtifact,
+  stabilityIndexArtifact, stressSignalsArtifact,
 ];

@@ -21,8 +21,8 @@ const factEnum = <T extends Record<string, unknown>>(scores: T) => z.enum(Object
 /**
  * Every input of a coin's grades (spec 2.11 names plus the facts the models read): scores 0-100, bps,
  * Unix s, USD. Feeding it to `safetyScore`/`legacyCard` (pipelines/analytics/safety-score.ts)
- * reproduces the published grades. Inputs not produced yet (DEX liquidity, redemption capacity, HHI,
- * Bluechip) are null.
+ * reproduces the published grades. Inputs not produced yet (DEX liquidity, redemption capacity, HHI) are
+ * null; `bluechipGrade` is the matched Bluechip grade when a capture exists (descriptive, not scored).
  */
 export const RawInputsSchema = z.object({
   pegScore: Score.nullable(),

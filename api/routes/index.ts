@@ -6,6 +6,7 @@ import { ONCHAIN_ROUTES } from "./onchain.ts";
 import { PEG_ROUTES } from "./peg.ts";
 import { RISK_ROUTES } from "./risk.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
+import { RISK_SIGNAL_ROUTES } from "./risk-signals.ts";
 import type { RouteDecl } from "./route.ts";
 import { STABLECOIN_ROUTES } from "./stablecoins.ts";
 import { STATIC_ROUTES } from "./static-files.ts";
@@ -15,5 +16,5 @@ import { STATIC_ROUTES } from "./static-files.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RATINGS_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

@@ -42,12 +42,10 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getSnapshotStablecoin", "/api/snapshot/:date/stablecoin/:stablecoinId", "snapshots", "immutable-snapshot", "One stablecoin in a dated snapshot"),
   later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
-  later("getStabilityIndex", "/api/stability-index", "stability-index", "standard", "Stability index", "detail days"),
   later("getRedemptionBackstops", "/api/redemption-backstops", "redemption-backstops", "standard", "Redemption backstops"),
   later("getYieldRankings", "/api/yield-rankings", "yield-rankings", "standard", "Yield rankings", "projection"),
   later("getYieldAdapterManifest", "/api/yield-adapter-manifest", "yield-rankings", "standard", "Yield adapter manifest"),
   later("getYieldHistory", "/api/yield-history", "yield-history", "slow", "Yield history", "stablecoin! days mode sourceKey"),
-  later("getStressSignals", "/api/stress-signals", "stress-signals", "standard", "Stress signals", "stablecoin days"),
   {
     // An unknown coin is 404 even before images exist (spec 4.1).
     ...later("getOgStablecoin", "/api/og/stablecoin/:stablecoinId", "og-images", "og-image", "Share image of one stablecoin (exempt, image/png)", "", "public"),

@@ -71,6 +71,7 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
     peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
     dead_from: "VARCHAR", cause_of_death: "VARCHAR", contracts_json: "VARCHAR", exchange_symbols_json: "VARCHAR", unreviewed: "BOOLEAN",
     death_known_on: "VARCHAR", risk_json: "VARCHAR",
+    peak_mcap_usd: "DOUBLE",
   }, registry.coins.map((c) => {
     const known = deathKnownOn(c.deadFrom);
     const dead = known !== null && known <= asOfDay;
@@ -80,6 +81,8 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
       dead_from: dead ? c.deadFrom : null, cause_of_death: dead ? c.causeOfDeath : null, contracts_json: JSON.stringify(c.contracts),
       exchange_symbols_json: JSON.stringify(c.exchangeSymbols), unreviewed: c.provenance.includes("unreviewed"),
       death_known_on: dead ? known : null, risk_json: c.risk ? JSON.stringify(c.risk) : null,
+      // the cemetery's peak market cap, like the cause of death, only once the death is known at as-of
+      peak_mcap_usd: dead ? c.peakMcapUsd ?? null : null,
     };
   }));
   await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);

@@ -3,6 +3,11 @@ import { depegResolver } from "./depeg-resolver.ts";
 import { pegMonitor } from "./peg-monitor.ts";
 import { pegSummary } from "./peg-summary.ts";
 import { reportCards } from "./report-cards.ts";
+import { stabilityIndexAnalytic } from "./stability-index.ts";
+import { dewsAnalytic, dewsBaseAnalytic } from "./stress-signals.ts";
 
-/** Every TS analytic of the model DAG. Adding one = adding it here. */
-export const ANALYTICS: Analytic[] = [pegMonitor, pegSummary, depegResolver, reportCards];
+/**
+ * Every TS analytic of the model DAG. Adding one = adding it here. DEWS runs in two passes around
+ * the stability index: `dews_base` → `stability_index` (stress breadth) → `dews` (amplified).
+ */
+export const ANALYTICS: Analytic[] = [pegMonitor, pegSummary, depegResolver, dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards];

@@ -5,6 +5,8 @@ import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodolog
 import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
+import { PSI_VERSION } from "./stability-index.ts";
+import { DEWS_VERSION } from "./stress-signals.ts";
 
 /**
  * One versioned analytic methodology and its changelog. `analytic` names the file
@@ -44,6 +46,8 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("mint-burn", MINT_BURN_METHODOLOGY, []),
   entry("safety-score", SAFETY_SCORE_VERSION, []),
   entry("report-card", REPORT_CARD_VERSION, []),
+  entry("stability-index", PSI_VERSION, []),
+  entry("stress-signals", DEWS_VERSION, []),
 ];
 
 /**

@@ -12,6 +12,11 @@ export type Row = Record<string, any>;
 export interface Analytic {
   /** DAG node name (snake_case). */
   name: string;
+  /**
+   * Layer of the node (default `intermediate`). A `marts` analytic may read marts (supply history,
+   * the freeze ledger, flows); SQL marts may still read its outputs.
+   */
+  layer?: "intermediate" | "marts";
   /** Input name → one `select` over existing models, with an `order by` (reproducibility). */
   inputs: Record<string, string>;
   /** Output table → column types. */

@@ -11,7 +11,8 @@ import {
  * Report cards and safety scores of every tracked coin — every listed coin plus every registry coin dead
  * at as-of (graded F as defunct) — (DAG node `report_cards`), their daily history
  * and the dependency graph. Pure: reads the registry (curated `risk` facts, death dates), peg scores
- * and incidents, price-consensus days and daily supply; grades each coin with
+ * and incidents, price-consensus days, daily supply and matched Bluechip grades (descriptive only, not
+ * scored); grades each coin with
  * {@link safetyScore} and {@link legacyCard} from one `rawInputs` object (published with the card, so
  * every grade can be recomputed from it). Coins are graded in dependency order (upstream first), so a
  * dependent's `rawInputs.dependencies` carry its upstreams' final scores.
@@ -26,6 +27,7 @@ import {
  */
 export const reportCards: Analytic = {
   name: "report_cards",
+  layer: "marts",
   inputs: {
     coins: `select c.id, c.symbol, c.name, c.peg_type, c.nav_token, c.floating_peg, c.is_dead, c.death_known_on, c.risk_json,
           s.circulating_usd
@@ -42,6 +44,7 @@ export const reportCards: Analytic = {
     supply: `select h.stablecoin_id, (epoch(h.date) // 86400)::integer as day, h.circulating_usd
         from int_supply_daily h inner join registry_coins c on c.id = h.stablecoin_id
         where c.risk_json is not null and h.rejection_reason is null and h.circulating_usd is not null order by h.stablecoin_id, day`,
+    bluechip: "select stablecoin_id, grade from bluechip_ratings where stablecoin_id is not null order by stablecoin_id",
   },
   outputs: {
     report_cards: {
@@ -63,6 +66,7 @@ export const reportCards: Analytic = {
     const incidents = groupBy(inputs.incidents);
     const days = groupBy(inputs.days);
     const supply = groupBy(inputs.supply);
+    const bluechip = new Map(inputs.bluechip.map((r) => [r.stablecoin_id as string, r.grade as string]));
     const order = dependencyOrder(coins.map((c) => ({ id: c.id, deps: (c.risk?.dependencies ?? []).map((d) => d.id).filter((id) => byId.has(id)) })));
 
     // Current cards, upstream first.
@@ -78,6 +82,7 @@ export const reportCards: Analytic = {
         pegScore: p?.peg_score ?? null, pegScoreUnavailableReason: p?.peg_score_unavailable_reason ?? "no-price", pricedDays: p?.priced_days ?? 0,
         activeDepeg: open.length > 0, activeDepegBps: maxOrNull(openBps, beyond), currentDeviationBps: cur, depegEventCount: p?.event_count ?? 0,
         lastEventAt: p?.last_event_at ?? null, circulatingUsd: c.circulating_usd ?? null, isDefunct: Boolean(c.is_dead),
+        bluechipGrade: bluechip.get(id) ?? null,
       }, (up) => { const u = current.get(up); return u && { safety: u.safety.score, legacy: u.legacy.overallScore }; });
       current.set(id, { safety: safetyScore(raw), legacy: legacyCard(raw), raw });
     }
@@ -134,7 +139,7 @@ export const reportCards: Analytic = {
 
 /** Time-varying inputs of one coin's grade. */
 type Observed = Pick<RawInputs, "pegScore" | "pegScoreUnavailableReason" | "pricedDays" | "activeDepeg" | "activeDepegBps" | "currentDeviationBps"
-  | "depegEventCount" | "lastEventAt" | "circulatingUsd" | "isDefunct">;
+  | "depegEventCount" | "lastEventAt" | "circulatingUsd" | "isDefunct" | "bluechipGrade">;
 
 /** Final scores of an upstream coin (null: NR or not computed). */
 type Upstream = { safety: number | null; legacy: number | null };
@@ -149,7 +154,7 @@ function rawInputs(c: Row & { risk: RiskFacts | null }, o: Observed, upstream: (
     ...o,
     liquidityScore: null, effectiveExitScore: exit, redemptionBackstopScore: null,
     redemptionRouteFamily: f ? REDEMPTION_ROUTE[f.backing].family : null, redemptionModelConfidence: null, redemptionUsedForLiquidity: false,
-    redemptionImmediateCapacityUsd: null, redemptionImmediateCapacityRatio: null, concentrationHhi: null, bluechipGrade: null,
+    redemptionImmediateCapacityUsd: null, redemptionImmediateCapacityRatio: null, concentrationHhi: null,
     canBeBlacklisted: f?.canBeBlacklisted ?? null, chainTier: f?.chainTier ?? null, deploymentModel: f?.deploymentModel ?? null,
     backing: f?.backing ?? null, collateralQuality: f?.collateralQuality ?? null, custodyModel: f?.custodyModel ?? null,
     proofOfReserves: f?.proofOfReserves ?? null, governanceTier: f?.governance ?? null, governanceQuality: f ? GOVERNANCE_QUALITY[f.governance] : null,
@@ -194,7 +199,7 @@ function historicalRaw(c: Row & { risk: RiskFacts | null }, day: number, inciden
   const o: Observed = {
     pegScore: reason === null ? s.pegScore : null, pegScoreUnavailableReason: reason, pricedDays, activeDepeg: s.activeDepeg,
     activeDepegBps: activeBps, currentDeviationBps: null, depegEventCount: s.eventCount, lastEventAt: s.lastEventAt, circulatingUsd: sup,
-    isDefunct: false,
+    isDefunct: false, bluechipGrade: null,
   };
   return rawInputs(c, o, upstream);
 }

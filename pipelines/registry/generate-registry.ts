@@ -72,6 +72,7 @@ const CemeteryRow = z.object({
   pegCurrency: z.string(),
   causeOfDeath: z.string(),
   deathDate: z.string(),
+  peakMcapUsd: z.string().transform((v) => (v.trim() === "" ? null : Number(v))).pipe(z.number().positive().nullable()).optional(),
 });
 
 /** Paths of the recorded inputs, relative to the capture dir. */
@@ -217,6 +218,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
       archiveNames: rec.archiveNames ?? [],
       deadFrom: rec.deadFrom ?? null,
       causeOfDeath: cem?.causeOfDeath ?? null,
+      ...(cem?.peakMcapUsd ? { peakMcapUsd: cem.peakMcapUsd } : {}),
       contracts: sortContracts([...(rec.contracts ?? []), ...(core?.contracts ?? [])]),
       freezeContracts: sortTracked([...(trackedBy.get(rec.id) ?? []), ...(rec.freezeContracts ?? [])], families),
       supplyContracts: sortTracked(rec.supplyContracts ?? [], families),

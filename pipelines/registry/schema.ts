@@ -196,6 +196,11 @@ export const CoinSchema = z.object({
   /** Date (or month/year: `YYYY-MM-DD`, `YYYY-MM`, `YYYY`) of death, when dead; judged against as-of at build time. */
   deadFrom: z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/).nullable(),
   causeOfDeath: z.string().nullable(),
+  /**
+   * Peak market cap (USD) of a dead coin as the Pharos cemetery records it; absent for live coins. A
+   * fact about the coin before its death, exposed to a build only once the death is known at as-of.
+   */
+  peakMcapUsd: z.number().positive().optional(),
   contracts: z.array(ContractDeploymentSchema),
   /** Freeze/blacklist contracts tracked for `/api/blacklist` (Pharos tracked-contracts config plus curated ones). */
   freezeContracts: z.array(TrackedContractSchema),

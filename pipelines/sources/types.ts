@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { HttpClient } from "./http-client.ts";
 
 /** Column types the loader knows how to append into DuckDB. */
-export type ColumnType = "VARCHAR" | "DOUBLE" | "BIGINT" | "HUGEINT" | "BOOLEAN";
+/** Column types a table may be loaded with; DATE values are `YYYY-MM-DD` strings (UTC days). */
+export type ColumnType = "VARCHAR" | "DOUBLE" | "BIGINT" | "HUGEINT" | "BOOLEAN" | "DATE";
 
 /** A raw table the load stage fills from validated rows: `raw_<source>__<entity>`. */
 export interface RawTable {

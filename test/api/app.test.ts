@@ -116,8 +116,8 @@ describe("auth matrix and errors", () => {
       expect((await req(path, { method: "POST" })).status, path).toBe(404);
     }
     // A keyed route of the contract whose data is not built yet: 401 without a key, 503 with one.
-    expect((await req("/api/stability-index", { key: null })).status).toBe(401);
-    expect((await req("/api/stability-index")).status).toBe(503);
+    expect((await req("/api/redemption-backstops", { key: null })).status).toBe(401);
+    expect((await req("/api/redemption-backstops")).status).toBe(503);
   });
 
   it("/api/bluechip-ratings answers 503 not yet available while no build holds a rating capture; health lists it", async () => {
@@ -333,6 +333,68 @@ describe("every declared route is served", () => {
     const csv = await req("/datasets/top-stablecoins/latest.csv", { key: null, headers: { "Accept-Encoding": "gzip" } });
     expect(csv.status).toBe(200);
     expect(gunzipSync(Buffer.from(await csv.arrayBuffer())).toString("utf8").split("\n")[0]).toContain(",");
+  });
+});
+
+describe("risk routes: stability index and stress signals", () => {
+  const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
+  // Its own key, so these requests leave the shared key's per-minute budget to the other tests.
+  let riskKey: string;
+  beforeAll(async () => { riskKey = (await keys.create({ name: "risk", rateLimitPerMinute: 1000 })).token; });
+  const rreq = (path: string) => req(path, { key: riskKey });
+
+  it("/api/stability-index: current of the as-of day, 91 rows by default, detail with components, CRISIS/MELTDOWN in May 2022 and on 2023-03-11", async () => {
+    const res = await rreq("/api/stability-index");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60");
+    const body = await res.json();
+    expect(body.history).toHaveLength(91);
+    expect(body.history.at(-1).date).toBe(RECORDED_AS_OF - 86400);
+    expect(body.history[0]).not.toHaveProperty("components");
+    expect(body).not.toHaveProperty("malformedRows");
+    expect(body.methodology).toMatchObject({ version: "ballast-stability-index-v1", changelogPath: "/methodology/stability-index.md" });
+    expect(body.current).toMatchObject({ methodologyVersion: "ballast-stability-index-v1", computedAt: RECORDED_AS_OF });
+    expect(body.current.avg24h).toBe(body.current.score);
+    expect(Object.keys(body.current.components).sort()).toEqual(["breadth", "severity", "stressBreadth", "trend"]);
+    const detail = await (await rreq("/api/stability-index?detail=true")).json();
+    expect(detail.malformedRows).toBe(0);
+    expect(detail.history.length).toBeGreaterThan(3000);
+    const at = (iso: string) => detail.history.find((h: { date: number }) => h.date === day(iso));
+    expect(at("2022-05-12").band).toMatch(/^(CRISIS|MELTDOWN)$/);
+    expect(at("2023-03-11").band).toMatch(/^(CRISIS|MELTDOWN)$/);
+    expect(at("2023-03-11").components.severity).toBe(68);
+    expect(at("2021-07-01").band).toMatch(/^(BEDROCK|STEADY)$/);
+    expect((await (await rreq("/api/stability-index?days=7")).json()).history).toHaveLength(7);
+    for (const [q, name] of [["days=0", "days"], ["days=5001", "days"], ["days=abc", "days"], ["detail=yes", "detail"]]) {
+      const r = await rreq(`/api/stability-index?${q}`);
+      expect(r.status, q).toBe(400);
+      expect((await r.json()).error, q).toMatch(new RegExp(`^Invalid parameter ${name}: `));
+    }
+  });
+
+  it("/api/stress-signals: universe and one coin; 404 unknown id; 400 bad days; NAV tokens unavailable, never zero", async () => {
+    const u = await (await rreq("/api/stress-signals")).json();
+    expect(u.scope).toBe("universe");
+    expect(u.coins.length).toBeGreaterThan(50);
+    expect(u.summary.date).toBe(RECORDED_AS_OF - 86400);
+    expect(u.history.length).toBeLessThanOrEqual(30);
+    for (const c of u.coins) {
+      expect(c.signals.poolDrift).toMatchObject({ available: false, value: null });
+      expect(c.availableWeight).toBeGreaterThanOrEqual(0.3);
+    }
+    const usdt = await (await rreq("/api/stress-signals?stablecoin=usdt-tether&days=7")).json();
+    expect(usdt).toMatchObject({ scope: "coin", stablecoinId: "usdt-tether", unavailableReason: null });
+    expect(usdt.current.methodologyVersion).toBe("ballast-dews-v1");
+    expect(usdt.history.length).toBeLessThanOrEqual(7);
+    const nav = await (await rreq("/api/stress-signals?stablecoin=usyc-circle")).json();
+    expect(nav).toMatchObject({ current: null, unavailableReason: "nav-token" });
+    expect((await rreq("/api/stress-signals?stablecoin=USDT")).status).toBe(404);
+    expect((await rreq("/api/stress-signals?stablecoin=not-a-coin")).status).toBe(404);
+    for (const q of ["days=0", "days=366", "days=1.5"]) {
+      const r = await rreq(`/api/stress-signals?${q}`);
+      expect(r.status, q).toBe(400);
+      expect((await r.json()).error, q).toBe("Invalid parameter days: must be an integer from 1 to 365");
+    }
   });
 });
 
