@@ -1,6 +1,6 @@
 -- Dataset scores-latest: one row per listed coin with its latest scores, largest USD supply first.
 -- pegScore (ballast-peg-score-v2), safety score and grade (ballast-safety-score-v1), DEWS score and band
--- of the as-of day (ballast-dews-v1; null when the coin has no DEWS row that day), liquidityScore (null
+-- of the newest DEWS day, the one ending at as-of (ballast-dews-v1; null when the coin has no DEWS row that day), liquidityScore (null
 -- until DEX liquidity is published), coverageClass (full, limited-peg-history, unrated, defunct).
 with coins as (
     select * from stablecoins
@@ -14,8 +14,9 @@ pegs as (
     select * from peg_scores
 ),
 
+-- DEWS of the newest day (the day ending at as-of; dews_daily holds nothing after as-of)
 dews as (
-    select * from dews_daily where date = (select as_of_day from build_context)
+    select * from dews_daily where date = (select max(date) from dews_daily)
 ),
 
 final as (

@@ -3,7 +3,8 @@
  * run (a server that does not start, a missing tool).
  *
  * 1. Build from the recorded capture, 3 runs: wall time and peak RSS (targets ≤ 60 s, ≤ 2 GiB).
- * 2. Depeg detection over all recorded history, 3 fresh processes: time and peak RSS (≤ 10 s).
+ * 2. Depeg detection over all recorded history, 3 fresh processes: time and peak RSS (≤ 10 s); in the same
+ *    runs, the risk stage (DEWS, stability index, safety scores and their daily history; ≤ 15 s).
  * 3. API against nginx serving the same bytes, in this invocation. The machine is small and noisy,
  *    so absolute numbers mean little; the API/nginx ratio of runs seconds apart does.
  *    - The API runs in its own process (`node --import tsx api/server.ts --dev-key`, so the pid is
@@ -315,7 +316,7 @@ function benchBuild(): string {
 
 /** 2. Depeg detection over the whole recorded history, a fresh process per run (so RSS is its own). */
 function benchDetection(): void {
-  const det: { monitorMs: number; pegStageMs: number; observations: number; slots: number; incidents: number; maxRssKb: number }[] = [];
+  const det: { monitorMs: number; pegStageMs: number; riskStageMs: number; observations: number; slots: number; incidents: number; maxRssKb: number }[] = [];
   for (let i = 0; i < RUNS; i++) {
     const out = execFileSync("npx", ["tsx", "scripts/bench-detection.ts"], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" } }).toString();
     det.push(JSON.parse(out.trim().split("\n").at(-1)!));
@@ -324,6 +325,7 @@ function benchDetection(): void {
   console.log(table(["metric", "median", "min", "max", "target"], [
     spread("consensus + detection (s)", det.map((d) => d.monitorMs / 1000), 2, "≤ 10"),
     spread("+ peg scores + resolver (s)", det.map((d) => d.pegStageMs / 1000), 2, "—"),
+    spread("risk stage: DEWS, stability index, safety scores + daily history (s)", det.map((d) => d.riskStageMs / 1000), 2, "≤ 15"),
     spread("process peak RSS (MiB)", det.map((d) => d.maxRssKb / 1024), 0, "—"),
   ]));
 }

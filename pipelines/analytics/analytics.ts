@@ -11,3 +11,6 @@ import { dewsAnalytic, dewsBaseAnalytic } from "./stress-signals.ts";
  * the stability index: `dews_base` → `stability_index` (stress breadth) → `dews` (amplified).
  */
 export const ANALYTICS: Analytic[] = [pegMonitor, pegSummary, depegResolver, dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards];
+
+/** Nodes of the risk stage (DEWS, stability index, safety scores with their history), timed by `make bench`. */
+export const RISK_STAGE: string[] = [dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards].map((a) => a.name);
