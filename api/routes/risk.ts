@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { outputPath } from "../../site-data/contract.ts";
 import {
   dependencyGraphArtifact, dependencyScenariosArtifact, type ReportCardsV9PayloadSchema, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact,
   type SafetyHistoryRowSchema, SafetyHistorySchema, safetyScoreHistoryArtifact,
 } from "../../site-data/report-cards.ts";
-import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { intParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, type HandlerContext, type JsonRoute, need, type RouteDecl, type RouteResult } from "./route.ts";
+import { artifactPayload, bind, type HandlerContext, type JsonRoute, perCoinRows, type RouteDecl, type RouteResult } from "./route.ts";
 
 const tag = "risk";
 type HistoryRow = z.infer<typeof SafetyHistoryRowSchema>;
@@ -22,12 +20,10 @@ const HistoryQuery = z.object({
  * 404 for an unknown id; a listed coin without rows gives `[]`.
  */
 async function historyWindow(ctx: HandlerContext, route: JsonRoute): Promise<{ rows: HistoryRow[]; dataAsOf: number | null }> {
-  const build = need(ctx.build);
-  const id: string = ctx.query.stablecoin;
-  if (!build.files.has(outputPath(safetyScoreHistoryArtifact.outputs.main, id)) && build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) {
-    return { rows: [], dataAsOf: null };
-  }
-  const { value: all, path } = await artifactPayload<HistoryRow[]>(route, ctx);
+  const found = await perCoinRows<HistoryRow[]>(route, ctx);
+  if (!found) return { rows: [], dataAsOf: null };
+  const { value: all, path } = found;
+  const build = ctx.build!;
   const days: number = ctx.query.days ?? 365;
   const start = build.manifest.asOf - days * 86400;
   const inside = all.filter((r) => r.date > start);

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { type Artifact, type ArtifactOutput, outputPath } from "../../site-data/contract.ts";
+import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
@@ -152,6 +153,18 @@ export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext):
   } catch {
     throw notYetAvailable(route.artifact!.key);
   }
+}
+
+/**
+ * The `{id}` file of a per-coin history route whose artifact publishes files only for coins with rows
+ * (id = `ctx.query.stablecoin`): null for a listed coin without a file (the caller answers `[]`), else
+ * the validated payload; 404 for an unknown id, 503 when the build lacks the data.
+ */
+export async function perCoinRows<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string } | null> {
+  const build = need(ctx.build);
+  const id: string = ctx.query.stablecoin;
+  if (!build.files.has(outputPath(route.artifact!.output, id)) && build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) return null;
+  return artifactPayload<T>(route, ctx);
 }
 
 /** 404 naming the unknown id for templated outputs, else 503 not yet available. */

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { outputPath } from "../../site-data/contract.ts";
 import { stablecoinChartsArtifact } from "../../site-data/stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { StablecoinSummarySchema, stablecoinSummaryArtifact, type StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
@@ -7,7 +6,7 @@ import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { supplyHistoryArtifact } from "../../site-data/supply-history.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, need, type RouteDecl } from "./route.ts";
+import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";
 
 const StablecoinIdParam = z.object({ stablecoinId: z.string().max(200, "must be at most 200 characters").describe("Canonical stablecoin id `<ticker>-<issuer>`") });
 const tag = "stablecoins";
@@ -53,15 +52,12 @@ export const STABLECOIN_ROUTES: RouteDecl[] = [
     summary: "Daily supply history of one stablecoin",
     description: "Array of `{date, circulatingUsd, circulatingNative, source}` oldest first; `days` keeps the last N days before the newest point (default: all). A listed coin without accepted history points answers `[]`; an unknown id is 404.",
     async handler(ctx, route) {
-      const build = need(ctx.build);
-      const id: string = ctx.query.stablecoin;
-      if (!build.files.has(outputPath(supplyHistoryArtifact.outputs.main, id)) && build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) {
-        return { payload: [], dataAsOf: null };
-      }
-      const { value: points, path } = await artifactPayload<{ date: number }[]>(route, ctx);
+      const found = await perCoinRows<{ date: number }[]>(route, ctx);
+      if (!found) return { payload: [], dataAsOf: null };
+      const { value: points, path } = found;
       const last = points.at(-1)?.date ?? 0;
       const days: number | undefined = ctx.query.days;
-      return { payload: days ? points.filter((p) => p.date > last - days * 86400) : points, dataAsOf: build.dataAsOf(path) };
+      return { payload: days ? points.filter((p) => p.date > last - days * 86400) : points, dataAsOf: ctx.build!.dataAsOf(path) };
     },
   },
 ];
