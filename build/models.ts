@@ -44,8 +44,13 @@ export function parseAsserts(text: string): { label: string; sql: string }[] {
   });
 }
 
+/** Asserts of node `name` (`<layer>/<name>.assert.sql`, SQL model or TS analytic); none when the file is missing. */
+function assertsOf(root: string, layer: string, name: string): Model["asserts"] {
+  try { return parseAsserts(readFileSync(join(root, layer, `${name}.assert.sql`), "utf8")); } catch { return []; }
+}
+
 /**
- * Discovers SQL models, adds the TS `analytics`, and orders them so every node runs after the
+ * Discovers SQL models, adds the TS `analytics` (each with its `<layer>/<name>.assert.sql` when present), and orders them so every node runs after the
  * nodes whose tables it reads. Throws ModelError on cycles or reads from a later layer.
  */
 export function discoverModels(root: string, analytics: Analytic[] = []): Model[] {
@@ -53,14 +58,12 @@ export function discoverModels(root: string, analytics: Analytic[] = []): Model[
   for (const layer of LAYERS) {
     for (const file of readdirSync(join(root, layer)).filter((f) => f.endsWith(".sql") && !f.endsWith(".assert.sql")).sort()) {
       const name = basename(file, ".sql");
-      const assertPath = join(root, layer, `${name}.assert.sql`);
-      let asserts: Model["asserts"] = [];
-      try { asserts = parseAsserts(readFileSync(assertPath, "utf8")); } catch { /* no asserts */ }
-      models.push({ name, layer, sql: readFileSync(join(root, layer, file), "utf8"), asserts, deps: [], outputs: [name] });
+      models.push({ name, layer, sql: readFileSync(join(root, layer, file), "utf8"), asserts: assertsOf(root, layer, name), deps: [], outputs: [name] });
     }
   }
   for (const a of analytics) {
-    models.push({ name: a.name, layer: a.layer ?? "intermediate", sql: Object.values(a.inputs).join("\n"), asserts: [], deps: [], outputs: Object.keys(a.outputs), analytic: a });
+    const layer = a.layer ?? "intermediate";
+    models.push({ name: a.name, layer, sql: Object.values(a.inputs).join("\n"), asserts: assertsOf(root, layer, a.name), deps: [], outputs: Object.keys(a.outputs), analytic: a });
   }
   // table name → node that creates it
   const producer = new Map<string, string>();
