@@ -60,7 +60,10 @@ export const reportCards: Analytic = {
   },
   run(inputs, { asOf }) {
     const asOfDay = Math.floor(asOf / 86400);
-    const coins = inputs.coins.map((c): Row & { risk: RiskFacts | null } => ({ ...c, risk: c.risk_json ? JSON.parse(c.risk_json) : null }));
+    // One card per id: a duplicated registry record (which the marts' asserts reject) must not multiply the daily history work.
+    const seen = new Set<string>();
+    const coins = inputs.coins.filter((c) => !seen.has(c.id) && seen.add(c.id))
+      .map((c): Row & { risk: RiskFacts | null } => ({ ...c, risk: c.risk_json ? JSON.parse(c.risk_json) : null }));
     const byId = new Map(coins.map((c) => [c.id as string, c]));
     const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id as string, r]));
     const incidents = groupBy(inputs.incidents);
