@@ -2,6 +2,7 @@ import { BINANCE_BASE_URL, BINANCE_PAIRS, binanceKlinesEndpoint, coingeckoPriceB
 import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archives.ts";
 import { BLUECHIP_BASE_URL, bluechipRatingsEndpoint } from "./bluechip.ts";
 import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
+import { DEFILLAMA_YIELDS_BASE_URL, yieldPoolsEndpoint } from "./defillama-yields.ts";
 import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
 import { onchainEventsEndpoint } from "./onchain-events.ts";
@@ -13,6 +14,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
     binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
+    yieldPoolsEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -23,6 +25,7 @@ export const SOURCE_BASE_URLS: Record<string, string> = {
   frankfurter: FRANKFURTER_BASE_URL,
   binance: BINANCE_BASE_URL,
   bluechip: BLUECHIP_BASE_URL,
+  "defillama-yields": DEFILLAMA_YIELDS_BASE_URL,
 };
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
@@ -43,6 +46,7 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },
     { endpoint: "defillama.stablecoinprices", params: {} },
     { endpoint: "coingecko.markets", params: {} },
+    { endpoint: "defillama-yields.pools", params: {} },
     { endpoint: "frankfurter.rates", params: { base: "EUR", start: opts.fxStart } },
     ...Object.keys(BINANCE_PAIRS).map((symbol) => ({ endpoint: "binance.klines", params: { symbol, interval: "15m" } })),
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
