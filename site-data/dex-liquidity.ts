@@ -122,17 +122,13 @@ export const dexLiquidityArtifact: Artifact = {
   schemaVersion: "1.0.0",
   maxAgeSec: 7200,
   optional: true,
-  schema: z.union([DexLiquiditySchema, DexLiquidityHistorySchema]),
-  outputs: {
-    main: { path: "site-data/dex-liquidity.json", schema: DexLiquiditySchema },
-    history: { path: "site-data/dex-liquidity-history/{id}.json", schema: DexLiquidityHistorySchema },
-  },
-  description: "DEX liquidity scores per coin with top pools, chain/protocol breakdowns, unmatched pool tokens and quality metadata; daily history per coin.",
+  schema: DexLiquiditySchema,
+  outputs: { main: { path: "site-data/dex-liquidity.json", schema: DexLiquiditySchema } },
+  description: "DEX liquidity scores per coin with top pools, chain/protocol breakdowns, unmatched pool tokens and quality metadata.",
   queries: {
     coins: sqlFile(import.meta.url, "dex_liquidity"),
     unmatched: sqlFile(import.meta.url, "dex_liquidity_unmatched"),
     quality: sqlFile(import.meta.url, "dex_liquidity_quality"),
-    daily: sqlFile(import.meta.url, "dex_liquidity_daily"),
   },
   assemble(rows) {
     if (rows.coins.length === 0) return { files: [], dataAsOf: null };
@@ -169,7 +165,26 @@ export const dexLiquidityArtifact: Artifact = {
       },
       updatedAt,
     };
-    const files: ArtifactFile[] = [{ path: dexLiquidityArtifact.outputs.main.path, payload, rows: coins.length }];
+    return { files: [{ path: dexLiquidityArtifact.outputs.main.path, payload, rows: coins.length }], dataAsOf: updatedAt };
+  },
+};
+
+/**
+ * `site-data/dex-liquidity-history/{id}.json` — one row per capture day per coin of the DEX liquidity
+ * universe, oldest first (table `dex_liquidity_daily`). Optional like `dex-liquidity`: nothing without a
+ * pool capture at or before as-of.
+ */
+export const dexLiquidityHistoryArtifact: Artifact = {
+  key: "dex-liquidity-history",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 86_400,
+  optional: true,
+  schema: DexLiquidityHistorySchema,
+  outputs: { main: { path: "site-data/dex-liquidity-history/{id}.json", schema: DexLiquidityHistorySchema } },
+  description: "DEX liquidity score history per coin: one row per pool capture day.",
+  queries: { daily: sqlFile(import.meta.url, "dex_liquidity_daily") },
+  assemble(rows) {
+    if (rows.daily.length === 0) return { files: [], dataAsOf: null };
     const byCoin = new Map<string, z.infer<typeof DexLiquidityHistoryRowSchema>[]>();
     for (const r of rows.daily) {
       const list = byCoin.get(String(r.stablecoin_id)) ?? [];
@@ -180,7 +195,8 @@ export const dexLiquidityArtifact: Artifact = {
       });
       byCoin.set(String(r.stablecoin_id), list);
     }
-    for (const [id, list] of byCoin) files.push({ path: outputPath(dexLiquidityArtifact.outputs.history, id), payload: list, rows: list.length });
+    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({ path: outputPath(dexLiquidityHistoryArtifact.outputs.main, id), payload: list, rows: list.length }));
+    const updatedAt = Math.max(...rows.daily.map((r) => Number(r.observed_at)));
     return { files, dataAsOf: updatedAt };
   },
 };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { outputPath } from "../../site-data/contract.ts";
-import { type DexLiquidityHistoryRowSchema, dexLiquidityArtifact } from "../../site-data/dex-liquidity.ts";
+import { type DexLiquidityHistoryRowSchema, dexLiquidityArtifact, dexLiquidityHistoryArtifact } from "../../site-data/dex-liquidity.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
@@ -22,7 +22,7 @@ const HistoryQuery = z.object({
  * Markets routes: DEX liquidity (spec 4.1 `/api/dex-liquidity`, `/api/dex-liquidity-history`, cache key
  * `dex-liquidity`). Bound to an optional artifact: until a build holds a DefiLlama yields `/pools`
  * capture observed at or before its as-of, nothing is published and both answer 503 `Data not yet
- * available: dex-liquidity` (the history route after checking the id: unknown → 404).
+ * available: dex-liquidity` (the history route, cache key `dex-liquidity-history`, answers `Data not yet available: dex-liquidity-history` after checking the id: unknown → 404).
  */
 export const MARKETS_ROUTES: RouteDecl[] = [
   {
@@ -38,15 +38,15 @@ export const MARKETS_ROUTES: RouteDecl[] = [
   },
   {
     kind: "json", operationId: "getDexLiquidityHistory", method: "GET", path: "/api/dex-liquidity-history", lane: "apiKey", tag, cache: "slow", meta: false,
-    artifact: bind(dexLiquidityArtifact, "history"), query: HistoryQuery, id: (ctx) => ctx.query.stablecoin,
+    artifact: bind(dexLiquidityHistoryArtifact), query: HistoryQuery, id: (ctx) => ctx.query.stablecoin,
     summary: "DEX liquidity score history of one stablecoin",
-    description: `Rows ascending by UTC day (Unix s, 00:00) of each pool capture day: \`{date, liquidityScore, totalTvlUsd, poolCount, hhi, totalVolume24hUsd, activityStatus, liquidityScoreUnavailableReason, observedAt, methodologyVersion}\`. \`days\` (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default}) keeps the rows whose day starts at or after as-of minus that many days. Unknown id: 404; a known coin outside the scored universe (dead at as-of): \`[]\`; no pool capture in the build: 503 \`Data not yet available: dex-liquidity\`.`,
+    description: `Rows ascending by UTC day (Unix s, 00:00) of each pool capture day: \`{date, liquidityScore, totalTvlUsd, poolCount, hhi, totalVolume24hUsd, activityStatus, liquidityScoreUnavailableReason, observedAt, methodologyVersion}\`. \`days\` (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default}) keeps the rows whose day starts at or after as-of minus that many days. Unknown id: 404; a known coin outside the scored universe (dead at as-of): \`[]\`; no pool capture in the build: 503 \`Data not yet available: dex-liquidity-history\`.`,
     async handler(ctx, route) {
       const build = need(ctx.build);
       const id: string = ctx.query.stablecoin;
       const known = build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id)) || build.files.has(outputPath(route.artifact!.output, id));
       if (!known) throw new HttpError(404, `Unknown stablecoin id: ${id}`);
-      if (!build.files.has(dexLiquidityArtifact.outputs.main.path)) throw notYetAvailable(dexLiquidityArtifact.key);
+      if (!build.files.has(dexLiquidityArtifact.outputs.main.path)) throw notYetAvailable(dexLiquidityHistoryArtifact.key);
       const found = await perCoinRows<HistoryRow[]>(route, ctx);
       if (!found) return { payload: [], dataAsOf: build.dataAsOf(dexLiquidityArtifact.outputs.main.path) };
       const start = build.manifest.asOf - (ctx.query.days ?? DEX_HISTORY_DAYS.default) * 86400;

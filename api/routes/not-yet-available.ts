@@ -65,18 +65,25 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
  */
 export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES, ...MARKETS_ROUTES];
 
+/** Whether an output is published: its file, or for a `{id}` template any file under the template's prefix. */
+function isPublished(path: string, published: ReadonlySet<string>): boolean {
+  if (!path.includes("{id}")) return published.has(path);
+  const prefix = path.slice(0, path.indexOf("{id}"));
+  for (const p of published) if (p.startsWith(prefix)) return true;
+  return false;
+}
+
 /**
  * Features no build publishes yet, from the route table: feature → the GET paths answering 503 for
  * it (OpenAPI form): every `notYetAvailable` route, plus routes bound to an optional artifact whose
- * file is not among `published` (the serving build's file paths), under the artifact's key. Health
+ * file (any file of a `{id}` output) is not among `published` (the serving build's file paths), under the artifact's key. Health
  * reports them (no effect on status), so the list cannot drift from the routes.
  */
 export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set()): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const r of [...NOT_YET_AVAILABLE_ROUTES, ...OPTIONAL_ARTIFACT_ROUTES]) {
     if (r.kind !== "json") continue;
-    const feature = r.notYetAvailable
-      ?? (r.artifact?.optional && !r.artifact.output.path.includes("{id}") && !published.has(r.artifact.output.path) ? r.artifact.key : undefined);
+    const feature = r.notYetAvailable ?? (r.artifact?.optional && !isPublished(r.artifact.output.path, published) ? r.artifact.key : undefined);
     if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   return out;

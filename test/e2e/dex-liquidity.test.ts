@@ -15,7 +15,7 @@ import { CAPTURE_DIR } from "../helpers/build-once.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 
 // One build as of 2026-09-03 (the recorded DefiLlama yields sample was observed 2026-09-02T11:57:41Z;
-// the default build as of 2025-09-07 has no pools and answers 503: test/api/app.test.ts).
+// the default build as of 2025-09-07 has no pools and answers 503 (both routes): test/api/app.test.ts).
 const AS_OF = Date.parse("2026-09-03T00:00:00Z") / 1000;
 const OBSERVED = Math.floor(Date.parse("2026-09-02T11:57:41.317Z") / 1000);
 
@@ -114,6 +114,7 @@ describe("a build as of 2026-09-03 reads the recorded DefiLlama yields sample", 
     expect((await req("/api/dex-liquidity-history?stablecoin=nope-coin")).status).toBe(404);
     const health = await (await app.request("/api/health")).json();
     expect(health.caches["dex-liquidity"]).toMatchObject({ maxAge: 7200 });
+    expect(health.caches["dex-liquidity-history"]).toMatchObject({ maxAge: 86400 });
     expect(health.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity"))).toBe(false);
   });
 });
