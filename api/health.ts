@@ -128,6 +128,7 @@ const LIST_ENDPOINT = "defillama.stablecoins";
  */
 export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
   defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain", bluechip: "bluechip",
+  "defillama-yields": "defillama", curve: "curve", "dex-subgraph": "dex-subgraph",
 };
 /** Open circuit groups from which the top-level status is `degraded` (spec 2.8). */
 export const OPEN_GROUPS_DEGRADED = 3;

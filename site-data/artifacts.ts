@@ -3,6 +3,7 @@ import { blacklistLedgerArtifact, blacklistSummaryArtifact } from "./blacklist.t
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
 import { depegLedgerArtifact, tapeLedgerArtifact } from "./depeg-events.ts";
+import { dexLiquidityArtifact, dexLiquidityHistoryArtifact } from "./dex-liquidity.ts";
 import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-resolver.ts";
 import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "./mint-burn.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
@@ -24,6 +25,6 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
   reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
-  bluechipRatingsArtifact,
+  bluechipRatingsArtifact, dexLiquidityArtifact, dexLiquidityHistoryArtifact,
   stabilityIndexArtifact, stressSignalsArtifact,
 ];

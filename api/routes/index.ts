@@ -1,6 +1,7 @@
 import { ADMIN_ROUTES } from "./admin.ts";
 import { CHAIN_ROUTES } from "./chains.ts";
 import { HEALTH_ROUTES } from "./health.ts";
+import { MARKETS_ROUTES } from "./markets.ts";
 import { NOT_YET_AVAILABLE_ROUTES, WRITE_ROUTES } from "./not-yet-available.ts";
 import { ONCHAIN_ROUTES } from "./onchain.ts";
 import { PEG_ROUTES } from "./peg.ts";
@@ -16,5 +17,5 @@ import { STATIC_ROUTES } from "./static-files.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

@@ -4,6 +4,7 @@ import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import { MARKETS_ROUTES } from "./markets.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
 import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
 
@@ -32,8 +33,6 @@ function later(operationId: string, path: string, feature: string, cache: CacheP
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getStablecoinReserves", "/api/stablecoin-reserves/:stablecoinId", "stablecoin-reserves", "standard", "Live or fallback reserve composition of one stablecoin"),
   later("getUsdsStatus", "/api/usds-status", "usds-status", "standard", "USDS protocol status"),
-  later("getDexLiquidity", "/api/dex-liquidity", "dex-liquidity", "custom", "DEX liquidity scores"),
-  later("getDexLiquidityHistory", "/api/dex-liquidity-history", "dex-liquidity", "slow", "DEX liquidity score history", "stablecoin! days"),
   later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
   later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
   later("getDigestSnapshot", "/api/digest-snapshot", "digests", "archive", "Digest for a date", "date!"),
@@ -64,20 +63,27 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
  * rows, `Artifact.optional`). Listed here rather than read from `routes/index.ts`, which imports the
  * health route (an import cycle); a health test checks every optional binding of the table is here.
  */
-export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES];
+export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES, ...MARKETS_ROUTES];
+
+/** Whether an output is published: its file, or for a `{id}` template any file under the template's prefix. */
+function isPublished(path: string, published: ReadonlySet<string>): boolean {
+  if (!path.includes("{id}")) return published.has(path);
+  const prefix = path.slice(0, path.indexOf("{id}"));
+  for (const p of published) if (p.startsWith(prefix)) return true;
+  return false;
+}
 
 /**
  * Features no build publishes yet, from the route table: feature → the GET paths answering 503 for
  * it (OpenAPI form): every `notYetAvailable` route, plus routes bound to an optional artifact whose
- * file is not among `published` (the serving build's file paths), under the artifact's key. Health
+ * file (any file of a `{id}` output) is not among `published` (the serving build's file paths), under the artifact's key. Health
  * reports them (no effect on status), so the list cannot drift from the routes.
  */
 export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set()): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const r of [...NOT_YET_AVAILABLE_ROUTES, ...OPTIONAL_ARTIFACT_ROUTES]) {
     if (r.kind !== "json") continue;
-    const feature = r.notYetAvailable
-      ?? (r.artifact?.optional && !r.artifact.output.path.includes("{id}") && !published.has(r.artifact.output.path) ? r.artifact.key : undefined);
+    const feature = r.notYetAvailable ?? (r.artifact?.optional && !isPublished(r.artifact.output.path, published) ? r.artifact.key : undefined);
     if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   return out;

@@ -15,6 +15,7 @@ const PUBLISHED_TABLES = [
   "blacklist_events", "mint_burn_events", "mint_burn_hourly", "mint_burn_daily", "bluechip_ratings",
   "report_cards", "safety_score_history", "dependency_edges",
   "stability_index_daily", "dews_daily",
+  "yield_pools", "pool_coin_matches", "dex_liquidity", "dex_liquidity_daily",
 ];
 
 /** Newest DefiLlama list capture used (Unix s): the `dataAsOf` of datasets and the DuckDB file. */

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { DEX_LIQUIDITY_VERSION } from "./dex-liquidity.ts";
 import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.ts";
 import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts";
 import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
@@ -48,6 +49,7 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("report-card", REPORT_CARD_VERSION, []),
   entry("stability-index", PSI_VERSION, []),
   entry("stress-signals", DEWS_VERSION, []),
+  entry("dex-liquidity", DEX_LIQUIDITY_VERSION, []),
 ];
 
 /**

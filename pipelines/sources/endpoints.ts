@@ -2,6 +2,9 @@ import { BINANCE_BASE_URL, BINANCE_PAIRS, binanceKlinesEndpoint, coingeckoPriceB
 import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archives.ts";
 import { BLUECHIP_BASE_URL, bluechipRatingsEndpoint } from "./bluechip.ts";
 import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
+import { CURVE_BASE_URL, curvePoolsEndpoint } from "./curve.ts";
+import { DEX_SUBGRAPH_BASE_URL, dexSubgraphPoolsEndpoint } from "./dex-subgraph.ts";
+import { DEFILLAMA_YIELDS_BASE_URL, yieldPoolsEndpoint } from "./defillama-yields.ts";
 import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
 import { onchainEventsEndpoint } from "./onchain-events.ts";
@@ -13,6 +16,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
     binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
+    yieldPoolsEndpoint, curvePoolsEndpoint, dexSubgraphPoolsEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -23,7 +27,13 @@ export const SOURCE_BASE_URLS: Record<string, string> = {
   frankfurter: FRANKFURTER_BASE_URL,
   binance: BINANCE_BASE_URL,
   bluechip: BLUECHIP_BASE_URL,
+  "defillama-yields": DEFILLAMA_YIELDS_BASE_URL,
+  curve: CURVE_BASE_URL,
+  "dex-subgraph": DEX_SUBGRAPH_BASE_URL,
 };
+
+/** Curve registries the live capture reads (`getPools/{chain}/{registry}`); DEX subgraphs need a configured gateway URL and are not in the default plan. */
+export const CURVE_REGISTRIES: [string, string][] = [["ethereum", "main"], ["ethereum", "factory-stable-ng"]];
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
 export function rawTables(): RawTable[] {
@@ -43,6 +53,8 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },
     { endpoint: "defillama.stablecoinprices", params: {} },
     { endpoint: "coingecko.markets", params: {} },
+    { endpoint: "defillama-yields.pools", params: {} },
+    ...CURVE_REGISTRIES.map(([chain, registry]) => ({ endpoint: "curve.pools", params: { chain, registry } })),
     { endpoint: "frankfurter.rates", params: { base: "EUR", start: opts.fxStart } },
     ...Object.keys(BINANCE_PAIRS).map((symbol) => ({ endpoint: "binance.klines", params: { symbol, interval: "15m" } })),
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),

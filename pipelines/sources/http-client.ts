@@ -79,8 +79,21 @@ export class HttpClient {
     }
   }
 
-  /** GET `path` and return the body text; same failure rules as getJson. */
-  async getText(path: string): Promise<string> {
+  /**
+   * POST `body` as JSON to `path` (a GraphQL query) and parse the JSON answer; same timeout, retry,
+   * circuit and failure rules as getJson.
+   */
+  async postJson(path: string, body: unknown): Promise<unknown> {
+    const text = await this.getText(path, JSON.stringify(body));
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UpstreamError(`${this.opts.name}: ${path} returned a non-JSON body`, this.opts.name);
+    }
+  }
+
+  /** GET `path` (POST `postBody` as JSON when given) and return the body text; same failure rules as getJson. */
+  async getText(path: string, postBody?: string): Promise<string> {
     if (this.circuit.state === "open") {
       if (this.now() - this.openedAt < this.opts.cooldownMs) {
         throw new UpstreamError(`${this.opts.name}: circuit open`, this.opts.name);
@@ -89,7 +102,7 @@ export class HttpClient {
     }
     return this.limit(async () => {
       try {
-        const body = await this.attempt(path);
+        const body = await this.attempt(path, postBody);
         this.circuit = { state: "closed", consecutiveFailures: 0, lastSuccessAt: Math.floor(this.now() / 1000) };
         return body;
       } catch (err) {
@@ -103,14 +116,15 @@ export class HttpClient {
     });
   }
 
-  private async attempt(path: string): Promise<string> {
+  private async attempt(path: string, postBody?: string): Promise<string> {
     const url = new URL(path, this.opts.baseUrl).toString();
     let lastError: UpstreamError | undefined;
     for (let attempt = 0; attempt <= this.opts.retries; attempt++) {
       let waitMs = this.opts.backoffMs * 2 ** attempt;
       try {
         const res = await this.fetchImpl(url, {
-          headers: { accept: "application/json", ...this.opts.headers },
+          ...(postBody === undefined ? {} : { method: "POST", body: postBody }),
+          headers: { accept: "application/json", ...(postBody === undefined ? {} : { "content-type": "application/json" }), ...this.opts.headers },
           signal: AbortSignal.timeout(this.opts.timeoutMs),
         });
         if (res.ok) return await res.text();

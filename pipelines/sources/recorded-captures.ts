@@ -1,6 +1,7 @@
 import { readAlchemyPriceCsv, readTotalSupplySampleCsv } from "./archives.ts";
 import { INTRADAY_BAR_TIME, readBinanceKlinesCsv, readCoingeckoRangeBarsJson } from "./binance.ts";
 import { COINGECKO_EXPORT_TIME, COINGECKO_SCRAPE_TIME, readCoingeckoChartExportCsv, readCoingeckoMarketCapScrapeCsv } from "./coingecko.ts";
+import { OPEN_DEFI_YIELDS_TIME, readOpenDefiYieldsCsv } from "./defillama-yields.ts";
 import { DEFILLAMA_ARCHIVE_TIME, readDefillamaChainWideCsv, readDefillamaChartCsv, readDefillamaPricesWideCsv } from "./defillama.ts";
 import { parseJsonText } from "./file-formats.ts";
 import { ECB_TIME, readEcbHistCsv } from "./frankfurter.ts";
@@ -18,6 +19,7 @@ export type { ReaderOutput, ReaderProblem } from "./types.ts";
 export { readAlchemyPriceCsv, readTotalSupplySampleCsv } from "./archives.ts";
 export { readBinanceKlinesCsv, readCoingeckoRangeBarsJson } from "./binance.ts";
 export { readCoingeckoChartExportCsv, readCoingeckoMarketCapScrapeCsv } from "./coingecko.ts";
+export { readOpenDefiYieldsCsv } from "./defillama-yields.ts";
 export { readDefillamaChainWideCsv, readDefillamaChartCsv, readDefillamaPricesWideCsv } from "./defillama.ts";
 export { readEcbHistCsv } from "./frankfurter.ts";
 export { readBhemenUsdpCsv, readBhemenUsdtCsv, readPyusdSupplyCsv } from "./onchain-events.ts";
@@ -56,6 +58,9 @@ const UTC_DAY_ROWS: SourceTime = { zone: "UTC", dailyBucket: "00:00 UTC point (o
 const SAMPLE_TIME: SourceTime = { zone: "UTC", dailyBucket: "intraday sample; date = UTC day of block time" };
 const NY = DEFILLAMA_ARCHIVE_TIME.zone;
 
+/** open-defi-data's yields head sample: every row's `scrapedAt` is 2026-09-02T11:57:41.317Z (MANIFEST §9), observed to the second. */
+const OPEN_DEFI_YIELDS_OBSERVED_AT = Math.floor(Date.parse("2026-09-02T11:57:41.317Z") / 1000);
+
 /** Every recorded input the embedded default build reads, relative to BALLAST_CAPTURE_DIR. */
 export const RECORDED_CAPTURES: RecordedCapture[] = [
   { endpoint: "defillama.stablecoins", file: "zacheryglass-stablecoinwatch/defillama_raw_output.json", observedAt: day("2025-09-07"), time: SNAPSHOT_TIME, read: readJsonFile() },
@@ -79,6 +84,8 @@ export const RECORDED_CAPTURES: RecordedCapture[] = [
     endpoint: "binance.klines", file: `binance-vision-usdc-svb-2023/USDCUSDT-1m-${d}.csv`, observedAt: day(d) + 86400, time: INTRADAY_BAR_TIME, read: readBinanceKlinesCsv("USDCUSDT", "1m"),
   })),
   { endpoint: "coingecko.price_bars", file: "bertrandbuild-stablesafe/data_usdc_large_depeg_2023.json", observedAt: day("2023-03-19"), time: INTRADAY_BAR_TIME, read: readCoingeckoRangeBarsJson("usd-coin", 900) },
+  // DefiLlama `/pools` head sample (104 pools, symbols only: no token addresses, no volumes).
+  { endpoint: "defillama-yields.pools", file: "open-defi-data/yields.head.csv", observedAt: OPEN_DEFI_YIELDS_OBSERVED_AT, time: OPEN_DEFI_YIELDS_TIME, read: readOpenDefiYieldsCsv(OPEN_DEFI_YIELDS_OBSERVED_AT) },
   // Decoded on-chain logs (observedAt = the recording's commit date; rows count from their block time).
   { endpoint: "onchain.events", file: "bhemen-usdt/usdt_configs.csv", observedAt: day("2023-07-11"), time: onchainEventsEndpoint.time, read: readBhemenUsdtCsv },
   { endpoint: "onchain.events", file: "bhemen-paxos-coins/usdp_configs.csv", observedAt: day("2022-11-20"), time: onchainEventsEndpoint.time, read: readBhemenUsdpCsv },

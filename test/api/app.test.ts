@@ -131,6 +131,26 @@ describe("auth matrix and errors", () => {
     expect(health.caches["bluechip-ratings"]).toBeUndefined();
   });
 
+  it("/api/dex-liquidity(-history) answer 503 not yet available: the default build (as of 2025-09-07) holds no pool capture", async () => {
+    const key = (await keys.create({ name: "dex", rateLimitPerMinute: 1000 })).token;
+    const req = (path: string, init: { key?: string | null } = {}) => app.request(path, { headers: init.key === null ? {} : { "X-API-Key": key } });
+    expect((await req("/api/dex-liquidity", { key: null })).status).toBe(401);
+    const r = await req("/api/dex-liquidity");
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("60");
+    expect(await r.json()).toEqual({ error: "Data not yet available: dex-liquidity" });
+    const h = await req("/api/dex-liquidity-history?stablecoin=usdt-tether&days=30");
+    expect(h.status).toBe(503);
+    expect(await h.json()).toEqual({ error: "Data not yet available: dex-liquidity-history" });
+    expect((await req("/api/dex-liquidity-history?stablecoin=nope-coin")).status).toBe(404);
+    expect((await req("/api/dex-liquidity-history?stablecoin=usdt-tether&days=0")).status).toBe(400);
+    expect((await req("/api/dex-liquidity-history")).status).toBe(400);
+    const health = await (await req("/api/health", { key: null })).json();
+    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity —"))).toContain("/api/dex-liquidity answers 503");
+    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity-history —"))).toContain("/api/dex-liquidity-history answers 503");
+    expect(health.caches["dex-liquidity"]).toBeUndefined();
+  });
+
   it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {
     const r = await req("/api/donor-key-claims", { method: "POST", key: null });
     expect(r.status).toBe(403);

@@ -359,6 +359,9 @@ describe("bad input: reject rows, not files", () => {
     "onchain.total_supply_samples": { payload: { chainId: "bsc", decimals: 18, rows: [{ address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" }, { address: "0xa", __parsed_extra: ["x"] }] } },
     "binance.klines": { payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]], params: { symbol: "USDCUSDT", interval: "1m" } },
     "bluechip.ratings": { payload: { data: [{ name: "USDC", symbol: "USDC", grade: "A", date_of_rating: "2024-11-05" }, { grade: "Z" }] }, params: { slug: "usdc" } },
+    "defillama-yields.pools": { payload: { status: "success", data: [{ pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 }, { pool: "p2", tvlUsd: 1 }, 7] } },
+    "curve.pools": { payload: { success: true, data: { poolData: [{ address: "0xP", usdTotal: 1e6, coins: [{ address: "0xA", symbol: "USDC", decimals: 6 }, { symbol: "x" }] }, 5] } }, params: { chain: "ethereum", registry: "main" } },
+    "dex-subgraph.pools": { payload: { data: { pools: [{ id: "0xP", feeTier: "100", totalValueLockedUSD: "1e6", token0: { id: "0xA", symbol: "USDC" }, token1: { id: "0xB", symbol: "USDT" } }, { id: "0xQ" }] } }, params: { subgraph: "s", chain: "ethereum" } },
     "coingecko.price_bars": { payload: { geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5] } },
     "onchain.events": { payload: { rows: [{
       id: `ethereum-0x${"ab".repeat(32)}-3`, chain_id: "ethereum", stablecoin_id: "usdt-tether", config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
