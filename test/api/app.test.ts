@@ -116,8 +116,8 @@ describe("auth matrix and errors", () => {
       expect((await req(path, { method: "POST" })).status, path).toBe(404);
     }
     // A keyed route of the contract whose data is not built yet: 401 without a key, 503 with one.
-    expect((await req("/api/redemption-backstops", { key: null })).status).toBe(401);
-    expect((await req("/api/redemption-backstops")).status).toBe(503);
+    expect((await req("/api/usds-status", { key: null })).status).toBe(401);
+    expect((await req("/api/usds-status")).status).toBe(503);
   });
 
   it("/api/bluechip-ratings answers 503 not yet available while no build holds a rating capture; health lists it", async () => {
@@ -255,6 +255,7 @@ describe("every declared route is served", () => {
     "/api/mint-burn-events": "/api/mint-burn-events?stablecoin=usdt-tether&limit=5",
     "/api/safety-score-history": "/api/safety-score-history?stablecoin=usdc-circle&days=30",
     "/api/safety-score-history-v2": "/api/safety-score-history-v2?stablecoin=usdc-circle&days=30",
+    "/api/stablecoin-reserves/:stablecoinId": "/api/stablecoin-reserves/usdt-tether",
   };
   // Routes bound to an optional artifact (Bluechip ratings) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
