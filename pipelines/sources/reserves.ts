@@ -90,7 +90,7 @@ export async function readLiveReserves(adapter: ReserveAdapter, client: HttpClie
 }
 
 /** Each issuer is its own upstream family. */
-export const RESERVES_LINEAGE: SourceLineage = { family: "issuer-reserves", derivedFrom: null };
+export const RESERVES_LINEAGE: SourceLineage = { family: "reserves", derivedFrom: null };
 export const RESERVES_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at observedAt; reportedAt as the issuer states it" };
 
 const ComponentRow = z.object({
