@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { LaneAuth } from "./lib/auth.ts";
 import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
-import { assessFreshness, CACHE_PROFILES, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
+import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
@@ -253,7 +253,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       entry = await respond(route, validate(route, raw, build, clock));
       if (cacheable) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
-      entry.headers = { ...freshness(route, clock.now, entry.dataAsOf).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}) };
+      entry.headers = { ...freshness(route, clock.now, entry.dataAsOf, entry.cacheProfile).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}) };
       entry.nowSec = clock.now;
       entry.sent = undefined;
     }
@@ -273,18 +273,19 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
 
   const NO_STORE = { "Cache-Control": "no-store" };
 
-  function freshness(route: JsonRoute, now: number, dataAsOf: number | null) {
+  /** Freshness status and headers of a response; `profile` overrides the route's cache profile (RouteResult.cacheProfile). */
+  function freshness(route: JsonRoute, now: number, dataAsOf: number | null, profile: CacheProfile = route.cache) {
     const maxAgeSec = route.artifact?.maxAgeSec ?? route.maxAgeSec;
-    if (maxAgeSec === undefined) return { status: null, f: null, headers: { "Cache-Control": CACHE_PROFILES[route.cache] } };
+    if (maxAgeSec === undefined) return { status: null, f: null, headers: { "Cache-Control": CACHE_PROFILES[profile] } };
     const f = assessFreshness(now, dataAsOf, maxAgeSec, route.ratios ?? GENERIC_RATIOS);
-    return { status: f.status, f, headers: freshnessHeaders(f, route.cache) };
+    return { status: f.status, f, headers: freshnessHeaders(f, profile) };
   }
 
   async function respond(route: JsonRoute, ctx: HandlerContext): Promise<CachedResponse> {
     // A not-yet-available route answers 503 unless its handler checks something first (404 for an unknown id).
     if (route.notYetAvailable && !route.handler) throw notYetAvailable(route.notYetAvailable);
     const result: RouteResult = route.handler ? await route.handler(ctx, route) : await serveArtifact(route, ctx);
-    const fr = freshness(route, ctx.now, result.dataAsOf);
+    const fr = freshness(route, ctx.now, result.dataAsOf, result.cacheProfile);
     const stale = fr.status === "stale";
     let body: Uint8Array;
     let file: string | undefined;
@@ -305,7 +306,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       body = Buffer.from(text);
     }
     return {
-      buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file, noStore: result.noStore,
+      buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file, noStore: result.noStore, cacheProfile: result.cacheProfile,
       headers: { ...fr.headers, "Content-Type": JSON_TYPE, ...(result.noStore ? NO_STORE : {}) }, bodies: { identity: body },
     };
   }

@@ -8,12 +8,14 @@ import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-reso
 import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "./mint-burn.ts";
 import { nonUsdShareArtifact } from "./non-usd-share.ts";
 import { pegSummaryArtifact } from "./peg-summary.ts";
+import { redemptionBackstopsArtifact } from "./redemption-backstops.ts";
 import {
   dependencyGraphArtifact, dependencyScenariosArtifact, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact,
 } from "./report-cards.ts";
 import { stabilityIndexArtifact } from "./stability-index.ts";
 import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
+import { stablecoinReservesArtifact } from "./stablecoin-reserves.ts";
 import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
 import { stablecoinsArtifact } from "./stablecoins.ts";
 import { stressSignalsArtifact } from "./stress-signals.ts";
@@ -26,5 +28,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
   reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
   bluechipRatingsArtifact, dexLiquidityArtifact, dexLiquidityHistoryArtifact,
-  stabilityIndexArtifact, stressSignalsArtifact,
+  stabilityIndexArtifact, stressSignalsArtifact, redemptionBackstopsArtifact, stablecoinReservesArtifact,
 ];

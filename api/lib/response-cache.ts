@@ -1,4 +1,5 @@
 import type { ContentCoding } from "./encoding.ts";
+import type { CacheProfile } from "./freshness.ts";
 
 /**
  * A finished read response: body bytes per content coding (identity always; br/gzip added on first
@@ -14,6 +15,8 @@ export interface CachedResponse {
   dataAsOf: number | null;
   /** Always `Cache-Control: no-store` (a held publication), whatever the freshness. */
   noStore?: boolean;
+  /** Per-response Cache-Control profile overriding the route's (RouteResult.cacheProfile). */
+  cacheProfile?: CacheProfile;
   /** The published file the body is, byte for byte (its stored br/gzip siblings can be sent). */
   file?: string;
   headers: Record<string, string>;

@@ -5,6 +5,7 @@ import { MARKETS_ROUTES } from "./markets.ts";
 import { NOT_YET_AVAILABLE_ROUTES, WRITE_ROUTES } from "./not-yet-available.ts";
 import { ONCHAIN_ROUTES } from "./onchain.ts";
 import { PEG_ROUTES } from "./peg.ts";
+import { REDEMPTION_ROUTES } from "./redemption.ts";
 import { RISK_ROUTES } from "./risk.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
 import { RISK_SIGNAL_ROUTES } from "./risk-signals.ts";
@@ -17,5 +18,5 @@ import { STATIC_ROUTES } from "./static-files.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

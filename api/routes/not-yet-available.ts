@@ -31,7 +31,6 @@ function later(operationId: string, path: string, feature: string, cache: CacheP
 
 /** Spec 4.1 read routes whose features land with later issues (on-chain, risk, markets, digests, status). */
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
-  later("getStablecoinReserves", "/api/stablecoin-reserves/:stablecoinId", "stablecoin-reserves", "standard", "Live or fallback reserve composition of one stablecoin"),
   later("getUsdsStatus", "/api/usds-status", "usds-status", "standard", "USDS protocol status"),
   later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
   later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
@@ -41,7 +40,6 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getSnapshotStablecoin", "/api/snapshot/:date/stablecoin/:stablecoinId", "snapshots", "immutable-snapshot", "One stablecoin in a dated snapshot"),
   later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
-  later("getRedemptionBackstops", "/api/redemption-backstops", "redemption-backstops", "standard", "Redemption backstops"),
   later("getYieldRankings", "/api/yield-rankings", "yield-rankings", "standard", "Yield rankings", "projection"),
   later("getYieldAdapterManifest", "/api/yield-adapter-manifest", "yield-rankings", "standard", "Yield adapter manifest"),
   later("getYieldHistory", "/api/yield-history", "yield-history", "slow", "Yield history", "stablecoin! days mode sourceKey"),

@@ -22,6 +22,12 @@ export interface RouteResult {
   meta?: Record<string, unknown>;
   /** Send `Cache-Control: no-store` whatever the freshness (a held publication, spec 4.1 report-cards/v9). */
   noStore?: boolean;
+  /**
+   * Cache-Control profile of this response instead of the route's `cache` (reserves by mode, spec 8:
+   * `reserve-live`, `reserve-live-stale`, `reserve-fallback`). Freshness rules still apply: past the
+   * fresh runway the response is `no-store`.
+   */
+  cacheProfile?: CacheProfile;
   /** Payload served instead when the data is stale (spec 4.1: the resolver's empty rows). */
   whenStale?: unknown;
 }

@@ -14,7 +14,7 @@ const PUBLISHED_TABLES = [
   "supply_value_rejections", "listed_supply_daily", "source_quality_daily",
   "blacklist_events", "mint_burn_events", "mint_burn_hourly", "mint_burn_daily", "bluechip_ratings",
   "report_cards", "safety_score_history", "dependency_edges",
-  "stability_index_daily", "dews_daily",
+  "stability_index_daily", "dews_daily", "redemption_backstops",
   "yield_pools", "pool_coin_matches", "dex_liquidity", "dex_liquidity_daily",
 ];
 

@@ -70,7 +70,7 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
     id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", issuer: "VARCHAR", peg_type: "VARCHAR",
     peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
     dead_from: "VARCHAR", cause_of_death: "VARCHAR", contracts_json: "VARCHAR", exchange_symbols_json: "VARCHAR", unreviewed: "BOOLEAN",
-    death_known_on: "VARCHAR", risk_json: "VARCHAR",
+    death_known_on: "VARCHAR", risk_json: "VARCHAR", redemption_json: "VARCHAR", reserves_json: "VARCHAR",
     peak_mcap_usd: "DOUBLE",
   }, registry.coins.map((c) => {
     const known = deathKnownOn(c.deadFrom);
@@ -81,6 +81,7 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
       dead_from: dead ? c.deadFrom : null, cause_of_death: dead ? c.causeOfDeath : null, contracts_json: JSON.stringify(c.contracts),
       exchange_symbols_json: JSON.stringify(c.exchangeSymbols), unreviewed: c.provenance.includes("unreviewed"),
       death_known_on: dead ? known : null, risk_json: c.risk ? JSON.stringify(c.risk) : null,
+      redemption_json: c.redemption ? JSON.stringify(c.redemption) : null, reserves_json: c.reserves ? JSON.stringify(c.reserves) : null,
       // the cemetery's peak market cap, like the cause of death, only once the death is known at as-of
       peak_mcap_usd: dead ? c.peakMcapUsd ?? null : null,
     };

@@ -5,6 +5,7 @@ import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts"
 import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
 import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
+import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
 import { PSI_VERSION } from "./stability-index.ts";
 import { DEWS_VERSION } from "./stress-signals.ts";
@@ -50,6 +51,7 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("stability-index", PSI_VERSION, []),
   entry("stress-signals", DEWS_VERSION, []),
   entry("dex-liquidity", DEX_LIQUIDITY_VERSION, []),
+  entry("redemption-backstops", REDEMPTION_BACKSTOP_VERSION, []),
 ];
 
 /**

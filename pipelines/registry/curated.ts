@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ContractDeploymentSchema, RiskFactsSchema, StablecoinIdSchema, TrackedContractSchema } from "./schema.ts";
+import { ContractDeploymentSchema, RedemptionFactsSchema, RiskFactsSchema, StablecoinIdSchema, TrackedContractSchema } from "./schema.ts";
 
 /**
  * The curated coin records (`pipelines/registry/coins.curated.json`): one record per coin, the
@@ -97,6 +97,8 @@ export const CuratedCoinSchema = z.strictObject({
   deadFrom: DeadFromSchema.optional(),
   /** Curated risk facts with their sources ({@link RiskFactsSchema}); omitted when not curated (graded `NR`). */
   risk: RiskFactsSchema.optional(),
+  /** Curated redemption route facts with their sources ({@link RedemptionFactsSchema}); omitted when the route is not known with confidence. */
+  redemption: RedemptionFactsSchema.optional(),
 });
 export type CuratedCoin = z.infer<typeof CuratedCoinSchema>;
 
@@ -200,7 +202,7 @@ export function byId(a: { id: string }, b: { id: string }): number {
 
 const KEY_ORDER: (keyof CuratedCoin)[] = [
   "id", "symbol", "issuer", "variant", "name", "pegType", "pegMechanism", "navToken", "floatingPeg",
-  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "freezeContracts", "supplyContracts", "deadFrom", "risk",
+  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "freezeContracts", "supplyContracts", "deadFrom", "risk", "redemption",
 ];
 
 /**

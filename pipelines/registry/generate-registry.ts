@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyOf, slug } from "./curated.ts";
 import { toEventSelector } from "viem";
-import { type Chain, type Coin, CoinSchema, FamilyEventSchema, type Registry, type TrackedContract } from "./schema.ts";
+import { type Chain, type Coin, CoinSchema, FamilyEventSchema, type Registry, ReserveRiskSchema, type TrackedContract } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 import { parseRegistry } from "./registry.ts";
 
@@ -63,6 +63,8 @@ const CoreCoin = z.looseObject({
   llamaId: z.string().nullable().optional(),
   geckoId: z.string().nullable().optional(),
   contracts: z.array(z.object({ chain: z.string(), address: z.string(), decimals: z.number() })).optional(),
+  reserves: z.array(z.object({ name: z.string(), pct: z.number(), risk: z.string() })).optional(),
+  _source: z.object({ path: z.string(), commit: z.string() }).optional(),
 });
 const CemeteryRow = z.object({
   id: z.string(),
@@ -224,6 +226,8 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
       supplyContracts: sortTracked(rec.supplyContracts ?? [], families),
       provenance: provenance.sort(),
       risk: rec.risk ?? null,
+      redemption: rec.redemption ?? null,
+      reserves: reserveComposition(core),
     });
   });
 
@@ -251,6 +255,19 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
 /** Reads the recorded inputs and the committed curated records and returns the registry. */
 export function generateRegistry(captureDir: string, curated: CuratedCoin[] = loadCuratedCoins()): Registry {
   return buildRegistry(curated, readRegistryInputs(captureDir));
+}
+
+/**
+ * The Pharos core extract's reserve composition of a coin with its citation (label
+ * `pharos-core <path>@<commit>`, the file at its commit), null when the extract has none.
+ */
+export function reserveComposition(core: z.infer<typeof CoreCoin> | undefined): Coin["reserves"] {
+  if (!core?.reserves?.length || !core._source) return null;
+  const { path, commit } = core._source;
+  return {
+    components: core.reserves.map((r) => ({ name: r.name, pct: r.pct, risk: ReserveRiskSchema.parse(r.risk) })),
+    source: { label: `pharos-core ${path}@${commit}`, url: `https://github.com/TokenBrice/pharos-watch/blob/${commit}/${path}` },
+  };
 }
 
 /** Tracked contracts sorted by chain, family, address; throws on a family the registry does not define. */

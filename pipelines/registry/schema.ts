@@ -72,15 +72,32 @@ export const RiskDependencySchema = z.strictObject({
 });
 export type RiskDependency = z.infer<typeof RiskDependencySchema>;
 
+/**
+ * Citation schema of a curated fact block whose fact fields are `fields`: which fields a source
+ * supports, a label and a public https URL. Shared by the `risk` and `redemption` blocks.
+ */
+export function citationSchema<F extends readonly [string, ...string[]]>(fields: F) {
+  return z.strictObject({
+    /** Fact fields of the block this source supports. */
+    fields: z.array(z.enum(fields)).min(1),
+    /** `pharos-core <_source.path>@<commit>` for the recorded Pharos extract, else the page's title. */
+    label: z.string().min(1),
+    /** Public URL: the Pharos file at its commit, or the issuer's documentation / transparency page. */
+    url: z.url({ protocol: /^https$/ }),
+  });
+}
+
+/**
+ * The every-field-cited rule of a curated fact block: one issue on `sources` per fact field that no
+ * source names (`no source cites <field>`). Call from the block's superRefine.
+ */
+export function requireCitations(fields: readonly string[], sources: { fields: readonly string[] }[], ctx: z.RefinementCtx): void {
+  const cited = new Set(sources.flatMap((s) => s.fields));
+  for (const f of fields) if (!cited.has(f)) ctx.addIssue({ code: "custom", path: ["sources"], message: `no source cites ${f}` });
+}
+
 /** Citation of a risk block: which fact fields it supports, a label and a public URL. */
-export const RiskSourceSchema = z.strictObject({
-  /** Fact fields of the block this source supports (`backing`, …, `dependencies`). */
-  fields: z.array(RiskFactFieldSchema).min(1),
-  /** `pharos-core <_source.path>@<commit>` for the recorded Pharos extract, else the page's title. */
-  label: z.string().min(1),
-  /** Public URL: the Pharos file at its commit, or the issuer's documentation / transparency page. */
-  url: z.url({ protocol: /^https$/ }),
-});
+export const RiskSourceSchema = citationSchema(RISK_FACT_FIELDS);
 export type RiskSource = z.infer<typeof RiskSourceSchema>;
 
 /**
@@ -155,10 +172,97 @@ export const RiskFactsSchema = z.strictObject({
   if (total > 1 + 1e-9) ctx.addIssue({ code: "custom", path: ["dependencies"], message: `dependency weights sum to ${+total.toFixed(6)}, more than 1` });
   const ids = r.dependencies.map((d) => d.id);
   for (const [i, id] of ids.entries()) if (ids.indexOf(id) !== i) ctx.addIssue({ code: "custom", path: ["dependencies", i, "id"], message: `dependency ${id} listed twice` });
-  const cited = new Set(r.sources.flatMap((s) => s.fields));
-  for (const f of RISK_FACT_FIELDS) if (!cited.has(f)) ctx.addIssue({ code: "custom", path: ["sources"], message: `no source cites ${f}` });
+  requireCitations(RISK_FACT_FIELDS, r.sources, ctx);
 });
 export type RiskFacts = z.infer<typeof RiskFactsSchema>;
+
+const REDEMPTION_FACT_FIELDS = [
+  "routeFamily", "accessModel", "settlementModel", "executionModel", "outputAssetType", "capacity", "fee", "queueEnabled", "minimumRedeemUsd",
+  "holderEligibility",
+] as const;
+/** Names of the fact fields of a redemption block (every one must be cited by a source). */
+export const RedemptionFactFieldSchema = z.enum(REDEMPTION_FACT_FIELDS);
+export type RedemptionFactField = z.infer<typeof RedemptionFactFieldSchema>;
+
+/** Citation of a redemption block: which fact fields it supports, a label and a public URL (the issuer's redemption / docs page). */
+export const RedemptionSourceSchema = citationSchema(REDEMPTION_FACT_FIELDS);
+export type RedemptionSource = z.infer<typeof RedemptionSourceSchema>;
+
+/**
+ * Curated redemption facts of a coin: how a holder turns it back into something else at par (or at
+ * NAV), the inputs of the redemption backstop score (`ballast-redemption-backstop-v1`, spec 2.12).
+ * Every field is required; a coin whose route is not known with confidence has no block. `sources`
+ * cites each fact field (the issuer's redemption or documentation page). Judged for the route as it
+ * operates (not its history).
+ */
+export const RedemptionFactsSchema = z.strictObject({
+  /**
+   * `stablecoin-redeem` (the issuer's contract swaps it for another stablecoin), `basket-redeem` (for
+   * a basket of assets), `collateral-redeem` (for the protocol's collateral, e.g. Liquity troves),
+   * `psm-swap` (a peg stability module swaps it 1:1 for a reserve stablecoin), `queue-redeem`
+   * (requests wait in a queue), `offchain-issuer` (the issuer pays fiat off-chain to its customers).
+   */
+  routeFamily: z.enum(["stablecoin-redeem", "basket-redeem", "collateral-redeem", "psm-swap", "queue-redeem", "offchain-issuer"]),
+  /** Who can start it: `permissionless-onchain`, `whitelisted-onchain` (allow-listed addresses), `issuer-api` (an issuer account or platform), `manual` (by request). */
+  accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
+  /** When the holder is paid: `atomic` (same transaction), `immediate` (minutes), `same-day`, `days` (business days), `queued`. */
+  settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
+  /** How the payout is set: `deterministic-onchain` (contract rule), `deterministic-basket`, `rules-based-nav` (published NAV), `opaque` (issuer quote or discretion). */
+  executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
+  /** What the holder receives: `stable-single` (one stablecoin or fiat), `stable-basket`, `bluechip-collateral` (ETH, BTC, gold), `mixed-collateral`, `nav` (fund shares at NAV). */
+  outputAssetType: z.enum(["stable-single", "stable-basket", "bluechip-collateral", "mixed-collateral", "nav"]),
+  /**
+   * Immediate redemption capacity: `documented-bound` (a limit the issuer or protocol documents) or
+   * `heuristic` (our stated assumption, named in `basis`); USD, share of supply (0-1], or both; null
+   * when not stated. The score uses whichever is given (the other derived from current supply).
+   */
+  capacity: z.strictObject({
+    kind: z.enum(["documented-bound", "heuristic"]),
+    immediateCapacityUsd: z.number().nonnegative().nullable(),
+    immediateCapacityRatio: z.number().gt(0).lte(1).nullable(),
+    basis: z.string().min(1),
+  }),
+  /** Holder's fee: bps when known (null otherwise), how it is set, and the documented terms in words. */
+  fee: z.strictObject({
+    feeBps: z.number().nonnegative().nullable(),
+    feeModelKind: z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]),
+    feeDescription: z.string().min(1),
+  }),
+  /** Redemptions wait in a queue (withdrawal request, cooldown). */
+  queueEnabled: z.boolean(),
+  /** Smallest redemption (USD), null when none is documented. */
+  minimumRedeemUsd: z.number().nonnegative().nullable(),
+  /** Who may redeem: `any`, `verified-customer` (KYC'd account), `whitelisted-primary` (allow-listed institutions), `issuer-discretionary`. */
+  holderEligibility: z.enum(["any", "verified-customer", "whitelisted-primary", "issuer-discretionary"]),
+  /** Documentation URLs of the route (published with the entry). */
+  docs: z.array(z.url({ protocol: /^https$/ })).min(1),
+  /** Free-text notes (published with the entry). */
+  notes: z.string(),
+  /** Citations: every fact field above is named by at least one source. */
+  sources: z.array(RedemptionSourceSchema).min(1),
+}).superRefine((r, ctx) => {
+  if (r.capacity.immediateCapacityUsd === null && r.capacity.immediateCapacityRatio === null && r.capacity.kind === "documented-bound") {
+    ctx.addIssue({ code: "custom", path: ["capacity"], message: "a documented bound needs immediateCapacityUsd or immediateCapacityRatio" });
+  }
+  if (r.fee.feeModelKind === "fixed-bps" && r.fee.feeBps === null) ctx.addIssue({ code: "custom", path: ["fee", "feeBps"], message: "fixed-bps needs feeBps" });
+  requireCitations(REDEMPTION_FACT_FIELDS, r.sources, ctx);
+});
+export type RedemptionFacts = z.infer<typeof RedemptionFactsSchema>;
+
+/** Risk tier of a reserve component, as the Pharos core extract records it. */
+export const ReserveRiskSchema = z.enum(["very-low", "low", "medium", "high", "very-high"]);
+
+/**
+ * Curated reserve composition of a coin (the `/api/stablecoin-reserves` fallback): the Pharos core
+ * extract's `reserves` (name, share in percent, risk tier) carried by the registry generator with
+ * its source; null when the extract has none. Undated, like every registry fact.
+ */
+export const ReserveCompositionSchema = z.strictObject({
+  components: z.array(z.strictObject({ name: z.string().min(1), pct: z.number().min(0).max(100), risk: ReserveRiskSchema })).min(1),
+  /** `pharos-core <_source.path>@<commit>` and the Pharos file at its commit. */
+  source: z.strictObject({ label: z.string().min(1), url: z.url({ protocol: /^https$/ }) }),
+});
+export type ReserveComposition = z.infer<typeof ReserveCompositionSchema>;
 
 /** Where a registry record's facts came from. `unreviewed`: added at build time from an upstream list, not curated. */
 export const ProvenanceSchema = z.enum(["curated", "defillama-metadata", "defillama-list", "pharos-core", "pharos-cemetery", "unreviewed"]);
@@ -213,6 +317,10 @@ export const CoinSchema = z.object({
    * always writes the key; it may be absent only in hand-built registries (tests), meaning null.
    */
   risk: RiskFactsSchema.nullable().optional(),
+  /** Curated redemption facts (inputs of the redemption backstop score), null when not curated; absent means null. */
+  redemption: RedemptionFactsSchema.nullable().optional(),
+  /** Reserve composition from the Pharos core extract (reserves fallback), null when it has none; absent means null. */
+  reserves: ReserveCompositionSchema.nullable().optional(),
 });
 export type Coin = z.infer<typeof CoinSchema>;
 

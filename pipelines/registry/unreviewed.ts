@@ -51,6 +51,8 @@ export function withUnreviewedCoins(registry: Registry, listAssets: readonly Lis
       navToken: false, floatingPeg: a.pegType === "peggedVAR", exchangeSymbols: [], archiveNames: [],
       deadFrom: null, causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["unreviewed" as const],
       risk: null,
+      redemption: null,
+      reserves: null,
     };
     const parsed = CoinSchema.safeParse(candidate);
     if (!parsed.success || knownIds.has(id)) {

@@ -8,6 +8,7 @@ import { DEFILLAMA_YIELDS_BASE_URL, yieldPoolsEndpoint } from "./defillama-yield
 import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
 import { onchainEventsEndpoint } from "./onchain-events.ts";
+import { RESERVE_ADAPTERS, RESERVES_BASE_URL, reserveCompositionEndpoint } from "./reserves.ts";
 import type { Endpoint, RawTable } from "./types.ts";
 
 /** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
@@ -16,7 +17,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
     binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
-    yieldPoolsEndpoint, curvePoolsEndpoint, dexSubgraphPoolsEndpoint,
+    yieldPoolsEndpoint, curvePoolsEndpoint, dexSubgraphPoolsEndpoint, reserveCompositionEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -30,6 +31,7 @@ export const SOURCE_BASE_URLS: Record<string, string> = {
   "defillama-yields": DEFILLAMA_YIELDS_BASE_URL,
   curve: CURVE_BASE_URL,
   "dex-subgraph": DEX_SUBGRAPH_BASE_URL,
+  reserves: RESERVES_BASE_URL,
 };
 
 /** Curve registries the live capture reads (`getPools/{chain}/{registry}`); DEX subgraphs need a configured gateway URL and are not in the default plan. */
@@ -45,7 +47,7 @@ export function rawTables(): RawTable[] {
 /**
  * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
  * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings
- * for `bluechipSlugs` (one call per slug).
+ * for `bluechipSlugs` (one call per slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`).
  */
 export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string; bluechipSlugs?: string[] }): { endpoint: string; params: Record<string, string> }[] {
   return [
@@ -60,5 +62,6 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
     ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
     ...(opts.bluechipSlugs ?? []).map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
+    ...RESERVE_ADAPTERS.map((a) => ({ endpoint: "reserves.composition", params: { stablecoinId: a.stablecoinId } })),
   ];
 }

@@ -116,8 +116,8 @@ describe("auth matrix and errors", () => {
       expect((await req(path, { method: "POST" })).status, path).toBe(404);
     }
     // A keyed route of the contract whose data is not built yet: 401 without a key, 503 with one.
-    expect((await req("/api/redemption-backstops", { key: null })).status).toBe(401);
-    expect((await req("/api/redemption-backstops")).status).toBe(503);
+    expect((await req("/api/usds-status", { key: null })).status).toBe(401);
+    expect((await req("/api/usds-status")).status).toBe(503);
   });
 
   it("/api/bluechip-ratings answers 503 not yet available while no build holds a rating capture; health lists it", async () => {
@@ -275,15 +275,19 @@ describe("every declared route is served", () => {
     "/api/mint-burn-events": "/api/mint-burn-events?stablecoin=usdt-tether&limit=5",
     "/api/safety-score-history": "/api/safety-score-history?stablecoin=usdc-circle&days=30",
     "/api/safety-score-history-v2": "/api/safety-score-history-v2?stablecoin=usdc-circle&days=30",
+    "/api/stablecoin-reserves/:stablecoinId": "/api/stablecoin-reserves/usdt-tether",
   };
   // Routes bound to an optional artifact (Bluechip ratings) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
+  // Its own key: requesting every route twice would spend the shared test key's 120 per minute.
+  let routesKey = "";
+  beforeAll(async () => { routesKey = (await keys.create({ name: "routes", rateLimitPerMinute: 1000 })).token; });
 
   it("answers 200 on each route with a valid request, matching its declared schema", async () => {
     expect(served.length).toBeGreaterThanOrEqual(12);
     for (const r of served) {
       const path = sample[r.path] ?? r.path;
-      const res = await req(path);
+      const res = await req(path, { key: routesKey });
       expect(res.status, path).toBe(200);
       const schema = r.response ?? r.artifact?.output.schema;
       if (schema) schema.parse(JSON.parse((await res.text()).replace(/,"_meta":\{[^}]*\}\}$/, "}")));
@@ -295,7 +299,7 @@ describe("every declared route is served", () => {
   it("unknown query parameters are 400 naming them on every served route", async () => {
     for (const r of served) {
       const base = sample[r.path] ?? r.path;
-      const res = await req(`${base}${base.includes("?") ? "&" : "?"}zzbogus=1`);
+      const res = await req(`${base}${base.includes("?") ? "&" : "?"}zzbogus=1`, { key: routesKey });
       expect(res.status, base).toBe(400);
       expect((await res.json()).error, base).toBe("Invalid parameter zzbogus: unknown parameter");
     }

@@ -7,7 +7,7 @@ import { createTestSchema } from "./pg-schema.ts";
 
 /**
  * The recorded build served by an in-process app with a key store in a throwaway Postgres schema
- * `schemaName`: the build dir, the app, a key allowed 10,000 requests per minute, `get` (keyed, or
+ * * `schemaName`: the build dir, the app, its key store, a key allowed 10,000 requests per minute, `get` (keyed, or
  * without a key when `key` is null) and `close` (drops the schema).
  */
 export async function serveRecordedBuild(prefix: string, schemaName: string) {
@@ -23,5 +23,5 @@ export async function serveRecordedBuild(prefix: string, schemaName: string) {
     return { status: res.status, headers: res.headers, body: await res.json() as any };
   };
   const close = async () => { await sql.close(); await schema.drop(); };
-  return { dir, manifest, app, token, get, close };
+  return { dir, manifest, app, keys, token, get, close };
 }

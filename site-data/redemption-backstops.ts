@@ -1,0 +1,84 @@
+import { z } from "zod";
+import {
+  COMPONENT_WEIGHTS, EFFECTIVE_EXIT_WEIGHTS, REDEMPTION_BACKSTOP_VERSION, ROUTE_FAMILY_CAPS, SEVERE_DEPEG_BPS,
+} from "../pipelines/analytics/redemption-backstops.ts";
+import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
+import { type Artifact, sqlFile } from "./contract.ts";
+
+const Score = z.number().int().min(0).max(100);
+
+/**
+ * One redemption backstop entry (spec 2.12; `ballast-redemption-backstop-v1`). Scores 0-100 (null when not
+ * computable), USD, bps, Unix s. Beyond the spec fields: `executionModel`, `capacityScore`,
+ * `minimumRedeemUsd`, `holderEligibility` (the curated inputs of the score) and `impairedReason` (why a
+ * severe open depeg set `resolutionState` `failed`; null otherwise).
+ */
+export const RedemptionBackstopEntrySchema = z.object({
+  stablecoinId: z.string(),
+  score: Score.nullable(),
+  effectiveExitScore: Score.nullable(),
+  dexLiquidityScore: Score.nullable(),
+  routeFamily: z.enum(["stablecoin-redeem", "basket-redeem", "collateral-redeem", "psm-swap", "queue-redeem", "offchain-issuer"]),
+  accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
+  settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
+  executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
+  outputAssetType: z.enum(["stable-single", "stable-basket", "bluechip-collateral", "mixed-collateral", "nav"]),
+  sourceMode: z.enum(["dynamic", "estimated", "static"]),
+  resolutionState: z.enum(["resolved", "missing-cache", "missing-capacity", "failed"]),
+  capacityConfidence: z.enum(["live-direct", "live-proxy", "documented-bound", "heuristic"]),
+  capacityBasis: z.string(),
+  capacitySemantics: z.enum(["immediate-bounded", "eventual-only"]),
+  feeConfidence: z.enum(["fixed", "formula", "undisclosed-reviewed"]),
+  feeModelKind: z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]),
+  modelConfidence: z.enum(["high", "medium", "low"]),
+  immediateCapacityUsd: z.number().nonnegative().nullable(),
+  immediateCapacityRatio: z.number().min(0).max(1).nullable(),
+  capacityScore: Score.nullable(),
+  feeBps: z.number().nonnegative().nullable(),
+  feeDescription: z.string(),
+  queueEnabled: z.boolean(),
+  minimumRedeemUsd: z.number().nonnegative().nullable(),
+  holderEligibility: z.enum(["any", "verified-customer", "whitelisted-primary", "issuer-discretionary"]),
+  docs: z.array(z.string()),
+  notes: z.string(),
+  capsApplied: z.array(z.enum(["queue-route-cap", "offchain-route-cap", "config-cap"])),
+  impairedReason: z.string().nullable(),
+  updatedAt: z.number().int(),
+  methodologyVersion: z.string(),
+});
+export type RedemptionBackstopEntry = z.infer<typeof RedemptionBackstopEntrySchema>;
+
+/** `/api/redemption-backstops` (spec 2.12): entries by stablecoin id, methodology, as-of. */
+export const RedemptionBackstopsPayloadSchema = z.object({
+  coins: z.record(z.string(), RedemptionBackstopEntrySchema),
+  methodology: z.object({
+    version: z.string(),
+    changelogPath: z.string(),
+    componentWeights: z.object({ access: z.number(), settlement: z.number(), executionCertainty: z.number(), capacity: z.number(), outputAssetQuality: z.number(), cost: z.number() }),
+    effectiveExitWeights: z.object({ liquidity: z.number(), redemption: z.number(), secondaryBonus: z.number() }),
+    routeFamilyCaps: z.record(z.string(), z.object({ max: z.number(), cap: z.string() })),
+    severeDepegBps: z.number(),
+  }),
+  updatedAt: z.number().int(),
+});
+
+/** `site-data/redemption-backstops.json` — one backstop entry per coin with curated redemption facts. */
+export const redemptionBackstopsArtifact: Artifact = {
+  key: "redemption-backstops", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: RedemptionBackstopsPayloadSchema,
+  outputs: { main: { path: "site-data/redemption-backstops.json", schema: RedemptionBackstopsPayloadSchema } },
+  description: "Redemption backstop entries (route score, capacity, fee, effective exit) per coin with curated redemption facts.",
+  queries: { entries: sqlFile(import.meta.url, "redemption_backstops") },
+  assemble(rows, ctx) {
+    const coins: Record<string, unknown> = {};
+    for (const r of rows.entries) coins[String(r.stablecoin_id)] = JSON.parse(String(r.entry_json));
+    const payload = {
+      coins,
+      methodology: {
+        version: REDEMPTION_BACKSTOP_VERSION, changelogPath: changelogPathOf(REDEMPTION_BACKSTOP_VERSION), componentWeights: { ...COMPONENT_WEIGHTS },
+        effectiveExitWeights: { ...EFFECTIVE_EXIT_WEIGHTS }, routeFamilyCaps: { ...ROUTE_FAMILY_CAPS }, severeDepegBps: SEVERE_DEPEG_BPS,
+      },
+      updatedAt: ctx.asOf,
+    };
+    return { files: [{ path: "site-data/redemption-backstops.json", payload, rows: rows.entries.length }], dataAsOf: ctx.asOf };
+  },
+};
