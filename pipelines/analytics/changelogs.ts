@@ -7,6 +7,7 @@ import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
 import { PSI_VERSION } from "./stability-index.ts";
 import { DEWS_VERSION } from "./stress-signals.ts";
+import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
 
 /**
  * One versioned analytic methodology and its changelog. `analytic` names the file
@@ -48,6 +49,7 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("report-card", REPORT_CARD_VERSION, []),
   entry("stability-index", PSI_VERSION, []),
   entry("stress-signals", DEWS_VERSION, []),
+  entry("chain-health", CHAIN_HEALTH_METHODOLOGY_VERSION, ["chain-health-0.1-unrated"]),
 ];
 
 /**

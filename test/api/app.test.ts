@@ -272,6 +272,41 @@ describe("every declared route is served", () => {
     expect(one.coins[0].id).toBe("usdt-tether");
   });
 
+  it("/api/chains rows carry chain health (ballast-chain-health-v1) recomputable from their components", async () => {
+    const body = await (await req("/api/chains")).json();
+    expect(body.healthMethodologyVersion).toBe("ballast-chain-health-v1");
+    const byId = new Map<string, any>(body.chains.map((c: any) => [c.id, c]));
+    const W = { quality: 0.3, chainEnvironment: 0.2, concentration: 0.2, pegStability: 0.2, backingDiversity: 0.1 } as const;
+    const band = (s: number) => (s >= 80 ? "robust" : s >= 60 ? "healthy" : s >= 40 ? "mixed" : s >= 20 ? "fragile" : "concentrated");
+    for (const c of body.chains) {
+      expect(c.healthMethodologyVersion).toBe("ballast-chain-health-v1");
+      if (c.healthScore === null) {
+        expect(c.healthBand).toBeNull();
+        expect(["rated-share-below-50pct", "no-supply"]).toContain(c.healthInputs.unavailableReason);
+        continue;
+      }
+      const sum = Object.entries(W).reduce((s, [k, w]) => s + w * c.healthComponents[k], 0);
+      expect(Math.abs(c.healthScore - sum), c.id).toBeLessThanOrEqual(0.5 + 1e-9);
+      expect(c.healthBand).toBe(band(c.healthScore));
+      expect(c.healthInputs.ratedShare).toBeGreaterThanOrEqual(0.5);
+      // concentration = round(100 × (1 − HHI)), the row's coinHhi
+      expect(c.healthComponents.concentration).toBe(Math.round(100 * (1 - c.coinHhi)));
+    }
+    // curated tiers; a chain without one gets the neutral 50 and says so
+    expect(byId.get("ethereum").healthInputs).toMatchObject({ chainTier: "ethereum", chainEnvironmentBasis: "curated-tier" });
+    expect(byId.get("ethereum").healthComponents.chainEnvironment).toBe(100);
+    expect(byId.get("tron").healthComponents.chainEnvironment).toBe(45);
+    expect(byId.get("arbitrum").healthComponents.chainEnvironment).toBe(66);
+    expect(byId.get("polygon").healthInputs).toMatchObject({ chainTier: null, chainEnvironmentBasis: "unknown-tier" });
+    expect(byId.get("polygon").healthComponents.chainEnvironment).toBe(50);
+    // default recorded build (as of 2025-09-07)
+    expect([byId.get("ethereum").healthScore, byId.get("tron").healthScore, byId.get("bsc").healthScore]).toEqual([83, 54, 68]);
+    expect(byId.get("tron").healthBand).toBe("mixed");
+    const one = await (await req("/api/chains?chain=ethereum")).json();
+    expect(one.chain).toEqual(byId.get("ethereum"));
+    expect(one.healthMethodologyVersion).toBe("ballast-chain-health-v1");
+  });
+
   it("unknown query parameters are 400 naming them on every served route", async () => {
     for (const r of served) {
       const base = sample[r.path] ?? r.path;
