@@ -6,13 +6,14 @@ import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint,
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
 import { onchainEventsEndpoint } from "./onchain-events.ts";
 import type { Endpoint, RawTable } from "./types.ts";
+import { usdsStatusEndpoint } from "./usds-status.ts";
 
 /** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
 export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
   [
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
-    binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
+    binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint, usdsStatusEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -35,7 +36,8 @@ export function rawTables(): RawTable[] {
 /**
  * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
  * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings
- * for `bluechipSlugs` (one call per slug).
+ * for `bluechipSlugs` (one call per slug); the USDS status from Ethereum (`usds.status`, read over
+ * JSON-RPC: skipped unless `BALLAST_RPC_ETHEREUM` is set).
  */
 export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string; bluechipSlugs?: string[] }): { endpoint: string; params: Record<string, string> }[] {
   return [
@@ -48,5 +50,6 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
     ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
     ...(opts.bluechipSlugs ?? []).map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
+    { endpoint: "usds.status", params: {} },
   ];
 }

@@ -131,6 +131,17 @@ describe("auth matrix and errors", () => {
     expect(health.caches["bluechip-ratings"]).toBeUndefined();
   });
 
+  it("/api/usds-status answers 503 not yet available while no build holds a USDS status capture; health lists it", async () => {
+    expect((await req("/api/usds-status", { key: null })).status).toBe(401);
+    const r = await req("/api/usds-status");
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("60");
+    expect(await r.json()).toEqual({ error: "Data not yet available: usds-status" });
+    const health = await (await req("/api/health", { key: null })).json();
+    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("usds-status"))).toContain("/api/usds-status answers 503");
+    expect(health.caches["usds-status"]).toBeUndefined();
+  });
+
   it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {
     const r = await req("/api/donor-key-claims", { method: "POST", key: null });
     expect(r.status).toBe(403);
@@ -256,7 +267,7 @@ describe("every declared route is served", () => {
     "/api/safety-score-history": "/api/safety-score-history?stablecoin=usdc-circle&days=30",
     "/api/safety-score-history-v2": "/api/safety-score-history-v2?stablecoin=usdc-circle&days=30",
   };
-  // Routes bound to an optional artifact (Bluechip ratings) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
+  // Routes bound to an optional artifact (Bluechip ratings, USDS status) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
 
   it("answers 200 on each route with a valid request, matching its declared schema", async () => {
