@@ -284,7 +284,9 @@ describe("every declared route is served", () => {
   });
 
   it("/api/chains rows carry chain health (ballast-chain-health-v1) recomputable from their components", async () => {
-    const body = await (await req("/api/chains")).json();
+    // own key: the shared test key's per-minute budget is spent by the other route tests
+    const key = (await keys.create({ name: "chains", rateLimitPerMinute: 1000 })).token;
+    const body = await (await req("/api/chains", { key })).json();
     expect(body.healthMethodologyVersion).toBe("ballast-chain-health-v1");
     const byId = new Map<string, any>(body.chains.map((c: any) => [c.id, c]));
     const W = { quality: 0.3, chainEnvironment: 0.2, concentration: 0.2, pegStability: 0.2, backingDiversity: 0.1 } as const;
@@ -313,7 +315,7 @@ describe("every declared route is served", () => {
     // default recorded build (as of 2025-09-07)
     expect([byId.get("ethereum").healthScore, byId.get("tron").healthScore, byId.get("bsc").healthScore]).toEqual([83, 54, 68]);
     expect(byId.get("tron").healthBand).toBe("mixed");
-    const one = await (await req("/api/chains?chain=ethereum")).json();
+    const one = await (await req("/api/chains?chain=ethereum", { key })).json();
     expect(one.chain).toEqual(byId.get("ethereum"));
     expect(one.healthMethodologyVersion).toBe("ballast-chain-health-v1");
   });
