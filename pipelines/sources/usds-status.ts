@@ -93,6 +93,9 @@ export async function readUsdsStatus(rpc: EvmRpc, opts: { blockNumber?: bigint; 
   });
 }
 
+/** Envelope of a capture: an object (its fields are checked by `toRows`, a bad supply value costs only itself). */
+const UsdsStatusEnvelope = z.looseObject({});
+
 /** Row of `raw_usds__status`: one per capture. */
 const StatusRow = z.object({
   token: Address,
@@ -113,7 +116,8 @@ const StatusRow = z.object({
  * `usds.status` — snapshot mode: the newest capture observed at or before as-of is the current status.
  * Captures are written by `tsx build/cli.ts capture` when `BALLAST_RPC_ETHEREUM` is set (no recorded
  * capture exists, so the default build publishes no status). A capture whose block is later than its
- * observation time is dropped (`block-after-observation`); a payload failing the schema is rejected whole.
+ * observation time is dropped (`block-after-observation`), so is a status failing UsdsStatusPayloadSchema
+ * (`status-invalid`); a malformed `totalSupplyRaw` costs only itself (null, `total-supply-invalid`).
  */
 export const usdsStatusEndpoint: Endpoint = {
   key: "usds.status",
@@ -122,7 +126,7 @@ export const usdsStatusEndpoint: Endpoint = {
   time: USDS_TIME,
   mode: "snapshot",
   maxStalenessSec: 2 * 86400,
-  payloadSchema: UsdsStatusPayloadSchema,
+  payloadSchema: UsdsStatusEnvelope,
   rowSchema: StatusRow,
   table: {
     name: "raw_usds__status",
@@ -133,8 +137,13 @@ export const usdsStatusEndpoint: Endpoint = {
     },
   },
   fetchRpc: { chain: "ethereum", fetch: (rpc) => readUsdsStatus(rpc) },
-  toRows(p: UsdsStatusPayload, capture: Capture) {
+  toRows(payload: Record<string, unknown>, capture: Capture) {
     const rc = new RowCollector(StatusRow);
+    const parsed = UsdsStatusPayloadSchema.extend({ totalSupplyRaw: z.unknown() }).safeParse(payload);
+    if (!parsed.success) { rc.drop("status-invalid"); return rc.result(); }
+    const supply = UsdsStatusPayloadSchema.shape.totalSupplyRaw.safeParse(parsed.data.totalSupplyRaw ?? null);
+    if (!supply.success) rc.drop("total-supply-invalid");
+    const p = { ...parsed.data, totalSupplyRaw: supply.success ? supply.data : null };
     if (p.blockTimestamp > capture.observedAt) { rc.drop("block-after-observation"); return rc.result(); }
     rc.add({
       token: p.token.toLowerCase(), evm_chain_id: p.evmChainId, block_number: p.blockNumber, block_hash: p.blockHash, block_timestamp: p.blockTimestamp,

@@ -359,6 +359,12 @@ describe("bad input: reject rows, not files", () => {
     "onchain.total_supply_samples": { payload: { chainId: "bsc", decimals: 18, rows: [{ address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" }, { address: "0xa", __parsed_extra: ["x"] }] } },
     "binance.klines": { payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]], params: { symbol: "USDCUSDT", interval: "1m" } },
     "bluechip.ratings": { payload: { data: [{ name: "USDC", symbol: "USDC", grade: "A", date_of_rating: "2024-11-05" }, { grade: "Z" }] }, params: { slug: "usdc" } },
+    "usds.status": { payload: {
+      chain: "ethereum", evmChainId: 1, token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f", blockNumber: 1, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: 0,
+      implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc", implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
+      freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "reverted", result: null, reason: "reverted" },
+      totalSupplyRaw: "1.5e27",
+    } },
     "coingecko.price_bars": { payload: { geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5] } },
     "onchain.events": { payload: { rows: [{
       id: `ethereum-0x${"ab".repeat(32)}-3`, chain_id: "ethereum", stablecoin_id: "usdt-tether", config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
