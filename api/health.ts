@@ -124,10 +124,11 @@ const LIST_ENDPOINT = "defillama.stablecoins";
  * Circuit group of each circuit name: the independent upstream family the source's numbers derive
  * from, as each source module declares it (`lineage.family`, pipelines/sources/lineage.ts; a test
  * keeps both equal). Alchemy's daily prices copy CoinGecko's, so both are group `coingecko`;
- * Frankfurter serves ECB rates (`ecb`). Unknown names are their own group.
+ * Frankfurter serves ECB rates (`ecb`); the USDS status is read from Ethereum nodes like the on-chain
+ * logs (`onchain`). Unknown names are their own group.
  */
 export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
-  defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain", bluechip: "bluechip",
+  defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain", usds: "onchain", bluechip: "bluechip",
   "defillama-yields": "defillama", curve: "curve", "dex-subgraph": "dex-subgraph",
 };
 /** Open circuit groups from which the top-level status is `degraded` (spec 2.8). */

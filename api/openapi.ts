@@ -12,6 +12,7 @@ const TAGS: Record<string, string> = {
   chains: "Chain aggregates and the non-USD share.",
   peg: "Peg monitoring: peg scores, depeg incidents, the events tape, the duration resolver.",
   ratings: "Third-party safety ratings (Bluechip) joined to stablecoin ids: 503 until a build holds a rating capture.",
+  usds: "Sky USDS protocol status read on Ethereum (freeze module, implementation): 503 until a build holds a status capture.",
   "not-yet-available": "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
   writes: "Public-host write routes (spec 4.4).",
   static: "Static files: datasets, sheets, the DuckDB file, this description, Postman files, methodology changelogs.",

@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { bluechipSlugs } from "../pipelines/sources/bluechip.ts";
 import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
+import { EvmRpc, rpcEnvName } from "../pipelines/sources/evm-rpc.ts";
 import { HttpClient } from "../pipelines/sources/http-client.ts";
 import { loadRegistry } from "../pipelines/registry/registry.ts";
 import type { BuildConfig } from "./config.ts";
@@ -11,10 +12,12 @@ import type { Sink } from "./sinks/sink.ts";
  * Live capture: calls every endpoint of the plan through its source's client and writes each
  * payload, validated against the endpoint's payload schema, to
  * `raw/<source>/<YYYY-MM-DD>/<capture-id>.json.gz`. A failing call is logged and skipped (the
- * build then uses the newest earlier capture and reports staleness). Circuit states are written
+ * build then uses the newest earlier capture and reports staleness). Endpoints read over JSON-RPC
+ * (`fetchRpc`: the USDS status) use `opts.rpc`, else providers from `BALLAST_RPC_<CHAIN>`, and are
+ * skipped (logged) when their chain has none. Circuit states of the HTTP sources are written
  * to `raw/_circuits.json`. Returns the keys written.
  */
-export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[] } = {}): Promise<string[]> {
+export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[]; rpc?: EvmRpc; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
   const registry = loadRegistry();
   const clients = new Map<string, HttpClient>();
   // Base URLs set by config (a trailing slash keeps relative paths under a mirror's prefix).
@@ -29,6 +32,19 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUr
     }
     return clients.get(source)!;
   };
+  // JSON-RPC reads (USDS status): providers from `BALLAST_RPC_<CHAIN>`, built once when first needed.
+  let rpc: EvmRpc | null | undefined = opts.rpc;
+  const rpcClient = (): EvmRpc | null => {
+    if (rpc === undefined) {
+      try {
+        rpc = EvmRpc.fromEnv(opts.env ?? process.env);
+      } catch (err) {
+        log("warn", "capture", `JSON-RPC reads skipped: ${(err as Error).message}`);
+        rpc = null;
+      }
+    }
+    return rpc;
+  };
   const now = opts.now ?? Date.now;
   const plan = opts.plan ?? liveCapturePlan({
     detailLlamaIds: registry.coins.filter((c) => c.llamaId && c.deadFrom === null).map((c) => c.llamaId!).slice(0, 50),
@@ -39,9 +55,19 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUr
   const written: string[] = [];
   await Promise.all(plan.map(async (step) => {
     const ep = ENDPOINTS[step.endpoint];
-    if (!ep.fetchLive) return;
+    if (!ep.fetchLive && !ep.fetchRpc) return;
     try {
-      const payload = await ep.fetchLive(clientFor(ep.source), step.params);
+      let payload: unknown;
+      if (ep.fetchRpc) {
+        const client = rpcClient();
+        if (!client?.hasChain(ep.fetchRpc.chain)) {
+          log("info", "capture", `${step.endpoint} skipped: no ${rpcEnvName(ep.fetchRpc.chain)} provider configured`);
+          return;
+        }
+        payload = await ep.fetchRpc.fetch(client, step.params);
+      } else {
+        payload = await ep.fetchLive!(clientFor(ep.source), step.params);
+      }
       const check = ep.payloadSchema.safeParse(payload);
       if (!check.success) throw new Error(`payload failed schema at ${check.error.issues[0]?.path.join(".")}`);
       const observedAt = Math.floor(now() / 1000);

@@ -1,4 +1,5 @@
 import { bluechipRatingsArtifact } from "./bluechip-ratings.ts";
+import { usdsStatusArtifact } from "./usds-status.ts";
 import { blacklistLedgerArtifact, blacklistSummaryArtifact } from "./blacklist.ts";
 import { chainsArtifact } from "./chains.ts";
 import type { Artifact } from "./contract.ts";
@@ -27,6 +28,6 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
   depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
   reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
-  bluechipRatingsArtifact, dexLiquidityArtifact, dexLiquidityHistoryArtifact,
+  bluechipRatingsArtifact, dexLiquidityArtifact, dexLiquidityHistoryArtifact, usdsStatusArtifact,
   stabilityIndexArtifact, stressSignalsArtifact, redemptionBackstopsArtifact, stablecoinReservesArtifact,
 ];

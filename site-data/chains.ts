@@ -1,8 +1,45 @@
 import { z } from "zod";
+import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../pipelines/analytics/chain-health.ts";
 import { type Artifact, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
 
-/** Methodology version of chain aggregates; health scores need safety grades, not yet published (null). */
-export const CHAIN_HEALTH_METHODOLOGY_VERSION = "chain-health-0.1-unrated";
+/**
+ * Methodology of the chain health scores (mart `chain_health`, `pipelines/models/marts/chain_health.sql`;
+ * changelog `/methodology/chain-health.md`).
+ */
+export { CHAIN_HEALTH_METHODOLOGY_VERSION };
+
+/** Health bands, best first: robust ≥ 80, healthy ≥ 60, mixed ≥ 40, fragile ≥ 20, concentrated < 20. */
+export const CHAIN_HEALTH_BANDS = ["robust", "healthy", "mixed", "fragile", "concentrated"] as const;
+
+/**
+ * Components of the health score, 0-100 (2 dp): `quality` (supply-weighted safety score over rated supply;
+ * null when rated supply is under 50% of the chain's), `chainEnvironment` (curated chain tier: ethereum 100,
+ * stage1-l2 66, mature-alt-l1 45, established-alt-l1 20, unproven 0; 50 when the chain has no curated tier),
+ * `concentration` (round(100 × (1 − HHI)) of coin supply shares), `pegStability` (supply-weighted
+ * max(0, 100 − |current deviation bps| / 5); 50 for a coin without a judged current price),
+ * `backingDiversity` (normalised Shannon entropy of fiat/RWA-backed vs crypto-backed supply × 100).
+ * `healthScore = round(0.30 quality + 0.20 chainEnvironment + 0.20 concentration + 0.20 pegStability + 0.10 backingDiversity)`.
+ */
+export const ChainHealthComponentsSchema = z.object({
+  quality: z.number().min(0).max(100).nullable(),
+  chainEnvironment: z.number().min(0).max(100),
+  concentration: z.number().min(0).max(100).nullable(),
+  pegStability: z.number().min(0).max(100),
+  backingDiversity: z.number().min(0).max(100),
+});
+
+/**
+ * What the health score rests on: `ratedShare` (0-1 of the chain's supply with a safety score),
+ * `chainTier` (curated registry tier, null when none), `chainEnvironmentBasis` (`curated-tier`, or
+ * `unknown-tier` when chainEnvironment is the neutral 50), `unavailableReason` (why `healthScore` is null:
+ * `rated-share-below-50pct`, `no-supply`; null when scored).
+ */
+export const ChainHealthInputsSchema = z.object({
+  ratedShare: z.number().min(0).max(1).nullable(),
+  chainTier: z.string().nullable(),
+  chainEnvironmentBasis: z.enum(["curated-tier", "unknown-tier"]),
+  unavailableReason: z.enum(["rated-share-below-50pct", "no-supply"]).nullable(),
+});
 
 const Supply = {
   totalCirculatingUsd: z.number().nullable(),
@@ -23,8 +60,11 @@ export const ChainRowSchema = z.object({
   dominanceShare: z.number().nullable(),
   topStablecoinId: z.string().nullable(),
   coinHhi: z.number().nullable(),
-  healthScore: z.number().nullable(),
-  healthBand: z.string().nullable(),
+  healthScore: z.number().int().min(0).max(100).nullable(),
+  healthBand: z.enum(CHAIN_HEALTH_BANDS).nullable(),
+  healthComponents: ChainHealthComponentsSchema.nullable(),
+  healthInputs: ChainHealthInputsSchema.nullable(),
+  healthMethodologyVersion: z.string(),
 });
 export const ChainsPayloadSchema = z.object({
   chains: z.array(ChainRowSchema),
@@ -51,6 +91,25 @@ export const ChainDetailPayloadSchema = z.object({
 
 const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
 
+/** Health fields of a chain row from its `chain_health` columns (all null when the mart has no row for the chain). */
+function chainHealth(r: Record<string, unknown>): Pick<z.infer<typeof ChainRowSchema>, "healthScore" | "healthBand" | "healthComponents" | "healthInputs"> {
+  if (r.chain_environment_basis === null || r.chain_environment_basis === undefined) return { healthScore: null, healthBand: null, healthComponents: null, healthInputs: null };
+  const score = num(r.health_score);
+  return {
+    healthScore: score,
+    healthBand: (r.health_band as z.infer<typeof ChainRowSchema>["healthBand"]) ?? null,
+    healthComponents: {
+      quality: num(r.quality), chainEnvironment: num(r.chain_environment)!, concentration: num(r.concentration),
+      pegStability: num(r.peg_stability)!, backingDiversity: num(r.backing_diversity)!,
+    },
+    healthInputs: {
+      ratedShare: num(r.rated_share), chainTier: (r.chain_tier as string | null) ?? null,
+      chainEnvironmentBasis: r.chain_environment_basis as "curated-tier" | "unknown-tier",
+      unavailableReason: (r.health_unavailable_reason as "rated-share-below-50pct" | "no-supply" | null) ?? null,
+    },
+  };
+}
+
 function chainRow(r: Record<string, unknown>): z.infer<typeof ChainRowSchema> {
   const cur = num(r.circulating_usd);
   const [d, w, m] = [num(r.prev_day_usd), num(r.prev_week_usd), num(r.prev_month_usd)];
@@ -58,7 +117,7 @@ function chainRow(r: Record<string, unknown>): z.infer<typeof ChainRowSchema> {
     id: String(r.chain_id), name: String(r.chain_name), totalCirculatingUsd: cur, circulatingPrevDay: d,
     circulatingPrevWeek: w, circulatingPrevMonth: m, change1d: diff(cur, d), change7d: diff(cur, w), change30d: diff(cur, m),
     coinCount: Number(r.coin_count), dominanceShare: num(r.dominance_share), topStablecoinId: (r.top_stablecoin_id as string) ?? null,
-    coinHhi: num(r.coin_hhi), healthScore: null, healthBand: null,
+    coinHhi: num(r.coin_hhi), ...chainHealth(r), healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION,
   };
 }
 
@@ -72,7 +131,7 @@ export const chainsArtifact: Artifact = {
     list: { path: "site-data/chains.json", schema: ChainsPayloadSchema },
     detail: { path: "site-data/chains/{id}.json", schema: ChainDetailPayloadSchema },
   },
-  description: "Chain aggregates of listed stablecoin supply; per-chain coin rows.",
+  description: "Chain aggregates of listed stablecoin supply with chain health scores (ballast-chain-health-v1); per-chain coin rows.",
   queries: { chains: sqlFile(import.meta.url, "chains"), coins: sqlFile(import.meta.url, "chain_coins") },
   assemble(rows, ctx) {
     const chains = rows.chains.map(chainRow);

@@ -16,7 +16,12 @@ export const CHAIN_ROUTES: RouteDecl[] = [
     artifact: chainList, response: z.union([chainList.output.schema, chainDetail.output.schema]),
     query: z.object({ chain: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a registry chain id").optional().describe("Registry chain id, e.g. `ethereum`") }),
     summary: "Chain aggregates, or one chain's coins",
-    description: "Without `chain`: one row per chain (USD supply now and 1/7/30 days ago, dominance share, coin HHI). With `chain` (registry chain id, e.g. `ethereum`): the chain row and its coins; an unknown chain is 404. Chain health scores need safety grades, which are not yet published: `healthScore` and `healthBand` are null until then. Freshness uses 1x/2x of the 1800 s budget (spec 3.2).",
+    description: [
+      "Without `chain`: one row per chain (USD supply now and 1/7/30 days ago, dominance share, coin HHI) with its chain health. With `chain` (registry chain id, e.g. `ethereum`): the chain row and its coins; an unknown chain is 404. Freshness uses 1x/2x of the 1800 s budget (spec 3.2).",
+      "Chain health (`healthMethodologyVersion` `ballast-chain-health-v1`, changelog `/methodology/chain-health.md`): `healthScore` = round(0.30 quality + 0.20 chainEnvironment + 0.20 concentration + 0.20 pegStability + 0.10 backingDiversity), 0-100, null when quality is null; `healthBand` robust ≥ 80, healthy ≥ 60, mixed ≥ 40, fragile ≥ 20, concentrated < 20.",
+      "`healthComponents` (0-100): quality = supply-weighted safety score over rated supply (null when under 50% of the chain's supply is rated); chainEnvironment = curated registry chain tier (ethereum 100, stage1-l2 66, mature-alt-l1 45, established-alt-l1 20, unproven 0; 50 when the chain has no curated tier); concentration = round(100 × (1 − HHI)); pegStability = supply-weighted max(0, 100 − |deviation bps|/5), 50 for a coin without a judged current price; backingDiversity = normalised entropy of fiat/RWA- vs crypto-backed supply × 100.",
+      "`healthInputs`: ratedShare (0-1), chainTier (null when not curated), chainEnvironmentBasis (`curated-tier` or `unknown-tier`), unavailableReason (`rated-share-below-50pct`, `no-supply`, or null).",
+    ].join(" "),
     handler: (ctx, route) => ctx.query.chain
       ? serveArtifact({ ...route, artifact: chainDetail, id: (c) => c.query.chain, idLabel: "chain" }, ctx)
       : serveArtifact(route, ctx),

@@ -86,7 +86,8 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
       peak_mcap_usd: dead ? c.peakMcapUsd ?? null : null,
     };
   }));
-  await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR" }, registry.chains);
+  await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR", tier: "VARCHAR", tier_source: "VARCHAR" },
+    registry.chains.map((c) => ({ id: c.id, name: c.name, tier: c.tier ?? null, tier_source: c.tierSource?.label ?? null })));
   await db.loadRows("registry_bridges", { chain: "VARCHAR", address: "VARCHAR", name: "VARCHAR" }, registry.bridges);
   await db.loadRows("registry_tracked_contracts", {
     config_key: "VARCHAR", stablecoin_id: "VARCHAR", symbol: "VARCHAR", chain_id: "VARCHAR", contract_address: "VARCHAR", family: "VARCHAR",

@@ -9,6 +9,7 @@ import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
 import { PSI_VERSION } from "./stability-index.ts";
 import { DEWS_VERSION } from "./stress-signals.ts";
+import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
 
 /**
  * One versioned analytic methodology and its changelog. `analytic` names the file
@@ -52,6 +53,7 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("stress-signals", DEWS_VERSION, []),
   entry("dex-liquidity", DEX_LIQUIDITY_VERSION, []),
   entry("redemption-backstops", REDEMPTION_BACKSTOP_VERSION, []),
+  entry("chain-health", CHAIN_HEALTH_METHODOLOGY_VERSION, ["chain-health-0.1-unrated"]),
 ];
 
 /**

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyOf, slug } from "./curated.ts";
 import { toEventSelector } from "viem";
-import { type Chain, type Coin, CoinSchema, FamilyEventSchema, type Registry, ReserveRiskSchema, type TrackedContract } from "./schema.ts";
+import { type Chain, CHAIN_TIERS, type Coin, CoinSchema, FamilyEventSchema, type Registry, ReserveRiskSchema, type TrackedContract } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 import { parseRegistry } from "./registry.ts";
 
@@ -106,6 +106,30 @@ const TrackedContracts = z.object({
 const KNOWN_BRIDGES: Registry["bridges"] = [
   { chain: "ethereum", address: "0xc4922d64a24675e16e1586e3e3aa56c06fabe907", name: "Circle CCTP TokenMinter" },
 ];
+
+const L2BEAT = { label: "L2BEAT scaling summary (stage 1 rollups: Arbitrum One, OP Mainnet, Base)", url: "https://l2beat.com/scaling/summary" };
+const TIER_VOCABULARY = (what: string) => ({ label: `Ballast curated chain tier: ${what} (chainTier vocabulary of pipelines/registry/schema.ts)`, url: null });
+
+/**
+ * Curated chain tiers (chain health `chainEnvironment`; we hold no L2BEAT snapshot): Ethereum itself;
+ * rollups at L2BEAT stage 1; `mature-alt-l1` for the large L1s long in production that the registry's
+ * `chainTier` vocabulary names (Tron, BNB Chain, Solana, Avalanche, Stellar, XRPL); `established-alt-l1`
+ * for the younger or smaller L1s it names (Gnosis, Sui). Every other chain has no tier (not guessed).
+ */
+export const CURATED_CHAIN_TIERS: Record<string, { tier: (typeof CHAIN_TIERS)[number]; tierSource: { label: string; url: string | null } }> = {
+  ethereum: { tier: "ethereum", tierSource: { label: "Ethereum mainnet (reference settlement layer)", url: "https://ethereum.org/" } },
+  arbitrum: { tier: "stage1-l2", tierSource: L2BEAT },
+  base: { tier: "stage1-l2", tierSource: L2BEAT },
+  optimism: { tier: "stage1-l2", tierSource: L2BEAT },
+  avalanche: { tier: "mature-alt-l1", tierSource: TIER_VOCABULARY("mature alt-L1") },
+  bsc: { tier: "mature-alt-l1", tierSource: TIER_VOCABULARY("mature alt-L1") },
+  solana: { tier: "mature-alt-l1", tierSource: TIER_VOCABULARY("mature alt-L1") },
+  stellar: { tier: "mature-alt-l1", tierSource: TIER_VOCABULARY("mature alt-L1") },
+  tron: { tier: "mature-alt-l1", tierSource: TIER_VOCABULARY("mature alt-L1") },
+  xrpl: { tier: "mature-alt-l1", tierSource: TIER_VOCABULARY("mature alt-L1") },
+  gnosis: { tier: "established-alt-l1", tierSource: TIER_VOCABULARY("established alt-L1") },
+  sui: { tier: "established-alt-l1", tierSource: TIER_VOCABULARY("established alt-L1") },
+};
 
 /** Pharos ids of tracked-contracts coins absent from its core extract → our id. */
 const TRACKED_ID_ALIASES: Record<string, string> = { "tgbp-tokenised": "tgbp-bcp-technologies" };
@@ -247,7 +271,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
   for (const label of [...labels].sort()) {
     if (NON_CHAIN_LABELS.has(label)) continue;
     const id = chainIdForLabel(label);
-    if (!chains.has(id)) chains.set(id, { id, name: label });
+    if (!chains.has(id)) chains.set(id, { id, name: label, ...(CURATED_CHAIN_TIERS[id] ?? {}) });
   }
   return parseRegistry({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), bridges: KNOWN_BRIDGES, eventFamilies: families }, "generated registry");
 }

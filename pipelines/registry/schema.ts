@@ -324,11 +324,22 @@ export const CoinSchema = z.object({
 });
 export type Coin = z.infer<typeof CoinSchema>;
 
-/** A chain known to the registry: our slug plus the upstream display label. */
+/** Curated chain tiers, best first (the vocabulary of RiskFactsSchema `chainTier`). */
+export const CHAIN_TIERS = ["ethereum", "stage1-l2", "mature-alt-l1", "established-alt-l1", "unproven"] as const;
+
+/**
+ * A chain known to the registry: our slug plus the upstream display label, and, when curated, its
+ * `tier` (the `chainTier` vocabulary: `ethereum`, `stage1-l2` — rollups at L2BEAT stage 1 —,
+ * `mature-alt-l1`, `established-alt-l1`, `unproven`) with the `tierSource` it rests on. Chains without a
+ * curated tier omit both (chain health then uses a neutral environment score and says so). `tierSource.url`
+ * is null for tiers that rest on the registry's own vocabulary rather than an external ranking.
+ */
 export const ChainSchema = z.object({
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
   name: z.string(),
-});
+  tier: z.enum(CHAIN_TIERS).optional(),
+  tierSource: z.object({ label: z.string().min(1), url: z.string().url().nullable() }).optional(),
+}).refine((c) => (c.tier === undefined) === (c.tierSource === undefined), { message: "tier and tierSource go together", path: ["tierSource"] });
 export type Chain = z.infer<typeof ChainSchema>;
 
 export const RegistrySchema = z.object({

@@ -10,6 +10,7 @@ import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
 import { onchainEventsEndpoint } from "./onchain-events.ts";
 import { RESERVE_ADAPTERS, RESERVES_BASE_URL, reserveCompositionEndpoint } from "./reserves.ts";
 import type { Endpoint, RawTable } from "./types.ts";
+import { usdsStatusEndpoint } from "./usds-status.ts";
 
 /** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
 export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
@@ -17,7 +18,7 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
     stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
     coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
     binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
-    yieldPoolsEndpoint, curvePoolsEndpoint, dexSubgraphPoolsEndpoint, reserveCompositionEndpoint,
+    yieldPoolsEndpoint, curvePoolsEndpoint, dexSubgraphPoolsEndpoint, reserveCompositionEndpoint, usdsStatusEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -47,7 +48,8 @@ export function rawTables(): RawTable[] {
 /**
  * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
  * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings
- * for `bluechipSlugs` (one call per slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`).
+ * for `bluechipSlugs` (one call per slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`); the USDS status from Ethereum (`usds.status`, read over
+ * JSON-RPC: skipped unless `BALLAST_RPC_ETHEREUM` is set).
  */
 export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string; bluechipSlugs?: string[] }): { endpoint: string; params: Record<string, string> }[] {
   return [
@@ -63,5 +65,6 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
     ...(opts.bluechipSlugs ?? []).map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
     ...RESERVE_ADAPTERS.map((a) => ({ endpoint: "reserves.composition", params: { stablecoinId: a.stablecoinId } })),
+    { endpoint: "usds.status", params: {} },
   ];
 }

@@ -1,5 +1,8 @@
 import pLimit, { type LimitFunction } from "p-limit";
-import { type Hex, type Log, type PublicClient, BaseError, createPublicClient, formatLog, http, numberToHex, parseAbi } from "viem";
+import {
+  type Abi, type Hex, type Log, type PublicClient, BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, formatLog, http,
+  numberToHex, parseAbi,
+} from "viem";
 import { z } from "zod";
 import type { BlockHeader, ChainReader } from "../onchain/decode.ts";
 import type { TrackedConfig } from "../onchain/tracked.ts";
@@ -422,6 +425,39 @@ export class EvmRpc implements ChainReader {
   }
 
   /**
+   * `eth_getStorageAt(address, slot, blockNumber)`: the 32-byte word (lowercase 0x-hex, 66 chars).
+   * Throws RpcUnavailableError when every provider fails (a malformed answer counts as a failure).
+   */
+  async storageAt(chain: string, address: string, slot: Hex, blockNumber: bigint): Promise<Hex> {
+    return this.withFailover(chain, "eth_getStorageAt", async (c) => {
+      const word = await c.getStorageAt({ address: address as Hex, slot, blockNumber });
+      if (typeof word !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(word)) throw new Error(`malformed storage word: ${String(word).slice(0, 80)}`);
+      return word.toLowerCase() as Hex;
+    });
+  }
+
+  /**
+   * A view call through viem `readContract` at `blockNumber`, telling a contract answer from a
+   * provider failure: `{ outcome: "answered", result }` when the function returned; `{ outcome:
+   * "reverted", reason }` when the call executed and reverted or returned no data (e.g. the function
+   * does not exist in the implementation) — an answer of the chain, which does not count against the
+   * provider. Any other error (transport, timeout, HTTP) moves to the next provider; throws
+   * RpcUnavailableError when every provider fails.
+   */
+  async tryReadContract<T>(chain: string, params: { address: string; abi: Abi; functionName: string; args?: readonly unknown[]; blockNumber: bigint }): Promise<{ outcome: "answered"; result: T } | { outcome: "reverted"; reason: string }> {
+    return this.withFailover(chain, `eth_call ${params.functionName}`, async (c) => {
+      try {
+        const result = await c.readContract({ address: params.address as Hex, abi: params.abi, functionName: params.functionName, args: params.args, blockNumber: params.blockNumber } as Parameters<PublicClient["readContract"]>[0]);
+        return { outcome: "answered" as const, result: result as T };
+      } catch (err) {
+        const reason = revertReason(err);
+        if (reason === null) throw err;
+        return { outcome: "reverted" as const, reason };
+      }
+    });
+  }
+
+  /**
    * Logs of `config` in blocks [fromBlock, toBlock] (inclusive), sorted by (blockNumber, logIndex),
    * deduplicated by (transactionHash, logIndex). One request per filter (`logFilters`); a request
    * answered with a range/result limit, a timeout or a malformed log list is retried as two half
@@ -464,6 +500,24 @@ export class EvmRpc implements ChainReader {
     }
     throw new RpcUnavailableError(chain, `eth_getLogs ${from}-${to}`, errors);
   }
+}
+
+/**
+ * Why a contract call did not return a value when the chain itself answered: a revert (viem
+ * ContractFunctionRevertedError, or a JSON-RPC error carrying "execution reverted" / code 3) or an
+ * empty return (ContractFunctionZeroDataError: no such function and a fallback that returns
+ * nothing). Null for any other error (transport, timeout, HTTP status, rate limit).
+ */
+export function revertReason(err: unknown): string | null {
+  if (err instanceof BaseError) {
+    const hit = err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError);
+    if (hit instanceof ContractFunctionZeroDataError) return "no data returned";
+    if (hit instanceof ContractFunctionRevertedError) return hit.reason ? `reverted: ${hit.reason}` : "reverted";
+  }
+  const { text, codes } = errorTexts(err);
+  if (isTimeoutError(err) || RATE_LIMIT.test(text) || /HttpRequestError|HTTP request failed|fetch failed/i.test(text)) return null;
+  if (codes.includes(3) || /execution reverted/i.test(text)) return "reverted";
+  return null;
 }
 
 /** One raw eth_getLogs call, validated: every entry a complete log of the filter's address within [from, to]. Throws MalformedLogsError otherwise. */

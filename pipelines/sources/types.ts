@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { EvmRpc } from "./evm-rpc.ts";
 import type { HttpClient } from "./http-client.ts";
 
 /** Column types the loader knows how to append into DuckDB. */
@@ -119,4 +120,9 @@ export interface Endpoint {
   maxStalenessSec: number;
   /** Fetches the payload live. Absent for archive-only inputs. */
   fetchLive?: (client: HttpClient, params: Record<string, string>) => Promise<unknown>;
+  /**
+   * Reads the payload live from a chain over JSON-RPC (`BALLAST_RPC_<CHAIN>` providers) instead of an
+   * HTTP client; `capture` skips it (logged) when no provider of `chain` is configured.
+   */
+  fetchRpc?: { chain: string; fetch: (rpc: EvmRpc, params: Record<string, string>) => Promise<unknown> };
 }

@@ -151,6 +151,17 @@ describe("auth matrix and errors", () => {
     expect(health.caches["dex-liquidity"]).toBeUndefined();
   });
 
+  it("/api/usds-status answers 503 not yet available while no build holds a USDS status capture; health lists it", async () => {
+    expect((await req("/api/usds-status", { key: null })).status).toBe(401);
+    const r = await req("/api/usds-status");
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("60");
+    expect(await r.json()).toEqual({ error: "Data not yet available: usds-status" });
+    const health = await (await req("/api/health", { key: null })).json();
+    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("usds-status"))).toContain("/api/usds-status answers 503");
+    expect(health.caches["usds-status"]).toBeUndefined();
+  });
+
   it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {
     const r = await req("/api/donor-key-claims", { method: "POST", key: null });
     expect(r.status).toBe(403);
@@ -277,7 +288,7 @@ describe("every declared route is served", () => {
     "/api/safety-score-history-v2": "/api/safety-score-history-v2?stablecoin=usdc-circle&days=30",
     "/api/stablecoin-reserves/:stablecoinId": "/api/stablecoin-reserves/usdt-tether",
   };
-  // Routes bound to an optional artifact (Bluechip ratings) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
+  // Routes bound to an optional artifact (Bluechip ratings, USDS status) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") ? [r] : []));
   // Its own key: requesting every route twice would spend the shared test key's 120 per minute.
   let routesKey = "";
@@ -294,6 +305,43 @@ describe("every declared route is served", () => {
     }
     const one = await (await req("/api/chains?chain=tron")).json();
     expect(one.coins[0].id).toBe("usdt-tether");
+  });
+
+  it("/api/chains rows carry chain health (ballast-chain-health-v1) recomputable from their components", async () => {
+    // own key: the shared test key's per-minute budget is spent by the other route tests
+    const key = (await keys.create({ name: "chains", rateLimitPerMinute: 1000 })).token;
+    const body = await (await req("/api/chains", { key })).json();
+    expect(body.healthMethodologyVersion).toBe("ballast-chain-health-v1");
+    const byId = new Map<string, any>(body.chains.map((c: any) => [c.id, c]));
+    const W = { quality: 0.3, chainEnvironment: 0.2, concentration: 0.2, pegStability: 0.2, backingDiversity: 0.1 } as const;
+    const band = (s: number) => (s >= 80 ? "robust" : s >= 60 ? "healthy" : s >= 40 ? "mixed" : s >= 20 ? "fragile" : "concentrated");
+    for (const c of body.chains) {
+      expect(c.healthMethodologyVersion).toBe("ballast-chain-health-v1");
+      if (c.healthScore === null) {
+        expect(c.healthBand).toBeNull();
+        expect(["rated-share-below-50pct", "no-supply"]).toContain(c.healthInputs.unavailableReason);
+        continue;
+      }
+      const sum = Object.entries(W).reduce((s, [k, w]) => s + w * c.healthComponents[k], 0);
+      expect(Math.abs(c.healthScore - sum), c.id).toBeLessThanOrEqual(0.5 + 1e-9);
+      expect(c.healthBand).toBe(band(c.healthScore));
+      expect(c.healthInputs.ratedShare).toBeGreaterThanOrEqual(0.5);
+      // concentration = round(100 × (1 − HHI)), the row's coinHhi
+      expect(c.healthComponents.concentration).toBe(Math.round(100 * (1 - c.coinHhi)));
+    }
+    // curated tiers; a chain without one gets the neutral 50 and says so
+    expect(byId.get("ethereum").healthInputs).toMatchObject({ chainTier: "ethereum", chainEnvironmentBasis: "curated-tier" });
+    expect(byId.get("ethereum").healthComponents.chainEnvironment).toBe(100);
+    expect(byId.get("tron").healthComponents.chainEnvironment).toBe(45);
+    expect(byId.get("arbitrum").healthComponents.chainEnvironment).toBe(66);
+    expect(byId.get("polygon").healthInputs).toMatchObject({ chainTier: null, chainEnvironmentBasis: "unknown-tier" });
+    expect(byId.get("polygon").healthComponents.chainEnvironment).toBe(50);
+    // default recorded build (as of 2025-09-07)
+    expect([byId.get("ethereum").healthScore, byId.get("tron").healthScore, byId.get("bsc").healthScore]).toEqual([83, 54, 68]);
+    expect(byId.get("tron").healthBand).toBe("mixed");
+    const one = await (await req("/api/chains?chain=ethereum", { key })).json();
+    expect(one.chain).toEqual(byId.get("ethereum"));
+    expect(one.healthMethodologyVersion).toBe("ballast-chain-health-v1");
   });
 
   it("unknown query parameters are 400 naming them on every served route", async () => {

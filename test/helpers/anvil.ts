@@ -93,6 +93,8 @@ export async function startAnvil(opts: { chainId?: number } = {}): Promise<Anvil
 export interface CompiledContract { abi: Abi; bytecode: Hex }
 /** The fixture contracts by name. */
 export type FixtureName = "TetherLike" | "CircleLike" | "PaxosLike";
+/** Every compiled fixture contract: the three tokens plus the USDS proxy and its two implementations. */
+export type CompiledName = FixtureName | "UsdsProxyLike" | "UsdsImplNoFreeze" | "UsdsImplFreeze";
 
 /**
  * Compiles every `test/fixtures/contracts/*.sol` with the solc npm package (standard JSON input,
@@ -100,7 +102,7 @@ export type FixtureName = "TetherLike" | "CircleLike" | "PaxosLike";
  * so only the first test file of a machine pays the ~seconds of the JS compiler. Throws with the
  * compiler's messages when compilation fails.
  */
-export function compileFixtureContracts(): Record<FixtureName, CompiledContract> {
+export function compileFixtureContracts(): Record<CompiledName, CompiledContract> {
   const files = readdirSync(CONTRACTS_DIR).filter((f) => f.endsWith(".sol")).sort();
   const sources: Record<string, { content: string }> = {};
   for (const f of files) sources[f] = { content: readFileSync(join(CONTRACTS_DIR, f), "utf8") };
@@ -115,11 +117,11 @@ export function compileFixtureContracts(): Record<FixtureName, CompiledContract>
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
   if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n")}`);
-  const out = {} as Record<FixtureName, CompiledContract>;
+  const out = {} as Record<CompiledName, CompiledContract>;
   for (const [file, contracts] of Object.entries(output.contracts as Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>)) {
     for (const [name, c] of Object.entries(contracts)) {
       if (`${name}.sol` !== file) continue;
-      out[name as FixtureName] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+      out[name as CompiledName] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
     }
   }
   mkdirSync(cacheDir, { recursive: true });

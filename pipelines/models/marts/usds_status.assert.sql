@@ -1,0 +1,4 @@
+-- assert: at most one status row
+select count(*) from usds_status having count(*) > 1;
+-- assert: the read block is not after the capture's observation, and a probe answer carries its value
+select token from usds_status where block_timestamp > observed_at or ((probe_outcome = 'answered') <> (probe_result is not null))

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../api/app.ts";
+import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
+import { fsReader, PublishedStore } from "../../api/lib/published.ts";
+import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import { runBuild } from "../../build/run-build.ts";
+import { FsSink } from "../../build/sinks/fs.ts";
+import { type UsdsStatusPayload, UsdsStatusPayloadSchema, USDS_NO_FREEZE_IMPLEMENTATION } from "../../pipelines/sources/usds-status.ts";
+import type { BuildManifest } from "../../site-data/manifest.ts";
+import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
+import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { createTestSchema } from "../helpers/pg-schema.ts";
+
+// A `usds.status` capture in the storage root (the file `capture` writes: raw/usds/<day>/<id>.json.gz,
+// {endpoint, params, observedAt, payload}; the reader itself is tested against anvil in
+// test/onchain/usds-status.test.ts) makes the recorded build as of 2025-09-07 publish
+// site-data/usds-status.json and /api/usds-status serve it. Without one the route is 503
+// (test/api/app.test.ts). Two captures: the newest at or before as-of wins; one after as-of is ignored.
+const OBSERVED = RECORDED_AS_OF - 3600;
+const BLOCK_TIME = OBSERVED - 180;
+
+const payload = (over: Partial<UsdsStatusPayload> = {}): UsdsStatusPayload => UsdsStatusPayloadSchema.parse({
+  chain: "ethereum", evmChainId: 1, token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
+  blockNumber: 23_300_000, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: BLOCK_TIME,
+  implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
+  implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION,
+  freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "reverted", result: null, reason: "reverted" },
+  totalSupplyRaw: "7912345678901234567890123456",
+  ...over,
+});
+
+let dir: string;
+let manifest: BuildManifest;
+let schema: Awaited<ReturnType<typeof createTestSchema>>;
+let sql: SqlClient;
+let app: ReturnType<typeof createApp>;
+let token: string;
+
+beforeAll(async () => {
+  process.env.BALLAST_LOG = "silent";
+  dir = mkdtempSync(join(tmpdir(), "ballast-usds-e2e-"));
+  const sink = new FsSink(dir);
+  const put = async (observedAt: number, p: UsdsStatusPayload) => {
+    const key = `raw/usds/${new Date(observedAt * 1000).toISOString().slice(0, 10)}/usds.status-${observedAt}.json.gz`;
+    await sink.put(key, gzipSync(JSON.stringify({ endpoint: "usds.status", params: {}, observedAt, payload: p })));
+  };
+  await put(OBSERVED - 86400, payload({ blockNumber: 23_290_000, blockTimestamp: BLOCK_TIME - 86400 }));
+  await put(OBSERVED, payload());
+  // observed after as-of: never read by this build (no look-ahead)
+  await put(RECORDED_AS_OF + 3600, payload({ blockNumber: 23_310_000, blockTimestamp: RECORDED_AS_OF + 3000, freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "answered", result: false, reason: null } }));
+  ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
+  schema = await createTestSchema("ballast_usds");
+  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
+  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
+  await keys.init();
+  token = (await keys.create({ name: "t" })).token;
+  app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+}, 240_000);
+afterAll(async () => {
+  await sql?.close();
+  await schema?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a build holding a USDS status capture serves /api/usds-status", () => {
+  it("loads the newest capture at or before as-of and publishes the artifact (budget 86400 s)", () => {
+    const source = manifest.sources.find((s) => s.endpoint === "usds.status")!;
+    expect(source).toMatchObject({ status: "ok", rows: 1, dropped: {}, newestObservedAt: OBSERVED });
+    expect(manifest.files.find((f) => f.path === "site-data/usds-status.json")).toMatchObject({ artifact: "usds-status", rows: 1, dataAsOf: BLOCK_TIME, maxAgeSec: 86400 });
+  });
+
+  it("answers the freeze module state, the read block and its source, with `_meta` and the standard profile", async () => {
+    expect((await app.request("/api/usds-status")).status).toBe(401);
+    const r = await app.request("/api/usds-status", { headers: { "X-API-Key": token } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60");
+    expect(r.headers.get("x-data-updated-at")).toBe(String(BLOCK_TIME));
+    const body = await r.json();
+    expect(body._meta).toMatchObject({ updatedAt: BLOCK_TIME, status: "fresh" });
+    const { _meta, ...rest } = body;
+    const status = UsdsStatusSchema.parse(rest);
+    expect(status).toMatchObject({
+      stablecoinId: "usds-sky",
+      token: { chain: "ethereum", evmChainId: 1, address: "0xdC035D45d973E3EC169d2276DDab16f1e407384F", symbol: "USDS", decimals: 18 },
+      freezeModuleActive: false, freezeCapabilityPresent: false,
+      implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION, knownNoFreezeImplementation: true,
+      freezeProbe: { function: "isBlocked(address)", selector: "0xfbac3951", outcome: "reverted", result: null },
+      totalSupplyRaw: "7912345678901234567890123456",
+      readAt: { blockNumber: 23_300_000, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: BLOCK_TIME },
+      source: { kind: "evm-rpc", rpcEnv: "BALLAST_RPC_ETHEREUM", capturePath: `raw/usds/2025-09-06/usds.status-${OBSERVED}.json.gz`, observedAt: OBSERVED },
+      updatedAt: BLOCK_TIME,
+    });
+    expect(status.source.calls).toHaveLength(4);
+    const file = JSON.parse(readFileSync(join(dir, "builds", manifest.buildId, "site-data/usds-status.json"), "utf8"));
+    expect(file).toEqual(rest);
+  });
+
+  it("health reports the usds-status cache (budget 86400) and no longer lists it as not yet available", async () => {
+    const h = await (await app.request("/api/health")).json();
+    expect(h.caches["usds-status"]).toMatchObject({ maxAge: 86400, healthy: true });
+    expect(h.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("usds-status"))).toBe(false);
+  });
+});
