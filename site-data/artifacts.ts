@@ -20,6 +20,7 @@ import { stablecoinReservesArtifact } from "./stablecoin-reserves.ts";
 import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
 import { stablecoinsArtifact } from "./stablecoins.ts";
 import { stressSignalsArtifact } from "./stress-signals.ts";
+import { yieldAdapterManifestArtifact, yieldHistoryArtifact, yieldRankingsArtifact } from "./yields.ts";
 import { supplyHistoryArtifact } from "./supply-history.ts";
 
 /** Every site-data artifact a build emits. Adding an artifact = adding it here. */
@@ -30,4 +31,5 @@ export const SITE_DATA_ARTIFACTS: Artifact[] = [
   reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
   bluechipRatingsArtifact, dexLiquidityArtifact, dexLiquidityHistoryArtifact, usdsStatusArtifact,
   stabilityIndexArtifact, stressSignalsArtifact, redemptionBackstopsArtifact, stablecoinReservesArtifact,
+  yieldRankingsArtifact, yieldHistoryArtifact, yieldAdapterManifestArtifact,
 ];

@@ -13,11 +13,12 @@ import type { RouteDecl } from "./route.ts";
 import { STABLECOIN_ROUTES } from "./stablecoins.ts";
 import { STATIC_ROUTES } from "./static-files.ts";
 import { USDS_ROUTES } from "./usds.ts";
+import { YIELD_ROUTES } from "./yields.ts";
 
 /**
  * The route table: every path the process serves, each declared once in `api/routes/<resource>.ts`.
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

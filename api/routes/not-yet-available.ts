@@ -7,6 +7,7 @@ import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { MARKETS_ROUTES } from "./markets.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
 import { USDS_ROUTES } from "./usds.ts";
+import { YIELD_ROUTES } from "./yields.ts";
 import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
 
 /** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values not yet checked. */
@@ -40,9 +41,6 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getSnapshotStablecoin", "/api/snapshot/:date/stablecoin/:stablecoinId", "snapshots", "immutable-snapshot", "One stablecoin in a dated snapshot"),
   later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
-  later("getYieldRankings", "/api/yield-rankings", "yield-rankings", "standard", "Yield rankings", "projection"),
-  later("getYieldAdapterManifest", "/api/yield-adapter-manifest", "yield-rankings", "standard", "Yield adapter manifest"),
-  later("getYieldHistory", "/api/yield-history", "yield-history", "slow", "Yield history", "stablecoin! days mode sourceKey"),
   {
     // An unknown coin is 404 even before images exist (spec 4.1).
     ...later("getOgStablecoin", "/api/og/stablecoin/:stablecoinId", "og-images", "og-image", "Share image of one stablecoin (exempt, image/png)", "", "public"),
@@ -61,7 +59,7 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
  * rows, `Artifact.optional`). Listed here rather than read from `routes/index.ts`, which imports the
  * health route (an import cycle); a health test checks every optional binding of the table is here.
  */
-export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES, ...MARKETS_ROUTES, ...USDS_ROUTES];
+export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES, ...MARKETS_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES];
 
 /** Whether an output is published: its file, or for a `{id}` template any file under the template's prefix. */
 function isPublished(path: string, published: ReadonlySet<string>): boolean {

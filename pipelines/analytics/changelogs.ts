@@ -7,6 +7,7 @@ import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
 import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
+import { YIELD_VERSION } from "./yield-scoring.ts";
 import { PSI_VERSION } from "./stability-index.ts";
 import { DEWS_VERSION } from "./stress-signals.ts";
 import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
@@ -49,6 +50,7 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("mint-burn", MINT_BURN_METHODOLOGY, []),
   entry("safety-score", SAFETY_SCORE_VERSION, []),
   entry("report-card", REPORT_CARD_VERSION, []),
+  entry("yield-rankings", YIELD_VERSION, []),
   entry("stability-index", PSI_VERSION, []),
   entry("stress-signals", DEWS_VERSION, []),
   entry("dex-liquidity", DEX_LIQUIDITY_VERSION, []),

@@ -102,7 +102,7 @@ const ComponentRow = z.object({
  * `reserves.composition` (params `{ stablecoinId }`): one capture per adapter, snapshot mode (the newest
  * capture of each coin at or before as-of is its live reading). The payload is the adapter's normalised
  * reading (`LiveReserveReading` plus `maxAgeSec`), so captures of every adapter share one raw table,
- * one row per component. A reading that fails the row schema drops whole (`reading-invalid`).
+ * one row per component. A component that fails the row schema drops alone (`invalid-<field>`).
  */
 export const reserveCompositionEndpoint: Endpoint = {
   key: "reserves.composition",
@@ -126,7 +126,6 @@ export const reserveCompositionEndpoint: Endpoint = {
       stablecoin_id: payload.stablecoinId, adapter: payload.adapter, name: c.name, value_usd: c.valueUsd, pct: c.pct, total_usd: payload.totalUsd,
       reported_at: payload.reportedAt, max_age_sec: payload.maxAgeSec, observed_at: capture.observedAt,
     }));
-    if (rows.some((r) => !ComponentRow.safeParse(r).success)) { rc.drop("reading-invalid", Math.max(rows.length, 1)); return rc.result(); }
     for (const r of rows) rc.add(r);
     return rc.result();
   },

@@ -362,6 +362,10 @@ describe("bad input: reject rows, not files", () => {
     "defillama-yields.pools": { payload: { status: "success", data: [{ pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 }, { pool: "p2", tvlUsd: 1 }, 7] } },
     "curve.pools": { payload: { success: true, data: { poolData: [{ address: "0xP", usdTotal: 1e6, coins: [{ address: "0xA", symbol: "USDC", decimals: 6 }, { symbol: "x" }] }, 5] } }, params: { chain: "ethereum", registry: "main" } },
     "dex-subgraph.pools": { payload: { data: { pools: [{ id: "0xP", feeTier: "100", totalValueLockedUSD: "1e6", token0: { id: "0xA", symbol: "USDC" }, token1: { id: "0xB", symbol: "USDT" } }, { id: "0xQ" }] } }, params: { subgraph: "s", chain: "ethereum" } },
+    "reserves.composition": { payload: {
+      stablecoinId: "usdt-tether", adapter: "json-attestation", totalUsd: 100, reportedAt: 1757200000, maxAgeSec: 86400,
+      components: [{ name: "T-bills", valueUsd: 90, pct: 90 }, { name: "Cash", valueUsd: -1, pct: 10 }],
+    }, params: { stablecoinId: "usdt-tether" } },
     "usds.status": { payload: {
       chain: "ethereum", evmChainId: 1, token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f", blockNumber: 1, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: 0,
       implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc", implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
