@@ -202,8 +202,9 @@ export function backstopEntry(id: string, f: RedemptionFacts, o: { supplyUsd: nu
 
 /**
  * DAG node `redemption_backstops` (marts layer): one row per registry coin with curated redemption facts
- * that is not dead at as-of, its entry as JSON. DEX liquidity is not published yet: `dexLiquidityScore`
- * is null (the entry's effective exit is then the redemption side alone).
+ * that is not dead at as-of, its entry as JSON. `dexLiquidityScore` is the coin's DEX liquidity score
+ * (`dex_liquidity`) when a pool capture rated it, else null (the effective exit is then the redemption
+ * side alone).
  */
 export const redemptionBackstops: Analytic = {
   name: "redemption_backstops",
@@ -216,6 +217,7 @@ export const redemptionBackstops: Analytic = {
         from depeg_incidents i inner join registry_coins c on c.id = i.stablecoin_id
         where c.redemption_json is not null and i.ended_at is null and i.peak_deviation_bps < 0 and i.started_at <= (select as_of from build_context)
         group by i.stablecoin_id order by i.stablecoin_id`,
+    dex: "select stablecoin_id, round(liquidity_score)::integer as score from dex_liquidity where liquidity_score is not null order by stablecoin_id",
   },
   outputs: {
     redemption_backstops: {
@@ -225,9 +227,10 @@ export const redemptionBackstops: Analytic = {
   },
   run(inputs, { asOf }) {
     const worst = new Map(inputs.incidents.map((r: Row) => [r.stablecoin_id as string, r.worst_bps as number]));
+    const dex = new Map(inputs.dex.map((r: Row) => [r.stablecoin_id as string, r.score as number]));
     const rows = inputs.coins.map((c: Row) => {
       const e = backstopEntry(c.id, JSON.parse(c.redemption_json), {
-        supplyUsd: c.circulating_usd ?? null, openBelowPegBps: worst.get(c.id) ?? null, dexLiquidityScore: null, asOf,
+        supplyUsd: c.circulating_usd ?? null, openBelowPegBps: worst.get(c.id) ?? null, dexLiquidityScore: dex.get(c.id) ?? null, asOf,
       });
       return {
         stablecoin_id: c.id, score: e.score, effective_exit_score: e.effectiveExitScore, route_family: e.routeFamily, resolution_state: e.resolutionState,

@@ -45,6 +45,9 @@ export const reportCards: Analytic = {
         from int_supply_daily h inner join registry_coins c on c.id = h.stablecoin_id
         where c.risk_json is not null and h.rejection_reason is null and h.circulating_usd is not null order by h.stablecoin_id, day`,
     bluechip: "select stablecoin_id, grade from bluechip_ratings where stablecoin_id is not null order by stablecoin_id",
+    dex: "select stablecoin_id, round(liquidity_score)::integer as score, hhi from dex_liquidity where liquidity_score is not null order by stablecoin_id",
+    backstops: `select stablecoin_id, score::integer as score, route_family, model_confidence, immediate_capacity_usd, immediate_capacity_ratio
+        from redemption_backstops order by stablecoin_id`,
   },
   outputs: {
     report_cards: {
@@ -70,6 +73,8 @@ export const reportCards: Analytic = {
     const days = groupBy(inputs.days);
     const supply = groupBy(inputs.supply);
     const bluechip = new Map(inputs.bluechip.map((r) => [r.stablecoin_id as string, r.grade as string]));
+    const dex = new Map(inputs.dex.map((r) => [r.stablecoin_id as string, r]));
+    const backstops = new Map(inputs.backstops.map((r) => [r.stablecoin_id as string, r]));
     const order = dependencyOrder(coins.map((c) => ({ id: c.id, deps: (c.risk?.dependencies ?? []).map((d) => d.id).filter((id) => byId.has(id)) })));
 
     // Current cards, upstream first.
@@ -85,7 +90,7 @@ export const reportCards: Analytic = {
         pegScore: p?.peg_score ?? null, pegScoreUnavailableReason: p?.peg_score_unavailable_reason ?? "no-price", pricedDays: p?.priced_days ?? 0,
         activeDepeg: open.length > 0, activeDepegBps: maxOrNull(openBps, beyond), currentDeviationBps: cur, depegEventCount: p?.event_count ?? 0,
         lastEventAt: p?.last_event_at ?? null, circulatingUsd: c.circulating_usd ?? null, isDefunct: Boolean(c.is_dead),
-        bluechipGrade: bluechip.get(id) ?? null,
+        bluechipGrade: bluechip.get(id) ?? null, ...markets(dex.get(id), backstops.get(id)),
       }, (up) => { const u = current.get(up); return u && { safety: u.safety.score, legacy: u.legacy.overallScore }; });
       current.set(id, { safety: safetyScore(raw), legacy: legacyCard(raw), raw });
     }
@@ -142,7 +147,20 @@ export const reportCards: Analytic = {
 
 /** Time-varying inputs of one coin's grade. */
 type Observed = Pick<RawInputs, "pegScore" | "pegScoreUnavailableReason" | "pricedDays" | "activeDepeg" | "activeDepegBps" | "currentDeviationBps"
-  | "depegEventCount" | "lastEventAt" | "circulatingUsd" | "isDefunct" | "bluechipGrade">;
+  | "depegEventCount" | "lastEventAt" | "circulatingUsd" | "isDefunct" | "bluechipGrade"> & Partial<Markets>;
+
+/** Market inputs of a coin: DEX liquidity (score, HHI) and its redemption backstop, when published. */
+type Markets = Pick<RawInputs, "liquidityScore" | "concentrationHhi" | "redemptionBackstopScore" | "redemptionRouteFamily" | "redemptionModelConfidence"
+  | "redemptionUsedForLiquidity" | "redemptionImmediateCapacityUsd" | "redemptionImmediateCapacityRatio">;
+
+function markets(dex: Row | undefined, backstop: Row | undefined): Markets {
+  return {
+    liquidityScore: dex?.score ?? null, concentrationHhi: dex?.hhi ?? null, redemptionBackstopScore: backstop?.score ?? null,
+    redemptionRouteFamily: backstop?.route_family ?? null, redemptionModelConfidence: backstop?.model_confidence ?? null,
+    redemptionUsedForLiquidity: backstop?.score !== null && backstop?.score !== undefined,
+    redemptionImmediateCapacityUsd: backstop?.immediate_capacity_usd ?? null, redemptionImmediateCapacityRatio: backstop?.immediate_capacity_ratio ?? null,
+  };
+}
 
 /** Final scores of an upstream coin (null: NR or not computed). */
 type Upstream = { safety: number | null; legacy: number | null };
@@ -152,12 +170,14 @@ type Cursor = { supply: number; days: number; window: number };
 /** rawInputs of coin `c` from its observed inputs, its registry facts and its upstreams' scores. */
 function rawInputs(c: Row & { risk: RiskFacts | null }, o: Observed, upstream: (id: string) => Upstream | undefined): RawInputs {
   const f = c.risk;
-  const exit = effectiveExitScore(f?.backing ?? null, o.circulatingUsd);
+  const m: Markets = {
+    liquidityScore: null, concentrationHhi: null, redemptionBackstopScore: null, redemptionModelConfidence: null, redemptionUsedForLiquidity: false,
+    redemptionImmediateCapacityUsd: null, redemptionImmediateCapacityRatio: null, ...o,
+    redemptionRouteFamily: o.redemptionRouteFamily ?? (f ? REDEMPTION_ROUTE[f.backing].family : null),
+  };
   return {
-    ...o,
-    liquidityScore: null, effectiveExitScore: exit, redemptionBackstopScore: null,
-    redemptionRouteFamily: f ? REDEMPTION_ROUTE[f.backing].family : null, redemptionModelConfidence: null, redemptionUsedForLiquidity: false,
-    redemptionImmediateCapacityUsd: null, redemptionImmediateCapacityRatio: null, concentrationHhi: null,
+    ...o, ...m,
+    effectiveExitScore: effectiveExitScore(f?.backing ?? null, o.circulatingUsd, m.liquidityScore, m.redemptionBackstopScore),
     canBeBlacklisted: f?.canBeBlacklisted ?? null, chainTier: f?.chainTier ?? null, deploymentModel: f?.deploymentModel ?? null,
     backing: f?.backing ?? null, collateralQuality: f?.collateralQuality ?? null, custodyModel: f?.custodyModel ?? null,
     proofOfReserves: f?.proofOfReserves ?? null, governanceTier: f?.governance ?? null, governanceQuality: f ? GOVERNANCE_QUALITY[f.governance] : null,

@@ -148,15 +148,18 @@ export interface RawInputs {
 export const REQUIRED_FACTS = ["backing", "collateralQuality", "custodyModel", "proofOfReserves", "governanceTier", "chainTier", "deploymentModel"] as const;
 
 /**
- * Effective exit (0-100), the reference's exit rule over the inputs we have: L = market depth
- * 20 × log10(circulating USD / $1M) (clamped 0-100; a proxy for secondary-market liquidity until DEX
- * liquidity is published), R = the redemption route of the backing; exit = round(min(100, max(L, R) +
- * 0.1 × min(L, R))). Null without facts or without circulating supply.
+ * Effective exit (0-100), the reference's exit rule (methodology 7.4): exit = round(min(100, max(L, R) +
+ * 0.1 × min(L, R))). L = the DEX liquidity score when published (`ballast-dex-liquidity-v1`), else market
+ * depth 20 × log10(circulating USD / $1M) (clamped 0-100) as a proxy of secondary-market liquidity; R =
+ * the redemption backstop score when published (`ballast-redemption-backstop-v1`), else the redemption
+ * route of the backing ({@link REDEMPTION_ROUTE}). Null without backing facts, or without both a DEX
+ * score and circulating supply.
  */
-export function effectiveExitScore(backing: RawInputs["backing"], circulatingUsd: number | null): number | null {
-  if (backing === null || circulatingUsd === null || !(circulatingUsd > 0)) return null;
-  const depth = Math.min(100, Math.max(0, 20 * Math.log10(circulatingUsd / 1e6)));
-  const route = REDEMPTION_ROUTE[backing].score;
+export function effectiveExitScore(backing: RawInputs["backing"], circulatingUsd: number | null, liquidityScore: number | null = null, redemptionScore: number | null = null): number | null {
+  if (backing === null) return null;
+  const depth = liquidityScore ?? (circulatingUsd !== null && circulatingUsd > 0 ? Math.min(100, Math.max(0, 20 * Math.log10(circulatingUsd / 1e6))) : null);
+  if (depth === null) return null;
+  const route = redemptionScore ?? REDEMPTION_ROUTE[backing].score;
   return Math.round(Math.min(100, Math.max(depth, route) + 0.1 * Math.min(depth, route)));
 }
 

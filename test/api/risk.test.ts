@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { legacyCard, safetyScore } from "../../pipelines/analytics/safety-score.ts";
+import { effectiveExitScore, legacyCard, safetyScore } from "../../pipelines/analytics/safety-score.ts";
 import { ReportCardsPayloadSchema, ReportCardsV9PayloadSchema, SafetyGradesPayloadSchema } from "../../site-data/report-cards.ts";
 import { serveRecordedBuild } from "../helpers/served-build.ts";
 
@@ -16,11 +16,13 @@ afterAll(async () => {
 });
 
 describe("grades are reproducible from their published rawInputs", () => {
-  it("every safety card and every legacy card recomputes to its published score and grade", () => {
+  it("every safety card and every legacy card recomputes to its published score and grade (and its exit score to its inputs)", () => {
     const v9 = ReportCardsV9PayloadSchema.parse(file("site-data/report-cards-v9.json"));
     const legacy = ReportCardsPayloadSchema.parse(file("site-data/report-cards.json"));
     expect(v9.cards.length).toBeGreaterThan(250);
     for (const card of v9.cards) {
+      const r = card.rawInputs;
+      expect(effectiveExitScore(r.backing, r.circulatingUsd, r.liquidityScore, r.redemptionBackstopScore), card.id).toBe(r.effectiveExitScore);
       const again = safetyScore(card.rawInputs);
       expect({ id: card.id, score: again.score, grade: again.grade }).toEqual({ id: card.id, score: card.score, grade: card.grade });
     }

@@ -118,3 +118,52 @@ describe("a build as of 2026-09-03 reads the recorded DefiLlama yields sample", 
     expect(health.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity"))).toBe(false);
   });
 });
+
+describe("yield rankings, history and adapter manifest over the recorded yields sample", () => {
+  it("ranks single-asset matched pools by score, rehydrated with the build's safety grades (no card → 40, NR)", async () => {
+    const r = await req("/api/yield-rankings");
+    expect(r.status).toBe(200);
+    const y = await r.json();
+    const grades = new Map((await (await app.request("/api/safety-grades")).json()).grades.map((g: { id: string; grade: string; score: number | null }) => [g.id, g]));
+    // Candidates: single-token pools matched to a coin (counted here from the published tables).
+    const single = Object.entries(matches).filter(([id, m]) => m.stablecoin_id && !String(pools[id]?.symbol).match(/[-/]/) && pools[id]?.apy !== null);
+    expect(y.rankings.length).toBe(single.length);
+    for (const row of y.rankings) {
+      const card = grades.get(row.stablecoinId) as { grade: string; score: number | null } | undefined;
+      expect(row.safetyScore).toBe(card?.score ?? 40);
+      expect(row.safetyGrade).toBe(card?.score == null ? "NR" : card.grade);
+      expect(row.yieldToRisk).toBeCloseTo(row.apy / (101 - row.safetyScore), 4);
+      expect(row.sourceKey).toBe(`defillama-yields:${row.id}`);
+    }
+    for (let i = 1; i < y.rankings.length; i++) {
+      const [a, b] = [y.rankings[i - 1], y.rankings[i]];
+      expect(a.pharosYieldScore > b.pharosYieldScore || (a.pharosYieldScore === b.pharosYieldScore && a.apy >= b.apy)).toBe(true);
+    }
+    // USD benchmark: TVL-weighted APY of the sample's tokenised T-bill fund pools (a proxy, flagged).
+    expect(y.benchmarks.USD).toMatchObject({ isProxy: true, currency: "USD" });
+    expect(y.riskFreeRate).toBe(y.benchmarks.USD.rate);
+    expect(y.scalingFactor).toBe(8);
+    const summary = await (await req("/api/yield-rankings?projection=summary")).json();
+    expect(Object.keys(summary.rankings[0]).sort()).toEqual(["apy", "chain", "id", "pharosYieldScore", "project", "safetyGrade", "stablecoinId", "symbol", "tvlUsd"]);
+    expect((await req("/api/yield-rankings?projection=bogus")).status).toBe(400);
+  });
+
+  it("/api/yield-history: best source per day, one pool by sourceKey, 400/404 on bad input", async () => {
+    const best = await (await req("/api/yield-history?stablecoin=usdc-circle")).json();
+    expect(best).toHaveLength(1);
+    const usdcPools = Object.entries(pools).filter(([id]) => matches[id]?.stablecoin_id === "usdc-circle" && !String(pools[id].symbol).match(/[-/]/));
+    const biggest = usdcPools.sort((a, b) => Number(b[1].tvl_usd) - Number(a[1].tvl_usd))[0];
+    expect(best[0]).toMatchObject({ sourceKey: `defillama-yields:${biggest[0]}`, date: Date.parse("2026-09-02T00:00:00Z") / 1000 });
+    const one = await (await req(`/api/yield-history?stablecoin=usdc-circle&sourceKey=defillama-yields:${usdcPools[1][0]}`)).json();
+    expect(one[0].sourceKey).toBe(`defillama-yields:${usdcPools[1][0]}`);
+    expect((await req("/api/yield-history?stablecoin=usdc-circle&mode=source")).status).toBe(400);
+    expect((await req("/api/yield-history?stablecoin=usdc-circle&sourceKey=defillama-yields:nope")).status).toBe(404);
+    expect((await req("/api/yield-history?stablecoin=zzz-nobody")).status).toBe(404);
+    expect(await (await req("/api/yield-history?stablecoin=pyusd-paypal")).json()).toEqual([]);
+  });
+
+  it("/api/yield-adapter-manifest counts the capture, its pools and the matched single-asset pools", async () => {
+    const m = await (await req("/api/yield-adapter-manifest")).json();
+    expect(m.adapters[0]).toMatchObject({ key: "defillama-yields", captures: 1, newestCaptureAt: OBSERVED, pools: Object.keys(pools).length });
+  });
+});
