@@ -5,6 +5,8 @@
  * 1. Build from the recorded capture, 3 runs: wall time and peak RSS (targets ≤ 60 s, ≤ 2 GiB).
  * 2. Depeg detection over all recorded history, 3 fresh processes: time and peak RSS (≤ 10 s); in the same
  *    runs, the risk stage (DEWS, stability index, safety scores and their daily history; ≤ 15 s).
+ *    Then the markets stage as of 2026-09-03 (pools, matching, DEX liquidity, backstops, chain health,
+ *    yields; scripts/bench/markets-stage.ts, 3 fresh processes; ≤ 10 s).
  * 3. API against nginx serving the same bytes, in this invocation. The machine is small and noisy,
  *    so absolute numbers mean little; the API/nginx ratio of runs seconds apart does.
  *    - The API runs in its own process (`node --import tsx api/server.ts --dev-key`, so the pid is
@@ -330,10 +332,23 @@ function benchDetection(): void {
   ]));
 }
 
+/** 2b. Markets stage over a build holding the recorded pool sample, a fresh process per run (≤ 10 s). */
+function benchMarkets(): void {
+  const runs: { marketsStageMs: number; pools: number; matches: number; maxRssKb: number }[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const out = execFileSync("npx", ["tsx", "scripts/bench/markets-stage.ts"], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" } }).toString();
+    runs.push(JSON.parse(out.trim().split("\n").at(-1)!));
+  }
+  console.log(`\nMarkets stage as of 2026-09-03 (recorded yields sample: ${runs[0].pools} pools, ${runs[0].matches} pool tokens matched or recorded unmatched; ${RUNS} runs)`);
+  console.log(table(["metric", "median", "min", "max", "target"], [
+    spread("markets stage: pools, matching, DEX liquidity, backstops, chain health, yields (s)", runs.map((r) => r.marketsStageMs / 1000), 2, "≤ 10"),
+  ]));
+}
+
 const startedAt = new Date();
 console.log(`\nBallast benchmarks — ${startedAt.toISOString()}, nproc ${NPROC}`);
 const dataDir = process.env.BENCH_DATA_DIR || benchBuild();
-if (!process.env.BENCH_DATA_DIR) benchDetection();
+if (!process.env.BENCH_DATA_DIR) { benchDetection(); benchMarkets(); }
 
 // 3. API vs nginx, PGlite state store.
 const latest = JSON.parse(readFileSync(join(dataDir, "latest.json"), "utf8"));

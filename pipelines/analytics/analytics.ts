@@ -17,3 +17,11 @@ export const ANALYTICS: Analytic[] = [pegMonitor, pegSummary, depegResolver, dew
 
 /** Nodes of the risk stage (DEWS, stability index, safety scores with their history), timed by `make bench`. */
 export const RISK_STAGE: string[] = [dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards].map((a) => a.name);
+
+/**
+ * Nodes of the markets stage (pool staging and marts, pool matching, DEX liquidity, redemption backstops,
+ * chain health), timed by `make bench` over a build that holds the recorded pool sample.
+ */
+export const MARKETS_STAGE: string[] = [
+  "stg_defillama__yield_pools", "int_yield_pools_daily", "yield_pools", poolCoinMatchesAnalytic.name, dexLiquidityAnalytic.name, redemptionBackstops.name, "chain_health",
+];
