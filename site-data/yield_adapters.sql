@@ -8,10 +8,7 @@ newest as (
 ),
 
 matched as (
-    select pool_id, any_value(stablecoin_id) as stablecoin_id
-    from pool_coin_matches
-    group by pool_id
-    having count(*) = 1 and count(stablecoin_id) = 1
+    select * from yield_single_asset_pools
 )
 
 select

@@ -5,10 +5,7 @@ with daily as (
 ),
 
 matches as (
-    select pool_id, any_value(stablecoin_id) as stablecoin_id
-    from pool_coin_matches
-    group by pool_id
-    having count(*) = 1 and count(stablecoin_id) = 1
+    select * from yield_single_asset_pools
 ),
 
 final as (

@@ -1,19 +1,12 @@
 -- Yield ranking candidates: pools of the newest /pools capture with exactly one token, matched to one
--- registry coin (pool_coin_matches), with an APY; plus each pool's daily APY samples across captures
+-- registry coin (yield_single_asset_pools), with an APY; plus each pool's daily APY samples across captures
 -- (oldest first) and the coin's peg currency and curated backing.
 with pools as (
     select * from yield_pools
 ),
 
-matches as (
-    select * from pool_coin_matches
-),
-
 single_asset as (
-    select pool_id, any_value(stablecoin_id) as stablecoin_id
-    from matches
-    group by pool_id
-    having count(*) = 1 and count(stablecoin_id) = 1
+    select * from yield_single_asset_pools
 ),
 
 samples as (

@@ -15,7 +15,7 @@ const PUBLISHED_TABLES = [
   "blacklist_events", "mint_burn_events", "mint_burn_hourly", "mint_burn_daily", "bluechip_ratings", "usds_status",
   "report_cards", "safety_score_history", "dependency_edges",
   "stability_index_daily", "dews_daily", "redemption_backstops",
-  "yield_pools", "pool_coin_matches", "dex_liquidity", "dex_liquidity_daily",
+  "yield_pools", "pool_coin_matches", "yield_single_asset_pools", "dex_liquidity", "dex_liquidity_daily",
 ];
 
 /** Newest DefiLlama list capture used (Unix s): the `dataAsOf` of datasets and the DuckDB file. */

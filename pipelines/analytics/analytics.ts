@@ -23,5 +23,5 @@ export const RISK_STAGE: string[] = [dewsBaseAnalytic, stabilityIndexAnalytic, d
  * chain health), timed by `make bench` over a build that holds the recorded pool sample.
  */
 export const MARKETS_STAGE: string[] = [
-  "stg_defillama__yield_pools", "int_yield_pools_daily", "yield_pools", poolCoinMatchesAnalytic.name, dexLiquidityAnalytic.name, redemptionBackstops.name, "chain_health",
+  "stg_defillama__yield_pools", "int_yield_pools_daily", "yield_pools", poolCoinMatchesAnalytic.name, "yield_single_asset_pools", dexLiquidityAnalytic.name, redemptionBackstops.name, "chain_health",
 ];

@@ -2,10 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../api/app.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import type { createApp } from "../../api/app.ts";
 import { runCapture } from "../../build/capture.ts";
 import { loadBuildConfig } from "../../build/config.ts";
 import { runBuild } from "../../build/run-build.ts";
@@ -14,7 +11,7 @@ import { BluechipRatingsSchema } from "../../site-data/bluechip-ratings.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { startBluechipServer } from "../helpers/bluechip-server.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { serveDir } from "../helpers/served-build.ts";
 
 // The real path end to end: `capture` against a local stand-in of the Bluechip backend writes
 // raw/bluechip/<day>/… into the storage root, the recorded build as of 2025-09-07 reads it with the
@@ -24,8 +21,7 @@ const OBSERVED = RECORDED_AS_OF - 3600;
 
 let dir: string;
 let manifest: BuildManifest;
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
+let served: Awaited<ReturnType<typeof serveDir>>;
 let app: ReturnType<typeof createApp>;
 let token: string;
 
@@ -43,16 +39,11 @@ beforeAll(async () => {
     await server.close();
   }
   ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
-  schema = await createTestSchema("ballast_bluechip");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
-  token = (await keys.create({ name: "t" })).token;
-  app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+  served = await serveDir(dir, "ballast_bluechip");
+  ({ app, token } = served);
 }, 240_000);
 afterAll(async () => {
-  await sql?.close();
-  await schema?.drop();
+  await served?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

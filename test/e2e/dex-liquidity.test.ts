@@ -3,16 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../api/app.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import type { createApp } from "../../api/app.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import { DexLiquidityHistorySchema, type DexLiquidity, DexLiquiditySchema } from "../../site-data/dex-liquidity.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { serveDir } from "../helpers/served-build.ts";
 
 // One build as of 2026-09-03 (the recorded DefiLlama yields sample was observed 2026-09-02T11:57:41Z;
 // the default build as of 2025-09-07 has no pools and answers 503 (both routes): test/api/app.test.ts).
@@ -23,8 +20,7 @@ let dir: string;
 let manifest: BuildManifest;
 let matches: Record<string, { token: string; chain: string; stablecoin_id: string | null; match_method: string; unmatched_reason: string | null; candidate_ids: string | null }>;
 let pools: Record<string, Record<string, unknown>>;
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
+let served: Awaited<ReturnType<typeof serveDir>>;
 let app: ReturnType<typeof createApp>;
 let token: string;
 let body: DexLiquidity;
@@ -39,20 +35,15 @@ beforeAll(async () => {
   matches = Object.fromEntries((await read("select * from pool_coin_matches order by pool_id, token_index")).map((r) => [String(r.pool_id), r as never]));
   pools = Object.fromEntries((await read("select * from yield_pools order by pool_id")).map((r) => [String(r.pool_id), r]));
   conn.closeSync();
-  schema = await createTestSchema("ballast_dex");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
-  token = (await keys.create({ name: "t" })).token;
-  app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+  served = await serveDir(dir, "ballast_dex");
+  ({ app, token } = served);
   const r = await app.request("/api/dex-liquidity", { headers: { "X-API-Key": token } });
   expect(r.status).toBe(200);
   const { _meta, ...payload } = await r.json();
   body = DexLiquiditySchema.parse(payload);
 }, 240_000);
 afterAll(async () => {
-  await sql?.close();
-  await schema?.drop();
+  await served?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

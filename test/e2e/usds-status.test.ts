@@ -3,17 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../api/app.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import type { createApp } from "../../api/app.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import { type UsdsStatusPayload, UsdsStatusPayloadSchema, USDS_NO_FREEZE_IMPLEMENTATION } from "../../pipelines/sources/usds-status.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { serveDir } from "../helpers/served-build.ts";
 
 // A `usds.status` capture in the storage root (the file `capture` writes: raw/usds/<day>/<id>.json.gz,
 // {endpoint, params, observedAt, payload}; the reader itself is tested against anvil in
@@ -35,8 +32,7 @@ const payload = (over: Partial<UsdsStatusPayload> = {}): UsdsStatusPayload => Us
 
 let dir: string;
 let manifest: BuildManifest;
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
+let served: Awaited<ReturnType<typeof serveDir>>;
 let app: ReturnType<typeof createApp>;
 let token: string;
 
@@ -53,16 +49,11 @@ beforeAll(async () => {
   // observed after as-of: never read by this build (no look-ahead)
   await put(RECORDED_AS_OF + 3600, payload({ blockNumber: 23_310_000, blockTimestamp: RECORDED_AS_OF + 3000, freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "answered", result: false, reason: null } }));
   ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
-  schema = await createTestSchema("ballast_usds");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
-  token = (await keys.create({ name: "t" })).token;
-  app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+  served = await serveDir(dir, "ballast_usds");
+  ({ app, token } = served);
 }, 240_000);
 afterAll(async () => {
-  await sql?.close();
-  await schema?.drop();
+  await served?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

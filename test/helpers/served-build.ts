@@ -6,22 +6,29 @@ import { buildRecorded } from "./build-once.ts";
 import { createTestSchema } from "./pg-schema.ts";
 
 /**
- * The recorded build served by an in-process app with a key store in a throwaway Postgres schema
- * * `schemaName`: the build dir, the app, its key store, a key allowed 10,000 requests per minute, `get` (keyed, or
- * without a key when `key` is null) and `close` (drops the schema).
+ * The builds published under data dir `dir`, served by an in-process app with a key store in a
+ * throwaway Postgres schema `schemaName`: the app, its key store, a key allowed 10,000 requests per
+ * minute, `req` (keyed Request through the app), `get` (keyed, or without a key when `key` is null;
+ * parsed JSON) and `close` (closes the store, drops the schema).
  */
-export async function serveRecordedBuild(prefix: string, schemaName: string) {
-  const { dir, manifest } = await buildRecorded(prefix);
+export async function serveDir(dir: string, schemaName: string) {
   const schema = await createTestSchema(schemaName);
   const sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
   const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
   await keys.init();
   const token = (await keys.create({ name: "t", rateLimitPerMinute: 10000 }, { maxRateLimitPerMinute: 10000 })).token;
   const app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+  const req = (path: string, key: string | null = token) => app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
   const get = async (path: string, key: string | null = token) => {
-    const res = await app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
+    const res = await req(path, key);
     return { status: res.status, headers: res.headers, body: await res.json() as any };
   };
   const close = async () => { await sql.close(); await schema.drop(); };
-  return { dir, manifest, app, keys, token, get, close };
+  return { app, keys, token, req, get, close };
+}
+
+/** The recorded build (test/helpers/build-once.ts) served by {@link serveDir}, plus its dir and manifest. */
+export async function serveRecordedBuild(prefix: string, schemaName: string) {
+  const { dir, manifest } = await buildRecorded(prefix);
+  return { dir, manifest, ...(await serveDir(dir, schemaName)) };
 }
