@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseYield, benchmarks, type PoolInput, SCALING_FACTOR, YIELD_VERSION } from "../pipelines/analytics/yield-scoring.ts";
+import { baseYield, benchmarks, DEFAULT_SAFETY_SCORE, type PoolInput, round, SCALING_FACTOR, YIELD_VERSION } from "../pipelines/analytics/yield-scoring.ts";
 import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
@@ -135,3 +135,21 @@ export const yieldAdapterManifestArtifact: Artifact = {
     return { files: [{ path: yieldAdapterManifestArtifact.outputs.main.path, payload, rows: 1 }], dataAsOf: ctx.asOf };
   },
 };
+
+/**
+ * Read-time fields of a ranking row (`ballast-yield-v1`, pipelines/analytics/yield-scoring.ts) given its
+ * coin's safety card (none, or score null: safety 40, grade NR): `yieldToRisk` = apy / (101 − safety),
+ * `pharosYieldScore` = clamp(round(rowUtility / max(0.5, (101 − safety)/20)^1.75 × sustainability × 8), 0, 100).
+ */
+export function hydrate(row: { apy: number; rowUtility: number; sustainability: number }, card: { score: number | null; grade: string } | undefined) {
+  const safetyScore = card?.score ?? DEFAULT_SAFETY_SCORE;
+  const safetyGrade = card?.score === null || card === undefined ? "NR" : card.grade;
+  const divisor = 101 - safetyScore;
+  const riskPenalty = Math.max(0.5, divisor / 20);
+  const yieldEfficiency = row.rowUtility / riskPenalty ** 1.75;
+  return {
+    safetyScore, safetyGrade,
+    yieldToRisk: divisor > 0 ? round(row.apy / divisor, 4) : null,
+    pharosYieldScore: Math.min(100, Math.max(0, Math.round(yieldEfficiency * row.sustainability * SCALING_FACTOR))),
+  };
+}

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data/report-cards.ts";
-import { type YieldRow, YieldRankingsFileSchema, YieldHistoryPointSchema, yieldAdapterManifestArtifact, yieldHistoryArtifact, yieldRankingsArtifact } from "../../site-data/yields.ts";
-import { hydrate } from "../../pipelines/analytics/yield-scoring.ts";
+import { hydrate, type YieldRow, YieldRankingsFileSchema, YieldHistoryPointSchema, yieldAdapterManifestArtifact, yieldHistoryArtifact, yieldRankingsArtifact } from "../../site-data/yields.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";

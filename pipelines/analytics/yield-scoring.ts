@@ -13,7 +13,7 @@
  * - sourceRiskPenalty = clamp(1 + 0.5 × outlier + 0.5 × rewardShare, 1, 2.5); rowUtility = effectiveYield / penalty.
  * - sustainability = max(0.3, 1 − CV of the pool's daily APY samples) with ≥ 2 samples, else
  *   max(0.3, 1 − 0.5 × rewardShare − min(0.2, 0.2 × |apyPct7D| / max(apy, 0.01))).
- * Read time (`hydrate`, with the coin's current safety score; a coin without a card counts 40, grade NR):
+ * Read time (`hydrate` in site-data/yields.ts, with the coin's current safety score; no card → 40, grade NR):
  * - yieldToRisk = apy / (101 − safety); riskPenalty = max(0.5, (101 − safety) / 20);
  *   yieldEfficiency = rowUtility / riskPenalty^1.75; pharosYieldScore = clamp(round(yieldEfficiency ×
  *   sustainability × 8), 0, 100) (spec 2.14 field name).
@@ -60,7 +60,8 @@ export interface PoolInput {
   apySamples: number[];
 }
 
-const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
+/** `x` rounded to `d` decimals. */
+export const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** USD benchmark proxy and the other currencies' (unavailable) benchmarks, from the snapshot's pools. */
 export function benchmarks(pools: PoolInput[], currencies: string[], asOf: number): Record<string, Benchmark> {
@@ -121,19 +122,5 @@ export function baseYield(p: PoolInput, bench: Record<string, Benchmark>): BaseY
   return {
     rewardShare: round(rewardShare, 4), benchmarkRate: rate, excessYield: excess === null ? null : round(excess, 4), effectiveYield: round(effectiveYield, 4),
     sourceRiskPenalty: round(sourceRiskPenalty, 4), rowUtility: round(effectiveYield / sourceRiskPenalty, 4), sustainability: round(sustainability, 4), sustainabilityBasis: basis,
-  };
-}
-
-/** Read-time fields of a row given its coin's safety score (null: no card → 40, grade NR). */
-export function hydrate(row: { apy: number; rowUtility: number; sustainability: number }, card: { score: number | null; grade: string } | undefined) {
-  const safetyScore = card?.score ?? DEFAULT_SAFETY_SCORE;
-  const safetyGrade = card?.score === null || card === undefined ? "NR" : card.grade;
-  const divisor = 101 - safetyScore;
-  const riskPenalty = Math.max(0.5, divisor / 20);
-  const yieldEfficiency = row.rowUtility / riskPenalty ** 1.75;
-  return {
-    safetyScore, safetyGrade,
-    yieldToRisk: divisor > 0 ? round(row.apy / divisor, 4) : null,
-    pharosYieldScore: Math.min(100, Math.max(0, Math.round(yieldEfficiency * row.sustainability * SCALING_FACTOR))),
   };
 }

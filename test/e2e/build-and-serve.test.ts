@@ -138,7 +138,7 @@ describe("end to end: recorded capture → build → running API", () => {
       .rejects.toThrow(/assert failed on \w+: (primary key unique|event ids are unique)/);
     expect(readFileSync(join(dir, "latest.json"), "utf8")).toBe(before);
     expect((await get("/api/stablecoin-summary/usdt-tether")).status).toBe(200);
-  });
+  }, 300_000); // the whole DAG runs before the asserts; on 2 busy cores that is over 2 minutes
 
   it("publishes every listed file with its sha256, and .br/.gz siblings (named in encodings) that decode to it", () => {
     const buildDir = join(dir, "builds", manifest.buildId);
