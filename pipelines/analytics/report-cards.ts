@@ -127,7 +127,11 @@ export const reportCards: Analytic = {
         if (day < first.get(id)!) continue;
         const c = byId.get(id)!;
         const dead = c.death_known_on !== null && c.death_known_on <= new Date(t * 1000).toISOString().slice(0, 10);
-        if (!c.risk || dead) { push(c, t, dead ? "F" : "NR", dead ? 0 : null, "backfill"); continue; }
+        if (!c.risk || dead) {
+          scores.set(id, { safety: dead ? 0 : null, legacy: null });
+          push(c, t, dead ? "F" : "NR", dead ? 0 : null, "backfill");
+          continue;
+        }
         const s = safetyScore(historicalRaw(c, day, incidents.get(id) ?? [], days.get(id) ?? [], supply.get(id) ?? [], cursor.get(id)!, (up) => scores.get(up)));
         scores.set(id, { safety: s.score, legacy: null });
         push(c, t, s.grade, s.score, "backfill");
