@@ -1,6 +1,5 @@
-import { getAddress, toFunctionSelector } from "viem";
 import { z } from "zod";
-import { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG } from "../pipelines/sources/usds-status.ts";
+import { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, IS_BLOCKED_SELECTOR, TOTAL_SUPPLY_SELECTOR, USDS_TOKEN } from "../pipelines/sources/usds-status-contract.ts";
 import { type Artifact, sqlFile } from "./contract.ts";
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -9,8 +8,8 @@ const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 export const USDS_STATUS_CALLS = [
   "eth_getBlockByNumber(block)",
   `eth_getStorageAt(token, ${ERC1967_IMPLEMENTATION_SLOT}, block)`,
-  `eth_call isBlocked(${FREEZE_PROBE_ARG}) [${toFunctionSelector("isBlocked(address)")}]`,
-  `eth_call totalSupply() [${toFunctionSelector("totalSupply()")}]`,
+  `eth_call isBlocked(${FREEZE_PROBE_ARG}) [${IS_BLOCKED_SELECTOR}]`,
+  `eth_call totalSupply() [${TOTAL_SUPPLY_SELECTOR}]`,
 ] as const;
 
 /**
@@ -75,13 +74,13 @@ export const usdsStatusArtifact: Artifact = {
     const answered = r.probe_outcome === "answered";
     const payload: UsdsStatus = {
       stablecoinId: "usds-sky",
-      token: { chain: "ethereum", evmChainId: Number(r.evm_chain_id), address: getAddress(String(r.token)), symbol: "USDS", decimals: 18 },
+      token: { chain: "ethereum", evmChainId: Number(r.evm_chain_id), address: String(r.token).toLowerCase() === USDS_TOKEN.toLowerCase() ? USDS_TOKEN : String(r.token), symbol: "USDS", decimals: 18 },
       freezeModuleActive: Boolean(r.freeze_module_active),
       freezeCapabilityPresent: Boolean(r.freeze_module_active),
       implementationAddress: String(r.implementation_address),
       knownNoFreezeImplementation: Boolean(r.known_no_freeze_implementation),
       freezeProbe: {
-        function: "isBlocked(address)", selector: toFunctionSelector("isBlocked(address)"), args: [FREEZE_PROBE_ARG],
+        function: "isBlocked(address)", selector: IS_BLOCKED_SELECTOR, args: [FREEZE_PROBE_ARG],
         outcome: answered ? "answered" : "reverted", result: answered ? Boolean(r.probe_result) : null, reason: (r.probe_reason as string | null) ?? null,
       },
       totalSupplyRaw: r.total_supply_raw === null || r.total_supply_raw === undefined ? null : String(r.total_supply_raw),

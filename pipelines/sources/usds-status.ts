@@ -1,7 +1,10 @@
-import { type Abi, type Hex, getAddress, parseAbi } from "viem";
+import { type Abi, getAddress, parseAbi } from "viem";
 import { z } from "zod";
 import type { EvmRpc } from "./evm-rpc.ts";
 import { RowCollector } from "./parse-helpers.ts";
+import { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, USDS_NO_FREEZE_IMPLEMENTATION, USDS_STABLECOIN_ID, USDS_TOKEN } from "./usds-status-contract.ts";
+
+export { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, USDS_NO_FREEZE_IMPLEMENTATION, USDS_STABLECOIN_ID, USDS_TOKEN };
 import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
 
 /**
@@ -22,18 +25,8 @@ import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
  * A transport failure on every provider throws (nothing is captured, the previous capture stays in
  * force); a revert is an answer of the chain and is recorded as such.
  */
-export const USDS_TOKEN = "0xdC035D45d973E3EC169d2276DDab16f1e407384F";
-/** Registry id of USDS. */
-export const USDS_STABLECOIN_ID = "usds-sky";
-/** ERC-1967 implementation slot: keccak256("eip1967.proxy.implementation") − 1. */
-export const ERC1967_IMPLEMENTATION_SLOT: Hex = "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc";
-/** USDS implementation without a freeze function (as the reference records it), lowercase. */
-export const USDS_NO_FREEZE_IMPLEMENTATION = "0x1923dfee706a8e78157416c29cbccfde7cdf4102";
 /** Functions called on the proxy. */
 export const USDS_ABI: Abi = parseAbi(["function isBlocked(address) view returns (bool)", "function totalSupply() view returns (uint256)"]);
-/** Argument of the freeze probe: the zero address (a capability probe, not an account check). */
-export const FREEZE_PROBE_ARG = "0x0000000000000000000000000000000000000000";
-
 /** An on-chain read of the Ethereum node itself: a primary family of its own. */
 export const USDS_LINEAGE: SourceLineage = { family: "onchain", derivedFrom: null };
 export const USDS_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at the read block's timestamp (Unix s)" };
