@@ -14,3 +14,7 @@ export const intParam = (min: number, max: number) => {
 /** Boolean query parameter `true`/`false`, `def` when absent. */
 export const boolParam = (def: boolean) =>
   z.enum(["true", "false"], { error: "must be true or false" }).optional().transform((v) => (v === undefined ? def : v === "true"));
+
+/** Required `stablecoin` query parameter: a canonical stablecoin id (an unknown id is the route's 404). */
+export const stablecoinParam = () =>
+  z.string({ error: "required" }).max(200, "must be at most 200 characters").describe("Canonical stablecoin id");

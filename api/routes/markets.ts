@@ -3,7 +3,7 @@ import { outputPath } from "../../site-data/contract.ts";
 import { type DexLiquidityHistoryRowSchema, dexLiquidityArtifact, dexLiquidityHistoryArtifact } from "../../site-data/dex-liquidity.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
-import { intParam } from "../lib/query-params.ts";
+import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { bind, need, perCoinRows, type RouteDecl } from "./route.ts";
 
 const tag = "markets";
@@ -13,7 +13,7 @@ type HistoryRow = z.infer<typeof DexLiquidityHistoryRowSchema>;
 export const DEX_HISTORY_DAYS = { min: 1, max: 365, default: 90 } as const;
 
 const HistoryQuery = z.object({
-  stablecoin: z.string({ error: "required" }).max(200, "must be at most 200 characters").describe("Canonical stablecoin id"),
+  stablecoin: stablecoinParam(),
   days: intParam(DEX_HISTORY_DAYS.min, DEX_HISTORY_DAYS.max).optional()
     .describe(`Window in days ending at the build's as-of (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default})`),
 });

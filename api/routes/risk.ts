@@ -3,14 +3,14 @@ import {
   dependencyGraphArtifact, dependencyScenariosArtifact, type ReportCardsV9PayloadSchema, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact,
   type SafetyHistoryRowSchema, SafetyHistorySchema, safetyScoreHistoryArtifact,
 } from "../../site-data/report-cards.ts";
-import { intParam } from "../lib/query-params.ts";
+import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, type HandlerContext, type JsonRoute, perCoinRows, type RouteDecl, type RouteResult } from "./route.ts";
 
 const tag = "risk";
 type HistoryRow = z.infer<typeof SafetyHistoryRowSchema>;
 
 const HistoryQuery = z.object({
-  stablecoin: z.string({ error: "required" }).max(200, "must be at most 200 characters").describe("Canonical stablecoin id"),
+  stablecoin: stablecoinParam(),
   days: intParam(1, 3650).optional().describe("Window in days ending at the build's as-of day (1-3650, default 365)"),
 });
 

@@ -5,7 +5,7 @@ import { StablecoinSummarySchema, stablecoinSummaryArtifact, type StablecoinSumm
 import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { supplyHistoryArtifact } from "../../site-data/supply-history.ts";
 import { HttpError } from "../lib/http-error.ts";
-import { intParam } from "../lib/query-params.ts";
+import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";
 
 const StablecoinIdParam = z.object({ stablecoinId: z.string().max(200, "must be at most 200 characters").describe("Canonical stablecoin id `<ticker>-<issuer>`") });
@@ -47,7 +47,7 @@ export const STABLECOIN_ROUTES: RouteDecl[] = [
   {
     kind: "json", operationId: "getSupplyHistory", method: "GET", path: "/api/supply-history", lane: "apiKey", tag, cache: "slow", meta: false,
     artifact: bind(supplyHistoryArtifact),
-    query: z.object({ stablecoin: z.string({ error: "required" }).max(200, "must be at most 200 characters").describe("Canonical stablecoin id"), days: intParam(1, 3650).optional().describe("Last N days before the newest point (default: all)") }),
+    query: z.object({ stablecoin: stablecoinParam(), days: intParam(1, 3650).optional().describe("Last N days before the newest point (default: all)") }),
     id: (ctx) => ctx.query.stablecoin,
     summary: "Daily supply history of one stablecoin",
     description: "Array of `{date, circulatingUsd, circulatingNative, source}` oldest first; `days` keeps the last N days before the newest point (default: all). A listed coin without accepted history points answers `[]`; an unknown id is 404.",

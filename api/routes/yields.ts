@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data/report-cards.ts";
 import { hydrate, type YieldRow, YieldRankingsFileSchema, YieldHistoryPointSchema, yieldAdapterManifestArtifact, yieldHistoryArtifact, yieldRankingsArtifact } from "../../site-data/yields.ts";
 import { HttpError } from "../lib/http-error.ts";
-import { intParam } from "../lib/query-params.ts";
+import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";
 
 const tag = "yields";
@@ -42,7 +42,7 @@ export const YIELD_ROUTES: RouteDecl[] = [
     kind: "json", operationId: "getYieldHistory", method: "GET", path: "/api/yield-history", lane: "apiKey", tag, cache: "slow", meta: false,
     artifact: bind(yieldHistoryArtifact), id: (ctx) => ctx.query.stablecoin, response: z.array(YieldHistoryPointSchema),
     query: z.object({
-      stablecoin: z.string({ error: "required" }).max(200, "must be at most 200 characters").describe("Canonical stablecoin id"),
+      stablecoin: stablecoinParam(),
       days: intParam(1, 365).optional().describe("Window in days ending at the newest point (1-365, default 90)"),
       mode: z.enum(["best", "source"], { error: "must be best or source" }).optional().describe("`best` (default): per day the pool with the most TVL; `source`: one pool (needs `sourceKey`)"),
       sourceKey: z.string().max(300, "must be at most 300 characters").optional().describe("`defillama-yields:<poolId>` (forces `source` mode)"),
