@@ -119,7 +119,7 @@ export const DATASETS: Dataset[] = [
   {
     topic: "depeg-history", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
     columns: Object.keys(DepegHistoryRowSchema.shape), row: DepegHistoryRowSchema, sql: sql("depeg_history"),
-    description: "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v2).",
+    description: "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v3).",
   },
   {
     topic: "contracts", dated: false, formats: ["csv", "json"], sheet: true,
@@ -134,7 +134,7 @@ export const DATASETS: Dataset[] = [
   {
     topic: "freeze-events", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,
     columns: Object.keys(FreezeEventRowSchema.shape), row: FreezeEventRowSchema, sql: sql("freeze_events"),
-    description: "The whole freeze/blacklist ledger as of the file date, newest first (ballast-freeze-v1): amounts as exact decimal strings, USD at event time, destroys linked to their freeze.",
+    description: "The whole freeze/blacklist ledger as of the file date, newest first (ballast-freeze-v2): amounts as exact decimal strings, USD at event time (the supply valuation rule of the event day), destroys linked to their freeze.",
   },
   {
     topic: "scores-latest", dated: true, formats: ["csv", "json", "ndjson"], sheet: true,

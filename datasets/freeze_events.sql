@@ -8,12 +8,7 @@ select
     chain_name as "chainName",
     event_type as "eventType",
     address,
-    case when amount_raw is null then null
-        when rtrim(lpad((amount_raw % pow(10, decimals)::hugeint)::varchar, decimals::integer, '0'), '0') = ''
-            then (amount_raw // pow(10, decimals)::hugeint)::varchar
-        else (amount_raw // pow(10, decimals)::hugeint)::varchar || '.'
-            || rtrim(lpad((amount_raw % pow(10, decimals)::hugeint)::varchar, decimals::integer, '0'), '0')
-    end as "amountNative",
+    amount_decimal as "amountNative",
     case when amount_raw is null then null else amount_raw::varchar end as "amountRaw",
     amount_usd_at_event as "amountUsdAtEvent",
     amount_source as "amountSource",

@@ -15,8 +15,9 @@ const GOLD = new Set(["PAXG", "XAUT"]);
 /**
  * BlacklistEvent (spec 2.5). Amounts: `amountNative` in token units (exact decimal of the base units,
  * then a JSON number), `amountRaw` the exact base units as a string (our addition), `amountUsdAtEvent`
- * USD at the event day's price; null when unknown, never zero. `linkedFreezeEventId` and
- * `frozenDurationSec` (s) link a destroy to the freeze that made it possible.
+ * USD by the supply valuation rule of the event's UTC day (USD pegs 1 × units); null when unknown,
+ * never zero. `linkedFreezeEventId` and `frozenDurationSec` (s) link a destroy to the freeze that made
+ * it possible.
  */
 export const BlacklistEventSchema = z.object({
   id: z.string(),
@@ -99,18 +100,46 @@ export const blacklistLedgerArtifact: Artifact = {
 const Quarterly = z.object({ quarter: z.string(), blacklist: z.number().int(), unblacklist: z.number().int(), destroy: z.number().int() });
 const Distribution = z.record(z.string(), z.number().int());
 
-/** `/api/blacklist-summary` (spec 2.5). Per-coin totals are token units; `*Total` without a coin are USD. */
+const usd = (what: string) => z.number().nullable().describe(`USD: ${what}; null when any term is unknown (never zero or a partial sum), the count of unknown terms beside it`);
+const usdPerCoin = (what: string) => z.record(z.string(), z.number().nullable()).describe(`Per coin symbol, USD: ${what}; null for a coin with an unknown term (its count in the matching *GapCount map)`);
+const gapCount = (what: string) => z.number().int().describe(`Count of ${what} whose amount (or its USD value) is unknown: the unknown terms of the total beside it`);
+const gapPerCoin = (what: string) => Distribution.describe(`Per coin symbol: count of ${what} whose amount (or its USD value) is unknown`);
+
+/**
+ * `/api/blacklist-summary` (spec 2.5). Units: every spec `*Total` field (`destroyedTotal`,
+ * `activeFrozenTotal`, `trackedFrozenTotal`, `perCoinFrozenTotal`, `perCoinDestroyedTotal`) is USD,
+ * each event valued by the supply valuation rule of its UTC day (USD pegs 1 × units); token-unit
+ * companions end in `Native` (numbers) or `Exact` (exact decimal strings). A total over terms some
+ * of which are unknown is null, never zero or a partial sum, with the count of unknown terms beside it
+ * (`*GapCount`). Frozen amounts are the balances at the freeze event.
+ */
 export const BlacklistSummarySchema = z.object({
   stats: z.object({
     usdcBlacklisted: z.number().int(), usdtBlacklisted: z.number().int(), goldBlacklisted: z.number().int(), frozenAddresses: z.number().int(),
-    destroyedTotal: z.number(), activeAddressCount: z.number().int(), activeFrozenTotal: z.number(), activeAmountGapCount: z.number().int(),
-    trackedAddressCount: z.number().int(), trackedFrozenTotal: z.number(), trackedAmountGapCount: z.number().int(),
+    destroyedTotal: usd("sum of every destroy's amount at its event day"),
+    destroyedAmountGapCount: gapCount("destroys"),
+    activeAddressCount: z.number().int(),
+    activeFrozenTotal: usd("sum of the active (frozen, not destroyed, not unfrozen) records' balances at their freeze"),
+    activeAmountGapCount: gapCount("active records"),
+    trackedAddressCount: z.number().int(),
+    trackedFrozenTotal: usd("sum of the active records' last-known current-balance snapshots (none are read yet: null while any record is active)"),
+    trackedAmountGapCount: z.number().int().describe("Count of active records without a current-balance snapshot: the unknown terms of trackedFrozenTotal"),
     recentCount: z.number().int(), recentCount24h: z.number().int(), recoverableGapCount: z.number().int(),
     perCoinBlacklistCounts: Distribution, perCoinTotalEvents: Distribution, perCoinFrozenAddressCount: Distribution,
-    perCoinFrozenTotal: z.record(z.string(), z.number()), perCoinDestroyedTotal: z.record(z.string(), z.number()),
-    perCoinDestroyedTotalExact: z.record(z.string(), z.string()),
+    perCoinFrozenTotal: usdPerCoin("the coin's active records' balances at their freeze"),
+    perCoinFrozenTotalNative: z.record(z.string(), z.number().nullable()).describe("Per coin symbol, token units: the coin's active records' balances at their freeze; null with an unknown amount"),
+    perCoinFrozenAmountGapCount: gapPerCoin("the coin's active records"),
+    perCoinDestroyedTotal: usdPerCoin("the coin's destroyed amounts at their event days"),
+    perCoinDestroyedTotalNative: z.record(z.string(), z.number().nullable()).describe("Per coin symbol, token units: the coin's destroyed amounts (perCoinDestroyedTotalExact as a number); null with an unknown amount"),
+    perCoinDestroyedTotalExact: z.record(z.string(), z.string().nullable()).describe("Per coin symbol, token units as an exact decimal string (sum of base units); null with an unknown amount"),
+    perCoinDestroyedAmountGapCount: gapPerCoin("the coin's destroys"),
     perCoinQuarterlyEventTypes: z.record(z.string(), z.array(Quarterly)),
-    frozenThenDestroyed: z.object({ count: z.number().int(), perCoinAmount: z.record(z.string(), z.string()), medianFrozenDurationSec: z.number().int().nullable() }),
+    frozenThenDestroyed: z.object({
+      count: z.number().int(),
+      perCoinAmount: z.record(z.string(), z.string().nullable()).describe("Per coin symbol, token units as an exact decimal string: destroys linked to their freeze; null with an unknown amount"),
+      perCoinAmountGapCount: Distribution.describe("Per coin symbol: linked destroys without an amount"),
+      medianFrozenDurationSec: z.number().int().nullable(),
+    }),
   }),
   chart: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
   chains: z.array(z.object({ id: z.string(), name: z.string() })),
@@ -138,7 +167,8 @@ export const BlacklistSummarySchema = z.object({
   reconciliation: z.object({
     status: z.enum(["ok", "mismatch"]), runId: z.string(), manifestId: z.string().nullable(), manifestSha256: z.string().nullable(), bookmarkRecorded: z.boolean(),
     expectedEventCount: z.number().int(), presentEventCount: z.number().int(), missingEventCount: z.number().int(), duplicateIdentityCount: z.number().int(),
-    destroyedRawAmounts: z.record(z.string(), z.string()), balanceReplayCounts: z.object({ replayed: z.number().int(), unresolved: z.number().int() }),
+    destroyedRawAmounts: z.record(z.string(), z.string().nullable()).describe("Per coin symbol, base units: destroyed amounts; null with an unknown amount (counted in balanceReplayCounts.unresolved)"),
+    balanceReplayCounts: z.object({ replayed: z.number().int(), unresolved: z.number().int() }),
     unresolvedManifestGapCount: z.number().int(), tronSafeHead: z.boolean(), arbitrumSafeHead: z.boolean(), startedAt: z.number().int(), completedAt: z.number().int(),
   }),
   totalEvents: z.number().int(),
@@ -159,22 +189,52 @@ const inc = (m: Record<string, number>, k: string, by = 1) => { m[k] = (m[k] ?? 
 const median = (xs: number[]) => { if (!xs.length) return null; const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 
 /**
+ * A total over terms some of which may be unknown: the USD sum and the exact token-unit sum of the
+ * known terms, with the counts of unknown ones. Token units are kept as base units at the largest
+ * decimals seen (`decimals`), so contracts of one coin with different decimals add up exactly.
+ */
+interface Tally { usd: number; usdCompensation: number; usdGaps: number; raw: bigint; decimals: number; rawGaps: number }
+const tally = (): Tally => ({ usd: 0, usdCompensation: 0, usdGaps: 0, raw: 0n, decimals: 0, rawGaps: 0 });
+/**
+ * Adds one term: base units `amountRaw` of a `decimals` contract (null: unknown) and its USD value
+ * (null: unknown). USD is summed with Neumaier compensation, so hundreds of terms lose no cents.
+ */
+function addTerm(t: Tally, amountRaw: string | null, decimals: number, usd: number | null): void {
+  if (usd === null) t.usdGaps++;
+  else {
+    const sum = t.usd + usd;
+    t.usdCompensation += Math.abs(t.usd) >= Math.abs(usd) ? t.usd - sum + usd : usd - sum + t.usd;
+    t.usd = sum;
+  }
+  if (amountRaw === null) { t.rawGaps++; return; }
+  if (decimals > t.decimals) { t.raw *= 10n ** BigInt(decimals - t.decimals); t.decimals = decimals; }
+  t.raw += BigInt(amountRaw) * 10n ** BigInt(t.decimals - decimals);
+}
+/** USD total: null when any term's USD value is unknown (never a partial sum). */
+const usdTotal = (t: Tally) => (t.usdGaps ? null : t.usd + t.usdCompensation);
+/** Exact token-unit total as a decimal string: null when any amount is unknown. */
+const exactTotal = (t: Tally) => (t.rawGaps ? null : decimalString(t.raw, t.decimals));
+/** Per-key map of a tally field, keys sorted. */
+const perKey = <T>(m: Record<string, Tally>, f: (t: Tally) => T) => Object.fromEntries(Object.entries(m).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, t]) => [k, f(t)]));
+
+/**
  * Builds the summary from the ledger (newest first), the tracked freeze configs and the chains, as
  * of `asOf` (Unix s). Active records replay events by time per (chain, contract, address): a
- * blacklist opens one (its amount, when known), a destroy marks it destroyed, an unblacklist closes
- * it. Amount-gap status: degraded at a missing ratio ≥ 1% or ≥ 5 recent (30 d) gaps, stale at ≥ 2%
- * or ≥ 25 (spec 2.8).
+ * blacklist opens one (its balance at the freeze, when known), a destroy marks it destroyed, an
+ * unblacklist closes it. Totals are USD (events valued at their day by the supply valuation rule),
+ * with token-unit companions; a total with an unknown term is null and its unknown terms counted.
+ * Amount-gap status: degraded at a missing ratio ≥ 1% or ≥ 5 recent (30 d) gaps, stale at ≥ 2% or
+ * ≥ 25 (spec 2.8).
  */
 export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<string, any>[], chainRows: Record<string, any>[], asOf: number): BlacklistSummary {
   const chrono = [...events].sort((a, b) => a.timestamp - b.timestamp || a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
-  const active = new Map<string, { symbol: string; amount: number | null; usd: number | null; destroyed: boolean }>();
+  const active = new Map<string, { symbol: string; amountRaw: string | null; decimals: number; usd: number | null; destroyed: boolean }>();
   const perCoinBlacklistCounts: Record<string, number> = {};
   const perCoinTotalEvents: Record<string, number> = {};
-  const destroyedRaw: Record<string, bigint> = {};
-  const decimalsOf: Record<string, number> = {};
   const quarterly: Record<string, Record<string, { blacklist: number; unblacklist: number; destroy: number }>> = {};
-  let destroyedUsd = 0;
-  const frozenThenDestroyedRaw: Record<string, bigint> = {};
+  const destroyed = tally();
+  const destroyedByCoin: Record<string, Tally> = {};
+  const frozenThenDestroyedByCoin: Record<string, Tally> = {};
   const frozenDurations: number[] = [];
   for (const e of chrono) {
     const key = `${e.chainId}|${e.contractAddress}|${e.address}`;
@@ -182,30 +242,28 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
     ((quarterly[e.stablecoin] ??= {})[quarterOf(e.timestamp)] ??= { blacklist: 0, unblacklist: 0, destroy: 0 })[e.eventType]++;
     if (e.eventType === "blacklist") {
       inc(perCoinBlacklistCounts, e.stablecoin);
-      active.set(key, { symbol: e.stablecoin, amount: e.amountNative, usd: e.amountUsdAtEvent, destroyed: false });
+      active.set(key, { symbol: e.stablecoin, amountRaw: e.amountRaw, decimals: e.decimals, usd: e.amountUsdAtEvent, destroyed: false });
     } else if (e.eventType === "unblacklist") {
       active.delete(key);
     } else {
       const rec = active.get(key);
       if (rec) rec.destroyed = true;
-      if (e.amountRaw !== null) {
-        destroyedRaw[e.stablecoin] = (destroyedRaw[e.stablecoin] ?? 0n) + BigInt(e.amountRaw);
-        decimalsOf[e.stablecoin] = e.decimals;
-        if (e.linkedFreezeEventId) frozenThenDestroyedRaw[e.stablecoin] = (frozenThenDestroyedRaw[e.stablecoin] ?? 0n) + BigInt(e.amountRaw);
-      }
-      if (e.amountUsdAtEvent !== null) destroyedUsd += e.amountUsdAtEvent;
+      addTerm(destroyed, e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      addTerm(destroyedByCoin[e.stablecoin] ??= tally(), e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      if (e.linkedFreezeEventId) addTerm(frozenThenDestroyedByCoin[e.stablecoin] ??= tally(), e.amountRaw, e.decimals, e.amountUsdAtEvent);
       if (e.frozenDurationSec !== null) frozenDurations.push(e.frozenDurationSec);
     }
   }
   const live = [...active.values()].filter((r) => !r.destroyed);
   const perCoinFrozenAddressCount: Record<string, number> = {};
-  const perCoinFrozenTotal: Record<string, number> = {};
+  const frozen = tally();
+  const frozenByCoin: Record<string, Tally> = {};
   for (const r of live) {
     inc(perCoinFrozenAddressCount, r.symbol);
-    if (r.amount !== null) inc(perCoinFrozenTotal as Record<string, number>, r.symbol, r.amount);
+    addTerm(frozen, r.amountRaw, r.decimals, r.usd);
+    addTerm(frozenByCoin[r.symbol] ??= tally(), r.amountRaw, r.decimals, r.usd);
   }
-  const exact = (m: Record<string, bigint>) => Object.fromEntries(Object.entries(m).sort().map(([k, v]) => [k, decimalString(v, decimalsOf[k] ?? 0)]));
-  const perCoinDestroyedTotalExact = exact(destroyedRaw);
+  const perCoinDestroyedTotalExact = perKey(destroyedByCoin, exactTotal);
   const perCoinQuarterlyEventTypes: Record<string, z.infer<typeof Quarterly>[]> = {};
   const allQuarters = events.length ? quarters(quarterOf(chrono[0].timestamp), quarterOf(chrono.at(-1)!.timestamp)) : [];
   for (const [coin, byQ] of Object.entries(quarterly).sort()) {
@@ -247,30 +305,38 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
   if (newest !== null && asOf - newest > 30 * DAY) warnings.push(`newest freeze event is ${Math.floor((asOf - newest) / DAY)} days before as-of: recorded history ends there and no live ledger rows are newer.`);
   const unsupportedCount = unsupportedDeferred.length;
   if (unsupportedCount) warnings.push(`${unsupportedCount} tracked configs are deferred (contract address or decimals unresolved) and contribute no events.`);
-  const destroyedRawAmounts = Object.fromEntries(Object.entries(destroyedRaw).sort().map(([k, v]) => [k, v.toString()]));
+  const destroyedRawAmounts = perKey(destroyedByCoin, (t) => (t.rawGaps ? null : t.raw.toString()));
   return {
     stats: {
       usdcBlacklisted: live.filter((r) => r.symbol === "USDC").length,
       usdtBlacklisted: live.filter((r) => r.symbol === "USDT").length,
       goldBlacklisted: live.filter((r) => GOLD.has(r.symbol)).length,
       frozenAddresses: new Set([...active.entries()].filter(([, r]) => !r.destroyed).map(([k]) => k.split("|")[2])).size,
-      destroyedTotal: destroyedUsd,
+      destroyedTotal: usdTotal(destroyed),
+      destroyedAmountGapCount: destroyed.usdGaps,
       activeAddressCount: live.length,
-      activeFrozenTotal: live.reduce((s, r) => s + (r.usd ?? 0), 0),
-      activeAmountGapCount: live.filter((r) => r.amount === null).length,
+      activeFrozenTotal: usdTotal(frozen),
+      activeAmountGapCount: frozen.usdGaps,
       trackedAddressCount: live.length,
-      trackedFrozenTotal: 0,
+      // no current-balance snapshot is read yet: every active record is an unknown term (an empty set sums to 0)
+      trackedFrozenTotal: live.length ? null : 0,
       trackedAmountGapCount: live.length,
       recentCount: recent.length,
       recentCount24h: events.filter((e) => e.timestamp > asOf - DAY).length,
       recoverableGapCount: events.filter((e) => e.amountStatus === "recoverable_pending" || e.amountStatus === "provider_failed").length,
-      perCoinBlacklistCounts, perCoinTotalEvents, perCoinFrozenAddressCount, perCoinFrozenTotal,
-      perCoinDestroyedTotal: Object.fromEntries(Object.entries(perCoinDestroyedTotalExact).map(([k, v]) => [k, Number(v)])),
+      perCoinBlacklistCounts, perCoinTotalEvents, perCoinFrozenAddressCount,
+      perCoinFrozenTotal: perKey(frozenByCoin, usdTotal),
+      perCoinFrozenTotalNative: perKey(frozenByCoin, (t) => { const x = exactTotal(t); return x === null ? null : Number(x); }),
+      perCoinFrozenAmountGapCount: perKey(frozenByCoin, (t) => t.usdGaps),
+      perCoinDestroyedTotal: perKey(destroyedByCoin, usdTotal),
+      perCoinDestroyedTotalNative: Object.fromEntries(Object.entries(perCoinDestroyedTotalExact).map(([k, v]) => [k, v === null ? null : Number(v)])),
       perCoinDestroyedTotalExact,
+      perCoinDestroyedAmountGapCount: perKey(destroyedByCoin, (t) => t.usdGaps),
       perCoinQuarterlyEventTypes,
       frozenThenDestroyed: {
         count: events.filter((e) => e.eventType === "destroy" && e.linkedFreezeEventId !== null).length,
-        perCoinAmount: exact(frozenThenDestroyedRaw),
+        perCoinAmount: perKey(frozenThenDestroyedByCoin, exactTotal),
+        perCoinAmountGapCount: perKey(frozenThenDestroyedByCoin, (t) => t.rawGaps),
         medianFrozenDurationSec: median(frozenDurations),
       },
     },
@@ -316,7 +382,7 @@ const isRecorded = (e: BlacklistEvent) => e.origin === "recorded";
 /** `/api/blacklist-summary` as published (spec 2.5), schema-checked at build and at read. */
 export const blacklistSummaryArtifact: Artifact = {
   key: "blacklist-summary",
-  schemaVersion: "1.0.0",
+  schemaVersion: "2.0.0",
   maxAgeSec: 900,
   schema: BlacklistSummarySchema,
   outputs: { main: { path: "site-data/blacklist-summary.json", schema: BlacklistSummarySchema } },

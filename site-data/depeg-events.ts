@@ -18,7 +18,13 @@ export const DepegProvenanceSchema = z.object({
   quoteMode: z.string(),
   pegReferenceSource: z.string(),
   supplySource: z.string(),
-  confirmationPolicy: z.enum(["none", "second-category", "two-point-daily"]),
+  /**
+   * How the incident was confirmed: `none` (opened at once), `second-category` (a second independent
+   * evidence label), `two-point-daily` (a second daily point 12-36 h later), `dependency` (a confirmed
+   * incident of a curated upstream dependency at the same time; `confirmationSources` names it as
+   * `dependency:<id>`).
+   */
+  confirmationPolicy: z.enum(["none", "second-category", "two-point-daily", "dependency"]),
   confirmationPointCount: z.number().int(),
   confidenceTier: z.enum(["high", "low"]),
   auditVerdict: z.string().nullable(),

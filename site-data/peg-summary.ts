@@ -23,7 +23,26 @@ export function methodology(version: string, label: string, asOf: number): z.inf
   return { version, versionLabel: label, currentVersion: version, currentVersionLabel: label, changelogPath: changelogPathOf(version), asOf, isCurrent: true };
 }
 
-const Recent90dSchema = z.object({ pegPct: z.number().nullable(), incidentCount: z.number().int(), thresholdCrossingCount: z.number().int(), coverageLimited: z.boolean() });
+/**
+ * Last 90 days: time at peg over the observed (priced) days (%), incidents, threshold crossings;
+ * `observedDays` priced UTC days of the 90, `coveragePct` their share (%); `coverageLimited` when
+ * tracking began inside the window or under 90% of its days were observed.
+ */
+const Recent90dSchema = z.object({
+  pegPct: z.number().nullable(), incidentCount: z.number().int(), thresholdCrossingCount: z.number().int(), coverageLimited: z.boolean(),
+  observedDays: z.number().int().nullable(), coveragePct: z.number().nullable(),
+});
+
+/** Days of the peg score's 4-year window (4 × 365.25, rounded up). */
+const WINDOW_DAYS = Math.ceil(4 * 365.25);
+
+/**
+ * History coverage of the 4-year window from the observed (priced) UTC days: `full` ≥ 95% of the
+ * window's days, `partial` ≥ 30 days, `early` 7-29 days, `insufficient` < 7 days.
+ */
+export function historyCoverage(pricedDays: number): "full" | "partial" | "early" | "insufficient" {
+  return pricedDays >= 0.95 * WINDOW_DAYS ? "full" : pricedDays >= 30 ? "partial" : pricedDays >= 7 ? "early" : "insufficient";
+}
 
 /** One coin of `/api/peg-summary`: peg score (0-100) and its parts, reference evidence, recent metrics. */
 export const PegSummaryCoinSchema = z.object({
@@ -51,8 +70,12 @@ export const PegSummaryCoinSchema = z.object({
   lastEventAt: z.number().int().nullable(),
   trackingSpanDays: z.number().int(),
   observationStartedAt: z.number().int().nullable(),
-  /** `full` (4-year window covered), `partial`, `early` (7-30 days), `insufficient` (< 7 days). */
+  /** From the priced UTC days of the 4-year window: `full` (≥ 95% of its 1,461 days), `partial` (≥ 30), `early` (7-29), `insufficient` (< 7). */
   historyCoverage: z.enum(["full", "partial", "early", "insufficient"]),
+  /** Priced UTC days in the 4-year window. */
+  pricedDays: z.number().int(),
+  /** Share of the 4-year window's days that were priced (%). */
+  historyCoveragePct: z.number(),
   referenceEvidence: z.object({
     price: z.number().nullable(),
     priceConfidence: z.enum(["high", "single-source", "low", "fallback"]).nullable(),
@@ -93,6 +116,7 @@ export const pegSummaryArtifact: Artifact = {
   assemble(rows, ctx) {
     const coins = rows.coins.map((r) => {
       const span = num(r.tracking_span_days) ?? 0;
+      const priced = num(r.priced_days) ?? 0;
       return {
         id: String(r.stablecoin_id), symbol: String(r.symbol), name: String(r.name), pegType: String(r.peg_type), pegCurrency: String(r.peg_currency),
         pegMechanism: String(r.peg_mechanism), currentDeviationBps: num(r.current_deviation_bps), pegScore: num(r.peg_score),
@@ -101,7 +125,7 @@ export const pegSummaryArtifact: Artifact = {
         severityScore: num(r.severity_score), spreadPenalty: num(r.spread_penalty) ?? 0, activePenalty: num(r.active_penalty) ?? 0,
         eventCount: num(r.event_count) ?? 0, worstDeviationBps: num(r.worst_deviation_bps), activeDepeg: Boolean(r.active_depeg),
         lastEventAt: num(r.last_event_at), trackingSpanDays: span, observationStartedAt: num(r.observation_started_at),
-        historyCoverage: span >= 1460 ? "full" as const : span >= 30 ? "partial" as const : span >= 7 ? "early" as const : "insufficient" as const,
+        historyCoverage: historyCoverage(priced), pricedDays: priced, historyCoveragePct: Math.round((priced / WINDOW_DAYS) * 10000) / 100,
         referenceEvidence: {
           price: num(r.price), priceConfidence: (r.price_confidence ?? null) as "high" | "single-source" | "low" | "fallback" | null,
           pegReference: num(r.peg_reference), referenceSource: (r.reference_source ?? null) as string | null,
@@ -126,7 +150,7 @@ export const pegSummaryArtifact: Artifact = {
         depegEventsYesterday: num(rows.days[0]?.yesterday) ?? 0,
         fallbackPegRates: Object.fromEntries(rows.fallback.map((r) => [String(r.peg_type), num(r.reference_usd)!])),
       },
-      methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v2"), "Peg score v2 (4-year window, priced coins only)", ctx.asOf),
+      methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v3"), "Peg score v3 (4-year window, observed days only)", ctx.asOf),
     };
     return { files: [{ path: pegSummaryArtifact.outputs.main.path, payload, rows: coins.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },

@@ -17,7 +17,7 @@ export const DepegEventsQuery = z.object({
 });
 export type DepegEventsParams = z.output<typeof DepegEventsQuery>;
 
-export const DEPEG_METHODOLOGY_LABEL = "Depeg detection v2: 15-minute consensus grid, 100/150 bps thresholds, confirmation by independent source families, coverage gaps end incidents, peaks from guarded bar extremes";
+export const DEPEG_METHODOLOGY_LABEL = "Depeg detection v3: 15-minute consensus grid, 100/150 bps thresholds, confirmation by independent source families or a confirmed dependency incident, coverage gaps and tracking loss at as-of end incidents, peaks from guarded bar extremes";
 
 /**
  * Pages the build's depeg ledger (`site-data/depeg-events.json`, already in `startedAt` desc, `id`
@@ -53,6 +53,6 @@ export function queryDepegEvents(ledger: DepegLedger, asOf: number, q: DepegEven
     totalExact: q.includeTotal,
     ...(counts ? { counts } : {}),
     nextCursor: rest.length > q.limit && last ? encodeCursor(last.startedAt, String(last.id)) : null,
-    methodology: methodology("ballast-depeg-v2", DEPEG_METHODOLOGY_LABEL, asOf),
+    methodology: methodology("ballast-depeg-v3", DEPEG_METHODOLOGY_LABEL, asOf),
   };
 }

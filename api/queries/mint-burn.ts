@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { methodology, MethodologySchema } from "../../site-data/peg-summary.ts";
 import {
-  BURN_TYPES, FLOW_SCOPES, type FlowHour, MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL, type MintBurnEvent, MintBurnEventSchema, type MintBurnHourly, type MintBurnLedger,
+  BURN_TYPES, EXCLUDED_FLOW_TYPES, type ExcludedFlowType, FLOW_SCOPES, type FlowHour, FlowHourSchema, MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL, type MintBurnEvent, MintBurnEventSchema, type MintBurnHourly, type MintBurnLedger,
 } from "../../site-data/mint-burn.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { keysetPage } from "../lib/keyset.ts";
@@ -22,7 +22,8 @@ export const MintBurnFlowsResponseSchema = z.object({
     mintedUsd: z.number().nullable(), burnedUsd: z.number().nullable(), netFlowUsd: z.number().nullable(), netFlowUsdBound: Bound,
     mintedNative: z.number(), burnedNative: z.number(), netFlowNative: z.number(), mintCount: z.number().int(), burnCount: z.number().int(),
     netFlowDirection: z.enum(["minting", "burning", "flat", "inactive"]), completeness: Completeness, mintCompleteness: Completeness, burnCompleteness: Completeness,
-    unpricedMintEventCount: z.number().int(), unpricedBurnEventCount: z.number().int(), excludedEventCounts: z.record(z.string(), z.number().int()),
+    unpricedMintEventCount: z.number().int(), unpricedBurnEventCount: z.number().int(),
+    excludedEventCounts: FlowHourSchema.shape.excludedEventCounts.describe("Events of the window (`hours`) per excluded flow type: counted, not summed"),
     valuation: z.object({
       window24h: z.object({ mintedUsd: z.number().nullable(), burnedUsd: z.number().nullable(), netFlowUsd: z.number().nullable() }),
       baseline: z.object({ days: z.number().int(), activeDays: z.number().int(), meanDailyNetUsd: z.number().nullable() }),
@@ -82,15 +83,24 @@ export const MintBurnFlowsQuery = z.object({
   hours: intParam(1, 8760).optional().transform((v) => v ?? 24).describe("Window in hours ending at the build's as-of, 1-8760 (default 24)"),
 });
 
-/** Sums of one window of standard flows: USD over priced events, token units over all, counts. */
-interface WindowSums { mintedUsd: number; burnedUsd: number; mintedNative: number; burnedNative: number; mintCount: number; burnCount: number; unpricedMint: number; unpricedBurn: number }
+/**
+ * Sums of one window of standard flows (USD over priced events, token units over all, counts) and the
+ * window's excluded events per flow type.
+ */
+interface WindowSums {
+  mintedUsd: number; burnedUsd: number; mintedNative: number; burnedNative: number; mintCount: number; burnCount: number; unpricedMint: number; unpricedBurn: number;
+  excluded: Record<ExcludedFlowType, number>;
+}
 
+/** Sums the hours starting in [from, to) (Unix s). */
 function sumWindow(hourly: FlowHour[], from: number, to: number): WindowSums {
-  const s: WindowSums = { mintedUsd: 0, burnedUsd: 0, mintedNative: 0, burnedNative: 0, mintCount: 0, burnCount: 0, unpricedMint: 0, unpricedBurn: 0 };
+  const excluded = Object.fromEntries(EXCLUDED_FLOW_TYPES.map((t) => [t, 0])) as Record<ExcludedFlowType, number>;
+  const s: WindowSums = { mintedUsd: 0, burnedUsd: 0, mintedNative: 0, burnedNative: 0, mintCount: 0, burnCount: 0, unpricedMint: 0, unpricedBurn: 0, excluded };
   for (const h of hourly) {
     if (h.hourTs < from || h.hourTs >= to) continue;
     s.mintedUsd += h.mintedUsd ?? 0; s.burnedUsd += h.burnedUsd ?? 0; s.mintedNative += h.mintedNative; s.burnedNative += h.burnedNative;
     s.mintCount += h.mintCount; s.burnCount += h.burnCount; s.unpricedMint += h.unpricedMintCount; s.unpricedBurn += h.unpricedBurnCount;
+    for (const t of EXCLUDED_FLOW_TYPES) excluded[t] += h.excludedEventCounts[t];
   }
   return s;
 }
@@ -138,7 +148,7 @@ function coinFlows(c: MintBurnHourly["coins"][number], asOf: number, hours: numb
     completeness: completeness(w.mintCount + w.burnCount, w.unpricedMint + w.unpricedBurn),
     mintCompleteness: completeness(w.mintCount, w.unpricedMint), burnCompleteness: completeness(w.burnCount, w.unpricedBurn),
     unpricedMintEventCount: w.unpricedMint, unpricedBurnEventCount: w.unpricedBurn,
-    excludedEventCounts: c.excludedEventCounts,
+    excludedEventCounts: w.excluded,
     valuation: {
       window24h: { mintedUsd: day.mintCount - day.unpricedMint > 0 ? day.mintedUsd : null, burnedUsd: day.burnCount - day.unpricedBurn > 0 ? day.burnedUsd : null, netFlowUsd: netFlow(day).valueUsd },
       baseline: { days: 30, activeDays: activeDays.length, meanDailyNetUsd: baselineNets.length >= 7 ? baselineNets.reduce((a, b) => a + b, 0) / baselineNets.length : null },

@@ -36,7 +36,7 @@ export const PEG_ROUTES: RouteDecl[] = [
     kind: "json", operationId: "getPegSummary", method: "GET", path: "/api/peg-summary", lane: "apiKey", tag, cache: "producer-backed", meta: true,
     artifact: bind(pegSummaryArtifact),
     summary: "Peg scores and the aggregate peg picture",
-    description: "Per-coin peg score (0-100, `ballast-peg-score-v2`: time at peg and incident severity over 4 years, minus active and spread penalties; null with `pegScoreUnavailableReason` for NAV tokens, floating pegs, coins without a price or with fewer than 30 priced days), current deviation with its reference evidence (`par`, `fx`, `median` of ≥ 3 same-peg coins, or `fx-fallback` when ECB data is stale: not judged, its `priceConfidence` stays the consensus label), 90-day metrics; `summary` aggregates.",
+    description: "Per-coin peg score (0-100, `ballast-peg-score-v3`: time at peg and incident severity over 4 years, minus active and spread penalties; null with `pegScoreUnavailableReason` for NAV tokens, floating pegs, coins without a price or with fewer than 30 priced days), current deviation with its reference evidence (`par`, `fx`, `median` of ≥ 3 same-peg coins, or `fx-fallback` when ECB data is stale: not judged, its `priceConfidence` stays the consensus label), 90-day metrics; `summary` aggregates.",
   },
   {
     kind: "json", operationId: "listDepegEvents", method: "GET", path: "/api/depeg-events", lane: "apiKey", tag, cache: "producer-backed", meta: false,

@@ -14,6 +14,8 @@ export interface ModelledBuild extends LoadedInputs {
   modelRun: ModelRunResult;
   /** Input rows refused by a quality rule, per producer (analytic or `supply_value_rejections`) and reason. */
   qualityRejections: Record<string, Record<string, number>>;
+  /** One manifest warning per pair of price series that agree like copies but are declared independent (source_lineage_check). */
+  lineageWarnings: string[];
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ModelledBuild extends LoadedInputs {
  * database. Throws ModelError naming the model/assert, or an Error when no coin has a current supply
  * (no list capture and no supply history within 3 days of as-of: nothing to build).
  */
-export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections">> {
+export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "lineageWarnings">> {
   const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
   log("info", "model", "models built", { count: modelRun.tables.length });
   const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
@@ -31,7 +33,11 @@ export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelR
   const supplyRejections = Object.fromEntries((await db.all<{ reason: string; n: number }>(
     "select reason, count(*)::integer as n from supply_value_rejections group by reason order by reason")).map((r) => [r.reason, r.n]));
   const qualityRejections = { ...modelRun.rejected, ...(Object.keys(supplyRejections).length ? { supply_value_rejections: supplyRejections } : {}) };
-  return { modelRun, qualityRejections };
+  const lineageWarnings = (await db.all<{ source_a: string; source_b: string; years: string; shared: number; equal: number }>(
+    `select source_a, source_b, string_agg(gecko_id || ' ' || year, ', ' order by gecko_id, year) as years, sum(shared_days)::integer as shared, sum(equal_days)::integer as equal
+     from source_lineage_check where verdict = 'undeclared-copy' group by source_a, source_b order by source_a, source_b`))
+    .map((r) => `source lineage: ${r.source_a} and ${r.source_b} agree to 1e-9 on ${r.equal} of ${r.shared} shared days (${r.years}) but are declared independent families: by evidence they are one family (declare the copy in its source module, pipelines/sources/lineage.ts)`);
+  return { modelRun, qualityRejections, lineageWarnings };
 }
 
 /**
@@ -45,7 +51,8 @@ export async function loadAndModel(opts: LoadOptions): Promise<ModelledBuild> {
   const db = await Db.open(":memory:", { threads: "1" });
   try {
     const loaded = await loadInputs(db, opts);
-    return { ...loaded, db, ...(await runModelStage(db)) };
+    const modelled = await runModelStage(db);
+    return { ...loaded, db, ...modelled, warnings: [...loaded.warnings, ...modelled.lineageWarnings] };
   } catch (err) {
     db.close();
     throw err;

@@ -5,6 +5,7 @@ import { pegMonitor } from "./peg-monitor.ts";
 import { pegSummary } from "./peg-summary.ts";
 import { poolCoinMatchesAnalytic } from "./pool-matching.ts";
 import { redemptionBackstops } from "./redemption-backstops.ts";
+import { sourceLineageCheck } from "./source-lineage-check.ts";
 import { reportCards } from "./report-cards.ts";
 import { stabilityIndexAnalytic } from "./stability-index.ts";
 import { dewsAnalytic, dewsBaseAnalytic } from "./stress-signals.ts";
@@ -13,7 +14,7 @@ import { dewsAnalytic, dewsBaseAnalytic } from "./stress-signals.ts";
  * Every TS analytic of the model DAG. Adding one = adding it here. DEWS runs in two passes around
  * the stability index: `dews_base` → `stability_index` (stress breadth) → `dews` (amplified).
  */
-export const ANALYTICS: Analytic[] = [pegMonitor, pegSummary, depegResolver, dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards, poolCoinMatchesAnalytic, dexLiquidityAnalytic, redemptionBackstops];
+export const ANALYTICS: Analytic[] = [sourceLineageCheck, pegMonitor, pegSummary, depegResolver, dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards, poolCoinMatchesAnalytic, dexLiquidityAnalytic, redemptionBackstops];
 
 /** Nodes of the risk stage (DEWS, stability index, safety scores with their history), timed by `make bench`. */
 export const RISK_STAGE: string[] = [dewsBaseAnalytic, stabilityIndexAnalytic, dewsAnalytic, reportCards].map((a) => a.name);

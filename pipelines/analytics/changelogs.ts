@@ -5,6 +5,7 @@ import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts"
 import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
 import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
+import { LINEAGE_CHECK_VERSION } from "./source-lineage-check.ts";
 import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
 import { YIELD_VERSION } from "./yield-scoring.ts";
@@ -41,13 +42,14 @@ const entry = (analytic: string, versionId: string, previousVersionIds: string[]
  * A build copies each `file` to `methodology/<analytic>.md`; the API serves it at `path`.
  */
 export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
-  entry("price-consensus", PRICE_CONSENSUS_VERSION, ["ballast-price-consensus-v1"]),
-  entry("depeg-detection", DEPEG_METHODOLOGY_VERSION, ["ballast-depeg-v1"]),
-  entry("peg-score", PEG_SCORE_VERSION, ["ballast-peg-score-v1"]),
+  entry("price-consensus", PRICE_CONSENSUS_VERSION, ["ballast-price-consensus-v2", "ballast-price-consensus-v1"]),
+  entry("depeg-detection", DEPEG_METHODOLOGY_VERSION, ["ballast-depeg-v2", "ballast-depeg-v1"]),
+  entry("peg-score", PEG_SCORE_VERSION, ["ballast-peg-score-v2", "ballast-peg-score-v1"]),
+  entry("source-lineage-check", LINEAGE_CHECK_VERSION, []),
   entry("depeg-resolver", RESOLVER_POLICY_VERSION, []),
   entry("depeg-resolver", READINESS_VERSION, []),
-  entry("freeze-ledger", FREEZE_METHODOLOGY, []),
-  entry("mint-burn", MINT_BURN_METHODOLOGY, []),
+  entry("freeze-ledger", FREEZE_METHODOLOGY, ["ballast-freeze-v1"]),
+  entry("mint-burn", MINT_BURN_METHODOLOGY, ["ballast-mint-burn-v1"]),
   entry("safety-score", SAFETY_SCORE_VERSION, []),
   entry("report-card", REPORT_CARD_VERSION, []),
   entry("yield-rankings", YIELD_VERSION, []),

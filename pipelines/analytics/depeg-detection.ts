@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import type { Consensus, Quote } from "./price-consensus.ts";
 
 /**
- * Depeg detection (methodology `ballast-depeg-v2`) on a 15-minute grid. Pure functions.
- * Changelog: v2 (2026-11) — evidence labels are independent source families (a copied series is
+ * Depeg detection (methodology `ballast-depeg-v3`) on a 15-minute grid. Pure functions.
+ * Changelog (pipelines/analytics/changelogs/depeg-detection.md): v3 (2026-11-25) — tracking lost at
+ * as-of ends open events, dead coins' tracking ends, a copy stands in for its family only when its
+ * original is absent, dependency confirmation. v2 (2026-11) — evidence labels are independent source families (a copied series is
  * not a second source), coverage gaps end incidents, peaks from OHLC bar extremes, NAV tokens and
  * floating pegs are not judged (the caller leaves them out). v1 — first version.
  *
@@ -23,8 +25,14 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  *   beyond the threshold in one direction), even across expired pending incidents. A pending
  *   incident is dropped when the condition clears, the direction flips, or it expires
  *   (36 h for daily history, 8100 s intraday).
- * - A slot where only declared copies of another upstream's series (Alchemy) show the condition
- *   neither opens nor advances a pending incident: a copy corroborates, it is never sole evidence.
+ * - A slot where only declared copies of another upstream's series (Alchemy, DefiLlama's price
+ *   archive) show the condition while an original quote of the same family sits in the slot neither
+ *   opens nor advances a pending incident: a copy contradicted by its original is no evidence. A
+ *   copy without its original in the slot stands in for its family (never as a second family).
+ * - Dependency confirmation: a condition still unconfirmed after the rules above (not one waiting
+ *   for a market label) is confirmed when a curated upstream dependency of the coin has a confirmed
+ *   incident in the same direction overlapping the slot's time (`DetectionContext.dependencyIncidents`;
+ *   policy `dependency`, `confirmationSources` ending `dependency:<id>`).
  * - Coverage gaps: when the next judged slot comes more than max(3 × the previous slot's cadence,
  *   6 h) after the previous one, nothing is claimed across the gap: an open event ends one cadence
  *   (at least one 15-minute slot) after its last observed slot, the time that observation stands for (`closeReason`
@@ -38,12 +46,14 @@ import type { Consensus, Quote } from "./price-consensus.ts";
  * - An open event keeps its peak (largest |bps|); it closes `recovered-primary` at the first judged
  *   slot back inside the threshold (`recoveryPrice` = that price), `superseded-direction` when the
  *   opposite condition appears (a new event then opens), `coverage-lost-supply` when supply falls
- *   under $1M. Events still open at as-of have `endedAt` null.
+ *   under $1M. At as-of, an event whose last judged slot is older than the coverage gap, or whose
+ *   coin's tracking has ended (`DetectionContext.trackingEndsAt`: a dead coin), ends one cadence after
+ *   its last observation (`orphan-tracking-removed`); the others have `endedAt` null (open).
  * - Raw rows of one coin and direction whose gap (previous end → next start) is ≤ 6 h are linked
  *   into one incident: `startedAt`/`startPrice` of the first, peak of the worst, end of the last,
  *   `constituentEventCount` = rows linked. The incident id is the first row's id.
  */
-export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v2";
+export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v3";
 export const SLOT_SEC = 900;
 export const LARGE_CAP_USD = 1_000_000_000;
 export const SOFT_LARGE_CAP_USD = 750_000_000;
@@ -57,6 +67,11 @@ const INTRADAY_PENDING_EXPIRY_SEC = 8100;
 export const MIN_COVERAGE_GAP_SEC = 6 * 3600;
 /** A bar extreme further than this from its bar's close (bps) is a one-print wick, not a peak. */
 export const BAR_WICK_GUARD_BPS = 1000;
+
+/** Longest silence (s) after a judged slot that tracking survives: max(3 × its cadence, MIN_COVERAGE_GAP_SEC). */
+export function coverageGapSec(slot: Pick<Slot, "cadenceSec">): number {
+  return Math.max(3 * slot.cadenceSec, MIN_COVERAGE_GAP_SEC);
+}
 
 /** Threshold in bps for a peg type: 100 for `peggedUSD`, 150 otherwise. */
 export function thresholdBps(pegType: string): number {
@@ -139,7 +154,7 @@ export interface DepegEventRow {
     quoteMode: string;
     pegReferenceSource: string;
     supplySource: string;
-    confirmationPolicy: "none" | "second-category" | "two-point-daily";
+    confirmationPolicy: "none" | "second-category" | "two-point-daily" | "dependency";
     confirmationPointCount: number;
     confidenceTier: "high" | "low";
     auditVerdict: null;
@@ -216,16 +231,23 @@ function labelOf(q: Quote): string {
   return q.category === "off-chain" ? q.family : q.category;
 }
 
-/** Labels of the slot's quotes deviating in `direction` by ≥ 50% of the threshold, with their categories and families. */
+/**
+ * Labels of the slot's quotes deviating in `direction` by ≥ 50% of the threshold, with their categories
+ * and families. `original` is true when the condition rests on more than declared copies: a deviating
+ * quote of an original series, or a deviating copy whose family has no original quote in the slot (the
+ * copy then stands in for its family: e.g. the DefiLlama price archive for coins CoinGecko's recorded
+ * charts do not cover). A copy contradicted by its original in the same slot is never evidence.
+ */
 function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[]; families: string[]; original: boolean } {
   const labels: string[] = [];
   const categories: string[] = [];
   const families: string[] = [];
   let original = false;
+  const originalFamilies = new Set(slot.quotes.filter((q) => !q.copied).map((q) => q.family));
   for (const q of slot.quotes) {
     const b = deviationBps(q.price, slot.pegReference!);
     if ((direction === "below" ? -b : b) >= threshold * 0.5) {
-      if (!q.copied) original = true;
+      if (!q.copied || !originalFamilies.has(q.family)) original = true;
       labels.push(labelOf(q));
       categories.push(q.category);
       families.push(q.family);
@@ -234,12 +256,44 @@ function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number)
   return { labels, categories, families, original };
 }
 
+/** A confirmed incident of a curated upstream dependency (registry `risk.dependencies`), as dependency confirmation reads it. Times Unix s. */
+export interface DependencyIncident {
+  stablecoinId: string;
+  direction: "above" | "below";
+  startedAt: number;
+  /** Null while open at as-of. */
+  endedAt: number | null;
+}
+
+/** Options of {@link detectDepegs}. */
+export interface DetectionContext {
+  /**
+   * Unix s at which tracking of the coin ends (a dead coin, some time after its death), else null:
+   * slots from then on are not judged, and an event still open at as-of ends at its last observation
+   * (`orphan-tracking-removed`).
+   */
+  trackingEndsAt?: number | null;
+  /** Confirmed incidents of the coin's curated upstream dependencies (dependency confirmation). */
+  dependencyIncidents?: DependencyIncident[];
+}
+
+/**
+ * The dependency incident confirming a condition seen in `slot` going `direction`: same direction, its
+ * interval [startedAt, endedAt or as-of] overlapping the time the slot stands for [ts − cadence, ts].
+ */
+function dependencyConfirmation(deps: DependencyIncident[], slot: Slot, direction: "above" | "below", asOf: number): DependencyIncident | null {
+  const from = slot.ts - Math.max(slot.cadenceSec, SLOT_SEC);
+  return deps.find((d) => d.direction === direction && d.startedAt <= slot.ts && (d.endedAt ?? asOf) >= from) ?? null;
+}
+
 /**
  * Runs detection over one coin's slots (ascending `ts`). Returns raw event rows (open ones have
  * `endedAt` null) and the pending incident still alive at `asOf`, if any.
  */
-export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegType: string }, slots: Slot[], asOf: number): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number } {
+export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegType: string }, slots: Slot[], asOf: number, ctx: DetectionContext = {}): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number } {
   const threshold = thresholdBps(coin.pegType);
+  const endsAt = ctx.trackingEndsAt ?? null;
+  const deps = ctx.dependencyIncidents ?? [];
   const rows: DepegEventRow[] = [];
   let open: Open | null = null;
   let pending: Pending | null = null;
@@ -287,8 +341,10 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
   for (const slot of slots) {
     const price = slot.consensus.price;
     if (price === null || slot.pegReference === null) continue;
+    // A dead coin is not tracked once its grace period is over.
+    if (endsAt !== null && slot.ts > endsAt) break;
     // Coverage gap: claim nothing across time that was not observed.
-    if (lastJudged && slot.ts - lastJudged.ts > Math.max(3 * lastJudged.cadenceSec, MIN_COVERAGE_GAP_SEC)) {
+    if (lastJudged && slot.ts - lastJudged.ts > coverageGapSec(lastJudged)) {
       if (open) { finish(open, lastJudged.ts + Math.max(lastJudged.cadenceSec, SLOT_SEC), "orphan-tracking-removed", null, lastTrace); open = null; }
       if (pending) { if (slot.ts - pending.first.ts <= pending.expirySec) expiredPending++; pending = null; }
       run = null;
@@ -372,18 +428,27 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     const byCategory = p.evidence.size >= 2 && (!needsMarket || hasMarket);
     const elapsed = slot.ts - p.first.ts;
     const byTwoPoint = daily && p.points >= 2 && elapsed >= DAILY_SECOND_POINT_MIN_SEC && elapsed <= DAILY_PENDING_EXPIRY_SEC;
-    if (byCategory || byTwoPoint) {
+    // Dependency confirmation: a confirmed incident of a curated upstream dependency, same direction, at the same time.
+    const dep = byCategory || byTwoPoint || needsMarket ? null : dependencyConfirmation(deps, slot, direction, asOf);
+    if (byCategory || byTwoPoint || dep) {
       openEvent(run!.first, run!.firstSlot, run!.peak, direction, {
-        sources: [...p.evidence].sort().join("+") || null,
+        sources: [...[...p.evidence].sort(), ...(dep && !byCategory && !byTwoPoint ? [`dependency:${dep.stablecoinId}`] : [])].join("+") || null,
         reasons: [...p.reasons].sort().join("+") || null,
-        policy: byCategory ? "second-category" : "two-point-daily",
+        policy: byCategory ? "second-category" : byTwoPoint ? "two-point-daily" : "dependency",
         points: p.points,
       }, t, run!.families);
       for (const q of run!.firstSlot.quotes) open!.providers.add(q.source);
       pending = null;
     }
   }
-  if (open) finish(open, null, null, null, null);
+  // Tracking lost by as-of: the coin's tracking ended (death), or its last judged slot is older than the coverage gap. An
+  // event still open ends after its last observation; nothing is claimed across unobserved time.
+  const trackingLost = lastJudged !== null && ((endsAt !== null && endsAt <= asOf) || asOf - lastJudged.ts > coverageGapSec(lastJudged));
+  if (open) {
+    if (trackingLost) finish(open, lastJudged!.ts + Math.max(lastJudged!.cadenceSec, SLOT_SEC), "orphan-tracking-removed", null, lastTrace);
+    else finish(open, null, null, null, null);
+  }
+  if (trackingLost && pending) { expiredPending++; pending = null; }
   let alive: PendingIncident | null = null;
   if (pending && asOf - pending.first.ts <= pending.expirySec) {
     const p: Pending = pending;

@@ -1,22 +1,28 @@
 import { isCopiedSource, sourceFamily } from "../sources/lineage.ts";
 import type { Analytic, Row } from "./contract.ts";
-import { BAR_WICK_GUARD_BPS, type BarExtreme, type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot, thresholdBps } from "./depeg-detection.ts";
+import { BAR_WICK_GUARD_BPS, type BarExtreme, type DependencyIncident, type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot, thresholdBps } from "./depeg-detection.ts";
+import { DEATH_GRACE_DAYS, deathPeriod } from "./stress-signals.ts";
 import { AGREEMENT_BPS, computeConsensus, type Consensus, divergenceBps, type Quote, type QuoteCategory } from "./price-consensus.ts";
 
 /**
  * Peg monitor: quality-filters every price observation, forms the 15-minute consensus grid, judges
  * it against the peg reference of its own day, and runs depeg detection per coin. Also derives each
- * coin's current consensus price (live quotes of the last 24 h before as-of).
+ * coin's current consensus price at as-of (each source's newest accepted observation within its
+ * staleness window, `currentQuoteWindowSec`).
  *
  * Quality rules (rejections counted in the manifest):
  * - `price-non-positive-or-nan`: not a finite positive number.
  * - `above-price-bound`: above 1.19× a usable fiat/USD reference (no fiat stablecoin trades there).
+ * - `glitch-run`: the rest of the same source's glitch episode — its consecutive quotes beyond the
+ *   depeg threshold on the side of, and adjoining, a quote refused by the bound (`glitchRuns`).
  * - `single-source-spike`: a quote ≥ 2000 bps away from both the previous and the next quote of the
  *   same source on the same side (a one-point excursion that reverts), with no other source in its
  *   slot within 500 bps of it.
  * - `stuck-quote`: a source repeating one identical price on consecutive observations spanning
  *   ≥ 24 h, at a price beyond the depeg threshold from the reference, is not fresh evidence: every
- *   quote of that run is refused (e.g. a stale 0.1455 repeated for a week). Repeats at peg are kept.
+ *   quote of that run is refused (e.g. a stale 0.1455 repeated for a week). Repeats at peg are kept,
+ *   and so is a move: a repeat of at most two periods after which the source's next quote stays
+ *   beyond the threshold the same way (`stuckQuotes`).
  *
  * NAV tokens (price follows a rising NAV) and floating pegs (no fixed target) keep their
  * consensus prices but are not judged: no depeg detection, no peg score. Slots without a usable
@@ -58,17 +64,21 @@ function usableReference(o: Obs, pegCurrency: string): number | null {
 export function filterObservations(obs: Obs[], pegCurrency: string, pegType = "peggedUSD", judged = true): { kept: Obs[]; rejected: { obs: Obs; reason: string }[] } {
   const rejected: { obs: Obs; reason: string }[] = [];
   const candidates: Obs[] = [];
+  const overBound: Obs[] = [];
   for (const o of obs) {
     if (!Number.isFinite(o.price) || o.price <= 0) { rejected.push({ obs: o, reason: "price-non-positive-or-nan" }); continue; }
     const ref = usableReference(o, pegCurrency);
-    if (judged && ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > 1.19 * ref) { rejected.push({ obs: o, reason: "above-price-bound" }); continue; }
+    if (judged && ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > PRICE_BOUND * ref) { rejected.push({ obs: o, reason: "above-price-bound" }); overBound.push(o); continue; }
     candidates.push(o);
   }
+  const glitch = judged ? glitchRuns(candidates, overBound, pegCurrency, thresholdBps(pegType)) : new Set<Obs>();
+  for (const o of glitch) rejected.push({ obs: o, reason: "glitch-run" });
+  const plausible = candidates.filter((o) => !glitch.has(o));
   const bySource = new Map<string, Obs[]>();
-  for (const o of candidates) bySource.set(o.source, [...(bySource.get(o.source) ?? []), o]);
+  for (const o of plausible) bySource.set(o.source, [...(bySource.get(o.source) ?? []), o]);
   const slotOf = (o: Obs) => Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
   const bySlot = new Map<number, Obs[]>();
-  for (const o of candidates) bySlot.set(slotOf(o), [...(bySlot.get(slotOf(o)) ?? []), o]);
+  for (const o of plausible) bySlot.set(slotOf(o), [...(bySlot.get(slotOf(o)) ?? []), o]);
   const spikes = new Set<Obs>();
   for (const seq of bySource.values()) {
     seq.sort((a, b) => a.ts - b.ts);
@@ -84,7 +94,41 @@ export function filterObservations(obs: Obs[], pegCurrency: string, pegType = "p
   for (const o of spikes) rejected.push({ obs: o, reason: "single-source-spike" });
   const stuck = judged ? stuckQuotes([...bySource.values()], pegCurrency, thresholdBps(pegType)) : new Set<Obs>();
   for (const o of stuck) if (!spikes.has(o)) rejected.push({ obs: o, reason: "stuck-quote" });
-  return { kept: candidates.filter((o) => !spikes.has(o) && !stuck.has(o)), rejected };
+  return { kept: plausible.filter((o) => !spikes.has(o) && !stuck.has(o)), rejected };
+}
+
+/** Hard plausibility bound: no fiat stablecoin trades above this multiple of its reference. */
+export const PRICE_BOUND = 1.19;
+
+/**
+ * Glitch runs (rule `glitch-run`): per source, a maximal run of consecutive quotes lying beyond the
+ * plausibility band — the coin's depeg threshold around the independent reference (par or the ECB
+ * rate) — on the side of a quote the hard bound refused, and touching that refused quote (adjacent
+ * in the source's sequence), is one upstream glitch episode: the whole run is refused, not only the
+ * prints past the bound (CoinGecko's USDT 1.06-1.18 of 2018-07-12…21 before its 1.22-1.32 of 07-22…24).
+ * `candidates` are quotes that passed the bound, `overBound` those it refused.
+ */
+function glitchRuns(candidates: Obs[], overBound: Obs[], pegCurrency: string, threshold: number): Set<Obs> {
+  const out = new Set<Obs>();
+  if (!overBound.length) return out;
+  const sources = new Set(overBound.map((o) => o.source));
+  for (const source of sources) {
+    const seq = [...candidates.filter((o) => o.source === source).map((o) => ({ o, bound: false })), ...overBound.filter((o) => o.source === source).map((o) => ({ o, bound: true }))]
+      .sort((a, b) => a.o.ts - b.o.ts);
+    const beyond = (o: Obs) => {
+      const ref = usableReference(o, pegCurrency);
+      return ref !== null && deviationBps(o.price, ref) >= threshold;
+    };
+    let i = 0;
+    while (i < seq.length) {
+      if (!seq[i].bound && !beyond(seq[i].o)) { i++; continue; }
+      let j = i;
+      while (j + 1 < seq.length && (seq[j + 1].bound || beyond(seq[j + 1].o))) j++;
+      if (seq.slice(i, j + 1).some((x) => x.bound)) for (let k = i; k <= j; k++) if (!seq[k].bound) out.add(seq[k].o);
+      i = j + 1;
+    }
+  }
+  return out;
 }
 
 /** Minimum span (s) of a run of identical quotes of one source before it counts as stuck. */
@@ -92,7 +136,12 @@ export const STUCK_QUOTE_MIN_SPAN_SEC = 24 * 3600;
 
 /**
  * Quotes of stuck runs: per source (each sequence ascending by ts), maximal runs of exactly equal
- * prices spanning ≥ 24 h whose price is beyond `threshold` bps from a usable reference.
+ * prices spanning ≥ 24 h whose price is beyond `threshold` bps from a usable reference — unless the
+ * run is a **move**: it spans at most two of the source's periods (a daily archive repeating one
+ * day, as DefiLlama's does when it carries a value forward) and the source's next different quote
+ * stays beyond the threshold the same way (the new level held: UST's 0.754 of 2022-05-09/10 followed
+ * by 0.86). A run still at the end of the sequence (no next quote by as-of) is stuck until a later
+ * quote shows the level held. Long runs are stuck whatever follows.
  */
 function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number): Set<Obs> {
   const out = new Set<Obs>();
@@ -101,9 +150,17 @@ function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number)
     while (i < seq.length) {
       let j = i;
       while (j + 1 < seq.length && seq[j + 1].price === seq[i].price) j++;
-      if (j > i && seq[j].ts - seq[i].ts >= STUCK_QUOTE_MIN_SPAN_SEC) {
+      const span = seq[j].ts - seq[i].ts;
+      if (j > i && span >= STUCK_QUOTE_MIN_SPAN_SEC) {
         const ref = usableReference(seq[i], pegCurrency);
-        if (ref !== null && Math.abs(deviationBps(seq[i].price, ref)) >= threshold) for (let k = i; k <= j; k++) out.add(seq[k]);
+        const bps = ref === null ? 0 : deviationBps(seq[i].price, ref);
+        if (ref !== null && Math.abs(bps) >= threshold) {
+          const next = seq[j + 1];
+          const nextRef = next ? usableReference(next, pegCurrency) : null;
+          const nextBps = next && nextRef !== null ? deviationBps(next.price, nextRef) : 0;
+          const move = next !== undefined && span <= 2 * Math.max(seq[i].intervalSec, SLOT_SEC) && Math.sign(nextBps) === Math.sign(bps) && Math.abs(nextBps) >= threshold;
+          if (!move) for (let k = i; k <= j; k++) out.add(seq[k]);
+        }
       }
       i = j + 1;
     }
@@ -208,29 +265,52 @@ export interface CurrentPrice {
   referenceSource: string | null;
   /** Why the price is not judged against the reference (null: judged, `deviation_bps` set). */
   unjudgedReason: UnjudgedReason | null;
+  /** Why there is no current price (null when priced). */
+  unavailableReason: PriceUnavailableReason | null;
 }
 
 /**
- * Current price of one coin at `asOf` (Unix s): the consensus (price-consensus.ts) of the newest live
- * quote per source observed in the CURRENT_QUOTE_WINDOW_SEC before as-of, judged against the usable
- * reference of the newest quote. `judged` false (NAV token or floating peg) gives `nav-token` /
- * `floating-peg` first; a missing usable reference gives `no-reference`. The confidence label is the
- * consensus's own: a price resting on one source is `single-source` whether or not it can be judged
- * (`low` means only that sources diverge). Without current quotes: price null, source `missing`.
+ * Staleness window (s) of one source's observation for the current price at as-of, by the source's
+ * cadence (`intervalSec`): a live point quote (interval 0) or an intraday bar stays current for
+ * CURRENT_QUOTE_WINDOW_SEC (24 h); a periodic series for two of its periods (a daily archive's
+ * 00:00 UTC point for 48 h, so one missed publication does not blank the price).
+ */
+export function currentQuoteWindowSec(intervalSec: number): number {
+  return Math.max(CURRENT_QUOTE_WINDOW_SEC, 2 * intervalSec);
+}
+
+/** Why a coin has no current price at as-of: never observed up to as-of, or every source's newest accepted observation is older than its staleness window. */
+export type PriceUnavailableReason = "no-observation" | "stale-beyond-window";
+
+/**
+ * Current price of one coin at `asOf` (Unix s): the consensus (price-consensus.ts) of each source's
+ * newest accepted observation at or before as-of (`obs` must already be quality-filtered), keeping
+ * only sources whose observation lies within its staleness window (`currentQuoteWindowSec` of the
+ * source's cadence). Live quotes (list, markets) and recorded history (daily archives, bars) are
+ * equal evidence: a build as of a past day is priced from what was observed then, with each quote's
+ * real observation time. Judged against the usable reference of the newest quote. `judged` false
+ * (NAV token or floating peg) gives `nav-token` / `floating-peg` first; a missing usable reference
+ * gives `no-reference`. The confidence label is the consensus's own. Without a quote in its window:
+ * price null, source `missing`, and `unavailableReason` says whether anything was ever observed.
  */
 export function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number, flags: { navToken?: boolean; floatingPeg?: boolean } = {}): CurrentPrice {
   const latest = new Map<string, Obs>();
+  let seen = false;
   for (const o of obs) {
-    if (o.kind !== "live" || o.ts < asOf - CURRENT_QUOTE_WINDOW_SEC) continue;
+    if (o.ts > asOf) continue;
+    seen = true;
+    if (o.ts < asOf - currentQuoteWindowSec(o.intervalSec)) continue;
     const p = latest.get(o.source);
     if (!p || o.ts >= p.ts) latest.set(o.source, o);
   }
   const quotes = [...latest.values()];
-  if (!quotes.length) return { consensus: computeConsensus([], null), reference: null, referenceSource: null, unjudgedReason: null };
+  if (!quotes.length) {
+    return { consensus: computeConsensus([], null), reference: null, referenceSource: null, unjudgedReason: null, unavailableReason: seen ? "stale-beyond-window" : "no-observation" };
+  }
   const newest = [...quotes].sort((a, b) => b.ts - a.ts)[0];
   const reference = usableReference(newest, pegCurrency);
   const unjudgedReason: UnjudgedReason | null = flags.navToken ? "nav-token" : flags.floatingPeg ? "floating-peg" : reference === null ? "no-reference" : null;
-  return { consensus: computeConsensus(quotes.map(toQuote), reference), reference, referenceSource: newest.referenceSource, unjudgedReason };
+  return { consensus: computeConsensus(quotes.map(toQuote), reference), reference, referenceSource: newest.referenceSource, unjudgedReason, unavailableReason: null };
 }
 
 /** The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current prices). */
@@ -242,7 +322,7 @@ export const pegMonitor: Analytic = {
           from int_price_observations o
           left join int_peg_references r on r.peg_type = o.peg_type and r.day = cast(make_timestamp(o.ts * 1000000) as date)
           order by o.stablecoin_id, o.ts, o.source`,
-    coins: "select id, symbol, peg_type, peg_currency, nav_token, floating_peg from registry_coins order by id",
+    coins: "select id, symbol, peg_type, peg_currency, nav_token, floating_peg, dead_from, risk_json from registry_coins order by id",
     supplyHistory: `select stablecoin_id, epoch(date)::integer as day_ts, usd from int_supply_history_points where usd is not null
           qualify row_number() over (partition by stablecoin_id, date order by priority, source) = 1
           order by stablecoin_id, day_ts`,
@@ -256,7 +336,7 @@ export const pegMonitor: Analytic = {
     price_current: {
       stablecoin_id: "VARCHAR", price: "DOUBLE", price_source: "VARCHAR", price_confidence: "VARCHAR", consensus_sources_json: "VARCHAR",
       agree_sources_json: "VARCHAR", price_observed_at: "BIGINT", price_observed_at_mode: "VARCHAR", price_synced_at: "BIGINT",
-      peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT", unjudged_reason: "VARCHAR",
+      peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT", unjudged_reason: "VARCHAR", price_unavailable_reason: "VARCHAR",
     },
     price_observation_rejections: { stablecoin_id: "VARCHAR", source: "VARCHAR", ts: "BIGINT", price_usd: "DOUBLE", reason: "VARCHAR" },
     source_quality_daily: {
@@ -289,7 +369,9 @@ export const pegMonitor: Analytic = {
     const tables: Record<string, Row[]> = { price_consensus_slots: [], price_current: [], price_observation_rejections: [], source_quality_daily: [], depeg_event_rows: [], depeg_incidents: [], depeg_pending: [] };
     const rejected: Record<string, number> = {};
     let expired = 0;
-    for (const id of [...obsBy.keys()].sort()) {
+    // Upstream dependencies first, so dependency confirmation reads their finished incidents.
+    const confirmed = new Map<string, DependencyIncident[]>();
+    for (const id of upstreamFirst([...obsBy.keys()].sort(), (id) => dependencyIds(coins.get(id)!))) {
       const coin = coins.get(id)!;
       // NAV tokens and floating pegs: consensus prices yes, judgement against a fixed reference no.
       const judged = !coin.nav_token && !coin.floating_peg;
@@ -314,20 +396,60 @@ export const pegMonitor: Analytic = {
         consensus_sources_json: j(c.consensusSources), agree_sources_json: j(c.agreeSources), price_observed_at: c.observedAt,
         price_observed_at_mode: c.observedAtMode, price_synced_at: c.price === null ? null : asOf, peg_reference: cur.reference,
         reference_source: cur.referenceSource, deviation_bps: cur.reference !== null && c.price !== null ? deviationBps(c.price, cur.reference) : null,
-        unjudged_reason: c.price === null ? null : cur.unjudgedReason,
+        unjudged_reason: c.price === null ? null : cur.unjudgedReason, price_unavailable_reason: cur.unavailableReason,
       });
       tables.source_quality_daily.push(...sourceQualityDays(id, judged, obsBy.get(id)!, rej, slots));
       if (!judged) continue;
-      const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf);
+      const dependencyIncidents = dependencyIds(coin).flatMap((d) => confirmed.get(d) ?? []);
+      const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf, { trackingEndsAt: trackingEndsAt(coin.dead_from ?? null), dependencyIncidents });
       expired += det.expiredPending;
       for (const r of det.rows) tables.depeg_event_rows.push(eventRow(r));
-      for (const r of linkIncidents(det.rows)) tables.depeg_incidents.push(eventRow(r));
+      const incidents = linkIncidents(det.rows);
+      confirmed.set(id, incidents.map((r) => ({ stablecoinId: id, direction: r.direction, startedAt: r.startedAt, endedAt: r.endedAt })));
+      for (const r of incidents) tables.depeg_incidents.push(eventRow(r));
       if (det.pending) tables.depeg_pending.push(pendingRow(det.pending));
     }
     if (expired) rejected["pending-expired-unconfirmed"] = expired;
     return { tables, rejected };
   },
 };
+
+/**
+ * When tracking of a coin ends: DEATH_GRACE_DAYS after its death period ended (registry `dead_from`,
+ * set only when the death is known at as-of), as for the stability index and DEWS universes; null
+ * while alive. The collapse itself stays tracked (UST dead 2022-05-09 is still judged on 2022-05-12).
+ */
+export function trackingEndsAt(deadFrom: string | null): number | null {
+  const p = deathPeriod(deadFrom);
+  return p === null ? null : p.end + DEATH_GRACE_DAYS * 86400;
+}
+
+/** Curated upstream dependency ids of a registry coin row (`risk_json.dependencies[].id`), sorted. */
+function dependencyIds(coin: Row): string[] {
+  if (!coin.risk_json) return [];
+  const deps = (JSON.parse(String(coin.risk_json)).dependencies ?? []) as { id: string }[];
+  return deps.map((d) => d.id).sort();
+}
+
+/**
+ * `ids` reordered so every id comes after the ids it depends on (`depsOf`; ids outside `ids` are
+ * ignored), otherwise keeping the given order. The registry rejects dependency cycles; a cycle here
+ * would keep its members in the given order.
+ */
+export function upstreamFirst(ids: string[], depsOf: (id: string) => string[]): string[] {
+  const present = new Set(ids);
+  const out: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (id: string) => {
+    if (state.has(id)) return;
+    state.set(id, "visiting");
+    for (const d of depsOf(id)) if (present.has(d)) visit(d);
+    state.set(id, "done");
+    out.push(id);
+  };
+  for (const id of ids) visit(id);
+  return out;
+}
 
 const dayOf = (ts: number) => new Date(ts * 1000).toISOString().slice(0, 10);
 const joinSorted = (xs: Iterable<string>) => [...new Set(xs)].sort().join("+");

@@ -1,7 +1,7 @@
 import { thresholdBps } from "./depeg-detection.ts";
 
 /**
- * Peg score (methodology `ballast-peg-score-v2`), 0-100, per coin over a 4-year window. Pure.
+ * Peg score (methodology `ballast-peg-score-v3`), 0-100, per coin over a 4-year window. Pure.
  * Changelog: v2 (2026-11) — tracking starts at the first accepted price (not supply); no score
  * without a price, a current price or 30 priced days, and none for NAV tokens or floating pegs
  * (pipelines/analytics/peg-summary.ts). v1 — first version.
@@ -17,9 +17,14 @@ import { thresholdBps } from "./depeg-detection.ts";
  * - Spread penalty (≥ 2 incidents) = min(15, population std-dev of |peak| / 1000 × 15).
  * - Active penalty = max over open incidents of min(50, max(5, |peak| / 50)).
  * - pegScore = clamp(round(0.5 × pegPct + 0.5 × severityScore − active − spread), 0, 100).
- * Recent window: the same time-at-peg over the last 90 days plus incident and threshold-crossing counts.
+ * Recent window: the same time-at-peg over the *observed* part of the last 90 days (priced UTC days),
+ * plus incident and threshold-crossing counts; `observedDays` and `coveragePct` say how much of the
+ * window was observed, and `coverageLimited` is true when tracking started inside the window or fewer
+ * than 90% of its days were observed. `pegPct` is null when no day of the window was observed.
+ * An incident is active at `now` when it started by then and has not ended (`isOpenAt`), whatever
+ * the tracking window: an incident opened by the as-of observation is active.
  */
-export const PEG_SCORE_VERSION = "ballast-peg-score-v2";
+export const PEG_SCORE_VERSION = "ballast-peg-score-v3";
 const YEAR = 365.25 * 86400;
 const LOOKBACK_SEC = Math.ceil(4 * YEAR);
 const RECENT_DAYS = 90;
@@ -43,7 +48,15 @@ export interface PegScore {
   activeDepeg: boolean;
   lastEventAt: number | null;
   trackingSpanDays: number;
-  recent90d: { pegPct: number | null; incidentCount: number; thresholdCrossingCount: number; coverageLimited: boolean };
+  recent90d: { pegPct: number | null; incidentCount: number; thresholdCrossingCount: number; coverageLimited: boolean; observedDays: number | null; coveragePct: number | null };
+}
+
+/** Share of the recent window that must be observed (priced days) for it not to be coverage-limited. */
+export const RECENT_MIN_COVERAGE = 0.9;
+
+/** The one definition of "open at t" every consumer reads (peg summary, grades, resolver, tape): started by t, not ended by t. */
+export function isOpenAt(e: Pick<ScoredIncident, "startedAt" | "endedAt">, t: number): boolean {
+  return e.startedAt <= t && (e.endedAt === null || e.endedAt > t);
 }
 
 function timeInDepeg(incidents: ScoredIncident[], from: number, now: number): number {
@@ -61,14 +74,15 @@ function timeInDepeg(incidents: ScoredIncident[], from: number, now: number): nu
 
 /**
  * Scores one coin: `trackingStart` (Unix s, null when nothing was ever observed), its incidents at
- * `now`, and `observedSec`, the time with price observations inside the window (default: all of it).
+ * `now`, `observedSec`, the time with price observations inside the window (default: all of it), and
+ * `recentObservedDays`, the priced UTC days of the last 90 (default: unknown, the whole span counts).
  */
-export function pegScore(incidents: ScoredIncident[], trackingStart: number | null, now: number, observedSec = Number.POSITIVE_INFINITY): PegScore {
+export function pegScore(incidents: ScoredIncident[], trackingStart: number | null, now: number, observedSec = Number.POSITIVE_INFINITY, recentObservedDays: number | null = null): PegScore {
   const anchor = trackingStart ?? (incidents.length ? Math.min(...incidents.map((e) => e.startedAt)) : null);
   const start = anchor === null ? null : Math.max(anchor, now - LOOKBACK_SEC);
-  const inWindow = start === null ? [] : incidents.filter((e) => e.startedAt <= now && (e.endedAt ?? now) > start);
+  const inWindow = start === null ? [] : incidents.filter((e) => e.startedAt <= now && ((e.endedAt ?? now) > start || isOpenAt(e, now)));
   const worst = inWindow.reduce<number | null>((w, e) => (w === null || Math.abs(e.peakDeviationBps) > Math.abs(w) ? e.peakDeviationBps : w), null);
-  const open = inWindow.filter((e) => e.endedAt === null);
+  const open = incidents.filter((e) => isOpenAt(e, now));
   const activePenalty = open.length ? Math.max(...open.map((e) => Math.min(50, Math.max(5, Math.abs(e.peakDeviationBps) / 50)))) : 0;
   const peaks = inWindow.map((e) => Math.abs(e.peakDeviationBps));
   let spreadPenalty = 0;
@@ -80,11 +94,17 @@ export function pegScore(incidents: ScoredIncident[], trackingStart: number | nu
   const recentFrom = Math.max(now - RECENT_DAYS * 86400, start ?? now);
   const recentInc = incidents.filter((e) => e.startedAt <= now && (e.endedAt ?? now) > recentFrom);
   const recentSpan = now - recentFrom;
+  const recentDays = Math.ceil(recentSpan / 86400);
+  const observedDays = recentObservedDays === null ? null : Math.min(recentObservedDays, recentDays);
+  const recentObservedSec = observedDays === null ? recentSpan : Math.min(recentSpan, observedDays * 86400);
+  const recentDepeg = timeInDepeg(recentInc, recentFrom, now);
   const recent90d = {
-    pegPct: start === null || recentSpan <= 0 ? null : round2(Math.max(0, (1 - timeInDepeg(recentInc, recentFrom, now) / recentSpan) * 100)),
+    pegPct: start === null || recentSpan <= 0 || recentObservedSec <= 0 ? null : round2(Math.max(0, (1 - recentDepeg / Math.max(recentObservedSec, recentDepeg)) * 100)),
     incidentCount: recentInc.length,
     thresholdCrossingCount: recentInc.reduce((s, e) => s + Math.max(1, e.constituentEventCount), 0),
-    coverageLimited: start === null || start > now - RECENT_DAYS * 86400,
+    coverageLimited: start === null || start > now - RECENT_DAYS * 86400 || (observedDays !== null && observedDays < RECENT_MIN_COVERAGE * RECENT_DAYS),
+    observedDays,
+    coveragePct: observedDays === null ? null : round2((observedDays / RECENT_DAYS) * 100),
   };
   const base = {
     spreadPenalty: round2(spreadPenalty), activePenalty: round2(activePenalty), eventCount: inWindow.length, worstDeviationBps: worst,

@@ -33,7 +33,8 @@ export const pegSummary: Analytic = {
     current: `select stablecoin_id, deviation_bps::integer as deviation_bps, price, price_confidence, peg_reference, reference_source, unjudged_reason
           from price_current order by stablecoin_id`,
     starts: `select s.stablecoin_id, min(s.slot_ts)::integer as first_ts,
-            count(distinct cast(make_timestamp((s.slot_ts - 1) * 1000000) as date)) filter (where s.slot_ts > (select as_of from build_context) - ${Math.ceil(4 * 365.25 * 86400)})::integer as priced_days
+            count(distinct cast(make_timestamp((s.slot_ts - 1) * 1000000) as date)) filter (where s.slot_ts > (select as_of from build_context) - ${Math.ceil(4 * 365.25 * 86400)})::integer as priced_days,
+            count(distinct cast(make_timestamp((s.slot_ts - 1) * 1000000) as date)) filter (where s.slot_ts > (select as_of from build_context) - ${90 * 86400})::integer as recent_priced_days
           from price_consensus_slots s where s.price is not null group by s.stablecoin_id order by s.stablecoin_id`,
   },
   outputs: {
@@ -56,6 +57,7 @@ export const pegSummary: Analytic = {
     const cur = new Map(inputs.current.map((r) => [r.stablecoin_id as string, r]));
     const starts = new Map(inputs.starts.map((r) => [r.stablecoin_id as string, r.first_ts as number]));
     const pricedDays = new Map(inputs.starts.map((r) => [r.stablecoin_id as string, r.priced_days as number]));
+    const recentDays = new Map(inputs.starts.map((r) => [r.stablecoin_id as string, r.recent_priced_days as number]));
     const rows = inputs.coins.map((c) => {
       const k = cur.get(c.id);
       const reason = pegScoreUnavailableReason({
@@ -63,7 +65,7 @@ export const pegSummary: Analytic = {
         hasCurrentPrice: k?.price !== null && k?.price !== undefined,
       });
       const judged = !c.nav_token && !c.floating_peg;
-      const computed = pegScore(inc.get(c.id) ?? [], starts.get(c.id) ?? null, asOf, (pricedDays.get(c.id) ?? 0) * 86400);
+      const computed = pegScore(inc.get(c.id) ?? [], starts.get(c.id) ?? null, asOf, (pricedDays.get(c.id) ?? 0) * 86400, recentDays.get(c.id) ?? 0);
       const s = reason === null ? computed : { ...computed, pegScore: null, pegPct: null, severityScore: null };
       return {
         stablecoin_id: c.id, symbol: c.symbol, name: c.name, peg_type: c.peg_type, peg_currency: c.peg_currency, peg_mechanism: c.peg_mechanism,

@@ -1,5 +1,7 @@
 /**
- * Price consensus (methodology `ballast-price-consensus-v2`; v2: independence is by declared
+ * Price consensus (methodology `ballast-price-consensus-v3`; v3: the current price is the consensus at
+ * as-of of each source's newest accepted observation within its staleness window, peg-monitor.ts
+ * `currentConsensus`, and DefiLlama's price archive is family coingecko; v2: independence is by declared
  * source family, see pipelines/sources/lineage.ts): one price per coin and time from every
  * usable quote, with a confidence label. Pure functions; the build runs them per 15-minute slot.
  *
@@ -51,7 +53,7 @@ export interface Consensus {
 }
 
 /** Methodology version of the rules above (changelog: pipelines/analytics/changelogs/price-consensus.md). */
-export const PRICE_CONSENSUS_VERSION = "ballast-price-consensus-v2";
+export const PRICE_CONSENSUS_VERSION = "ballast-price-consensus-v3";
 
 export const AGREEMENT_BPS = 50;
 

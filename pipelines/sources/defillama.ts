@@ -302,14 +302,27 @@ const PriceRow = z.object({
 const PricePoint = z.looseObject({ date: z.unknown(), prices: z.record(z.string(), z.unknown()) });
 
 /**
+ * Lineage of DefiLlama's daily price archive (`/stablecoinprices`, source label `defillama-prices`):
+ * derived from CoinGecko, so family `coingecko`, never independent of CoinGecko's own series.
+ * Evidence (recorded check-sked archive vs CoinGecko's daily charts, same 00:00 UTC instant): USDT
+ * equal to 1e-9 on 494 of 943 shared days and USDC on 495 — every day from 2020-12-30 to 2022-05-09
+ * (2021: 364/364 each); from 2022-05-11 the values differ by a median 6e-4, still a re-publication of
+ * aggregator prices with no market of its own. The build re-measures this (`source_lineage_check`).
+ */
+export const DEFILLAMA_PRICES_LINEAGE: SourceLineage = { family: "coingecko", derivedFrom: "coingecko" };
+
+/**
  * `GET /stablecoinprices` — daily USD price by CoinGecko id at each 00:00 UTC point (`date` epoch
  * s, daily rule ±1 h). Prices ≤ 0 or malformed are dropped (`price-non-positive-or-nan`),
- * non-finite or > 1e13 as `implausible-value`; a malformed point drops only itself.
+ * non-finite or > 1e13 as `implausible-value`; a malformed point drops only itself. Rows carry the
+ * source label `defillama-prices` (lineage: DEFILLAMA_PRICES_LINEAGE), distinct from the list's
+ * own current quote (`defillama`).
  */
 export const stablecoinPricesEndpoint: Endpoint = {
   key: "defillama.stablecoinprices",
   source: "defillama",
-  lineage: DEFILLAMA_LINEAGE,
+  rowSource: "defillama-prices",
+  lineage: DEFILLAMA_PRICES_LINEAGE,
   time: DEFILLAMA_DAILY_TIME,
   mode: "history",
   dateColumn: "date",
@@ -334,7 +347,7 @@ export const stablecoinPricesEndpoint: Endpoint = {
         if (n === null) continue; // upstream deletes nulls from history; a null here is "no price", not malformed
         if (n === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
         if (n === "malformed" || n <= 0) { rc.drop("price-non-positive-or-nan"); continue; }
-        rc.add({ source: "defillama", gecko_id: gecko, date: day.date, price_usd: n });
+        rc.add({ source: "defillama-prices", gecko_id: gecko, date: day.date, price_usd: n });
       }
     }
     return rc.result();

@@ -512,13 +512,15 @@ describe("peg monitoring routes", () => {
     expect((await req("/api/depeg-events?offset=50001")).status).toBe(400);
     const withPending = await (await req("/api/depeg-events?includePending=true&limit=1")).json();
     expect(Array.isArray(withPending.pending)).toBe(true);
-    expect(withPending.methodology.version).toBe("ballast-depeg-v2");
+    expect(withPending.methodology.version).toBe("ballast-depeg-v3");
   });
 
-  it("backtest facts: UST below peg from May 2022, never recovered; USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {
+  it("backtest facts: UST below peg from 2022-05-09, never recovered (tracking ended after its death); USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {
     const ust = (await (await req("/api/depeg-events?stablecoin=ust-terraform-labs&limit=1000")).json()).events
       .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2022-05-01T00:00:00Z") / 1000 && e.startedAt < Date.parse("2022-06-01T00:00:00Z") / 1000);
-    expect(ust).toMatchObject({ direction: "below", endedAt: null, closeReason: null });
+    // starts with the 0.754 prints (2022-05-09 00:00Z); tracking of the dead coin ends 30 days after its death (2022-05-09)
+    expect(ust).toMatchObject({ direction: "below", startedAt: Date.parse("2022-05-09T00:00:00Z") / 1000, closeReason: "orphan-tracking-removed" });
+    expect(ust.endedAt).toBeLessThanOrEqual(Date.parse("2022-06-10T00:00:00Z") / 1000);
     expect(ust.peakDeviationBps).toBeLessThanOrEqual(-9000);
     const usdc = (await (await req("/api/depeg-events?stablecoin=usdc-circle&limit=1000")).json()).events
       .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2023-03-10T00:00:00Z") / 1000 && e.startedAt < Date.parse("2023-03-12T00:00:00Z") / 1000);
@@ -567,9 +569,14 @@ describe("peg monitoring routes", () => {
 
   it("peg summary scores listed coins and the list carries consensus price fields", async () => {
     const s = await (await req("/api/peg-summary")).json();
+    // one definition of "open at as-of": the summary's active coins are exactly the coins of the open incidents
+    const open = (await (await req("/api/depeg-events?active=true&limit=1000")).json()).events as { stablecoinId: string }[];
+    expect(open.length).toBeGreaterThan(0);
+    expect(s.summary.activeDepegCount).toBe(open.length);
+    expect(s.coins.filter((c: { activeDepeg: boolean }) => c.activeDepeg).map((c: { id: string }) => c.id).sort()).toEqual(open.map((e) => e.stablecoinId).sort());
+    // UST died in 2022: its collapse is history, not an active depeg three years later
     const ust = s.coins.find((c: { id: string }) => c.id === "ust-terraform-labs");
-    expect(ust.activeDepeg).toBe(true);
-    expect(s.summary.activeDepegCount).toBe(s.coins.filter((c: { activeDepeg: boolean }) => c.activeDepeg).length);
+    expect(ust.activeDepeg).toBe(false);
     const usdt = s.coins.find((c: { id: string }) => c.id === "usdt-tether");
     expect(usdt.pegScore).toBeGreaterThanOrEqual(0);
     expect(usdt.referenceEvidence.referenceSource).toBe("par");

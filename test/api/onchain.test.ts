@@ -2,15 +2,66 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { serveRecordedBuild } from "../helpers/served-build.ts";
 
 // Expected values come from the recorded CSVs themselves (counted and summed here with papaparse and
 // BigInt), never from the code under test.
-const usdtCsv = Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, "bhemen-usdt/usdt_configs.csv"), "utf8"), { header: true, skipEmptyLines: true }).data;
+const csv = (path: string) => Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, path), "utf8"), { header: true, skipEmptyLines: true }).data;
+const usdtCsv = csv("bhemen-usdt/usdt_configs.csv");
+const usdpCsv = csv("bhemen-paxos-coins/usdp_configs.csv");
+const pyusdCsv = csv("bhemen-crypto-insights/pyusd/pyusd_supply_events.csv");
+/** Base units of a CSV cell (the USDT archive writes integers as `123.0`). */
+const units = (v: string) => BigInt(v.replace(/\.0$/, ""));
+const sumUnits = (rows: Record<string, string>[], col: string) => rows.reduce((s, r) => s + units(r[col]), 0n);
+/** The USDT and USDP archives' ISO timestamps are UTC without a zone (shared/data MANIFEST). */
+const utcSec = (iso: string) => Date.parse(`${iso}Z`) / 1000;
+/** Token units of a base-unit integer as a JS number (via the exact decimal string). */
+const tokenUnits = (raw: bigint, decimals: number) => Number(`${raw / 10n ** BigInt(decimals)}.${(raw % 10n ** BigInt(decimals)).toString().padStart(decimals, "0")}`);
 const FREEZE_NAMES = new Set(["AddedBlackList", "RemovedBlackList", "DestroyedBlackFunds"]);
 const usdtFreezeRows = usdtCsv.filter((r) => FREEZE_NAMES.has(r.event_name));
-const usdtDestroyedRaw = usdtCsv.filter((r) => r.event_name === "DestroyedBlackFunds").reduce((s, r) => s + BigInt(r._balance.replace(/\.0$/, "")), 0n);
+const usdtDestroyedRaw = sumUnits(usdtCsv.filter((r) => r.event_name === "DestroyedBlackFunds"), "_balance");
+/** PYUSD rows the default build knows: block time at or before its as-of (one recorded row has no timestamp). */
+const pyusdKnown = pyusdCsv.filter((r) => r.timestamp !== "" && Number(r.timestamp) <= RECORDED_AS_OF);
+
+/**
+ * Frozen records still active at the end of the recorded logs, replayed from the CSVs per coin and
+ * address in block order: a freeze opens one, a destroy (wipe) marks it destroyed, an unfreeze closes it.
+ */
+function activeFrozenFromCsv(): Record<string, number> {
+  const steps = [
+    ...usdtCsv.filter((r) => FREEZE_NAMES.has(r.event_name)).map((r) => ({
+      coin: "USDT", block: Number(r.block_number), log: Number(r.log_index), address: (r._user || r._blackListedUser).toLowerCase(),
+      op: r.event_name === "AddedBlackList" ? "freeze" : r.event_name === "RemovedBlackList" ? "unfreeze" : "destroy",
+    })),
+    ...usdpCsv.filter((r) => ["AddressFrozen", "AddressUnfrozen", "FrozenAddressWiped"].includes(r.event_name)).map((r) => ({
+      coin: "USDP", block: Number(r.block_number), log: Number(r.log_index), address: r.addr.toLowerCase(),
+      op: r.event_name === "AddressFrozen" ? "freeze" : r.event_name === "AddressUnfrozen" ? "unfreeze" : "destroy",
+    })),
+  ].sort((a, b) => a.block - b.block || a.log - b.log);
+  const records = new Map<string, { coin: string; destroyed: boolean }>();
+  for (const s of steps) {
+    const key = `${s.coin}|${s.address}`;
+    if (s.op === "freeze") records.set(key, { coin: s.coin, destroyed: false });
+    else if (s.op === "unfreeze") records.delete(key);
+    else { const r = records.get(key); if (r) r.destroyed = true; }
+  }
+  const perCoin: Record<string, number> = {};
+  for (const r of records.values()) if (!r.destroyed) perCoin[r.coin] = (perCoin[r.coin] ?? 0) + 1;
+  return perCoin;
+}
+
+/** Every event of one coin from /api/mint-burn-events, following the keyset cursor. */
+async function allMintBurnEvents(stablecoin: string): Promise<any[]> {
+  const out: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = (await get(`/api/mint-burn-events?stablecoin=${stablecoin}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)).body;
+    out.push(...page.events);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
+}
 
 let served: Awaited<ReturnType<typeof serveRecordedBuild>>;
 let get: (path: string) => Promise<{ status: number; body: any }>;
@@ -104,7 +155,7 @@ describe("/api/blacklist on the recorded build", () => {
     const { status, body } = await get("/api/blacklist-summary");
     expect(status).toBe(200);
     expect(body.stats.perCoinDestroyedTotalExact.USDT).toBe("176213018.853435");
-    expect(body.stats.perCoinDestroyedTotal.USDT).toBe(176213018.853435);
+    expect(body.stats.perCoinDestroyedTotalNative.USDT).toBe(176213018.853435);
     expect(body.stats.perCoinTotalEvents.USDT).toBe(1480);
     expect(body.reconciliation.destroyedRawAmounts.USDT).toBe(usdtDestroyedRaw.toString());
     const quarters = body.stats.perCoinQuarterlyEventTypes.USDT;
@@ -122,12 +173,49 @@ describe("/api/blacklist on the recorded build", () => {
   });
 });
 
+describe("/api/blacklist-summary totals: units named, unknown terms make a total null", () => {
+  it("frozen totals are null with the count of unknown amounts beside them (recomputed from the CSVs)", async () => {
+    const active = activeFrozenFromCsv();
+    const activeCount = Object.values(active).reduce((a, b) => a + b, 0);
+    expect(activeCount).toBe(261); // the issue's measured count, here replayed from the raw logs
+    const { stats } = (await get("/api/blacklist-summary")).body;
+    expect(stats.activeAddressCount).toBe(activeCount);
+    expect(stats.perCoinFrozenAddressCount).toEqual(active);
+    // neither USDT AddedBlackList nor USDP AddressFrozen carries an amount: every active term is unknown
+    expect(usdtCsv.filter((r) => r.event_name === "AddedBlackList").every((r) => r.amount === "" && r._balance === "")).toBe(true);
+    expect(stats.activeFrozenTotal).toBeNull();
+    expect(stats.activeAmountGapCount).toBe(activeCount);
+    expect(stats.trackedFrozenTotal).toBeNull();
+    expect(stats.trackedAmountGapCount).toBe(activeCount);
+    expect(stats.perCoinFrozenTotal).toEqual(Object.fromEntries(Object.keys(active).map((c) => [c, null])));
+    expect(stats.perCoinFrozenTotalNative).toEqual(Object.fromEntries(Object.keys(active).map((c) => [c, null])));
+    expect(stats.perCoinFrozenAmountGapCount).toEqual(active);
+  });
+
+  it("destroyed totals: USD (1 x units for these USD pegs) beside exact token units, no gaps", async () => {
+    const wipe = usdpCsv.find((r) => r.event_name === "FrozenAddressWiped")!;
+    // the wipe's amount is the SupplyDecreased of its transaction (the log itself carries none)
+    const wipeBurns = usdpCsv.filter((r) => r.event_name === "SupplyDecreased" && r.txhash === wipe.txhash);
+    expect(wipeBurns).toHaveLength(1);
+    const usdpWipedRaw = units(wipeBurns[0].value);
+    const { stats, reconciliation } = (await get("/api/blacklist-summary")).body;
+    expect(stats.destroyedAmountGapCount).toBe(0);
+    expect(stats.perCoinDestroyedAmountGapCount).toEqual({ USDP: 0, USDT: 0 });
+    expect(stats.perCoinDestroyedTotal.USDT).toBeCloseTo(tokenUnits(usdtDestroyedRaw, 6), 4);
+    expect(stats.perCoinDestroyedTotal.USDP).toBeCloseTo(tokenUnits(usdpWipedRaw, 18), 4);
+    expect(stats.perCoinDestroyedTotalNative).toEqual({ USDP: tokenUnits(usdpWipedRaw, 18), USDT: tokenUnits(usdtDestroyedRaw, 6) });
+    expect(stats.destroyedTotal).toBeCloseTo(tokenUnits(usdtDestroyedRaw, 6) + tokenUnits(usdpWipedRaw, 18), 4);
+    expect(reconciliation.destroyedRawAmounts).toEqual({ USDP: usdpWipedRaw.toString(), USDT: usdtDestroyedRaw.toString() });
+    const destroys = (await get("/api/blacklist?eventType=destroy&limit=1000")).body.events;
+    expect(destroys.length).toBeGreaterThan(0);
+    for (const e of destroys) expect(e.amountUsdAtEvent).toBe(e.amountNative);
+  });
+});
+
 describe("mint/burn routes on the recorded build", () => {
   it("events of one coin, with flow classification; unknown id 404; stablecoin required", async () => {
     const usdt = (await get("/api/mint-burn-events?stablecoin=usdt-tether&includeTotal=true&limit=1000")).body;
     expect(usdt.total).toBe(usdtCsv.filter((r) => r.event_name === "Issue" || r.event_name === "Redeem").length);
-    const issuedRaw = usdtCsv.filter((r) => r.event_name === "Issue").reduce((s, r) => s + BigInt(r.amount.replace(/\.0$/, "")), 0n);
-    expect(usdt.events.filter((e: any) => e.direction === "mint").reduce((s: bigint, e: any) => s + BigInt(e.amountRaw), 0n)).toBe(issuedRaw);
     expect((await get("/api/mint-burn-events?stablecoin=nope-nobody")).status).toBe(404);
     expect((await get("/api/mint-burn-events")).status).toBe(400);
     const wipeBurn = (await get("/api/mint-burn-events?stablecoin=usdp-paxos&scope=enforcement")).body.events;
@@ -135,16 +223,101 @@ describe("mint/burn routes on the recorded build", () => {
     expect(wipeBurn[0]).toMatchObject({ direction: "burn", flowType: "frozen_funds", burnType: "frozen_funds" });
   });
 
-  it("flows: USD null (never zero) when unpriced, native sums exact, bounded windows", async () => {
+  it("native sums exact: every coin's minted and burned base units equal the raw CSV sums", async () => {
+    const cases = [
+      { id: "usdt-tether", rows: usdtCsv, mint: "Issue", burn: "Redeem", col: "amount" },
+      { id: "usdp-paxos", rows: usdpCsv, mint: "SupplyIncreased", burn: "SupplyDecreased", col: "value" },
+      { id: "pyusd-paypal", rows: pyusdKnown.map((r) => ({ ...r, event_name: r.event })), mint: "SupplyIncreased", burn: "SupplyDecreased", col: "value" },
+    ];
+    for (const c of cases) {
+      const mints = c.rows.filter((r) => r.event_name === c.mint), burns = c.rows.filter((r) => r.event_name === c.burn);
+      expect(mints.length, c.id).toBeGreaterThan(0);
+      expect(burns.length, c.id).toBeGreaterThan(0);
+      const events = await allMintBurnEvents(c.id);
+      expect(events.length, c.id).toBe(mints.length + burns.length);
+      const sum = (dir: string) => events.filter((e) => e.direction === dir).reduce((s, e) => s + BigInt(e.amountRaw), 0n);
+      expect(sum("mint"), c.id).toBe(sumUnits(mints, c.col));
+      expect(sum("burn"), c.id).toBe(sumUnits(burns, c.col));
+    }
+  });
+
+  it("USD = token units x 1 for every USD-pegged event (PYUSD checked against the raw CSV value / 1e6)", async () => {
+    const events = await allMintBurnEvents("pyusd-paypal");
+    expect(events).toHaveLength(pyusdKnown.length);
+    // one CSV row per event: same transaction, direction and raw value (the CSV has no log index)
+    const expected = new Map<string, number[]>();
+    for (const r of pyusdKnown) {
+      const k = `0x${r.transactionHash}|${r.event === "SupplyIncreased" ? "mint" : "burn"}|${r.value}`;
+      expected.set(k, [...(expected.get(k) ?? []), Number(r.value) / 1e6]);
+    }
+    for (const e of events) {
+      const k = `${e.txHash}|${e.direction}|${e.amountRaw}`;
+      const usd = expected.get(k)?.pop();
+      expect(usd, k).toBeDefined();
+      expect(e).toMatchObject({ amountUsd: usd, priceUsd: 1, valuationBasis: "par" });
+    }
+    for (const id of ["usdt-tether", "usdp-paxos"]) {
+      const other = await allMintBurnEvents(id);
+      expect(other.length).toBeGreaterThan(0);
+      for (const e of other) expect(e, id).toMatchObject({ amountUsd: e.amountNative, priceUsd: 1, valuationBasis: "par" });
+    }
+  });
+
+  it("flows: windowed sums and counts equal the CSV's events of the window; USD = units x 1", async () => {
     const { status, body } = await get("/api/mint-burn-flows?stablecoin=pyusd-paypal&hours=720");
     expect(status).toBe(200);
-    const c = body.coins[0];
-    expect(c.stablecoinId).toBe("pyusd-paypal");
-    expect(c.mintCount + c.burnCount).toBeGreaterThan(0);
-    expect(c.netFlowUsd).toBeNull();
-    expect(c.completeness).toBe("unpriced");
     expect(body._meta).toBeDefined();
+    const end = Math.ceil(RECORDED_AS_OF / 3600) * 3600;
+    expect(body.windowEnd).toBe(end);
+    const inWindow = pyusdKnown.filter((r) => Number(r.timestamp) >= end - 720 * 3600 && Number(r.timestamp) < end);
+    const mints = inWindow.filter((r) => r.event === "SupplyIncreased"), burns = inWindow.filter((r) => r.event === "SupplyDecreased");
+    expect(mints.length + burns.length).toBeGreaterThan(0);
+    // no burn of the window follows a mint to the same address within 24 h and 0.5%: nothing is a round trip
+    const roundTrip = burns.some((b) => mints.some((m) => m.to.toLowerCase() === b.from.toLowerCase() && Number(b.blockNumber) > Number(m.blockNumber)
+      && Number(b.timestamp) - Number(m.timestamp) <= 86400 && Math.abs(Number(units(m.value) - units(b.value))) <= 0.005 * Math.max(Number(m.value), Number(b.value))));
+    expect(roundTrip).toBe(false);
+    const c = body.coins[0];
+    expect(c).toMatchObject({
+      stablecoinId: "pyusd-paypal", mintCount: mints.length, burnCount: burns.length, completeness: "complete",
+      unpricedMintEventCount: 0, unpricedBurnEventCount: 0,
+      excludedEventCounts: { atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 },
+    });
+    const minted = tokenUnits(sumUnits(mints, "value"), 6), burned = tokenUnits(sumUnits(burns, "value"), 6);
+    expect(c.mintedNative).toBeCloseTo(minted, 4);
+    expect(c.burnedNative).toBeCloseTo(burned, 4);
+    expect(c.mintedUsd).toBeCloseTo(minted, 4);
+    expect(c.burnedUsd).toBeCloseTo(burned, 4);
+    expect(c.netFlowUsd).toBeCloseTo(minted - burned, 4);
     expect((await get("/api/mint-burn-flows?hours=0")).status).toBe(400);
     expect((await get("/api/mint-burn-flows?stablecoin=zzz-none")).status).toBe(404);
+  });
+
+  it("excludedEventCounts count only the window: hours=1 has no event; a year holds the round trips of that year", async () => {
+    const end = Math.ceil(RECORDED_AS_OF / 3600) * 3600;
+    const hour = (await get("/api/mint-burn-flows?hours=1")).body;
+    expect(hour.coins.map((c: any) => c.stablecoinId)).toEqual(expect.arrayContaining(["pyusd-paypal", "usdp-paxos", "usdt-tether"]));
+    const csvInLastHour = [...pyusdKnown.filter((r) => Number(r.timestamp) >= end - 3600),
+      ...[...usdtCsv, ...usdpCsv].filter((r) => r.timestamp && utcSec(r.timestamp) >= end - 3600)];
+    expect(csvInLastHour).toHaveLength(0);
+    for (const c of hour.coins) {
+      expect(c.mintCount + c.burnCount, c.stablecoinId).toBe(0);
+      expect(c.excludedEventCounts, c.stablecoinId).toEqual({ atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 });
+      expect(c.valuation.netFlow7dBound, c.stablecoinId).toBeNull();
+    }
+    // USDP's log ends 2022-11 (the last CSV row): a window of the year before 2025-09-07 holds nothing of it
+    expect(Math.max(...usdpCsv.map((r) => utcSec(r.timestamp)))).toBeLessThan(end - 8760 * 3600);
+    const year = (await get("/api/mint-burn-flows?hours=8760")).body;
+    const usdp = year.coins.find((c: any) => c.stablecoinId === "usdp-paxos");
+    expect(usdp).toMatchObject({ mintCount: 0, burnCount: 0, excludedEventCounts: { atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 } });
+    // PYUSD: standard + excluded events of the year = the CSV's events of the year; excluded ones are the ledger's non-standard events of the year
+    const pyusd = year.coins.find((c: any) => c.stablecoinId === "pyusd-paypal");
+    const csvYear = pyusdKnown.filter((r) => Number(r.timestamp) >= end - 8760 * 3600 && Number(r.timestamp) < end);
+    const excluded = Object.values(pyusd.excludedEventCounts as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(pyusd.mintCount + pyusd.burnCount + excluded).toBe(csvYear.length);
+    const ledgerYear = (await allMintBurnEvents("pyusd-paypal")).filter((e) => e.timestamp >= end - 8760 * 3600 && e.flowType !== "standard");
+    expect(ledgerYear.length).toBeGreaterThan(0);
+    expect(pyusd.excludedEventCounts.fast_roundtrip).toBe(ledgerYear.filter((e) => e.flowType === "fast_roundtrip").length);
+    const allTime = (await allMintBurnEvents("pyusd-paypal")).filter((e) => e.flowType !== "standard").length;
+    expect(excluded).toBeLessThan(allTime);
   });
 });

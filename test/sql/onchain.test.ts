@@ -21,6 +21,13 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 describe("PYUSD 2025-10-15: the 300-trillion round trip is not issuance", () => {
+  it("the 300-trillion mint is valued as a USD peg: USD = the CSV value / 1e6 (x 1), basis par", async () => {
+    const [m] = await db.all<{ usd: number; price: number; basis: string }>(
+      "select amount_usd_at_event as usd, price_usd_at_event as price, valuation_basis as basis from mint_burn_events where block_number = 23585095");
+    expect(m).toEqual({ usd: Number(bigMint.value) / 1e6, price: 1, basis: "par" });
+  });
+
+
   it("the mint and its burn 111 blocks later pair as a fast round trip", async () => {
     expect(bigMint.value).toBe("300000000000000000000");
     expect(Number(bigBurn.blockNumber) - Number(bigMint.blockNumber)).toBe(111);
@@ -41,6 +48,13 @@ describe("PYUSD 2025-10-15: the 300-trillion round trip is not issuance", () => 
     const excluded = await db.all<{ n: number }>(`select count(*)::integer as n from mint_burn_events where stablecoin_id = 'pyusd-paypal' and flow_type <> 'standard' and ts >= ${DAY} and ts < ${DAY + 86400}`);
     // only the pair is excluded that day (0x2fb0…'s 300 M burn before and re-mint after are ordinary flows)
     expect(excluded[0].n).toBe(2);
+    // the hourly aggregate counts them in the hours they happened (what windowed excludedEventCounts sum)
+    const hourOf = (r: Record<string, string>) => Number(r.timestamp) - (Number(r.timestamp) % 3600);
+    const hourly = await db.all<{ hour_ts: number; n: number }>(`select hour_ts::integer as hour_ts, fast_roundtrip_count::integer as n from mint_burn_hourly
+       where stablecoin_id = 'pyusd-paypal' and fast_roundtrip_count > 0 and hour_ts >= ${DAY} and hour_ts < ${DAY + 86400} order by hour_ts`);
+    const expectedHours = new Map<number, number>();
+    for (const r of [bigMint, bigBurn]) expectedHours.set(hourOf(r), (expectedHours.get(hourOf(r)) ?? 0) + 1);
+    expect(hourly.map((h) => [h.hour_ts, h.n])).toEqual([...expectedHours.entries()].sort((a, b) => a[0] - b[0]));
     expect(Number(flows.minted)).toBeCloseTo(Number(sum("SupplyIncreased")) / 1e6, 2);
     expect(Number(flows.burned)).toBeCloseTo(Number(sum("SupplyDecreased")) / 1e6, 2);
     expect(Number(flows.minted)).toBeLessThan(1e9);

@@ -33,7 +33,7 @@ describe("methodology changelogs", () => {
   const inCode = versionIdsInCode();
 
   it("finds the methodology versions the code publishes", () => {
-    expect([...inCode.keys()].sort()).toEqual(expect.arrayContaining(["ballast-depeg-v2", "ballast-peg-score-v2", "ballast-price-consensus-v2", "ballast-resolver-v1", "readiness-72h-v1"]));
+    expect([...inCode.keys()].sort()).toEqual(expect.arrayContaining(["ballast-depeg-v3", "ballast-peg-score-v3", "ballast-price-consensus-v3", "ballast-lineage-check-v1", "ballast-resolver-v1", "readiness-72h-v1"]));
   });
 
   it("every version id used in code has a changelog that exists and names it as the current version", () => {

@@ -78,9 +78,47 @@ describe("depeg detection", () => {
     const two = detectDepegs(coin, [day(0, 1), day(1, 0.97), day(2, 0.96), day(3, 1)], T0 + 30 * 86400).rows;
     expect(two).toHaveLength(1);
     expect(two[0]).toMatchObject({ startedAt: T0 + 86400, pendingReason: "single-daily-point", provenance: { confirmationPolicy: "two-point-daily" } });
-    const crash = detectDepegs(coin, [day(0, 1), day(1, 0.3)], T0 + 30 * 86400).rows;
+    const crash = detectDepegs(coin, [day(0, 1), day(1, 0.3)], T0 + 2 * 86400).rows;
     expect(crash).toHaveLength(1);
     expect(crash[0]).toMatchObject({ peakDeviationBps: -7000, endedAt: null, closeReason: null });
+  });
+
+  it("an incident whose coin goes unobserved past the coverage gap is not open at as-of: it ends after its last observation", () => {
+    const day = (d: number, p: number) => slot(T0 + d * 86400, [q("defillama", p)], { cadenceSec: 86400 });
+    const slots = [day(0, 1), day(1, 0.3)];
+    // 3 days (3 × the daily cadence) after the last point the incident is still open …
+    expect(detectDepegs(coin, slots, T0 + 4 * 86400).rows[0]).toMatchObject({ endedAt: null, closeReason: null });
+    // … one second later tracking is lost: it ends one cadence after day 1, the time that point stands for
+    expect(detectDepegs(coin, slots, T0 + 4 * 86400 + 1).rows[0]).toMatchObject({ endedAt: T0 + 2 * 86400, closeReason: "orphan-tracking-removed" });
+  });
+
+  it("a dead coin is tracked until its tracking ends, then its incident closes and later prints open nothing", () => {
+    const day = (d: number, p: number) => slot(T0 + d * 86400, [q("defillama", p)], { cadenceSec: 86400 });
+    const slots = [day(0, 1), day(1, 0.3), day(2, 0.2), day(3, 0.1), day(4, 0.05)];
+    const alive = detectDepegs(coin, slots, T0 + 4 * 86400, { trackingEndsAt: T0 + 10 * 86400 }).rows;
+    expect(alive[0]).toMatchObject({ endedAt: null, peakDeviationBps: -9500 });
+    const ended = detectDepegs(coin, slots, T0 + 4 * 86400, { trackingEndsAt: T0 + 2 * 86400 }).rows;
+    expect(ended).toHaveLength(1);
+    // days 3 and 4 lie after the end of tracking: not judged; the event ends after day 2's point
+    expect(ended[0]).toMatchObject({ endedAt: T0 + 3 * 86400, closeReason: "orphan-tracking-removed", peakDeviationBps: -8000 });
+  });
+
+  it("dependency confirmation: a single-family daily breach confirmed by an overlapping incident of a curated dependency", () => {
+    const day = (d: number, p: number) => slot(T0 + d * 86400, [q("defillama", p)], { cadenceSec: 86400 });
+    // FRAX-like: one daily point at −404 bps, back at peg the next day; the two-point rule drops it
+    const slots = [day(0, 0.997), day(1, 0.9596), day(2, 0.9918)];
+    expect(detectDepegs(coin, slots, T0 + 3 * 86400).rows).toHaveLength(0);
+    // its dependency had a confirmed below-peg incident covering day 1: confirmed, naming the dependency
+    const dep = { stablecoinId: "usdc-circle", direction: "below" as const, startedAt: T0 + 86400 - 20 * H, endedAt: T0 + 2 * 86400 };
+    const rows = detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [dep] }).rows;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      startedAt: T0 + 86400, peakDeviationBps: -404, endedAt: T0 + 2 * 86400, closeReason: "recovered-primary",
+      confirmationSources: "defillama+dependency:usdc-circle", provenance: { confirmationPolicy: "dependency", confidenceTier: "low" },
+    });
+    // an above-peg dependency incident, or one that ended before the point's day, confirms nothing
+    expect(detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [{ ...dep, direction: "above" }] }).rows).toHaveLength(0);
+    expect(detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [{ ...dep, startedAt: T0 - 5 * 86400, endedAt: T0 - 86400 }] }).rows).toHaveLength(0);
   });
 
   it("a direction flip supersedes the open event; missing reference judges nothing", () => {
@@ -135,6 +173,37 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
     expect(detectDepegs(coin, slots, T0 + 10 * D).rows).toHaveLength(0);
   });
 
+  it("a repeat that moves to a new level and stays there is a move, not a stuck quote (UST 2022-05-09/10)", () => {
+    // the recorded DefiLlama archive: 0.9947, 0.754, 0.754, 0.86, 0.767 at consecutive 00:00 UTC points
+    const ust = [obs("a", T0, 0.9947), obs("a", T0 + D, 0.754), obs("a", T0 + 2 * D, 0.754), obs("a", T0 + 3 * D, 0.86), obs("a", T0 + 4 * D, 0.767)];
+    expect(filterObservations(ust, "USD").rejected).toHaveLength(0);
+    // at as-of right after the repeat, nothing yet shows the level held: still refused as stuck
+    expect(filterObservations(ust.slice(0, 3), "USD").rejected.map((r) => r.reason)).toEqual(["stuck-quote", "stuck-quote"]);
+    // a repeat followed by a return to peg is stuck, and so is a repeat longer than two periods whatever follows
+    expect(filterObservations([...ust.slice(0, 3), obs("a", T0 + 3 * D, 1)], "USD").rejected).toHaveLength(2);
+    const long = [obs("a", T0, 1), obs("a", T0 + D, 0.754), obs("a", T0 + 2 * D, 0.754), obs("a", T0 + 3 * D, 0.754), obs("a", T0 + 4 * D, 0.754), obs("a", T0 + 5 * D, 0.7)];
+    expect(filterObservations(long, "USD").rejected).toHaveLength(4);
+    // detection then opens at the first 0.754 (two daily points 24 h apart)
+    const rows = detectDepegs(coin, buildSlots(filterObservations(ust, "USD").kept, "USD", [], null), T0 + 4 * D).rows;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ startedAt: T0 + D, startPrice: 0.754, endedAt: null });
+  });
+
+  it("refuses a glitch episode as a run: prints beyond the band adjoining a print past the bound (USDT 2018-07)", () => {
+    // CoinGecko's USDT of 2018-07-11 … 07-25 (rounded): 1.0088, 1.0907, 1.0105, 1.0621, 1.1351, 1.1350, 1.1830, 1.1398, 1.0691,
+    // 1.1289, 1.0929, 1.2202, 1.2574, 1.3231, 0.9966 — the last three highs are past the 1.19 bound
+    const prices = [1.0088, 1.0907, 1.0105, 1.0621, 1.1351, 1.135, 1.183, 1.1398, 1.0691, 1.1289, 1.0929, 1.2202, 1.2574, 1.3231, 0.9966];
+    const input = prices.map((p, i) => obs("coingecko", T0 + i * D, p));
+    const { kept, rejected } = filterObservations(input, "USD");
+    const reasons = Object.fromEntries(rejected.map((r) => [Math.round((r.obs.ts - T0) / D), r.reason]));
+    // days 1..10 (1.0907 … 1.0929, all ≥ +100 bps) are one run with days 11..13 past the bound
+    expect(reasons).toEqual({ 1: "glitch-run", 2: "glitch-run", 3: "glitch-run", 4: "glitch-run", 5: "glitch-run", 6: "glitch-run", 7: "glitch-run",
+      8: "glitch-run", 9: "glitch-run", 10: "glitch-run", 11: "above-price-bound", 12: "above-price-bound", 13: "above-price-bound" });
+    expect(kept.map((o) => o.price)).toEqual([1.0088, 0.9966]);
+    // the same run without a print past the bound is a move, kept
+    expect(filterObservations(input.slice(0, 11), "USD").rejected).toHaveLength(0);
+  });
+
   it("claims no duration across a gap it did not observe: the event ends at its last observed slot", () => {
     const day = (d: number, p: number) => slot(T0 + d * D, [q("defillama", p)], { cadenceSec: D });
     const { rows } = detectDepegs(coin, [day(0, 0.5), day(1, 0.5), day(800, 1)], T0 + 900 * D);
@@ -163,9 +232,14 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
     expect(detectDepegs(coin, calm, T0 + D).rows).toHaveLength(0);
   });
 
-  it("a move seen only in a copied series opens nothing, however long it lasts", () => {
-    const day = (d: number, p: number) => slot(T0 + d * D, [q("alchemy", p)], { cadenceSec: D });
-    expect(detectDepegs(coin, [day(0, 1), day(1, 0.96), day(2, 0.95), day(3, 0.96), day(4, 1)], T0 + 10 * D).rows).toHaveLength(0);
+  it("a copy contradicted by its original opens nothing; a copy alone stands in for its family, never as a second one", () => {
+    const contradicted = (d: number, p: number) => slot(T0 + d * D, [q("alchemy", p), q("coingecko", 1)], { cadenceSec: D });
+    expect(detectDepegs(coin, [contradicted(0, 1), contradicted(1, 0.96), contradicted(2, 0.95), contradicted(3, 0.96), contradicted(4, 1)], T0 + 10 * D).rows).toHaveLength(0);
+    // no original quote in the slots (the original series is not recorded for the coin): the copy is its family's evidence
+    const alone = (d: number, p: number) => slot(T0 + d * D, [q("alchemy", p)], { cadenceSec: D });
+    const rows = detectDepegs(coin, [alone(0, 1), alone(1, 0.96), alone(2, 0.95), alone(3, 1)], T0 + 10 * D).rows;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ startedAt: T0 + D, families: ["coingecko"], provenance: { confirmationPolicy: "two-point-daily", confidenceTier: "low" } });
   });
 
   it("a large-cap move seen only by a series and its copy stays pending; a second family confirms it", () => {
@@ -212,6 +286,21 @@ describe("peg score", () => {
     const inc = [{ startedAt: now - 100 * DAY, endedAt: now - 90 * DAY, peakDeviationBps: -500, constituentEventCount: 1 }];
     expect(pegScore(inc, now - 365 * DAY, now, 100 * DAY).pegPct).toBeCloseTo(90, 6);
   });
+  it("reports an incident opened by the as-of observation as active, even on the first day of tracking", () => {
+    const s = pegScore([{ startedAt: now, endedAt: null, peakDeviationBps: -1819, constituentEventCount: 1 }], now, now);
+    expect(s.activeDepeg).toBe(true);
+    expect(s.eventCount).toBe(1);
+  });
+  it("recent 90 days: time at peg over observed days only, with their share; one observed day is coverage-limited", () => {
+    // tracked for 4 years, priced on 1 of the last 90 days, no incident
+    const one = pegScore([], now - 1461 * DAY, now, 1000 * DAY, 1).recent90d;
+    expect(one).toEqual({ pegPct: 100, incidentCount: 0, thresholdCrossingCount: 0, coverageLimited: true, observedDays: 1, coveragePct: 1.11 });
+    // 81 of 90 days observed (90%) is enough; 2 days in depeg over 81 observed days → (1 − 2/81)·100 = 97.53
+    const inc = [{ startedAt: now - 10 * DAY, endedAt: now - 8 * DAY, peakDeviationBps: -300, constituentEventCount: 1 }];
+    const full = pegScore(inc, now - 1461 * DAY, now, 1400 * DAY, 81).recent90d;
+    expect(full).toMatchObject({ pegPct: 97.53, coverageLimited: false, observedDays: 81, coveragePct: 90 });
+    expect(pegScore([], now - 1461 * DAY, now, 1400 * DAY, 0).recent90d.pegPct).toBeNull();
+  });
   it("penalises an open incident and reports it active", () => {
     const s = pegScore([{ startedAt: now - DAY, endedAt: null, peakDeviationBps: -2000, constituentEventCount: 1 }], now - 365 * DAY, now);
     expect(s.activeDepeg).toBe(true);
@@ -219,6 +308,27 @@ describe("peg score", () => {
     // pegPct = (1 − 1/365)·100 = 99.726; severity = 100 − max(20·(1/30)·r, 1·r) with r = 1/(1 + 1/365.25) = 0.99727
     // → 99.003; score = round(0.5·99.726 + 0.5·99.003 − 40) = round(59.36) = 59.
     expect(s.pegScore).toBe(59);
+  });
+});
+
+describe("current price at as-of", () => {
+  const AS_OF = T0 + 30 * 86400;
+  const o = (source: string, ts: number, price: number, intervalSec: number, kind: "live" | "backfill" = "backfill") => ({
+    source, category: "off-chain" as const, kind, ts, intervalSec, price, low: price, high: price, mode: "upstream" as const, reference: 1, referenceSource: "par",
+  });
+  it("takes each source's newest observation at or before as-of within its cadence's window, with its real observation time", () => {
+    // daily archives stamped 00:00 UTC: a point 47 h old is current, one 49 h old is not; a point after as-of never counts
+    const cur = currentConsensus([o("defillama-prices", AS_OF - 86400, 0.9985, 86400), o("coingecko", AS_OF - 47 * 3600, 0.9987, 86400), o("alchemy", AS_OF - 49 * 3600, 0.97, 86400), o("coingecko", AS_OF + 60, 0.5, 86400)], "USD", AS_OF);
+    expect(cur.consensus).toMatchObject({ price: 0.9986, consensusSources: ["coingecko", "defillama-prices"], observedAt: AS_OF - 47 * 3600 });
+    expect(cur.unavailableReason).toBeNull();
+    // a live point quote or an intraday bar is current for 24 h only
+    expect(currentConsensus([o("defillama", AS_OF - 25 * 3600, 1, 0, "live")], "USD", AS_OF).consensus.price).toBeNull();
+    expect(currentConsensus([o("binance", AS_OF - 23 * 3600, 1.001, 60)], "USD", AS_OF).consensus.price).toBe(1.001);
+  });
+  it("is null with a reason beyond every window: never a stale value presented as current", () => {
+    const stale = currentConsensus([o("defillama-prices", AS_OF - 10 * 86400, 1, 86400)], "USD", AS_OF);
+    expect(stale).toMatchObject({ consensus: { price: null, priceSource: "missing" }, unavailableReason: "stale-beyond-window" });
+    expect(currentConsensus([], "USD", AS_OF).unavailableReason).toBe("no-observation");
   });
 });
 

@@ -11,8 +11,8 @@
 --   `defillama-history-gap-fill`  DefiLlama history instead: /stablecoin/{id} detail or list points of
 --                                 earlier builds (no list capture at as-of, or the list value was rejected);
 --   `coingecko-fallback`          CoinGecko market cap / price, level-adjusted to DefiLlama.
--- Coins of the 'history' universe whose recent points were all rejected are dropped; listed coins stay
--- (with null current, `currentUnavailableReason`).
+-- Coins of the 'history' universe whose recent supply points were all rejected are dropped unless priced in
+-- the 7 days up to as-of; listed and priced coins stay (with null current, `currentUnavailableReason`).
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with universe as (
     select * from int_coins_supply_usd
@@ -76,7 +76,7 @@ final as (
     left join daily prev_week on prev_week.stablecoin_id = universe.stablecoin_id and prev_week.date = current_point.date - 7
     left join daily prev_month on prev_month.stablecoin_id = universe.stablecoin_id and prev_month.date = current_point.date - 30
     left join chain_source on chain_source.stablecoin_id = universe.stablecoin_id and chain_source.date = current_point.date
-    where universe.supply_mode = 'list' or current_point.date is not null
+    where universe.supply_mode = 'list' or current_point.date is not null or universe.history_basis = 'price'
 )
 
 select * from final

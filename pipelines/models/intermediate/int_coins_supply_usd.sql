@@ -2,7 +2,9 @@
 -- peg references; published values: int_coins_supply_current).
 -- Universe: with a DefiLlama list capture at or before as-of (`supply_mode` = 'list'), every listed asset
 -- (unreviewed upstream coins included: the registry loader adds them); without one ('history'), every
--- registry coin with a supply point in the 3 days up to as-of (the as-of fallback).
+-- registry coin with a supply point in the 3 days up to as-of (the as-of fallback), and every registry coin
+-- alive at as-of with a price observation in the 7 days up to as-of (priced before its supply is known: it is
+-- listed with its price and a null current supply, `currentUnavailableReason`); a dead coin stays 30 days after its death.
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with assets as (
     select * from stg_defillama__assets
@@ -37,16 +39,27 @@ listed as (
 ),
 
 history_universe as (
-    select distinct points.stablecoin_id, coins.llama_id, null::varchar as list_gecko_id, null::varchar as chains_json,
-        null::date as list_day, null::bigint as list_observed_at
-    from points
-    cross join context
-    inner join coins on coins.id = points.stablecoin_id
-    where points.date between context.as_of_day - 3 and context.as_of_day
+    select stablecoin_id, llama_id, list_gecko_id, chains_json, list_day, list_observed_at, history_basis
+    from (
+        select points.stablecoin_id, coins.llama_id, null::varchar as list_gecko_id, null::varchar as chains_json,
+            null::date as list_day, null::bigint as list_observed_at, 'supply' as history_basis, 1 as rank_
+        from points
+        cross join context
+        inner join coins on coins.id = points.stablecoin_id
+        where points.date between context.as_of_day - 3 and context.as_of_day
+        union all
+        select obs.stablecoin_id, coins.llama_id, null::varchar, null::varchar, null::date, null::bigint, 'price' as history_basis, 2 as rank_
+        from int_price_observations obs
+        cross join context
+        inner join coins on coins.id = obs.stablecoin_id
+        -- alive, or dead less than 30 days after its death period ended (DEATH_GRACE_DAYS, pipelines/analytics/stress-signals.ts)
+    where obs.ts > context.as_of - 7 * 86400 and (not coins.is_dead or context.as_of_day < cast(coins.death_known_on as date) + 31)
+    )
+    qualify row_number() over (partition by stablecoin_id order by rank_) = 1
 ),
 
 universe as (
-    select *, 'list' as supply_mode from listed
+    select *, null::varchar as history_basis, 'list' as supply_mode from listed
     union all
     select history_universe.*, 'history' as supply_mode from history_universe, list_mode where not list_mode.has_list
 ),
@@ -71,6 +84,8 @@ final as (
         universe.list_day,
         universe.list_observed_at,
         universe.chains_json,
+        -- history mode: 'supply' (a supply point in the 3 days up to as-of) or 'price' (priced only); null in list mode
+        universe.history_basis,
         -- amounts, USD (provisional)
         latest_point.usd as circulating_usd
     from universe

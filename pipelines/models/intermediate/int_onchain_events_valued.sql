@@ -1,14 +1,17 @@
--- On-chain events with their native amount (base units / 10^decimals) and USD value at event time:
--- the coin's price on the event's UTC day, else the latest within the 3 days before; null (never
--- zero) when no price exists. A destroy that carries no amount takes the amount of the burn of the
--- same address in the same transaction (Paxos FrozenAddressWiped emits SupplyDecreased): `derived`.
+-- On-chain events with their native amount (base units / 10^decimals: the exact `amount_decimal`
+-- string and `amount_native` double) and USD value at event time by THE supply valuation rule
+-- (int_supply_valuation_daily) of the event's UTC day: USD pegs 1 x units
+-- (`par`), other fiat the ECB rate (`fx`, `fx-stale`), gold/NAV/floating pegs the accepted consensus
+-- price (`consensus`); null (never zero) when the rule has no value that day (`unavailable`) or the
+-- amount is unknown. A destroy that carries no amount takes the amount of the burn of the same
+-- address in the same transaction (Paxos FrozenAddressWiped emits SupplyDecreased): `derived`.
 -- grain: one row per id. pk: (id)
 with events as (
     select * from stg_onchain__events
 ),
 
-prices as (
-    select * from int_coin_prices_daily
+valuation as (
+    select * from int_supply_valuation_daily
 ),
 
 same_tx_burns as (
@@ -35,25 +38,31 @@ amounts as (
     left join same_tx_burns on same_tx_burns.id = events.id
 ),
 
-priced as (
+with_decimal as (
+    -- amount_decimal: the exact token amount as a decimal string (base units / 10^decimals, trailing
+    -- zeros trimmed); amount_native is that string as the nearest double (never float division)
     select
-        amounts.id,
-        prices.price_usd
+        amounts.*,
+        case when amounts.amount_raw is null then null
+            when rtrim(lpad((amounts.amount_raw % pow(10, amounts.decimals)::hugeint)::varchar, amounts.decimals::integer, '0'), '0') = ''
+                then (amounts.amount_raw // pow(10, amounts.decimals)::hugeint)::varchar
+            else (amounts.amount_raw // pow(10, amounts.decimals)::hugeint)::varchar || '.'
+                || rtrim(lpad((amounts.amount_raw % pow(10, amounts.decimals)::hugeint)::varchar, amounts.decimals::integer, '0'), '0')
+        end as amount_decimal
     from amounts
-    inner join prices
-        on prices.stablecoin_id = amounts.stablecoin_id
-        and prices.date between amounts.event_date - 3 and amounts.event_date
-    qualify row_number() over (partition by amounts.id order by prices.date desc) = 1
 ),
 
 final as (
     select
-        amounts.*,
-        cast(amounts.amount_raw as double) / pow(10, amounts.decimals) as amount_native,
-        priced.price_usd as price_usd_at_event,
-        cast(amounts.amount_raw as double) / pow(10, amounts.decimals) * priced.price_usd as amount_usd_at_event
-    from amounts
-    left join priced on priced.id = amounts.id
+        with_decimal.*,
+        cast(with_decimal.amount_decimal as double) as amount_native,
+        valuation.usd_per_native as price_usd_at_event,
+        coalesce(valuation.valuation_basis, 'unavailable') as valuation_basis,
+        cast(with_decimal.amount_decimal as double) * valuation.usd_per_native as amount_usd_at_event
+    from with_decimal
+    left join valuation
+        on valuation.stablecoin_id = with_decimal.stablecoin_id
+        and valuation.date = with_decimal.event_date
 )
 
 select * from final

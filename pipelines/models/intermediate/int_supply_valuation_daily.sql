@@ -2,6 +2,8 @@
 -- supply figure (list, per chain, detail history, charts, totals, non-USD share) is native units x this.
 --   USD pegs (not NAV, not floating): 1                                              basis `par`
 --   other fiat pegs: the ECB rate of the day, carried forward up to 4 days           basis `fx`
+--     else the coin's accepted consensus price (as below) when observed after the
+--       most recent ECB rate's day (fresher than the rate)                           basis `consensus`
 --     else the most recent ECB rate before the day, if at most 365 days old          basis `fx-stale`
 --     else (no ECB rate for the currency) the accepted consensus price, as below     basis `consensus`
 --   gold/silver, NAV tokens, floating pegs (and `OTHER`): the coin's accepted consensus price of the day:
@@ -12,7 +14,8 @@
 --   nothing usable: USD is null (the point is kept with its native units)             basis `unavailable`
 -- Raw upstream prices never value supply: a quote refused by a quality rule (non-positive, above 1.19x
 -- the reference, spike, stuck) is not in any consensus slot.
--- grain: one row per stablecoin_id, date (every date of a supply or chain candidate point). pk: (stablecoin_id, date)
+-- grain: one row per stablecoin_id, date (every date of a supply or chain candidate point, and every
+-- UTC day with an on-chain event of the coin: mint/burn and freeze USD use this same rule). pk: (stablecoin_id, date)
 with context as (
     select * from build_context
 ),
@@ -29,6 +32,8 @@ days as (
     select distinct stablecoin_id, date from int_supply_history_points
     union
     select distinct stablecoin_id, date from int_chain_supply_points
+    union
+    select distinct stablecoin_id, cast(to_timestamp(ts) at time zone 'UTC' as date) from stg_onchain__events
 ),
 
 slots as (
@@ -46,7 +51,8 @@ classified as (
         -- pegs without a fixed unit value (gold, silver, VAR) have no int_peg_values_daily row: consensus
         case when coins.nav_token or coins.floating_peg then 'market' else 'fixed' end as peg_class,
         peg_values.usd_per_unit as fixed_usd,
-        peg_values.basis as fixed_basis
+        peg_values.basis as fixed_basis,
+        peg_values.fx_date
     from days
     inner join coins on coins.id = days.stablecoin_id
     left join peg_values on peg_values.peg_currency = coins.peg_currency and peg_values.date = days.date
@@ -58,7 +64,11 @@ with_consensus as (
         coalesce(
             case when before.slot_ts > classified.day_end_ts - 7 * 86400 then before.price end,
             case when after.slot_ts <= classified.day_end_ts + 31 * 86400 then after.price end
-        ) as consensus_usd
+        ) as consensus_usd,
+        coalesce(
+            case when before.slot_ts > classified.day_end_ts - 7 * 86400 then before.slot_ts end,
+            case when after.slot_ts <= classified.day_end_ts + 31 * 86400 then after.slot_ts end
+        ) as consensus_ts
     from classified
     asof left join slots before on before.stablecoin_id = classified.stablecoin_id and before.slot_ts <= classified.day_end_ts
     asof left join slots after on after.stablecoin_id = classified.stablecoin_id and after.slot_ts > classified.day_end_ts
@@ -69,10 +79,12 @@ final as (
         stablecoin_id,
         date,
         case
+            when peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400 then consensus_usd
             when peg_class = 'fixed' and fixed_usd is not null then fixed_usd
             else consensus_usd
         end as usd_per_native,
         case
+            when peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400 then 'consensus'
             when peg_class = 'fixed' and fixed_usd is not null then fixed_basis
             when consensus_usd is not null then 'consensus'
             else 'unavailable'

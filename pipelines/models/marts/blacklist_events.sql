@@ -1,6 +1,8 @@
 -- Freeze/blacklist ledger (spec 2.5): blacklist, unblacklist and destroy events of tracked freeze
--- contracts, valued at event time. Every destroy is linked to the latest freeze of the same
--- contract and address before it (`linked_freeze_event_id`, `frozen_duration_sec`).
+-- contracts, valued at event time by the supply valuation rule of the event's UTC day
+-- (int_onchain_events_valued: USD pegs 1 x units; null, never zero, when unavailable; USD per token
+-- unit in price_usd_at_event, its basis in valuation_basis). Every destroy is linked to the latest
+-- freeze of the same contract and address before it (`linked_freeze_event_id`, `frozen_duration_sec`).
 -- grain: one row per id. pk: (id)
 with events as (
     select * from int_onchain_events_valued
@@ -46,8 +48,11 @@ final as (
         events.address,
         events.amount_raw,
         events.decimals,
+        events.amount_decimal,
         events.amount_native,
         events.amount_usd_at_event,
+        events.price_usd_at_event,
+        events.valuation_basis,
         events.amount_source,
         events.amount_status,
         events.tx_hash,
@@ -62,7 +67,7 @@ final as (
         events.origin,
         links.linked_freeze_event_id,
         links.frozen_duration_sec,
-        'ballast-freeze-v1' as methodology_version
+        'ballast-freeze-v2' as methodology_version
     from events
     inner join coins on coins.id = events.stablecoin_id
     left join chains on chains.id = events.chain_id

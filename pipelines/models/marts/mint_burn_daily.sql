@@ -1,7 +1,9 @@
--- Daily (UTC) mint/burn aggregates per coin over standard flows, from the hourly aggregates.
+-- Daily (UTC) mint/burn aggregates per coin over standard flows, from the hourly aggregates (days
+-- with a standard mint or burn; hours holding only excluded flow types are left out).
 -- grain: one row per stablecoin_id, date. pk: (stablecoin_id, date)
 with hourly as (
     select * from mint_burn_hourly
+    where mint_count + burn_count > 0
 ),
 
 final as (

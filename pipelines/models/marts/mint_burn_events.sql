@@ -1,10 +1,12 @@
--- Mint/burn events of tracked supply contracts, classified (methodology ballast-mint-burn-v1):
+-- Mint/burn events of tracked supply contracts, classified (methodology ballast-mint-burn-v2):
 --   atomic_roundtrip: a mint and a burn of the same coin in one transaction within 0.5%;
 --   fast_roundtrip:   a burn from a mint's recipient within 24 h and within 0.5% of it (an erroneous
 --                     mint undone, e.g. PYUSD's 300-trillion mint of 2025-10-15 burned 111 blocks later);
 --   bridge_transfer:  minted to / burned from a known bridge contract of the chain (registry_bridges);
 --   frozen_funds:     a burn in the same transaction as a destroy of the same address (a wipe);
 --   standard:         issuance and redemption; only these enter the flow aggregates.
+-- USD: amount_native x the supply valuation rule of the event's UTC day (int_onchain_events_valued):
+-- price_usd_at_event is USD per token unit, valuation_basis par/fx/fx-stale/consensus/unavailable.
 -- grain: one row per id. pk: (id)
 with events as (
     select * from int_onchain_events_valued
@@ -129,6 +131,7 @@ final as (
         classified.amount_native,
         classified.amount_usd_at_event,
         classified.price_usd_at_event,
+        classified.valuation_basis,
         classified.tx_hash,
         classified.tx_from,
         classified.block_number,
@@ -140,7 +143,7 @@ final as (
         classified.event_signature,
         classified.origin,
         classified.roundtrip_pair_id,
-        'ballast-mint-burn-v1' as methodology_version
+        'ballast-mint-burn-v2' as methodology_version
     from classified
     inner join coins on coins.id = classified.stablecoin_id
 )

@@ -2,7 +2,8 @@
 -- Supply comes from the valued daily series (int_coins_supply_current): the list's own day when a
 -- DefiLlama list capture exists at or before as-of, else the latest accepted supply-history point at
 -- most 3 days before as-of (`supply_mode` = 'history'); `supply_source` says which (spec supplySource).
--- Per-chain supply: stablecoin_chain_supply. Prices: consensus of current quotes (price_current).
+-- Per-chain supply: stablecoin_chain_supply. Prices: consensus at as-of (price_current: each source's newest
+-- accepted observation within its staleness window).
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with supply as (
     select * from int_coins_supply_current
@@ -48,6 +49,8 @@ final as (
         prices.price_observed_at,
         prices.price_observed_at_mode,
         prices.price_synced_at,
+        -- why price is null: 'no-observation' (nothing observed up to as-of) or 'stale-beyond-window'
+        case when prices.price is null then coalesce(prices.price_unavailable_reason, 'no-observation') end as price_unavailable_reason,
         -- supply provenance
         supply.supply_mode,
         supply.supply_source,
