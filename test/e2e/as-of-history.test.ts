@@ -62,7 +62,6 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     for (const a of list.peggedAssets) {
       if (a.supplySource === undefined) {
         // priced before its supply is known: listed with its price, no circulating buckets, and the reason
-        expect(a.price).toBeGreaterThan(0);
         expect(a.circulating).toEqual({});
         expect(summaryById[a.id].currentUnavailableReason).toBe("supply-buckets-missing");
         continue;
@@ -76,6 +75,31 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     expect(usdc.circulatingPrevDay.peggedUSD).toBeGreaterThan(0);
     const summary = JSON.parse(readFileSync(join(buildDir, "site-data/stablecoin-summary.json"), "utf8"));
     expect(summary["usdt-tether"].supplyUsd.change7d).not.toBeNull();
+  });
+
+  it("prices every coin from the consensus history at as-of: USDT, USDC and DAI priced, scored and graded", async () => {
+    const list = JSON.parse(readFileSync(join(buildDir, "site-data/stablecoins.json"), "utf8"));
+    const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+    let slots: { stablecoin_id: string; price: number; slot_ts: number }[];
+    try {
+      // the consensus of each coin's last slot at or before as-of, within the week before it
+      slots = await db.all("select stablecoin_id, price, slot_ts::double as slot_ts from price_consensus_slots where slot_ts <= $asOf and slot_ts > $asOf - 7 * 86400 and price is not null qualify row_number() over (partition by stablecoin_id order by slot_ts desc) = 1", { asOf: AS_OF });
+    } finally {
+      db.close();
+    }
+    expect(slots.length).toBeGreaterThanOrEqual(15);
+    const priced = list.peggedAssets.filter((a: { price: number | null }) => typeof a.price === "number");
+    expect(priced.length).toBeGreaterThanOrEqual(15);
+    const peg = JSON.parse(readFileSync(join(buildDir, "site-data/peg-summary.json"), "utf8")).coins as { id: string; pegScore: number | null }[];
+    const cards = JSON.parse(readFileSync(join(buildDir, "site-data/report-cards.json"), "utf8")).cards as { id: string; overallGrade: string }[];
+    for (const id of ["usdt-tether", "usdc-circle", "dai-sky"]) {
+      const coin = list.peggedAssets.find((a: { id: string }) => a.id === id);
+      const slot = slots.find((s) => s.stablecoin_id === id)!;
+      expect(Math.abs(coin.price / slot.price - 1)).toBeLessThan(0.005);
+      expect(coin.priceObservedAt).toBeLessThanOrEqual(AS_OF);
+      expect(peg.find((c) => c.id === id)!.pegScore).toBeGreaterThan(0);
+      expect(cards.find((c) => c.id === id)!.overallGrade).toMatch(/^[A-D][+-]?$|^F$/);
+    }
   });
 
   it("publishes no row or point dated after as-of (site-data and datasets)", () => {
