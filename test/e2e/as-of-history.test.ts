@@ -93,6 +93,7 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     expect(deadAfter.size).toBeGreaterThan(0);
     const cemetery = JSON.parse(readFileSync(join(buildDir, "datasets/stablecoin-cemetery.json"), "utf8")) as { id: string; deathDate: string | null }[];
     expect(cemetery.filter((c) => deadAfter.has(c.id))).toEqual([]);
+    expect(cemetery.length).toBeGreaterThan(0);
     for (const c of cemetery) expect(c.deathDate === null || c.deathDate <= AS_OF_DAY).toBe(true);
     const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     try {
