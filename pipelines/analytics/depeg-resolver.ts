@@ -15,8 +15,11 @@ import { median } from "./price-consensus.ts";
  *   0.9 + min(0.1, 0.025 × strong factors); at_risk 0.62 + min(0.08, 0.02 × factors);
  *   insufficient_signal 0.05. Verdict: fewer than 2 judged points → insufficient_signal;
  *   current |bps| ≤ half the peak and inside 2× threshold → recovery_likely; |bps| > 2500 and not
- *   better than 80% of the peak → recovery_unlikely; else at_risk.
- * - duration_support: comparable closed incidents (same depth stratum, closed before the run):
+ *   better than 80% of the peak → recovery_unlikely; else at_risk. Factors (one each):
+ *   recovery_likely: current |bps| below the threshold, a market (CEX/DEX) quote seen, |peak| ≤ 1000;
+ *   recovery_unlikely: current |bps| > 5000, open more than 24 h; at_risk: current |bps| beyond 2×
+ *   threshold, at least 4 judged points. Peak = largest |bps| among the judged points up to the run.
+ * - duration_support: comparable closed incidents (same depth stratum, closed at or before the run):
  *   ≥ 5 → benchmarked 1, 2-4 → thin_support 0.65, else no_comparable_closures 0.35;
  *   score = 0.75 × cell + 0.25 × (≥ 5 ? 1 : 0.55).
  * - observation_maturity: 0 before 1 h, linear to 1 at 6 h.

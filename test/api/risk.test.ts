@@ -26,6 +26,7 @@ describe("grades are reproducible from their published rawInputs", () => {
       const again = safetyScore(card.rawInputs);
       expect({ id: card.id, score: again.score, grade: again.grade }).toEqual({ id: card.id, score: card.score, grade: card.grade });
     }
+    expect(legacy.cards.length).toBeGreaterThan(0);
     for (const card of legacy.cards) {
       const again = legacyCard(card.rawInputs);
       expect({ id: card.id, score: again.overallScore, grade: again.overallGrade }).toEqual({ id: card.id, score: card.overallScore, grade: card.overallGrade });
@@ -36,6 +37,7 @@ describe("grades are reproducible from their published rawInputs", () => {
     const v9 = ReportCardsV9PayloadSchema.parse(file("site-data/report-cards-v9.json"));
     const score = new Map(v9.cards.map((c) => [c.id, c.score]));
     const deps = v9.cards.flatMap((c) => c.rawInputs.dependencies);
+    expect(deps.filter((d) => score.has(d.id)).length).toBeGreaterThan(0);
     for (const d of deps) if (score.has(d.id)) expect(d.upstreamSafetyScore).toBe(score.get(d.id));
   });
 });
@@ -47,7 +49,9 @@ describe("risk routes on the recorded build", () => {
     const body = SafetyGradesPayloadSchema.parse(res.body);
     const listed = file("site-data/stablecoins.json").peggedAssets.map((a: { id: string }) => a.id);
     const graded = new Set(body.grades.map((g) => g.id));
+    expect(listed.length).toBeGreaterThan(0);
     for (const id of listed) expect(graded.has(id)).toBe(true);
+    expect(body.grades.length).toBeGreaterThanOrEqual(listed.length);
     for (const g of body.grades) {
       if (g.grade === "NR") expect(g.missingInputs.length).toBeGreaterThan(0);
       else expect(g.score).not.toBeNull();

@@ -1,14 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
-import { runBuild } from "../../build/run-build.ts";
-import { FsSink } from "../../build/sinks/fs.ts";
 import { deathKnownOn } from "../../build/stages/load.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
-import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { auditBuild, buildAsOfDay } from "../helpers/as-of-audit.ts";
 
 /**
  * A build as of 2023-03-01: no DefiLlama list capture was observed before 2025-09-07, so the current
@@ -23,29 +20,8 @@ let manifest: BuildManifest;
 let buildDir: string;
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
-  dir = mkdtempSync(join(tmpdir(), "ballast-asof-"));
-  ({ manifest } = await runBuild({ asOf: AS_OF, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null }));
-  buildDir = join(dir, "builds", manifest.buildId);
+  ({ dir, buildDir, manifest } = await buildAsOfDay(AS_OF_DAY));
 }, 120_000);
-
-const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
-/** Keys whose values are forward-looking by definition (a pending incident's expiry), not observations. */
-const FORWARD_KEYS = new Set(["expiresAt"]);
-
-/** Every date-like value after as-of: ISO date strings, and Unix-second numbers under date/time keys. */
-function laterThanAsOf(value: unknown, path = "", key = ""): string[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => laterThanAsOf(v, `${path}[${i}]`, key));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => laterThanAsOf(v, `${path}.${k}`, k));
-  if (FORWARD_KEYS.has(key)) return [];
-  if (typeof value === "string") {
-    const m = /^(\d{4}-\d{2}-\d{2})(?:$|T)/.exec(value);
-    return m && m[1] > AS_OF_DAY ? [`${path}=${value}`] : [];
-  }
-  if (typeof value === "number" && /(date|at|ts|timestamp|time)$/i.test(key) && value > 1e9 && value < 1e11) {
-    return value > AS_OF ? [`${path}=${value}`] : [];
-  }
-  return [];
-}
 
 describe("build as of 2023-03-01 (no list capture yet)", () => {
   it("publishes, warning that the current state comes from the supply history", () => {
@@ -102,20 +78,35 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     }
   });
 
-  it("publishes no row or point dated after as-of (site-data and datasets)", () => {
-    const late: string[] = [];
-    for (const f of walk(buildDir)) {
-      const rel = f.slice(buildDir.length + 1);
-      if (!/^(site-data|datasets)\//.test(rel)) continue;
-      if (f.endsWith(".json")) late.push(...laterThanAsOf(JSON.parse(readFileSync(f, "utf8"))).map((x) => `${rel} ${x}`));
-      if (f.endsWith(".ndjson")) {
-        readFileSync(f, "utf8").split("\n").filter(Boolean).forEach((line, i) => late.push(...laterThanAsOf(JSON.parse(line), `[${i}]`).map((x) => `${rel} ${x}`)));
-      }
-      if (f.endsWith(".csv")) {
-        for (const m of readFileSync(f, "utf8").matchAll(/\b(\d{4}-\d{2}-\d{2})\b/g)) if (m[1] > AS_OF_DAY) late.push(`${rel} ${m[1]}`);
-      }
+  it("publishes nothing observed or dated after as-of: every json/ndjson/csv file and every ballast.duckdb table (as-of audit)", async () => {
+    const audit = await auditBuild({ dir, buildDir, manifest });
+    expect(audit.files).toBeGreaterThan(100);
+    expect(audit.tables).toBeGreaterThan(30);
+    expect(audit.columnsChecked).toBeGreaterThan(100);
+    expect(audit.late).toEqual([]);
+  });
+
+  it("keeps on-chain supply samples observed later on the as-of day out (block time, not its UTC day)", async () => {
+    const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+    try {
+      const [r] = await db.all<{ n: number; last: number }>("select count(*)::integer as n, max(observed_at)::integer as last from chain_supply_samples");
+      expect(r.n).toBeGreaterThan(0);
+      expect(r.last).toBeLessThanOrEqual(AS_OF);
+      expect(r.last).toBeGreaterThan(AS_OF - 86400); // samples every 5,000 blocks (~4 h on BSC): the day before is there
+    } finally {
+      db.close();
     }
-    expect(late.slice(0, 10)).toEqual([]);
+  });
+
+  it("values EUR pegs at the ECB rate published before as-of (2023-02-28's, not 2023-03-01's fixed at ~16:00 Berlin)", async () => {
+    const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+    try {
+      const [fx] = await db.all<{ date: string; published_at: number }>("select date::varchar as date, published_at::integer as published_at from fx_rates_daily where currency = 'EUR' order by date desc limit 1");
+      expect(fx.date).toBe("2023-02-28");
+      expect(fx.published_at).toBe(Date.parse("2023-02-28T15:00:00Z") / 1000); // 16:00 CET
+    } finally {
+      db.close();
+    }
   });
 
   it("flags no coin dead whose death was not known on the as-of day", async () => {
@@ -126,6 +117,7 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     expect(deadAfter.size).toBeGreaterThan(0);
     const cemetery = JSON.parse(readFileSync(join(buildDir, "datasets/stablecoin-cemetery.json"), "utf8")) as { id: string; deathDate: string | null }[];
     expect(cemetery.filter((c) => deadAfter.has(c.id))).toEqual([]);
+    expect(cemetery.length).toBeGreaterThan(0);
     for (const c of cemetery) expect(c.deathDate === null || c.deathDate <= AS_OF_DAY).toBe(true);
     const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     try {

@@ -110,6 +110,7 @@ describe("end to end: recorded capture → build → running API", () => {
     const [header, ...lines] = csv.trim().split("\n");
     expect(header).toBe("id,stablecoinId,symbol,direction,peakDeviationBps,startedAtISO,endedAtISO,durationSec,startPrice,peakPrice,recoveryPrice,pegReference,source");
     const rows = (await (await get("/datasets/depeg-history/latest.json", false)).json()) as { id: string; startedAtISO: string }[];
+    expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBe(lines.length);
     const windowStart = Date.parse("2025-09-07T00:00:00Z") - 89 * 86400_000;
     for (const r of rows) {
@@ -169,7 +170,9 @@ describe("end to end: recorded capture → build → running API", () => {
     const manifestBytes = (d: string) => readFileSync(join(d, "builds", manifest.buildId, "manifest.json"));
     const withoutDuckdb = (m: BuildManifest) => ({ ...m, files: m.files.filter((f) => f.path !== "ballast.duckdb") });
     expect(withoutDuckdb(JSON.parse(manifestBytes(second.dir).toString()))).toEqual(withoutDuckdb(JSON.parse(manifestBytes(dir).toString())));
-    for (const f of manifest.files.filter((x) => x.encodings)) {
+    const encoded = manifest.files.filter((x) => x.encodings);
+    expect(encoded.length).toBeGreaterThan(900);
+    for (const f of encoded) {
       for (const ext of [".br", ".gz"]) {
         const key = join("builds", manifest.buildId, `${f.path}${ext}`);
         expect(sha256(readFileSync(join(second.dir, key))), key).toBe(sha256(readFileSync(join(dir, key))));

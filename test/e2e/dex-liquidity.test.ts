@@ -79,6 +79,7 @@ describe("a build as of 2026-09-03 reads the recorded DefiLlama yields sample", 
   it("scores the covered coins; every other coin carries an explicit unavailable reason; volumes are null, never 0", () => {
     const covered = new Set(Object.values(matches).flatMap((m) => (m.stablecoin_id ? [m.stablecoin_id] : [])));
     expect([...covered].sort()).toEqual(expect.arrayContaining(["usdc-circle", "usds-sky", "usdt-tether"]));
+    expect(body.coins.length).toBeGreaterThan(0);
     for (const c of body.coins) {
       if (covered.has(c.stablecoinId)) {
         expect(c.liquidityScore, c.stablecoinId).not.toBeNull();
@@ -118,6 +119,7 @@ describe("yield rankings, history and adapter manifest over the recorded yields 
     const grades = new Map((await (await app.request("/api/safety-grades")).json()).grades.map((g: { id: string; grade: string; score: number | null }) => [g.id, g]));
     // Candidates: single-token pools matched to a coin (counted here from the published tables).
     const single = Object.entries(matches).filter(([id, m]) => m.stablecoin_id && !String(pools[id]?.symbol).match(/[-/]/) && pools[id]?.apy !== null);
+    expect(single.length).toBeGreaterThan(0);
     expect(y.rankings.length).toBe(single.length);
     for (const row of y.rankings) {
       const card = grades.get(row.stablecoinId) as { grade: string; score: number | null } | undefined;

@@ -1,13 +1,33 @@
 -- FX reference rates (units of quote per 1 base); newest capture wins per key.
+-- No look-ahead: the ECB publishes the reference rates of business day D at about 16:00 Europe/Berlin
+-- on D, so a rate counts from `published_at` (Unix s of D 16:00 Europe/Berlin, DST-aware) and a build
+-- as of T keeps rates with published_at <= T (a build as of D 00:00Z uses D-1's rate, never D's).
 -- grain: one row per date, base, quote. pk: (date, base, quote)
 with source as (
     select * from raw_frankfurter__rates
 ),
 
-final as (
-    select cast(date as date) as date, base, quote, rate
+context as (
+    select as_of from build_context
+),
+
+dated as (
+    select
+        cast(source.date as date) as date,
+        source.base,
+        source.quote,
+        source.rate,
+        source._observed_at,
+        cast(epoch(timezone('Europe/Berlin', cast(source.date as date) + time '16:00:00')) as bigint) as published_at
     from source
-    qualify row_number() over (partition by date, base, quote order by _observed_at desc) = 1
+),
+
+final as (
+    select dated.date, dated.base, dated.quote, dated.rate, dated.published_at
+    from dated
+    cross join context
+    where dated.published_at <= context.as_of
+    qualify row_number() over (partition by dated.date, dated.base, dated.quote order by dated._observed_at desc) = 1
 )
 
 select * from final

@@ -1,0 +1,69 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Db } from "../../build/duckdb.ts";
+import { AsOfChecker, auditBuild, auditDuckDb, auditPublishedFiles, buildAsOfDay, type AuditBuild } from "../helpers/as-of-audit.ts";
+
+/**
+ * As-of audit (issue 17, Deliver 8): builds as of 2022-05-12 (UST's collapse) and 2023-03-15 (just
+ * after USDC's SVB depeg, with Binance 1-minute bars and on-chain samples inside the as-of day) and
+ * scans every published json/ndjson/csv file and every table of the build's `ballast.duckdb` for
+ * anything observed or dated after as-of. The third day of the audit, 2023-03-01, runs in
+ * test/e2e/as-of-history.test.ts on that file's build (one build per day keeps `make test` short).
+ */
+
+const DAYS = ["2022-05-12", "2023-03-15"] as const;
+const builds = new Map<string, AuditBuild>();
+beforeAll(async () => {
+  for (const day of DAYS) builds.set(day, await buildAsOfDay(day, `ballast-audit-${day}-`));
+}, 240_000);
+
+describe.each(DAYS)("build as of %s", (day) => {
+  it("publishes nothing observed or dated after as-of (files and ballast.duckdb)", async () => {
+    const build = builds.get(day)!;
+    expect(build.manifest.asOf).toBe(Date.parse(`${day}T00:00:00Z`) / 1000);
+    const audit = await auditBuild(build);
+    expect(audit.files).toBeGreaterThan(100);
+    expect(audit.tables).toBeGreaterThan(30);
+    expect(audit.columnsChecked).toBeGreaterThan(100);
+    expect(audit.late).toEqual([]);
+  });
+});
+
+describe("the audit scanner (it can fail)", () => {
+  const asOf = Date.parse("2023-03-01T00:00:00Z") / 1000;
+  const c = new AsOfChecker(asOf);
+
+  it("flags later ISO dates and timestamps, and Unix s/ms under time keys, but not the as-of instant itself", () => {
+    expect(c.lateIsoIn("2023-03-01")).toEqual([]); // D 00:00Z = as-of
+    expect(c.lateIsoIn("2023-03-01T00:00:00Z")).toEqual([]);
+    expect(c.lateIsoIn("x 2023-03-01T01:07:00Z y")).toEqual(["2023-03-01T01:07:00Z"]);
+    expect(c.lateIsoIn("2023-03-02")).toEqual(["2023-03-02"]);
+    // 2023-03-01T00:30+01:00 = 2023-02-28T23:30Z: before as-of
+    expect(c.lateIsoIn("2023-03-01T00:30+01:00")).toEqual([]);
+    const payload = { rows: [{ date: "2023-02-28", observedAt: asOf + 1, startedAt: asOf, hourTs: (asOf + 3600) * 1000, peakDeviationBps: 2e9 }], expiresAt: asOf + 86400 };
+    // peakDeviationBps is no time key; expiresAt is forward-looking by definition
+    expect(c.lateInJson(payload, "x.json")).toEqual([`.rows[0].observedAt=${asOf + 1}`, `.rows[0].hourTs=${(asOf + 3600) * 1000}`]);
+    expect(c.lateInCsv("date,stablecoin_id,observed_at\n2023-02-28,a,1677628800\n2023-03-02,b,1677628801\n")).toEqual(["3:date=2023-03-02", "3:observed_at=1677628801"]);
+  });
+
+  it("finds a late file and late DuckDB rows (DATE, time-named integers, JSON text)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-audit-probe-"));
+    writeFileSync(join(dir, "ok.json"), JSON.stringify({ date: "2023-02-28" }));
+    writeFileSync(join(dir, "late.ndjson"), `${JSON.stringify({ ts: asOf - 60 })}\n${JSON.stringify({ ts: asOf + 60 })}\n`);
+    expect(auditPublishedFiles(dir, asOf)).toEqual({ files: 2, late: [`late.ndjson [1].ts=${asOf + 60}`] });
+    const file = join(dir, "probe.duckdb");
+    const db = await Db.open(file);
+    await db.exec(`create table samples as select * from (values (date '2023-03-01', ${asOf + 4020}::bigint, 5::bigint, '{"endedAt": ${asOf + 60}}'),
+      (date '2023-03-02', ${asOf}::bigint, 6::bigint, '{"note": "2023-02-01"}')) t(date, observed_at, supply, trace_json)`);
+    db.close();
+    const audit = await auditDuckDb(file, asOf);
+    expect(audit.tables).toEqual(["samples"]);
+    expect(audit.late).toEqual([
+      "samples.date: 1 rows after as-of, max 2023-03-02",
+      `samples.observed_at: 1 rows after as-of, max ${asOf + 4020}`,
+      `samples.trace_json: 1 late values, e.g. .endedAt=${asOf + 60}`,
+    ]);
+  });
+});
