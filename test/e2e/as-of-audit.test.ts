@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +28,18 @@ describe.each(DAYS)("build as of %s", (day) => {
     expect(audit.tables).toBeGreaterThan(30);
     expect(audit.columnsChecked).toBeGreaterThan(100);
     expect(audit.late).toEqual([]);
+  });
+});
+
+describe("build as of 2022-05-12 (UST's collapse)", () => {
+  it("opens UST's incident at the 0.754 prints of 2022-05-09 (a move, not a stuck quote) and keeps it open", async () => {
+    const build = builds.get("2022-05-12")!;
+    const { events } = JSON.parse(readFileSync(join(build.buildDir, "site-data/depeg-events.json"), "utf8")) as { events: { stablecoinId: string; startedAt: number; endedAt: number | null; direction: string }[] };
+    const ust = events.filter((e) => e.stablecoinId === "ust-terraform-labs" && e.endedAt === null);
+    expect(ust).toHaveLength(1);
+    expect(ust[0].direction).toBe("below");
+    expect(ust[0].startedAt).toBeLessThanOrEqual(Date.parse("2022-05-10T00:00:00Z") / 1000);
+    expect(ust[0].startedAt).toBeGreaterThanOrEqual(Date.parse("2022-05-07T00:00:00Z") / 1000);
   });
 });
 
