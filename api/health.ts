@@ -206,6 +206,7 @@ const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a +
 const REJECTION_MEANING: Record<string, string> = {
   peg_monitor: "refused price observations are used neither for consensus prices nor for depeg detection (one row per quote in `price_observation_rejections` of ballast.duckdb); `pending-expired-unconfirmed` counts moves that waited for a second independent source and expired unconfirmed, so no incident was published",
   supply_value_rejections: "implausible supply values are left out of every supply figure (rows in `supply_value_rejections` of ballast.duckdb)",
+  supply_chain_guard: "chain rows of coins whose chains sum to more than their total are withheld from every chain figure; the coins are published with `supplyChainGuard` status `quarantined` (rows in `supply_chain_guard` of ballast.duckdb)",
 };
 
 /**
@@ -217,7 +218,8 @@ const REJECTION_MEANING: Record<string, string> = {
  * Circuits: `circuitsOf(manifest)`. Status, from the spec's rules:
  * - `stale` when any cache is stale (a generic cache past 12× its budget, `fx-rates` `stale`/`none`);
  * - else `degraded` when any cache is degraded, the stablecoin list snapshot is stale or missing at
- *   as-of (publication coverage incomplete: current supply from history), ≥ 3 circuit groups
+ *   as-of (publication coverage incomplete: current supply from history), an optional recorded capture
+ *   was empty and skipped (manifest `skippedCaptures`), ≥ 3 circuit groups
  *   (CIRCUIT_GROUPS) have an open circuit, or the state store is unavailable (`opts.stateStore`);
  * - else `healthy`.
  * Features not yet published, upstream feeds ending before as-of, dropped or refused input and build
@@ -290,6 +292,13 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     first.push(list.newestObservedAt === null
       ? "stablecoin list snapshot missing (sets status degraded: publication coverage incomplete): no DefiLlama /stablecoins capture at or before as-of; current supply and the coin universe come from supply history (points at most 3 days old), so coins without recent history are missing from /api/stablecoins."
       : `stablecoin list snapshot stale (sets status degraded: publication coverage incomplete): the newest DefiLlama /stablecoins capture is from ${isoMinute(list.newestObservedAt)}, ${age(Math.max(0, m.asOf - list.newestObservedAt))} before as-of; current supply and the coin universe are as of that capture.`);
+  }
+
+  // Recorded captures skipped as empty: their figures are missing from this build.
+  const skippedCaptures = m.skippedCaptures ?? [];
+  if (skippedCaptures.length) {
+    raise("degraded");
+    first.push(`recorded captures empty and skipped (sets status degraded: publication coverage incomplete): ${skippedCaptures.map((c) => `${c.file} (${c.endpoint}, ${c.reason})`).join("; ")}. Nothing from them is in this build; figures that rest on them fall back to other sources or are missing (manifest \`skippedCaptures\`).`);
   }
 
   // Circuits and circuit groups.

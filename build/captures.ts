@@ -7,6 +7,7 @@ import { ENDPOINTS } from "../pipelines/sources/endpoints.ts";
 import { parseJsonText } from "../pipelines/sources/file-formats.ts";
 import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
 import type { Capture, ReaderProblem } from "../pipelines/sources/types.ts";
+import type { SkippedCapture } from "../site-data/manifest.ts";
 import type { Sink } from "./sinks/sink.ts";
 
 /** Raw capture file written by `capture`: `raw/<source>/<YYYY-MM-DD>/<capture-id>.json[.gz]`. */
@@ -26,6 +27,20 @@ export interface CaptureSet {
   readerDropped: Record<string, Record<string, number>>;
   /** file → first few located problems (1-based line, code, message), for logs / the manifest. */
   readerProblems: Record<string, ReaderProblem[]>;
+  /** Optional recorded captures skipped because they hold no data (→ manifest `skippedCaptures`, health). */
+  skippedCaptures: SkippedCapture[];
+}
+
+/**
+ * Why a recorded file holds no data, or null when it does: `empty-file` when it has no non-blank
+ * byte (a 0-byte JSON or CSV), `header-only` when a `.csv` has its header line and no other
+ * non-blank line.
+ */
+export function emptinessOf(file: string, text: string): SkippedCapture["reason"] | null {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  if (lines.length === 0) return "empty-file";
+  if (file.endsWith(".csv") && lines.length === 1) return "header-only";
+  return null;
 }
 
 /** Reads the file with `read`, re-throwing any failure as an Error naming the file. */
@@ -89,18 +104,26 @@ export async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
  * A file that cannot be read at all (e.g. truncated JSON) throws an Error whose message names the
  * file path and the position (`line L, column C (char offset N)`): the build fails. Row-level
  * problems are dropped and counted in `readerDropped` instead. A missing capture dir or recorded file
- * throws a one-line Error naming BALLAST_CAPTURE_DIR (assertCaptureDir).
+ * throws a one-line Error naming BALLAST_CAPTURE_DIR (assertCaptureDir); so does an empty `required`
+ * recorded file, while an empty optional one is skipped and listed in `skippedCaptures`.
  */
 export async function collectCaptures(captureDir: string, sink: Sink | undefined, asOf: number): Promise<CaptureSet> {
   assertCaptureDir(captureDir);
   const all: Capture[] = [];
   const readerDropped: Record<string, Record<string, number>> = {};
   const readerProblems: Record<string, ReaderProblem[]> = {};
+  const skippedCaptures: SkippedCapture[] = [];
   for (const rc of RECORDED_CAPTURES) {
     const fullPath = join(captureDir, rc.file);
     const bytes = await readRecorded(captureDir, rc.file);
     const hash = sha256(bytes);
-    const out = readOrThrow(fullPath, `recorded capture (${rc.endpoint})`, () => rc.read(bytes.toString("utf8")));
+    const text = bytes.toString("utf8");
+    const empty = emptinessOf(rc.file, text);
+    if (empty && rc.required) {
+      throw new Error(`recorded capture ${rc.file} (${rc.endpoint}) is empty (${empty}) in capture directory ${captureDir} (BALLAST_CAPTURE_DIR): it is a required input, so the build stops as for a missing file`);
+    }
+    if (empty) { skippedCaptures.push({ file: rc.file, endpoint: rc.endpoint, reason: empty }); continue; }
+    const out = readOrThrow(fullPath, `recorded capture (${rc.endpoint})`, () => rc.read(text));
     if (Object.keys(out.dropped).length) readerDropped[rc.file] = out.dropped;
     if (out.problems?.length) readerProblems[rc.file] = out.problems;
     for (const c of out.captures) {
@@ -121,5 +144,5 @@ export async function collectCaptures(captureDir: string, sink: Sink | undefined
   }
   selected.push(...newest.values());
   selected.sort((a, b) => a.endpoint.localeCompare(b.endpoint) || a.observedAt - b.observedAt || a.path.localeCompare(b.path) || JSON.stringify(a.params).localeCompare(JSON.stringify(b.params)));
-  return { captures: selected, readerDropped, readerProblems };
+  return { captures: selected, readerDropped, readerProblems, skippedCaptures };
 }

@@ -31,13 +31,13 @@ async function main(): Promise<void> {
     const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;
     const asOf = Math.floor(Date.parse(asOfText) / 1000);
     if (!Number.isFinite(asOf)) throw new Error(`--as-of: not an ISO timestamp: ${asOfText}`);
-    const { manifest: m, manifestLocation } = await runBuild({
+    const { manifest: m, manifestLocation, reused, runKey } = await runBuild({
       asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
       warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"), keepBuilds: config.BALLAST_KEEP_BUILDS,
       onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"),
     });
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
-    process.stdout.write(`built ${m.buildId}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation})\n`);
+    process.stdout.write(`built ${m.buildId}${reused ? " (identical build reused)" : ""}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation}; this run: ${runKey})\n`);
     if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Version of the manifest layout below. */
-export const MANIFEST_SCHEMA_VERSION = "1.3.0";
+export const MANIFEST_SCHEMA_VERSION = "1.4.0";
 
 /** A precompressed sibling the build stores next to a file: `br` → `<key>.br`, `gzip` → `<key>.gz`. */
 export const StoredEncodingSchema = z.enum(["br", "gzip"]);
@@ -35,6 +35,26 @@ export const CircuitStateSchema = z.object({
   consecutiveFailures: z.number().int(),
   lastSuccessAt: z.number().nullable(),
 });
+
+/**
+ * One measured pair of daily price series (source labels, `source_a` < `source_b`) summed over the coins
+ * and years they share (`source_lineage_check` in ballast.duckdb has the per-coin, per-year rows):
+ * shared 00:00 UTC days, days agreeing to 1e-9, the declared families, and the verdict
+ * (`undeclared-copy` when some coin-year agrees on ≥ 95% of ≥ 30 shared days while the families differ;
+ * `declared-same-family` when such copies are declared one family; else `independent-by-evidence`).
+ */
+export const SourceLineagePairSchema = z.object({
+  sourceA: z.string(), sourceB: z.string(), familyA: z.string(), familyB: z.string(),
+  sharedDays: z.number().int(), equalDays: z.number().int(),
+  verdict: z.enum(["undeclared-copy", "declared-same-family", "independent-by-evidence"]),
+});
+export type SourceLineagePair = z.infer<typeof SourceLineagePairSchema>;
+
+/** An optional recorded capture the build skipped because it holds no data (`empty-file` or a `header-only` CSV). */
+export const SkippedCaptureSchema = z.object({
+  file: z.string(), endpoint: z.string(), reason: z.enum(["empty-file", "header-only"]),
+});
+export type SkippedCapture = z.infer<typeof SkippedCaptureSchema>;
 
 /**
  * `builds/<build-id>/manifest.json`: every file with sha256/bytes/rows/dataAsOf, every source with
@@ -79,8 +99,37 @@ export const BuildManifestSchema = z.object({
    * as-of (current supply from history). Absent in older manifests (read as []).
    */
   warnings: z.array(z.string()).default([]),
+  /**
+   * Optional recorded captures skipped because they were empty (since 1.4.0); health reports the build
+   * `degraded` while any is listed. An empty required capture fails the build instead. Absent: none.
+   */
+  skippedCaptures: z.array(SkippedCaptureSchema).default([]),
+  /** The build-time lineage check of the daily price series (since 1.4.0). Absent in older manifests. */
+  sourceLineage: z.array(SourceLineagePairSchema).default([]),
 });
 export type BuildManifest = z.infer<typeof BuildManifestSchema>;
 
 /** `latest.json`: pointer to the serving build, written last. */
 export const LatestPointerSchema = z.object({ buildId: z.string(), asOf: z.number(), manifest: z.string() });
+
+/**
+ * `runs/<runId>.json`: what one build run saw, written by every run (since manifest 1.4.0), also when
+ * an identical build was reused (its stored manifest stays as published, so drops new to this run would
+ * otherwise be recorded nowhere) and when the run failed. `runId` is `<wall-clock stamp>-<buildId>`
+ * (`<stamp>-failed` when no build was assembled); times are Unix seconds of the wall clock.
+ * `manifest` is this run's own manifest (its sources, drops, quality rejections and warnings);
+ * `differsFromPublished` names the manifest fields whose value differs from the published manifest
+ * of a reused build ([] when equal or not reused).
+ */
+export const RunRecordSchema = z.object({
+  runId: z.string(),
+  status: z.enum(["published", "reused", "failed"]),
+  asOf: z.number(),
+  startedAt: z.number(),
+  finishedAt: z.number(),
+  buildId: z.string().nullable(),
+  error: z.string().nullable(),
+  differsFromPublished: z.array(z.string()),
+  manifest: BuildManifestSchema.nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;

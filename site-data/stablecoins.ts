@@ -11,6 +11,36 @@ export const ChainCirculatingSchema = z.object({
   circulatingPrevMonth: z.number().nullable(),
 });
 
+/** Methodology version of the supply-chain guard (pipelines/models/marts/supply_chain_guard.sql; changelog supply-chain-guard.md). */
+export const SUPPLY_CHAIN_GUARD_VERSION = "ballast-supply-chain-guard-v1";
+
+/** One chain of a quarantined coin (spec 2.2 supplyChainGuard.chains[]); USD, times Unix s. */
+export const SupplyChainGuardChainSchema = z.object({
+  chainLabel: z.string().describe("Upstream chain label (chainCirculating key)"),
+  chainId: z.string().optional().describe("Registry chain id; omitted when the registry does not know the chain"),
+  listCurrentUsd: z.number().nullable().describe("USD: the chain's current supply in the list snapshot (withheld from chainCirculating)"),
+  baselineUsd: z.number().nullable().describe("USD: the chain's supply of the list's previous-day bucket; null when unobserved"),
+  baselineObservedAt: z.number().describe("Unix s of the baseline (one day before observedAt)"),
+  baselineSource: z.enum(["state", "seed", "list-prev-day"]).describe("Where the baseline comes from (always `list-prev-day` here)"),
+  resolution: z.enum(["onchain-total-supply", "defillama-chain-history", "carried-baseline", "unavailable"]).describe("How the chain was resolved; `unavailable`: not repaired, withheld"),
+  repairedCurrentUsd: z.number().optional().describe("USD: repaired current supply; omitted when not repaired"),
+  observedAt: z.number().describe("Unix s of the snapshot the chain value comes from"),
+  observedAtKind: z.enum(["upstream", "local-read"]).describe("`upstream`: observedAt is the upstream snapshot's time"),
+});
+
+/**
+ * supplyChainGuard (spec 2.2), `ballast-supply-chain-guard-v1`: present only on a coin whose per-chain
+ * supply sums to more than its total (beyond 1% + $1): status `quarantined`, its total stays the
+ * upstream figure, its chains are withheld from chainCirculating and every chain table and listed here.
+ */
+export const SupplyChainGuardSchema = z.object({
+  reason: z.literal("supply-chain-dropout").describe("The chain breakdown disagrees with the coin's total"),
+  status: z.enum(["repaired", "quarantined", "unavailable", "chains-unavailable"]).describe("`quarantined`: chains withheld, total published as the upstream reports it"),
+  quarantinedSince: z.number().optional().describe("Unix s of the snapshot that was quarantined"),
+  concurrentGainUsd: z.number().optional().describe("USD gained on healthy chains meanwhile; omitted (not measured by this rule)"),
+  chains: z.array(SupplyChainGuardChainSchema).describe("The withheld chains with their snapshot values"),
+});
+
 /** StablecoinData (spec 2.2). All `circulating*` values are USD keyed by pegType. */
 export const StablecoinDataSchema = z.object({
   id: z.string(),
@@ -44,6 +74,10 @@ export const StablecoinDataSchema = z.object({
    * (`<symbol>-unreviewed-<llamaId>`) and changes once the coin is reviewed.
    */
   unreviewed: z.literal(true).optional(),
+  /** Optional provenance extra: present only when the supply-chain guard quarantined the coin. */
+  supplyChainGuard: SupplyChainGuardSchema.optional(),
+  priceUnavailableReason: z.enum(["no-observation", "stale-beyond-window"]).optional()
+    .describe("Present exactly when price is null: `no-observation` (no accepted quote up to as-of) or `stale-beyond-window` (the newest accepted quote is older than its source's staleness window)"),
 });
 export type StablecoinData = z.infer<typeof StablecoinDataSchema>;
 
@@ -55,6 +89,8 @@ export const StablecoinsPayloadSchema = z.object({
    * days before) exists and an older ECB rate (at most 365 days) filled in (valuation basis `fx-stale`).
    */
   fxFallbackRates: z.record(z.string(), z.number()).optional(),
+  fxFallbackRateAgeDays: z.record(z.string(), z.number().int()).optional()
+    .describe("pegType → age in days of the ECB rate in fxFallbackRates at the supply's day (how stale the fallback rate is)"),
 });
 
 const bucket = (pegType: string, v: unknown) => (num(v) === null ? {} : { [pegType]: num(v)! });
@@ -67,7 +103,7 @@ const bucket = (pegType: string, v: unknown) => (num(v) === null ? {} : { [pegTy
  */
 export const stablecoinsArtifact: Artifact = {
   key: "stablecoins",
-  schemaVersion: "1.1.0",
+  schemaVersion: "1.2.0",
   maxAgeSec: 600,
   schema: StablecoinsPayloadSchema,
   outputs: { main: { path: "site-data/stablecoins.json", schema: StablecoinsPayloadSchema } },
@@ -81,9 +117,13 @@ export const stablecoinsArtifact: Artifact = {
       chainsByCoin.set(String(r.stablecoin_id), list);
     }
     const fxFallbackRates: Record<string, number> = {};
+    const fxFallbackRateAgeDays: Record<string, number> = {};
     const peggedAssets: StablecoinData[] = rows.coins.map((r) => {
       const pegType = String(r.peg_type);
-      if (r.valuation_basis === "fx-stale" && num(r.usd_per_native) !== null) fxFallbackRates[pegType] = num(r.usd_per_native)!;
+      if (r.valuation_basis === "fx-stale" && num(r.usd_per_native) !== null) {
+        fxFallbackRates[pegType] = num(r.usd_per_native)!;
+        if (num(r.fx_rate_age_days) !== null) fxFallbackRateAgeDays[pegType] = num(r.fx_rate_age_days)!;
+      }
       const price = num(r.price);
       const contracts = JSON.parse(String(r.contracts_json ?? "[]"));
       const chainCirculating: StablecoinData["chainCirculating"] = {};
@@ -118,13 +158,25 @@ export const stablecoinsArtifact: Artifact = {
         consensusSources: JSON.parse(String(r.consensus_sources_json)),
         agreeSources: JSON.parse(String(r.agree_sources_json)),
         ...(r.unreviewed === true ? { unreviewed: true as const } : {}),
+        ...(r.supply_chain_guard_status ? { supplyChainGuard: supplyChainGuardOf(r) } : {}),
+        ...(price === null ? { priceUnavailableReason: r.price_unavailable_reason as NonNullable<StablecoinData["priceUnavailableReason"]> } : {}),
       };
     });
-    const payload = { peggedAssets, fxFallbackRates: Object.fromEntries(Object.entries(fxFallbackRates).sort()) };
+    const sorted = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort());
+    const payload = { peggedAssets, fxFallbackRates: sorted(fxFallbackRates), fxFallbackRateAgeDays: sorted(fxFallbackRateAgeDays) };
     const file: ArtifactFile = { path: stablecoinsArtifact.outputs.main.path, payload, rows: peggedAssets.length };
     return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins) };
   },
 };
+
+/** The supplyChainGuard object of a `stablecoins` mart row quarantined by supply_chain_guard. */
+function supplyChainGuardOf(r: Record<string, unknown>): z.infer<typeof SupplyChainGuardSchema> {
+  const chains = (JSON.parse(String(r.supply_chain_guard_chains_json)) as Record<string, unknown>[]).map((c) => {
+    const { chainId, ...rest } = c;
+    return SupplyChainGuardChainSchema.parse({ ...rest, ...(chainId ? { chainId } : {}) });
+  });
+  return { reason: "supply-chain-dropout", status: r.supply_chain_guard_status as "quarantined", quarantinedSince: num(r.supply_chain_guard_since)!, chains };
+}
 
 /** Unix s of the newest current supply point (the as-of fallback's data time), null when none. */
 export function newestSupplyDay(rows: Record<string, unknown>[]): number | null {

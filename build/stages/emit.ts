@@ -131,7 +131,7 @@ export async function readCircuits(sink: Sink): Promise<BuildManifest["circuits"
  * `clock` is `replay` when every list capture was recorded.
  */
 export function assembleManifest(
-  modelled: Pick<ModelledBuild, "asOf" | "captures" | "sources" | "readerDropped" | "readerProblems" | "modelRun" | "qualityRejections" | "warnings">,
+  modelled: Pick<ModelledBuild, "asOf" | "captures" | "sources" | "readerDropped" | "readerProblems" | "modelRun" | "qualityRejections" | "warnings" | "skippedCaptures" | "sourceLineage">,
   emitted: EmittedBuild,
   circuits: BuildManifest["circuits"],
 ): BuildManifest {
@@ -154,5 +154,7 @@ export function assembleManifest(
     models: modelled.modelRun.tables,
     qualityRejections: modelled.qualityRejections,
     warnings: modelled.warnings,
+    skippedCaptures: modelled.skippedCaptures,
+    sourceLineage: modelled.sourceLineage,
   };
 }

@@ -11,7 +11,7 @@ const PUBLISHED_TABLES = [
   "registry_coins", "registry_chains", "stablecoins", "stablecoin_chain_supply", "chain_supply", "chain_health", "supply_history_daily",
   "total_supply_daily", "non_usd_share_daily", "fx_rates_daily", "price_history_daily", "chain_supply_samples",
   "depeg_events", "depeg_pending", "tape_events", "peg_scores", "price_consensus_slots", "price_observation_rejections",
-  "supply_value_rejections", "listed_supply_daily", "source_quality_daily", "source_lineage_check",
+  "supply_value_rejections", "supply_chain_guard", "listed_supply_daily", "source_quality_daily", "source_lineage_check",
   "blacklist_events", "mint_burn_events", "mint_burn_hourly", "mint_burn_daily", "bluechip_ratings", "usds_status",
   "report_cards", "safety_score_history", "dependency_edges",
   "stability_index_daily", "dews_daily", "redemption_backstops",

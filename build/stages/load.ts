@@ -4,6 +4,7 @@ import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
 import type { Capture, ReaderProblem } from "../../pipelines/sources/types.ts";
+import type { SkippedCapture } from "../../site-data/manifest.ts";
 import { collectCaptures } from "../captures.ts";
 import type { Db } from "../duckdb.ts";
 import { loadCaptures, type SourceLoadReport } from "../load.ts";
@@ -42,7 +43,9 @@ export interface LoadedInputs {
   readerDropped: Record<string, Record<string, number>>;
   /** Recorded file → first located row problems. */
   readerProblems: Record<string, ReaderProblem[]>;
-  /** Manifest warnings: unreviewed coins added, missing list capture. */
+  /** Optional recorded captures skipped as empty (manifest `skippedCaptures`). */
+  skippedCaptures: SkippedCapture[];
+  /** Manifest warnings: unreviewed coins added, missing list capture, conflicting duplicate upstream rows. */
   warnings: string[];
   /** Endpoint → newest capture used (Unix s), null when none. */
   sourceObservedAt: Record<string, number | null>;
@@ -139,8 +142,8 @@ export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry
 export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInputs> {
   await prepareBuildDb(db, opts.asOf);
   if (opts.warehousePath && existsSync(opts.warehousePath)) await readHistory(db, opts.warehousePath);
-  const { captures: selected, readerDropped, readerProblems } = opts.captures
-    ? { captures: opts.captures, readerDropped: {}, readerProblems: {} }
+  const { captures: selected, readerDropped, readerProblems, skippedCaptures } = opts.captures
+    ? { captures: opts.captures, readerDropped: {}, readerProblems: {}, skippedCaptures: [] }
     : await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
   const ledger = opts.onchainLedgerPath ? await readOnchainLedger(db, opts.onchainLedgerPath, opts.asOf) : null;
   const captures = ledger ? [...selected, ledger.capture] : selected;
@@ -151,8 +154,12 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
     // As-of fallback (int_coins_supply_current): current state from the supply history instead.
     warnings.push("source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)");
   }
+  for (const s of sources) {
+    const n = s.dropped["duplicate-conflicting"] ?? 0;
+    if (n) warnings.push(`source ${s.endpoint}: ${n} repeated upstream entr${n === 1 ? "y" : "ies"} with the id of an earlier entry but other values (dropped \`duplicate-conflicting\`): the upstream gave two answers for one coin; the first in payload order is used`);
+  }
   const unknown = Object.entries(ledger?.unknownTopics ?? {}).filter(([, n]) => n > 0);
   if (unknown.length) warnings.push(`on-chain ledger: logs with a topic no tracked family decodes were counted, not loaded: ${unknown.map(([k, n]) => `${k} ${n}`).join("; ")}`);
   const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
-  return { asOf: opts.asOf, asOfDay: utcDay(opts.asOf), captures, sources, readerDropped, readerProblems, warnings, sourceObservedAt };
+  return { asOf: opts.asOf, asOfDay: utcDay(opts.asOf), captures, sources, readerDropped, readerProblems, skippedCaptures, warnings, sourceObservedAt };
 }

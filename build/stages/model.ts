@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
 import { REPO_ROOT } from "../config.ts";
+import type { SourceLineagePair } from "../../site-data/manifest.ts";
 import { Db } from "../duckdb.ts";
 import { log } from "../log.ts";
 import { discoverModels, type ModelRunResult, runModels } from "../models.ts";
@@ -14,8 +15,13 @@ export interface ModelledBuild extends LoadedInputs {
   modelRun: ModelRunResult;
   /** Input rows refused by a quality rule, per producer (analytic or `supply_value_rejections`) and reason. */
   qualityRejections: Record<string, Record<string, number>>;
-  /** One manifest warning per pair of price series that agree like copies but are declared independent (source_lineage_check). */
-  lineageWarnings: string[];
+  /** Every measured pair of daily price series (source_lineage_check summed over coins and years), for the manifest. */
+  sourceLineage: SourceLineagePair[];
+  /**
+   * Manifest warnings of the model stage: one per coin the supply-chain guard quarantined, and one per
+   * pair of price series that agree like copies but are declared independent (source_lineage_check).
+   */
+  modelWarnings: string[];
 }
 
 /**
@@ -23,7 +29,7 @@ export interface ModelledBuild extends LoadedInputs {
  * database. Throws ModelError naming the model/assert, or an Error when no coin has a current supply
  * (no list capture and no supply history within 3 days of as-of: nothing to build).
  */
-export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "lineageWarnings">> {
+export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "sourceLineage" | "modelWarnings">> {
   const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
   log("info", "model", "models built", { count: modelRun.tables.length });
   const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
@@ -32,12 +38,28 @@ export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelR
   }
   const supplyRejections = Object.fromEntries((await db.all<{ reason: string; n: number }>(
     "select reason, count(*)::integer as n from supply_value_rejections group by reason order by reason")).map((r) => [r.reason, r.n]));
-  const qualityRejections = { ...modelRun.rejected, ...(Object.keys(supplyRejections).length ? { supply_value_rejections: supplyRejections } : {}) };
-  const lineageWarnings = (await db.all<{ source_a: string; source_b: string; years: string; shared: number; equal: number }>(
-    `select source_a, source_b, string_agg(gecko_id || ' ' || year, ', ' order by gecko_id, year) as years, sum(shared_days)::integer as shared, sum(equal_days)::integer as equal
-     from source_lineage_check where verdict = 'undeclared-copy' group by source_a, source_b order by source_a, source_b`))
+  const guarded = await db.all<{ stablecoin_id: string; total_usd: number | null; chain_total_usd: number; chain_count: number }>(
+    "select stablecoin_id, total_usd, chain_total_usd, chain_count from supply_chain_guard order by stablecoin_id");
+  const qualityRejections = {
+    ...modelRun.rejected,
+    ...(Object.keys(supplyRejections).length ? { supply_value_rejections: supplyRejections } : {}),
+    ...(guarded.length ? { supply_chain_guard: { "chain-sum-above-total": guarded.reduce((n, g) => n + g.chain_count, 0) } } : {}),
+  };
+  const guardWarnings = guarded.map((g) => `supply-chain guard: ${g.stablecoin_id} quarantined: its ${g.chain_count} chains sum to $${Math.round(g.chain_total_usd)} but its total is ${g.total_usd === null ? "unknown" : `$${Math.round(g.total_usd)}`} (more than 1% apart); the total is published as the upstream reports it, its chain rows are withheld (supplyChainGuard in /api/stablecoins)`);
+  const lineage = await db.all<{ source_a: string; source_b: string; family_a: string; family_b: string; years: string; shared: number; equal: number; copies: number; undeclared: number }>(
+    `select source_a, source_b, any_value(family_a) as family_a, any_value(family_b) as family_b,
+       coalesce(string_agg(gecko_id || ' ' || year, ', ' order by gecko_id, year) filter (where verdict = 'undeclared-copy'), '') as years,
+       sum(shared_days)::integer as shared, sum(equal_days)::integer as equal,
+       (count(*) filter (where verdict <> 'independent-by-evidence'))::integer as copies,
+       (count(*) filter (where verdict = 'undeclared-copy'))::integer as undeclared
+     from source_lineage_check group by source_a, source_b order by source_a, source_b`);
+  const sourceLineage: SourceLineagePair[] = lineage.map((r) => ({
+    sourceA: r.source_a, sourceB: r.source_b, familyA: r.family_a, familyB: r.family_b, sharedDays: r.shared, equalDays: r.equal,
+    verdict: r.undeclared ? "undeclared-copy" : r.copies ? "declared-same-family" : "independent-by-evidence",
+  }));
+  const modelWarnings = lineage.filter((r) => r.undeclared > 0)
     .map((r) => `source lineage: ${r.source_a} and ${r.source_b} agree to 1e-9 on ${r.equal} of ${r.shared} shared days (${r.years}) but are declared independent families: by evidence they are one family (declare the copy in its source module, pipelines/sources/lineage.ts)`);
-  return { modelRun, qualityRejections, lineageWarnings };
+  return { modelRun, qualityRejections, sourceLineage, modelWarnings: [...guardWarnings, ...modelWarnings] };
 }
 
 /**
@@ -52,7 +74,7 @@ export async function loadAndModel(opts: LoadOptions): Promise<ModelledBuild> {
   try {
     const loaded = await loadInputs(db, opts);
     const modelled = await runModelStage(db);
-    return { ...loaded, db, ...modelled, warnings: [...loaded.warnings, ...modelled.lineageWarnings] };
+    return { ...loaded, db, ...modelled, warnings: [...loaded.warnings, ...modelled.modelWarnings] };
   } catch (err) {
     db.close();
     throw err;

@@ -62,7 +62,7 @@ export const coinsMarketsEndpoint: Endpoint = {
       const nums = [p.data.current_price, p.data.market_cap, p.data.total_volume, p.data.circulating_supply].map(toFiniteNumber);
       if (nums.some((n) => n === undefined)) { rc.drop("market-value-invalid"); continue; }
       const updated = p.data.last_updated ? Math.floor(Date.parse(p.data.last_updated) / 1000) : null;
-      rc.add({
+      rc.addUnique(p.data.id, {
         observed_at: capture.observedAt, gecko_id: p.data.id, symbol: p.data.symbol,
         price_usd: nums[0] !== null && nums[0]! > 0 ? nums[0] : null, market_cap_usd: nums[1], volume_24h_usd: nums[2],
         circulating_supply: nums[3], last_updated_at: Number.isFinite(updated) ? updated : null,

@@ -103,7 +103,8 @@ const BUCKET_KEYS = [
  * `GET /stablecoins?includePrices=true` — the current list (one row per asset), a snapshot at the
  * capture's `observedAt` (Unix s, UTC). `circulating*` values are native peg units before
  * DEFILLAMA_USD_SWITCH_AT and USD after; `price` is USD. An invalid asset is dropped and counted;
- * bad values inside an asset are nulled/removed and counted.
+ * bad values inside an asset are nulled/removed and counted. A repeated asset id keeps its first
+ * entry (`duplicate-identical` / `duplicate-conflicting`, RowCollector.addUnique).
  */
 export const stablecoinsEndpoint: Endpoint = {
   key: "defillama.stablecoins",
@@ -147,7 +148,7 @@ export const stablecoinsEndpoint: Endpoint = {
         }
         chainBuckets[label] = cb;
       }
-      rc.add({
+      rc.addUnique(a.id, {
         observed_at: capture.observedAt,
         circulating_unit: listCirculatingUnit(capture.observedAt),
         llama_id: a.id,

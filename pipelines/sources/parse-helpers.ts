@@ -48,7 +48,26 @@ export class RowCollector {
   readonly rows: Record<string, unknown>[] = [];
   readonly dropped: Record<string, number> = {};
 
+  /** Key → JSON of the row kept for it (addUnique). */
+  private readonly keyed = new Map<string, string>();
+
   constructor(private readonly schema: z.ZodType) {}
+
+  /**
+   * Like `add`, for rows whose `key` (an upstream coin id) is unique within one payload: the first row
+   * of a key is kept; a repeat is dropped and counted as `duplicate-identical` when every value equals
+   * the kept row's, else as `duplicate-conflicting` (the upstream gave two answers for one key; the
+   * first valid one in payload order is used, and the load stage adds a manifest warning). An invalid
+   * row is counted as by `add` and does not claim its key.
+   */
+  addUnique(key: string, row: Record<string, unknown>): void {
+    const text = JSON.stringify(row);
+    const kept = this.keyed.get(key);
+    if (kept !== undefined) { this.drop(kept === text ? "duplicate-identical" : "duplicate-conflicting"); return; }
+    const before = this.rows.length;
+    this.add(row);
+    if (this.rows.length > before) this.keyed.set(key, text);
+  }
 
   /** Validates `row`; keeps it or counts `reason` (default: the first zod issue path). */
   add(row: Record<string, unknown>): void {

@@ -35,6 +35,12 @@ export interface RecordedCapture {
   observedAt: number;
   params?: Record<string, string>;
   time: SourceTime;
+  /**
+   * True for the inputs without which the build publishes nothing meaningful (the coin list and the
+   * all-chain supply history): an empty file fails the build like a missing one. Other captures are
+   * optional: an empty one is skipped, named in the manifest (`skippedCaptures`) and in health.
+   */
+  required?: boolean;
   /** Throws (e.g. a JsonPositionError) when the file cannot be read at all. */
   read: (text: string) => ReaderOutput;
 }
@@ -63,9 +69,9 @@ const OPEN_DEFI_YIELDS_OBSERVED_AT = Math.floor(Date.parse("2026-09-02T11:57:41.
 
 /** Every recorded input the embedded default build reads, relative to BALLAST_CAPTURE_DIR. */
 export const RECORDED_CAPTURES: RecordedCapture[] = [
-  { endpoint: "defillama.stablecoins", file: "zacheryglass-stablecoinwatch/defillama_raw_output.json", observedAt: day("2025-09-07"), time: SNAPSHOT_TIME, read: readJsonFile() },
+  { endpoint: "defillama.stablecoins", file: "zacheryglass-stablecoinwatch/defillama_raw_output.json", observedAt: day("2025-09-07"), time: SNAPSHOT_TIME, required: true, read: readJsonFile() },
   { endpoint: "coingecko.markets", file: "zacheryglass-stablecoinwatch/coingecko_raw_output.json", observedAt: Date.parse("2025-09-11T18:10:16Z") / 1000, time: SNAPSHOT_TIME, read: readJsonFile() },
-  { endpoint: "defillama.stablecoincharts", file: "check-sked-crypto-data-resources/total_stablecoins_all_chains.csv", observedAt: day("2023-07-31"), time: DEFILLAMA_ARCHIVE_TIME, read: readDefillamaChartCsv("all", NY, "Total Circulating ($)", "Total Circulating (Stablecoin Units)") },
+  { endpoint: "defillama.stablecoincharts", file: "check-sked-crypto-data-resources/total_stablecoins_all_chains.csv", observedAt: day("2023-07-31"), time: DEFILLAMA_ARCHIVE_TIME, required: true, read: readDefillamaChartCsv("all", NY, "Total Circulating ($)", "Total Circulating (Stablecoin Units)") },
   { endpoint: "defillama.stablecoincharts", file: "check-sked-crypto-data-resources/Ethereum_USD_stablecoin_supply.csv", observedAt: day("2023-07-31"), time: DEFILLAMA_ARCHIVE_TIME, read: readDefillamaChartCsv("Ethereum", NY, "total_circulating_usd") },
   { endpoint: "defillama.stablecoinprices", file: "check-sked-crypto-data-resources/stablecoin_prices.csv", observedAt: day("2023-07-31"), time: DEFILLAMA_ARCHIVE_TIME, read: readDefillamaPricesWideCsv(NY) },
   { endpoint: "defillama.stablecoin", file: "check-sked-crypto-data-resources/stablecoin_USDC_circulating_by_chain.csv", observedAt: day("2023-08-01"), time: DEFILLAMA_ARCHIVE_TIME, read: readDefillamaChainWideCsv("2", "peggedUSD", NY) },

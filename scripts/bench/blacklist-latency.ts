@@ -335,7 +335,7 @@ function writeBuild(root: string, ledger: BlacklistLedger, newest: number): numb
       schemaVersion: blacklistLedgerArtifact.schemaVersion, artifact: blacklistLedgerArtifact.key, maxAgeSec: blacklistLedgerArtifact.maxAgeSec,
     }],
     sources: [], readerDropped: {}, readerProblems: {}, circuits: {}, models: [{ name: "blacklist_events", rows: ledger.events.length }],
-    qualityRejections: {}, warnings: [],
+    qualityRejections: {}, warnings: [], skippedCaptures: [], sourceLineage: [],
   } satisfies BuildManifest);
   const dir = join(root, "builds", buildId);
   mkdirSync(join(dir, "site-data"), { recursive: true });

@@ -38,7 +38,7 @@ function fakeEmitters(duckdbBytes: Uint8Array): Emitter[] {
 /** Emits and assembles a manifest over the fake emitters (no database needed). */
 async function fakeBuild(duckdbBytes: Uint8Array, asOf = AS_OF) {
   const emitted = await emitBuild({ db: {} as Db, asOf, asOfDay: new Date(asOf * 1000).toISOString().slice(0, 10), sourceObservedAt: {} }, fakeEmitters(duckdbBytes));
-  const manifest = assembleManifest({ asOf, captures: [], sources: [], readerDropped: {}, readerProblems: {}, modelRun: { tables: [], rejected: {}, timings: {} }, qualityRejections: {}, warnings: [] }, emitted, {});
+  const manifest = assembleManifest({ asOf, captures: [], sources: [], readerDropped: {}, readerProblems: {}, skippedCaptures: [], sourceLineage: [], modelRun: { tables: [], rejected: {}, timings: {} }, qualityRejections: {}, warnings: [] }, emitted, {});
   return { emitted, manifest };
 }
 

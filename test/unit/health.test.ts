@@ -33,7 +33,7 @@ function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
       source("defillama.stablecoins", AS_OF), source("coingecko.markets", AS_OF), source("frankfurter.rates", AS_OF - DAY),
       source("alchemy.daily_prices", AS_OF - DAY), source("binance.klines", AS_OF), source("onchain.total_supply_samples", AS_OF - DAY),
     ],
-    readerDropped: {}, readerProblems: {}, circuits: {}, models: [], qualityRejections: {}, warnings: [],
+    readerDropped: {}, readerProblems: {}, circuits: {}, models: [], qualityRejections: {}, warnings: [], skippedCaptures: [], sourceLineage: [],
     ...over,
   };
 }
@@ -49,6 +49,12 @@ describe("health status (spec 2.8)", () => {
     expect(h.caches["fx-rates"]).toMatchObject({ sourceStatus: "fresh", healthy: true, mode: "live", warning: null });
     expect(h.warnings.some((w) => w.startsWith("not yet available") && w.includes("usds-status") && w.includes("503"))).toBe(true);
     expect(h).not.toHaveProperty("stateStore");
+  });
+
+  it("an empty optional recorded capture skipped by the build → degraded, naming the file and endpoint", () => {
+    const h = health(manifest({ skippedCaptures: [{ file: "partrita-stablecoin-tracker/stablecoin_marketcap.csv", endpoint: "coingecko.market_chart", reason: "header-only" }] }));
+    expect(h.status).toBe("degraded");
+    expect(statusAffecting(h.warnings)).toEqual([expect.stringContaining("partrita-stablecoin-tracker/stablecoin_marketcap.csv (coingecko.market_chart, header-only)")]);
   });
 
   it("names every route that answers 503 not yet available, and only those", () => {

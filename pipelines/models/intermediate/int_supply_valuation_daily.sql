@@ -88,7 +88,12 @@ final as (
             when peg_class = 'fixed' and fixed_usd is not null then fixed_basis
             when consensus_usd is not null then 'consensus'
             else 'unavailable'
-        end as valuation_basis
+        end as valuation_basis,
+        -- the ECB rate's day behind basis `fx` / `fx-stale` (null for every other basis)
+        case
+            when peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400 then null
+            when peg_class = 'fixed' and fixed_usd is not null and fixed_basis in ('fx', 'fx-stale') then fx_date
+        end as fx_date
     from with_consensus
 )
 

@@ -2,7 +2,7 @@
 -- Supply comes from the valued daily series (int_coins_supply_current): the list's own day when a
 -- DefiLlama list capture exists at or before as-of, else the latest accepted supply-history point at
 -- most 3 days before as-of (`supply_mode` = 'history'); `supply_source` says which (spec supplySource).
--- Per-chain supply: stablecoin_chain_supply. Prices: consensus at as-of (price_current: each source's newest
+-- Per-chain supply: stablecoin_chain_supply (withheld for a coin the supply-chain guard quarantines). Prices: consensus at as-of (price_current: each source's newest
 -- accepted observation within its staleness window).
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with supply as (
@@ -14,7 +14,15 @@ coins as (
 ),
 
 chain_rows as (
-    select * from int_chain_supply_usd where rejection_reason is null
+    select * from stablecoin_chain_supply
+),
+
+guard as (
+    select * from supply_chain_guard
+),
+
+valuation as (
+    select * from int_supply_valuation_daily
 ),
 
 chain_lists as (
@@ -57,6 +65,8 @@ final as (
         supply.supply_date,
         supply.valuation_basis,
         supply.usd_per_native,
+        -- age (days) of the ECB rate valuing the current supply (basis fx / fx-stale), else null
+        datediff('day', valuation.fx_date, supply.supply_date) as fx_rate_age_days,
         supply.level_adjustment,
         -- amounts: native peg units and USD
         supply.current_native,
@@ -65,11 +75,17 @@ final as (
         supply.prev_week_usd,
         supply.prev_month_usd,
         coalesce(supply.chains_json, chain_lists.chains_json, '[]') as chains_json,
-        coalesce(chain_lists.chain_count, 0)::integer as chain_count
+        coalesce(chain_lists.chain_count, 0)::integer as chain_count,
+        -- supply-chain guard (supply_chain_guard): null unless the coin is quarantined
+        guard.status as supply_chain_guard_status,
+        guard.quarantined_since as supply_chain_guard_since,
+        guard.chains_json as supply_chain_guard_chains_json
     from supply
     inner join coins on coins.id = supply.stablecoin_id
     left join chain_lists on chain_lists.stablecoin_id = supply.stablecoin_id
     left join prices on prices.stablecoin_id = supply.stablecoin_id
+    left join guard on guard.stablecoin_id = supply.stablecoin_id
+    left join valuation on valuation.stablecoin_id = supply.stablecoin_id and valuation.date = supply.supply_date
 )
 
 select * from final

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { emptinessOf } from "../../build/captures.ts";
+import { manifestDifferences } from "../../build/run-build.ts";
+import { RowCollector } from "../../pipelines/sources/parse-helpers.ts";
+import type { BuildManifest } from "../../site-data/manifest.ts";
+
+describe("emptinessOf: which recorded files hold no data", () => {
+  it("a 0-byte or blank file is `empty-file`, a CSV with only its header `header-only`", () => {
+    expect(emptinessOf("a.csv", "")).toBe("empty-file");
+    expect(emptinessOf("a.json", " \n\r\n\t")).toBe("empty-file");
+    expect(emptinessOf("a.csv", "Date,USD\n\n")).toBe("header-only");
+    expect(emptinessOf("a.csv", "Date,USD\r\n2025-05-09,1.1252\r\n")).toBeNull();
+  });
+
+  it("a JSON file of one line (a whole payload) is data, not a header", () => {
+    expect(emptinessOf("a.json", "{\"peggedAssets\":[]}")).toBeNull();
+  });
+});
+
+describe("RowCollector.addUnique: repeated upstream keys", () => {
+  const Row = z.object({ id: z.string(), supply: z.number() });
+  it("keeps the first row of a key and counts identical and conflicting repeats apart", () => {
+    const rc = new RowCollector(Row);
+    rc.addUnique("a", { id: "a", supply: 1 });
+    rc.addUnique("b", { id: "b", supply: 2 });
+    rc.addUnique("a", { id: "a", supply: 1 });
+    rc.addUnique("a", { id: "a", supply: 5 });
+    rc.addUnique("b", { id: "b", supply: 3 });
+    const { rows, dropped } = rc.result();
+    expect(rows).toEqual([{ id: "a", supply: 1 }, { id: "b", supply: 2 }]);
+    expect(dropped).toEqual({ "duplicate-identical": 1, "duplicate-conflicting": 2 });
+  });
+
+  it("an invalid first row is counted as invalid and does not claim its key", () => {
+    const rc = new RowCollector(Row);
+    rc.addUnique("a", { id: "a", supply: "x" });
+    rc.addUnique("a", { id: "a", supply: 4 });
+    expect(rc.result().rows).toEqual([{ id: "a", supply: 4 }]);
+    expect(rc.result().dropped).toEqual({ "invalid-supply": 1 });
+  });
+});
+
+describe("manifestDifferences: what a reused build's stored manifest does not record", () => {
+  const base = { buildId: "b", asOf: 1, warnings: [], readerDropped: { "f.csv": { "csv-parse-error": 1 } } } as unknown as BuildManifest;
+  it("names the top-level fields whose values differ, none when equal", () => {
+    expect(manifestDifferences(base, structuredClone(base))).toEqual([]);
+    const run = { ...structuredClone(base), readerDropped: { "f.csv": { "csv-parse-error": 2 } }, warnings: ["w"] } as BuildManifest;
+    expect(manifestDifferences(base, run)).toEqual(["readerDropped", "warnings"]);
+  });
+});
