@@ -65,10 +65,16 @@ export function deathKnownOn(deadFrom: string | null): string | null {
 }
 
 /**
- * Loads `registry_coins` and `registry_chains`. `is_dead` is judged at as-of: a coin is dead only
+ * Loads `registry_coins` and `registry_chains`; throws an Error naming any coin id that appears more
+ * than once. `is_dead` is judged at as-of: a coin is dead only
  * when its death is known on or before the as-of day (no look-ahead); `dead_from` is then null too.
  */
 async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): Promise<void> {
+  // One record per coin: a repeated id would fan out through every join of the DAG (and fail its
+  // primary-key asserts only after minutes of work), so it stops the build here.
+  const seen = new Set<string>();
+  const repeated = [...new Set(registry.coins.map((c) => c.id).filter((id) => seen.size === seen.add(id).size))];
+  if (repeated.length) throw new Error(`registry: coin id${repeated.length > 1 ? "s" : ""} ${repeated.join(", ")} appear${repeated.length > 1 ? "" : "s"} more than once; a coin is one curated registry record (pipelines/registry/registry.json)`);
   await db.loadRows("registry_coins", {
     id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", issuer: "VARCHAR", peg_type: "VARCHAR",
     peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
