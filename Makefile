@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export BALLAST_LOG ?= info
 
-.PHONY: help install build run test typecheck openapi bench backtest clean
+.PHONY: help install build run test typecheck openapi bench backtest clean backfill verify-snapshot
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -31,6 +31,12 @@ openapi: install ## Regenerate the committed api/openapi.json
 
 backtest: install ## Depeg backtest over the recorded price archives: every event and its observations
 	BALLAST_LOG=silent npx tsx scripts/backtest.ts
+
+backfill: install ## Backfill dated snapshots: make backfill FROM=2023-02-01 TO=2023-03-31 (published days are skipped)
+	npx tsx build/cli.ts build --from $(FROM) --to $(TO)
+
+verify-snapshot: install ## Rebuild the snapshot of DATE and compare it byte for byte with the stored one: make verify-snapshot DATE=2023-03-11
+	npx tsx build/cli.ts verify-snapshot --date $(DATE)
 
 bench: install ## Print the benchmark table (build time/RSS, detection, API vs nginx)
 	npx tsx scripts/bench.ts

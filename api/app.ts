@@ -257,6 +257,11 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       entry.nowSec = clock.now;
       entry.sent = undefined;
     }
+    const etag = entry.headers.ETag;
+    if (etag && c.req.header("If-None-Match")?.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) {
+      const { "Content-Type": _type, ...notModified } = entry.headers;
+      return new Response(null, { status: 304, headers: { ...cors, ...notModified } });
+    }
     const coding: ContentCoding = entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
     let body = entry.bodies[coding];
     if (!body) {
@@ -307,7 +312,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     }
     return {
       buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file, noStore: result.noStore, cacheProfile: result.cacheProfile,
-      headers: { ...fr.headers, "Content-Type": JSON_TYPE, ...(result.noStore ? NO_STORE : {}) }, bodies: { identity: body },
+      headers: { ...fr.headers, "Content-Type": JSON_TYPE, ...(result.noStore ? NO_STORE : {}), ...(result.etag ? { ETag: `"${result.etag}"` } : {}) }, bodies: { identity: body },
     };
   }
 

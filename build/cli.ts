@@ -7,6 +7,7 @@ import { runOnchainCli } from "./onchain-cli.ts";
 import { assertCaptureDir } from "./captures.ts";
 import { loadBuildConfig } from "./config.ts";
 import { runBuild } from "./run-build.ts";
+import { backfillSnapshots, type BackfillStep, verifySnapshot } from "./snapshots.ts";
 import { createSink } from "./sinks/create-sink.ts";
 
 /** Default as-of of a recorded build: the observation day of the recorded DefiLlama list. */
@@ -14,9 +15,18 @@ export const RECORDED_AS_OF = "2025-09-07T00:00:00Z";
 
 const USAGE = `usage: tsx build/cli.ts <command> [options]
   build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)
+  build --from DAY --to DAY      backfill one immutable dated snapshot per UTC day (days already published are skipped)
+  verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one (exit 1 on a difference)
   capture                        fetch every live upstream once and write raw captures
   registry                       regenerate pipelines/registry/registry.json from the recorded metadata
   onchain <job> [--param value]  on-chain ingestion and its jobs (ingest, reset-blacklist-sync, debug-sync-state, …; see build/onchain-cli.ts)`;
+
+/** One backfill step on stderr: a redrawn progress bar on a terminal, one line per day otherwise. */
+function drawProgress(s: BackfillStep): void {
+  const width = 30, done = Math.round((s.index / s.total) * width);
+  const line = `[${"#".repeat(done)}${".".repeat(width - done)}] ${s.index}/${s.total} ${s.day} ${s.outcome === "built" ? `built in ${s.seconds.toFixed(1)} s` : "already published"}`;
+  process.stderr.write(process.stderr.isTTY ? `\r${line}${s.index === s.total ? "\n" : ""}` : `${line}\n`);
+}
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -27,7 +37,21 @@ async function main(): Promise<void> {
   const [cmd, ...args] = process.argv.slice(2);
   if (cmd === "onchain") { process.exitCode = await runOnchainCli(args); return; }
   const config = loadBuildConfig();
-  if (cmd === "build") {
+  if (cmd === "build" && (flag(args, "--from") || flag(args, "--to"))) {
+    const from = flag(args, "--from"), to = flag(args, "--to") ?? from;
+    if (!from) throw new Error("--from: required with --to (YYYY-MM-DD)");
+    const steps = await backfillSnapshots(from, to!, { captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config), onStep: drawProgress });
+    const built = steps.filter((s) => s.outcome === "built").length;
+    process.stdout.write(`snapshots ${from} → ${to}: ${built} built, ${steps.length - built} already published (skipped)\n`);
+  } else if (cmd === "verify-snapshot") {
+    const day = flag(args, "--date");
+    if (!day) throw new Error("--date: required (YYYY-MM-DD)");
+    const v = await verifySnapshot(day, { captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config) });
+    if (v.storedSha256 === null) process.stdout.write(`no stored snapshot for ${day}; rebuilt sha256 ${v.rebuiltSha256}\n`);
+    else if (v.identical) process.stdout.write(`snapshot ${day} reproduced: sha256 ${v.rebuiltSha256} (identical)\n`);
+    else process.stdout.write(`snapshot ${day} differs: stored ${v.storedSha256}, rebuilt ${v.rebuiltSha256}\n${v.differences.map((d) => `  ${d}`).join("\n")}\n`);
+    process.exitCode = v.identical ? 0 : 1;
+  } else if (cmd === "build") {
     const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;
     const asOf = Math.floor(Date.parse(asOfText) / 1000);
     if (!Number.isFinite(asOf)) throw new Error(`--as-of: not an ISO timestamp: ${asOfText}`);

@@ -36,9 +36,6 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
   later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
   later("getDigestSnapshot", "/api/digest-snapshot", "digests", "archive", "Digest for a date", "date!"),
-  later("listSnapshots", "/api/snapshots/index", "snapshots", "archive", "Public snapshot index", "limit cursor"),
-  later("getSnapshot", "/api/snapshots/:snapshot", "snapshots", "immutable-snapshot", "Immutable snapshot for a day (`/api/snapshots/{date}.json`)"),
-  later("getSnapshotStablecoin", "/api/snapshot/:date/stablecoin/:stablecoinId", "snapshots", "immutable-snapshot", "One stablecoin in a dated snapshot"),
   later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
   {

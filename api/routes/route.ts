@@ -30,6 +30,8 @@ export interface RouteResult {
   cacheProfile?: CacheProfile;
   /** Payload served instead when the data is stale (spec 4.1: the resolver's empty rows). */
   whenStale?: unknown;
+  /** Entity tag of the body (sent quoted as `ETag`; a matching `If-None-Match` answers 304): dated snapshots. */
+  etag?: string;
 }
 
 /** What a static handler returns: bytes, their media type, and a reader of stored compressed siblings. */

@@ -4,6 +4,7 @@ import { serialise } from "../../datasets/contract.ts";
 import { DATASETS } from "../../datasets/datasets.ts";
 import { METHODOLOGY_CHANGELOGS } from "../../pipelines/analytics/changelogs.ts";
 import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
+import type { Artifact } from "../../site-data/contract.ts";
 import { ArtifactError, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
 
 /** Tables copied into the researchers' `ballast.duckdb`. */
@@ -25,25 +26,29 @@ const listObservedAt = (ctx: EmitContext) => ctx.sourceObservedAt["defillama.sta
  * `site-data/**.json`: every site-data artifact's projections assembled into payloads, each checked
  * against the artifact's zod schema (ArtifactError naming the artifact and file otherwise).
  */
-export const siteDataEmitter: Emitter = {
-  name: "site-data",
-  async emit(ctx) {
-    const files: EmittedFile[] = [];
-    for (const artifact of SITE_DATA_ARTIFACTS) {
-      const rows: Record<string, Record<string, unknown>[]> = {};
-      for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await ctx.db.all(sql);
-      const { files: out, dataAsOf } = artifact.assemble(rows, { asOf: ctx.asOf, sourceObservedAt: ctx.sourceObservedAt });
-      for (const f of out) {
-        const res = artifact.schema.safeParse(f.payload);
-        if (!res.success) {
-          throw new ArtifactError(`artifact ${artifact.key} (${f.path}) failed its schema: ${res.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, artifact.key);
-        }
-        files.push({ path: f.path, body: toJson(f.payload), extras: { artifact: artifact.key, rows: f.rows, dataAsOf, schemaVersion: artifact.schemaVersion, maxAgeSec: artifact.maxAgeSec } });
+export const siteDataEmitter: Emitter = siteDataEmitterOf(SITE_DATA_ARTIFACTS);
+
+/** The site-data emitter over `artifacts` only (a dated snapshot emits the few it carries). */
+export function siteDataEmitterOf(artifacts: readonly Artifact[]): Emitter {
+  return { name: "site-data", emit: (ctx) => emitSiteData(ctx, artifacts) };
+}
+
+async function emitSiteData(ctx: EmitContext, artifacts: readonly Artifact[]): Promise<{ files: EmittedFile[]; datedCopies: DatedCopy[] }> {
+  const files: EmittedFile[] = [];
+  for (const artifact of artifacts) {
+    const rows: Record<string, Record<string, unknown>[]> = {};
+    for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await ctx.db.all(sql);
+    const { files: out, dataAsOf } = artifact.assemble(rows, { asOf: ctx.asOf, sourceObservedAt: ctx.sourceObservedAt });
+    for (const f of out) {
+      const res = artifact.schema.safeParse(f.payload);
+      if (!res.success) {
+        throw new ArtifactError(`artifact ${artifact.key} (${f.path}) failed its schema: ${res.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, artifact.key);
       }
+      files.push({ path: f.path, body: toJson(f.payload), extras: { artifact: artifact.key, rows: f.rows, dataAsOf, schemaVersion: artifact.schemaVersion, maxAgeSec: artifact.maxAgeSec } });
     }
-    return { files, datedCopies: [] };
-  },
-};
+  }
+  return { files, datedCopies: [] };
+}
 
 /**
  * Datasets (`datasets/datasets.ts`), every row checked against its zod schema: undated topics as

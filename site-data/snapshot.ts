@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { DewsCoinSchema } from "./stress-signals.ts";
+import { DepegEventSchema } from "./depeg-events.ts";
+import { DexLiquidityRowSchema } from "./dex-liquidity.ts";
+import { ReportCardSchema } from "./report-cards.ts";
+import { PsiCurrentSchema } from "./stability-index.ts";
+
+/** Version of the dated snapshot envelope below. */
+export const SNAPSHOT_VERSION = 1;
+
+/** A UTC day `YYYY-MM-DD` that exists on the calendar (2023-02-30 does not). */
+export const CalendarDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD")
+  .refine((d) => { const t = Date.parse(`${d}T00:00:00Z`); return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d; }, "must be a real calendar date");
+
+/** Storage key of the immutable snapshot of UTC day `day`: `snapshots/<YYYY-MM-DD>.json` (outside build folders). */
+export const snapshotKey = (day: string) => `snapshots/${day}.json`;
+/** Storage key of the snapshot index, rewritten from the stored snapshots whenever one is added. */
+export const SNAPSHOT_INDEX_KEY = "snapshots/index.json";
+
+/** One coin as the snapshot day closed: identity, price (USD) and supply (USD). */
+export const SnapshotStablecoinSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  symbol: z.string(),
+  pegType: z.string(),
+  pegMechanism: z.string(),
+  price: z.number().nullable().describe("USD consensus price at the snapshot's as-of; null with priceUnavailableReason"),
+  priceConfidence: z.enum(["high", "single-source", "low", "fallback"]).nullable(),
+  priceSource: z.string(),
+  priceUnavailableReason: z.enum(["no-observation", "stale-beyond-window"]).nullable(),
+  circulatingUsd: z.number().nullable().describe("USD: current supply; null when unobserved"),
+  circulating: z.record(z.string(), z.number()).describe("USD supply keyed by pegType (spec 2.2)"),
+  chains: z.array(z.string()),
+  supplySource: z.string().nullable(),
+});
+export type SnapshotStablecoin = z.infer<typeof SnapshotStablecoinSchema>;
+
+/**
+ * `snapshots/<YYYY-MM-DD>.json`: the immutable public record of one UTC day, built as of the day's last
+ * second (`asOf` = 23:59:59Z, Unix s; `generatedAt` = asOf so a rebuild is byte-identical). It names
+ * what it came from (`buildId` of the emitted artifacts, `methodologyVersions`, every input capture
+ * with its sha256) and carries the coins, FX fallback rates, report cards, PSI, DEWS, DEX liquidity and
+ * the depeg incidents open at as-of or started that day. A section whose input did not exist that day
+ * is null or empty and named in `unavailable` (section → reason); nothing is invented.
+ */
+export const SnapshotSchema = z.object({
+  version: z.literal(SNAPSHOT_VERSION),
+  snapshotDate: CalendarDaySchema,
+  asOf: z.number().int(),
+  generatedAt: z.number().int(),
+  buildId: z.string(),
+  methodologyVersions: z.record(z.string(), z.string()),
+  inputs: z.array(z.object({ endpoint: z.string(), path: z.string(), sha256: z.string(), observedAt: z.number() })),
+  stablecoins: z.array(SnapshotStablecoinSchema),
+  fxFallbackRates: z.record(z.string(), z.number()),
+  reportCards: z.array(ReportCardSchema),
+  psi: PsiCurrentSchema.nullable(),
+  dews: z.array(DewsCoinSchema),
+  liquidity: z.array(DexLiquidityRowSchema),
+  depegIncidents: z.array(DepegEventSchema),
+  unavailable: z.record(z.string(), z.string()),
+});
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+/** One row of `/api/snapshots/index`: a stored snapshot, its methodology versions, content hash (sha256 of its bytes) and size. */
+export const SnapshotIndexEntrySchema = z.object({
+  snapshotDate: CalendarDaySchema,
+  buildId: z.string(),
+  methodologyVersions: z.record(z.string(), z.string()),
+  contentHash: z.string(),
+  byteSize: z.number().int(),
+  createdAt: z.number().int().describe("Unix s: the snapshot's as-of (creation is reproducible, not wall time)"),
+});
+export const SnapshotIndexSchema = z.object({ snapshots: z.array(SnapshotIndexEntrySchema) });
+
+/** `/api/snapshots/index` page (spec 4.1): newest first, keyset `cursor` = the last date of the page. */
+export const SnapshotIndexPageSchema = z.object({
+  snapshots: z.array(SnapshotIndexEntrySchema),
+  pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }),
+});
+
+/** `/api/snapshot/{date}/stablecoin/{id}` (spec 2.15): one coin of a dated snapshot with its scores. */
+export const SnapshotProjectionSchema = z.object({
+  snapshotDate: z.string(),
+  stablecoinId: z.string(),
+  generatedAt: z.number().int(),
+  methodologyVersions: z.record(z.string(), z.string()),
+  stablecoin: SnapshotStablecoinSchema,
+  scores: z.object({
+    reportCard: ReportCardSchema.nullable(),
+    psi: PsiCurrentSchema.nullable(),
+    dews: DewsCoinSchema.nullable(),
+    liquidity: DexLiquidityRowSchema.nullable(),
+  }),
+});

@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FsSink } from "../../build/sinks/fs.ts";
+import { backfillSnapshots, type BackfillStep, daysBetween, snapshotAsOf, verifySnapshot } from "../../build/snapshots.ts";
+import { SnapshotSchema } from "../../site-data/snapshot.ts";
+import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { serveDir } from "../helpers/served-build.ts";
+
+// Dated snapshots (issue 18 Deliver 1): two days of the USDC/SVB week backfilled from the recorded data,
+// served, paged, projected and rebuilt byte for byte.
+let dir: string;
+let steps: BackfillStep[];
+let api: Awaited<ReturnType<typeof serveDir>>;
+beforeAll(async () => {
+  process.env.BALLAST_LOG = "silent";
+  dir = mkdtempSync(join(tmpdir(), "ballast-snapshots-"));
+  steps = await backfillSnapshots("2023-03-11", "2023-03-12", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
+  api = await serveDir(dir, "snapshots");
+}, 600_000);
+afterAll(async () => { await api?.close(); });
+
+const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+
+describe("backfill", () => {
+  it("days are inclusive UTC days, and a snapshot is as of its day's last second", () => {
+    expect(daysBetween("2023-02-27", "2023-03-02")).toEqual(["2023-02-27", "2023-02-28", "2023-03-01", "2023-03-02"]);
+    expect(daysBetween("2023-02-01", "2023-03-31")).toHaveLength(59);
+    expect(new Date(snapshotAsOf("2023-03-11") * 1000).toISOString()).toBe("2023-03-11T23:59:59.000Z");
+    expect(() => daysBetween("2023-03-12", "2023-03-11")).toThrow("before --from");
+  });
+
+  it("builds one snapshot per day; a second run skips the published days and rewrites nothing", async () => {
+    expect(steps.map((s) => [s.day, s.outcome])).toEqual([["2023-03-11", "built"], ["2023-03-12", "built"]]);
+    const before = readFileSync(join(dir, "snapshots/2023-03-11.json"));
+    const again = await backfillSnapshots("2023-03-11", "2023-03-12", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
+    expect(again.map((s) => s.outcome)).toEqual(["skipped", "skipped"]);
+    expect(readFileSync(join(dir, "snapshots/2023-03-11.json")).equals(before)).toBe(true);
+  });
+
+  it("rebuilding a day gives the same sha256 (verify-snapshot)", async () => {
+    const v = await verifySnapshot("2023-03-11", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
+    expect(v).toMatchObject({ identical: true, differences: [] });
+    expect(v.storedSha256).toBe(sha(readFileSync(join(dir, "snapshots/2023-03-11.json"))));
+  }, 300_000);
+});
+
+describe("the 2023-03-11 snapshot", () => {
+  const snapshot = () => SnapshotSchema.parse(JSON.parse(readFileSync(join(dir, "snapshots/2023-03-11.json"), "utf8")));
+
+  it("names its build, methodology versions and every input capture with its sha256", () => {
+    const s = snapshot();
+    expect(s.buildId).toMatch(/^20230311T2359Z-[0-9a-f]{7}$/);
+    expect(s.methodologyVersions.depeg).toMatch(/^ballast-depeg-v\d+$/);
+    const klines = s.inputs.find((i) => i.path === "binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-11.csv")!;
+    expect(klines.sha256).toBe(sha(readFileSync(join(CAPTURE_DIR, klines.path))));
+    expect(s.inputs.every((i) => i.path !== "binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-13.csv")).toBe(true);
+  });
+
+  it("shows USDC's SVB incident, below peg, started that day and open at its close", () => {
+    const usdc = snapshot().depegIncidents.filter((e) => e.stablecoinId === "usdc-circle");
+    expect(usdc).toHaveLength(1);
+    expect(usdc[0].direction).toBe("below");
+    expect(new Date(usdc[0].startedAt * 1000).toISOString().slice(0, 10)).toBe("2023-03-11");
+    expect(usdc[0].endedAt).toBeNull();
+    expect(usdc[0].peakDeviationBps).toBeLessThan(-500);
+  });
+
+  it("says which sections had no input that day instead of inventing them", () => {
+    expect(snapshot().unavailable).toEqual({ liquidity: "no DEX pool capture observed by this day" });
+    expect(snapshot().liquidity).toEqual([]);
+  });
+});
+
+describe("snapshot routes", () => {
+  it("the index pages newest first with a keyset cursor", async () => {
+    const first = await api.get("/api/snapshots/index?limit=1");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("cache-control")).toBe("public, s-maxage=86400, max-age=3600");
+    expect(first.body.snapshots.map((r: { snapshotDate: string }) => r.snapshotDate)).toEqual(["2023-03-12"]);
+    expect(first.body.pagination).toEqual({ limit: 1, hasMore: true, nextCursor: "2023-03-12" });
+    const second = await api.get(`/api/snapshots/index?limit=1&cursor=${first.body.pagination.nextCursor}`);
+    expect(second.body.snapshots.map((r: { snapshotDate: string }) => r.snapshotDate)).toEqual(["2023-03-11"]);
+    expect(second.body.pagination).toEqual({ limit: 1, hasMore: false, nextCursor: null });
+    expect(second.body.snapshots[0].contentHash).toBe(sha(readFileSync(join(dir, "snapshots/2023-03-11.json"))));
+  });
+
+  it("the index rejects a bad limit or cursor, naming it", async () => {
+    expect((await api.get("/api/snapshots/index?limit=501")).body.error).toMatch(/limit/);
+    expect((await api.get("/api/snapshots/index?cursor=2023-3-1")).status).toBe(400);
+  });
+
+  it("{date}.json serves the stored bytes with the immutable profile and ETag = sha256; If-None-Match gives 304", async () => {
+    const stored = readFileSync(join(dir, "snapshots/2023-03-11.json"));
+    const res = await api.req("/api/snapshots/2023-03-11.json");
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(stored)).toBe(true);
+    expect(res.headers.get("cache-control")).toBe("public, s-maxage=31536000, max-age=31536000, immutable");
+    expect(res.headers.get("etag")).toBe(`"${sha(stored)}"`);
+    const cached = await api.app.request("/api/snapshots/2023-03-11.json", { headers: { "X-API-Key": api.token, "If-None-Match": `"${sha(stored)}"` } });
+    expect(cached.status).toBe(304);
+    expect(await cached.text()).toBe("");
+  });
+
+  it("400 for an invalid date, 404 for a day without a snapshot, 500 for a stored payload that fails its schema", async () => {
+    expect((await api.get("/api/snapshots/2023-02-30.json")).status).toBe(400);
+    expect((await api.get("/api/snapshots/2023-03-11")).status).toBe(400);
+    expect((await api.get("/api/snapshots/2023-03-13.json")).status).toBe(404);
+    mkdirSync(join(dir, "snapshots"), { recursive: true });
+    writeFileSync(join(dir, "snapshots/2023-03-14.json"), "{\"version\":1,\"snapshotDate\":\"2023-03-14\"}");
+    const bad = await api.get("/api/snapshots/2023-03-14.json");
+    expect(bad.status).toBe(500);
+    expect(bad.body.error).toBe("Snapshot payload corrupted: 2023-03-14");
+  });
+
+  it("the projection of usdc-circle carries its row, report card, PSI and DEWS, with ETag <sha256>-<id>", async () => {
+    const res = await api.get("/api/snapshot/2023-03-11/stablecoin/usdc-circle");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ snapshotDate: "2023-03-11", stablecoinId: "usdc-circle", stablecoin: { id: "usdc-circle", symbol: "USDC" } });
+    expect(res.body.stablecoin.price).toBeLessThan(0.99);
+    expect(res.body.scores.reportCard.id).toBe("usdc-circle");
+    expect(res.body.scores.psi.score).toBeGreaterThanOrEqual(0);
+    expect(res.body.scores.dews.stablecoinId).toBe("usdc-circle");
+    expect(res.body.scores.liquidity).toBeNull();
+    expect(res.headers.get("etag")).toBe(`"${sha(readFileSync(join(dir, "snapshots/2023-03-11.json")))}-usdc-circle"`);
+    expect((await api.get("/api/snapshot/2023-03-11/stablecoin/no-such-coin")).status).toBe(404);
+    expect((await api.get("/api/snapshot/2023-13-11/stablecoin/usdc-circle")).status).toBe(400);
+  });
+});
