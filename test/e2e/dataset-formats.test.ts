@@ -29,6 +29,7 @@ afterAll(async () => {
   db?.close();
   await served?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (served?.dir) rmSync(served.dir, { recursive: true, force: true }); // the build (~110 MB) is this file's own temp dir
 });
 
 const CONTENT_TYPES: Record<DatasetFormat, string> = {
