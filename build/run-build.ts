@@ -3,7 +3,7 @@ import { type BuildManifest, type RunRecord, RunRecordSchema } from "../site-dat
 import { assertCaptureDir } from "./captures.ts";
 import { log } from "./log.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
-import { assembleManifest, emitBuild, readCircuits, toJson } from "./stages/emit.ts";
+import { assembleManifest, emitBuild, inputsDigest, readCircuits, toJson } from "./stages/emit.ts";
 import { EMITTERS } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
 import { applyRetention, publishBuild, type RetentionReport, sweepLeftovers, type SweepReport } from "./stages/publish.ts";
@@ -57,7 +57,7 @@ export async function runBuild(opts: BuildOptions): Promise<BuildResult> {
     const modelled = await loadAndModel({ asOf: opts.asOf, captureDir: opts.captureDir, registry: opts.registry, warehousePath: opts.warehousePath, sink: opts.sink, onchainLedgerPath: opts.onchainLedgerPath });
     const { db } = modelled;
     try {
-      const emitted = await emitBuild({ db, asOf: modelled.asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt }, EMITTERS);
+      const emitted = await emitBuild({ db, asOf: modelled.asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, EMITTERS);
       manifest = assembleManifest(modelled, emitted, await readCircuits(opts.sink));
       const warehouse = opts.warehousePath;
       const published = await publishBuild(opts.sink, manifest, emitted, { beforePointer: warehouse ? () => persistHistory(db, warehouse) : undefined });

@@ -13,7 +13,7 @@ import type { z } from "zod";
 import { sha256 } from "./captures.ts";
 import { log } from "./log.ts";
 import type { Sink } from "./sinks/sink.ts";
-import { emitBuild, toJson } from "./stages/emit.ts";
+import { emitBuild, inputsDigest, toJson } from "./stages/emit.ts";
 import { siteDataEmitterOf } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
 
@@ -57,7 +57,7 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
   const asOf = snapshotAsOf(day);
   const modelled = await loadAndModel({ asOf, captureDir: opts.captureDir, sink: opts.sink, registry: opts.registry, warehousePath: null });
   try {
-    const emitted = await emitBuild({ db: modelled.db, asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt }, [siteDataEmitterOf(SNAPSHOT_ARTIFACTS)]);
+    const emitted = await emitBuild({ db: modelled.db, asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, [siteDataEmitterOf(SNAPSHOT_ARTIFACTS)]);
     const files = new Map(emitted.files.map((f) => [f.file.path, typeof f.body === "string" ? f.body : Buffer.from(f.body).toString("utf8")]));
     const list = parse(StablecoinsPayloadSchema, files, stablecoinsArtifact.outputs.main.path)!;
     const cards = parse(ReportCardsPayloadSchema, files, reportCardsArtifact.outputs.main.path);

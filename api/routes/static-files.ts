@@ -7,6 +7,7 @@ import type { HandlerContext, RouteDecl, StaticResult } from "./route.ts";
 
 const TYPES: Record<string, string> = {
   csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8", ndjson: "application/x-ndjson", md: "text/markdown; charset=utf-8", duckdb: "application/octet-stream",
+  parquet: "application/vnd.apache.parquet",
 };
 const typeOf = (path: string) => TYPES[path.slice(path.lastIndexOf(".") + 1)] ?? "application/octet-stream";
 const tag = "static";
@@ -31,26 +32,35 @@ function generated(make: () => unknown): () => StaticResult {
   };
 }
 
+/** Dataset formats served (datasets/contract.ts DATASET_FORMATS). */
+const FORMATS = "csv|json|ndjson|parquet";
+
 const DatasetFile = z.object({
   topic: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a dataset topic"),
-  file: z.string().regex(/^(latest|\d{4}-\d{2}-\d{2})\.(csv|json|ndjson)$/, "must be latest or YYYY-MM-DD with .csv, .json or .ndjson"),
+  file: z.string().regex(new RegExp(`^((latest|\\d{4}-\\d{2}-\\d{2})\\.(${FORMATS})|datapackage\\.json)$`), "must be latest or YYYY-MM-DD with .csv, .json, .ndjson or .parquet, or datapackage.json"),
 });
 
+/** A dated file of the serving build: `datasets/<topic>/<YYYY-MM-DD>.<ext>`. */
+const datedIn = (topic: string, ext: string) => new RegExp(`^datasets/${topic}/\\d{4}-\\d{2}-\\d{2}\\.${ext}$`);
+
 /**
- * Dated dataset file (`<topic>/<YYYY-MM-DD>.<fmt>`, kept 90 days outside builds), or `latest`: the
- * newest dated file of the serving build (spec 1: a same-extension rewrite).
+ * Dated dataset file (`<topic>/<YYYY-MM-DD>.<fmt>`, kept 90 days outside builds), `latest`: the
+ * newest dated file of the serving build (spec 1: a same-extension rewrite), or for an undated topic
+ * its undated file `datasets/<topic>.<fmt>`; or the topic's `datapackage.json` of the serving build.
  */
 async function datasetFile(ctx: HandlerContext): Promise<StaticResult | null> {
   const { topic, file } = ctx.params;
+  if (file === "datapackage.json") return buildFile(ctx.build, `datasets/${topic}/datapackage.json`);
   const [day, ext] = file.split(".");
   if (day === "latest") {
-    const dated = [...(ctx.build?.files.keys() ?? [])].filter((p) => p.startsWith(`datasets/${topic}/`) && p.endsWith(`.${ext}`)).sort().at(-1);
-    return dated ? buildFile(ctx.build, dated) : null;
+    const pattern = datedIn(topic, ext);
+    const dated = [...(ctx.build?.files.keys() ?? [])].filter((p) => pattern.test(p)).sort().at(-1);
+    return buildFile(ctx.build, dated ?? `datasets/${topic}.${ext}`);
   }
   const key = `datasets/${topic}/${file}`;
   const bytes = await ctx.store.object(key);
   if (!bytes) return null;
-  return { bytes, contentType: typeOf(file), encoded: (e) => ctx.store.object(`${key}${e === "br" ? ".br" : ".gz"}`) };
+  return { bytes, contentType: typeOf(file), encoded: ext === "parquet" ? async () => null : (e) => ctx.store.object(`${key}${e === "br" ? ".br" : ".gz"}`) };
 }
 
 const openApi = generated(buildOpenApi);
@@ -62,13 +72,13 @@ export const STATIC_ROUTES: RouteDecl[] = [
   {
     kind: "static", operationId: "getDatasetFile", method: "GET", path: "/datasets/:topic/:file", lane: "public", tag, mediaType: "text/csv", params: DatasetFile,
     summary: "Dataset export (dated or latest)",
-    description: "`/datasets/<topic>/latest.{csv,json,ndjson}` (the newest dated file) and `/datasets/<topic>/<YYYY-MM-DD>.{csv,json,ndjson}` (kept 90 days; a missing dated URL means no published run, not an empty dataset).",
+    description: "`/datasets/<topic>/latest.{csv,json,ndjson,parquet}` (the newest dated file; for an undated topic its `/datasets/<topic>.<fmt>` file), `/datasets/<topic>/<YYYY-MM-DD>.{csv,json,ndjson,parquet}` (kept 90 days; a missing dated URL means no published run, not an empty dataset) and `/datasets/<topic>/datapackage.json` (Frictionless tabular data package: resources, table schema with units, primary key, sources, licences, as-of, build id). CSVs start with one `#` provenance comment line; Parquet is served as `application/vnd.apache.parquet`.",
     handler: datasetFile,
   },
   {
     kind: "static", operationId: "getDatasetExport", method: "GET", path: "/datasets/:file", lane: "public", tag, mediaType: "application/json",
-    params: z.object({ file: z.string().regex(/^[a-z0-9-]{1,64}\.(csv|json)$/, "must be <name>.csv or <name>.json") }),
-    summary: "Undated dataset export (e.g. the stablecoin cemetery)",
+    params: z.object({ file: z.string().regex(new RegExp(`^[a-z0-9-]{1,64}\\.(${FORMATS})$`), "must be <topic>.csv, .json, .ndjson or .parquet") }),
+    summary: "Undated dataset export (e.g. the stablecoin cemetery, source-quality)",
     handler: (ctx) => buildFile(ctx.build, `datasets/${ctx.params.file}`),
   },
   {

@@ -21,6 +21,11 @@ export function stampOf(asOf: number): string {
   return new Date(asOf * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
 }
 
+/** sha256 of the sorted `<path>:<sha256>` lines of the captures a build read (EmitContext.inputsSha256). */
+export function inputsDigest(captures: readonly { path: string; sha256: string }[]): string {
+  return sha256(captures.map((c) => `${c.path}:${c.sha256}`).sort().join("\n"));
+}
+
 /** Stable JSON: object keys in insertion order (fixed by the contracts), newline-terminated. */
 export function toJson(payload: unknown): string {
   return `${JSON.stringify(payload)}\n`;
@@ -36,6 +41,8 @@ export interface EmitContext {
   sourceObservedAt: Record<string, number | null>;
   /** Private temp directory for intermediate files, removed after emit. */
   scratchDir: string;
+  /** sha256 of the `<path>:<sha256>` lines of every capture the build read (sorted): names the inputs without the build id. */
+  inputsSha256: string;
 }
 
 /** Manifest fields an emitter sets on a file; path, sha256, bytes and encodings are filled in by emitBuild. */
@@ -56,10 +63,22 @@ export interface DatedCopy {
   body: string | Uint8Array;
 }
 
-/** An emitter's output: its build files and the dated copies to publish beside them. */
+/**
+ * A build file whose bytes name the build id (e.g. `datasets/<topic>/datapackage.json`): rendered once
+ * the id is known and left out of the content hash (its bytes are a function of the hashed files and
+ * the id, so the build stays reproducible and the id has no cycle).
+ */
+export interface DeferredFile {
+  path: string;
+  extras: ManifestExtras;
+  render(buildId: string): string | Uint8Array;
+}
+
+/** An emitter's output: its build files, the dated copies to publish beside them, and files rendered with the build id. */
 export interface EmitterOutput {
   files: EmittedFile[];
   datedCopies: DatedCopy[];
+  deferred?: DeferredFile[];
 }
 
 /**
@@ -76,13 +95,15 @@ export interface BuildFile {
   file: ManifestFile;
   body: string | Uint8Array;
   unstable?: true;
+  /** Rendered with the build id (DeferredFile): reproducible, but left out of the content hash. */
+  derived?: true;
 }
 
 /** Every file of a build, sorted by path, with the content hash and build id derived from them. */
 export interface EmittedBuild {
   /** `<stamp>-<first 7 hex of contentHash>`. */
   buildId: string;
-  /** sha256 of the `<path>:<sha256>` lines of every file with reproducible bytes. */
+  /** sha256 of the `<path>:<sha256>` lines of every file with reproducible bytes, except files rendered with the build id. */
   contentHash: string;
   files: BuildFile[];
   datedCopies: DatedCopy[];
@@ -99,21 +120,33 @@ export async function emitBuild(ctx: Omit<EmitContext, "scratchDir">, emitters: 
   try {
     const files: BuildFile[] = [];
     const datedCopies: DatedCopy[] = [];
+    const deferred: DeferredFile[] = [];
     const seen = new Map<string, string>();
+    const claim = (path: string, emitter: string) => {
+      if (seen.has(path)) throw new Error(`emitters ${seen.get(path)} and ${emitter} both emit ${path}`);
+      seen.set(path, emitter);
+    };
+    const add = (f: Omit<EmittedFile, "unstable">, flag?: "unstable" | "derived") => {
+      const bytes = typeof f.body === "string" ? Buffer.byteLength(f.body) : f.body.byteLength;
+      const encodings = isCompressible(f.path) ? { encodings: [...STORED_ENCODINGS] } : {};
+      files.push({ file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings }, body: f.body, ...(flag ? { [flag]: true as const } : {}) });
+    };
     for (const emitter of emitters) {
       const out = await emitter.emit({ ...ctx, scratchDir });
       for (const f of out.files) {
-        if (seen.has(f.path)) throw new Error(`emitters ${seen.get(f.path)} and ${emitter.name} both emit ${f.path}`);
-        seen.set(f.path, emitter.name);
-        const bytes = typeof f.body === "string" ? Buffer.byteLength(f.body) : f.body.byteLength;
-        const encodings = isCompressible(f.path) ? { encodings: [...STORED_ENCODINGS] } : {};
-        files.push({ file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings }, body: f.body, ...(f.unstable ? { unstable: true } : {}) });
+        claim(f.path, emitter.name);
+        add(f, f.unstable ? "unstable" : undefined);
       }
+      for (const d of out.deferred ?? []) claim(d.path, emitter.name);
+      deferred.push(...(out.deferred ?? []));
       datedCopies.push(...out.datedCopies);
     }
     files.sort((a, b) => a.file.path.localeCompare(b.file.path));
     const contentHash = sha256(files.filter((f) => !f.unstable).map((f) => `${f.file.path}:${f.file.sha256}`).join("\n"));
-    return { buildId: `${stampOf(ctx.asOf)}-${contentHash.slice(0, 7)}`, contentHash, files, datedCopies };
+    const buildId = `${stampOf(ctx.asOf)}-${contentHash.slice(0, 7)}`;
+    for (const d of deferred) add({ path: d.path, body: d.render(buildId), extras: d.extras }, "derived");
+    files.sort((a, b) => a.file.path.localeCompare(b.file.path));
+    return { buildId, contentHash, files, datedCopies };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
   }

@@ -1,11 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serialise } from "../../datasets/contract.ts";
+import { csvProvenance, DATASET_FORMATS, serialise } from "../../datasets/contract.ts";
+import { buildDatapackage, type DatapackageFile } from "../../datasets/datapackage.ts";
 import { DATASETS } from "../../datasets/datasets.ts";
 import { METHODOLOGY_CHANGELOGS } from "../../pipelines/analytics/changelogs.ts";
 import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import type { Artifact } from "../../site-data/contract.ts";
-import { ArtifactError, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
+import { sha256 } from "../captures.ts";
+import { ArtifactError, type DeferredFile, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
 
 /** Tables copied into the researchers' `ballast.duckdb`. */
 const PUBLISHED_TABLES = [
@@ -51,15 +53,45 @@ async function emitSiteData(ctx: EmitContext, artifacts: readonly Artifact[]): P
 }
 
 /**
- * Datasets (`datasets/datasets.ts`), every row checked against its zod schema: undated topics as
+ * Parquet options that make DuckDB's writer byte-reproducible: one thread (row groups are cut in one
+ * order), a fixed row-group size and codec. `created_by` names the DuckDB version, so bytes change only
+ * with a DuckDB upgrade. Checked by building twice (test/e2e/build-and-serve.test.ts).
+ */
+const PARQUET_OPTIONS = "FORMAT PARQUET, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE 122880";
+
+/** Writes `sql`'s rows to `file` with DuckDB `COPY … (FORMAT PARQUET)` on one thread; returns the bytes. */
+async function parquetOf(db: EmitContext["db"], sql: string, file: string): Promise<Uint8Array> {
+  const [{ threads }] = await db.all<{ threads: string }>("select current_setting('threads')::varchar as threads");
+  await db.exec("set threads = 1");
+  try {
+    await db.exec(`copy (\n${sql.trim().replace(/;$/, "")}\n) to '${file.replace(/'/g, "''")}' (${PARQUET_OPTIONS})`);
+  } finally {
+    await db.exec(`set threads = ${Number(threads)}`);
+  }
+  return readFile(file);
+}
+
+/** Methodology versions in force of a dataset's analytics, in declaration order. */
+const methodologyOf = (analytics: string[]) => analytics.flatMap((a) => {
+  const versions = METHODOLOGY_CHANGELOGS.filter((c) => c.analytic === a);
+  if (!versions.length) throw new Error(`dataset methodology ${a} has no changelog (pipelines/analytics/changelogs.ts)`);
+  return versions.map((c) => ({ analytic: a, versionId: c.versionId }));
+});
+
+/**
+ * Datasets (`datasets/datasets.ts`), every row checked against its zod schema, in every format
+ * (csv, json, ndjson from the rows; parquet by DuckDB `COPY` of the same query): undated topics as
  * `datasets/<topic>.<fmt>`, dated ones as `datasets/<topic>/<as-of day>.<fmt>` plus the same bytes as a
- * dated copy at that key outside the build (kept 90 days), and `sheets/<topic>.csv` for sheet topics.
+ * dated copy at that key outside the build (kept 90 days), `sheets/<topic>.csv` for sheet topics (no
+ * comment line), and `datasets/<topic>/datapackage.json` rendered once the build id is known. Every
+ * dataset CSV starts with a provenance comment line (csvProvenance).
  */
 export const datasetsEmitter: Emitter = {
   name: "datasets",
   async emit(ctx) {
     const files: EmittedFile[] = [];
     const datedCopies: DatedCopy[] = [];
+    const deferred: DeferredFile[] = [];
     const dataAsOf = listObservedAt(ctx);
     for (const ds of DATASETS) {
       const rows = await ctx.db.all(ds.sql);
@@ -67,15 +99,33 @@ export const datasetsEmitter: Emitter = {
         const res = ds.row.safeParse(r);
         if (!res.success) throw new ArtifactError(`dataset ${ds.topic} row ${i} failed its schema: ${res.error.issues[0]?.path.join(".")}: ${res.error.issues[0]?.message}`, ds.topic);
       }
-      for (const fmt of ds.formats) {
-        const body = serialise(rows, ds.columns, fmt);
-        const path = ds.dated ? `datasets/${ds.topic}/${ctx.asOfDay}.${fmt}` : `datasets/${ds.topic}.${fmt}`;
-        files.push({ path, body, extras: { artifact: `dataset:${ds.topic}`, rows: rows.length, dataAsOf, schemaVersion: "1.0.0" } });
-        if (ds.dated) datedCopies.push({ key: path, body });
-        if (ds.sheet && fmt === "csv") files.push({ path: `sheets/${ds.topic}.csv`, body, extras: { artifact: `sheet:${ds.topic}`, rows: rows.length, dataAsOf, schemaVersion: "1.0.0" } });
+      const described = await ctx.db.all<{ column_name: string; column_type: string }>(`describe select * from (\n${ds.sql.trim().replace(/;$/, "")}\n)`);
+      const columnTypes = Object.fromEntries(described.map((c) => [c.column_name, c.column_type]));
+      const missing = ds.columns.filter((c) => !(c in columnTypes));
+      if (missing.length || described.length !== ds.columns.length) {
+        throw new ArtifactError(`dataset ${ds.topic}: SQL columns ${described.map((c) => c.column_name).join(",")} do not match the declared ${ds.columns.join(",")}`, ds.topic);
       }
+      const methodology = methodologyOf(ds.methodologies);
+      const comment = csvProvenance({ topic: ds.topic, asOf: ctx.asOf, methodology: methodology.map((m) => m.versionId), inputsSha256: ctx.inputsSha256 });
+      const extras = { artifact: `dataset:${ds.topic}`, rows: rows.length, dataAsOf, schemaVersion: "1.0.0" };
+      const packaged: DatapackageFile[] = [];
+      for (const fmt of DATASET_FORMATS) {
+        const body = fmt === "parquet" ? await parquetOf(ctx.db, ds.sql, join(ctx.scratchDir, `${ds.topic}.parquet`)) : serialise(rows, ds.columns, fmt, fmt === "csv" ? comment : undefined);
+        const path = ds.dated ? `datasets/${ds.topic}/${ctx.asOfDay}.${fmt}` : `datasets/${ds.topic}.${fmt}`;
+        files.push({ path, body, extras });
+        packaged.push({ format: fmt, path: ds.dated ? `${ctx.asOfDay}.${fmt}` : `latest.${fmt}`, bytes: typeof body === "string" ? Buffer.byteLength(body) : body.byteLength, sha256: sha256(body) });
+        if (ds.dated) datedCopies.push({ key: path, body });
+        if (ds.sheet && fmt === "csv") {
+          files.push({ path: `sheets/${ds.topic}.csv`, body: serialise(rows, ds.columns, "csv"), extras: { ...extras, artifact: `sheet:${ds.topic}` } });
+        }
+      }
+      deferred.push({
+        path: `datasets/${ds.topic}/datapackage.json`,
+        extras: { ...extras, artifact: `datapackage:${ds.topic}` },
+        render: (buildId) => `${JSON.stringify(buildDatapackage({ dataset: ds, columnTypes, rows: rows.length, files: packaged, asOf: ctx.asOf, buildId, methodology, inputsSha256: ctx.inputsSha256 }), null, 1)}\n`,
+      });
     }
-    return { files, datedCopies };
+    return { files, datedCopies, deferred };
   },
 };
 

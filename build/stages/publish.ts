@@ -187,7 +187,7 @@ export function buildsToKeep(builds: readonly BuildSummary[], servingBuildId: st
 }
 
 /** Dated dataset files and their compressed siblings: `datasets/<topic>/<YYYY-MM-DD>.<fmt>[.br|.gz]`. */
-const DATED_FILE = /^datasets\/[^/]+\/(\d{4}-\d{2}-\d{2})\.(?:csv|json|ndjson)(?:\.br|\.gz)?$/;
+const DATED_FILE = /^datasets\/[^/]+\/(\d{4}-\d{2}-\d{2})\.(?:csv|json|ndjson|parquet)(?:\.br|\.gz)?$/;
 
 /** What applyRetention deleted and kept. */
 export interface RetentionReport {

@@ -97,7 +97,8 @@ describe("end to end: recorded capture → build → running API", () => {
     expect(latest.headers.get("access-control-allow-origin")).toBe("*");
     const [a, b] = [await latest.text(), await dated.text()];
     expect(a).toBe(b);
-    expect(a.split("\n")[0]).toBe("id,symbol,name,pegType,pegMechanism,price,circulatingUsd,chainCount,chains");
+    expect(a.split("\n")[0]).toMatch(/^# ballast dataset top-stablecoins as-of 2025-09-07T00:00:00Z methodology \S+ inputs sha256:[0-9a-f]{64}$/);
+    expect(a.split("\n")[1]).toBe("id,symbol,name,pegType,pegMechanism,price,circulatingUsd,chainCount,chains");
     expect((await get("/sheets/top-stablecoins.csv", false)).status).toBe(200);
     const cemetery = await (await get("/datasets/stablecoin-cemetery.json", false)).json();
     expect(cemetery.find((c: { symbol: string; deathDate: string | null }) => c.symbol === "UST" && c.deathDate?.startsWith("2022-05"))).toBeTruthy();
@@ -107,7 +108,8 @@ describe("end to end: recorded capture → build → running API", () => {
   it("publishes depeg-history: 90-day window of event starts ending on the file date, newest first", async () => {
     const csv = await (await get("/datasets/depeg-history/latest.csv", false)).text();
     expect(csv).toBe(await (await get("/datasets/depeg-history/2025-09-07.csv", false)).text());
-    const [header, ...lines] = csv.trim().split("\n");
+    const [comment, header, ...lines] = csv.trim().split("\n");
+    expect(comment.startsWith("# ballast dataset depeg-history ")).toBe(true);
     expect(header).toBe("id,stablecoinId,symbol,direction,peakDeviationBps,startedAtISO,endedAtISO,durationSec,startPrice,peakPrice,recoveryPrice,pegReference,source");
     const rows = (await (await get("/datasets/depeg-history/latest.json", false)).json()) as { id: string; startedAtISO: string }[];
     expect(rows.length).toBeGreaterThan(0);
@@ -153,10 +155,11 @@ describe("end to end: recorded capture → build → running API", () => {
       expect(brotliDecompressSync(readFileSync(join(buildDir, `${f.path}.br`))).equals(bytes), `${f.path}.br`).toBe(true);
       expect(gunzipSync(readFileSync(join(buildDir, `${f.path}.gz`))).equals(bytes), `${f.path}.gz`).toBe(true);
     }
-    for (const fmt of ["csv", "json", "ndjson"]) {
+    for (const fmt of ["csv", "json", "ndjson", "parquet"]) {
       const key = `datasets/top-stablecoins/2025-09-07.${fmt}`;
       const bytes = readFileSync(join(dir, key));
       expect(bytes.equals(readFileSync(join(buildDir, key)))).toBe(true);
+      if (fmt === "parquet") continue; // stored as is (already compressed)
       expect(brotliDecompressSync(readFileSync(join(dir, `${key}.br`))).equals(bytes)).toBe(true);
       expect(gunzipSync(readFileSync(join(dir, `${key}.gz`))).equals(bytes)).toBe(true);
     }
@@ -167,6 +170,9 @@ describe("end to end: recorded capture → build → running API", () => {
     const strip = (m: BuildManifest) => m.files.filter((f) => f.path !== "ballast.duckdb").map((f) => `${f.path} ${f.sha256}`);
     expect(second.manifest.buildId).toBe(manifest.buildId);
     expect(strip(second.manifest)).toEqual(strip(manifest));
+    const parquet = manifest.files.filter((f) => f.path.endsWith(".parquet"));
+    expect(parquet.length).toBe(7); // every dataset topic: DuckDB's parquet writer is byte-stable on one thread
+    for (const f of parquet) expect(readFileSync(join(second.dir, "builds", manifest.buildId, f.path)).equals(readFileSync(join(dir, "builds", manifest.buildId, f.path))), f.path).toBe(true);
     const manifestBytes = (d: string) => readFileSync(join(d, "builds", manifest.buildId, "manifest.json"));
     const withoutDuckdb = (m: BuildManifest) => ({ ...m, files: m.files.filter((f) => f.path !== "ballast.duckdb") });
     expect(withoutDuckdb(JSON.parse(manifestBytes(second.dir).toString()))).toEqual(withoutDuckdb(JSON.parse(manifestBytes(dir).toString())));

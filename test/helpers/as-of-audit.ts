@@ -108,9 +108,9 @@ export class AsOfChecker {
     return [];
   }
 
-  /** Late cells of a CSV text (header row first), as `line:column=value`. */
+  /** Late cells of a CSV text (header row first; a leading `#` provenance line skipped), as `line:column=value`. */
   lateInCsv(text: string): string[] {
-    const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true });
+    const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true, comments: "#" });
     const out: string[] = [];
     parsed.data.forEach((row, i) => {
       for (const [col, cell] of Object.entries(row)) {

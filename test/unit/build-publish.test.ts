@@ -37,7 +37,7 @@ function fakeEmitters(duckdbBytes: Uint8Array): Emitter[] {
 
 /** Emits and assembles a manifest over the fake emitters (no database needed). */
 async function fakeBuild(duckdbBytes: Uint8Array, asOf = AS_OF) {
-  const emitted = await emitBuild({ db: {} as Db, asOf, asOfDay: new Date(asOf * 1000).toISOString().slice(0, 10), sourceObservedAt: {} }, fakeEmitters(duckdbBytes));
+  const emitted = await emitBuild({ db: {} as Db, asOf, asOfDay: new Date(asOf * 1000).toISOString().slice(0, 10), sourceObservedAt: {}, inputsSha256: "0".repeat(64) }, fakeEmitters(duckdbBytes));
   const manifest = assembleManifest({ asOf, captures: [], sources: [], readerDropped: {}, readerProblems: {}, skippedCaptures: [], sourceLineage: [], modelRun: { tables: [], rejected: {}, timings: {} }, qualityRejections: {}, warnings: [] }, emitted, {});
   return { emitted, manifest };
 }
