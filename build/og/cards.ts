@@ -85,7 +85,8 @@ function frame(o: { asOf: number; kicker: string; title: OgChild[]; subtitle?: s
       h("div", {}, o.route)));
 }
 
-const title = (text: string) => h("div", { fontSize: 64, color: C.text, lineHeight: 1.05 }, text);
+/** A card title: 64 px, 50 px past 22 characters, cut with `…` past 27 so the pills beside it stay on the card. */
+const title = (text: string) => h("div", { fontSize: text.length > 22 ? 50 : 64, color: C.text, lineHeight: 1.05 }, text.length > 27 ? `${text.slice(0, 26).trimEnd()}…` : text);
 const pill = (text: string, colour: string, size = 30) =>
   h("div", { fontSize: size, color: colour, border: `2px solid ${colour}`, borderRadius: 12, padding: "4px 16px" }, text);
 

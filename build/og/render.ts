@@ -9,12 +9,23 @@ export interface OgNode {
 export type OgChild = OgNode | string | number | null | false | undefined;
 export type Style = Record<string, string | number>;
 
+/** Characters the bundled font draws: printable ASCII, Latin-1, Latin Extended-A and a little punctuation. */
+const DRAWABLE = /[^\u0020-\u007E\u00A0-\u017F\u2013\u2014\u2018\u2019\u201C\u201D\u2022\u2026\u20AC\u2212]/gu;
+
+/**
+ * `text` with every character the bundled font lacks (CJK, emoji, …) replaced by `?`: satori would
+ * otherwise fetch a font or emoji image for it, and rendering never uses the network.
+ */
+export function drawable(text: string): string {
+  return text.replace(DRAWABLE, "?");
+}
+
 /**
  * Element `type` with `style` and children. A `div` is `display: flex` unless the style says
- * otherwise (satori lays out flex boxes only); falsy children are dropped.
+ * otherwise (satori lays out flex boxes only); falsy children are dropped; text goes through `drawable`.
  */
 export function h(type: string, style: Style, ...children: OgChild[]): OgNode {
-  const kids = children.filter((c) => c !== null && c !== undefined && c !== false);
+  const kids = children.filter((c) => c !== null && c !== undefined && c !== false).map((c) => (typeof c === "string" ? drawable(c) : c));
   const s = type === "div" ? { display: "flex", ...style } : style;
   return { type, props: { style: s, ...(kids.length === 0 ? {} : { children: kids.length === 1 ? kids[0] : kids }) } };
 }
