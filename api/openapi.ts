@@ -15,6 +15,7 @@ const TAGS: Record<string, string> = {
   usds: "Sky USDS protocol status read on Ethereum (freeze module, implementation): 503 until a build holds a status capture.",
   "not-yet-available": "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
   writes: "Public-host write routes (spec 4.4).",
+  og: "Share images (`image/png`, 1200×630) rendered at build time; no key, GET and HEAD.",
   static: "Static files: datasets, sheets, the DuckDB file, this description, Postman files, methodology changelogs.",
 };
 
@@ -68,7 +69,13 @@ function operation(r: RouteDecl) {
     parameters: parameters(r),
     ...(r.kind === "json"
       ? { "x-cache-profile": r.cache, "x-cache-control": CACHE_PROFILES[r.cache], ...(budget !== undefined ? { "x-freshness-max-age-sec": budget } : {}), responses: jsonResponses(r) }
-      : { "x-cache-control": "public, max-age=300", responses: { "200": { description: "OK", content: { [r.mediaType]: {} } }, "400": err("Invalid file name"), "404": err("Not published") } }),
+      : {
+        ...(r.cache ? { "x-cache-profile": r.cache } : {}), "x-cache-control": r.cache ? CACHE_PROFILES[r.cache] : "public, max-age=300",
+        responses: {
+          "200": { description: "OK", content: { [r.mediaType]: {} } }, "400": err(r.params ? "Invalid parameter: the message names it" : "Invalid file name"), "404": err("Not published, or unknown id"),
+          ...(r.feature ? { "503": err(`Data not yet available: ${r.feature} (\`Retry-After: 60\`)`) } : {}),
+        },
+      }),
   };
 }
 

@@ -3,6 +3,7 @@ import { CHAIN_ROUTES } from "./chains.ts";
 import { HEALTH_ROUTES } from "./health.ts";
 import { MARKETS_ROUTES } from "./markets.ts";
 import { NOT_YET_AVAILABLE_ROUTES, WRITE_ROUTES } from "./not-yet-available.ts";
+import { OG_ROUTES } from "./og.ts";
 import { ONCHAIN_ROUTES } from "./onchain.ts";
 import { PEG_ROUTES } from "./peg.ts";
 import { REDEMPTION_ROUTES } from "./redemption.ts";
@@ -21,5 +22,5 @@ import { YIELD_ROUTES } from "./yields.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...SNAPSHOT_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...SNAPSHOT_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...OG_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

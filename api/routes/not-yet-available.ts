@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { outputPath } from "../../site-data/contract.ts";
-import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
+import { OG_IMAGES } from "../../site-data/og-images.ts";
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import { OG_ROUTES } from "./og.ts";
 import { MARKETS_ROUTES } from "./markets.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
 import { USDS_ROUTES } from "./usds.ts";
 import { YIELD_ROUTES } from "./yields.ts";
-import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
+import type { JsonRoute, RouteDecl } from "./route.ts";
 
 /** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values not yet checked. */
 function params(spec: string): z.ZodObject | undefined {
@@ -31,24 +31,13 @@ function later(operationId: string, path: string, feature: string, cache: CacheP
   };
 }
 
-/** Spec 4.1 read routes whose features land with later issues (on-chain, risk, markets, digests, status). */
+/** Spec 4.1 read routes whose features land with later issues (digests, snapshots, status, bot pulse). */
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
   later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
   later("getDigestSnapshot", "/api/digest-snapshot", "digests", "archive", "Digest for a date", "date!"),
   later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
-  {
-    // An unknown coin is 404 even before images exist (spec 4.1).
-    ...later("getOgStablecoin", "/api/og/stablecoin/:stablecoinId", "og-images", "og-image", "Share image of one stablecoin (exempt, image/png)", "", "public"),
-    async handler(ctx: HandlerContext, route: JsonRoute) {
-      if (!ctx.build?.files.has(outputPath(stablecoinDetailArtifact.outputs.main, ctx.params.stablecoinId))) throw new HttpError(404, `Unknown stablecoin id: ${ctx.params.stablecoinId}`);
-      throw notYetAvailable(route.notYetAvailable!);
-    },
-  },
-  later("getOgSafetyScores", "/api/og/safety-scores", "og-images", "og-image", "Share image of safety scores (exempt, image/png)", "", "public"),
-  later("getOgDepeg", "/api/og/depeg", "og-images", "og-image", "Share image of depeg incidents (exempt, image/png)", "", "public"),
-  later("getOgStabilityIndex", "/api/og/stability-index", "og-images", "og-image", "Share image of the stability index (exempt, image/png)", "", "public"),
 ];
 
 /**
@@ -69,7 +58,8 @@ function isPublished(path: string, published: ReadonlySet<string>): boolean {
 /**
  * Features no build publishes yet, from the route table: feature → the GET paths answering 503 for
  * it (OpenAPI form): every `notYetAvailable` route, plus routes bound to an optional artifact whose
- * file (any file of a `{id}` output) is not among `published` (the serving build's file paths), under the artifact's key. Health
+ * file (any file of a `{id}` output) is not among `published` (the serving build's file paths), under the artifact's key,
+ * plus share-image routes (`og-images`) whose image (any per-coin image) the build lacks. Health
  * reports them (no effect on status), so the list cannot drift from the routes.
  */
 export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set()): Record<string, string[]> {
@@ -78,6 +68,10 @@ export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set
     if (r.kind !== "json") continue;
     const feature = r.notYetAvailable ?? (r.artifact?.optional && !isPublished(r.artifact.output.path, published) ? r.artifact.key : undefined);
     if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
+  }
+  for (const r of OG_ROUTES) {
+    const image = Object.values(OG_IMAGES).find((i) => i.route === r.path);
+    if (r.feature && image && !isPublished(image.path, published)) (out[r.feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   return out;
 }

@@ -122,11 +122,15 @@ export interface JsonRoute extends RouteBase {
   handler?(ctx: HandlerContext, route: JsonRoute): Promise<RouteResult>;
 }
 
-/** A static file route (datasets, sheets, the DuckDB file, OpenAPI, Postman): no key, `Access-Control-Allow-Origin: *`. */
+/** A static file route (datasets, sheets, the DuckDB file, OpenAPI, Postman, OG images): no key, `Access-Control-Allow-Origin: *`. */
 export interface StaticRoute extends RouteBase {
   kind: "static";
   /** Media type documented in OpenAPI. */
   mediaType: string;
+  /** Cache-Control profile its results carry (documented in OpenAPI); default `public, max-age=300`. */
+  cache?: CacheProfile;
+  /** Feature whose files the route serves: 503 `Data not yet available: <feature>` while the build lacks them (health lists it). */
+  feature?: string;
   handler(ctx: HandlerContext): Promise<StaticResult | null>;
 }
 

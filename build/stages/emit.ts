@@ -43,6 +43,8 @@ export interface EmitContext {
   scratchDir: string;
   /** sha256 of the `<path>:<sha256>` lines of every capture the build read (sorted): names the inputs without the build id. */
   inputsSha256: string;
+  /** Bodies of the files emitted by the emitters that ran before this one, by build path (e.g. site-data payloads for the OG images). */
+  emitted: ReadonlyMap<string, string | Uint8Array>;
 }
 
 /** Manifest fields an emitter sets on a file; path, sha256, bytes and encodings are filled in by emitBuild. */
@@ -110,12 +112,13 @@ export interface EmittedBuild {
 }
 
 /**
- * Emit stage: runs `emitters` in order over one scratch directory, fills in each file's sha256, bytes
+ * Emit stage: runs `emitters` in order over one scratch directory (each sees the bodies its
+ * predecessors emitted, `EmitContext.emitted`), fills in each file's sha256, bytes
  * and `encodings` (["br", "gzip"] for JSON/CSV/NDJSON, whose siblings publish writes), sorts files by
  * path and derives the content hash and build id (same inputs → same id). Throws ArtifactError from an
  * emitter, or an Error when two emitters claim one path.
  */
-export async function emitBuild(ctx: Omit<EmitContext, "scratchDir">, emitters: readonly Emitter[]): Promise<EmittedBuild> {
+export async function emitBuild(ctx: Omit<EmitContext, "scratchDir" | "emitted">, emitters: readonly Emitter[]): Promise<EmittedBuild> {
   const scratchDir = await mkdtemp(join(tmpdir(), "ballast-build-"));
   try {
     const files: BuildFile[] = [];
@@ -131,10 +134,12 @@ export async function emitBuild(ctx: Omit<EmitContext, "scratchDir">, emitters: 
       const encodings = isCompressible(f.path) ? { encodings: [...STORED_ENCODINGS] } : {};
       files.push({ file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings }, body: f.body, ...(flag ? { [flag]: true as const } : {}) });
     };
+    const emitted = new Map<string, string | Uint8Array>();
     for (const emitter of emitters) {
-      const out = await emitter.emit({ ...ctx, scratchDir });
+      const out = await emitter.emit({ ...ctx, scratchDir, emitted });
       for (const f of out.files) {
         claim(f.path, emitter.name);
+        emitted.set(f.path, f.body);
         add(f, f.unstable ? "unstable" : undefined);
       }
       for (const d of out.deferred ?? []) claim(d.path, emitter.name);

@@ -6,7 +6,10 @@ import { DATASETS } from "../../datasets/datasets.ts";
 import { METHODOLOGY_CHANGELOGS } from "../../pipelines/analytics/changelogs.ts";
 import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import type { Artifact } from "../../site-data/contract.ts";
+import { OG_FEATURE } from "../../site-data/og-images.ts";
 import { sha256 } from "../captures.ts";
+import { log } from "../log.ts";
+import { renderOgImages } from "../og/images.ts";
 import { ArtifactError, type DeferredFile, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
 
 /** Tables copied into the researchers' `ballast.duckdb`. */
@@ -160,5 +163,24 @@ export const methodologyEmitter: Emitter = {
   },
 };
 
+/**
+ * `og/**.png`: share images (site-data/og-images.ts) rendered from the site-data payloads emitted
+ * before it (so an image shows exactly what the API serves), 1200×630 PNG, byte-reproducible. An
+ * image whose data is missing is left out (its route answers 503) and logged; nothing is invented.
+ * Runs after siteDataEmitter.
+ */
+export const ogImagesEmitter: Emitter = {
+  name: OG_FEATURE,
+  async emit(ctx) {
+    const r = await renderOgImages(ctx.emitted, ctx.asOf);
+    log("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, { skipped: r.skipped.length });
+    if (r.skipped.length) log("warn", "emit", `OG images left out: ${r.skipped.slice(0, 5).join("; ")}${r.skipped.length > 5 ? ` (+${r.skipped.length - 5} more)` : ""}`);
+    if (r.refused.length) log("warn", "emit", `OG renderer asked for glyphs outside its font (refused, drawn without): ${r.refused.slice(0, 3).join(", ")}`);
+    const dataAsOf = listObservedAt(ctx);
+    const files: EmittedFile[] = r.images.map((i) => ({ path: i.path, body: i.png, extras: { artifact: `og:${i.name}`, rows: null, dataAsOf, schemaVersion: "1.0.0" } }));
+    return { files, datedCopies: [] };
+  },
+};
+
 /** Every emitter of a build, in run order. Adding a kind of published file = adding an entry here. */
-export const EMITTERS: readonly Emitter[] = [siteDataEmitter, datasetsEmitter, duckdbEmitter, methodologyEmitter];
+export const EMITTERS: readonly Emitter[] = [siteDataEmitter, datasetsEmitter, duckdbEmitter, methodologyEmitter, ogImagesEmitter];

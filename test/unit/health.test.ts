@@ -69,6 +69,16 @@ describe("health status (spec 2.8)", () => {
     expect(reported).not.toContain("/api/blacklist");
   });
 
+  it("share images (og-images) are listed as not yet available only while the build lacks them", () => {
+    const og = (path: string) => ({ path, sha256: "x", bytes: 1, rows: null, dataAsOf: AS_OF, schemaVersion: "1.0.0", artifact: "og:x" });
+    const without = health(manifest()).warnings.filter((w) => w.includes("og-images")).join("\n");
+    expect(without).toContain("/api/og/stablecoin/{stablecoinId}, /api/og/safety-scores, /api/og/depeg, /api/og/stability-index answer 503 `Data not yet available: og-images`");
+    const files = [...manifest().files, ...["og/stablecoin/usdt-tether.png", "og/safety-scores.png", "og/depeg.png", "og/stability-index.png"].map(og)];
+    expect(health(manifest({ files })).warnings.filter((w) => w.includes("og-images"))).toEqual([]);
+    const partial = health(manifest({ files: files.filter((f) => f.path !== "og/depeg.png") })).warnings.filter((w) => w.includes("og-images"));
+    expect(partial).toEqual([expect.stringContaining("og-images — no build publishes it yet; /api/og/depeg answers 503")]);
+  });
+
   it("a route bound to an optional artifact is not yet available until its file is published, then a cache", () => {
     const optional = ROUTES.flatMap((r) => (r.kind === "json" && r.artifact?.optional ? [r] : []));
     expect(optional.map((r) => r.path)).toContain("/api/bluechip-ratings");

@@ -1,0 +1,86 @@
+import type { z } from "zod";
+import { DepegLedgerSchema } from "../../site-data/depeg-events.ts";
+import { OG_STABLECOIN_LIMIT, type OgImageName, ogPath } from "../../site-data/og-images.ts";
+import { PegSummaryPayloadSchema } from "../../site-data/peg-summary.ts";
+import { SafetyGradesPayloadSchema } from "../../site-data/report-cards.ts";
+import { StabilityIndexFileSchema } from "../../site-data/stability-index.ts";
+import { StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
+import { depegCard, safetyScoresCard, stabilityIndexCard, stablecoinCard } from "./cards.ts";
+import { type OgNode, renderPng } from "./render.ts";
+
+/** The site-data files the images are drawn from (paths under the build). */
+export const OG_SOURCES = {
+  summary: "site-data/stablecoin-summary.json",
+  peg: "site-data/peg-summary.json",
+  grades: "site-data/safety-grades.json",
+  depeg: "site-data/depeg-events.json",
+  stability: "site-data/stability-index.json",
+  /** `{id}`: one stablecoin detail file per coin the API knows (404 for others). */
+  detail: "site-data/stablecoin/{id}.json",
+} as const;
+
+/** One rendered image: its build path, which image it is, the PNG bytes. */
+export interface OgImage {
+  path: string;
+  name: OgImageName;
+  png: Uint8Array;
+}
+
+/** What rendering a build's images produced: the images, the images left out (and why), timing. */
+export interface OgRenderResult {
+  images: OgImage[];
+  /** `<path>: <reason>` of every image not published because its data is missing in the build. */
+  skipped: string[];
+  /** URLs the renderer asked for and was refused (glyphs missing from the bundled font). */
+  refused: string[];
+  /** Wall time spent rendering (ms). */
+  renderMs: number;
+}
+
+/**
+ * Renders every OG image of a build from its published site-data payloads (`files`: path → body of
+ * the files emitted so far, JSON text). Per coin: one image for each of the OG_STABLECOIN_LIMIT
+ * largest coins (current circulating supply, USD) that have a stablecoin detail file and a summary entry. Index images: safety scores (needs safety-grades and summary),
+ * depeg (needs the depeg ledger), stability index (needs a current reading). An image whose inputs are
+ * missing or fail their schema is not rendered (listed in `skipped`; its route answers 503); nothing
+ * is invented. Deterministic: same payloads and as-of → same bytes.
+ */
+export async function renderOgImages(files: ReadonlyMap<string, string | Uint8Array>, asOf: number): Promise<OgRenderResult> {
+  const read = <S extends z.ZodType>(path: string, schema: S): z.infer<S> | null => {
+    const body = files.get(path);
+    if (body === undefined) return null;
+    const res = schema.safeParse(JSON.parse(typeof body === "string" ? body : Buffer.from(body).toString("utf8")));
+    return res.success ? res.data : null;
+  };
+  const summaries = read(OG_SOURCES.summary, StablecoinSummariesSchema);
+  const peg = read(OG_SOURCES.peg, PegSummaryPayloadSchema);
+  const grades = read(OG_SOURCES.grades, SafetyGradesPayloadSchema);
+  const depeg = read(OG_SOURCES.depeg, DepegLedgerSchema);
+  const stability = read(OG_SOURCES.stability, StabilityIndexFileSchema);
+
+  const jobs: { name: OgImageName; path: string; node: () => OgNode | null; missing: string }[] = [];
+  const [prefix, suffix] = OG_SOURCES.detail.split("{id}");
+  const ids = [...files.keys()].filter((p) => p.startsWith(prefix) && p.endsWith(suffix)).map((p) => p.slice(prefix.length, -suffix.length)).sort();
+  const pegById = new Map((peg?.coins ?? []).map((c) => [c.id, c]));
+  const gradeById = new Map((grades?.grades ?? []).map((g) => [g.id, g]));
+  const supply = (id: string) => summaries?.[id]?.supplyUsd.current ?? null;
+  const largest = ids.filter((id) => supply(id) !== null).sort((a, b) => supply(b)! - supply(a)! || a.localeCompare(b)).slice(0, OG_STABLECOIN_LIMIT).sort();
+  for (const id of largest) {
+    jobs.push({ name: "stablecoin", path: ogPath("stablecoin", id), missing: "no summary entry", node: () => stablecoinCard(asOf, summaries![id], pegById.get(id) ?? null, gradeById.get(id) ?? null) });
+  }
+  jobs.push({ name: "safety-scores", path: ogPath("safety-scores"), missing: "no safety grades or summary", node: () => (grades && summaries ? safetyScoresCard(asOf, grades, summaries) : null) });
+  jobs.push({ name: "depeg", path: ogPath("depeg"), missing: "no depeg ledger", node: () => (depeg ? depegCard(asOf, depeg) : null) });
+  jobs.push({ name: "stability-index", path: ogPath("stability-index"), missing: "no current stability index reading", node: () => (stability?.current ? stabilityIndexCard(asOf, { ...stability, current: stability.current }) : null) });
+
+  const started = performance.now();
+  const out: OgRenderResult = { images: [], skipped: [], refused: [], renderMs: 0 };
+  for (const job of jobs) {
+    const node = job.node();
+    if (!node) { out.skipped.push(`${job.path}: ${job.missing}`); continue; }
+    const { png, refused } = await renderPng(node);
+    out.images.push({ path: job.path, name: job.name, png });
+    for (const u of refused) if (!out.refused.includes(u)) out.refused.push(u);
+  }
+  out.renderMs = Math.round(performance.now() - started);
+  return out;
+}
