@@ -1,5 +1,5 @@
 import type { Registry } from "../pipelines/registry/schema.ts";
-import { type BuildManifest, type RunRecord, RunRecordSchema } from "../site-data/manifest.ts";
+import { type BuildManifest, BuildManifestSchema, type RunRecord, RunRecordSchema } from "../site-data/manifest.ts";
 import { assertCaptureDir } from "./captures.ts";
 import { log } from "./log.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
@@ -86,10 +86,16 @@ export async function runBuild(opts: BuildOptions): Promise<BuildResult> {
 /** Run records kept under `runs/` (newest by key); older ones are deleted after each run. */
 export const RUN_RECORDS_KEPT = 200;
 
-/** Top-level manifest fields whose JSON differs between the published manifest and this run's. */
+/**
+ * Top-level manifest fields whose JSON differs between the published manifest and this run's. The
+ * researchers' DuckDB file is left out of `files`: its bytes differ on every run (DuckDB's file format).
+ */
 export function manifestDifferences(published: BuildManifest, run: BuildManifest): string[] {
-  const keys = [...new Set([...Object.keys(published), ...Object.keys(run)])].sort() as (keyof BuildManifest)[];
-  return keys.filter((k) => JSON.stringify(published[k]) !== JSON.stringify(run[k]));
+  // Both through the schema, so key order is the schema's (a stored manifest was parsed, a fresh one was assembled).
+  const stable = (m: BuildManifest) => { const p = BuildManifestSchema.parse(m); return { ...p, files: p.files.filter((f) => f.artifact !== "duckdb") }; };
+  const a = stable(published), b = stable(run);
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort() as (keyof BuildManifest)[];
+  return keys.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 }
 
 /**

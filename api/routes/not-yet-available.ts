@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { CalendarDaySchema } from "../../site-data/snapshot.ts";
+import { intParam } from "../lib/query-params.ts";
 import { OG_IMAGES } from "../../site-data/og-images.ts";
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
@@ -10,12 +12,27 @@ import { USDS_ROUTES } from "./usds.ts";
 import { YIELD_ROUTES } from "./yields.ts";
 import type { JsonRoute, RouteDecl } from "./route.ts";
 
-/** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values not yet checked. */
+/**
+ * Validators of the query parameters the not-yet-built routes take (spec 4.1, 2.9), so a bad value is a
+ * 400 naming it before the 503: `date` a real calendar day `YYYY-MM-DD` (or `YYYY-MM-DD-weekly`),
+ * `limit` 1-200, `window` `24h`/`7d`/`30d`.
+ */
+const LATER_PARAMS: Record<string, z.ZodType> = {
+  date: z.string({ error: "required" }).regex(/^\d{4}-\d{2}-\d{2}(-weekly)?$/, "must be YYYY-MM-DD or YYYY-MM-DD-weekly")
+    .refine((d) => CalendarDaySchema.safeParse(d.slice(0, 10)).success, "must be a real calendar date").describe("UTC day YYYY-MM-DD (or YYYY-MM-DD-weekly)"),
+  limit: intParam(1, 200).describe("Rows, 1-200 (default 50)"),
+  window: z.enum(["24h", "7d", "30d"], { error: "must be 24h, 7d or 30d" }).describe("Window (default 30d)"),
+};
+
+/** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values checked by LATER_PARAMS. */
 function params(spec: string): z.ZodObject | undefined {
   if (!spec) return undefined;
-  return z.object(Object.fromEntries(spec.split(" ").map((n) => n.endsWith("!")
-    ? [n.slice(0, -1), z.string({ error: "required" }).max(500, "must be at most 500 characters")]
-    : [n, z.string().max(500, "must be at most 500 characters").optional()])));
+  return z.object(Object.fromEntries(spec.split(" ").map((n) => {
+    const name = n.replace(/!$/, "");
+    const v = LATER_PARAMS[name];
+    if (!v) throw new Error(`no validator for not-yet-available parameter ${name}`);
+    return [name, n.endsWith("!") ? v : v.optional()];
+  })));
 }
 
 /**

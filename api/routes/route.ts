@@ -170,13 +170,23 @@ export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext):
 /**
  * The `{id}` file of a per-coin history route whose artifact publishes files only for coins with rows
  * (id = `ctx.query.stablecoin`): null for a listed coin without a file (the caller answers `[]`), else
- * the validated payload; 404 for an unknown id, 503 when the build lacks the data.
+ * the validated payload; 404 for an unknown id, 503 when the build lacks the data (for an optional
+ * artifact: when the build publishes no file of it at all, rather than `[]` for every coin).
  */
 export async function perCoinRows<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string } | null> {
   const build = need(ctx.build);
   const id: string = ctx.query.stablecoin;
-  if (!build.files.has(outputPath(route.artifact!.output, id)) && build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) return null;
+  if (!build.files.has(outputPath(route.artifact!.output, id)) && build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) {
+    // An optional artifact with no file at all in this build is not published yet: 503, not an empty history.
+    if (route.artifact!.optional && !(await publishesArtifact(build, route.artifact!.key))) throw notYetAvailable(route.artifact!.key);
+    return null;
+  }
   return artifactPayload<T>(route, ctx);
+}
+
+/** Whether the build publishes at least one file of artifact `key` (memoised per build). */
+function publishesArtifact(build: ServingBuild, key: string): Promise<boolean> {
+  return build.memo(`publishes:${key}`, () => [...build.files.values()].some((f) => f.artifact === key));
 }
 
 /** 404 naming the unknown id for templated outputs, else 503 not yet available. */

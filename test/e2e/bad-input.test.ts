@@ -165,22 +165,24 @@ describe("duplicate upstream coins are counted", () => {
   });
 });
 
-describe("a rebuild with unchanged content records its own drops", () => {
-  it("the reused build's manifest stays; the run record holds the new drop and says the manifests differ", async () => {
+describe("every run is recorded, also when the build is reused", () => {
+  it("a new dropped row gives a new build whose manifest counts it; an identical rerun reuses the build and says nothing differs", async () => {
     const first = RunRecordSchema.parse(JSON.parse(readFileSync(join(sinkDir, runKey), "utf8")));
     expect(first).toMatchObject({ status: "published", buildId: manifest.buildId, differsFromPublished: [] });
-    // The same inputs plus one malformed row appended to the ECB history: dropped by its reader, nothing published changes.
+    // The same inputs plus one malformed row appended to the ECB history: dropped by its reader. The
+    // input digest in each CSV's provenance line changes, so this is a new build that records the drop.
     const withBadRow = corruptedCaptureDir({ ...EDITS, [ECB]: (t) => `${t}1998-13-45,not-a-rate\n` });
     const again = await runBuild({ asOf: RECORDED_AS_OF, captureDir: withBadRow, sink: new FsSink(sinkDir), warehousePath: null });
-    expect(again.reused).toBe(true);
-    expect(again.manifest.buildId).toBe(manifest.buildId);
-    const stored = BuildManifestSchema.parse(JSON.parse(readFileSync(join(sinkDir, "builds", manifest.buildId, "manifest.json"), "utf8")));
-    expect(stored.readerDropped[ECB]).toEqual(manifest.readerDropped[ECB]);
-    const record = RunRecordSchema.parse(JSON.parse(readFileSync(join(sinkDir, again.runKey), "utf8")));
-    expect(record.status).toBe("reused");
-    expect(record.differsFromPublished).toContain("readerDropped");
-    const before = Object.values(manifest.readerDropped[ECB] ?? {}).reduce((a, b) => a + b, 0);
-    const after = Object.values(record.manifest!.readerDropped[ECB] ?? {}).reduce((a, b) => a + b, 0);
-    expect(after).toBe(before + 1);
-  }, 240_000);
+    expect(again.reused).toBe(false);
+    expect(again.manifest.buildId).not.toBe(manifest.buildId);
+    const drops = (m: BuildManifest) => Object.values(m.readerDropped[ECB] ?? {}).reduce((a, b) => a + b, 0);
+    expect(drops(again.manifest)).toBe(drops(manifest) + 1);
+    // Rerun on identical inputs: the complete build is reused as it is, and the run record says so.
+    const rerun = await runBuild({ asOf: RECORDED_AS_OF, captureDir: withBadRow, sink: new FsSink(sinkDir), warehousePath: null });
+    expect(rerun.reused).toBe(true);
+    const record = RunRecordSchema.parse(JSON.parse(readFileSync(join(sinkDir, rerun.runKey), "utf8")));
+    expect(record).toMatchObject({ status: "reused", buildId: again.manifest.buildId, differsFromPublished: [] });
+    expect(drops(record.manifest!)).toBe(drops(manifest) + 1);
+    expect(readdirSync(join(sinkDir, "runs")).filter((f) => f.endsWith(".json"))).toHaveLength(4); // published, failed, published, reused
+  }, 300_000);
 });

@@ -42,10 +42,25 @@ describe("RowCollector.addUnique: repeated upstream keys", () => {
 });
 
 describe("manifestDifferences: what a reused build's stored manifest does not record", () => {
-  const base = { buildId: "b", asOf: 1, warnings: [], readerDropped: { "f.csv": { "csv-parse-error": 1 } } } as unknown as BuildManifest;
-  it("names the top-level fields whose values differ, none when equal", () => {
-    expect(manifestDifferences(base, structuredClone(base))).toEqual([]);
-    const run = { ...structuredClone(base), readerDropped: { "f.csv": { "csv-parse-error": 2 } }, warnings: ["w"] } as BuildManifest;
+  const file = (path: string, artifact: string, sha256: string) => ({ path, sha256, bytes: 1, rows: null, dataAsOf: null, schemaVersion: "1.0.0", artifact });
+  const base: BuildManifest = {
+    schemaVersion: "1.4.0", buildId: "b", asOf: 1, generatedAt: 1, clock: "replay", contentHash: "h",
+    files: [file("site-data/x.json", "x", "aa"), file("ballast.duckdb", "duckdb", "d1")],
+    sources: [], readerDropped: { "f.csv": { "csv-parse-error": 1 } }, readerProblems: {}, circuits: {}, models: [], qualityRejections: {},
+    warnings: [], skippedCaptures: [], sourceLineage: [],
+  };
+  it("names the top-level fields whose values differ, none when equal (key order aside)", () => {
+    // the same files with keys in another order (as a freshly assembled manifest has them)
+    const reordered = { ...structuredClone(base), files: base.files.map(({ artifact, path, ...rest }) => ({ artifact, ...rest, path })) };
+    expect(manifestDifferences(base, reordered)).toEqual([]);
+    const run = { ...structuredClone(base), readerDropped: { "f.csv": { "csv-parse-error": 2 } }, warnings: ["w"] };
     expect(manifestDifferences(base, run)).toEqual(["readerDropped", "warnings"]);
+  });
+
+  it("ignores the DuckDB file's bytes (never reproducible) but not any other file", () => {
+    const duck = { ...structuredClone(base), files: [base.files[0], file("ballast.duckdb", "duckdb", "d2")] };
+    expect(manifestDifferences(base, duck)).toEqual([]);
+    const other = { ...structuredClone(base), files: [file("site-data/x.json", "x", "bb"), base.files[1]] };
+    expect(manifestDifferences(base, other)).toEqual(["files"]);
   });
 });
