@@ -345,10 +345,23 @@ function benchMarkets(): void {
   ]));
 }
 
+/** 2c. Dated-snapshot backfill rate: `build --from --to` over two days of the SVB week into a fresh data dir, RUNS times. */
+function benchBackfill(): void {
+  const days = 2;
+  const rates: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    execFileSync("npx", ["tsx", "build/cli.ts", "build", "--from", "2023-03-11", "--to", "2023-03-12"], { cwd: ROOT, env: { ...process.env, BALLAST_DATA_DIR: tempDir("ballast-bench-backfill-"), BALLAST_LOG: "silent" }, stdio: ["ignore", "pipe", "ignore"] });
+    rates.push(days / ((performance.now() - t0) / 60_000));
+  }
+  console.log(`\nDated-snapshot backfill (${days} days per run, 2023-03-11 → 2023-03-12, ${RUNS} runs)`);
+  console.log(table(["metric", "median", "min", "max", "target"], [spread("backfill rate (snapshot-days per minute)", rates, 2, "—")]));
+}
+
 const startedAt = new Date();
 console.log(`\nBallast benchmarks — ${startedAt.toISOString()}, nproc ${NPROC}`);
 const dataDir = process.env.BENCH_DATA_DIR || benchBuild();
-if (!process.env.BENCH_DATA_DIR) { benchDetection(); benchMarkets(); }
+if (!process.env.BENCH_DATA_DIR) { benchDetection(); benchMarkets(); benchBackfill(); }
 
 // 3. API vs nginx, PGlite state store.
 const latest = JSON.parse(readFileSync(join(dataDir, "latest.json"), "utf8"));
