@@ -1,19 +1,18 @@
 import { METHODOLOGY_CHANGELOGS } from "../pipelines/analytics/changelogs.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
-import { depegLedgerArtifact, type DepegLedger } from "../site-data/depeg-events.ts";
-import { dexLiquidityArtifact, type DexLiquidity } from "../site-data/dex-liquidity.ts";
+import { depegLedgerArtifact, DepegLedgerSchema } from "../site-data/depeg-events.ts";
+import { dexLiquidityArtifact, DexLiquiditySchema } from "../site-data/dex-liquidity.ts";
 import { reportCardsArtifact, ReportCardsPayloadSchema } from "../site-data/report-cards.ts";
 import {
   SNAPSHOT_INDEX_KEY, SNAPSHOT_VERSION, type Snapshot, SnapshotIndexSchema, SnapshotSchema, snapshotKey, type SnapshotStablecoin,
 } from "../site-data/snapshot.ts";
 import { StabilityIndexFileSchema, stabilityIndexArtifact } from "../site-data/stability-index.ts";
 import { stablecoinsArtifact, StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
-import { type StressSignalsFile, stressSignalsArtifact } from "../site-data/stress-signals.ts";
-import type { z } from "zod";
+import { stressSignalsArtifact, StressSignalsFileSchema } from "../site-data/stress-signals.ts";
 import { sha256 } from "./captures.ts";
 import { log } from "./log.ts";
 import type { Sink } from "./sinks/sink.ts";
-import { emitBuild, inputsDigest, toJson } from "./stages/emit.ts";
+import { emitBuild, emittedPayload, inputsDigest, toJson } from "./stages/emit.ts";
 import { siteDataEmitterOf } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
 
@@ -42,11 +41,6 @@ export interface SnapshotOptions {
   registry?: Registry;
 }
 
-const parse = <T>(schema: z.ZodType<T>, files: Map<string, string>, path: string): T | null => {
-  const text = files.get(path);
-  return text === undefined ? null : schema.parse(JSON.parse(text));
-};
-
 /**
  * Builds the snapshot of UTC day `day` in memory: load → model as of the day's last second (no
  * warehouse history: a snapshot depends only on the recorded inputs, so CI can rebuild it), emits the
@@ -58,13 +52,15 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
   const modelled = await loadAndModel({ asOf, captureDir: opts.captureDir, sink: opts.sink, registry: opts.registry, warehousePath: null });
   try {
     const emitted = await emitBuild({ db: modelled.db, asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, [siteDataEmitterOf(SNAPSHOT_ARTIFACTS)]);
-    const files = new Map(emitted.files.map((f) => [f.file.path, typeof f.body === "string" ? f.body : Buffer.from(f.body).toString("utf8")]));
-    const list = parse(StablecoinsPayloadSchema, files, stablecoinsArtifact.outputs.main.path)!;
-    const cards = parse(ReportCardsPayloadSchema, files, reportCardsArtifact.outputs.main.path);
-    const psi = parse(StabilityIndexFileSchema, files, stabilityIndexArtifact.outputs.main.path);
-    const dews = files.has(stressSignalsArtifact.outputs.main.path) ? JSON.parse(files.get(stressSignalsArtifact.outputs.main.path)!) as StressSignalsFile : null;
-    const liquidity = files.has(dexLiquidityArtifact.outputs.main.path) ? JSON.parse(files.get(dexLiquidityArtifact.outputs.main.path)!) as DexLiquidity : null;
-    const depeg = JSON.parse(files.get(depegLedgerArtifact.outputs.main.path)!) as DepegLedger;
+    const files = new Map(emitted.files.map((f) => [f.file.path, f.body]));
+    const list = emittedPayload(files, stablecoinsArtifact, StablecoinsPayloadSchema);
+    if (!list) throw new Error(`snapshot ${day}: the stablecoin list was not emitted or failed its schema`);
+    const cards = emittedPayload(files, reportCardsArtifact, ReportCardsPayloadSchema);
+    const psi = emittedPayload(files, stabilityIndexArtifact, StabilityIndexFileSchema);
+    const dews = emittedPayload(files, stressSignalsArtifact, StressSignalsFileSchema);
+    const liquidity = emittedPayload(files, dexLiquidityArtifact, DexLiquiditySchema);
+    const depeg = emittedPayload(files, depegLedgerArtifact, DepegLedgerSchema);
+    if (!depeg) throw new Error(`snapshot ${day}: the depeg ledger was not emitted or failed its schema`);
     const unavailable: Record<string, string> = {};
     if (!cards) unavailable.reportCards = "no report cards published as of this day";
     if (!psi?.current) unavailable.psi = "no stability index reading as of this day";

@@ -1,23 +1,13 @@
-import type { z } from "zod";
-import { DepegLedgerSchema } from "../../site-data/depeg-events.ts";
+import { depegLedgerArtifact, DepegLedgerSchema } from "../../site-data/depeg-events.ts";
 import { OG_STABLECOIN_LIMIT, type OgImageName, ogPath } from "../../site-data/og-images.ts";
-import { PegSummaryPayloadSchema } from "../../site-data/peg-summary.ts";
-import { SafetyGradesPayloadSchema } from "../../site-data/report-cards.ts";
-import { StabilityIndexFileSchema } from "../../site-data/stability-index.ts";
-import { StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
+import { pegSummaryArtifact, PegSummaryPayloadSchema } from "../../site-data/peg-summary.ts";
+import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data/report-cards.ts";
+import { stabilityIndexArtifact, StabilityIndexFileSchema } from "../../site-data/stability-index.ts";
+import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
+import { stablecoinSummaryArtifact, StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
+import { emittedPayload } from "../stages/emit.ts";
 import { depegCard, safetyScoresCard, stabilityIndexCard, stablecoinCard } from "./cards.ts";
 import { type OgNode, renderPng } from "./render.ts";
-
-/** The site-data files the images are drawn from (paths under the build). */
-export const OG_SOURCES = {
-  summary: "site-data/stablecoin-summary.json",
-  peg: "site-data/peg-summary.json",
-  grades: "site-data/safety-grades.json",
-  depeg: "site-data/depeg-events.json",
-  stability: "site-data/stability-index.json",
-  /** `{id}`: one stablecoin detail file per coin the API knows (404 for others). */
-  detail: "site-data/stablecoin/{id}.json",
-} as const;
 
 /** One rendered image: its build path, which image it is, the PNG bytes. */
 export interface OgImage {
@@ -46,20 +36,14 @@ export interface OgRenderResult {
  * is invented. Deterministic: same payloads and as-of → same bytes.
  */
 export async function renderOgImages(files: ReadonlyMap<string, string | Uint8Array>, asOf: number): Promise<OgRenderResult> {
-  const read = <S extends z.ZodType>(path: string, schema: S): z.infer<S> | null => {
-    const body = files.get(path);
-    if (body === undefined) return null;
-    const res = schema.safeParse(JSON.parse(typeof body === "string" ? body : Buffer.from(body).toString("utf8")));
-    return res.success ? res.data : null;
-  };
-  const summaries = read(OG_SOURCES.summary, StablecoinSummariesSchema);
-  const peg = read(OG_SOURCES.peg, PegSummaryPayloadSchema);
-  const grades = read(OG_SOURCES.grades, SafetyGradesPayloadSchema);
-  const depeg = read(OG_SOURCES.depeg, DepegLedgerSchema);
-  const stability = read(OG_SOURCES.stability, StabilityIndexFileSchema);
+  const summaries = emittedPayload(files, stablecoinSummaryArtifact, StablecoinSummariesSchema);
+  const peg = emittedPayload(files, pegSummaryArtifact, PegSummaryPayloadSchema);
+  const grades = emittedPayload(files, safetyGradesArtifact, SafetyGradesPayloadSchema);
+  const depeg = emittedPayload(files, depegLedgerArtifact, DepegLedgerSchema);
+  const stability = emittedPayload(files, stabilityIndexArtifact, StabilityIndexFileSchema);
 
   const jobs: { name: OgImageName; path: string; node: () => OgNode | null; missing: string }[] = [];
-  const [prefix, suffix] = OG_SOURCES.detail.split("{id}");
+  const [prefix, suffix] = stablecoinDetailArtifact.outputs.main.path.split("{id}");
   const ids = [...files.keys()].filter((p) => p.startsWith(prefix) && p.endsWith(suffix)).map((p) => p.slice(prefix.length, -suffix.length)).sort();
   const pegById = new Map((peg?.coins ?? []).map((c) => [c.id, c]));
   const gradeById = new Map((grades?.grades ?? []).map((g) => [g.id, g]));

@@ -1,12 +1,26 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { z } from "zod";
+import type { Artifact } from "../../site-data/contract.ts";
 import { type BuildManifest, type ManifestFile, MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
 import { sha256 } from "../captures.ts";
 import type { Db } from "../duckdb.ts";
 import { isCompressible, STORED_ENCODINGS } from "../precompress.ts";
 import type { Sink } from "../sinks/sink.ts";
 import type { ModelledBuild } from "./model.ts";
+
+/**
+ * The payload an earlier emitter of this build wrote at `artifact`'s main output (`files`: build path →
+ * body, as EmitContext.emitted or an EmittedBuild holds them), parsed with `schema`; null when the build
+ * has no such file or it fails the schema. Readers of emitted payloads (OG images, dated snapshots) use it.
+ */
+export function emittedPayload<S extends z.ZodType>(files: ReadonlyMap<string, string | Uint8Array>, artifact: Artifact, schema: S): z.infer<S> | null {
+  const body = files.get(artifact.outputs.main.path);
+  if (body === undefined) return null;
+  const res = schema.safeParse(JSON.parse(typeof body === "string" ? body : Buffer.from(body).toString("utf8")));
+  return res.success ? res.data : null;
+}
 
 /** Thrown when an emitted payload or dataset row fails its schema; names the artifact. */
 export class ArtifactError extends Error {
