@@ -48,8 +48,11 @@ async function main(): Promise<void> {
     if (!day) throw new Error("--date: required (YYYY-MM-DD)");
     const v = await verifySnapshot(day, { captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config) });
     if (v.storedSha256 === null) process.stdout.write(`no stored snapshot for ${day}; rebuilt sha256 ${v.rebuiltSha256}\n`);
-    else if (v.identical) process.stdout.write(`snapshot ${day} reproduced: sha256 ${v.rebuiltSha256} (identical)\n`);
-    else process.stdout.write(`snapshot ${day} differs: stored ${v.storedSha256}, rebuilt ${v.rebuiltSha256}\n${v.differences.map((d) => `  ${d}`).join("\n")}\n`);
+    else if (v.identical) process.stdout.write(`snapshot ${day} reproduced: sha256 ${v.rebuiltSha256} (identical); digest sha256 ${v.digest.rebuiltSha256} (identical)\n`);
+    else {
+      process.stdout.write(`snapshot ${day} differs: snapshot stored ${v.storedSha256}, rebuilt ${v.rebuiltSha256}; digest stored ${v.digest.storedSha256 ?? "none"}, rebuilt ${v.digest.rebuiltSha256}\n`);
+      process.stdout.write(`${v.differences.map((d) => `  ${d}`).join("\n")}\n`);
+    }
     process.exitCode = v.identical ? 0 : 1;
   } else if (cmd === "build") {
     const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;

@@ -1,10 +1,11 @@
 import { METHODOLOGY_CHANGELOGS } from "../pipelines/analytics/changelogs.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
+import { dailyDigestArtifact, DailyDigestSchema, DIGEST_INDEX_KEY, DigestIndexSchema, digestIndexEntry, digestKey } from "../site-data/daily-digest.ts";
 import { depegLedgerArtifact, DepegLedgerSchema } from "../site-data/depeg-events.ts";
 import { dexLiquidityArtifact, DexLiquiditySchema } from "../site-data/dex-liquidity.ts";
 import { reportCardsArtifact, ReportCardsPayloadSchema } from "../site-data/report-cards.ts";
 import {
-  SNAPSHOT_INDEX_KEY, SNAPSHOT_VERSION, type Snapshot, SnapshotIndexSchema, SnapshotSchema, snapshotKey, type SnapshotStablecoin,
+  SNAPSHOT_INDEX_KEY, SNAPSHOT_VERSION, type Snapshot, snapshotDatabaseKey, SnapshotIndexSchema, SnapshotSchema, snapshotKey, type SnapshotStablecoin,
 } from "../site-data/snapshot.ts";
 import { StabilityIndexFileSchema, stabilityIndexArtifact } from "../site-data/stability-index.ts";
 import { stablecoinsArtifact, StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
@@ -13,15 +14,19 @@ import { sha256 } from "./captures.ts";
 import { log } from "./log.ts";
 import type { Sink } from "./sinks/sink.ts";
 import { emitBuild, emittedPayload, inputsDigest, toJson } from "./stages/emit.ts";
-import { siteDataEmitterOf } from "./stages/emitters.ts";
+import { duckdbEmitter, siteDataEmitterOf } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
 
 /** The site-data artifacts a snapshot carries (emitted alone: a snapshot day does not publish a whole build). */
-const SNAPSHOT_ARTIFACTS = [stablecoinsArtifact, reportCardsArtifact, stabilityIndexArtifact, stressSignalsArtifact, dexLiquidityArtifact, depegLedgerArtifact];
+const SNAPSHOT_ARTIFACTS = [stablecoinsArtifact, reportCardsArtifact, stabilityIndexArtifact, stressSignalsArtifact, dexLiquidityArtifact, depegLedgerArtifact, dailyDigestArtifact];
 
-/** As-of (Unix s) of the snapshot of UTC day `day` (`YYYY-MM-DD`): the day's last second, 23:59:59Z. */
+/**
+ * As-of (Unix s) of the snapshot of UTC day `day` (`YYYY-MM-DD`): the day's close, the next day's
+ * 00:00:00Z. Daily points stamped at that midnight close the day (a CoinGecko daily price, a
+ * DefiLlama New York day), so the snapshot and the digest of D see them; nothing later.
+ */
 export function snapshotAsOf(day: string): number {
-  return Date.parse(`${day}T00:00:00Z`) / 1000 + 86399;
+  return Date.parse(`${day}T00:00:00Z`) / 1000 + 86400;
 }
 
 /** Every UTC day from `from` to `to` inclusive (`YYYY-MM-DD`); throws when `to` is before `from` or either is not a date. */
@@ -41,17 +46,25 @@ export interface SnapshotOptions {
   registry?: Registry;
 }
 
+/** What one snapshot day publishes: the envelope and its bytes, the day's digest bytes, and its `ballast.duckdb` (bytes not reproducible). */
+export interface ComposedSnapshot {
+  snapshot: Snapshot;
+  bytes: string;
+  digest: string;
+  duckdb: Uint8Array;
+}
+
 /**
- * Builds the snapshot of UTC day `day` in memory: load → model as of the day's last second (no
- * warehouse history: a snapshot depends only on the recorded inputs, so CI can rebuild it), emits the
- * snapshot's artifacts and composes the envelope (SnapshotSchema). Returns the envelope and its bytes.
- * Throws what the build throws (a missing capture directory, a failed assert).
+ * Builds the snapshot of UTC day `day` in memory: load → model as of the day's close (no warehouse
+ * history: a snapshot depends only on the recorded inputs, so CI can rebuild it), emits the snapshot's
+ * artifacts, the day's digest and the researchers' DuckDB file, and composes the envelope
+ * (SnapshotSchema). Throws what the build throws (a missing capture directory, a failed assert).
  */
-export async function composeSnapshot(day: string, opts: SnapshotOptions): Promise<{ snapshot: Snapshot; bytes: string }> {
+export async function composeSnapshot(day: string, opts: SnapshotOptions): Promise<ComposedSnapshot> {
   const asOf = snapshotAsOf(day);
   const modelled = await loadAndModel({ asOf, captureDir: opts.captureDir, sink: opts.sink, registry: opts.registry, warehousePath: null });
   try {
-    const emitted = await emitBuild({ db: modelled.db, asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, [siteDataEmitterOf(SNAPSHOT_ARTIFACTS)]);
+    const emitted = await emitBuild({ db: modelled.db, asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, [siteDataEmitterOf(SNAPSHOT_ARTIFACTS), duckdbEmitter]);
     const files = new Map(emitted.files.map((f) => [f.file.path, f.body]));
     const list = emittedPayload(files, stablecoinsArtifact, StablecoinsPayloadSchema);
     if (!list) throw new Error(`snapshot ${day}: the stablecoin list was not emitted or failed its schema`);
@@ -61,12 +74,14 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
     const liquidity = emittedPayload(files, dexLiquidityArtifact, DexLiquiditySchema);
     const depeg = emittedPayload(files, depegLedgerArtifact, DepegLedgerSchema);
     if (!depeg) throw new Error(`snapshot ${day}: the depeg ledger was not emitted or failed its schema`);
+    const digest = emittedPayload(files, dailyDigestArtifact, DailyDigestSchema);
+    if (digest?.date !== day) throw new Error(`snapshot ${day}: the daily digest was not emitted for this day`);
     const unavailable: Record<string, string> = {};
     if (!cards) unavailable.reportCards = "no report cards published as of this day";
     if (!psi?.current) unavailable.psi = "no stability index reading as of this day";
     if (!dews) unavailable.dews = "no stress signals published as of this day";
     if (!liquidity) unavailable.liquidity = "no DEX pool capture observed by this day";
-    const dayStart = asOf - 86399;
+    const dayStart = asOf - 86400;
     // The captures that contributed rows (a history file recorded after the day contributes none).
     const used = modelled.sources.flatMap((s) => s.captures.filter((c) => c.rows > 0).map((c) => ({ endpoint: s.endpoint, path: c.path, sha256: c.sha256, observedAt: c.observedAt })));
     const inputs = [...new Map(used.map((c) => [c.path, c])).values()].sort((a, b) => a.path.localeCompare(b.path));
@@ -91,35 +106,73 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
       depegIncidents: depeg.events.filter((e) => e.endedAt === null || e.endedAt >= dayStart),
       unavailable,
     });
-    return { snapshot, bytes: toJson(snapshot) };
+    const duckdb = files.get("ballast.duckdb");
+    if (!(duckdb instanceof Uint8Array)) throw new Error(`snapshot ${day}: ballast.duckdb was not emitted`);
+    return { snapshot, bytes: toJson(snapshot), digest: toJson(digest), duckdb };
   } finally {
     modelled.db.close();
   }
 }
 
 /**
- * Stores a snapshot unless one exists for its day (snapshots are immutable: never rewritten), then
- * rewrites `snapshots/index.json` from every stored snapshot. Returns whether it was written.
+ * Stores what a snapshot day publishes unless a snapshot exists for the day (snapshots and digests are
+ * immutable: never rewritten): `snapshots/<day>/ballast.duckdb` and `digests/<day>.json` first,
+ * `snapshots/<day>.json` last (the day counts as published once it exists), then adds the day's row to
+ * `snapshots/index.json` and `digests/index.json`. Returns whether it was written.
  */
-export async function publishSnapshot(sink: Sink, day: string, bytes: string): Promise<boolean> {
+export async function publishSnapshot(sink: Sink, day: string, composed: Pick<ComposedSnapshot, "bytes" | "digest" | "duckdb">): Promise<boolean> {
   if (await sink.get(snapshotKey(day))) return false;
-  await sink.put(snapshotKey(day), bytes);
-  await writeSnapshotIndex(sink);
+  await sink.put(snapshotDatabaseKey(day), composed.duckdb);
+  if (!(await sink.get(digestKey(day)))) await sink.put(digestKey(day), composed.digest);
+  await sink.put(snapshotKey(day), composed.bytes);
+  await addIndexRows(sink, day);
   return true;
 }
 
-/** Rewrites `snapshots/index.json` (SnapshotIndexSchema, newest first) from the stored `snapshots/<day>.json` files. */
+/** One `snapshots/index.json` row of a stored snapshot (null when it fails its schema, with a warning). */
+function snapshotIndexRow(key: string, bytes: Uint8Array) {
+  const parsed = SnapshotSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+  if (!parsed.success) { log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key }); return null; }
+  return { snapshotDate: parsed.data.snapshotDate, buildId: parsed.data.buildId, methodologyVersions: parsed.data.methodologyVersions, contentHash: sha256(bytes), byteSize: bytes.byteLength, createdAt: parsed.data.generatedAt };
+}
+
+/**
+ * Adds the rows of `day` to the snapshot and digest indexes (newest first): reads each index once and
+ * rewrites it with the day's row merged, so a backfill of N days costs N index writes, not N² reads.
+ * An unreadable or missing index is rebuilt from the stored files (writeSnapshotIndex).
+ */
+async function addIndexRows(sink: Sink, day: string): Promise<void> {
+  const raw = await sink.get(SNAPSHOT_INDEX_KEY);
+  const index = raw ? SnapshotIndexSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8"))) : null;
+  const digestRaw = await sink.get(DIGEST_INDEX_KEY);
+  const digests = digestRaw ? DigestIndexSchema.safeParse(JSON.parse(Buffer.from(digestRaw).toString("utf8"))) : null;
+  if (!index?.success || !digests?.success) return writeSnapshotIndex(sink);
+  const row = snapshotIndexRow(snapshotKey(day), (await sink.get(snapshotKey(day)))!);
+  const digestBytes = await sink.get(digestKey(day));
+  const digestRow = digestBytes ? digestIndexEntry(digestBytes) : null;
+  const merge = <T extends Record<K, string>, K extends string>(rows: T[], add: T | null, k: K) =>
+    (add ? [...rows.filter((r) => r[k] !== add[k]), add] : rows).sort((a, b) => b[k].localeCompare(a[k]));
+  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests: merge(digests.data.digests, digestRow, "date") })));
+  await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: merge(index.data.snapshots, row, "snapshotDate") })));
+}
+
+/** Rewrites `snapshots/index.json` and `digests/index.json` (newest first) from every stored `snapshots/<day>.json` and `digests/<day>.json`. */
 export async function writeSnapshotIndex(sink: Sink): Promise<void> {
   const rows = [];
   for (const key of await sink.list("snapshots/")) {
-    const day = /^snapshots\/(\d{4}-\d{2}-\d{2})\.json$/.exec(key)?.[1];
-    if (!day) continue;
-    const bytes = (await sink.get(key))!;
-    const parsed = SnapshotSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
-    if (!parsed.success) { log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key }); continue; }
-    rows.push({ snapshotDate: day, buildId: parsed.data.buildId, methodologyVersions: parsed.data.methodologyVersions, contentHash: sha256(bytes), byteSize: bytes.byteLength, createdAt: parsed.data.generatedAt });
+    if (!/^snapshots\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
+    const row = snapshotIndexRow(key, (await sink.get(key))!);
+    if (row) rows.push(row);
+  }
+  const digests = [];
+  for (const key of await sink.list("digests/")) {
+    if (!/^digests\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
+    const row = digestIndexEntry((await sink.get(key))!);
+    if (row) digests.push(row); else log("warn", "snapshots", "stored digest failed its schema; left out of the archive", { key });
   }
   rows.sort((a, b) => b.snapshotDate.localeCompare(a.snapshotDate));
+  digests.sort((a, b) => b.date.localeCompare(a.date));
+  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests })));
   await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: rows })));
 }
 
@@ -138,8 +191,7 @@ export async function backfillSnapshots(from: string, to: string, opts: Snapshot
     const t0 = Date.now();
     let outcome: BackfillStep["outcome"] = "skipped";
     if (!(await opts.sink.get(snapshotKey(day)))) {
-      const { bytes } = await composeSnapshot(day, opts);
-      await publishSnapshot(opts.sink, day, bytes);
+      await publishSnapshot(opts.sink, day, await composeSnapshot(day, opts));
       outcome = "built";
     }
     const step = { day, index: i + 1, total: days.length, outcome, seconds: (Date.now() - t0) / 1000 };
@@ -149,8 +201,15 @@ export async function backfillSnapshots(from: string, to: string, opts: Snapshot
   return steps;
 }
 
-/** What verifySnapshot found: the stored and rebuilt sha256 and, when they differ, the first differing JSON paths. */
-export interface SnapshotVerification { day: string; storedSha256: string | null; rebuiltSha256: string; identical: boolean; differences: string[] }
+/**
+ * What verifySnapshot found: the stored and rebuilt sha256 of the snapshot and of the day's digest and,
+ * when they differ, the first differing JSON paths (digest paths prefixed `digest:`). `identical` holds
+ * when both match (the DuckDB file is not compared: its bytes are not reproducible).
+ */
+export interface SnapshotVerification {
+  day: string; storedSha256: string | null; rebuiltSha256: string; identical: boolean; differences: string[];
+  digest: { storedSha256: string | null; rebuiltSha256: string; identical: boolean };
+}
 
 /** JSON paths (`a.b[3].c`) where two values differ, at most `limit`. */
 export function jsonDifferences(a: unknown, b: unknown, path = "", limit = 20, out: string[] = []): string[] {
@@ -167,13 +226,20 @@ export function jsonDifferences(a: unknown, b: unknown, path = "", limit = 20, o
   return out;
 }
 
-/** Rebuilds the snapshot of `day` and compares it byte for byte with the stored one (null sha256 when none is stored). */
+/** Rebuilds the snapshot of `day` and its digest and compares them byte for byte with the stored ones (null sha256 when none is stored). */
 export async function verifySnapshot(day: string, opts: SnapshotOptions): Promise<SnapshotVerification> {
   const stored = await opts.sink.get(snapshotKey(day));
-  const { bytes } = await composeSnapshot(day, opts);
-  const rebuiltSha256 = sha256(bytes);
-  const storedSha256 = stored ? sha256(stored) : null;
-  const identical = storedSha256 === rebuiltSha256;
-  const differences = stored && !identical ? jsonDifferences(JSON.parse(Buffer.from(stored).toString("utf8")), JSON.parse(bytes)) : [];
-  return { day, storedSha256, rebuiltSha256, identical, differences };
+  const storedDigest = await opts.sink.get(digestKey(day));
+  const { bytes, digest } = await composeSnapshot(day, opts);
+  const rebuiltSha256 = sha256(bytes), digestSha256 = sha256(digest);
+  const storedSha256 = stored ? sha256(stored) : null, storedDigestSha256 = storedDigest ? sha256(storedDigest) : null;
+  const differences = stored && storedSha256 !== rebuiltSha256 ? jsonDifferences(JSON.parse(Buffer.from(stored).toString("utf8")), JSON.parse(bytes)) : [];
+  if (storedDigest && storedDigestSha256 !== digestSha256) {
+    differences.push(...jsonDifferences(JSON.parse(Buffer.from(storedDigest).toString("utf8")), JSON.parse(digest)).map((d) => `digest:${d}`));
+  }
+  const digestIdentical = storedDigestSha256 === digestSha256;
+  return {
+    day, storedSha256, rebuiltSha256, identical: storedSha256 === rebuiltSha256 && digestIdentical, differences,
+    digest: { storedSha256: storedDigestSha256, rebuiltSha256: digestSha256, identical: digestIdentical },
+  };
 }

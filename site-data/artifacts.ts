@@ -1,35 +1,37 @@
-import { bluechipRatingsArtifact } from "./bluechip-ratings.ts";
-import { usdsStatusArtifact } from "./usds-status.ts";
-import { blacklistLedgerArtifact, blacklistSummaryArtifact } from "./blacklist.ts";
-import { chainsArtifact } from "./chains.ts";
-import type { Artifact } from "./contract.ts";
-import { depegLedgerArtifact, tapeLedgerArtifact } from "./depeg-events.ts";
-import { dexLiquidityArtifact, dexLiquidityHistoryArtifact } from "./dex-liquidity.ts";
-import { depegResolverArtifact, depegResolverReviewArtifact } from "./depeg-resolver.ts";
-import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "./mint-burn.ts";
-import { nonUsdShareArtifact } from "./non-usd-share.ts";
-import { pegSummaryArtifact } from "./peg-summary.ts";
-import { redemptionBackstopsArtifact } from "./redemption-backstops.ts";
-import {
-  dependencyGraphArtifact, dependencyScenariosArtifact, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact,
-} from "./report-cards.ts";
-import { stabilityIndexArtifact } from "./stability-index.ts";
-import { stablecoinChartsArtifact } from "./stablecoin-charts.ts";
-import { stablecoinDetailArtifact } from "./stablecoin-detail.ts";
-import { stablecoinReservesArtifact } from "./stablecoin-reserves.ts";
-import { stablecoinSummaryArtifact } from "./stablecoin-summary.ts";
-import { stablecoinsArtifact } from "./stablecoins.ts";
-import { stressSignalsArtifact } from "./stress-signals.ts";
-import { yieldAdapterManifestArtifact, yieldHistoryArtifact, yieldRankingsArtifact } from "./yields.ts";
-import { supplyHistoryArtifact } from "./supply-history.ts";
+import { readdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Artifact, isArtifact } from "./contract.ts";
 
-/** Every site-data artifact a build emits. Adding an artifact = adding it here. */
-export const SITE_DATA_ARTIFACTS: Artifact[] = [
-  stablecoinsArtifact, stablecoinSummaryArtifact, stablecoinDetailArtifact, stablecoinChartsArtifact,
-  supplyHistoryArtifact, chainsArtifact, nonUsdShareArtifact, pegSummaryArtifact, depegResolverArtifact, depegResolverReviewArtifact,
-  depegLedgerArtifact, tapeLedgerArtifact, blacklistLedgerArtifact, blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact,
-  reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact, safetyScoreHistoryArtifact, dependencyGraphArtifact, dependencyScenariosArtifact,
-  bluechipRatingsArtifact, dexLiquidityArtifact, dexLiquidityHistoryArtifact, usdsStatusArtifact,
-  stabilityIndexArtifact, stressSignalsArtifact, redemptionBackstopsArtifact, stablecoinReservesArtifact,
-  yieldRankingsArtifact, yieldHistoryArtifact, yieldAdapterManifestArtifact,
-];
+/** Modules of site-data/ that hold no artifact (contracts, the snapshot envelope, this file). */
+const NOT_ARTIFACT_MODULES = new Set(["artifacts.ts", "contract.ts", "manifest.ts", "snapshot.ts", "og-images.ts"]);
+
+/**
+ * Every artifact exported by the modules of `dir`, found by file like the SQL models: modules in
+ * file-name order, each module's artifacts in export order.
+ * @throws Error when two artifacts share a key or an output path.
+ */
+export async function discoverArtifacts(dir: string): Promise<Artifact[]> {
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts") && !NOT_ARTIFACT_MODULES.has(f)).sort();
+  const found: Artifact[] = [];
+  for (const f of files) {
+    const mod = (await import(`${dir}/${f}`)) as Record<string, unknown>;
+    found.push(...Object.values(mod).filter(isArtifact));
+  }
+  const keys = new Map<string, string>(), paths = new Map<string, string>();
+  for (const a of found) {
+    if (keys.has(a.key)) throw new Error(`two site-data artifacts share the key ${a.key}`);
+    keys.set(a.key, a.key);
+    for (const o of Object.values(a.outputs)) {
+      if (paths.has(o.path)) throw new Error(`artifacts ${paths.get(o.path)} and ${a.key} both publish ${o.path}`);
+      paths.set(o.path, a.key);
+    }
+  }
+  return found;
+}
+
+/**
+ * Every site-data artifact a build emits, discovered from the exports of `site-data/*.ts`: adding an
+ * artifact is declaring it in a module here (with its SQL beside it), never editing a list.
+ */
+export const SITE_DATA_ARTIFACTS: Artifact[] = await discoverArtifacts(dirname(fileURLToPath(import.meta.url)));

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
+import type { CacheProfile } from "../api/lib/freshness.ts";
 
 /** One file an artifact emits: path under the build, payload (validated against the schema), rows. */
 export interface ArtifactFile {
@@ -74,4 +75,72 @@ export function num(v: unknown): number | null {
 /** `YYYY-MM-DD` → Unix seconds at UTC midnight. */
 export function daySeconds(date: unknown): number {
   return Date.parse(`${String(date).slice(0, 10)}T00:00:00Z`) / 1000;
+}
+
+/**
+ * The read route of an artifact declared with it (served by api/routes/artifact-routes.ts): a GET on
+ * the API-key lane answering the artifact's `main` file as published (503 `Data not yet available`
+ * while the build lacks it). `cache` is a Cache-Control profile name of api/lib/freshness.ts.
+ */
+export interface ArtifactRoute {
+  operationId: string;
+  path: string;
+  summary: string;
+  description: string;
+  cache: CacheProfile;
+  /** Adds the `_meta` freshness block (object payloads only). */
+  meta: boolean;
+  /** OpenAPI tag (default: the artifact key). */
+  tag?: string;
+}
+
+/**
+ * An artifact declared once, beside one SQL file whose columns already carry the wire names (nested
+ * values as DuckDB structs and lists, integers cast to INTEGER or DOUBLE so they serialise as JSON
+ * numbers): `one` takes the query's single row as the payload, `many` its rows as an array. With
+ * `route`, the artifact also declares the route serving it. Found by file (site-data/artifacts.ts):
+ * adding such an artifact is this declaration and its SQL, nothing else.
+ */
+export interface SqlArtifactDecl {
+  key: string;
+  schemaVersion: string;
+  maxAgeSec: number;
+  description: string;
+  /** File under the build, e.g. `site-data/daily-digest.json`. */
+  path: string;
+  schema: z.ZodType;
+  /** `<sql>.sql` beside the declaring module. */
+  sql: string;
+  shape: "one" | "many";
+  /** Data time (Unix s) of the payload; default the build's as-of. */
+  dataAsOf?: (payload: any, ctx: ArtifactContext) => number | null;
+  route?: ArtifactRoute;
+}
+
+/** An artifact made from a SqlArtifactDecl; `route` is kept for the route table. */
+export type SqlArtifact = Artifact & { route?: ArtifactRoute };
+
+/**
+ * Builds the Artifact of `decl` (see SqlArtifactDecl), reading `<decl.sql>.sql` beside `moduleUrl`.
+ * The assembled payload is checked against `decl.schema` by the emitter like any artifact's.
+ * @throws Error at emit time when a `one` query does not return exactly one row.
+ */
+export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifact {
+  const output: ArtifactOutput = { path: decl.path, schema: decl.schema };
+  return {
+    key: decl.key, schemaVersion: decl.schemaVersion, maxAgeSec: decl.maxAgeSec, description: decl.description, schema: decl.schema,
+    outputs: { main: output }, queries: { main: sqlFile(moduleUrl, decl.sql) }, route: decl.route,
+    assemble(rows, ctx) {
+      const main = rows.main;
+      if (decl.shape === "one" && main.length !== 1) throw new Error(`artifact ${decl.key}: ${decl.sql}.sql returned ${main.length} rows, expected exactly one`);
+      const payload = decl.shape === "one" ? main[0] : main;
+      return { files: [{ path: decl.path, payload, rows: main.length }], dataAsOf: decl.dataAsOf ? decl.dataAsOf(payload, ctx) : ctx.asOf };
+    },
+  };
+}
+
+/** Whether a module export is an Artifact (site-data/artifacts.ts discovers artifacts by this shape). */
+export function isArtifact(x: unknown): x is Artifact {
+  const a = x as Partial<Artifact> | null;
+  return typeof a === "object" && a !== null && typeof a.key === "string" && typeof a.assemble === "function" && typeof a.outputs === "object" && typeof a.queries === "object";
 }

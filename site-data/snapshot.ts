@@ -14,7 +14,9 @@ export const CalendarDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must b
 
 /** Storage key of the immutable snapshot of UTC day `day`: `snapshots/<YYYY-MM-DD>.json` (outside build folders). */
 export const snapshotKey = (day: string) => `snapshots/${day}.json`;
-/** Storage key of the snapshot index, rewritten from the stored snapshots whenever one is added. */
+/** Storage key of the researchers' DuckDB file of UTC day `day`: `snapshots/<YYYY-MM-DD>/ballast.duckdb`, served at `/snapshots/<day>/ballast.duckdb`. */
+export const snapshotDatabaseKey = (day: string) => `snapshots/${day}/ballast.duckdb`;
+/** Storage key of the snapshot index; each published day adds its row. */
 export const SNAPSHOT_INDEX_KEY = "snapshots/index.json";
 
 /** One coin as the snapshot day closed: identity, price (USD) and supply (USD). */
@@ -36,8 +38,8 @@ export const SnapshotStablecoinSchema = z.object({
 export type SnapshotStablecoin = z.infer<typeof SnapshotStablecoinSchema>;
 
 /**
- * `snapshots/<YYYY-MM-DD>.json`: the immutable public record of one UTC day, built as of the day's last
- * second (`asOf` = 23:59:59Z, Unix s; `generatedAt` = asOf so a rebuild is byte-identical). It names
+ * `snapshots/<YYYY-MM-DD>.json`: the immutable public record of one UTC day, built as of the day's close
+ * (`asOf` = the next day's 00:00:00Z, Unix s; `generatedAt` = asOf so a rebuild is byte-identical). It names
  * what it came from (`buildId` of the emitted artifacts, `methodologyVersions`, every input capture
  * with its sha256) and carries the coins, FX fallback rates, report cards, PSI, DEWS, DEX liquidity and
  * the depeg incidents open at as-of or started that day. A section whose input did not exist that day

@@ -1,5 +1,7 @@
 import { ADMIN_ROUTES } from "./admin.ts";
+import { ARTIFACT_ROUTES } from "./artifact-routes.ts";
 import { CHAIN_ROUTES } from "./chains.ts";
+import { DIGEST_ROUTES } from "./digests.ts";
 import { HEALTH_ROUTES } from "./health.ts";
 import { MARKETS_ROUTES } from "./markets.ts";
 import { NOT_YET_AVAILABLE_ROUTES, WRITE_ROUTES } from "./not-yet-available.ts";
@@ -22,5 +24,5 @@ import { YIELD_ROUTES } from "./yields.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...SNAPSHOT_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...OG_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...SNAPSHOT_ROUTES, ...ARTIFACT_ROUTES, ...DIGEST_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...OG_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { CalendarDaySchema } from "../../site-data/snapshot.ts";
 import { intParam } from "../lib/query-params.ts";
 import { OG_IMAGES } from "../../site-data/og-images.ts";
 import type { Lane } from "../lib/auth.ts";
@@ -14,12 +13,9 @@ import type { JsonRoute, RouteDecl } from "./route.ts";
 
 /**
  * Validators of the query parameters the not-yet-built routes take (spec 4.1, 2.9), so a bad value is a
- * 400 naming it before the 503: `date` a real calendar day `YYYY-MM-DD` (or `YYYY-MM-DD-weekly`),
- * `limit` 1-200, `window` `24h`/`7d`/`30d`.
+ * 400 naming it before the 503: `limit` 1-200, `window` `24h`/`7d`/`30d`.
  */
 const LATER_PARAMS: Record<string, z.ZodType> = {
-  date: z.string({ error: "required" }).regex(/^\d{4}-\d{2}-\d{2}(-weekly)?$/, "must be YYYY-MM-DD or YYYY-MM-DD-weekly")
-    .refine((d) => CalendarDaySchema.safeParse(d.slice(0, 10)).success, "must be a real calendar date").describe("UTC day YYYY-MM-DD (or YYYY-MM-DD-weekly)"),
   limit: intParam(1, 200).describe("Rows, 1-200 (default 50)"),
   window: z.enum(["24h", "7d", "30d"], { error: "must be 24h, 7d or 30d" }).describe("Window (default 30d)"),
 };
@@ -48,11 +44,8 @@ function later(operationId: string, path: string, feature: string, cache: CacheP
   };
 }
 
-/** Spec 4.1 read routes whose features land with later issues (digests, snapshots, status, bot pulse). */
+/** Spec 4.1 read routes whose features land with later issues (status, bot pulse). */
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
-  later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
-  later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
-  later("getDigestSnapshot", "/api/digest-snapshot", "digests", "archive", "Digest for a date", "date!"),
   later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
 ];

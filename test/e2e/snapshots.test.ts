@@ -25,10 +25,10 @@ afterAll(async () => { await api?.close(); });
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
 describe("backfill", () => {
-  it("days are inclusive UTC days, and a snapshot is as of its day's last second", () => {
+  it("days are inclusive UTC days, and a snapshot is as of its day's close (the next 00:00 UTC)", () => {
     expect(daysBetween("2023-02-27", "2023-03-02")).toEqual(["2023-02-27", "2023-02-28", "2023-03-01", "2023-03-02"]);
     expect(daysBetween("2023-02-01", "2023-03-31")).toHaveLength(59);
-    expect(new Date(snapshotAsOf("2023-03-11") * 1000).toISOString()).toBe("2023-03-11T23:59:59.000Z");
+    expect(new Date(snapshotAsOf("2023-03-11") * 1000).toISOString()).toBe("2023-03-12T00:00:00.000Z");
     expect(() => daysBetween("2023-03-12", "2023-03-11")).toThrow("before --from");
   });
 
@@ -42,8 +42,9 @@ describe("backfill", () => {
 
   it("rebuilding a day gives the same sha256 (verify-snapshot)", async () => {
     const v = await verifySnapshot("2023-03-11", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
-    expect(v).toMatchObject({ identical: true, differences: [] });
+    expect(v).toMatchObject({ identical: true, differences: [], digest: { identical: true } });
     expect(v.storedSha256).toBe(sha(readFileSync(join(dir, "snapshots/2023-03-11.json"))));
+    expect(v.digest.storedSha256).toBe(sha(readFileSync(join(dir, "digests/2023-03-11.json"))));
   }, 300_000);
 });
 
@@ -52,7 +53,7 @@ describe("the 2023-03-11 snapshot", () => {
 
   it("names its build, methodology versions and every input capture with its sha256", () => {
     const s = snapshot();
-    expect(s.buildId).toMatch(/^20230311T2359Z-[0-9a-f]{7}$/);
+    expect(s.buildId).toMatch(/^20230312T0000Z-[0-9a-f]{7}$/);
     expect(s.methodologyVersions.depeg).toMatch(/^ballast-depeg-v\d+$/);
     const klines = s.inputs.find((i) => i.path === "binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-11.csv")!;
     expect(klines.sha256).toBe(sha(readFileSync(join(CAPTURE_DIR, klines.path))));
@@ -127,5 +128,65 @@ describe("snapshot routes", () => {
     expect(res.headers.get("etag")).toBe(`"${sha(readFileSync(join(dir, "snapshots/2023-03-11.json")))}-usdc-circle"`);
     expect((await api.get("/api/snapshot/2023-03-11/stablecoin/no-such-coin")).status).toBe(404);
     expect((await api.get("/api/snapshot/2023-13-11/stablecoin/usdc-circle")).status).toBe(400);
+  });
+});
+
+describe("dated digests and DuckDB files", () => {
+  it("/api/digest-snapshot?date=2023-03-11 names the USDC and DAI incidents opened that day, and the PSI band change", async () => {
+    const res = await api.req("/api/digest-snapshot?date=2023-03-11");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, s-maxage=86400, max-age=3600");
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.equals(readFileSync(join(dir, "digests/2023-03-11.json")))).toBe(true);
+    const d = JSON.parse(bytes.toString("utf8"));
+    expect(d).toMatchObject({ date: "2023-03-11", edition: "daily", windowStart: Date.parse("2023-03-11T00:00:00Z") / 1000, windowEnd: Date.parse("2023-03-12T00:00:00Z") / 1000 });
+    const opened = d.depegIncidents.opened.map((i: { stablecoinId: string }) => i.stablecoinId);
+    expect(opened).toEqual(expect.arrayContaining(["usdc-circle", "dai-sky"]));
+    for (const i of d.depegIncidents.opened) {
+      expect(i.startedAt).toBeGreaterThan(d.windowStart);
+      expect(i.startedAt).toBeLessThanOrEqual(d.windowEnd);
+      expect(i.endedAt).toBeNull(); // as of the day's close both were still open
+    }
+    expect(d.headline).toMatch(/USDC -\d+ bps/);
+    expect(d.headline).toMatch(/DAI -\d+ bps/);
+    expect(d.stabilityIndex).toMatchObject({ date: "2023-03-11", previousBand: "BEDROCK", bandChanged: true });
+    expect(d.supply.changeUsd).toBeCloseTo(d.supply.totalUsd - d.supply.previousTotalUsd, 0);
+  });
+
+  it("digest-snapshot: 400 for a bad date, 404 for a day without a digest", async () => {
+    const bad = await api.get("/api/digest-snapshot?date=2023-02-30");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/date/);
+    expect((await api.get("/api/digest-snapshot")).status).toBe(400);
+    const none = await api.get("/api/digest-snapshot?date=2023-03-10");
+    expect(none.status).toBe(404);
+    expect(none.body.error).toBe("No digest found for this date");
+  });
+
+  it("the archive lists both editions newest first with their content hashes", async () => {
+    const res = await api.get("/api/digest-archive");
+    expect(res.status).toBe(200);
+    expect(res.body.digests.map((r: { date: string }) => r.date)).toEqual(["2023-03-12", "2023-03-11"]);
+    const d11 = res.body.digests[1];
+    expect(d11.contentHash).toBe(sha(readFileSync(join(dir, "digests/2023-03-11.json"))));
+    expect(d11.depegIncidentsOpened).toBeGreaterThanOrEqual(2);
+    expect(d11.stabilityIndexBandChanged).toBe(true);
+  });
+
+  it("each snapshot day publishes a ballast.duckdb a researcher can open, holding nothing after the day's close", async () => {
+    const res = await api.app.request("/snapshots/2023-03-11/ballast.duckdb");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, s-maxage=31536000, max-age=31536000, immutable");
+    const file = join(dir, "downloaded.duckdb");
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const { DuckDBInstance } = await import("@duckdb/node-api");
+    const db = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" });
+    const conn = await db.connect();
+    const rows = (await conn.runAndReadAll("select count(*)::integer as n, max(started_at)::integer as newest from depeg_events")).getRowObjectsJson()[0];
+    conn.closeSync(); db.closeSync();
+    expect(Number(rows.n)).toBeGreaterThan(0);
+    expect(Number(rows.newest)).toBeLessThanOrEqual(snapshotAsOf("2023-03-11"));
+    expect((await api.app.request("/snapshots/2023-03-13/ballast.duckdb")).status).toBe(404);
+    expect((await api.app.request("/snapshots/2023-3-13/ballast.duckdb")).status).toBe(400);
   });
 });

@@ -1,0 +1,17 @@
+import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
+import type { SqlArtifact } from "../../site-data/contract.ts";
+import { bind, type JsonRoute } from "./route.ts";
+
+/**
+ * Routes declared with their artifact (`sqlArtifact(..., { route })` in site-data/): each serves the
+ * artifact's `main` file as published on the API-key lane, 503 `Data not yet available: <key>` while the
+ * serving build lacks it. Adding such a route is part of declaring the artifact.
+ */
+export const ARTIFACT_ROUTES: JsonRoute[] = SITE_DATA_ARTIFACTS.flatMap((a) => {
+  const r = (a as SqlArtifact).route;
+  if (!r) return [];
+  return [{
+    kind: "json", operationId: r.operationId, method: "GET", path: r.path, lane: "apiKey", tag: r.tag ?? a.key, cache: r.cache, meta: r.meta,
+    artifact: bind(a), summary: r.summary, description: r.description,
+  } satisfies JsonRoute];
+});
