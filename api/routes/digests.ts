@@ -19,10 +19,10 @@ async function buildEdition(ctx: HandlerContext): Promise<{ bytes: Uint8Array; d
   return parsed?.success ? { bytes: bytes!, digest: parsed.data } : null;
 }
 
-/** `date` of digest-snapshot: a real calendar day, `YYYY-MM-DD` or `YYYY-MM-DD-weekly` (spec 4.1; reference 400 message). */
-const DigestDateParam = z.string({ error: "Missing or invalid ?date=YYYY-MM-DD parameter" })
-  .regex(/^\d{4}-\d{2}-\d{2}(-weekly)?$/, "Missing or invalid ?date=YYYY-MM-DD parameter")
-  .refine((d) => CalendarDaySchema.safeParse(d.slice(0, 10)).success, "Missing or invalid ?date=YYYY-MM-DD parameter")
+/** `date` of digest-snapshot: a real calendar day, `YYYY-MM-DD` or `YYYY-MM-DD-weekly` (spec 4.1). */
+const DigestDateParam = z.string({ error: "required (YYYY-MM-DD)" })
+  .regex(/^\d{4}-\d{2}-\d{2}(-weekly)?$/, "must be YYYY-MM-DD or YYYY-MM-DD-weekly")
+  .refine((d) => CalendarDaySchema.safeParse(d.slice(0, 10)).success, "must be a real calendar date")
   .describe("UTC day YYYY-MM-DD (weekly editions, YYYY-MM-DD-weekly, are not composed: 404)");
 
 /**
@@ -32,7 +32,7 @@ const DigestDateParam = z.string({ error: "Missing or invalid ?date=YYYY-MM-DD p
  */
 export const DIGEST_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getDigestArchive", method: "GET", path: "/api/digest-archive", lane: "apiKey", tag, cache: "standard", meta: false, cacheable: false,
+    kind: "json", operationId: "getDigestArchive", method: "GET", path: "/api/digest-archive", lane: "apiKey", tag, cache: "standard", meta: false, cacheable: false, maxAgeSec: 86400,
     summary: "Digest archive",
     description: "Every daily edition, newest first: `{digests: [{date, headline, depegIncidentsOpened, depegIncidentsClosed, freezes, gradeChanges, stabilityIndexBandChanged, contentHash, byteSize}]}`: the dated editions written with each day's snapshot, plus the serving build's edition when its day has no dated copy. `contentHash` is the sha256 of the edition's bytes as `/api/digest-snapshot` serves them. `{digests: []}` before any edition exists; 500 when the stored archive is unreadable.",
     response: DigestArchiveSchema,
@@ -53,7 +53,7 @@ export const DIGEST_ROUTES: RouteDecl[] = [
   {
     kind: "json", operationId: "getDigestSnapshot", method: "GET", path: "/api/digest-snapshot", lane: "apiKey", tag, cache: "archive", meta: false, cacheable: false,
     summary: "Digest for a date",
-    description: "The daily edition of UTC day `date` (same fields as `/api/daily-digest`, without `_meta`), byte for byte as stored: the dated copy written with that day's snapshot, else the serving build's edition when it is of that day. 400 `Missing or invalid ?date=YYYY-MM-DD parameter`; 404 `No digest found for this date` (weekly editions are not composed); 500 when the stored edition fails its schema.",
+    description: "The daily edition of UTC day `date` (same fields as `/api/daily-digest`, without `_meta`), byte for byte as stored: the dated copy written with that day's snapshot, else the serving build's edition when it is of that day. 400 naming `date` when it is missing or not a real calendar date; 404 `No digest found for this date` (weekly editions are not composed); 500 when the stored edition fails its schema.",
     query: z.object({ date: DigestDateParam }),
     response: DailyDigestSchema,
     async handler(ctx) {

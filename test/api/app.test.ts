@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -122,10 +123,28 @@ describe("auth matrix and errors", () => {
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toMatch(/^Invalid parameter date: /);
     expect((await req("/api/digest-snapshot")).status).toBe(400);
-    expect((await req("/api/digest-snapshot?date=2023-03-11")).status).toBe(503);
+    const noDigest = await req("/api/digest-snapshot?date=2023-03-11");
+    expect([noDigest.status, (await noDigest.json()).error]).toEqual([404, "No digest found for this date"]);
     expect((await req("/api/public-status-history?window=1y")).status).toBe(400);
     expect((await req("/api/public-status-history?limit=201")).status).toBe(400);
     expect((await req("/api/public-status-history?limit=200&window=7d")).status).toBe(503);
+  });
+
+  it("/api/daily-digest serves the edition of the last day closed at as-of; the archive and digest-snapshot list and serve it", async () => {
+    const res = await req("/api/daily-digest");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60");
+    const d = await res.json();
+    expect(d).toMatchObject({ date: "2025-09-06", edition: "daily", windowEnd: RECORDED_AS_OF, windowStart: RECORDED_AS_OF - 86400, _meta: expect.any(Object) });
+    expect(d.headline.startsWith("2025-09-06: ")).toBe(true);
+    expect(d.supply).toMatchObject({ date: "2025-09-07", previousDate: "2025-09-06", universe: "ballast-listed" });
+    for (const i of d.depegIncidents.opened) expect(i.startedAt > d.windowStart && i.startedAt <= d.windowEnd, String(i.id)).toBe(true);
+    const stored = readFileSync(join(dir, "builds", JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")).buildId, "site-data/daily-digest.json"));
+    const archive = await (await req("/api/digest-archive")).json();
+    expect(archive.digests.map((r: { date: string }) => r.date)).toEqual(["2025-09-06"]);
+    expect(archive.digests[0].contentHash).toBe(createHash("sha256").update(stored).digest("hex"));
+    const dated = await req("/api/digest-snapshot?date=2025-09-06");
+    expect(Buffer.from(await dated.arrayBuffer()).equals(stored)).toBe(true);
   });
 
   it("/api/bluechip-ratings answers 503 not yet available while no build holds a rating capture; health lists it", async () => {
@@ -301,6 +320,7 @@ describe("every declared route is served", () => {
     "/api/safety-score-history": "/api/safety-score-history?stablecoin=usdc-circle&days=30",
     "/api/safety-score-history-v2": "/api/safety-score-history-v2?stablecoin=usdc-circle&days=30",
     "/api/stablecoin-reserves/:stablecoinId": "/api/stablecoin-reserves/usdt-tether",
+    "/api/digest-snapshot": "/api/digest-snapshot?date=2025-09-06",
   };
   // Routes bound to an optional artifact (Bluechip ratings, USDS status) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   // Dated snapshot routes need a backfill (the default build publishes none): test/e2e/snapshots.test.ts serves them.
