@@ -27,7 +27,7 @@ const SnapshotFileParam = z.string().regex(/^\d{4}-\d{2}-\d{2}\.json$/, "must be
 
 /**
  * Dated snapshots (issue 18; spec 4.1, 2.15): immutable files written by `tsx build/cli.ts build --from D
- * --to D` (one per UTC day, as of its last second), outside build folders, so they serve whatever build
+ * --to D` (one per UTC day, as of its close: the next day's 00:00:00Z), outside build folders, so they serve whatever build
  * is current. Bodies are the stored bytes; `ETag` is their sha256 (`<sha256>-<id>` for a projection) and
  * `If-None-Match` with it answers 304.
  */
@@ -59,7 +59,7 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
   {
     kind: "json", operationId: "getSnapshot", method: "GET", path: "/api/snapshots/:snapshot", lane: "apiKey", tag, cache: "immutable-snapshot", meta: false,
     summary: "Immutable snapshot for a day (`/api/snapshots/{date}.json`)",
-    description: "The stored snapshot of one UTC day, byte for byte (never rewritten once published): version, snapshotDate, asOf (the day's last second), generatedAt, buildId, methodologyVersions, inputs (every capture with its sha256), stablecoins, fxFallbackRates, reportCards, psi, dews, liquidity, depegIncidents (open at as-of or started that day) and `unavailable` (section → why it is empty). `ETag` = sha256 of the bytes; 304 on a matching `If-None-Match`. 400 invalid date, 404 no snapshot, 500 when the stored payload fails its schema.",
+    description: "The stored snapshot of one UTC day, byte for byte (never rewritten once published): version, snapshotDate, asOf (the day's close: the next day's 00:00:00Z, Unix s), generatedAt, buildId, methodologyVersions, inputs (every capture with its sha256), stablecoins, fxFallbackRates, reportCards, psi, dews, liquidity, depegIncidents (open at as-of or started that day) and `unavailable` (section → why it is empty). `ETag` = sha256 of the bytes; 304 on a matching `If-None-Match`. 400 invalid date, 404 no snapshot, 500 when the stored payload fails its schema.",
     params: z.object({ snapshot: SnapshotFileParam.describe("`YYYY-MM-DD.json`") }),
     response: SnapshotSchema,
     async handler(ctx) {
