@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { METHODOLOGY_CHANGELOGS } from "../pipelines/analytics/changelogs.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
 import { dailyDigestArtifact, DailyDigestSchema, DIGEST_INDEX_KEY, DigestIndexSchema, digestIndexEntry, digestKey } from "../site-data/daily-digest.ts";
@@ -129,11 +130,22 @@ export async function publishSnapshot(sink: Sink, day: string, composed: Pick<Co
   return true;
 }
 
+/** Stored JSON bytes parsed and checked against `schema`; null when absent, not JSON, or failing it. */
+function storedJson<T>(bytes: Uint8Array | null, schema: z.ZodType<T>): T | null {
+  if (!bytes) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One `snapshots/index.json` row of a stored snapshot (null when it fails its schema, with a warning). */
 function snapshotIndexRow(key: string, bytes: Uint8Array) {
-  const parsed = SnapshotSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
-  if (!parsed.success) { log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key }); return null; }
-  return { snapshotDate: parsed.data.snapshotDate, buildId: parsed.data.buildId, methodologyVersions: parsed.data.methodologyVersions, contentHash: sha256(bytes), byteSize: bytes.byteLength, createdAt: parsed.data.generatedAt };
+  const s = storedJson(bytes, SnapshotSchema);
+  if (!s) { log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key }); return null; }
+  return { snapshotDate: s.snapshotDate, buildId: s.buildId, methodologyVersions: s.methodologyVersions, contentHash: sha256(bytes), byteSize: bytes.byteLength, createdAt: s.generatedAt };
 }
 
 /**
@@ -142,18 +154,16 @@ function snapshotIndexRow(key: string, bytes: Uint8Array) {
  * An unreadable or missing index is rebuilt from the stored files (writeSnapshotIndex).
  */
 async function addIndexRows(sink: Sink, day: string): Promise<void> {
-  const raw = await sink.get(SNAPSHOT_INDEX_KEY);
-  const index = raw ? SnapshotIndexSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8"))) : null;
-  const digestRaw = await sink.get(DIGEST_INDEX_KEY);
-  const digests = digestRaw ? DigestIndexSchema.safeParse(JSON.parse(Buffer.from(digestRaw).toString("utf8"))) : null;
-  if (!index?.success || !digests?.success) return writeSnapshotIndex(sink);
+  const index = storedJson(await sink.get(SNAPSHOT_INDEX_KEY), SnapshotIndexSchema);
+  const digests = storedJson(await sink.get(DIGEST_INDEX_KEY), DigestIndexSchema);
+  if (!index || !digests) return writeSnapshotIndex(sink);
   const row = snapshotIndexRow(snapshotKey(day), (await sink.get(snapshotKey(day)))!);
   const digestBytes = await sink.get(digestKey(day));
   const digestRow = digestBytes ? digestIndexEntry(digestBytes) : null;
   const merge = <T extends Record<K, string>, K extends string>(rows: T[], add: T | null, k: K) =>
     (add ? [...rows.filter((r) => r[k] !== add[k]), add] : rows).sort((a, b) => b[k].localeCompare(a[k]));
-  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests: merge(digests.data.digests, digestRow, "date") })));
-  await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: merge(index.data.snapshots, row, "snapshotDate") })));
+  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests: merge(digests.digests, digestRow, "date") })));
+  await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: merge(index.snapshots, row, "snapshotDate") })));
 }
 
 /** Rewrites `snapshots/index.json` and `digests/index.json` (newest first) from every stored `snapshots/<day>.json` and `digests/<day>.json`. */

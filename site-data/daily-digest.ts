@@ -109,7 +109,12 @@ export const DigestArchiveSchema = DigestIndexSchema;
 
 /** The archive row of stored digest bytes, or null when they fail DailyDigestSchema. */
 export function digestIndexEntry(bytes: Uint8Array): z.infer<typeof DigestIndexEntrySchema> | null {
-  const parsed = DailyDigestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+  let parsed;
+  try {
+    parsed = DailyDigestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+  } catch {
+    return null;
+  }
   if (!parsed.success) return null;
   const d = parsed.data;
   return {
