@@ -15,8 +15,18 @@ async function buildEdition(ctx: HandlerContext): Promise<{ bytes: Uint8Array; d
   const path = servedDigest.output.path;
   if (!ctx.build?.files.has(path)) return null;
   const bytes = await ctx.build.file(path);
-  const parsed = bytes ? DailyDigestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8"))) : null;
-  return parsed?.success ? { bytes: bytes!, digest: parsed.data } : null;
+  const digest = bytes ? parsed(bytes, DailyDigestSchema) : null;
+  return digest ? { bytes: bytes!, digest } : null;
+}
+
+/** Stored JSON bytes checked against `schema`: the value, or null when they are not JSON or fail it. */
+function parsed<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | null {
+  try {
+    const r = schema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `date` of digest-snapshot: a real calendar day, `YYYY-MM-DD` or `YYYY-MM-DD-weekly` (spec 4.1). */
@@ -40,9 +50,9 @@ export const DIGEST_ROUTES: RouteDecl[] = [
       const raw = await ctx.store.object(DIGEST_INDEX_KEY);
       let rows: z.infer<typeof DigestIndexSchema>["digests"] = [];
       if (raw) {
-        const parsed = DigestIndexSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8")));
-        if (!parsed.success) throw new HttpError(500, "Digest archive corrupted");
-        rows = parsed.data.digests;
+        const index = parsed(raw, DigestIndexSchema);
+        if (!index) throw new HttpError(500, "Digest archive corrupted");
+        rows = index.digests;
       }
       const own = await buildEdition(ctx);
       const ownRow = own && !rows.some((r) => r.date === own.digest.date) ? digestIndexEntry(own.bytes) : null;
@@ -61,9 +71,9 @@ export const DIGEST_ROUTES: RouteDecl[] = [
       if (!date.endsWith("-weekly")) {
         const stored = await ctx.store.object(digestKey(date));
         if (stored) {
-          const parsed = DailyDigestSchema.safeParse(JSON.parse(Buffer.from(stored).toString("utf8")));
-          if (!parsed.success) throw new HttpError(500, `Digest payload corrupted: ${date}`);
-          return { bytes: stored, dataAsOf: parsed.data.windowEnd };
+          const digest = parsed(stored, DailyDigestSchema);
+          if (!digest) throw new HttpError(500, `Digest payload corrupted: ${date}`);
+          return { bytes: stored, dataAsOf: digest.windowEnd };
         }
         const own = await buildEdition(ctx);
         if (own?.digest.date === date) return { bytes: own.bytes, dataAsOf: own.digest.windowEnd };

@@ -161,6 +161,10 @@ describe("dated digests and DuckDB files", () => {
     const none = await api.get("/api/digest-snapshot?date=2023-03-10");
     expect(none.status).toBe(404);
     expect(none.body.error).toBe("No digest found for this date");
+    mkdirSync(join(dir, "digests"), { recursive: true });
+    writeFileSync(join(dir, "digests/2023-03-15.json"), "{not json");
+    const corrupt = await api.get("/api/digest-snapshot?date=2023-03-15");
+    expect([corrupt.status, corrupt.body.error]).toEqual([500, "Digest payload corrupted: 2023-03-15"]);
   });
 
   it("the archive lists both editions newest first with their content hashes", async () => {
