@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import { METHODOLOGY_CHANGELOGS } from "../pipelines/analytics/changelogs.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
 import { dailyDigestArtifact, DailyDigestSchema, DIGEST_INDEX_KEY, DigestIndexSchema, digestIndexEntry, digestKey } from "../site-data/daily-digest.ts";
@@ -6,7 +5,7 @@ import { depegLedgerArtifact, DepegLedgerSchema } from "../site-data/depeg-event
 import { dexLiquidityArtifact, DexLiquiditySchema } from "../site-data/dex-liquidity.ts";
 import { reportCardsArtifact, ReportCardsPayloadSchema } from "../site-data/report-cards.ts";
 import {
-  SNAPSHOT_INDEX_KEY, SNAPSHOT_VERSION, type Snapshot, snapshotDatabaseKey, SnapshotIndexSchema, SnapshotSchema, snapshotKey, type SnapshotStablecoin,
+  SNAPSHOT_INDEX_KEY, SNAPSHOT_VERSION, type Snapshot, snapshotDatabaseKey, SnapshotIndexSchema, SnapshotSchema, snapshotKey, type SnapshotStablecoin, storedJson,
 } from "../site-data/snapshot.ts";
 import { StabilityIndexFileSchema, stabilityIndexArtifact } from "../site-data/stability-index.ts";
 import { stablecoinsArtifact, StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
@@ -130,17 +129,6 @@ export async function publishSnapshot(sink: Sink, day: string, composed: Pick<Co
   return true;
 }
 
-/** Stored JSON bytes parsed and checked against `schema`; null when absent, not JSON, or failing it. */
-function storedJson<T>(bytes: Uint8Array | null, schema: z.ZodType<T>): T | null {
-  if (!bytes) return null;
-  try {
-    const parsed = schema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
 /** One `snapshots/index.json` row of a stored snapshot (null when it fails its schema, with a warning). */
 function snapshotIndexRow(key: string, bytes: Uint8Array) {
   const s = storedJson(bytes, SnapshotSchema);
@@ -154,8 +142,9 @@ function snapshotIndexRow(key: string, bytes: Uint8Array) {
  * An unreadable or missing index is rebuilt from the stored files (writeSnapshotIndex).
  */
 async function addIndexRows(sink: Sink, day: string): Promise<void> {
-  const index = storedJson(await sink.get(SNAPSHOT_INDEX_KEY), SnapshotIndexSchema);
-  const digests = storedJson(await sink.get(DIGEST_INDEX_KEY), DigestIndexSchema);
+  const rawIndex = await sink.get(SNAPSHOT_INDEX_KEY), rawDigests = await sink.get(DIGEST_INDEX_KEY);
+  const index = rawIndex && storedJson(rawIndex, SnapshotIndexSchema);
+  const digests = rawDigests && storedJson(rawDigests, DigestIndexSchema);
   if (!index || !digests) return writeSnapshotIndex(sink);
   const row = snapshotIndexRow(snapshotKey(day), (await sink.get(snapshotKey(day)))!);
   const digestBytes = await sink.get(digestKey(day));

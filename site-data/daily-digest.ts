@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createHash } from "node:crypto";
 import { sqlArtifact } from "./contract.ts";
+import { storedJson } from "./snapshot.ts";
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
@@ -109,14 +110,8 @@ export const DigestArchiveSchema = DigestIndexSchema;
 
 /** The archive row of stored digest bytes, or null when they fail DailyDigestSchema. */
 export function digestIndexEntry(bytes: Uint8Array): z.infer<typeof DigestIndexEntrySchema> | null {
-  let parsed;
-  try {
-    parsed = DailyDigestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
-  } catch {
-    return null;
-  }
-  if (!parsed.success) return null;
-  const d = parsed.data;
+  const d = storedJson(bytes, DailyDigestSchema);
+  if (!d) return null;
   return {
     date: d.date, headline: d.headline, depegIncidentsOpened: d.depegIncidents.opened.length, depegIncidentsClosed: d.depegIncidents.closed.length,
     freezes: d.freezes.blacklisted + d.freezes.destroyed, gradeChanges: d.gradeChanges.length, stabilityIndexBandChanged: d.stabilityIndex?.bandChanged ?? false,

@@ -12,6 +12,16 @@ export const SNAPSHOT_VERSION = 1;
 export const CalendarDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD")
   .refine((d) => { const t = Date.parse(`${d}T00:00:00Z`); return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d; }, "must be a real calendar date");
 
+/** Stored JSON bytes (a dated snapshot, digest or index) parsed and checked against `schema`: null when they are not JSON or fail it. */
+export function storedJson<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Storage key of the immutable snapshot of UTC day `day`: `snapshots/<YYYY-MM-DD>.json` (outside build folders). */
 export const snapshotKey = (day: string) => `snapshots/${day}.json`;
 /** Storage key of the researchers' DuckDB file of UTC day `day`: `snapshots/<YYYY-MM-DD>/ballast.duckdb`, served at `/snapshots/<day>/ballast.duckdb`. */

@@ -142,6 +142,23 @@ export class PublishedStore {
   object(key: string): Promise<Uint8Array | null> {
     return this.read(key);
   }
+
+  private readonly corrupt = new Map<string, number>();
+
+  /**
+   * Records the outcome of checking a stored object outside builds (a dated snapshot or digest, an
+   * index) against its schema: a failure is kept (with the time first seen, Unix ms) until a later
+   * read of the same key passes. Health lists the failing keys (corruptObjects).
+   */
+  checked(key: string, valid: boolean): void {
+    if (valid) this.corrupt.delete(key);
+    else if (!this.corrupt.has(key)) this.corrupt.set(key, this.nowMs());
+  }
+
+  /** Stored objects whose last read failed their schema, by key, with the time first seen (Unix ms), oldest first. */
+  corruptObjects(): { key: string; sinceMs: number }[] {
+    return [...this.corrupt.entries()].map(([key, sinceMs]) => ({ key, sinceMs }));
+  }
 }
 
 /** A published payload failed its contract at read time. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import {
   dailyDigestArtifact, type DailyDigest, DailyDigestSchema, DIGEST_INDEX_KEY, DigestArchiveSchema, DigestIndexSchema, digestIndexEntry, digestKey,
 } from "../../site-data/daily-digest.ts";
-import { CalendarDaySchema, snapshotDatabaseKey } from "../../site-data/snapshot.ts";
+import { CalendarDaySchema, snapshotDatabaseKey, storedJson } from "../../site-data/snapshot.ts";
 import { CACHE_PROFILES } from "../lib/freshness.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { bind, type HandlerContext, type JsonRoute, type RouteDecl } from "./route.ts";
@@ -15,18 +15,8 @@ async function buildEdition(ctx: HandlerContext): Promise<{ bytes: Uint8Array; d
   const path = servedDigest.output.path;
   if (!ctx.build?.files.has(path)) return null;
   const bytes = await ctx.build.file(path);
-  const digest = bytes ? parsed(bytes, DailyDigestSchema) : null;
+  const digest = bytes ? storedJson(bytes, DailyDigestSchema) : null;
   return digest ? { bytes: bytes!, digest } : null;
-}
-
-/** Stored JSON bytes checked against `schema`: the value, or null when they are not JSON or fail it. */
-function parsed<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | null {
-  try {
-    const r = schema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
-  }
 }
 
 /** `date` of digest-snapshot: a real calendar day, `YYYY-MM-DD` or `YYYY-MM-DD-weekly` (spec 4.1). */
@@ -50,7 +40,8 @@ export const DIGEST_ROUTES: RouteDecl[] = [
       const raw = await ctx.store.object(DIGEST_INDEX_KEY);
       let rows: z.infer<typeof DigestIndexSchema>["digests"] = [];
       if (raw) {
-        const index = parsed(raw, DigestIndexSchema);
+        const index = storedJson(raw, DigestIndexSchema);
+        ctx.store.checked(DIGEST_INDEX_KEY, index !== null);
         if (!index) throw new HttpError(500, "Digest archive corrupted");
         rows = index.digests;
       }
@@ -71,7 +62,8 @@ export const DIGEST_ROUTES: RouteDecl[] = [
       if (!date.endsWith("-weekly")) {
         const stored = await ctx.store.object(digestKey(date));
         if (stored) {
-          const digest = parsed(stored, DailyDigestSchema);
+          const digest = storedJson(stored, DailyDigestSchema);
+          ctx.store.checked(digestKey(date), digest !== null);
           if (!digest) throw new HttpError(500, `Digest payload corrupted: ${date}`);
           return { bytes: stored, dataAsOf: digest.windowEnd };
         }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
-  CalendarDaySchema, type Snapshot, SNAPSHOT_INDEX_KEY, SnapshotIndexPageSchema, SnapshotIndexSchema, snapshotKey, SnapshotProjectionSchema, SnapshotSchema,
+  CalendarDaySchema, type Snapshot, SNAPSHOT_INDEX_KEY, SnapshotIndexPageSchema, SnapshotIndexSchema, snapshotKey, SnapshotProjectionSchema, SnapshotSchema, storedJson,
 } from "../../site-data/snapshot.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
@@ -13,12 +13,10 @@ const tag = "snapshots";
 async function storedSnapshot(ctx: HandlerContext, day: string): Promise<{ bytes: Uint8Array; snapshot: Snapshot; hash: string }> {
   const bytes = await ctx.store.object(snapshotKey(day));
   if (!bytes) throw new HttpError(404, `No snapshot for this date: ${day}`);
-  try {
-    const snapshot = SnapshotSchema.parse(JSON.parse(Buffer.from(bytes).toString("utf8")));
-    return { bytes, snapshot, hash: createHash("sha256").update(bytes).digest("hex") };
-  } catch {
-    throw new HttpError(500, `Snapshot payload corrupted: ${day}`);
-  }
+  const snapshot = storedJson(bytes, SnapshotSchema);
+  ctx.store.checked(snapshotKey(day), snapshot !== null);
+  if (!snapshot) throw new HttpError(500, `Snapshot payload corrupted: ${day}`);
+  return { bytes, snapshot, hash: createHash("sha256").update(bytes).digest("hex") };
 }
 
 /** `{date}.json` path segment: a real calendar date followed by `.json`. */
@@ -45,9 +43,10 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
       const raw = await ctx.store.object(SNAPSHOT_INDEX_KEY);
       let rows: z.infer<typeof SnapshotIndexSchema>["snapshots"] = [];
       if (raw) {
-        const parsed = SnapshotIndexSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8")));
-        if (!parsed.success) throw new HttpError(500, "Snapshot index corrupted");
-        rows = parsed.data.snapshots;
+        const index = storedJson(raw, SnapshotIndexSchema);
+        ctx.store.checked(SNAPSHOT_INDEX_KEY, index !== null);
+        if (!index) throw new HttpError(500, "Snapshot index corrupted");
+        rows = index.snapshots;
       }
       const limit: number = ctx.query.limit ?? 100;
       const after = ctx.query.cursor ? rows.filter((r) => r.snapshotDate < ctx.query.cursor) : rows;
