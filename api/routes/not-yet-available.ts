@@ -53,7 +53,6 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
   later("getDailyDigest", "/api/daily-digest", "digests", "standard", "Latest daily digest"),
   later("getDigestArchive", "/api/digest-archive", "digests", "standard", "Digest archive"),
   later("getDigestSnapshot", "/api/digest-snapshot", "digests", "archive", "Digest for a date", "date!"),
-  later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
 ];
 
