@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { LaneAuth } from "./lib/auth.ts";
 import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
+import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
@@ -23,13 +24,13 @@ export interface AppDeps {
   /** Allowed browser origins; the first is echoed for requests without Origin (spec 1 rule 2). */
   corsOrigins: string[];
   /** `auto`: replay clock for builds made from recorded captures, wall clock otherwise. */
-  clockMode: "auto" | "wall" | "replay";
+  clockMode: ClockMode;
   /** Wall clock in ms (injectable). */
   nowMs?: () => number;
   /** Secrets of the website-internal and webhook lanes; unset = lane not served (404). */
   siteProxySecret?: string;
   webhookSecret?: string;
-  /** Facts about dependencies that health reports (state store status). */
+  /** Facts about dependencies that health reports (state store status) and the status history store and recorder. */
   services?: RouteServices;
   /** Byte budget of the one response cache (default 16 MiB). */
   responseCacheBytes?: number;
@@ -41,13 +42,7 @@ const CORS_EXPOSE_HEADERS = "X-Data-Age, X-Data-Updated-At, X-Data-Freshness, X-
 const JSON_TYPE = "application/json; charset=utf-8";
 const STATIC_CACHE = "public, max-age=300";
 
-/** Current time (Unix s) for a build under the clock mode: replay = build as-of + time since first seen. */
-export function serviceNow(build: ServingBuild | null, mode: AppDeps["clockMode"], nowMs: number): { now: number; clock: "replay" | "wall" } {
-  if (build && mode !== "wall" && (mode === "replay" || build.manifest.clock === "replay")) {
-    return { now: build.manifest.asOf + Math.floor((nowMs - build.firstSeenMs) / 1000), clock: "replay" };
-  }
-  return { now: Math.floor(nowMs / 1000), clock: "wall" };
-}
+export { serviceNow } from "./lib/clock.ts";
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
@@ -218,7 +213,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   }
 
   /** Validates a request's parameters (400 naming the first bad or unknown one) into a handler context. */
-  function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, build: ServingBuild | null, clock: { now: number; clock: "replay" | "wall" }): HandlerContext {
+  function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, build: ServingBuild | null, clock: ReturnType<typeof serviceNow>): HandlerContext {
     let params = raw.params;
     if (route.params) {
       const r = route.params.safeParse(params);
@@ -233,7 +228,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
       query = r.data as Record<string, unknown>;
     }
-    return { ...ctxBase, build, now: clock.now, clock: clock.clock, params, query };
+    return { ...ctxBase, build, now: clock.now, clock: clock.clock, wallNow: clock.wallNow, params, query };
   }
 
   /**

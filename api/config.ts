@@ -25,6 +25,12 @@ const ApiConfigSchema = z.object({
   DEV_KEY_RATE_LIMIT: z.coerce.number().int().min(1).max(2_147_483_647).default(120),
   CORS_ORIGINS: z.string().optional(),
   CLOCK: z.enum(["auto", "wall", "replay"]).default("auto"),
+  /**
+   * Seconds between the status history observations of this process (health assessed and recorded in
+   * the state store, api/lib/status-history.ts); 0 turns recording off (the route still reads what
+   * other instances record). Observations of all instances less than half of it apart count once.
+   */
+  STATUS_RECORD_INTERVAL_SEC: z.coerce.number().int().min(0).max(3600).default(60),
   /** Website-internal lane secret (`X-Ballast-Site-Proxy-Secret`); unset: that lane is not served (404). */
   SITE_PROXY_SECRET: z.string().min(16).optional(),
   /** Messaging-bot webhook secret (`X-Telegram-Bot-Api-Secret-Token`); unset: the webhook lane is not served (404). */

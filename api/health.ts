@@ -1,4 +1,12 @@
+import type { Artifact } from "../site-data/contract.ts";
+import { bluechipRatingsArtifact } from "../site-data/bluechip-ratings.ts";
+import { dexLiquidityArtifact } from "../site-data/dex-liquidity.ts";
 import type { BuildManifest } from "../site-data/manifest.ts";
+import { stablecoinChartsArtifact } from "../site-data/stablecoin-charts.ts";
+import { stablecoinsArtifact } from "../site-data/stablecoins.ts";
+import { stressSignalsArtifact } from "../site-data/stress-signals.ts";
+import { usdsStatusArtifact } from "../site-data/usds-status.ts";
+import { yieldRankingsArtifact } from "../site-data/yields.ts";
 import { assessFreshness, type FreshnessStatus, GENERIC_RATIOS } from "./lib/freshness.ts";
 import { notYetAvailableFeatures } from "./routes/not-yet-available.ts";
 
@@ -32,8 +40,11 @@ export interface CacheStatus {
   endpointBudgetReason: string;
   availabilityBudgetReason: string;
   freshnessSource: "freshness-sentinel" | "table-fallback" | "cron-fallback";
+  /** Why the freshness sentinel (the manifest's file entry) was not usable: `not-published` when no build publishes the artifact yet; null when valid. */
   sentinelValidationReason: string | null;
   buildId?: string;
+  /** Site-data artifact behind the key (`dews` is `stress-signals`, `yield-data` is `yield-rankings`). */
+  artifact?: string;
   mode?: "live" | "cached-fallback";
   sourceUpdatedAt?: number | null;
   sourceAgeSeconds?: number | null;
@@ -91,7 +102,53 @@ function mintBurnHealth(inputs: OnchainHealthInputs["mintBurn"], lastLiveSyncAt:
   };
 }
 
-/** Health resource (spec 2.8) plus `clock` (replay or wall clock in force) and, when known, `stateStore`. */
+/**
+ * Recording of the public status history by this process (see api/lib/status-history.ts), as health
+ * reports it: `ok` after a successful write, `unavailable` while writes fail (`lastError`; the
+ * observations are kept in memory, `pendingObservations`, and written once the store answers),
+ * `off` when recording is disabled. `lastRecordedAt` Unix s (on the clock of `timestamp`) of the
+ * newest observation written, null before the first; `intervalSec` the recording cadence.
+ */
+export interface StatusHistoryHealth {
+  state: "ok" | "unavailable" | "off";
+  lastError: string | null;
+  lastRecordedAt: number | null;
+  pendingObservations: number;
+  intervalSec: number;
+}
+
+/**
+ * One reason the raw status is not `healthy`, as the status history records it (spec 2.9):
+ * `code` names what raised the status (`no-build`, `db-unhealthy`, `cache:<key>`,
+ * `fx-cached-fallback`, `circuit-groups-open`, `mint-burn-lane`,
+ * `publication-coverage:list-snapshot`, `publication-coverage:skipped-captures`), `status` what it
+ * raised it to, `publicImpact` whether it opens an incident of the public history
+ * (`causePublicImpact`), `detail` a short human explanation.
+ */
+export interface StatusCause {
+  code: string;
+  status: "degraded" | "stale";
+  publicImpact: boolean;
+  detail: string;
+}
+
+/**
+ * Cause families whose incidents the public status history shows (spec 2.9: cache ratio, FX cached
+ * fallback, public mint/burn causes, open circuit groups, db unhealthy; `no-build` is every cache
+ * missing). Publication coverage (a stale or missing list snapshot, skipped empty captures) degrades
+ * `/api/health` but is not among the spec's public-impact causes.
+ */
+export const PUBLIC_IMPACT_CAUSES: Readonly<Record<string, boolean>> = {
+  "no-build": true, "db-unhealthy": true, cache: true, "fx-cached-fallback": true, "circuit-groups-open": true, "mint-burn-lane": true,
+  "publication-coverage": false,
+};
+
+/** Whether a cause code (`<family>` or `<family>:<detail>`) has public impact (PUBLIC_IMPACT_CAUSES; unknown families: false). */
+export function causePublicImpact(code: string): boolean {
+  return PUBLIC_IMPACT_CAUSES[code.split(":")[0]] ?? false;
+}
+
+/** Health resource (spec 2.8) plus `clock` (replay or wall clock in force) and, when known, `stateStore` and `statusHistory`. */
 export interface Health {
   status: HealthStatus;
   /** Unix s of the clock in force. */
@@ -105,6 +162,7 @@ export interface Health {
   telegramSummary: null;
   clock: { mode: "replay" | "wall"; buildId: string | null; asOf: number | null };
   stateStore?: StateStoreHealth;
+  statusHistory?: StatusHistoryHealth;
 }
 
 /**
@@ -131,6 +189,27 @@ export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
   defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain", usds: "onchain", bluechip: "bluechip",
   "defillama-yields": "defillama", curve: "curve", "dex-subgraph": "dex-subgraph",
 };
+/**
+ * Cache keys spec 2.8 names, in its order, each with the site-data artifact behind it (`fx-rates`
+ * has its own cadence, FX_CADENCE). Every one is always present in `caches`: the DEWS stress model
+ * publishes as `stress-signals` (key `dews`), the yield producer's freshness is the yield rankings'
+ * (key `yield-data`); the artifact's own key is then not repeated. An optional artifact no build
+ * publishes yet is listed with `ageSeconds` null, `healthy` false and `sentinelValidationReason`
+ * `not-published`, and leaves the status alone (it is reported as not yet available).
+ */
+export const SPEC_CACHE_KEYS: ReadonlyArray<readonly [key: string, artifact: Artifact | "fx"]> = [
+  ["stablecoins", stablecoinsArtifact], ["stablecoin-charts", stablecoinChartsArtifact], ["usds-status", usdsStatusArtifact], ["fx-rates", "fx"],
+  ["bluechip-ratings", bluechipRatingsArtifact], ["dex-liquidity", dexLiquidityArtifact], ["yield-data", yieldRankingsArtifact], ["dews", stressSignalsArtifact],
+];
+/** Health cache key of a site-data artifact: its spec key (SPEC_CACHE_KEYS), else the artifact key. */
+export function cacheKeyOf(artifact: string): string {
+  return SPEC_CACHE_KEYS.find(([, a]) => a !== "fx" && a.key === artifact)?.[0] ?? artifact;
+}
+/** Freshness ratios of a cache key: `yield-data` degraded above 2x and stale above 4x (spec 2.8), the generic 8x/12x otherwise. */
+export function cacheRatios(key: string): { fresh: number; degraded: number } {
+  return key === "yield-data" ? { fresh: 2, degraded: 4 } : GENERIC_RATIOS;
+}
+
 /** Open circuit groups from which the top-level status is `degraded` (spec 2.8). */
 export const OPEN_GROUPS_DEGRADED = 3;
 
@@ -209,61 +288,126 @@ const REJECTION_MEANING: Record<string, string> = {
   supply_chain_guard: "chain rows of coins whose chains sum to more than their total are withheld from every chain figure; the coins are published with `supplyChainGuard` status `quarantined` (rows in `supply_chain_guard` of ballast.duckdb)",
 };
 
+/** Inputs of `assessHealth` besides the build and the clock. */
+export interface HealthOptions {
+  /** The state store as this process sees it (echoed as `stateStore`; `unavailable` is cause `db-unhealthy`). */
+  stateStore?: StateStoreHealth;
+  onchain?: OnchainHealthInputs;
+  /** This process's status history recorder (echoed as `statusHistory`; a failure is a warning, never a status change). */
+  statusHistory?: StatusHistoryHealth;
+  /**
+   * Wall clock (Unix s) at the same instant as `now`. The state store and the recorder time their
+   * operations on the wall clock; their times are reported shifted by `now − wallNow`, so every time
+   * and age in the body is on the clock of `timestamp` (the replay clock of a recorded build, or the
+   * wall clock). Default `now` (no shift).
+   */
+  wallNow?: number;
+}
+
+/** Health resource and the causes of its status (what the status history records). */
+export interface HealthAssessment {
+  health: Health;
+  /** One per status-raising finding, in the order found; empty when `healthy`. */
+  causes: StatusCause[];
+}
+
 /**
  * Health resource (spec 2.8) of the serving build at `now` (Unix s of the clock in force; `clock`
- * says whether the replay clock of a recorded build or the wall clock runs).
+ * says whether the replay clock of a recorded build or the wall clock runs), with the causes of
+ * its status. Every age in the body is measured from `now` (= `timestamp`); state store and
+ * recorder times are shifted onto that clock (`opts.wallNow`).
  *
- * Caches: one per published site-data artifact (age = now − its `dataAsOf`, generic 8×/12× rule on the
- * route budget `maxAgeSec`) plus `fx-rates` (age of the newest ECB observation, FX_CADENCE).
- * Circuits: `circuitsOf(manifest)`. Status, from the spec's rules:
- * - `stale` when any cache is stale (a generic cache past 12× its budget, `fx-rates` `stale`/`none`);
+ * Caches: every key spec 2.8 names (SPEC_CACHE_KEYS: `dews` ← stress-signals, `yield-data` ← yield
+ * rankings; unpublished optional ones listed as `not-published`), then one per other published
+ * site-data artifact (age = now − its `dataAsOf`, generic 8×/12× rule on the route budget
+ * `maxAgeSec`; `yield-data` 2×/4×), and `fx-rates` (age of the newest ECB observation, FX_CADENCE).
+ * Circuits: `circuitsOf(manifest)`. Status, from the spec's rules (cause codes in brackets):
+ * - `stale` when any cache is stale (a cache past its stale ratio [`cache:<key>`], `fx-rates`
+ *   `stale`/`none` [`fx-cached-fallback`]) or the live mint/burn lane is stale [`mint-burn-lane`];
+ *   with no build at all [`no-build`];
  * - else `degraded` when any cache is degraded, the stablecoin list snapshot is stale or missing at
- *   as-of (publication coverage incomplete: current supply from history), an optional recorded capture
- *   was empty and skipped (manifest `skippedCaptures`), ≥ 3 circuit groups
- *   (CIRCUIT_GROUPS) have an open circuit, or the state store is unavailable (`opts.stateStore`);
+ *   as-of [`publication-coverage:list-snapshot`], an optional recorded capture was empty and
+ *   skipped [`publication-coverage:skipped-captures`], ≥ 3 circuit groups (CIRCUIT_GROUPS) have an
+ *   open circuit [`circuit-groups-open`], the live mint/burn lane is degraded, or the state store is
+ *   unavailable [`db-unhealthy`];
  * - else `healthy`.
  * Features not yet published, upstream feeds ending before as-of, dropped or refused input and build
- * notes (`manifest.warnings`) are reported as warnings without effect on status. With no build:
- * `stale`, no caches. `opts.stateStore` is echoed as `stateStore` when given. Never throws.
+ * notes (`manifest.warnings`) are reported as warnings without effect on status. Never throws.
  */
-export function buildHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: { stateStore?: StateStoreHealth; onchain?: OnchainHealthInputs } = {}): Health {
+export function assessHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: HealthOptions = {}): HealthAssessment {
   const impacts: HealthStatus[] = [];
-  const raise = (s: HealthStatus) => { impacts.push(s); };
+  const causes: StatusCause[] = [];
+  /** Records an impact on the status; a non-healthy one with its cause. */
+  const raise = (s: HealthStatus, code: string, detail: string) => {
+    impacts.push(s);
+    if (s !== "healthy") causes.push({ code, status: s, publicImpact: causePublicImpact(code), detail });
+  };
   const worst = (): HealthStatus => impacts.reduce<HealthStatus>((w, s) => (SEVERITY[s] > SEVERITY[w] ? s : w), "healthy");
+  // Times the state store and the recorder took on the wall clock, on the clock of `now`.
+  const shift = now - (opts.wallNow ?? now);
+  const onClock = (t: number | null) => (t === null ? null : t + shift);
   const first: string[] = [];
-  const store = opts.stateStore;
+  const store = opts.stateStore && { ...opts.stateStore, lastOkAt: onClock(opts.stateStore.lastOkAt) };
   if (store?.state === "unavailable") {
-    raise("degraded");
-    first.push(`state store unavailable (sets status degraded): last error: ${store.lastError ?? "unknown"}; last ok ${store.lastOkAt === null ? "never" : isoMinute(store.lastOkAt)}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`);
+    raise("degraded", "db-unhealthy", `state store unavailable: ${store.lastError ?? "unknown error"}`);
+    first.push(`state store unavailable (sets status degraded): last error: ${store.lastError ?? "unknown"}; last ok ${store.lastOkAt === null ? "never" : `${isoMinute(store.lastOkAt)} (${age(Math.max(0, now - store.lastOkAt))} before now)`}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`);
   }
-  const extra = store ? { stateStore: store } : {};
+  const recorder = opts.statusHistory && { ...opts.statusHistory, lastRecordedAt: onClock(opts.statusHistory.lastRecordedAt) };
+  const recorderWarning = recorder?.state === "unavailable"
+    ? [`status history recording failing (no effect on status): ${recorder.lastError ?? "unknown error"}; ${recorder.pendingObservations} observation(s) kept in memory and written once the store answers; last written ${recorder.lastRecordedAt === null ? "never" : `${isoMinute(recorder.lastRecordedAt)} (${age(Math.max(0, now - recorder.lastRecordedAt))} before now)`}. /api/public-status-history may lag until then.`]
+    : [];
+  const extra = { ...(store ? { stateStore: store } : {}), ...(recorder ? { statusHistory: recorder } : {}) };
   if (!build) {
+    raise("stale", "no-build", "no published build: every data route answers 503");
     return {
-      status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published."],
-      caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary: null, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
+      health: {
+        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...recorderWarning],
+        caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary: null, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
+      },
+      causes,
     };
   }
   const m = build.manifest;
   const info: string[] = [];
   const caches: Record<string, CacheStatus> = {};
 
-  // Site-data caches: the generic 8x/12x rule on each route budget.
+  // Site-data caches: the generic 8x/12x rule on each route budget (yield-data 2x/4x), under the spec's key.
   const late: Record<"degraded" | "stale", string[]> = { degraded: [], stale: [] };
   for (const f of m.files) {
-    if (!f.path.startsWith("site-data/") || caches[f.artifact] || f.maxAgeSec === undefined || ONCHAIN_SECTION_ARTIFACTS.has(f.artifact)) continue;
-    const fr = assessFreshness(now, f.dataAsOf, f.maxAgeSec, GENERIC_RATIOS);
-    caches[f.artifact] = {
+    const key = cacheKeyOf(f.artifact);
+    if (!f.path.startsWith("site-data/") || caches[key] || f.maxAgeSec === undefined || ONCHAIN_SECTION_ARTIFACTS.has(f.artifact)) continue;
+    const ratios = cacheRatios(key);
+    const fr = assessFreshness(now, f.dataAsOf, f.maxAgeSec, ratios);
+    caches[key] = {
       ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: fr.status !== "stale", producerJob: "build",
-      producerIntervalSec: null, endpointMaxAge: f.maxAgeSec, availabilityMaxAge: f.maxAgeSec * GENERIC_RATIOS.degraded,
-      endpointBudgetReason: "route-budget", availabilityBudgetReason: "12x-route-budget", freshnessSource: "freshness-sentinel",
-      sentinelValidationReason: null, buildId: m.buildId,
+      producerIntervalSec: null, endpointMaxAge: f.maxAgeSec, availabilityMaxAge: f.maxAgeSec * ratios.degraded,
+      endpointBudgetReason: "route-budget", availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: "freshness-sentinel",
+      sentinelValidationReason: null, buildId: m.buildId, artifact: f.artifact,
     };
-    raise(impactOf(fr.status));
-    if (fr.status !== "fresh") late[fr.status].push(`${f.artifact} ${fr.ageSeconds === null ? "of unknown age" : `${age(fr.ageSeconds)} old`} (budget ${age(f.maxAgeSec)})`);
+    const what = `${key}${key === f.artifact ? "" : ` (${f.artifact})`} ${fr.ageSeconds === null ? "of unknown age" : `${age(fr.ageSeconds)} old`} (budget ${age(f.maxAgeSec)}${ratios === GENERIC_RATIOS ? "" : `, ${ratios.fresh}x/${ratios.degraded}x`})`;
+    raise(impactOf(fr.status), `cache:${key}`, what);
+    if (fr.status !== "fresh") late[fr.status].push(what);
+  }
+  // Spec keys whose artifact this build does not publish: optional ones are not yet available (no
+  // effect on status, listed below); a required one missing would be every reader's 503: stale.
+  for (const [key, artifact] of SPEC_CACHE_KEYS) {
+    if (artifact === "fx" || caches[key]) continue;
+    const ratios = cacheRatios(key);
+    caches[key] = {
+      ageSeconds: null, maxAge: artifact.maxAgeSec, healthy: false, producerJob: "build", producerIntervalSec: null,
+      endpointMaxAge: artifact.maxAgeSec, availabilityMaxAge: artifact.maxAgeSec * ratios.degraded, endpointBudgetReason: "route-budget",
+      availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: "freshness-sentinel", sentinelValidationReason: "not-published",
+      buildId: m.buildId, artifact: artifact.key,
+    };
+    if (!artifact.optional) {
+      const what = `${key} not published by this build`;
+      raise("stale", `cache:${key}`, what);
+      late.stale.push(what);
+    }
   }
   for (const s of ["stale", "degraded"] as const) {
     if (late[s].length) {
-      first.push(`caches ${s} (sets status ${s}): ${late[s].join("; ")}. Published data is older than ${s === "stale" ? "12" : "8"}× its route budget: these routes answer with \`Warning: 110\` and \`Cache-Control: no-store\`${s === "stale" ? " and `X-Data-Freshness: stale`" : ""} until a newer build is published.`);
+      first.push(`caches ${s} (sets status ${s}): ${late[s].join("; ")}. Published data is older than ${s === "stale" ? "12× its route budget (yield-data: 4×)" : "8× its route budget (yield-data: 2×)"}: these routes answer with \`Warning: 110\` and \`Cache-Control: no-store\`${s === "stale" ? " and `X-Data-Freshness: stale`" : ""} until a newer build is published.`);
     }
   }
 
@@ -282,13 +426,13 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     mode: fxStatus === "fresh" ? "live" : "cached-fallback", sourceUpdatedAt: fxAt, sourceAgeSeconds: fxAge,
     sourceStatus: fxStatus, warning: fxWarning, consecutiveFallbackRuns: null,
   };
-  raise(fxImpact);
+  raise(fxImpact, "fx-cached-fallback", fxAge === null ? "no ECB reference rate observed" : `ECB rates ${age(fxAge)} old (fx ${fxStatus})`);
   if (fxWarning) first.push(`fx-rates cache ${fxStatus} (sets status ${fxImpact}): ${fxWarning}`);
 
   // Publication coverage: the list snapshot at as-of.
   const list = m.sources.find((s) => s.endpoint === LIST_ENDPOINT);
   if (list && list.status !== "ok") {
-    raise("degraded");
+    raise("degraded", "publication-coverage:list-snapshot", `stablecoin list snapshot ${list.newestObservedAt === null ? "missing" : "stale"} at as-of`);
     first.push(list.newestObservedAt === null
       ? "stablecoin list snapshot missing (sets status degraded: publication coverage incomplete): no DefiLlama /stablecoins capture at or before as-of; current supply and the coin universe come from supply history (points at most 3 days old), so coins without recent history are missing from /api/stablecoins."
       : `stablecoin list snapshot stale (sets status degraded: publication coverage incomplete): the newest DefiLlama /stablecoins capture is from ${isoMinute(list.newestObservedAt)}, ${age(Math.max(0, m.asOf - list.newestObservedAt))} before as-of; current supply and the coin universe are as of that capture.`);
@@ -297,7 +441,7 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
   // Recorded captures skipped as empty: their figures are missing from this build.
   const skippedCaptures = m.skippedCaptures ?? [];
   if (skippedCaptures.length) {
-    raise("degraded");
+    raise("degraded", "publication-coverage:skipped-captures", `${skippedCaptures.length} empty recorded capture(s) skipped`);
     first.push(`recorded captures empty and skipped (sets status degraded: publication coverage incomplete): ${skippedCaptures.map((c) => `${c.file} (${c.endpoint}, ${c.reason})`).join("; ")}. Nothing from them is in this build; figures that rest on them fall back to other sources or are missing (manifest \`skippedCaptures\`).`);
   }
 
@@ -309,7 +453,7 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
   }
   if (openGroups.size) {
     const many = openGroups.size >= OPEN_GROUPS_DEGRADED;
-    if (many) raise("degraded");
+    if (many) raise("degraded", "circuit-groups-open", `${openGroups.size} circuit groups open: ${[...openGroups.keys()].sort().join(", ")}`);
     const detail = [...openGroups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([g, names]) =>
       `${g} (${names.map((n) => `${n}: ${circuits[n].consecutiveFailures} consecutive failures, last success ${circuits[n].lastSuccessAt === null ? "never" : isoMinute(circuits[n].lastSuccessAt!)}`).join("; ")})`);
     (many ? first : info).push(`circuit groups open (${many ? "sets status degraded" : `no effect on status below ${OPEN_GROUPS_DEGRADED} groups`}): ${detail.join(", ")}. Their data is carried from the last successful capture.`);
@@ -338,7 +482,7 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
   if (mintBurn) {
     const sync = mintBurn.sync;
     if (sync.lastSuccessfulSyncAt !== null && sync.freshnessStatus !== "fresh") {
-      raise(sync.freshnessStatus);
+      raise(sync.freshnessStatus, "mint-burn-lane", `mint/burn lane ${sync.freshnessStatus}`);
       first.push(`mint/burn lane ${sync.freshnessStatus} (sets status ${sync.freshnessStatus}): ${sync.warning}`);
     } else if (sync.warning) info.push(`mint/burn lane (no effect on status): ${sync.warning}`);
   }
@@ -350,16 +494,28 @@ export function buildHealth(build: { manifest: BuildManifest } | null, now: numb
     info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`);
   }
 
+  // Spec keys first, in the spec's order, then the other artifacts in manifest order.
+  const ordered: Record<string, CacheStatus> = {};
+  for (const [key] of SPEC_CACHE_KEYS) if (caches[key]) ordered[key] = caches[key];
+  for (const [key, c] of Object.entries(caches)) ordered[key] ??= c;
   return {
-    status: worst(),
-    timestamp: now,
-    warnings: [...first, ...info],
-    caches,
-    blacklist: bl,
-    mintBurn,
-    circuits,
-    telegramSummary: null,
-    clock: { mode: clock, buildId: m.buildId, asOf: m.asOf },
-    ...extra,
+    health: {
+      status: worst(),
+      timestamp: now,
+      warnings: [...first, ...info, ...recorderWarning],
+      caches: ordered,
+      blacklist: bl,
+      mintBurn,
+      circuits,
+      telegramSummary: null,
+      clock: { mode: clock, buildId: m.buildId, asOf: m.asOf },
+      ...extra,
+    },
+    causes,
   };
+}
+
+/** The Health resource of `assessHealth` (without the causes). Never throws. */
+export function buildHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: HealthOptions = {}): Health {
+  return assessHealth(build, now, clock, opts).health;
 }

@@ -8,6 +8,7 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8787";
 
 const TAGS: Record<string, string> = {
   health: "Service health and freshness of every cache.",
+  status: "Public status history: transitions of the public status, with hysteresis.",
   stablecoins: "Supply: the list, per-coin history and summary, aggregate charts.",
   chains: "Chain aggregates and the non-USD share.",
   peg: "Peg monitoring: peg scores, depeg incidents, the events tape, the duration resolver.",

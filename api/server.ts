@@ -6,6 +6,9 @@ import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailable
 import { apiLog, errorMessage } from "./lib/log.ts";
 import { fsReader, PublishedStore } from "./lib/published.ts";
 import { KeyRateLimiter, openRedis } from "./lib/rate-limit.ts";
+import { StatusHistoryStore, StatusRecorder } from "./lib/status-history.ts";
+import { statusObserver } from "./routes/health.ts";
+import type { RouteServices } from "./routes/route.ts";
 
 /** Config of `startServer`: the parsed env config (`loadApiConfig`); fields with defaults may be left out. */
 export type ServerConfig = Pick<ApiConfig, "PORT" | "HOST" | "BALLAST_DATA_DIR" | "CLOCK"> & Partial<ApiConfig>;
@@ -29,12 +32,14 @@ export interface RunningServer {
   devKeyError?: string;
   keys: KeyStore;
   limiter: KeyRateLimiter;
+  /** Status history recorder of this process (every `STATUS_RECORD_INTERVAL_SEC`, default 60 s; stopped by `close`). */
+  statusRecorder: StatusRecorder;
   /**
    * State store health as /api/health reports it: `keys.status()` (`lastOkAt` Unix s); while
    * `unavailable`, a call also starts a background probe (`keys.check()`, at most every 5 s).
    */
   stateStatus(): KeyStoreStatus;
-  /** Stops listening, then closes the state store, DuckDB and Redis; idempotent, never throws. */
+  /** Stops listening and the status recorder, then closes the state store, DuckDB and Redis; idempotent, never throws. */
   close(): Promise<void>;
 }
 
@@ -65,8 +70,16 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     }
     return s;
   };
+  // Status history: the health this process observes, recorded on a timer into the state store.
+  const services: RouteServices = { stateStore: stateStatus };
+  const history = new StatusHistoryStore(keys.sqlClient);
+  const clockMode = config.CLOCK;
+  const statusRecorder = new StatusRecorder({
+    history, observe: statusObserver({ store, clockMode, services }), intervalSec: config.STATUS_RECORD_INTERVAL_SEC ?? 60,
+  });
+  services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
   const listener = createNodeListener({
-    store, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus },
+    store, keys, limiter, corsOrigins: origins, clockMode, services,
     siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
 
@@ -84,6 +97,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
 
   let closed: Promise<void> | undefined;
   const closeStores = async () => {
+    await statusRecorder.stop();
     const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
   };
@@ -98,11 +112,12 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     await closeStores();
     throw err;
   }
+  statusRecorder.start();
   const close = () => closed ??= (async () => {
     await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
     await closeStores();
   })();
-  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, stateStatus, close };
+  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, statusRecorder, stateStatus, close };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -210,6 +210,14 @@ export class KeyStore {
     return this.status();
   }
 
+  /**
+   * The state store's SQL client, shared with the other tables of the state store (status history):
+   * one pool per process, and the embedded PGlite can be opened only once. Closed by `close()`.
+   */
+  get sqlClient(): SqlClient {
+    return this.sql;
+  }
+
   /** Closes the underlying SQL client (pool or PGlite). */
   close(): Promise<void> {
     return this.sql.close();

@@ -1,8 +1,10 @@
 import { BlacklistSummarySchema, blacklistSummaryArtifact } from "../../site-data/blacklist.ts";
 import { MintBurnHourlySchema, mintBurnFlowsArtifact, MintBurnLedgerSchema, mintBurnLedgerArtifact } from "../../site-data/mint-burn.ts";
-import { buildHealth, type OnchainHealthInputs } from "../health.ts";
-import type { ServingBuild } from "../lib/published.ts";
-import type { RouteDecl } from "./route.ts";
+import { assessHealth, type HealthAssessment, type OnchainHealthInputs } from "../health.ts";
+import { type ClockMode, serviceNow } from "../lib/clock.ts";
+import type { PublishedStore, ServingBuild } from "../lib/published.ts";
+import type { StatusObserver } from "../lib/status-history.ts";
+import type { RouteDecl, RouteServices } from "./route.ts";
 
 /**
  * What health reports of the on-chain artifacts of `build` (memoised per build): the freeze
@@ -27,12 +29,38 @@ function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs 
   });
 }
 
+/**
+ * The health assessment of `build` at service time `now` (Unix s; `wallNow` the wall clock of the
+ * same instant), with every input the process has: state store and status-history recorder
+ * status from `services`, the on-chain sections from the build. `/api/health`, the public status
+ * history's `currentStatus` and the status recorder all use it, so they agree. Never throws.
+ */
+export async function servingHealth(build: ServingBuild | null, now: number, clock: "replay" | "wall", wallNow: number, services: RouteServices): Promise<HealthAssessment> {
+  return assessHealth(build, now, clock, {
+    stateStore: services.stateStore?.(), statusHistory: services.statusHistory?.recorder?.(), onchain: await onchainInputs(build), wallNow,
+  });
+}
+
+/**
+ * What the status recorder observes: the serving build's health at the current service time, as
+ * `/api/health` would answer now (`serviceNow` of the app's clock mode and `nowMs`).
+ */
+export function statusObserver(deps: { store: PublishedStore; clockMode: ClockMode; nowMs?: () => number; services: RouteServices }): StatusObserver {
+  const nowMs = deps.nowMs ?? Date.now;
+  return async () => {
+    const build = await deps.store.build();
+    const { now, clock, wallNow } = serviceNow(build, deps.clockMode, nowMs());
+    const { health, causes } = await servingHealth(build, now, clock, wallNow, deps.services);
+    return { raw: health.status, causes };
+  };
+}
+
 /** `/api/health` (spec 2.8): exempt from key, never cached by the API (it reports live dependency state). */
 export const HEALTH_ROUTES: RouteDecl[] = [
   {
     kind: "json", operationId: "getHealth", method: "GET", path: "/api/health", lane: "public", tag: "health", cache: "realtime", meta: false, cacheable: false,
     summary: "Service health (exempt from key)",
-    description: "Health resource (spec 2.8). `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
-    handler: async (ctx) => ({ payload: buildHealth(ctx.build, ctx.now, ctx.clock, { stateStore: ctx.services.stateStore?.(), onchain: await onchainInputs(ctx.build) }), dataAsOf: null }),
+    description: "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
+    handler: async (ctx) => ({ payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services)).health, dataAsOf: null }),
   },
 ];

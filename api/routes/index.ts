@@ -13,6 +13,7 @@ import { RISK_ROUTES } from "./risk.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
 import { RISK_SIGNAL_ROUTES } from "./risk-signals.ts";
 import { SNAPSHOT_ROUTES } from "./snapshots.ts";
+import { STATUS_ROUTES } from "./status.ts";
 import type { RouteDecl } from "./route.ts";
 import { STABLECOIN_ROUTES } from "./stablecoins.ts";
 import { STATIC_ROUTES } from "./static-files.ts";
@@ -24,5 +25,5 @@ import { YIELD_ROUTES } from "./yields.ts";
  * The app, OpenAPI, Postman and the route tests all read this list.
  */
 export const ROUTES: RouteDecl[] = [
-  ...HEALTH_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...SNAPSHOT_ROUTES, ...ARTIFACT_ROUTES, ...DIGEST_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...OG_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
+  ...HEALTH_ROUTES, ...STATUS_ROUTES, ...STABLECOIN_ROUTES, ...CHAIN_ROUTES, ...PEG_ROUTES, ...ONCHAIN_ROUTES, ...RISK_ROUTES, ...RISK_SIGNAL_ROUTES, ...RATINGS_ROUTES, ...MARKETS_ROUTES, ...REDEMPTION_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES, ...SNAPSHOT_ROUTES, ...ARTIFACT_ROUTES, ...DIGEST_ROUTES, ...NOT_YET_AVAILABLE_ROUTES, ...OG_ROUTES, ...WRITE_ROUTES, ...ADMIN_ROUTES, ...STATIC_ROUTES,
 ];

@@ -1,5 +1,3 @@
-import { z } from "zod";
-import { intParam } from "../lib/query-params.ts";
 import { OG_IMAGES } from "../../site-data/og-images.ts";
 import type { Lane } from "../lib/auth.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
@@ -12,41 +10,18 @@ import { YIELD_ROUTES } from "./yields.ts";
 import type { JsonRoute, RouteDecl } from "./route.ts";
 
 /**
- * Validators of the query parameters the not-yet-built routes take (spec 4.1, 2.9), so a bad value is a
- * 400 naming it before the 503: `limit` 1-200, `window` `24h`/`7d`/`30d`.
- */
-const LATER_PARAMS: Record<string, z.ZodType> = {
-  limit: intParam(1, 200).describe("Rows, 1-200 (default 50)"),
-  window: z.enum(["24h", "7d", "30d"], { error: "must be 24h, 7d or 30d" }).describe("Window (default 30d)"),
-};
-
-/** Query parameters of a route whose handler is not built yet: names from spec 4.1 (`!` = required), values checked by LATER_PARAMS. */
-function params(spec: string): z.ZodObject | undefined {
-  if (!spec) return undefined;
-  return z.object(Object.fromEntries(spec.split(" ").map((n) => {
-    const name = n.replace(/!$/, "");
-    const v = LATER_PARAMS[name];
-    if (!v) throw new Error(`no validator for not-yet-available parameter ${name}`);
-    return [name, n.endsWith("!") ? v : v.optional()];
-  })));
-}
-
-/**
- * A spec route whose data no build publishes yet: declared now, so it authenticates, validates its
- * parameter names and answers 503 `Data not yet available: <feature>` with `Retry-After: 60` (spec 7
+ * A spec route whose data no build publishes yet: declared now, so it authenticates and answers 503 `Data not yet available: <feature>` with `Retry-After: 60` (spec 7
  * rule 3); it never invents data. Health lists the same features as not yet available.
  */
-function later(operationId: string, path: string, feature: string, cache: CacheProfile, summary: string, query = "", lane: Lane = "apiKey"): JsonRoute {
+function later(operationId: string, path: string, feature: string, cache: CacheProfile, summary: string, lane: Lane = "apiKey"): JsonRoute {
   return {
-    kind: "json", operationId, method: "GET", path, lane, tag: "not-yet-available", cache, meta: false, notYetAvailable: feature, query: params(query),
-    ...(path.includes(":") ? { params: z.object(Object.fromEntries([...path.matchAll(/:([A-Za-z]+)/g)].map(([, n]) => [n, z.string().max(200, "must be at most 200 characters")]))) } : {}),
+    kind: "json", operationId, method: "GET", path, lane, tag: "not-yet-available", cache, meta: false, notYetAvailable: feature,
     summary, description: `${summary}. Not yet published by any build: answers 503 \`Data not yet available: ${feature}\` with \`Retry-After: 60\` until it is.`,
   };
 }
 
 /** Spec 4.1 read routes whose features land with later issues (status, bot pulse). */
 export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [
-  later("getPublicStatusHistory", "/api/public-status-history", "public-status-history", "public-status", "Public status transitions", "limit window"),
   later("getTelegramPulse", "/api/telegram-pulse", "telegram-pulse", "custom", "Messaging-bot adoption pulse"),
 ];
 

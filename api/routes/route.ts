@@ -2,9 +2,11 @@ import type { z } from "zod";
 import { type Artifact, type ArtifactOutput, outputPath } from "../../site-data/contract.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import type { Lane } from "../lib/auth.ts";
+import type { StatusHistoryHealth } from "../health.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/published.ts";
+import type { StatusHistoryStore } from "../lib/status-history.ts";
 
 /**
  * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for
@@ -52,13 +54,24 @@ export interface HandlerContext {
   /** Service time (Unix s) under the clock mode. */
   now: number;
   clock: "replay" | "wall";
+  /**
+   * Wall clock (Unix s) at the same instant as `now`. Times the process records on the wall clock
+   * (state store, status history) are reported shifted by `now − wallNow`, on the clock of `now`.
+   */
+  wallNow: number;
   /** Extra facts the server wires in (state store status for health). */
   services: RouteServices;
 }
 
-/** Facts about the process's dependencies that routes may report (health). */
+/** Facts about the process's dependencies that routes may report (health) and the stores they read. */
 export interface RouteServices {
+  /** The state store as this process sees it (`lastOkAt` wall-clock Unix s). */
   stateStore?: () => { state: "ok" | "unavailable"; lastError: string | null; lastOkAt: number | null };
+  /**
+   * The public status history: the store `/api/public-status-history` reads, and this process's
+   * recorder status for health (`lastRecordedAt` wall-clock Unix s). Without it the route answers 503.
+   */
+  statusHistory?: { store: Pick<StatusHistoryStore, "publicHistory">; recorder?: () => StatusHistoryHealth };
 }
 
 /** An artifact output a route serves: path template, schema and freshness budget all come from the artifact. */

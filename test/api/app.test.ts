@@ -8,6 +8,7 @@ import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import { StatusHistoryStore } from "../../api/lib/status-history.ts";
 import { ROUTES } from "../../api/routes/index.ts";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { buildRecorded, RECORDED_AS_OF } from "../helpers/build-once.ts";
@@ -28,7 +29,10 @@ beforeAll(async () => {
   await keys.init();
   token = (await keys.create({ name: "t" })).token;
   clockMs = Date.now();
-  app = createApp({ store: new PublishedStore(fsReader(dir), 0, () => clockMs), keys, limiter: new KeyRateLimiter(), corsOrigins: ["https://ballast.example"], clockMode: "auto", nowMs: () => clockMs });
+  app = createApp({
+    store: new PublishedStore(fsReader(dir), 0, () => clockMs), keys, limiter: new KeyRateLimiter(), corsOrigins: ["https://ballast.example"], clockMode: "auto", nowMs: () => clockMs,
+    services: { statusHistory: { store: new StatusHistoryStore(sql) } }, // nothing recorded: an empty history (test/api/status-history.test.ts records)
+  });
 });
 afterAll(async () => {
   await sql?.close();
@@ -127,7 +131,7 @@ describe("auth matrix and errors", () => {
     expect([noDigest.status, (await noDigest.json()).error]).toEqual([404, "No digest found for this date"]);
     expect((await req("/api/public-status-history?window=1y")).status).toBe(400);
     expect((await req("/api/public-status-history?limit=201")).status).toBe(400);
-    expect((await req("/api/public-status-history?limit=200&window=7d")).status).toBe(503);
+    expect((await req("/api/public-status-history?limit=200&window=7d")).status).toBe(200); // built since issue 18 item 3
   });
 
   it("/api/daily-digest serves the edition of the last day closed at as-of; the archive and digest-snapshot list and serve it", async () => {
@@ -155,7 +159,7 @@ describe("auth matrix and errors", () => {
     expect(await r.json()).toEqual({ error: "Data not yet available: bluechip-ratings" });
     const health = await (await req("/api/health", { key: null })).json();
     expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings"))).toContain("/api/bluechip-ratings answers 503");
-    expect(health.caches["bluechip-ratings"]).toBeUndefined();
+    expect(health.caches["bluechip-ratings"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" }); // listed (spec 2.8), never setting status
   });
 
   it("/api/dex-liquidity(-history) answer 503 not yet available: the default build (as of 2025-09-07) holds no pool capture", async () => {
@@ -181,7 +185,7 @@ describe("auth matrix and errors", () => {
     const health = await (await req("/api/health", { key: null })).json();
     expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity —"))).toContain("/api/dex-liquidity answers 503");
     expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity-history —"))).toContain("/api/dex-liquidity-history answers 503");
-    expect(health.caches["dex-liquidity"]).toBeUndefined();
+    expect(health.caches["dex-liquidity"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" }); // listed (spec 2.8), never setting status
   });
 
   it("/api/usds-status answers 503 not yet available while no build holds a USDS status capture; health lists it", async () => {
@@ -192,7 +196,7 @@ describe("auth matrix and errors", () => {
     expect(await r.json()).toEqual({ error: "Data not yet available: usds-status" });
     const health = await (await req("/api/health", { key: null })).json();
     expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("usds-status"))).toContain("/api/usds-status answers 503");
-    expect(health.caches["usds-status"]).toBeUndefined();
+    expect(health.caches["usds-status"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" }); // listed (spec 2.8), never setting status
   });
 
   it("donor claims are closed after the per-IP attempt limit is checked; webhook and site lanes are 404 unconfigured", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildHealth, circuitGroup, circuitOf, circuitsOf } from "../../api/health.ts";
+import { assessHealth, buildHealth, causePublicImpact, circuitGroup, circuitOf, circuitsOf } from "../../api/health.ts";
 import { ROUTES } from "../../api/routes/index.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
@@ -28,7 +28,7 @@ const file = (artifact: string, maxAgeSec: number, dataAsOf: number | null = AS_
 function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
   return {
     schemaVersion: "1.2.0", buildId: "20250907T0000Z-test", asOf: AS_OF, generatedAt: AS_OF, clock: "wall", contentHash: "0",
-    files: [file("stablecoins", 600), file("peg-summary", 900)],
+    files: [file("stablecoins", 600), file("stablecoin-charts", 3600), file("stress-signals", 3600), file("peg-summary", 900)],
     sources: [
       source("defillama.stablecoins", AS_OF), source("coingecko.markets", AS_OF), source("frankfurter.rates", AS_OF - DAY),
       source("alchemy.daily_prices", AS_OF - DAY), source("binance.klines", AS_OF), source("onchain.total_supply_samples", AS_OF - DAY),
@@ -262,10 +262,140 @@ describe("on-chain sections (spec 2.8)", () => {
 
   it("on-chain artifacts are reported in their sections, not as generic caches", () => {
     const old = AS_OF - 400 * DAY;
-    const h = health(manifest({ files: [file("stablecoins", 600), file("blacklist", 900, old), file("mint-burn-flows", 900, old)] }));
+    const h = health(manifest({ files: [...manifest().files, file("blacklist", 900, old), file("mint-burn-flows", 900, old)] }));
     expect(h.caches).not.toHaveProperty("blacklist");
     expect(h.caches).not.toHaveProperty("mint-burn-flows");
     expect(h.status).toBe("healthy");
   });
 });
 
+
+describe("cache keys spec 2.8 names", () => {
+  const SPEC_KEYS = ["stablecoins", "stablecoin-charts", "usds-status", "fx-rates", "bluechip-ratings", "dex-liquidity", "yield-data", "dews"];
+
+  it("are always present, first and in the spec's order; unpublished optional ones are not-published without effect on status", () => {
+    const h = health(manifest());
+    expect(Object.keys(h.caches).slice(0, SPEC_KEYS.length)).toEqual(SPEC_KEYS);
+    expect(Object.keys(h.caches)).toContain("peg-summary");
+    for (const [key, artifact, maxAge] of [["usds-status", "usds-status", 86400], ["bluechip-ratings", "bluechip-ratings", 43200], ["dex-liquidity", "dex-liquidity", 7200], ["yield-data", "yield-rankings", 3600]] as const) {
+      expect(h.caches[key], key).toMatchObject({ ageSeconds: null, maxAge, healthy: false, sentinelValidationReason: "not-published", artifact });
+      expect(h.warnings.some((w) => w.startsWith(`not yet available (no effect on status): ${artifact} —`)), key).toBe(true);
+    }
+    expect(h.status).toBe("healthy");
+    expect(statusAffecting(h.warnings)).toEqual([]);
+  });
+
+  it("dews is the stress-signals artifact and yield-data the yield rankings, each under one key only", () => {
+    const m = manifest({ files: [...manifest().files, file("yield-rankings", 3600), file("yield-history", 3600), file("dex-liquidity", 7200, AS_OF - 600)] });
+    const h = health(m);
+    expect(h.caches.dews).toMatchObject({ ageSeconds: 60, maxAge: 3600, healthy: true, artifact: "stress-signals", sentinelValidationReason: null });
+    expect(h.caches["yield-data"]).toMatchObject({ ageSeconds: 60, maxAge: 3600, healthy: true, artifact: "yield-rankings", availabilityMaxAge: 4 * 3600 });
+    expect(h.caches["dex-liquidity"]).toMatchObject({ ageSeconds: 660, healthy: true, sentinelValidationReason: null });
+    expect(h.caches).not.toHaveProperty("stress-signals");
+    expect(h.caches).not.toHaveProperty("yield-rankings");
+    expect(h.caches["yield-history"]).toMatchObject({ maxAge: 3600, availabilityMaxAge: 12 * 3600 }); // other yield artifacts keep the generic rule
+    expect(h.status).toBe("healthy");
+  });
+
+  it("yield-data: degraded above 2x its budget and stale above 4x, where generic caches are still fresh", () => {
+    const at = (age: number) => manifest({ files: [file("stablecoins", 600, AS_OF), file("stablecoin-charts", 3600, AS_OF), file("stress-signals", 3600, AS_OF), file("yield-rankings", 3600, AS_OF - age)] });
+    expect(health(at(2 * 3600), AS_OF).status).toBe("healthy");
+    const d = health(at(2 * 3600 + 1), AS_OF);
+    expect(d.status).toBe("degraded");
+    expect(d.caches["yield-data"].healthy).toBe(true);
+    expect(statusAffecting(d.warnings)).toEqual([expect.stringMatching(/^caches degraded \(sets status degraded\): yield-data \(yield-rankings\) 2 h old \(budget 60 min, 2x\/4x\)/)]);
+    const s = health(at(4 * 3600 + 1), AS_OF);
+    expect(s.status).toBe("stale");
+    expect(s.caches["yield-data"].healthy).toBe(false);
+  });
+
+  it("a required spec cache missing from the build (never in a real build) is stale: its routes answer 503", () => {
+    const m = manifest({ files: manifest().files.filter((f) => f.artifact !== "stablecoin-charts") });
+    const h = health(m);
+    expect(h.caches["stablecoin-charts"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" });
+    expect(h.status).toBe("stale");
+  });
+});
+
+describe("one clock: timestamp and every age in the body come from the same now", () => {
+  const withLive = manifest({ sources: [...manifest().sources, source("onchain.events", AS_OF - 1800)] });
+  const onchain = { blacklist: null, mintBurn: { totalEvents: 3, latestEventTsBySymbol: { USDT: AS_OF - 900 }, latestHourlyTs: AS_OF - 3600 } };
+
+  /** Every `*age*` number of the body with its path. */
+  function ages(v: unknown, path = ""): Record<string, number> {
+    const out: Record<string, number> = {};
+    if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (typeof x === "number" && /age(sec|seconds)$/i.test(k)) out[`${path}.${k}`] = x;
+        else Object.assign(out, ages(x, `${path}.${k}`));
+      }
+    }
+    return out;
+  }
+
+  it("moving now by 1000 s moves timestamp and every age by exactly 1000 s", () => {
+    const a = buildHealth({ manifest: withLive }, AS_OF + 60, "replay", { onchain });
+    const b = buildHealth({ manifest: withLive }, AS_OF + 1060, "replay", { onchain });
+    expect(b.timestamp - a.timestamp).toBe(1000);
+    const before = ages(a), after = ages(b);
+    // caches (site-data and fx-rates, ageSeconds and sourceAgeSeconds) and the mint/burn section
+    expect(Object.keys(before)).toEqual(expect.arrayContaining([".caches.stablecoins.ageSeconds", ".caches.dews.ageSeconds", ".caches.fx-rates.ageSeconds", ".caches.fx-rates.sourceAgeSeconds", ".mintBurn.freshnessAgeSec"]));
+    for (const [k, v] of Object.entries(before)) expect(after[k] - v, k).toBe(1000);
+    expect(a.caches.stablecoins.ageSeconds).toBe(a.timestamp - AS_OF);
+    expect(a.mintBurn!.freshnessAgeSec).toBe(a.timestamp - (AS_OF - 900));
+  });
+
+  it("state store and recorder times (wall clock) are shifted onto the replay clock of timestamp", () => {
+    const wallNow = Date.parse("2026-11-25T12:00:00Z") / 1000;
+    const now = AS_OF + 600; // replay clock: as-of + 10 min
+    const store = { state: "unavailable" as const, lastError: "state store: verify got no answer within 300 ms", lastOkAt: wallNow - 90 };
+    const recorder = { state: "unavailable" as const, lastError: "status history: record failed: boom", lastRecordedAt: wallNow - 120, pendingObservations: 2, intervalSec: 60 };
+    const h = buildHealth({ manifest: manifest() }, now, "replay", { stateStore: store, statusHistory: recorder, wallNow });
+    expect(h.timestamp).toBe(now);
+    expect(h.stateStore).toEqual({ ...store, lastOkAt: now - 90 });
+    expect(h.statusHistory).toEqual({ ...recorder, lastRecordedAt: now - 120 });
+    expect(h.warnings[0]).toContain(`last ok ${new Date((now - 90) * 1000).toISOString().slice(0, 16)}Z (90 s before now)`);
+    // a failing recorder is reported, never a status change; the state store still sets degraded
+    expect(h.status).toBe("degraded");
+    expect(h.warnings.find((w) => w.startsWith("status history recording failing (no effect on status)"))).toContain("2 observation(s) kept in memory");
+    expect(buildHealth({ manifest: manifest() }, now, "replay", { statusHistory: recorder, wallNow }).status).toBe("healthy");
+  });
+});
+
+describe("causes of the status (what the status history records)", () => {
+  it("healthy: none; each finding names its cause and whether it has public impact", () => {
+    expect(assessHealth({ manifest: manifest() }, AS_OF + 60, "wall").causes).toEqual([]);
+    const open = { state: "open" as const, consecutiveFailures: 5, lastSuccessAt: AS_OF - DAY };
+    const m = manifest({
+      circuits: { coingecko: open, binance: open, frankfurter: open },
+      sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, AS_OF - DAY, { status: "stale" }) : s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - 6 * DAY) : s)),
+      skippedCaptures: [{ file: "x.csv", endpoint: "coingecko.market_chart", reason: "header-only" }],
+    });
+    const { health: h, causes } = assessHealth({ manifest: m }, AS_OF + 13 * 600, "wall", { stateStore: { state: "unavailable", lastError: "down", lastOkAt: null } });
+    expect(h.status).toBe("stale");
+    const byCode = Object.fromEntries(causes.map((c) => [c.code, [c.status, c.publicImpact]]));
+    expect(byCode).toEqual({
+      "db-unhealthy": ["degraded", true],
+      "cache:stablecoins": ["stale", true],
+      "cache:peg-summary": ["degraded", true],
+      "fx-cached-fallback": ["degraded", true],
+      "publication-coverage:list-snapshot": ["degraded", false],
+      "publication-coverage:skipped-captures": ["degraded", false],
+      "circuit-groups-open": ["degraded", true],
+    });
+    for (const c of causes) expect(c.detail.length).toBeGreaterThan(0);
+  });
+
+  it("no build: no-build (public); a stale live mint/burn lane: mint-burn-lane (public)", () => {
+    expect(assessHealth(null, AS_OF, "wall").causes).toEqual([expect.objectContaining({ code: "no-build", status: "stale", publicImpact: true })]);
+    const m = manifest({ sources: [...manifest().sources, source("onchain.events", AS_OF - 7200)] });
+    const { causes } = assessHealth({ manifest: m }, AS_OF, "wall", { onchain: { blacklist: null, mintBurn: { totalEvents: 1, latestEventTsBySymbol: { USDT: AS_OF }, latestHourlyTs: AS_OF } } });
+    expect(causes).toEqual([expect.objectContaining({ code: "mint-burn-lane", status: "stale", publicImpact: true })]);
+  });
+
+  it("public impact by cause family (spec 2.9 list); unknown families have none", () => {
+    expect(causePublicImpact("cache:anything")).toBe(true);
+    expect(causePublicImpact("publication-coverage:list-snapshot")).toBe(false);
+    expect(causePublicImpact("something-new")).toBe(false);
+  });
+});

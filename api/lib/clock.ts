@@ -1,0 +1,16 @@
+import type { ServingBuild } from "./published.ts";
+
+/** Clock mode of the API (`CLOCK`): `auto` runs the replay clock for builds made from recorded captures, the wall clock otherwise. */
+export type ClockMode = "auto" | "wall" | "replay";
+
+/**
+ * Current time (Unix s) for a build under the clock mode: replay = build as-of + time since first
+ * seen; `wallNow` is the wall clock (Unix s) of the same instant `nowMs`.
+ */
+export function serviceNow(build: ServingBuild | null, mode: ClockMode, nowMs: number): { now: number; clock: "replay" | "wall"; wallNow: number } {
+  const wallNow = Math.floor(nowMs / 1000);
+  if (build && mode !== "wall" && (mode === "replay" || build.manifest.clock === "replay")) {
+    return { now: build.manifest.asOf + Math.floor((nowMs - build.firstSeenMs) / 1000), clock: "replay", wallNow };
+  }
+  return { now: wallNow, clock: "wall", wallNow };
+}
