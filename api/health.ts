@@ -295,6 +295,8 @@ export interface HealthOptions {
   onchain?: OnchainHealthInputs;
   /** This process's status history recorder (echoed as `statusHistory`; a failure is a warning, never a status change). */
   statusHistory?: StatusHistoryHealth;
+  /** Stored objects outside builds (dated snapshots, digests, their indexes) whose last read failed their schema: a warning naming them. */
+  corruptStored?: string[];
   /**
    * Wall clock (Unix s) at the same instant as `now`. The state store and the recorder time their
    * operations on the wall clock; their times are reported shifted by `now − wallNow`, so every time
@@ -357,11 +359,14 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     ? [`status history recording failing (no effect on status): ${recorder.lastError ?? "unknown error"}; ${recorder.pendingObservations} observation(s) kept in memory and written once the store answers; last written ${recorder.lastRecordedAt === null ? "never" : `${isoMinute(recorder.lastRecordedAt)} (${age(Math.max(0, now - recorder.lastRecordedAt))} before now)`}. /api/public-status-history may lag until then.`]
     : [];
   const extra = { ...(store ? { stateStore: store } : {}), ...(recorder ? { statusHistory: recorder } : {}) };
+  const corruptWarning = opts.corruptStored?.length
+    ? [`stored dated payloads fail their schema (no effect on status): ${opts.corruptStored.join(", ")}. The routes serving them answer 500 and never a partial body; restore the file (a snapshot day: delete it and run \`make backfill\` for that day, which rebuilds the same bytes from the recorded inputs).`]
+    : [];
   if (!build) {
     raise("stale", "no-build", "no published build: every data route answers 503");
     return {
       health: {
-        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...recorderWarning],
+        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...recorderWarning, ...corruptWarning],
         caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary: null, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
       },
       causes,
@@ -490,6 +495,7 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   if (bl && bl.missingAmounts > 0) {
     info.push(`freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`);
   }
+  info.push(...corruptWarning);
   for (const [feature, paths] of Object.entries(notYetAvailableFeatures(new Set(m.files.map((f) => f.path))))) {
     info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`);
   }

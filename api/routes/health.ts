@@ -35,9 +35,10 @@ function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs 
  * status from `services`, the on-chain sections from the build. `/api/health`, the public status
  * history's `currentStatus` and the status recorder all use it, so they agree. Never throws.
  */
-export async function servingHealth(build: ServingBuild | null, now: number, clock: "replay" | "wall", wallNow: number, services: RouteServices): Promise<HealthAssessment> {
+export async function servingHealth(build: ServingBuild | null, now: number, clock: "replay" | "wall", wallNow: number, services: RouteServices, store?: PublishedStore): Promise<HealthAssessment> {
   return assessHealth(build, now, clock, {
     stateStore: services.stateStore?.(), statusHistory: services.statusHistory?.recorder?.(), onchain: await onchainInputs(build), wallNow,
+    corruptStored: store?.corruptObjects().map((o) => o.key),
   });
 }
 
@@ -50,7 +51,7 @@ export function statusObserver(deps: { store: PublishedStore; clockMode: ClockMo
   return async () => {
     const build = await deps.store.build();
     const { now, clock, wallNow } = serviceNow(build, deps.clockMode, nowMs());
-    const { health, causes } = await servingHealth(build, now, clock, wallNow, deps.services);
+    const { health, causes } = await servingHealth(build, now, clock, wallNow, deps.services, deps.store);
     return { raw: health.status, causes };
   };
 }
@@ -61,6 +62,6 @@ export const HEALTH_ROUTES: RouteDecl[] = [
     kind: "json", operationId: "getHealth", method: "GET", path: "/api/health", lane: "public", tag: "health", cache: "realtime", meta: false, cacheable: false,
     summary: "Service health (exempt from key)",
     description: "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
-    handler: async (ctx) => ({ payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services)).health, dataAsOf: null }),
+    handler: async (ctx) => ({ payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services, ctx.store)).health, dataAsOf: null }),
   },
 ];

@@ -62,7 +62,7 @@ export const STATUS_ROUTES: RouteDecl[] = [
           apiLog("warn", "status-history", "public status history read failed", { error: errorMessage(err) });
           throw unavailable();
         }),
-        servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services),
+        servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services, ctx.store),
       ]);
       // Stored times are wall clock; the body is on the service clock of `timestamp`.
       const shift = ctx.now - ctx.wallNow;

@@ -114,6 +114,10 @@ describe("snapshot routes", () => {
     const bad = await api.get("/api/snapshots/2023-03-14.json");
     expect(bad.status).toBe(500);
     expect(bad.body.error).toBe("Snapshot payload corrupted: 2023-03-14");
+    // health names the corrupt stored payload until a later read passes
+    const warned = (await api.get("/api/health")).body.warnings.filter((w: string) => w.startsWith("stored dated payloads fail their schema"));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain("snapshots/2023-03-14.json");
   });
 
   it("the projection of usdc-circle carries its row, report card, PSI and DEWS, with ETag <sha256>-<id>", async () => {
