@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
@@ -66,7 +67,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     return s;
   };
   const listener = createNodeListener({
-    store, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus },
+    store, keys, limiter, corsOrigins: origins, clockMode: config.CLOCK, services: { stateStore: stateStatus, docsDir: join(config.BALLAST_DATA_DIR, "docs") },
     siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
 

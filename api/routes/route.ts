@@ -41,6 +41,8 @@ export interface StaticResult {
   encoded?: (encoding: StoredEncoding) => Promise<Uint8Array | null>;
   /** Cache-Control; default `public, max-age=300`. */
   cacheControl?: string;
+  /** Further response headers (the API reference page's Content-Security-Policy). */
+  headers?: Record<string, string>;
 }
 
 /** Everything a handler may use. `build` is resolved once per request; `query`/`params` are validated. */
@@ -59,6 +61,8 @@ export interface HandlerContext {
 /** Facts about the process's dependencies that routes may report (health). */
 export interface RouteServices {
   stateStore?: () => { state: "ok" | "unavailable"; lastError: string | null; lastOkAt: number | null };
+  /** Directory the `/docs` page is generated into once (server: `<BALLAST_DATA_DIR>/docs`; default a temp dir). */
+  docsDir?: string;
 }
 
 /** An artifact output a route serves: path template, schema and freshness budget all come from the artifact. */
