@@ -54,11 +54,11 @@ export interface HandlerContext {
   /** Service time (Unix s) under the clock mode. */
   now: number;
   clock: "replay" | "wall";
-  /** Extra facts the server wires in (state store status for health). */
+  /** What the server wires in (state store status for health, the `/docs` directory). */
   services: RouteServices;
 }
 
-/** Facts about the process's dependencies that routes may report (health). */
+/** What the server wires in for routes: facts about its dependencies (health reports them) and where `/docs` is generated. */
 export interface RouteServices {
   stateStore?: () => { state: "ok" | "unavailable"; lastError: string | null; lastOkAt: number | null };
   /** Directory the `/docs` page is generated into once (server: `<BALLAST_DATA_DIR>/docs`; default a temp dir). */
