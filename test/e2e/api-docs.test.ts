@@ -152,10 +152,12 @@ describe("API reference page (/docs)", () => {
       }
       expect(missing).toEqual([]);
       expect(operations.length).toBeGreaterThan(50);
-      // Search works under the CSP (its index is built in the page).
-      await page.keyboard.press("Control+K");
+      // Search works under the CSP (its index is built in the page; the trigger reads "Loading..." until then).
+      const trigger = page.locator('[data-testid="search-trigger"]');
+      await expect.poll(() => trigger.innerText(), { timeout: 20_000 }).toMatch(/Search/);
+      await trigger.click();
       await page.locator('[data-component-name="Search/SearchInput"] input').fill("reference page");
-      await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('[data-component-name="Search/SearchItem"]')].map((e) => (e as HTMLElement).innerText.replace(/\s+/g, " "))))
+      await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('[data-component-name="Search/SearchItem"]')].map((e) => (e as HTMLElement).innerText.replace(/\s+/g, " "))), { timeout: 10_000 })
         .toEqual(expect.arrayContaining([expect.stringMatching(/^GET \/docs API reference page/)]));
       expect(await cspViolations()).toEqual([]);
       expect(problems).toEqual([]);
@@ -176,7 +178,7 @@ describe("API reference page (/docs)", () => {
         return { fetched, injected: (window as unknown as { injected?: boolean }).injected === true };
       });
       expect(result).toEqual({ fetched: "blocked", injected: false });
-      await expect.poll(cspViolations).toEqual(expect.arrayContaining([expect.stringMatching(/^connect-src /), expect.stringMatching(/^script-src-elem /)]));
+      await expect.poll(cspViolations, { timeout: 5000 }).toEqual(expect.arrayContaining([expect.stringMatching(/^connect-src /), expect.stringMatching(/^script-src-elem /)]));
     } finally {
       await page.close();
     }
