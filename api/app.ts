@@ -316,7 +316,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     const build = await deps.store.build();
     const found = await route.handler(validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs())));
     if (!found) throw new HttpError(404, "Not found");
-    const headers: Record<string, string> = { "Content-Type": found.contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": found.cacheControl ?? STATIC_CACHE, Vary: "Accept-Encoding" };
+    const headers: Record<string, string> = { ...found.headers, "Content-Type": found.contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": found.cacheControl ?? STATIC_CACHE, Vary: "Accept-Encoding" };
     const coding = found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
     const encoded = coding === "identity" ? null : await found.encoded!(coding);
     if (encoded) headers["Content-Encoding"] = coding;

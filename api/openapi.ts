@@ -17,7 +17,7 @@ const TAGS: Record<string, string> = {
   "not-yet-available": "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
   writes: "Public-host write routes (spec 4.4).",
   og: "Share images (`image/png`, 1200×630) rendered at build time; no key, GET and HEAD.",
-  static: "Static files: datasets, sheets, the DuckDB file, this description, Postman files, methodology changelogs.",
+  static: "Static files: datasets, sheets, the DuckDB file, this description and its reference page, Postman files, methodology changelogs.",
 };
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {

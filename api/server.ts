@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
@@ -71,7 +72,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     return s;
   };
   // Status history: the health this process observes, recorded on a timer into the state store.
-  const services: RouteServices = { stateStore: stateStatus };
+  const services: RouteServices = { stateStore: stateStatus, docsDir: join(config.BALLAST_DATA_DIR, "docs") };
   const history = new StatusHistoryStore(keys.sqlClient);
   const clockMode = config.CLOCK;
   const statusRecorder = new StatusRecorder({

@@ -43,6 +43,8 @@ export interface StaticResult {
   encoded?: (encoding: StoredEncoding) => Promise<Uint8Array | null>;
   /** Cache-Control; default `public, max-age=300`. */
   cacheControl?: string;
+  /** Further response headers (the API reference page's Content-Security-Policy). */
+  headers?: Record<string, string>;
 }
 
 /** Everything a handler may use. `build` is resolved once per request; `query`/`params` are validated. */
@@ -63,7 +65,7 @@ export interface HandlerContext {
   services: RouteServices;
 }
 
-/** Facts about the process's dependencies that routes may report (health) and the stores they read. */
+/** What the server wires in for routes: facts about its dependencies (health reports them), the stores they read, where `/docs` is generated. */
 export interface RouteServices {
   /** The state store as this process sees it (`lastOkAt` wall-clock Unix s). */
   stateStore?: () => { state: "ok" | "unavailable"; lastError: string | null; lastOkAt: number | null };
@@ -72,6 +74,8 @@ export interface RouteServices {
    * recorder status for health (`lastRecordedAt` wall-clock Unix s). Without it the route answers 503.
    */
   statusHistory?: { store: Pick<StatusHistoryStore, "publicHistory">; recorder?: () => StatusHistoryHealth };
+  /** Directory the `/docs` page is generated into once (server: `<BALLAST_DATA_DIR>/docs`; default a temp dir). */
+  docsDir?: string;
 }
 
 /** An artifact output a route serves: path template, schema and freshness budget all come from the artifact. */
