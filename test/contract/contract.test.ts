@@ -34,6 +34,13 @@ describe("contracts", () => {
     }
   });
 
+  it("every OpenAPI tag an operation carries is declared with a description (the reference page groups by them)", () => {
+    const doc = buildOpenApi() as { paths: Record<string, Record<string, { tags?: string[] }>>; tags: { name: string; description: string }[] };
+    const used = new Set(Object.values(doc.paths).flatMap((p) => Object.values(p).flatMap((op) => op.tags ?? [])));
+    const declared = new Map(doc.tags.map((t) => [t.name, t.description]));
+    for (const t of used) expect(declared.get(t), t).toBeTruthy();
+  });
+
   it("the OpenAPI description lints clean with @redocly/cli (recommended rules, 0 errors, 0 warnings)", () => {
     const out = execFileSync("npx", ["redocly", "lint", "--format", "json", "api/openapi.json"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     const report = JSON.parse(out.slice(out.indexOf("{")));
