@@ -114,8 +114,13 @@ export class PublishedStore {
     return this.nowMs() - this.checkedAt < this.refreshMs ? this.latest : null;
   }
 
-  /** The serving build; callers resolve it once per request and pass it on. */
+  /**
+   * The serving build; callers resolve it once per request and pass it on. While no build has been
+   * read yet, a caller waits for the read in flight (a request racing the first read must not see
+   * "no published build"); afterwards the previous build serves during a re-check.
+   */
   build(): Promise<ServingBuild | null> {
+    if (this.refreshing && !this.latest) return this.refreshing;
     if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.latest);
     this.refreshing ??= this.refresh().finally(() => { this.refreshing = null; });
     return this.refreshing;

@@ -134,6 +134,15 @@ describe("auth matrix and errors", () => {
     expect((await req("/api/public-status-history?limit=200&window=7d")).status).toBe(200); // built since issue 18 item 3
   });
 
+  it("a request racing the store's first read waits for it instead of answering 'no published build'", async () => {
+    const read = fsReader(dir);
+    const slow = new PublishedStore(async (key) => { await new Promise((r) => setTimeout(r, 50)); return read(key); });
+    const first = slow.build(); // e.g. the status recorder's observation at server start
+    const racing = await slow.build(); // a request arriving while that read is in flight
+    expect(racing?.id).toBeTruthy();
+    expect(racing?.id).toBe((await first)?.id);
+  });
+
   it("/api/daily-digest serves the edition of the last day closed at as-of; the archive and digest-snapshot list and serve it", async () => {
     const res = await req("/api/daily-digest");
     expect(res.status).toBe(200);
