@@ -5,7 +5,7 @@ import {
 } from "../../site-data/mint-burn.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { keysetPage } from "../lib/keyset.ts";
-import { boolParam, intParam } from "../lib/query-params.ts";
+import { boolParam, intParam, stablecoinParam } from "../lib/query-params.ts";
 
 /** `/api/mint-burn-events` body. */
 export const MintBurnEventsResponseSchema = z.object({
@@ -42,7 +42,7 @@ const coinId = z.string().max(200, "must be at most 200 characters");
 
 /** Query parameters of `/api/mint-burn-events`. */
 export const MintBurnEventsQuery = z.object({
-  stablecoin: coinId.describe("Canonical stablecoin id (required); unknown ids are 404"),
+  stablecoin: stablecoinParam().describe("Canonical stablecoin id (required); unknown ids are 404"),
   direction: z.enum(["mint", "burn"], { error: "must be mint or burn" }).optional().describe("mint or burn"),
   chain: z.string().regex(/^[a-z0-9-]+$/, "must be a registry chain id").max(100, "must be at most 100 characters").optional().describe("Registry chain id"),
   burnType: z.enum(BURN_TYPES, { error: `must be one of ${BURN_TYPES.join(", ")}` }).optional().describe(`Burn type: ${BURN_TYPES.join(", ")} (mints have none)`),
