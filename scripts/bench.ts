@@ -493,6 +493,20 @@ console.log(table(["measure", "value", "target", "met?"], [
   ["/api/blacklist first request of a build (ms: read, parse, validate, sort)", int(blacklist.firstRequestMs), "—", "—"],
 ]));
 
+// 5. Key lane: auth overhead and 429 exactness across 2 instances sharing Postgres and Redis.
+const auth = JSON.parse(execFileSync("npx", ["tsx", "scripts/bench/auth-quota.ts", dataDir], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, maxBuffer: 16 << 20 }).toString()) as {
+  keyedRps: number; exemptRps: number; ratio: number; keyedRoute: string; exemptRoute: string; keyedBytes: number; exemptBytes: number;
+  quota: { keys: number; limit: number; requests: number; seconds: number; exactKeys: number; min200: number; max200: number; otherStatuses: number };
+};
+const q = auth.quota;
+console.log(`\nKey lane (scripts/bench/auth-quota.ts: wrk -t1 -c50, 3 alternating runs, medians, unpinned; 2 in-process instances sharing Postgres and Redis)`);
+console.log(table(["measure", "value", "target", "met?"], [
+  [`keyed route req/s (\`${auth.keyedRoute}\`, ${int(auth.keyedBytes)} B)`, int(auth.keyedRps), "—", "—"],
+  [`exempt route req/s (\`${auth.exemptRoute}\`, ${int(auth.exemptBytes)} B)`, int(auth.exemptRps), "—", "—"],
+  ["auth overhead ratio (keyed / exempt req/s)", `${auth.ratio.toFixed(2)}×`, "—", "—"],
+  [`429 exactness: keys granted exactly ${q.limit} of ${int(q.requests / q.keys)} (${int(q.requests)} requests, ${q.keys} keys, ${q.seconds.toFixed(1)} s)`, `${q.exactKeys} / ${q.keys} (200s per key ${q.min200}–${q.max200}; ${q.otherStatuses} other statuses)`, `${q.keys} / ${q.keys}`, q.exactKeys === q.keys && q.otherStatuses === 0 ? "yes" : "**no**"],
+]));
+
 for (const n of notes) console.log(`Note: ${n}`);
 console.log(`Total bench time ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
 process.exit(0);
