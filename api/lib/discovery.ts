@@ -1,4 +1,5 @@
 import type { SqlClient } from "./key-store.ts";
+import { schemaOnce } from "./sql-schema.ts";
 
 /**
  * Discovery candidates (spec 4.5): coins the upstream list carries that the registry does not — the
@@ -56,13 +57,10 @@ const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /** Operator decisions on discovery candidates, in the state store. */
 export class DiscoveryStore {
-  private schema: Promise<void> | null = null;
+  private readonly ready: () => Promise<void>;
 
-  constructor(private readonly sql: SqlClient, private readonly nowMs: () => number = Date.now) {}
-
-  private async ready(): Promise<void> {
-    this.schema ??= this.sql.query(SCHEMA).then(() => undefined, (err: unknown) => { this.schema = null; throw err; });
-    await this.schema;
+  constructor(private readonly sql: SqlClient, private readonly nowMs: () => number = Date.now) {
+    this.ready = schemaOnce(sql, SCHEMA);
   }
 
   /**
@@ -73,15 +71,15 @@ export class DiscoveryStore {
   async candidates(coins: UnreviewedCoin[]): Promise<DiscoveryCandidate[]> {
     await this.ready();
     const now = Math.floor(this.nowMs() / 1000);
-    const ids = coins.map((c) => c.id);
-    if (ids.length) {
-      await this.sql.query(
-        "insert into discovery_candidates (id, first_seen_at) select x, $2 from unnest($1::text[]) as t(x) on conflict (id) do nothing",
-        [ids, now],
-      );
-    }
-    const { rows } = ids.length ? await this.sql.query<Row>("select * from discovery_candidates where id = any($1::text[])", [ids]) : { rows: [] as Row[] };
+    if (coins.length === 0) return [];
+    // Scalar parameters only (PGlite and node-postgres alike); the table holds one row per coin ever listed.
+    const { rows } = await this.sql.query<Row>("select id, first_seen_at, dismissed_at, dismissed_market_cap_usd, resurfaced_at from discovery_candidates");
     const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const c of coins) {
+      if (byId.has(c.id)) continue;
+      await this.sql.query("insert into discovery_candidates (id, first_seen_at) values ($1, $2) on conflict (id) do nothing", [c.id, now]);
+      byId.set(c.id, { id: c.id, first_seen_at: now, dismissed_at: null, dismissed_market_cap_usd: null, resurfaced_at: null });
+    }
     const out: DiscoveryCandidate[] = [];
     for (const c of coins) {
       const r = byId.get(c.id);

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { HttpError } from "./http-error.ts";
 import type { SqlClient } from "./key-store.ts";
 import { apiLog, errorMessage } from "./log.ts";
+import { schemaOnce } from "./sql-schema.ts";
 
 /**
  * Admin idempotency (spec 4.5, reference 6.1): a request carrying `Idempotency-Key` on an idempotent
@@ -75,13 +76,10 @@ export interface IdempotentOutcome extends StoredResponse {
 
 /** Reservations and stored responses of idempotent operator requests, in the state store. */
 export class IdempotencyStore {
-  private schema: Promise<void> | null = null;
+  private readonly ensureSchema: () => Promise<void>;
 
-  constructor(private readonly sql: SqlClient, private readonly nowMs: () => number = Date.now) {}
-
-  private ensureSchema(): Promise<void> {
-    this.schema ??= this.sql.query(SCHEMA).then(() => undefined, (err: unknown) => { this.schema = null; throw err; });
-    return this.schema;
+  constructor(private readonly sql: SqlClient, private readonly nowMs: () => number = Date.now) {
+    this.ensureSchema = schemaOnce(sql, SCHEMA);
   }
 
   private nowSec(): number {

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { SqlClient } from "./key-store.ts";
 import { apiLog, errorMessage } from "./log.ts";
+import { schemaOnce } from "./sql-schema.ts";
 
 /**
  * Background jobs of the operator lane. A job is one run of an existing pipeline CLI in a child
@@ -92,8 +93,14 @@ export function childProcessExecutor(env: NodeJS.ProcessEnv = process.env): JobE
     const tail = (s: string) => (s.length > OUTPUT_MAX ? s.slice(-OUTPUT_MAX) : s);
     child.stdout.setEncoding("utf8").on("data", (d: string) => { stdout = tail(stdout + d); });
     child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr = tail(stderr + d); });
-    child.on("error", (err) => { if ((err as { name?: string }).name !== "AbortError") stderr += `\n${errorMessage(err)}`; });
-    child.on("close", (code) => resolve({ exitCode: code, stdout, stderr }));
+    let settled = false;
+    const finish = (exitCode: number | null) => { if (!settled) { settled = true; resolve({ exitCode, stdout, stderr }); } };
+    child.on("error", (err) => {
+      if ((err as { name?: string }).name === "AbortError") return; // killed: `close` follows
+      stderr += `\n${errorMessage(err)}`;
+      if (child.pid === undefined) finish(null); // never started (no `close` follows)
+    });
+    child.on("close", (code) => finish(code));
   });
 }
 
@@ -122,13 +129,14 @@ export class JobRunner {
   private readonly running = new Map<string, { record: JobRecord; done: Promise<JobRecord>; abort: AbortController }>();
   private readonly finished = new Map<string, JobRecord>();
   private readonly groups = new Map<string, Promise<unknown>>();
-  private schema: Promise<void> | null = null;
+  private readonly ensureSchema: () => Promise<void>;
   private readonly nowMs: () => number;
   private closed = false;
 
   constructor(private readonly sql: SqlClient | null, private readonly opts: JobRunnerOptions = {}) {
     this.executor = opts.executor ?? childProcessExecutor(opts.env);
     this.nowMs = opts.nowMs ?? Date.now;
+    this.ensureSchema = sql ? schemaOnce(sql, SCHEMA) : async () => undefined;
   }
 
   private nowSec(): number {
@@ -139,8 +147,7 @@ export class JobRunner {
     if (!this.sql) return;
     const sql = this.sql;
     try {
-      this.schema ??= sql.query(SCHEMA).then(() => undefined, (err: unknown) => { this.schema = null; throw err; });
-      await this.schema;
+      await this.ensureSchema();
       await sql.query(
         `insert into admin_jobs (request_id, action, status, params, result, error, exit_code, created_at, started_at, finished_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -211,8 +218,7 @@ export class JobRunner {
     const local = this.running.get(requestId)?.record ?? this.finished.get(requestId);
     if (local) return { ...local };
     if (!this.sql) return null;
-    this.schema ??= this.sql.query(SCHEMA).then(() => undefined, (err: unknown) => { this.schema = null; throw err; });
-    await this.schema;
+    await this.ensureSchema();
     const { rows } = await this.sql.query<Record<string, any>>("select * from admin_jobs where request_id = $1", [requestId]);
     const r = rows[0];
     if (!r) return null;

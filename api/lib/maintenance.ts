@@ -1,6 +1,7 @@
 import { HttpError } from "./http-error.ts";
 import type { SqlClient } from "./key-store.ts";
 import { apiLog, errorMessage } from "./log.ts";
+import { schemaOnce } from "./sql-schema.ts";
 
 /**
  * Maintenance mode (spec 7, issue 19 item 6): while on, every public-listener `/api/*` request but
@@ -54,7 +55,7 @@ export class MaintenanceGate {
   private state: MaintenanceState;
   private readAt = -Infinity;
   private refreshing: Promise<void> | null = null;
-  private schema: Promise<void> | null = null;
+  private readonly ensureSchema: () => Promise<void>;
   private failing = false;
   private readonly refreshMs: number;
   private readonly nowMs: () => number;
@@ -63,11 +64,7 @@ export class MaintenanceGate {
     this.refreshMs = opts.refreshMs ?? 1000;
     this.nowMs = opts.nowMs ?? Date.now;
     this.state = { enabled: false, message: DEFAULT_MAINTENANCE_MESSAGE, updatedAt: null, updatedBy: null, forcedByEnv: opts.forced === true };
-  }
-
-  private ensureSchema(sql: SqlClient): Promise<void> {
-    this.schema ??= sql.query(SCHEMA).then(() => undefined, (err: unknown) => { this.schema = null; throw err; });
-    return this.schema;
+    this.ensureSchema = sql ? schemaOnce(sql, SCHEMA) : async () => undefined;
   }
 
   private effective(): MaintenanceState {
@@ -104,7 +101,7 @@ export class MaintenanceGate {
     const sql = this.sql;
     this.refreshing ??= (async () => {
       try {
-        await this.ensureSchema(sql);
+        await this.ensureSchema();
         const { rows } = await sql.query<{ value: string; updated_at: string | number; updated_by: string | null }>("select value, updated_at, updated_by from ops_settings where name = 'maintenance'");
         const row = rows[0];
         const v = row ? (JSON.parse(row.value) as { enabled?: unknown; message?: unknown }) : {};
@@ -133,7 +130,7 @@ export class MaintenanceGate {
     const value = JSON.stringify({ enabled, message: message?.trim() || DEFAULT_MAINTENANCE_MESSAGE });
     const now = Math.floor(this.nowMs() / 1000);
     try {
-      await this.ensureSchema(this.sql);
+      await this.ensureSchema();
       await this.sql.query(
         `insert into ops_settings (name, value, updated_at, updated_by) values ('maintenance', $1, $2, $3)
          on conflict (name) do update set value = excluded.value, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
