@@ -8,6 +8,7 @@ import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
+import type { MaintenanceGate } from "./lib/maintenance.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import type { PublishedStore, ServingBuild } from "./lib/published.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
@@ -34,6 +35,13 @@ export interface AppDeps {
   services?: RouteServices;
   /** Byte budget of the one response cache (default 16 MiB). */
   responseCacheBytes?: number;
+  /** Maintenance switch: while on, every `/api/*` request but preflights answers 503 maintenance (health included). */
+  maintenance?: MaintenanceGate;
+  /**
+   * Key changes made in this process (operator lane): called with a subscriber that drops what the
+   * lane checks cache of that key id, so a rotated or deactivated key stops at once here.
+   */
+  onKeyChange?: (listener: (keyId: string) => void) => void;
 }
 
 const CORS_METHODS = "GET, HEAD, POST, OPTIONS";
@@ -82,6 +90,7 @@ const FAST_URLS_MAX = 20_000;
 function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> } {
   const nowMs = deps.nowMs ?? Date.now;
   const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, webhookSecret: deps.webhookSecret });
+  deps.onKeyChange?.((id) => auth.forget(id));
   const cache = new ResponseCache(deps.responseCacheBytes);
   const app = new Hono();
 
@@ -129,10 +138,20 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     });
   });
 
+  // Maintenance mode: every API request but preflights answers 503 (health too), before key auth.
+  const maintenance = deps.maintenance;
+  if (maintenance) {
+    app.use("/api/*", async (c, next) => {
+      if (c.req.method !== "OPTIONS") await maintenance.check();
+      await next();
+    });
+  }
+
   const ctxBase = { store: deps.store, services: deps.services ?? {} };
+  // Operator routes are served by the operator listener only (api/ops-app.ts); here their paths are 404 below.
   for (const route of ROUTES) {
     if (route.kind === "static") app.on(route.method, route.path, (c) => serveStatic(c, route));
-    else app.on(route.method, route.path, (c) => serveJson(c, route));
+    else if (route.kind === "json") app.on(route.method, route.path, (c) => serveJson(c, route));
   }
 
   // Unknown share-image routes are 404 without a key (the /api/og/* family is exempt, spec 5.2).
@@ -166,6 +185,10 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
    */
   async function fastPath(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     if (req.method !== "GET") return false;
+    if (maintenance) {
+      const m = maintenance.peek();
+      if (m.state.enabled || !m.fresh) return false;
+    }
     const known = fastUrls.get(req.url!);
     if (!known) return false;
     const entry = cache.get(known.key);

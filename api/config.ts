@@ -35,8 +35,36 @@ const ApiConfigSchema = z.object({
   SITE_PROXY_SECRET: z.string().min(16).optional(),
   /** Messaging-bot webhook secret (`X-Telegram-Bot-Api-Secret-Token`); unset: the webhook lane is not served (404). */
   TELEGRAM_WEBHOOK_SECRET: z.string().min(16).optional(),
+  /**
+   * Operator lane (spec 4.5, 5.6): its own listener on OPS_HOST:OPS_PORT, started only when an access
+   * JWT setting (OPS_ACCESS_JWKS_URL + OPS_ACCESS_AUD + OPS_ACCESS_ISSUER) or a service token
+   * (OPS_SERVICE_TOKEN_ID + OPS_SERVICE_TOKEN_SECRET) is configured. Never served on PORT.
+   */
+  OPS_PORT: z.coerce.number().int().min(0).max(65535).default(8788),
+  OPS_HOST: z.string().default("127.0.0.1"),
+  /** JWKS of the access proxy (`https://<team>.cloudflareaccess.com/cdn-cgi/access/certs`). */
+  OPS_ACCESS_JWKS_URL: z.string().url().optional(),
+  /** Accepted access-application audience tag(s), comma-separated. */
+  OPS_ACCESS_AUD: z.string().min(1).optional(),
+  /** Exact JWT issuer (`https://<team>.cloudflareaccess.com`). */
+  OPS_ACCESS_ISSUER: z.string().min(1).optional(),
+  /** Service token for direct operator calls (`CF-Access-Client-Id` / `CF-Access-Client-Secret`). */
+  OPS_SERVICE_TOKEN_ID: z.string().min(8).optional(),
+  OPS_SERVICE_TOKEN_SECRET: z.string().min(16).optional(),
+  /** Origins of the operator site's same-origin proxy, comma-separated; a mutation carrying another Origin is 403. */
+  OPS_ALLOWED_ORIGINS: z.string().optional(),
+  /** How long an operator job request waits for its job before answering 202 with a requestId (ms). */
+  OPS_JOB_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(4000),
+  /** On-chain ledger the operator's on-chain jobs open (default `<BALLAST_DATA_DIR>/onchain.duckdb`, as the build reads it). */
+  BALLAST_ONCHAIN_LEDGER: z.string().optional(),
+  /** `true`: maintenance mode on whatever the operator switch says (503 maintenance on every public `/api/*` request). */
+  MAINTENANCE_MODE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
 }).superRefine((c, ctx) => {
   if (c.DATABASE_URL && !c.API_KEY_PEPPER) ctx.addIssue({ code: "custom", path: ["API_KEY_PEPPER"], message: "API_KEY_PEPPER is required with DATABASE_URL" });
+  const jwt = [c.OPS_ACCESS_JWKS_URL, c.OPS_ACCESS_AUD, c.OPS_ACCESS_ISSUER].filter(Boolean).length;
+  if (jwt !== 0 && jwt !== 3) ctx.addIssue({ code: "custom", path: ["OPS_ACCESS_JWKS_URL"], message: "OPS_ACCESS_JWKS_URL, OPS_ACCESS_AUD and OPS_ACCESS_ISSUER go together" });
+  if (Boolean(c.OPS_SERVICE_TOKEN_ID) !== Boolean(c.OPS_SERVICE_TOKEN_SECRET)) ctx.addIssue({ code: "custom", path: ["OPS_SERVICE_TOKEN_ID"], message: "OPS_SERVICE_TOKEN_ID and OPS_SERVICE_TOKEN_SECRET go together" });
+  if (c.OPS_PORT !== 0 && c.OPS_PORT === c.PORT) ctx.addIssue({ code: "custom", path: ["OPS_PORT"], message: "OPS_PORT must differ from PORT: the operator lane never shares the public listener" });
 });
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
 

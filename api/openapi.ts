@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CACHE_PROFILES } from "./lib/freshness.ts";
 import { ROUTES } from "./routes/index.ts";
-import type { JsonRoute, RouteDecl } from "./routes/route.ts";
+import type { JsonRoute, PublicRouteDecl } from "./routes/route.ts";
 
 /** Default server of the embedded process (`make run`); deployments list their own origins first. */
 export const DEFAULT_SERVER = "http://127.0.0.1:8787";
@@ -35,12 +35,12 @@ const err = (description: string) => ({ description, content: { "application/jso
 const jsonSchema = (s: z.ZodType, io: "input" | "output") => z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io });
 
 /** Routes documented on the public host (operator-lane routes are 404 here and described on the operator host). */
-export const documentedRoutes = (): RouteDecl[] => ROUTES.filter((r) => r.lane !== "admin");
+export const documentedRoutes = (): PublicRouteDecl[] => ROUTES.filter((r): r is PublicRouteDecl => r.kind !== "admin" && r.lane !== "admin");
 
 /** OpenAPI path of a Hono path (`:id` → `{id}`). */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
 
-function parameters(r: RouteDecl) {
+function parameters(r: PublicRouteDecl) {
   const out: unknown[] = [];
   for (const [name, s] of Object.entries(r.params?.shape ?? {})) {
     out.push({ name, in: "path", required: true, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
@@ -66,7 +66,7 @@ function jsonResponses(r: JsonRoute) {
   };
 }
 
-function operation(r: RouteDecl) {
+function operation(r: PublicRouteDecl) {
   const budget = r.kind === "json" ? r.artifact?.maxAgeSec ?? r.maxAgeSec : undefined;
   return {
     operationId: r.operationId,

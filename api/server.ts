@@ -1,10 +1,15 @@
+import { getRequestListener } from "@hono/node-server";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
+import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
+import { MaintenanceGate } from "./lib/maintenance.ts";
+import { type OperatorAccessConfig, OperatorAuth } from "./lib/ops-access.ts";
+import { createOpsApp } from "./ops-app.ts";
 import { fsReader, PublishedStore } from "./lib/published.ts";
 import { KeyRateLimiter, openRedis } from "./lib/rate-limit.ts";
 import { StatusHistoryStore, StatusRecorder } from "./lib/status-history.ts";
@@ -20,6 +25,26 @@ export interface StartServerOptions {
   devKey?: boolean;
   /** Requests per minute of the development key; default `config.DEV_KEY_RATE_LIMIT`, else 120. */
   devKeyLimitPerMinute?: number;
+  /** Runs operator jobs instead of child processes of the pipeline CLIs (tests). */
+  jobExecutor?: JobExecutor;
+}
+
+/** The operator lane's access settings from the config (comma lists split and trimmed). */
+export function operatorAccessConfig(config: Partial<ApiConfig>): OperatorAccessConfig {
+  const list = (v: string | undefined) => v?.split(",").map((x) => x.trim()).filter(Boolean) ?? [];
+  return {
+    jwksUrl: config.OPS_ACCESS_JWKS_URL, audiences: list(config.OPS_ACCESS_AUD), issuer: config.OPS_ACCESS_ISSUER,
+    serviceTokenId: config.OPS_SERVICE_TOKEN_ID, serviceTokenSecret: config.OPS_SERVICE_TOKEN_SECRET, allowedOrigins: list(config.OPS_ALLOWED_ORIGINS),
+  };
+}
+
+/** Listens on `port`/`host`, resolving once listening. @throws the listen error (port taken). */
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  server.listen(port, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.once("listening", () => { server.off("error", reject); resolve(); });
+  });
 }
 
 /** A listening API server and the handles behind it. */
@@ -40,7 +65,15 @@ export interface RunningServer {
    * `unavailable`, a call also starts a background probe (`keys.check()`, at most every 5 s).
    */
   stateStatus(): KeyStoreStatus;
-  /** Stops listening and the status recorder, then closes the state store, DuckDB and Redis; idempotent, never throws. */
+  /**
+   * Operator listener (spec 4.5) on `OPS_HOST:OPS_PORT`, and its port; absent when no operator access
+   * (JWT setting or service token) is configured.
+   */
+  opsServer?: Server;
+  opsPort?: number;
+  /** Maintenance switch of this process (shared by both listeners). */
+  maintenance: MaintenanceGate;
+  /** Stops listening (both listeners), stops operator jobs and the status recorder, then closes the state store, DuckDB and Redis; idempotent, never throws. */
   close(): Promise<void>;
 }
 
@@ -79,10 +112,25 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     history, observe: statusObserver({ store, clockMode, services }), intervalSec: config.STATUS_RECORD_INTERVAL_SEC ?? 60,
   });
   services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
+  const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
+  await maintenance.refresh();
+  // Key changes made on the operator lane drop this process's cached verification of that key at once.
+  const keyListeners: ((id: string) => void)[] = [];
   const listener = createNodeListener({
-    store, keys, limiter, corsOrigins: origins, clockMode, services,
+    store, keys, limiter, corsOrigins: origins, clockMode, services, maintenance, onKeyChange: (l) => keyListeners.push(l),
     siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
+  const opsAuth = new OperatorAuth(operatorAccessConfig(config));
+  const jobs = opsAuth.configured
+    ? new JobRunner(keys.sqlClient, { executor: opts.jobExecutor, env: { ...process.env, BALLAST_DATA_DIR: config.BALLAST_DATA_DIR } })
+    : undefined;
+  const opsServer = jobs
+    ? createServer(getRequestListener(createOpsApp({
+      auth: opsAuth, keys, store, clockMode, maintenance, jobs, dataDir: config.BALLAST_DATA_DIR, jobWaitMs: config.OPS_JOB_WAIT_MS,
+      ledgerPath: resolve(config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb")),
+      keyChanged: (id) => { for (const l of keyListeners) l(id); },
+    }).fetch))
+    : undefined;
 
   let devKey: string | undefined;
   let devKeyError: string | undefined;
@@ -98,34 +146,40 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
 
   let closed: Promise<void> | undefined;
   const closeStores = async () => {
+    await jobs?.close();
     await statusRecorder.stop();
     const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
   };
   const server = createServer(listener);
-  server.listen(config.PORT, config.HOST);
+  const stop = (s: Server) => new Promise<void>((r) => { if (!s.listening) return r(); s.close(() => r()); s.closeIdleConnections(); });
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.once("listening", () => { server.off("error", reject); resolve(); });
-    });
+    await listen(server, config.PORT, config.HOST);
+    if (opsServer) await listen(opsServer, config.OPS_PORT ?? 8788, config.OPS_HOST ?? "127.0.0.1");
   } catch (err) {
+    await stop(server);
     await closeStores();
     throw err;
   }
   statusRecorder.start();
   const close = () => closed ??= (async () => {
-    await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
+    await Promise.all([stop(server), ...(opsServer ? [stop(opsServer)] : [])]);
     await closeStores();
   })();
-  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, statusRecorder, stateStatus, close };
+  return {
+    server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, statusRecorder, stateStatus, maintenance, close,
+    ...(opsServer ? { opsServer, opsPort: (opsServer.address() as AddressInfo).port } : {}),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadApiConfig();
   const wantKey = process.argv.includes("--dev-key");
-  const { devKey, devKeyError, port, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  const { devKey, devKeyError, port, opsPort, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
   const base = `http://127.0.0.1:${port}`;
+  process.stdout.write(opsPort !== undefined
+    ? `Operator lane on http://${config.OPS_HOST}:${opsPort} (operator routes of spec 4.5; description at /openapi.json)\n`
+    : "Operator lane off: set OPS_ACCESS_JWKS_URL + OPS_ACCESS_AUD + OPS_ACCESS_ISSUER, or OPS_SERVICE_TOKEN_ID + OPS_SERVICE_TOKEN_SECRET\n");
   if (devKey) {
     process.stdout.write(`API key: ${devKey}\n`);
     process.stdout.write(`Listening on ${base}\n`);

@@ -126,6 +126,11 @@ export class LaneAuth {
     orTooMany(res);
   }
 
+  /** Drops cached verifications of key `keyId` (rotated, deactivated or updated by an operator in this process). */
+  forget(keyId: string): void {
+    for (const [token, v] of this.verified) if (v.record.id === keyId) this.verified.delete(token);
+  }
+
   private remember(token: string, record: ApiKeyRecord, now: number): void {
     this.verified.delete(token);
     if (this.verified.size >= KEY_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);

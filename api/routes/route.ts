@@ -7,6 +7,7 @@ import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/published.ts";
 import type { StatusHistoryStore } from "../lib/status-history.ts";
+import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 
 /**
  * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for
@@ -151,8 +152,38 @@ export interface StaticRoute extends RouteBase {
   handler(ctx: HandlerContext): Promise<StaticResult | null>;
 }
 
+/**
+ * An operator route (spec 4.5), served only by the operator listener (api/ops-app.ts) and 404 on the
+ * public host before key authentication. Every response is `no-store`. `mutating` routes need
+ * `X-Ballast-Admin: 1` and an allowlisted Origin when one is sent; `idempotent` routes honor
+ * `Idempotency-Key` under `action`. Query parameters are validated by `query` (unknown ones are 400),
+ * a JSON body by `body` (a route without one accepts none).
+ */
+export interface AdminRoute extends RouteBase {
+  kind: "admin";
+  lane: "admin";
+  mutating: boolean;
+  /** Name of the action: idempotency rows and job records are keyed by it (e.g. `backfill-depegs`). */
+  action: string;
+  idempotent?: boolean;
+  body?: z.ZodObject;
+  /**
+   * A GET on a dual-mode route that changes state unless this holds on the raw query (audit-depeg-history
+   * without `dry-run=true`): otherwise 405 `Allow: POST`.
+   */
+  getAllowed?: (query: Record<string, string>) => boolean;
+  /** What the success body holds (OpenAPI). */
+  responseDescription: string;
+  /** Status of a success (OpenAPI; default 200). */
+  successStatus?: 200 | 201 | 202;
+  handler(ctx: AdminContext): Promise<AdminResult>;
+}
+
+/** Routes the public listener serves (everything but operator routes). */
+export type PublicRouteDecl = JsonRoute | StaticRoute;
+
 /** One route, declared once: serving, validation, auth lane, OpenAPI, Postman and route tests read it. */
-export type RouteDecl = JsonRoute | StaticRoute;
+export type RouteDecl = JsonRoute | StaticRoute | AdminRoute;
 
 /** The published file a JSON route's artifact binding names for this request. */
 export function artifactPath(route: JsonRoute, ctx: HandlerContext): string {

@@ -1,0 +1,240 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import type { SqlClient } from "./key-store.ts";
+import { apiLog, errorMessage } from "./log.ts";
+import { schemaOnce } from "./sql-schema.ts";
+
+/**
+ * Background jobs of the operator lane. A job is one run of an existing pipeline CLI in a child
+ * process (`build/cli.ts`, `build/onchain-cli.ts`): the API may not import `build/` or `pipelines/`,
+ * a build must not stall the API's event loop, and the on-chain ledger (DuckDB) allows one writing
+ * process at a time. Jobs of one lock group (`ledger`, `build`) run one after another in this
+ * process. Every job has a `requestId`; its state is kept in memory and in the state store
+ * (`admin_jobs`), so `GET /api/admin/jobs/:requestId` answers on any instance sharing the store.
+ *
+ * Exit codes follow the CLIs: 0 succeeded (stdout: the JSON result, else its text as `output`),
+ * 2 rejected (bad input, HTTP 400 class; stdout `{ error }`), anything else failed.
+ */
+
+/** What a job runs: a repository script with its arguments. */
+export interface JobCommand {
+  /** Path relative to the repository root, e.g. `build/onchain-cli.ts`. */
+  script: string;
+  args: string[];
+}
+
+/** How a child process ended. `exitCode` null when it was killed. */
+export interface JobOutcome {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command to completion (tests inject their own). */
+export type JobExecutor = (cmd: JobCommand, signal: AbortSignal) => Promise<JobOutcome>;
+
+/** Lifecycle of a job. */
+export type JobStatus = "queued" | "running" | "succeeded" | "rejected" | "failed";
+
+/** A job as `GET /api/admin/jobs/:requestId` reports it. Times Unix s. */
+export interface JobRecord {
+  requestId: string;
+  action: string;
+  status: JobStatus;
+  params: unknown;
+  /** Parsed JSON stdout of a succeeded job (or `{ output }` for text). */
+  result: unknown;
+  /** Why it was rejected or failed. */
+  error: string | null;
+  exitCode: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** Options of {@link JobRunner}. */
+export interface JobRunnerOptions {
+  executor?: JobExecutor;
+  /** Environment of the child processes (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** A job still running after this long is killed (ms); default 6 h. */
+  maxRunMs?: number;
+  nowMs?: () => number;
+}
+
+const SCHEMA = `
+create table if not exists admin_jobs (
+  request_id text primary key,
+  action text not null,
+  status text not null,
+  params text,
+  result text,
+  error text,
+  exit_code integer,
+  created_at bigint not null,
+  started_at bigint,
+  finished_at bigint
+)`;
+
+/** Rows of finished jobs are kept this long (s). */
+export const JOB_TTL_SEC = 7 * 86_400;
+/** Bytes of a child's stdout/stderr kept (the tail). */
+const OUTPUT_MAX = 512 * 1024;
+
+/** Repository root (the API runs scripts by path; it never imports them). */
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Default executor: `node --import tsx <script> <args>` in the repository root, output captured (tails). */
+export function childProcessExecutor(env: NodeJS.ProcessEnv = process.env): JobExecutor {
+  return (cmd, signal) => new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", cmd.script, ...cmd.args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], signal, killSignal: "SIGTERM" });
+    let stdout = "", stderr = "";
+    const tail = (s: string) => (s.length > OUTPUT_MAX ? s.slice(-OUTPUT_MAX) : s);
+    child.stdout.setEncoding("utf8").on("data", (d: string) => { stdout = tail(stdout + d); });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr = tail(stderr + d); });
+    let settled = false;
+    const finish = (exitCode: number | null) => { if (!settled) { settled = true; resolve({ exitCode, stdout, stderr }); } };
+    child.on("error", (err) => {
+      if ((err as { name?: string }).name === "AbortError") return; // killed: `close` follows
+      stderr += `\n${errorMessage(err)}`;
+      if (child.pid === undefined) finish(null); // never started (no `close` follows)
+    });
+    child.on("close", (code) => finish(code));
+  });
+}
+
+/** Interprets a CLI outcome: status, result and error. */
+export function interpretOutcome(o: JobOutcome): Pick<JobRecord, "status" | "result" | "error" | "exitCode"> {
+  const text = o.stdout.trim();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = undefined;
+  }
+  const lastErrLine = o.stderr.trim().split("\n").filter(Boolean).at(-1) ?? null;
+  const errorOf = () => {
+    const e = (parsed as { error?: unknown } | null | undefined)?.error;
+    return typeof e === "string" ? e : lastErrLine ?? (o.exitCode === null ? "job was stopped" : `exit code ${o.exitCode}`);
+  };
+  if (o.exitCode === 0) return { status: "succeeded", result: parsed === undefined ? { output: text } : parsed, error: null, exitCode: 0 };
+  if (o.exitCode === 2) return { status: "rejected", result: null, error: errorOf(), exitCode: 2 };
+  return { status: "failed", result: parsed === undefined || parsed === null ? null : parsed, error: errorOf(), exitCode: o.exitCode };
+}
+
+/** Starts, tracks and reports background jobs (see the module comment). */
+export class JobRunner {
+  private readonly executor: JobExecutor;
+  private readonly running = new Map<string, { record: JobRecord; done: Promise<JobRecord>; abort: AbortController }>();
+  private readonly finished = new Map<string, JobRecord>();
+  private readonly groups = new Map<string, Promise<unknown>>();
+  private readonly ensureSchema: () => Promise<void>;
+  private readonly nowMs: () => number;
+  private closed = false;
+
+  constructor(private readonly sql: SqlClient | null, private readonly opts: JobRunnerOptions = {}) {
+    this.executor = opts.executor ?? childProcessExecutor(opts.env);
+    this.nowMs = opts.nowMs ?? Date.now;
+    this.ensureSchema = sql ? schemaOnce(sql, SCHEMA) : async () => undefined;
+  }
+
+  private nowSec(): number {
+    return Math.floor(this.nowMs() / 1000);
+  }
+
+  private async persist(r: JobRecord): Promise<void> {
+    if (!this.sql) return;
+    const sql = this.sql;
+    try {
+      await this.ensureSchema();
+      await sql.query(
+        `insert into admin_jobs (request_id, action, status, params, result, error, exit_code, created_at, started_at, finished_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         on conflict (request_id) do update set status = excluded.status, result = excluded.result, error = excluded.error,
+           exit_code = excluded.exit_code, started_at = excluded.started_at, finished_at = excluded.finished_at`,
+        [r.requestId, r.action, r.status, JSON.stringify(r.params ?? null), r.result === undefined ? null : JSON.stringify(r.result), r.error, r.exitCode, r.createdAt, r.startedAt, r.finishedAt],
+      );
+      if (r.finishedAt !== null) await sql.query("delete from admin_jobs where finished_at < $1", [this.nowSec() - JOB_TTL_SEC]);
+    } catch (err) {
+      apiLog("warn", "ops", "job state not stored (kept in this process)", { requestId: r.requestId, action: r.action, error: errorMessage(err) });
+    }
+  }
+
+  /**
+   * Starts `cmd` as job `action` (after the jobs of the same `group` started before it) and returns
+   * its record (status `queued` or `running`) and a promise of the finished record.
+   */
+  start(action: string, cmd: JobCommand, params: unknown, group: string): { record: JobRecord; done: Promise<JobRecord> } {
+    if (this.closed) throw new Error("job runner closed");
+    const record: JobRecord = { requestId: randomUUID(), action, status: "queued", params, result: null, error: null, exitCode: null, createdAt: this.nowSec(), startedAt: null, finishedAt: null };
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.opts.maxRunMs ?? 6 * 3600_000);
+    timer.unref();
+    const previous = this.groups.get(group) ?? Promise.resolve();
+    const done = (async () => {
+      await this.persist(record);
+      await previous.catch(() => undefined);
+      if (abort.signal.aborted) {
+        Object.assign(record, { status: "failed", error: "job was stopped before it started", finishedAt: this.nowSec() });
+      } else {
+        Object.assign(record, { status: "running", startedAt: this.nowSec() });
+        await this.persist(record);
+        apiLog("info", "ops", "job started", { requestId: record.requestId, action, script: cmd.script });
+        let outcome: JobOutcome;
+        try {
+          outcome = await this.executor(cmd, abort.signal);
+        } catch (err) {
+          outcome = { exitCode: null, stdout: "", stderr: errorMessage(err) };
+        }
+        Object.assign(record, interpretOutcome(outcome), { finishedAt: this.nowSec() });
+      }
+      clearTimeout(timer);
+      apiLog(record.status === "succeeded" ? "info" : "warn", "ops", "job finished", { requestId: record.requestId, action, status: record.status, error: record.error });
+      await this.persist(record);
+      this.running.delete(record.requestId);
+      this.finished.set(record.requestId, record);
+      if (this.finished.size > 500) this.finished.delete(this.finished.keys().next().value!);
+      return record;
+    })();
+    this.groups.set(group, done);
+    this.running.set(record.requestId, { record, done, abort });
+    return { record, done };
+  }
+
+  /** The finished record when `done` settles within `ms`, else null (still queued or running). */
+  async waitBriefly(done: Promise<JobRecord>, ms: number): Promise<JobRecord | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((r) => { timer = setTimeout(() => r(null), ms); });
+    try {
+      return await Promise.race([done, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A job by request id: this process's copy first, else the state store's; null when unknown. */
+  async get(requestId: string): Promise<JobRecord | null> {
+    const local = this.running.get(requestId)?.record ?? this.finished.get(requestId);
+    if (local) return { ...local };
+    if (!this.sql) return null;
+    await this.ensureSchema();
+    const { rows } = await this.sql.query<Record<string, any>>("select * from admin_jobs where request_id = $1", [requestId]);
+    const r = rows[0];
+    if (!r) return null;
+    const json = (s: string | null) => (s === null ? null : JSON.parse(s));
+    const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+    return {
+      requestId: r.request_id, action: r.action, status: r.status, params: json(r.params), result: json(r.result), error: r.error,
+      exitCode: n(r.exit_code), createdAt: Number(r.created_at), startedAt: n(r.started_at), finishedAt: n(r.finished_at),
+    };
+  }
+
+  /** Stops every job of this process (children get SIGTERM) and waits for their records. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.running.values()];
+    for (const j of all) j.abort.abort();
+    await Promise.allSettled(all.map((j) => j.done));
+  }
+}
