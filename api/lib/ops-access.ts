@@ -1,4 +1,5 @@
-import { constants, createHash, createPublicKey, type JsonWebKey, type KeyObject, timingSafeEqual, verify as cryptoVerify } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { HttpError } from "./http-error.ts";
 import { apiLog, errorMessage } from "./log.ts";
 
@@ -8,10 +9,7 @@ import { apiLog, errorMessage } from "./log.ts";
  * headers `CF-Access-Client-Id` / `CF-Access-Client-Secret` compared in constant time. Mutations also
  * need `X-Ballast-Admin: 1` and, when the request carries an Origin (the operator site's same-origin
  * proxy), an Origin on the configured allowlist.
- *
- * The JWT verifier is built on node:crypto (JWK import and signature verification) because `jose` is
- * not installed in this checkout; {@link AccessJwtVerifier} is the one seam to swap for
- * `jose.jwtVerify(token, createRemoteJWKSet(url), { audience, issuer, algorithms })`.
+ * The JWT is verified with `jose` (AccessJwtVerifier).
  */
 
 /** Who passed the operator check: an access-proxy identity (JWT `email`/`sub`) or a service token id. */
@@ -65,143 +63,45 @@ export const SERVICE_TOKEN_ID_HEADER = "CF-Access-Client-Id";
 export const SERVICE_TOKEN_SECRET_HEADER = "CF-Access-Client-Secret";
 export const ADMIN_HEADER = "X-Ballast-Admin";
 
-/** Signature algorithms accepted, by JWK key type: RSA PKCS#1 v1.5 and PSS, ECDSA (Cloudflare Access signs RS256). */
-const ALGORITHMS: Record<string, { kty: string; hash: string; pss?: boolean; crv?: string }> = {
-  RS256: { kty: "RSA", hash: "sha256" }, RS384: { kty: "RSA", hash: "sha384" }, RS512: { kty: "RSA", hash: "sha512" },
-  PS256: { kty: "RSA", hash: "sha256", pss: true }, PS384: { kty: "RSA", hash: "sha384", pss: true }, PS512: { kty: "RSA", hash: "sha512", pss: true },
-  ES256: { kty: "EC", hash: "sha256", crv: "P-256" }, ES384: { kty: "EC", hash: "sha384", crv: "P-384" }, ES512: { kty: "EC", hash: "sha512", crv: "P-521" },
-};
+/** Signature algorithms accepted: asymmetric only (Cloudflare Access signs RS256); `none` and HMAC are refused. */
+const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
 
-/** PSS salt length = digest length (RFC 7518 3.5). */
-const SALT_BYTES: Record<string, number> = { sha256: 32, sha384: 48, sha512: 64 };
-
-type Jwk = JsonWebKey & { kid?: string; alg?: string; use?: string; kty?: string; crv?: string };
-
-const b64json = (part: string): Record<string, unknown> => {
-  const v = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new JwtInvalidError("segment is not a JSON object");
-  return v as Record<string, unknown>;
-};
+/** jose errors that mean the key set could not be had (502), as opposed to a token that failed a check (401). */
+const JWKS_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"]);
 
 /**
- * Verifies access-proxy JWTs against a remote JWKS: the key set is fetched on first use, kept for
- * `jwksCacheMs`, fetched again at most every 30 s when a token names an unknown `kid`, and a stale set
- * keeps serving while a refetch fails. Only asymmetric algorithms whose key type matches the JWK
- * (`alg: none` and HMAC are refused).
+ * Verifies access-proxy JWTs with `jose`: `jwtVerify` against `createRemoteJWKSet` (the key set is
+ * fetched on first use, cached for `jwksCacheMs`, refetched on an unknown `kid` at most every 30 s),
+ * checking signature, `aud`, `iss`, `exp` and `nbf` (with `clockToleranceSec`), asymmetric algorithms only.
  */
 export class AccessJwtVerifier {
-  private keys: { at: number; byKid: Map<string, Jwk>; all: Jwk[] } | null = null;
-  private fetching: Promise<void> | null = null;
-  private lastForcedMs = -Infinity;
-  private readonly imported = new Map<string, KeyObject>();
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
 
-  constructor(private readonly cfg: Required<Pick<OperatorAccessConfig, "jwksUrl" | "audiences" | "issuer">> & OperatorAccessConfig) {}
-
-  private now(): number {
-    return (this.cfg.nowMs ?? Date.now)();
+  constructor(private readonly cfg: Required<Pick<OperatorAccessConfig, "jwksUrl" | "audiences" | "issuer">> & OperatorAccessConfig) {
+    this.jwks = createRemoteJWKSet(new URL(cfg.jwksUrl), {
+      timeoutDuration: cfg.jwksTimeoutMs ?? 3000, cooldownDuration: 30_000, cacheMaxAge: cfg.jwksCacheMs ?? 600_000, headers: { Accept: "application/json" },
+    });
   }
 
   /**
    * The claims of a valid token.
-   * @throws JwtInvalidError (401) on any failed check; JwksUnavailableError (502) when no key set can be had.
+   * @throws JwtInvalidError (401) on any failed check; JwksUnavailableError (502) when the key set cannot be fetched.
    */
   async verify(token: string): Promise<Record<string, unknown>> {
-    const parts = token.split(".");
-    if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || !parts[0] || !parts[1] || !parts[2]) throw new JwtInvalidError("not a compact JWS");
-    let header: Record<string, unknown>, claims: Record<string, unknown>;
     try {
-      header = b64json(parts[0]);
-      claims = b64json(parts[1]);
-    } catch {
-      throw new JwtInvalidError("undecodable header or payload");
-    }
-    const alg = typeof header.alg === "string" ? header.alg : "";
-    const spec = Object.hasOwn(ALGORITHMS, alg) ? ALGORITHMS[alg] : undefined;
-    if (!spec) throw new JwtInvalidError(`algorithm ${alg || "(none)"} not accepted`);
-    if (header.crit !== undefined) throw new JwtInvalidError("crit header not supported");
-    const kid = typeof header.kid === "string" ? header.kid : undefined;
-    const jwk = await this.keyFor(kid, spec.kty);
-    if (jwk.alg !== undefined && jwk.alg !== alg) throw new JwtInvalidError("token algorithm differs from the key's");
-    if (jwk.use !== undefined && jwk.use !== "sig") throw new JwtInvalidError("key is not a signing key");
-    if (spec.crv && jwk.crv !== spec.crv) throw new JwtInvalidError("curve does not match the algorithm");
-    const key = this.publicKey(jwk);
-    const data = Buffer.from(`${parts[0]}.${parts[1]}`);
-    const signature = Buffer.from(parts[2], "base64url");
-    const ok = spec.kty === "EC"
-      ? cryptoVerify(spec.hash, data, { key, dsaEncoding: "ieee-p1363" }, signature)
-      : cryptoVerify(spec.hash, data, spec.pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: SALT_BYTES[spec.hash] } : key, signature);
-    if (!ok) throw new JwtInvalidError("bad signature");
-    this.checkClaims(claims);
-    return claims;
-  }
-
-  private checkClaims(c: Record<string, unknown>): void {
-    const now = Math.floor(this.now() / 1000);
-    const tol = this.cfg.clockToleranceSec ?? 5;
-    if (typeof c.exp !== "number" || !Number.isFinite(c.exp)) throw new JwtInvalidError("exp missing");
-    if (c.exp <= now - tol) throw new JwtInvalidError("expired");
-    if (c.nbf !== undefined && (typeof c.nbf !== "number" || c.nbf > now + tol)) throw new JwtInvalidError("not yet valid");
-    if (c.iss !== this.cfg.issuer) throw new JwtInvalidError("wrong issuer");
-    const aud = typeof c.aud === "string" ? [c.aud] : Array.isArray(c.aud) ? c.aud.filter((a): a is string => typeof a === "string") : [];
-    if (!aud.some((a) => this.cfg.audiences.includes(a))) throw new JwtInvalidError("wrong audience");
-  }
-
-  private publicKey(jwk: Jwk): KeyObject {
-    const id = createHash("sha256").update(JSON.stringify([jwk.kty, jwk.n, jwk.e, jwk.crv, jwk.x, jwk.y])).digest("hex");
-    let k = this.imported.get(id);
-    if (!k) {
-      try {
-        k = createPublicKey({ key: { kty: jwk.kty, n: jwk.n, e: jwk.e, crv: jwk.crv, x: jwk.x, y: jwk.y } as JsonWebKey, format: "jwk" });
-      } catch {
-        throw new JwtInvalidError("key in the JWKS cannot be imported");
-      }
-      if (k.type !== "public") throw new JwtInvalidError("JWKS key is not a public key");
-      if (this.imported.size > 64) this.imported.clear();
-      this.imported.set(id, k);
-    }
-    return k;
-  }
-
-  /** The key for `kid` (or the only key of the right type when the token names none). */
-  private async keyFor(kid: string | undefined, kty: string): Promise<Jwk> {
-    const cacheMs = this.cfg.jwksCacheMs ?? 600_000;
-    if (!this.keys || this.now() - this.keys.at > cacheMs) await this.refresh(!this.keys);
-    const pick = () => {
-      if (!this.keys) return undefined;
-      if (kid !== undefined) return this.keys.byKid.get(kid);
-      const ofType = this.keys.all.filter((k) => k.kty === kty);
-      return ofType.length === 1 ? ofType[0] : undefined;
-    };
-    let jwk = pick();
-    if (!jwk && this.now() - this.lastForcedMs > 30_000) {
-      this.lastForcedMs = this.now();
-      await this.refresh(false);
-      jwk = pick();
-    }
-    if (!jwk) throw new JwtInvalidError(kid === undefined ? "token names no kid and the JWKS has several keys" : "unknown kid");
-    if (jwk.kty !== kty) throw new JwtInvalidError("key type does not match the algorithm");
-    return jwk;
-  }
-
-  /** Fetches the key set (single flight). A failure throws only when `required` (nothing cached), else keeps the stale set. */
-  private async refresh(required: boolean): Promise<void> {
-    this.fetching ??= this.fetchKeys().finally(() => { this.fetching = null; });
-    try {
-      await this.fetching;
+      const { payload } = await jwtVerify(token, this.jwks, {
+        audience: this.cfg.audiences, issuer: this.cfg.issuer, algorithms: ALGORITHMS,
+        clockTolerance: this.cfg.clockToleranceSec ?? 5, currentDate: new Date((this.cfg.nowMs ?? Date.now)()), requiredClaims: ["exp"],
+      });
+      return payload as Record<string, unknown>;
     } catch (err) {
-      if (required || !this.keys) throw new JwksUnavailableError(`access JWKS unavailable: ${errorMessage(err)}`);
-      apiLog("warn", "ops", "access JWKS refetch failed; the cached key set keeps serving", { error: errorMessage(err) });
+      const code = (err as { code?: string }).code;
+      // A JOSE error about the token is a 401; a failed fetch of the key set (network, timeout, non-200, not a JWKS) is a 502.
+      if (err instanceof joseErrors.JOSEError && !JWKS_FAILURES.has(code ?? "") && !(code === "ERR_JOSE_GENERIC" && /JSON Web Key Set/.test(err.message))) {
+        throw new JwtInvalidError(`${code ?? "invalid"}: ${err.message}`);
+      }
+      throw new JwksUnavailableError(`access JWKS unavailable: ${errorMessage(err)}`);
     }
-  }
-
-  private async fetchKeys(): Promise<void> {
-    const res = await fetch(this.cfg.jwksUrl, { signal: AbortSignal.timeout(this.cfg.jwksTimeoutMs ?? 3000), headers: { Accept: "application/json" } });
-    if (!res.ok) throw new Error(`JWKS answered HTTP ${res.status}`);
-    const body = (await res.json()) as { keys?: unknown };
-    if (!Array.isArray(body?.keys)) throw new Error("JWKS has no keys array");
-    const all = body.keys.filter((k): k is Jwk => !!k && typeof k === "object" && typeof (k as Jwk).kty === "string");
-    if (all.length === 0) throw new Error("JWKS holds no usable key");
-    this.keys = { at: this.now(), all, byKid: new Map(all.filter((k) => typeof k.kid === "string").map((k) => [k.kid!, k])) };
   }
 }
 
