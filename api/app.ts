@@ -2,7 +2,7 @@ import { getRequestListener } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { LaneAuth } from "./lib/auth.ts";
+import { LaneAuth, SITE_PROXY_HEADER } from "./lib/auth.ts";
 import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
@@ -30,6 +30,8 @@ export interface AppDeps {
   nowMs?: () => number;
   /** Secrets of the website-internal and webhook lanes; unset = lane not served (404). */
   siteProxySecret?: string;
+  /** Website-internal secret being rotated out, accepted beside `siteProxySecret`. */
+  siteProxySecretPrevious?: string;
   webhookSecret?: string;
   /** Facts about dependencies that health reports (state store status) and the status history store and recorder. */
   services?: RouteServices;
@@ -84,12 +86,15 @@ export function createNodeListener(deps: AppDeps): (req: IncomingMessage, res: S
   };
 }
 
+/** The site-secret header as Node lower-cases it: requests carrying it skip the keyed fast path. */
+const SITE_HEADER_LC = SITE_PROXY_HEADER.toLowerCase();
+
 /** Requests answered by the fast path are known by their exact URL (path and query as sent). */
 const FAST_URLS_MAX = 20_000;
 
 function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> } {
   const nowMs = deps.nowMs ?? Date.now;
-  const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, webhookSecret: deps.webhookSecret });
+  const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, siteProxySecretPrevious: deps.siteProxySecretPrevious, webhookSecret: deps.webhookSecret });
   deps.onKeyChange?.((id) => auth.forget(id));
   const cache = new ResponseCache(deps.responseCacheBytes);
   const app = new Hono();
@@ -147,6 +152,28 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     });
   }
 
+  // Same-origin proxy (spec 1, 5.7): `/_site-data/<x>?q` from a page of an allowlisted site origin is
+  // answered as `/api/<x>?q` on the website-internal lane (the site secret, no key, no quota), with
+  // the API's status, body and headers (Cache-Control, Age, Date, ETag, freshness) unchanged.
+  const siteHosts = new Set(deps.corsOrigins.flatMap((o) => { try { return [new URL(o).host]; } catch { return []; } }));
+  const fromSite = (value: string | undefined) => {
+    if (!value || value === "null") return undefined;
+    try { return siteHosts.has(new URL(value).host); } catch { return false; }
+  };
+  app.all("/_site-data/*", async (c) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
+    // Origin decides when present; else Referer. A page of another site, or no page at all, gets 404 (not 403).
+    if (!deps.siteProxySecret || !(fromSite(c.req.header("Origin")) ?? fromSite(c.req.header("Referer")) ?? false)) throw new HttpError(404, "Not found");
+    const url = new URL(c.req.url);
+    const headers: Record<string, string> = { [SITE_PROXY_HEADER]: deps.siteProxySecret };
+    for (const h of ["Accept", "Accept-Encoding", "If-None-Match", "If-Modified-Since"]) {
+      const v = c.req.header(h);
+      if (v !== undefined) headers[h] = v;
+    }
+    const upstream = await app.fetch(new Request(`${url.origin}/api/${url.pathname.slice("/_site-data/".length)}${url.search}`, { method: c.req.method, headers }));
+    return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
+  });
+
   const ctxBase = { store: deps.store, services: deps.services ?? {} };
   // Operator routes are served by the operator listener only (api/ops-app.ts); here their paths are 404 below.
   for (const route of ROUTES) {
@@ -190,7 +217,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       if (m.state.enabled || !m.fresh) return false;
     }
     const known = fastUrls.get(req.url!);
-    if (!known) return false;
+    if (!known || req.headers[SITE_HEADER_LC] !== undefined) return false;
     const entry = cache.get(known.key);
     const build = deps.store.current();
     if (!entry || !build || entry.buildId !== build.id || entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now) return false;
@@ -262,7 +289,9 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   async function serveJson(c: Context, route: JsonRoute): Promise<Response> {
     const cors = corsHeaders(c.req.header("Origin"));
     const cacheable = route.method === "GET" && route.cacheable !== false && !route.notYetAvailable;
-    await auth.admit(route.lane, authRequest(c, cacheable));
+    // A keyed read carrying the site secret is judged on the website-internal lane (spec 5.7): no key, no quota.
+    const lane = route.lane === "apiKey" && route.method === "GET" && c.req.header(SITE_PROXY_HEADER) !== undefined ? "site" : route.lane;
+    await auth.admit(lane, authRequest(c, cacheable));
     const build = await deps.store.build();
     const clock = serviceNow(build, deps.clockMode, nowMs());
     const raw = requestKey(c, route);

@@ -33,6 +33,8 @@ const ApiConfigSchema = z.object({
   STATUS_RECORD_INTERVAL_SEC: z.coerce.number().int().min(0).max(3600).default(60),
   /** Website-internal lane secret (`X-Ballast-Site-Proxy-Secret`); unset: that lane is not served (404). */
   SITE_PROXY_SECRET: z.string().min(16).optional(),
+  /** The website-internal secret being rotated out, accepted beside SITE_PROXY_SECRET until unset. */
+  SITE_PROXY_SECRET_PREVIOUS: z.string().min(16).optional(),
   /** Messaging-bot webhook secret (`X-Telegram-Bot-Api-Secret-Token`); unset: the webhook lane is not served (404). */
   TELEGRAM_WEBHOOK_SECRET: z.string().min(16).optional(),
   /**

@@ -118,7 +118,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const keyListeners: ((id: string) => void)[] = [];
   const listener = createNodeListener({
     store, keys, limiter, corsOrigins: origins, clockMode, services, maintenance, onKeyChange: (l) => keyListeners.push(l),
-    siteProxySecret: config.SITE_PROXY_SECRET, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
+    siteProxySecret: config.SITE_PROXY_SECRET, siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
   const opsAuth = new OperatorAuth(operatorAccessConfig(config));
   const jobs = opsAuth.configured

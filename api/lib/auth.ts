@@ -31,6 +31,8 @@ export interface AuthDeps {
   nowMs: () => number;
   /** Secrets of the site and webhook lanes; a lane without its secret is not served (404). */
   siteProxySecret?: string;
+  /** The site secret being rotated out: accepted beside `siteProxySecret` until it is unset. */
+  siteProxySecretPrevious?: string;
   webhookSecret?: string;
 }
 
@@ -74,7 +76,7 @@ export class LaneAuth {
       case "apiKey":
         return this.apiKey(req);
       case "site":
-        return requireSecret(this.deps.siteProxySecret, req.header("X-Ballast-Site-Proxy-Secret"));
+        return requireSecret(this.deps.siteProxySecret, req.header(SITE_PROXY_HEADER), this.deps.siteProxySecretPrevious);
       case "signed-wallet":
         return orTooMany(await this.local.consume(`claim:${req.ip}`, CLAIM_ATTEMPTS_PER_MINUTE));
       case "webhook":
@@ -138,12 +140,18 @@ export class LaneAuth {
   }
 }
 
-/** 404 when the lane has no configured secret (not served here), 401 on a missing or wrong one. */
-function requireSecret(expected: string | undefined, given: string | undefined): void {
+/** Header of the website-internal lane (spec 5.7). */
+export const SITE_PROXY_HEADER = "X-Ballast-Site-Proxy-Secret";
+
+/** 404 when the lane has no configured secret (not served here), 401 on a missing or wrong one (constant time; `previous` also accepted). */
+function requireSecret(expected: string | undefined, given: string | undefined, previous?: string): void {
   if (!expected) throw NOT_FOUND();
-  const a = Buffer.from(expected);
   const b = Buffer.from(given ?? "");
-  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(401, "Unauthorized");
+  const same = (secret: string) => {
+    const a = Buffer.from(secret);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+  if (!same(expected) && !(previous && same(previous))) throw new HttpError(401, "Unauthorized");
 }
 
 /** 429 with `Retry-After` when a budget is spent. */

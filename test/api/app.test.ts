@@ -639,3 +639,56 @@ describe("peg monitoring routes", () => {
     }
   });
 });
+
+describe("website-internal lane and the same-origin proxy (issue 19 item 5, spec 1 and 5.7)", () => {
+  const SECRET = "site-secret-0123456789abcdef", PREVIOUS = "site-secret-previous-0123456";
+  let site: ReturnType<typeof createApp>;
+  beforeAll(() => {
+    site = createApp({
+      store: new PublishedStore(fsReader(dir), 0, () => clockMs), keys, limiter: new KeyRateLimiter(), corsOrigins: ["https://ballast.example", "https://ops.ballast.example"],
+      clockMode: "auto", nowMs: () => clockMs, siteProxySecret: SECRET, siteProxySecretPrevious: PREVIOUS,
+    });
+  });
+
+  it("a keyed read with the site secret needs no key and spends no quota; a wrong secret is 401; the previous secret works while configured", async () => {
+    const ok = await site.request("/api/stablecoins", { headers: { "X-Ballast-Site-Proxy-Secret": SECRET } });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).peggedAssets.length).toBeGreaterThan(50);
+    expect((await site.request("/api/peg-summary", { headers: { "X-Ballast-Site-Proxy-Secret": PREVIOUS } })).status).toBe(200);
+    const wrong = await site.request("/api/stablecoins", { headers: { "X-Ballast-Site-Proxy-Secret": "x".repeat(SECRET.length) } });
+    expect([wrong.status, (await wrong.json()).error]).toEqual([401, "Unauthorized"]);
+    // the site lane spends no key quota: a 1/min key sent beside the secret is never consumed
+    const one = (await keys.create({ name: "one-per-minute", rateLimitPerMinute: 1 })).token;
+    for (let i = 0; i < 3; i++) expect((await site.request("/api/chains", { headers: { "X-Ballast-Site-Proxy-Secret": SECRET, "X-API-Key": one } })).status).toBe(200);
+    expect((await site.request("/api/chains", { headers: { "X-API-Key": one } })).status).toBe(200);
+    expect((await site.request("/api/chains", { headers: { "X-API-Key": one } })).status).toBe(429);
+    // without a configured secret the lane is not served: the header is judged and refused (404), never ignored
+    expect((await req("/api/stablecoins", { key: null, headers: { "X-Ballast-Site-Proxy-Secret": SECRET } })).status).toBe(404);
+  });
+
+  it("/_site-data/<x> from an allowlisted page answers /api/<x> with its status, body and cache headers unchanged", async () => {
+    const direct = await site.request("/api/peg-summary", { headers: { "X-Ballast-Site-Proxy-Secret": SECRET } });
+    expect(direct.status).toBe(200);
+    const proxied = await site.request("/_site-data/peg-summary", { headers: { Origin: "https://ballast.example" } });
+    expect(proxied.status).toBe(200);
+    expect(await proxied.text()).toBe(await direct.text());
+    for (const h of ["cache-control", "x-data-age", "content-type"]) expect(proxied.headers.get(h), h).toBe(direct.headers.get(h));
+    // Referer when there is no Origin; query strings pass through, so a bad parameter is the API's 400
+    const viaReferer = await site.request("/_site-data/supply-history?stablecoin=usdt-tether&days=7", { headers: { Referer: "https://ops.ballast.example/coins/usdt" } });
+    expect(viaReferer.status).toBe(200);
+    const bad = await site.request("/_site-data/supply-history?stablecoin=usdt-tether&days=abc", { headers: { Origin: "https://ballast.example" } });
+    expect([bad.status, (await bad.json()).error]).toEqual([400, expect.stringContaining("days")]);
+  });
+
+  it("/_site-data refuses other sites (404, not 403), pages without an origin, and every method but GET (405 Allow: GET)", async () => {
+    expect((await site.request("/_site-data/stablecoins", { headers: { Origin: "https://evil.example" } })).status).toBe(404);
+    expect((await site.request("/_site-data/stablecoins", { headers: { Origin: "null", Referer: "https://evil.example/x" } })).status).toBe(404);
+    expect((await site.request("/_site-data/stablecoins")).status).toBe(404);
+    const post = await site.request("/_site-data/stablecoins", { method: "POST", headers: { Origin: "https://ballast.example" } });
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET"]);
+    // the proxy cannot reach operator paths: they stay 404
+    expect((await site.request("/_site-data/api-keys", { headers: { Origin: "https://ballast.example" } })).status).toBe(404);
+    // not configured: 404 for everyone
+    expect((await req("/_site-data/stablecoins", { key: null, headers: { Origin: "https://ballast.example" } })).status).toBe(404);
+  });
+});

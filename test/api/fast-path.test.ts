@@ -12,7 +12,7 @@ beforeAll(async () => {
   schema = await createTestSchema("ballast_fast");
   server = await startServer({
     PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall",
-    DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-fast-path-tests-0123",
+    DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-fast-path-tests-0123", SITE_PROXY_SECRET: "site-secret-for-fast-path-0123",
   });
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -54,6 +54,9 @@ describe("Node fast path over real HTTP (cached keyed GETs bypass the framework)
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     const none = await get(path);
     expect(none.status).toBe(401);
+    // a website-internal request for the same cached URL takes the app path and its own lane (no key, no quota)
+    expect((await get(path, { "X-Ballast-Site-Proxy-Secret": "site-secret-for-fast-path-0123" })).status).toBe(200);
+    expect((await get(path, { "X-Ballast-Site-Proxy-Secret": "wrong-secret-for-fast-path-012" })).status).toBe(401);
     const wrong = await get(path, { "X-API-Key": `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}` });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("vary")).toContain("Origin");
