@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -16,7 +17,10 @@ export type ServerConfig = Pick<ApiConfig, "PORT" | "HOST" | "BALLAST_DATA_DIR" 
 
 /** Options of `startServer`. */
 export interface StartServerOptions {
-  /** Create a `standard` development key and return its token as `devKey`. */
+  /**
+   * Provide a `standard` development key and return its token as `devKey`: the one kept in
+   * `<BALLAST_DATA_DIR>/state/dev-key` (mode 0600) while it still verifies, else a new one (written there).
+   */
   devKey?: boolean;
   /** Requests per minute of the development key; default `config.DEV_KEY_RATE_LIMIT`, else 120. */
   devKeyLimitPerMinute?: number;
@@ -29,6 +33,8 @@ export interface RunningServer {
   port: number;
   /** Plaintext development key when requested and the state store was reachable. */
   devKey?: string;
+  /** Whether `devKey` was reused from the state dir (false: minted now). */
+  devKeyReused?: boolean;
   /** Why a requested development key was not created (state store unavailable). */
   devKeyError?: string;
   keys: KeyStore;
@@ -36,24 +42,55 @@ export interface RunningServer {
   /** Status history recorder of this process (every `STATUS_RECORD_INTERVAL_SEC`, default 60 s; stopped by `close`). */
   statusRecorder: StatusRecorder;
   /**
-   * State store health as /api/health reports it: `keys.status()` (`lastOkAt` Unix s); while
-   * `unavailable`, a call also starts a background probe (`keys.check()`, at most every 5 s).
+   * State store health as /api/health reports it: `keys.status()` (state, circuit, backend, generic
+   * reason, `lastOkAt` Unix s); while `unavailable`, a call also starts a background probe
+   * (`keys.check()`, a half-open probe of the breaker, at most every 5 s).
    */
   stateStatus(): KeyStoreStatus;
-  /** Stops listening and the status recorder, then closes the state store, DuckDB and Redis; idempotent, never throws. */
+  /** Stops listening and the status recorder, then closes the state store and Redis; idempotent, never throws. */
   close(): Promise<void>;
+}
+
+/** Name of the development key `startServer({ devKey: true })` keeps. */
+export const DEV_KEY_NAME = "development";
+
+/**
+ * The development key of `make run`: the token kept in `<dataDir>/state/dev-key` (mode 0600) when it
+ * still verifies as an active standard key (its limit is set to `limit` when it differs), else a new
+ * `standard` key of `limit` requests per minute, whose token replaces the file. So repeated runs
+ * reuse one key instead of adding one each time.
+ * @throws StateStoreUnavailableError when the store cannot be asked.
+ */
+export async function developmentKey(keys: KeyStore, dataDir: string, limit: number): Promise<{ token: string; reused: boolean }> {
+  const dir = join(dataDir, "state");
+  const path = join(dir, "dev-key");
+  const kept = existsSync(path) ? readFileSync(path, "utf8").trim() : "";
+  if (kept) {
+    const record = await keys.verify(kept, Math.floor(Date.now() / 1000));
+    if (record && record.tier === "standard") {
+      if (record.rateLimitPerMinute !== limit) await keys.update(record.id, { rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
+      return { token: kept, reused: true };
+    }
+  }
+  const { token } = await keys.create({ name: DEV_KEY_NAME, tier: "standard", rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+  return { token, reused: false };
 }
 
 /**
  * Opens the state store, limiter and published store, and starts listening. Starts even when
  * Postgres or Redis is down: health and static files are served, keyed requests answer 503
  * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
+ * Verified keys are kept in memory only on Postgres (LISTEN/NOTIFY leases keep them coherent).
  * @throws when the port cannot be bound or the embedded PGlite cannot be opened.
  */
 export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
   const keys = await openKeyStore({
-    databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, dataDir: config.BALLAST_DATA_DIR,
-    applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS,
+    databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, previousPepper: config.API_KEY_PEPPER_PREVIOUS, dataDir: config.BALLAST_DATA_DIR,
+    applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS, cache: Boolean(config.DATABASE_URL), breaker: { coolDownMs: config.STATE_STORE_COOLDOWN_MS },
   });
   const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS }) : undefined;
   const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
@@ -85,11 +122,12 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   });
 
   let devKey: string | undefined;
+  let devKeyReused: boolean | undefined;
   let devKeyError: string | undefined;
   if (opts.devKey) {
     const limit = opts.devKeyLimitPerMinute ?? config.DEV_KEY_RATE_LIMIT ?? 120;
     try {
-      devKey = (await keys.create({ name: "development", tier: "standard", rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit })).token;
+      ({ token: devKey, reused: devKeyReused } = await developmentKey(keys, config.BALLAST_DATA_DIR, limit));
     } catch (err) {
       if (!(err instanceof StateStoreUnavailableError)) throw err;
       devKeyError = err.message;
@@ -118,16 +156,16 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
     await closeStores();
   })();
-  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, statusRecorder, stateStatus, close };
+  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyReused, devKeyError, keys, limiter, statusRecorder, stateStatus, close };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadApiConfig();
   const wantKey = process.argv.includes("--dev-key");
-  const { devKey, devKeyError, port, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  const { devKey, devKeyReused, devKeyError, port, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
   const base = `http://127.0.0.1:${port}`;
   if (devKey) {
-    process.stdout.write(`API key: ${devKey}\n`);
+    process.stdout.write(`API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${join(config.BALLAST_DATA_DIR, "state", "dev-key")})\n`);
     process.stdout.write(`Listening on ${base}\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoins | head -c 600\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoin-summary/usdt-tether\n`);
