@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
+import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
+import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import { fsReader, PublishedStore } from "./lib/published.ts";
@@ -35,6 +37,8 @@ export interface RunningServer {
   devKey?: string;
   /** Whether `devKey` was reused from the state dir (false: minted now). */
   devKeyReused?: boolean;
+  /** Unix socket of local key administration (embedded store only; see api/lib/key-admin.ts). */
+  adminSocket?: string;
   /** Why a requested development key was not created (state store unavailable). */
   devKeyError?: string;
   keys: KeyStore;
@@ -47,7 +51,7 @@ export interface RunningServer {
    * (`keys.check()`, a half-open probe of the breaker, at most every 5 s).
    */
   stateStatus(): KeyStoreStatus;
-  /** Stops listening and the status recorder, then closes the state store and Redis; idempotent, never throws. */
+  /** Stops listening, the admin socket and the status recorder, then closes the state store and Redis and releases the embedded store; idempotent, never throws. */
   close(): Promise<void>;
 }
 
@@ -84,14 +88,36 @@ export async function developmentKey(keys: KeyStore, dataDir: string, limit: num
  * Opens the state store, limiter and published store, and starts listening. Starts even when
  * Postgres or Redis is down: health and static files are served, keyed requests answer 503
  * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
- * Verified keys are kept in memory only on Postgres (LISTEN/NOTIFY leases keep them coherent).
- * @throws when the port cannot be bound or the embedded PGlite cannot be opened.
+ *
+ * Embedded store (no DATABASE_URL): the server takes ownership of `<data>/state` (owner.json) and
+ * serves key administration on a unix socket there, which `scripts/keys.ts` uses while it runs.
+ * @throws EmbeddedStoreBusyError when another live process owns the embedded store; when the port
+ * cannot be bound or the embedded PGlite cannot be opened.
  */
 export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
-  const keys = await openKeyStore({
-    databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, previousPepper: config.API_KEY_PEPPER_PREVIOUS, dataDir: config.BALLAST_DATA_DIR,
-    applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS, cache: Boolean(config.DATABASE_URL), breaker: { coolDownMs: config.STATE_STORE_COOLDOWN_MS },
-  });
+  const stateDir = join(config.BALLAST_DATA_DIR, "state");
+  const lock: EmbeddedLock | undefined = config.DATABASE_URL ? undefined : acquireEmbeddedLock(stateDir, "server");
+  let keys: KeyStore;
+  try {
+    keys = await openKeyStore({
+      databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, previousPepper: config.API_KEY_PEPPER_PREVIOUS, dataDir: config.BALLAST_DATA_DIR,
+      applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS, cache: true, breaker: { coolDownMs: config.STATE_STORE_COOLDOWN_MS },
+    });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  let admin: Awaited<ReturnType<typeof startKeyAdminSocket>> | undefined;
+  if (lock) {
+    try {
+      admin = await startKeyAdminSocket(keys, adminSocketPath(stateDir));
+      lock.setSocket(admin.path);
+    } catch (err) {
+      await keys.close().catch(() => undefined);
+      lock.release();
+      throw err;
+    }
+  }
   const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS }) : undefined;
   const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
   const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
@@ -137,8 +163,10 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   let closed: Promise<void> | undefined;
   const closeStores = async () => {
     await statusRecorder.stop();
+    await admin?.close();
     const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
+    lock?.release();
   };
   const server = createServer(listener);
   server.listen(config.PORT, config.HOST);
@@ -156,13 +184,21 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
     await closeStores();
   })();
-  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyReused, devKeyError, keys, limiter, statusRecorder, stateStatus, close };
+  return { server, port: (server.address() as AddressInfo).port, devKey, devKeyReused, devKeyError, adminSocket: admin?.path, keys, limiter, statusRecorder, stateStatus, close };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadApiConfig();
   const wantKey = process.argv.includes("--dev-key");
-  const { devKey, devKeyReused, devKeyError, port, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  let running: RunningServer;
+  try {
+    running = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  } catch (err) {
+    if (!(err instanceof EmbeddedStoreBusyError)) throw err;
+    process.stderr.write(`Error: ${err.message}; stop it first, or give each server its own BALLAST_DATA_DIR, or use DATABASE_URL (Postgres) for several instances.\n`);
+    process.exit(1);
+  }
+  const { devKey, devKeyReused, devKeyError, port, close } = running;
   const base = `http://127.0.0.1:${port}`;
   if (devKey) {
     process.stdout.write(`API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${join(config.BALLAST_DATA_DIR, "state", "dev-key")})\n`);
