@@ -18,7 +18,7 @@ install: node_modules/.package-lock.json ## Install dependencies when missing
 build: install ## Build and publish from the recorded capture (as-of 2025-09-07)
 	npx tsx build/cli.ts build
 
-run: build ## Build, then serve the API on 127.0.0.1:$(PORT) with a development key of DEV_KEY_RATE_LIMIT req/min (default 120)
+run: build ## Build, then serve the API on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key, reused across runs) of DEV_KEY_RATE_LIMIT req/min (default 120)
 	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) npx tsx api/server.ts --dev-key
 
 test: install ## Run every test (unit, sql, contract, api, e2e)

@@ -39,11 +39,6 @@ export interface AppDeps {
   responseCacheBytes?: number;
   /** Maintenance switch: while on, every `/api/*` request but preflights answers 503 maintenance (health included). */
   maintenance?: MaintenanceGate;
-  /**
-   * Key changes made in this process (operator lane): called with a subscriber that drops what the
-   * lane checks cache of that key id, so a rotated or deactivated key stops at once here.
-   */
-  onKeyChange?: (listener: (keyId: string) => void) => void;
 }
 
 const CORS_METHODS = "GET, HEAD, POST, OPTIONS";
@@ -95,7 +90,6 @@ const FAST_URLS_MAX = 20_000;
 function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> } {
   const nowMs = deps.nowMs ?? Date.now;
   const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, siteProxySecretPrevious: deps.siteProxySecretPrevious, webhookSecret: deps.webhookSecret });
-  deps.onKeyChange?.((id) => auth.forget(id));
   const cache = new ResponseCache(deps.responseCacheBytes);
   const app = new Hono();
 

@@ -14,6 +14,14 @@ const ApiConfigSchema = z.object({
   STATE_STORE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(300),
   /** HMAC pepper for key hashes. Required with DATABASE_URL; the embedded default keeps one in `<data>/state/pepper`. */
   API_KEY_PEPPER: z.string().min(16).optional(),
+  /**
+   * The previous pepper during a pepper rotation: keys whose hash matches it still verify and are
+   * re-hashed with API_KEY_PEPPER on their next use. Drop it once every key has been used (or list
+   * `pepper_version` in api_keys).
+   */
+  API_KEY_PEPPER_PREVIOUS: z.string().min(16).optional(),
+  /** Cool-down (ms) of the state store's circuit breaker: after a timeout, keyed requests fail fast (503) this long, then one probe passes. */
+  STATE_STORE_COOLDOWN_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Shared rate limiter across instances; in-process when unset. */
   REDIS_URL: z.string().optional(),
   /** Deadline (ms) of one Redis limiter check and of one Redis command. */

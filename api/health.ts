@@ -17,14 +17,20 @@ export type HealthStatus = "healthy" | "degraded" | "stale";
 export type CircuitState = BuildManifest["circuits"][string];
 
 /**
- * The state store (API keys, per-key limits) as this process sees it: `ok` until an operation fails,
- * `unavailable` until one succeeds again; `lastError` the latest failure's message, `lastOkAt` Unix s
- * of the latest success (null before the first). The key store's own status object fits this shape.
+ * The state store (API keys, status history) as this process sees it: `state` `ok` until an
+ * availability failure, `unavailable` until a call succeeds again; `circuit` the breaker in front of
+ * it (`open`: keyed requests fail fast with 503 until a half-open probe succeeds); `backend`
+ * `postgres` or `pglite`; `reason` a generic word (`timeout`, `connection refused`, `connection
+ * lost`, …), never a driver message (health is public); `lastOkAt` / `lastFailureAt` Unix s (null
+ * before the first). The key store's own status object fits this shape.
  */
 export interface StateStoreHealth {
   state: "ok" | "unavailable";
-  lastError: string | null;
+  circuit: "closed" | "open" | "half-open";
+  backend: "postgres" | "pglite" | null;
+  reason: string | null;
   lastOkAt: number | null;
+  lastFailureAt: number | null;
 }
 
 /** CacheStatus (spec 2.8). Ages and budgets in seconds; the `fx-rates` cache adds the fields after `sentinelValidationReason`. */
@@ -104,7 +110,8 @@ function mintBurnHealth(inputs: OnchainHealthInputs["mintBurn"], lastLiveSyncAt:
 
 /**
  * Recording of the public status history by this process (see api/lib/status-history.ts), as health
- * reports it: `ok` after a successful write, `unavailable` while writes fail (`lastError`; the
+ * reports it: `ok` after a successful write, `unavailable` while writes fail (`lastError`, a generic
+ * reason such as `status history: timeout`, never driver text; the
  * observations are kept in memory, `pendingObservations`, and written once the store answers),
  * `off` when recording is disabled. `lastRecordedAt` Unix s (on the clock of `timestamp`) of the
  * newest observation written, null before the first; `intervalSec` the recording cadence.
@@ -349,10 +356,10 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   const shift = now - (opts.wallNow ?? now);
   const onClock = (t: number | null) => (t === null ? null : t + shift);
   const first: string[] = [];
-  const store = opts.stateStore && { ...opts.stateStore, lastOkAt: onClock(opts.stateStore.lastOkAt) };
+  const store = opts.stateStore && { ...opts.stateStore, lastOkAt: onClock(opts.stateStore.lastOkAt), lastFailureAt: onClock(opts.stateStore.lastFailureAt) };
   if (store?.state === "unavailable") {
-    raise("degraded", "db-unhealthy", `state store unavailable: ${store.lastError ?? "unknown error"}`);
-    first.push(`state store unavailable (sets status degraded): last error: ${store.lastError ?? "unknown"}; last ok ${store.lastOkAt === null ? "never" : `${isoMinute(store.lastOkAt)} (${age(Math.max(0, now - store.lastOkAt))} before now)`}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`);
+    raise("degraded", "db-unhealthy", `state store unavailable: ${store.reason ?? "unavailable"}`);
+    first.push(`state store (${store.backend ?? "unknown backend"}) unavailable (sets status degraded): ${store.reason ?? "unavailable"}, circuit ${store.circuit}; last ok ${store.lastOkAt === null ? "never" : `${isoMinute(store.lastOkAt)} (${age(Math.max(0, now - store.lastOkAt))} before now)`}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`);
   }
   const recorder = opts.statusHistory && { ...opts.statusHistory, lastRecordedAt: onClock(opts.statusHistory.lastRecordedAt) };
   const recorderWarning = recorder?.state === "unavailable"

@@ -59,7 +59,7 @@ function jsonResponses(r: JsonRoute) {
   return {
     [r.method === "POST" ? "201" : "200"]: ok,
     "400": err("Invalid parameter: the message names it"),
-    ...(r.lane === "apiKey" ? { "401": err("Missing or invalid X-API-Key"), "429": err("Per-key limit exceeded (`Retry-After`)") } : {}),
+    ...(r.lane === "apiKey" ? { "401": err("Missing or invalid X-API-Key"), "429": err("Per-key limit exceeded (`Rate limit exceeded`), or too many invalid keys from this client IP (`Too many invalid API keys from this address`; never counts valid keys); both with `Retry-After`") } : {}),
     ...(r.lane === "site" || r.lane === "webhook" ? { "401": err("Missing or wrong lane secret") } : {}),
     "404": err("Unknown id or path"),
     "503": err("Data not yet available, or the auth/limiter dependency is unavailable (`Retry-After: 60`)"),

@@ -30,8 +30,6 @@ export interface OpsAppDeps {
   dataDir: string;
   /** How long a job request waits for its job before answering 202 (ms); default 4000. */
   jobWaitMs?: number;
-  /** Called with a key id after an operator changed it (the public app drops its cached verification). */
-  keyChanged?: (id: string) => void;
   /** Routes served (default ADMIN_ROUTES; tests may add their own). */
   routes?: AdminRoute[];
 }
@@ -72,7 +70,6 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
   const ops: OpsServices = {
     keys: deps.keys, store: deps.store, clockMode: deps.clockMode, nowMs, jobs: deps.jobs, discovery: new DiscoveryStore(sql, nowMs),
     maintenance: deps.maintenance, ledgerPath: deps.ledgerPath, dataDir: deps.dataDir, jobWaitMs: deps.jobWaitMs ?? 4000,
-    keyChanged: (id) => deps.keyChanged?.(id),
   };
   const routes = deps.routes ?? ADMIN_ROUTES;
   const app = new Hono();

@@ -1,9 +1,12 @@
 import { getRequestListener } from "@hono/node-server";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
+import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
+import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
 import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
@@ -21,7 +24,10 @@ export type ServerConfig = Pick<ApiConfig, "PORT" | "HOST" | "BALLAST_DATA_DIR" 
 
 /** Options of `startServer`. */
 export interface StartServerOptions {
-  /** Create a `standard` development key and return its token as `devKey`. */
+  /**
+   * Provide a `standard` development key and return its token as `devKey`: the one kept in
+   * `<BALLAST_DATA_DIR>/state/dev-key` (mode 0600) while it still verifies, else a new one (written there).
+   */
   devKey?: boolean;
   /** Requests per minute of the development key; default `config.DEV_KEY_RATE_LIMIT`, else 120. */
   devKeyLimitPerMinute?: number;
@@ -54,6 +60,10 @@ export interface RunningServer {
   port: number;
   /** Plaintext development key when requested and the state store was reachable. */
   devKey?: string;
+  /** Whether `devKey` was reused from the state dir (false: minted now). */
+  devKeyReused?: boolean;
+  /** Unix socket of local key administration (embedded store only; see api/lib/key-admin.ts). */
+  adminSocket?: string;
   /** Why a requested development key was not created (state store unavailable). */
   devKeyError?: string;
   keys: KeyStore;
@@ -61,8 +71,9 @@ export interface RunningServer {
   /** Status history recorder of this process (every `STATUS_RECORD_INTERVAL_SEC`, default 60 s; stopped by `close`). */
   statusRecorder: StatusRecorder;
   /**
-   * State store health as /api/health reports it: `keys.status()` (`lastOkAt` Unix s); while
-   * `unavailable`, a call also starts a background probe (`keys.check()`, at most every 5 s).
+   * State store health as /api/health reports it: `keys.status()` (state, circuit, backend, generic
+   * reason, `lastOkAt` Unix s); while `unavailable`, a call also starts a background probe
+   * (`keys.check()`, a half-open probe of the breaker, at most every 5 s).
    */
   stateStatus(): KeyStoreStatus;
   /**
@@ -73,21 +84,73 @@ export interface RunningServer {
   opsPort?: number;
   /** Maintenance switch of this process (shared by both listeners). */
   maintenance: MaintenanceGate;
-  /** Stops listening (both listeners), stops operator jobs and the status recorder, then closes the state store, DuckDB and Redis; idempotent, never throws. */
+  /** Stops listening (both listeners), the admin socket, operator jobs and the status recorder, then closes the state store and Redis and releases the embedded store; idempotent, never throws. */
   close(): Promise<void>;
+}
+
+/** Name of the development key `startServer({ devKey: true })` keeps. */
+export const DEV_KEY_NAME = "development";
+
+/**
+ * The development key of `make run`: the token kept in `<dataDir>/state/dev-key` (mode 0600) when it
+ * still verifies as an active standard key (its limit is set to `limit` when it differs), else a new
+ * `standard` key of `limit` requests per minute, whose token replaces the file. So repeated runs
+ * reuse one key instead of adding one each time.
+ * @throws StateStoreUnavailableError when the store cannot be asked.
+ */
+export async function developmentKey(keys: KeyStore, dataDir: string, limit: number): Promise<{ token: string; reused: boolean }> {
+  const dir = join(dataDir, "state");
+  const path = join(dir, "dev-key");
+  const kept = existsSync(path) ? readFileSync(path, "utf8").trim() : "";
+  if (kept) {
+    const record = await keys.verify(kept, Math.floor(Date.now() / 1000));
+    if (record && record.tier === "standard") {
+      if (record.rateLimitPerMinute !== limit) await keys.update(record.id, { rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
+      return { token: kept, reused: true };
+    }
+  }
+  const { token } = await keys.create({ name: DEV_KEY_NAME, tier: "standard", rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+  return { token, reused: false };
 }
 
 /**
  * Opens the state store, limiter and published store, and starts listening. Starts even when
  * Postgres or Redis is down: health and static files are served, keyed requests answer 503
  * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
- * @throws when the port cannot be bound or the embedded PGlite cannot be opened.
+ *
+ * Embedded store (no DATABASE_URL): the server takes ownership of `<data>/state` (owner.json) and
+ * serves key administration on a unix socket there, which `scripts/keys.ts` uses while it runs.
+ * @throws EmbeddedStoreBusyError when another live process owns the embedded store; when the port
+ * cannot be bound or the embedded PGlite cannot be opened.
  */
 export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
-  const keys = await openKeyStore({
-    databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, dataDir: config.BALLAST_DATA_DIR,
-    applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS,
-  });
+  const stateDir = join(config.BALLAST_DATA_DIR, "state");
+  const lock: EmbeddedLock | undefined = config.DATABASE_URL ? undefined : acquireEmbeddedLock(stateDir, "server");
+  let keys: KeyStore;
+  try {
+    keys = await openKeyStore({
+      databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, previousPepper: config.API_KEY_PEPPER_PREVIOUS, dataDir: config.BALLAST_DATA_DIR,
+      applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS, cache: true, breaker: { coolDownMs: config.STATE_STORE_COOLDOWN_MS },
+    });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  let admin: Awaited<ReturnType<typeof startKeyAdminSocket>> | undefined;
+  if (lock) {
+    try {
+      admin = await startKeyAdminSocket(keys, adminSocketPath(stateDir));
+      lock.setSocket(admin.path);
+    } catch (err) {
+      await keys.close().catch(() => undefined);
+      lock.release();
+      throw err;
+    }
+  }
   const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS }) : undefined;
   const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
   const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
@@ -114,10 +177,8 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
   const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
   await maintenance.refresh();
-  // Key changes made on the operator lane drop this process's cached verification of that key at once.
-  const keyListeners: ((id: string) => void)[] = [];
   const listener = createNodeListener({
-    store, keys, limiter, corsOrigins: origins, clockMode, services, maintenance, onKeyChange: (l) => keyListeners.push(l),
+    store, keys, limiter, corsOrigins: origins, clockMode, services, maintenance,
     siteProxySecret: config.SITE_PROXY_SECRET, siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
   const opsAuth = new OperatorAuth(operatorAccessConfig(config));
@@ -128,16 +189,16 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     ? createServer(getRequestListener(createOpsApp({
       auth: opsAuth, keys, store, clockMode, maintenance, jobs, dataDir: config.BALLAST_DATA_DIR, jobWaitMs: config.OPS_JOB_WAIT_MS,
       ledgerPath: resolve(config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb")),
-      keyChanged: (id) => { for (const l of keyListeners) l(id); },
     }).fetch))
     : undefined;
 
   let devKey: string | undefined;
+  let devKeyReused: boolean | undefined;
   let devKeyError: string | undefined;
   if (opts.devKey) {
     const limit = opts.devKeyLimitPerMinute ?? config.DEV_KEY_RATE_LIMIT ?? 120;
     try {
-      devKey = (await keys.create({ name: "development", tier: "standard", rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit })).token;
+      ({ token: devKey, reused: devKeyReused } = await developmentKey(keys, config.BALLAST_DATA_DIR, limit));
     } catch (err) {
       if (!(err instanceof StateStoreUnavailableError)) throw err;
       devKeyError = err.message;
@@ -148,8 +209,10 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const closeStores = async () => {
     await jobs?.close();
     await statusRecorder.stop();
+    await admin?.close();
     const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
+    lock?.release();
   };
   const server = createServer(listener);
   const stop = (s: Server) => new Promise<void>((r) => { if (!s.listening) return r(); s.close(() => r()); s.closeIdleConnections(); });
@@ -167,7 +230,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     await closeStores();
   })();
   return {
-    server, port: (server.address() as AddressInfo).port, devKey, devKeyError, keys, limiter, statusRecorder, stateStatus, maintenance, close,
+    server, port: (server.address() as AddressInfo).port, devKey, devKeyReused, devKeyError, adminSocket: admin?.path, keys, limiter, statusRecorder, stateStatus, maintenance, close,
     ...(opsServer ? { opsServer, opsPort: (opsServer.address() as AddressInfo).port } : {}),
   };
 }
@@ -175,13 +238,21 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadApiConfig();
   const wantKey = process.argv.includes("--dev-key");
-  const { devKey, devKeyError, port, opsPort, close } = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  let running: RunningServer;
+  try {
+    running = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
+  } catch (err) {
+    if (!(err instanceof EmbeddedStoreBusyError)) throw err;
+    process.stderr.write(`Error: ${err.message}; stop it first, or give each server its own BALLAST_DATA_DIR, or use DATABASE_URL (Postgres) for several instances.\n`);
+    process.exit(1);
+  }
+  const { devKey, devKeyReused, devKeyError, port, opsPort, close } = running;
   const base = `http://127.0.0.1:${port}`;
   process.stdout.write(opsPort !== undefined
     ? `Operator lane on http://${config.OPS_HOST}:${opsPort} (operator routes of spec 4.5; description at /openapi.json)\n`
     : "Operator lane off: set OPS_ACCESS_JWKS_URL + OPS_ACCESS_AUD + OPS_ACCESS_ISSUER, or OPS_SERVICE_TOKEN_ID + OPS_SERVICE_TOKEN_SECRET\n");
   if (devKey) {
-    process.stdout.write(`API key: ${devKey}\n`);
+    process.stdout.write(`API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${join(config.BALLAST_DATA_DIR, "state", "dev-key")})\n`);
     process.stdout.write(`Listening on ${base}\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoins | head -c 600\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoin-summary/usdt-tether\n`);

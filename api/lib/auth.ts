@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { HttpError } from "./http-error.ts";
-import type { ApiKeyRecord, KeyStore } from "./key-store.ts";
+import { KEY_CACHE_MAX, KEY_OUTAGE_GRACE_MS, type KeyStore } from "./key-store.ts";
 import { KeyRateLimiter, type LimitResult } from "./rate-limit.ts";
 
 /**
@@ -37,37 +37,39 @@ export interface AuthDeps {
 }
 
 const UNAUTHORIZED = "Unauthorized: valid X-API-Key required. /api/health is free.";
+/** Message of the per-IP limit of invalid keys (never the per-key limit's message). */
+export const TOO_MANY_INVALID_KEYS = "Too many invalid API keys from this address";
 const UNAVAILABLE = () => new HttpError(503, "Public API temporarily unavailable", { "Retry-After": "60" });
 const NOT_FOUND = () => new HttpError(404, "Not found");
 
-/** A verified key is reused without a store lookup for this long (ms); deactivation takes effect within it. */
-export const KEY_FRESH_MS = 5_000;
-/** During a store outage, a standard key verified within this window (ms) still serves cacheable GETs (spec 5.5). */
-export const KEY_OUTAGE_GRACE_MS = 10 * 60_000;
-/** Bounded number of verified keys kept per instance. */
-export const KEY_CACHE_MAX = 4096;
-/** Failed key attempts admitted per client IP per 60 s; past it, 429 before any store lookup. */
+/** Invalid key attempts admitted per client IP per 60 s; the next one answers 429 `TOO_MANY_INVALID_KEYS`. Valid keys never count. */
 export const FAILED_KEY_ATTEMPTS_PER_MINUTE = 30;
 /** Donor-claim attempts per client IP per 60 s (spec 5.3). */
 export const CLAIM_ATTEMPTS_PER_MINUTE = 10;
+/** Cap of a key's per-instance limit while the shared limiter is down (reference 4.3: min(limit, 30)). */
+export const LOCAL_FALLBACK_MAX_PER_MINUTE = 30;
 
 /**
- * The lane checks of one process: an exhaustive switch over {@link Lane}. Keeps spec 5.5's bounded
- * cache of recently verified keys and its local limiter, and the per-IP limiters of failed key
- * attempts and donor claims (in-process: they guard the state store, so they must not depend on it).
+ * The lane checks of one process: an exhaustive switch over {@link Lane}. Key verification, the
+ * spec 5.5 cache of verified keys and its fail-closed rules live in `KeyStore.authenticate`; this
+ * class applies the per-key limit (shared limiter; a bounded local fallback only for standard keys
+ * already verified here, on cacheable GETs), the per-IP limit of invalid keys (failure path only)
+ * and the per-IP limit of donor claims.
  */
 export class LaneAuth {
-  private readonly verified = new Map<string, { record: ApiKeyRecord; at: number }>();
-  /** In-process budgets: per-IP attempts, and per-key limits while the shared limiter is down. */
+  /** In-process budgets: donor claims per IP, invalid keys per IP and per-key limits while the shared limiter is down. */
   private readonly local = new KeyRateLimiter();
+  /** Key id → last time (app clock, ms) the shared limiter admitted it: "seen" for the limiter fallback. Bounded. */
+  private readonly sharedOk = new Map<string, number>();
 
   constructor(private readonly deps: AuthDeps) {}
 
   /**
    * Admits a request to `lane` or throws the HttpError the spec names: 401 (no or invalid key, wrong
    * lane secret), 404 (admin on the public host; a lane without its configured secret), 429 (per-key
-   * limit, failed attempts or claims per IP; `Retry-After`), 503 `Public API temporarily unavailable`
-   * with `Retry-After: 60` (state store or limiter unavailable and no cached verification applies).
+   * limit `Rate limit exceeded`; invalid keys per IP `Too many invalid API keys from this address`;
+   * claims per IP; all with `Retry-After`), 503 `Public API temporarily unavailable` with
+   * `Retry-After: 60` (state store or limiter unavailable and no cached verification applies).
    */
   async admit(lane: Lane, req: AuthRequest): Promise<void> {
     switch (lane) {
@@ -93,50 +95,47 @@ export class LaneAuth {
   private async apiKey(req: AuthRequest): Promise<void> {
     const token = req.header("X-API-Key");
     if (!token) throw new HttpError(401, UNAUTHORIZED);
-    const now = this.deps.nowMs();
-    const cached = this.verified.get(token);
-    let record: ApiKeyRecord;
-    let fromOutageCache = false;
-    if (cached && now - cached.at <= KEY_FRESH_MS) {
-      record = cached.record;
-    } else {
-      orTooMany(await this.local.peek(`authfail:${req.ip}`, FAILED_KEY_ATTEMPTS_PER_MINUTE));
-      let found: ApiKeyRecord | null;
-      try {
-        found = await this.deps.keys.verify(token, Math.floor(now / 1000));
-      } catch {
-        // Spec 5.5: recently verified standard keys keep serving cacheable GETs; others fail closed.
-        if (!cached || !req.cacheableGet || cached.record.tier !== "standard" || now - cached.at > KEY_OUTAGE_GRACE_MS) throw UNAVAILABLE();
-        found = cached.record;
-        fromOutageCache = true;
-      }
-      if (!found) {
-        this.verified.delete(token);
-        orTooMany(await this.local.consume(`authfail:${req.ip}`, FAILED_KEY_ATTEMPTS_PER_MINUTE));
-        throw new HttpError(401, UNAUTHORIZED);
-      }
-      record = found;
-      if (!fromOutageCache) this.remember(token, record, now);
-    }
+    const auth = await this.deps.keys.authenticate(token, this.deps.nowMs(), req.cacheableGet);
+    if (auth.kind === "unavailable") throw UNAVAILABLE();
+    if (auth.kind === "invalid") return this.invalidKey(req.ip);
+    const { record } = auth;
     let res: LimitResult;
     try {
       res = await this.deps.limiter.consume(record.id, record.rateLimitPerMinute);
+      if (this.deps.limiter.shared) this.noteSharedOk(record.id);
     } catch {
-      if (!req.cacheableGet || record.tier !== "standard") throw UNAVAILABLE();
-      res = await this.local.consume(record.id, record.rateLimitPerMinute);
+      // Spec 5.5 / reference 4.3: only a standard key that this instance verified and the shared
+      // limiter admitted before the outage (within the outage grace) may fall back to a local
+      // limiter, for a cacheable GET: its share of the limit across live instances, at most 30 per
+      // minute. Donor and self-serve keys and keys never seen here fail closed.
+      const okAt = this.sharedOk.get(record.id);
+      if (!req.cacheableGet || record.tier !== "standard" || !auth.seen || okAt === undefined || this.deps.nowMs() - okAt > KEY_OUTAGE_GRACE_MS) throw UNAVAILABLE();
+      const share = Math.floor(record.rateLimitPerMinute / Math.max(1, this.deps.keys.liveInstances));
+      res = await this.local.consume(record.id, Math.max(1, Math.min(LOCAL_FALLBACK_MAX_PER_MINUTE, share)));
     }
     orTooMany(res);
   }
 
-  /** Drops cached verifications of key `keyId` (rotated, deactivated or updated by an operator in this process). */
-  forget(keyId: string): void {
-    for (const [token, v] of this.verified) if (v.record.id === keyId) this.verified.delete(token);
+  private noteSharedOk(id: string): void {
+    this.sharedOk.delete(id);
+    if (this.sharedOk.size >= KEY_CACHE_MAX) this.sharedOk.delete(this.sharedOk.keys().next().value!);
+    this.sharedOk.set(id, this.deps.nowMs());
   }
 
-  private remember(token: string, record: ApiKeyRecord, now: number): void {
-    this.verified.delete(token);
-    if (this.verified.size >= KEY_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, { record, at: now });
+  /**
+   * The failure path: counts one invalid key against the client IP (shared limiter when it answers,
+   * else this process's) and answers 401, or 429 `TOO_MANY_INVALID_KEYS` once the IP spent its budget.
+   */
+  private async invalidKey(ip: string): Promise<never> {
+    const bucket = `authfail:${ip}`;
+    let res: LimitResult;
+    try {
+      res = await this.deps.limiter.consume(bucket, FAILED_KEY_ATTEMPTS_PER_MINUTE);
+    } catch {
+      res = await this.local.consume(bucket, FAILED_KEY_ATTEMPTS_PER_MINUTE);
+    }
+    if (!res.ok) throw new HttpError(429, TOO_MANY_INVALID_KEYS, { "Retry-After": String(res.retryAfterSec) });
+    throw new HttpError(401, UNAUTHORIZED);
   }
 }
 

@@ -23,8 +23,6 @@ export interface OpsServices {
   dataDir: string;
   /** How long a job request waits for the job before answering 202 (ms). */
   jobWaitMs: number;
-  /** A key's id, after it was rotated, deactivated or updated: drop what this process caches of it. */
-  keyChanged(id: string): void;
 }
 
 /** What a handler of an operator route receives: validated inputs, the services and who asked. */

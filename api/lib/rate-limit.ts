@@ -46,6 +46,11 @@ export class KeyRateLimiter {
     if (!(this.timeoutMs > 0)) throw new RangeError(`KeyRateLimiter timeoutMs must be > 0 (got ${this.timeoutMs})`);
   }
 
+  /** Whether budgets are shared through Redis (false: in-process, `consume` never throws). */
+  get shared(): boolean {
+    return this.redis !== undefined;
+  }
+
   private limiterFor(points: number): RateLimiterAbstract {
     let l = this.limiters.get(points);
     if (!l) {

@@ -1,5 +1,6 @@
 import type { HealthStatus, StatusCause, StatusHistoryHealth } from "../health.ts";
 import type { SqlClient } from "./key-store.ts";
+import { dependencyReason } from "./dependency-reason.ts";
 import { apiLog, errorMessage } from "./log.ts";
 
 /**
@@ -466,7 +467,8 @@ export class StatusRecorder {
       this.current = { ...this.current, state: "ok", lastError: null, lastRecordedAt: batch.at(-1)!.at };
     } catch (err) {
       if (this.current.state !== "unavailable") apiLog("warn", "status-history", "status history recording failed; observations are kept and written once the store answers", { error: errorMessage(err) });
-      this.current = { ...this.current, state: "unavailable", lastError: errorMessage(err) };
+      // Health is public: a generic reason only (the driver's text, with hosts and ports, is logged above).
+      this.current = { ...this.current, state: "unavailable", lastError: `status history: ${dependencyReason(err)}` };
     }
   }
 }

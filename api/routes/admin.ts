@@ -6,7 +6,6 @@ import { serviceNow } from "../lib/clock.ts";
 import type { UnreviewedCoin } from "../lib/discovery.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { JobCommand, JobRecord } from "../lib/jobs.ts";
-import { updateKey } from "../lib/key-admin.ts";
 import { type ApiKeyListing, type ApiKeyRecord, DEFAULT_RATE_LIMIT_PER_MINUTE, ISSUABLE_TIERS, maskToken, RATE_LIMIT_MAX, RATE_LIMIT_MIN } from "../lib/key-store.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
@@ -211,9 +210,8 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     operationId: "updateApiKey", method: "POST", path: "/api/api-keys/:id/update", action: "update-api-key", mutating: true, params: keyId, body: UpdateKeyBody,
     summary: "Update an API key", responseDescription: "`{ ok: true, key }` (masked); 404 for an unknown id.",
     handler: async (ctx) => {
-      const key = await updateKey(ctx.ops.keys, ctx.params.id, ctx.body);
+      const key = await ctx.ops.keys.update(ctx.params.id, ctx.body);
       if (!key) throw new HttpError(404, "Unknown API key");
-      ctx.ops.keyChanged(key.id);
       return { body: { ok: true, key: listing(key) } };
     },
   }),
@@ -222,7 +220,6 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     summary: "Deactivate an API key", responseDescription: "`{ ok: true, id, isActive: false }`; the key answers 401 from then on; 404 for an unknown id.",
     handler: async (ctx) => {
       if (!(await ctx.ops.keys.deactivate(ctx.params.id))) throw new HttpError(404, "Unknown API key");
-      ctx.ops.keyChanged(ctx.params.id);
       return { body: { ok: true, id: ctx.params.id, isActive: false } };
     },
   }),
@@ -232,7 +229,6 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     handler: async (ctx) => {
       const out = await ctx.ops.keys.rotate(ctx.params.id);
       if (!out) throw new HttpError(404, "Unknown or inactive API key");
-      ctx.ops.keyChanged(ctx.params.id);
       return { body: { ok: true, key: recordView(out.record), token: out.token } };
     },
   }),

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { type Artifact, type ArtifactOutput, outputPath } from "../../site-data/contract.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import type { Lane } from "../lib/auth.ts";
-import type { StatusHistoryHealth } from "../health.ts";
+import type { StateStoreHealth, StatusHistoryHealth } from "../health.ts";
 import type { CacheProfile } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/published.ts";
@@ -69,7 +69,7 @@ export interface HandlerContext {
 /** What the server wires in for routes: facts about its dependencies (health reports them), the stores they read, where `/docs` is generated. */
 export interface RouteServices {
   /** The state store as this process sees it (`lastOkAt` wall-clock Unix s). */
-  stateStore?: () => { state: "ok" | "unavailable"; lastError: string | null; lastOkAt: number | null };
+  stateStore?: () => StateStoreHealth;
   /**
    * The public status history: the store `/api/public-status-history` reads, and this process's
    * recorder status for health (`lastRecordedAt` wall-clock Unix s). Without it the route answers 503.

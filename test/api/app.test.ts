@@ -223,13 +223,18 @@ describe("auth matrix and errors", () => {
     expect((await post({ "X-Ballast-Site-Proxy-Secret": secret })).status).toBe(503);
   });
 
-  it("failed key attempts are limited per client IP before the state store is asked", async () => {
+  it("invalid keys are limited per client IP on the failure path only: a valid key from that IP keeps answering 200", async () => {
     const limited = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
     const bogus = (i: number) => `bl_live_${"0".repeat(15)}${(i % 10).toString()}_${"A".repeat(32)}`;
     const statuses: number[] = [];
-    for (let i = 0; i < 35; i++) statuses.push((await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(i) } })).status);
-    expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
-    expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
+    for (let i = 0; i < 30; i++) statuses.push((await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(i) } })).status);
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    expect((await limited.request("/api/stablecoins", { headers: { "X-API-Key": token } })).status).toBe(200);
+    const over = await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(31) } });
+    expect(over.status).toBe(429);
+    expect(await over.json()).toEqual({ error: "Too many invalid API keys from this address" });
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await limited.request("/api/stablecoins", { headers: { "X-API-Key": token } })).status).toBe(200);
   });
 
   it("CORS: echoes allowed origins, omits foreign ones, 403 on foreign preflight, first origin without Origin", async () => {

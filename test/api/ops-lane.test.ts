@@ -41,13 +41,11 @@ let b: Instance;
 /** One API process: public app and operator app sharing the maintenance switch and key-change hook. */
 function instance(s: SqlClient, k: KeyStore): Instance {
   const maintenance = new MaintenanceGate(s);
-  const listeners: ((id: string) => void)[] = [];
-  const pub = createApp({ store, keys: k, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", maintenance, onKeyChange: (l) => listeners.push(l) });
+  const pub = createApp({ store, keys: k, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", maintenance });
   const jobs = new JobRunner(s, { executor: (cmd) => { executed.push(cmd); return answer(cmd); } });
   const ops = createOpsApp({
     auth: new OperatorAuth({ jwksUrl: jwks.url, audiences: [AUD], issuer: ISS, serviceTokenId: TOKEN_ID, serviceTokenSecret: TOKEN_SECRET, allowedOrigins: [OPS_ORIGIN] }),
     keys: k, store, clockMode: "wall", maintenance, jobs, ledgerPath: LEDGER, dataDir: dir, jobWaitMs: 3000,
-    keyChanged: (id) => { for (const l of listeners) l(id); },
   });
   return { pub, ops, maintenance, jobs };
 }

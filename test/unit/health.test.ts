@@ -181,20 +181,21 @@ describe("circuits (spec 2.8: one per upstream source)", () => {
 });
 
 describe("state store", () => {
-  const down = { state: "unavailable" as const, lastError: "state store: verify got no answer within 300 ms", lastOkAt: AS_OF - 120 };
+  const down = { state: "unavailable" as const, circuit: "open" as const, backend: "postgres" as const, reason: "timeout", lastOkAt: AS_OF - 120, lastFailureAt: AS_OF - 10 };
 
-  it("an unavailable state store makes a fresh build degraded, with a warning naming the error", () => {
+  it("an unavailable state store makes a fresh build degraded, with a warning naming the dependency, its breaker and a generic reason", () => {
     const h = health(manifest(), AS_OF + 60, { stateStore: down });
     expect(h.status).toBe("degraded");
     expect(h.stateStore).toEqual(down);
-    expect(h.warnings[0]).toMatch(/^state store unavailable \(sets status degraded\): last error: state store: verify got no answer/);
+    expect(h.warnings[0]).toMatch(/^state store \(postgres\) unavailable \(sets status degraded\): timeout, circuit open; last ok /);
   });
 
   it("is at least degraded: a stale build stays stale; an ok store changes nothing", () => {
     expect(health(manifest(), AS_OF + 13 * 600, { stateStore: down }).status).toBe("stale");
-    const ok = health(manifest(), AS_OF + 60, { stateStore: { state: "ok", lastError: null, lastOkAt: AS_OF } });
+    const okStore = { state: "ok" as const, circuit: "closed" as const, backend: "pglite" as const, reason: null, lastOkAt: AS_OF, lastFailureAt: null };
+    const ok = health(manifest(), AS_OF + 60, { stateStore: okStore });
     expect(ok.status).toBe("healthy");
-    expect(ok.stateStore).toEqual({ state: "ok", lastError: null, lastOkAt: AS_OF });
+    expect(ok.stateStore).toEqual(okStore);
   });
 
   it("without a published build: stale, with the state store still reported", () => {
@@ -348,11 +349,11 @@ describe("one clock: timestamp and every age in the body come from the same now"
   it("state store and recorder times (wall clock) are shifted onto the replay clock of timestamp", () => {
     const wallNow = Date.parse("2026-11-25T12:00:00Z") / 1000;
     const now = AS_OF + 600; // replay clock: as-of + 10 min
-    const store = { state: "unavailable" as const, lastError: "state store: verify got no answer within 300 ms", lastOkAt: wallNow - 90 };
+    const store = { state: "unavailable" as const, circuit: "half-open" as const, backend: "postgres" as const, reason: "connection refused", lastOkAt: wallNow - 90, lastFailureAt: wallNow - 30 };
     const recorder = { state: "unavailable" as const, lastError: "status history: record failed: boom", lastRecordedAt: wallNow - 120, pendingObservations: 2, intervalSec: 60 };
     const h = buildHealth({ manifest: manifest() }, now, "replay", { stateStore: store, statusHistory: recorder, wallNow });
     expect(h.timestamp).toBe(now);
-    expect(h.stateStore).toEqual({ ...store, lastOkAt: now - 90 });
+    expect(h.stateStore).toEqual({ ...store, lastOkAt: now - 90, lastFailureAt: now - 30 });
     expect(h.statusHistory).toEqual({ ...recorder, lastRecordedAt: now - 120 });
     expect(h.warnings[0]).toContain(`last ok ${new Date((now - 90) * 1000).toISOString().slice(0, 16)}Z (90 s before now)`);
     // a failing recorder is reported, never a status change; the state store still sets degraded
@@ -371,7 +372,7 @@ describe("causes of the status (what the status history records)", () => {
       sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, AS_OF - DAY, { status: "stale" }) : s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - 6 * DAY) : s)),
       skippedCaptures: [{ file: "x.csv", endpoint: "coingecko.market_chart", reason: "header-only" }],
     });
-    const { health: h, causes } = assessHealth({ manifest: m }, AS_OF + 13 * 600, "wall", { stateStore: { state: "unavailable", lastError: "down", lastOkAt: null } });
+    const { health: h, causes } = assessHealth({ manifest: m }, AS_OF + 13 * 600, "wall", { stateStore: { state: "unavailable", circuit: "open", backend: "postgres", reason: "timeout", lastOkAt: null, lastFailureAt: null } });
     expect(h.status).toBe("stale");
     const byCode = Object.fromEntries(causes.map((c) => [c.code, [c.status, c.publicImpact]]));
     expect(byCode).toEqual({

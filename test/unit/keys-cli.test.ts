@@ -1,9 +1,17 @@
-/** The key CLI (scripts/keys.ts) as a subprocess against a temp schema on the real Postgres. */
+/**
+ * The key CLI (scripts/keys.ts) as a subprocess: against a temp schema on the real Postgres (also
+ * while an API server on that schema runs), and against the embedded store while a server owns it
+ * (through its admin socket), after it stopped (direct), and refusing when the owner cannot be reached.
+ */
 import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EmbeddedStoreBusyError } from "../../api/lib/embedded-store.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
+import { type RunningServer, startServer } from "../../api/server.ts";
 import { freePort } from "../helpers/redis-server.ts";
 
 const PEPPER = "pepper-for-cli-tests-0123456789";
@@ -15,11 +23,13 @@ let URL = "";
 let sql: SqlClient;
 let keys: KeyStore;
 
-/** Runs `tsx scripts/keys.ts ...args`; resolves with exit code and output. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `tsx scripts/keys.ts ...args`; resolves with exit code and output. An `undefined` env value unsets it. */
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const merged: Record<string, string | undefined> = { ...process.env, DATABASE_URL: URL, API_KEY_PEPPER: PEPPER, BALLAST_LOG: "silent", ...env };
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/keys.ts", ...args], {
-      cwd: REPO, env: { ...process.env, DATABASE_URL: URL, API_KEY_PEPPER: PEPPER, BALLAST_LOG: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"],
+      cwd: REPO, env: merged as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
@@ -107,5 +117,112 @@ describe("scripts/keys.ts", () => {
     const r = await cli(["list"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/test` });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Error: state store: list failed: .*ECONNREFUSED/);
+  });
+});
+
+/** An auth probe on a running server: an unknown API path answers 404 with a valid key and 401 without (spec 5.2). */
+const probe = async (srv: RunningServer, token: string) => (await fetch(`http://127.0.0.1:${srv.port}/api/key-probe`, { headers: { "X-API-Key": token } })).status;
+const idOf = (out: string) => /id ([0-9a-f-]{36})/.exec(out)![1];
+const tokenOf = (out: string) => TOKEN.exec(out)![0];
+
+describe("scripts/keys.ts while a server on the same Postgres runs", () => {
+  it("a key it creates works at once; one it deactivates or rotates away answers 401 at once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-cli-pg-"));
+    const srv = await startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall", DATABASE_URL: URL, API_KEY_PEPPER: PEPPER, STATUS_RECORD_INTERVAL_SEC: 0 });
+    try {
+      const created = await cli(["create", "--name", "live"]);
+      expect(created.code).toBe(0);
+      const token = tokenOf(created.stdout);
+      const id = idOf(created.stdout);
+      expect(await probe(srv, token)).toBe(404);
+      expect(await probe(srv, token)).toBe(404); // now cached by the server
+      const rotated = await cli(["rotate", id]);
+      expect(rotated.code).toBe(0);
+      expect(await probe(srv, token)).toBe(401);
+      const next = tokenOf(rotated.stdout);
+      expect(await probe(srv, next)).toBe(404);
+      expect(await probe(srv, next)).toBe(404);
+      const off = await cli(["deactivate", id]);
+      expect(off.code).toBe(0);
+      expect(off.stdout).toMatch(/answers 401 on every running instance/);
+      expect(await probe(srv, next)).toBe(401);
+      const upd = await cli(["update", id, "--active", "yes", "--limit", "1"]);
+      expect(upd.code).toBe(0);
+      expect([await probe(srv, next), await probe(srv, next)]).toEqual([404, 429]);
+    } finally {
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("scripts/keys.ts with the embedded store (PGlite, one process may open it)", () => {
+  const embedded = (dir: string) => ({ DATABASE_URL: undefined, API_KEY_PEPPER: undefined, BALLAST_DATA_DIR: dir });
+
+  it("goes through the running server: changes apply at once, and nothing is lost once the server stops", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-cli-embedded-"));
+    const srv = await startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall", STATUS_RECORD_INTERVAL_SEC: 0 });
+    let closed = false;
+    try {
+      expect(srv.adminSocket).toBe(join(dir, "state", "admin.sock"));
+      expect(statSync(srv.adminSocket!).mode & 0o777).toBe(0o600);
+      const created = await cli(["create", "--name", "embedded", "--limit", "500"], embedded(dir));
+      expect(created.stderr).toBe("");
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(new RegExp(`through the running API server, pid ${process.pid}`));
+      const token = tokenOf(created.stdout);
+      const id = idOf(created.stdout);
+      expect(await probe(srv, token)).toBe(404); // works at once
+      expect(await probe(srv, token)).toBe(404);
+      const other = await cli(["create", "--name", "to-rotate"], embedded(dir));
+      const otherToken = tokenOf(other.stdout);
+      expect(await probe(srv, otherToken)).toBe(404);
+      const rotated = await cli(["rotate", idOf(other.stdout)], embedded(dir));
+      expect(rotated.code).toBe(0);
+      expect(await probe(srv, otherToken)).toBe(401);
+      expect(await probe(srv, tokenOf(rotated.stdout))).toBe(404);
+      const off = await cli(["deactivate", id], embedded(dir));
+      expect(off.code).toBe(0);
+      expect(await probe(srv, token)).toBe(401); // at once
+      const bad = await cli(["update", id, "--tier", "self-serve"], embedded(dir));
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/Invalid tier "self-serve"/);
+      const missing = await cli(["deactivate", "00000000-0000-0000-0000-000000000000"], embedded(dir));
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/no key with id/);
+      await srv.close();
+      closed = true;
+      // The server stopped: the CLI opens the store itself and finds every change.
+      const listed = await cli(["list"], embedded(dir));
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toMatch(/through the running API server/);
+      const row = (name: string) => listed.stdout.split("\n").find((l) => l.includes(name))!;
+      expect(row("embedded")).toMatch(/\s500\s+no\s/);
+      expect(row("to-rotate")).toMatch(new RegExp(`bl_live_${TOKEN.exec(rotated.stdout)![1]}_…`));
+      expect(listed.stdout).toMatch(/2 key\(s\)/);
+    } finally {
+      if (!closed) await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses clearly when the owner cannot be reached, and a second server refuses to start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-cli-owned-"));
+    try {
+      const owner = (role: string) => writeFileSync(join(dir, "state", "owner.json"), JSON.stringify({ pid: process.ppid, role, socket: role === "server" ? join(dir, "state", "gone.sock") : null, startedAt: Date.now() }));
+      mkdirSync(join(dir, "state"), { recursive: true });
+      owner("server");
+      const r = await cli(["create", "--name", "x"], embedded(dir));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^Error: the API server \\(pid ${process.ppid}\\) owns the embedded state store, but the admin socket .*gone\\.sock does not answer .*; stop it, or use DATABASE_URL`));
+      expect(r.stdout).not.toMatch(TOKEN);
+      await expect(startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall" })).rejects.toBeInstanceOf(EmbeddedStoreBusyError);
+      owner("cli");
+      const busy = await cli(["list"], embedded(dir));
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toMatch(new RegExp(`another keys.ts process \\(pid ${process.ppid}\\) has the embedded state store .* open`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
