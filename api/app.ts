@@ -256,6 +256,17 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     return { key, params, query, names };
   }
 
+  /** A request's body reader (HandlerContext.readBody): 413 past `maxBytes`, by `Content-Length` or by the bytes that arrive. */
+  function bodyReader(c: Context): NonNullable<HandlerContext["readBody"]> {
+    return async (maxBytes, extra = {}) => {
+      const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, {}, extra);
+      if (Number(c.req.header("Content-Length") ?? 0) > maxBytes) throw tooLarge();
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      if (bytes.byteLength > maxBytes) throw tooLarge();
+      return bytes;
+    };
+  }
+
   /** Validates a request's parameters (400 naming the first bad or unknown one) into a handler context. */
   function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, build: ServingBuild | null, clock: ReturnType<typeof serviceNow>): HandlerContext {
     let params = raw.params;
@@ -291,7 +302,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     const raw = requestKey(c, route);
     let entry = cacheable ? cache.get(raw.key) : undefined;
     if (!entry || entry.buildId !== (build?.id ?? null) || (entry.nowSec !== clock.now && entry.timeDependent)) {
-      entry = await respond(route, validate(route, raw, build, clock));
+      entry = await respond(route, { ...validate(route, raw, build, clock), ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}) });
       if (cacheable) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
       entry.headers = { ...freshness(route, clock.now, entry.dataAsOf, entry.cacheProfile).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}) };

@@ -80,7 +80,7 @@ export class LaneAuth {
       case "site":
         return requireSecret(this.deps.siteProxySecret, req.header(SITE_PROXY_HEADER), this.deps.siteProxySecretPrevious);
       case "signed-wallet":
-        return orTooMany(await this.local.consume(`claim:${req.ip}`, CLAIM_ATTEMPTS_PER_MINUTE));
+        return claimAttempt(await this.local.consume(`claim:${req.ip}`, CLAIM_ATTEMPTS_PER_MINUTE));
       case "webhook":
         return requireSecret(this.deps.webhookSecret, req.header("X-Telegram-Bot-Api-Secret-Token"));
       case "admin":
@@ -154,6 +154,11 @@ function requireSecret(expected: string | undefined, given: string | undefined, 
 }
 
 /** 429 with `Retry-After` when a budget is spent. */
+/** Donor claims over their per-IP budget (spec 5.3, 7 rule 1): 429 `{ error, reason: "rate_limited" }` with `Retry-After: 60`. */
+function claimAttempt(res: LimitResult): void {
+  if (!res.ok) throw new HttpError(429, "Too many claim attempts from this address", { "Retry-After": "60" }, { reason: "rate_limited" });
+}
+
 function orTooMany(res: LimitResult): void {
   if (!res.ok) throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(res.retryAfterSec) });
 }

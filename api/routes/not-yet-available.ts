@@ -7,7 +7,7 @@ import { MARKETS_ROUTES } from "./markets.ts";
 import { RATINGS_ROUTES } from "./ratings.ts";
 import { USDS_ROUTES } from "./usds.ts";
 import { YIELD_ROUTES } from "./yields.ts";
-import type { JsonRoute, RouteDecl } from "./route.ts";
+import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
 
 /**
  * A spec route whose data no build publishes yet: declared now, so it authenticates and answers 503 `Data not yet available: <feature>` with `Retry-After: 60` (spec 7
@@ -62,9 +62,12 @@ export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set
 }
 
 /** JSON write route of spec 4.4 (never edge-cached). */
-function write(operationId: string, path: string, lane: Lane, summary: string, description: string, handler: () => never): RouteDecl {
-  return { kind: "json", operationId, method: "POST", path, lane, tag: "writes", cache: "no-store", meta: false, cacheable: false, summary, description, handler: async () => handler() };
+function write(operationId: string, path: string, lane: Lane, summary: string, description: string, handler: (ctx: HandlerContext) => Promise<never> | never): RouteDecl {
+  return { kind: "json", operationId, method: "POST", path, lane, tag: "writes", cache: "no-store", meta: false, cacheable: false, summary, description, handler: async (ctx) => handler(ctx) };
 }
+
+/** Largest donor-claim body (spec 8: at most 4096 bytes). */
+export const CLAIM_BODY_MAX_BYTES = 4096;
 
 const notYet = (what: string) => () => { throw notYetAvailable(what); };
 
@@ -76,8 +79,11 @@ const notYet = (what: string) => () => { throw notYetAvailable(what); };
  */
 export const WRITE_ROUTES: RouteDecl[] = [
   write("claimDonorKey", "/api/donor-key-claims", "signed-wallet", "Claim a supporter (donor) key",
-    "SIWE-signed claim (spec 5.3). Limited to 10 attempts per 60 s per client IP before the body is read. Claims are closed until the donations ledger and safety grades are published: 403 `{error, reason: \"claims_closed\"}`, `Cache-Control: no-store`.",
-    () => { throw new ClaimError(403, "Donor key claims are closed", "claims_closed"); }),
+    "SIWE-signed claim (spec 5.3). Limited to 10 attempts per 60 s per client IP before the body is read (429 `{error, reason: \"rate_limited\"}`, `Retry-After: 60`); a body over 4096 bytes is 413 `{error, reason: \"body_invalid\"}`. Claims are closed until the donations ledger and safety grades are published: 403 `{error, reason: \"claims_closed\"}`, `Cache-Control: no-store`.",
+    async (ctx) => {
+      await ctx.readBody!(CLAIM_BODY_MAX_BYTES, { reason: "body_invalid" });
+      throw new ClaimError(403, "Donor key claims are closed", "claims_closed");
+    }),
   write("submitFeedback", "/api/feedback", "public", "Submit feedback", "Feedback form submission. 503 until the feedback store lands.", notYet("feedback")),
   write("telegramWebhook", "/api/telegram-webhook", "webhook", "Messaging-bot webhook", "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token`. 404 while no webhook secret is configured.", notYet("telegram-webhook")),
   write("telegramMiniAppSession", "/api/telegram-mini-app/session", "webhook", "Mini-app session", "Signed init data. 404 while no webhook secret is configured.", notYet("telegram-mini-app")),

@@ -64,6 +64,12 @@ export interface HandlerContext {
   wallNow: number;
   /** Extra facts the server wires in (state store status for health). */
   services: RouteServices;
+  /**
+   * The request body (POST routes), read at most once: its bytes when they are at most `maxBytes`
+   * (judged on `Content-Length` first, then on what arrives), else a 413 HttpError carrying `extra`
+   * (e.g. `{ reason: "body_invalid" }`). Absent on GET routes.
+   */
+  readBody?: (maxBytes: number, extra?: Record<string, unknown>) => Promise<Uint8Array>;
 }
 
 /** What the server wires in for routes: facts about its dependencies (health reports them), the stores they read, where `/docs` is generated. */

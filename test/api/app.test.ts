@@ -213,6 +213,15 @@ describe("auth matrix and errors", () => {
     expect(r.status).toBe(403);
     expect(await r.json()).toEqual({ error: "Donor key claims are closed", reason: "claims_closed" });
     expect(r.headers.get("cache-control")).toBe("no-store");
+    // spec 7 and 8: a body over 4096 bytes is 413 body_invalid (before the closed switch); over 10 attempts per minute is 429 rate_limited
+    const claims = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+    const claim = (body: string) => claims.request("/api/donor-key-claims", { method: "POST", body, headers: { "Content-Type": "application/json" } });
+    const big = await claim(JSON.stringify({ message: "x".repeat(6000), signature: "0x" }));
+    expect([big.status, await big.json()]).toEqual([413, { error: "Request body larger than 4096 bytes", reason: "body_invalid" }]);
+    expect((await claim("x".repeat(4096))).status).toBe(403);
+    for (let i = 0; i < 8; i++) expect((await claim("{}")).status).toBe(403);
+    const limited = await claim("{}");
+    expect([limited.status, limited.headers.get("retry-after"), await limited.json()]).toEqual([429, "60", { error: "Too many claim attempts from this address", reason: "rate_limited" }]);
     expect((await req("/api/telegram-webhook", { method: "POST", key: null })).status).toBe(404);
     expect((await req("/api/telegram-adoption", { method: "POST", key: null })).status).toBe(404);
     const secret = "site-secret-0123456789";
