@@ -3,13 +3,16 @@ import { Hono, type Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { LaneAuth, SITE_PROXY_HEADER } from "./lib/auth.ts";
+import { Cors } from "./middleware/cors.ts";
+import { errorAnswer, installErrorHandlers } from "./middleware/errors.ts";
+import { maintenanceMode } from "./middleware/maintenance.ts";
+import { siteDataProxy } from "./middleware/site-proxy.ts";
 import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
 import type { MaintenanceGate } from "./lib/maintenance.ts";
-import { apiLog, errorMessage } from "./lib/log.ts";
 import type { PublishedStore, ServingBuild } from "./lib/published.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
 import { type CachedResponse, ResponseCache } from "./lib/response-cache.ts";
@@ -41,9 +44,6 @@ export interface AppDeps {
   maintenance?: MaintenanceGate;
 }
 
-const CORS_METHODS = "GET, HEAD, POST, OPTIONS";
-const CORS_ALLOW_HEADERS = "Content-Type, Idempotency-Key, X-API-Key";
-const CORS_EXPOSE_HEADERS = "X-Data-Age, X-Data-Updated-At, X-Data-Freshness, X-Data-Freshness-Reason, Warning, Retry-After";
 const JSON_TYPE = "application/json; charset=utf-8";
 const STATIC_CACHE = "public, max-age=300";
 
@@ -93,80 +93,15 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   const cache = new ResponseCache(deps.responseCacheBytes);
   const app = new Hono();
 
-  // CORS (spec 1 rule 2): header objects decided once per Origin value, spread into plain header
-  // objects (building undici Headers per request costs a large share of the small route's time).
-  const corsByOrigin = new Map<string, Record<string, string>>();
-  const allowedOrigin = (origin: string | undefined) => (!origin ? deps.corsOrigins[0] : deps.corsOrigins.includes(origin) ? origin : undefined);
-  const corsHeaders = (origin: string | undefined): Record<string, string> => {
-    const k = origin ?? "";
-    let h = corsByOrigin.get(k);
-    if (!h) {
-      const allowed = allowedOrigin(origin);
-      h = { ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin, Accept-Encoding", "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS };
-      if (corsByOrigin.size >= 1024) corsByOrigin.clear();
-      corsByOrigin.set(k, h);
-    }
-    return h;
-  };
-  const isStatic = (path: string) => !path.startsWith("/api/");
-
-  /** `{ error }` response of a thrown error (spec 7): HttpErrors as declared, anything else a logged 500. */
-  const errorResponse = (err: unknown, path: string, origin: string | undefined) => {
-    const headers: Record<string, string> = { ...(isStatic(path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(origin)), "Cache-Control": "no-store", "Content-Type": "application/json" };
-    if (err instanceof HttpError) return { status: err.status, headers: { ...headers, ...err.headers }, body: JSON.stringify({ error: err.message, ...err.extra }) };
-    apiLog("error", "api", errorMessage(err), { path });
-    return { status: 500, headers, body: JSON.stringify({ error: "Internal Server Error" }) };
-  };
-  app.onError((err, c) => {
-    const r = errorResponse(err, c.req.path, c.req.header("Origin"));
-    return c.body(r.body, r.status as 500, r.headers);
-  });
-  app.notFound((c) => c.json({ error: "Not found" }, 404, isStatic(c.req.path) ? { "Access-Control-Allow-Origin": "*" } : corsHeaders(c.req.header("Origin"))));
-
-  // Preflights: static files allow any origin; API routes only allowlisted ones (403 otherwise).
-  app.options("*", (c) => {
-    if (isStatic(c.req.path)) {
-      return c.body(null, 204, { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS", "Access-Control-Max-Age": "86400" });
-    }
-    const origin = c.req.header("Origin");
-    const allowed = allowedOrigin(origin);
-    if (origin && !allowed) throw new HttpError(403, "Origin not allowed");
-    return c.body(null, 204, {
-      ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin",
-      "Access-Control-Allow-Methods": CORS_METHODS, "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS, "Access-Control-Max-Age": "86400",
-    });
-  });
-
-  // Maintenance mode: every API request but preflights answers 503 (health too), before key auth.
-  const maintenance = deps.maintenance;
-  if (maintenance) {
-    app.use("/api/*", async (c, next) => {
-      if (c.req.method !== "OPTIONS") await maintenance.check();
-      await next();
-    });
-  }
-
-  // Same-origin proxy (spec 1, 5.7): `/_site-data/<x>?q` from a page of an allowlisted site origin is
-  // answered as `/api/<x>?q` on the website-internal lane (the site secret, no key, no quota), with
-  // the API's status, body and headers (Cache-Control, Age, Date, ETag, freshness) unchanged.
-  const siteHosts = new Set(deps.corsOrigins.flatMap((o) => { try { return [new URL(o).host]; } catch { return []; } }));
-  const fromSite = (value: string | undefined) => {
-    if (!value || value === "null") return undefined;
-    try { return siteHosts.has(new URL(value).host); } catch { return false; }
-  };
-  app.all("/_site-data/*", async (c) => {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
-    // Origin decides when present; else Referer. A page of another site, or no page at all, gets 404 (not 403).
-    if (!deps.siteProxySecret || !(fromSite(c.req.header("Origin")) ?? fromSite(c.req.header("Referer")) ?? false)) throw new HttpError(404, "Not found");
-    const url = new URL(c.req.url);
-    const headers: Record<string, string> = { [SITE_PROXY_HEADER]: deps.siteProxySecret };
-    for (const h of ["Accept", "Accept-Encoding", "If-None-Match", "If-Modified-Since"]) {
-      const v = c.req.header(h);
-      if (v !== undefined) headers[h] = v;
-    }
-    const upstream = await app.fetch(new Request(`${url.origin}/api/${url.pathname.slice("/_site-data/".length)}${url.search}`, { method: c.req.method, headers }));
-    return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
-  });
+  // Middlewares, in order: errors and 404, CORS preflight, maintenance, the same-origin proxy; then
+  // the route table (each route's lane check in serveJson/serveStatic), 405s and the admin families.
+  const cors = new Cors(deps.corsOrigins);
+  const corsHeaders = (origin: string | undefined) => cors.headers(origin);
+  const errorResponse = (err: unknown, path: string, origin: string | undefined) => errorAnswer(cors, err, path, origin);
+  installErrorHandlers(app, cors);
+  app.options("*", cors.preflight());
+  if (deps.maintenance) app.use("/api/*", maintenanceMode(deps.maintenance));
+  app.all("/_site-data/*", siteDataProxy({ origins: deps.corsOrigins, secret: deps.siteProxySecret, fetch: (req) => app.fetch(req) }));
 
   const ctxBase = { store: deps.store, services: deps.services ?? {} };
   // Operator routes are served by the operator listener only (api/ops-app.ts); here their paths are 404 below.
@@ -206,8 +141,8 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
    */
   async function fastPath(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     if (req.method !== "GET") return false;
-    if (maintenance) {
-      const m = maintenance.peek();
+    if (deps.maintenance) {
+      const m = deps.maintenance.peek();
       if (m.state.enabled || !m.fresh) return false;
     }
     const known = fastUrls.get(req.url!);
