@@ -2,12 +2,14 @@ import { getRequestListener } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { LaneAuth, SITE_PROXY_HEADER } from "./lib/auth.ts";
+import { LaneAuth } from "./lib/auth.ts";
+import { admitRoute } from "./middleware/lane.ts";
+import { codingFor, notModifiedHeaders, sentHeaders } from "./middleware/response-writer.ts";
 import { Cors } from "./middleware/cors.ts";
 import { errorAnswer, installErrorHandlers } from "./middleware/errors.ts";
 import { maintenanceMode } from "./middleware/maintenance.ts";
 import { siteDataProxy } from "./middleware/site-proxy.ts";
-import { compressBody, type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
+import { compressBody, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
 import { HttpError, notYetAvailable } from "./lib/http-error.ts";
@@ -81,9 +83,6 @@ export function createNodeListener(deps: AppDeps): (req: IncomingMessage, res: S
   };
 }
 
-/** The site-secret header as Node lower-cases it: requests carrying it skip the keyed fast path. */
-const SITE_HEADER_LC = SITE_PROXY_HEADER.toLowerCase();
-
 /** Requests answered by the fast path are known by their exact URL (path and query as sent). */
 const FAST_URLS_MAX = 20_000;
 
@@ -146,17 +145,17 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       if (m.state.enabled || !m.fresh) return false;
     }
     const known = fastUrls.get(req.url!);
-    if (!known || req.headers[SITE_HEADER_LC] !== undefined) return false;
+    if (!known) return false;
     const entry = cache.get(known.key);
     const build = deps.store.current();
     if (!entry || !build || entry.buildId !== build.id || entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now) return false;
     const h = req.headers;
-    const coding: ContentCoding = entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(h["accept-encoding"]) : "identity";
+    const coding = codingFor(entry, single(h["accept-encoding"]));
     const body = entry.bodies[coding];
-    if (!body) return false;
+    if (!body || h["if-none-match"] !== undefined) return false;
     const origin = h.origin;
     try {
-      await auth.admit(known.route.lane, { header: (n) => single(h[n.toLowerCase()]), ip: req.socket.remoteAddress ?? "local", cacheableGet: true });
+      await admitRoute(auth, known.route, { header: (n) => single(h[n.toLowerCase()]), ip: req.socket.remoteAddress ?? "local", cacheableGet: true });
     } catch (err) {
       const r = errorResponse(err, known.route.path, origin);
       res.writeHead(r.status, r.headers).end(r.body);
@@ -166,13 +165,6 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     return true;
   }
 
-  /** Finished plain header objects of an entry, reused while its CORS object and headers stay the same. */
-  function sentHeaders(entry: CachedResponse, cors: Record<string, string>, coding: ContentCoding, body: Uint8Array): Record<string, string> {
-    if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
-    return (entry.sent.byCoding[coding] ??= coding === "identity"
-      ? { ...cors, ...entry.headers, "Content-Length": String(body.byteLength) }
-      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) });
-  }
 
   function authRequest(c: Context, cacheableGet: boolean) {
     const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
@@ -229,9 +221,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   async function serveJson(c: Context, route: JsonRoute): Promise<Response> {
     const cors = corsHeaders(c.req.header("Origin"));
     const cacheable = route.method === "GET" && route.cacheable !== false && !route.notYetAvailable;
-    // A keyed read carrying the site secret is judged on the website-internal lane (spec 5.7): no key, no quota.
-    const lane = route.lane === "apiKey" && route.method === "GET" && c.req.header(SITE_PROXY_HEADER) !== undefined ? "site" : route.lane;
-    await auth.admit(lane, authRequest(c, cacheable));
+    await admitRoute(auth, route, authRequest(c, cacheable));
     const build = await deps.store.build();
     const clock = serviceNow(build, deps.clockMode, nowMs());
     const raw = requestKey(c, route);
@@ -244,12 +234,9 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       entry.nowSec = clock.now;
       entry.sent = undefined;
     }
-    const etag = entry.headers.ETag;
-    if (etag && c.req.header("If-None-Match")?.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) {
-      const { "Content-Type": _type, ...notModified } = entry.headers;
-      return new Response(null, { status: 304, headers: { ...cors, ...notModified } });
-    }
-    const coding: ContentCoding = entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
+    const notModified = notModifiedHeaders(entry, c.req.header("If-None-Match"), cors);
+    if (notModified) return new Response(null, { status: 304, headers: notModified });
+    const coding = codingFor(entry, c.req.header("Accept-Encoding"));
     let body = entry.bodies[coding];
     if (!body) {
       body = (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) || compressBody(entry.bodies.identity!, coding as "br" | "gzip");

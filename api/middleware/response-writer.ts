@@ -1,0 +1,29 @@
+import { type ContentCoding, MIN_COMPRESS_BYTES, negotiate } from "../lib/encoding.ts";
+import type { CachedResponse } from "../lib/response-cache.ts";
+
+/**
+ * The response writer shared by the app and the Node fast path: which coding a cached response is
+ * sent in, its finished header objects, and the 304 of a matching `If-None-Match`. Header objects are
+ * plain (no undici Headers) and reused per entry while its CORS object and headers stay the same.
+ */
+
+/** Coding to send `entry` in for `acceptEncoding`: identity below MIN_COMPRESS_BYTES, else the negotiated one. */
+export function codingFor(entry: CachedResponse, acceptEncoding: string | undefined): ContentCoding {
+  return entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(acceptEncoding) : "identity";
+}
+
+/** Finished headers of `entry` sent as `coding` with `body`: CORS, the entry's headers, Content-Encoding and Content-Length. */
+export function sentHeaders(entry: CachedResponse, cors: Record<string, string>, coding: ContentCoding, body: Uint8Array): Record<string, string> {
+  if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
+  return (entry.sent.byCoding[coding] ??= coding === "identity"
+    ? { ...cors, ...entry.headers, "Content-Length": String(body.byteLength) }
+    : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) });
+}
+
+/** Headers of a 304 when `ifNoneMatch` lists the entry's ETag (strong or `W/`), else null. */
+export function notModifiedHeaders(entry: CachedResponse, ifNoneMatch: string | undefined, cors: Record<string, string>): Record<string, string> | null {
+  const etag = entry.headers.ETag;
+  if (!etag || !ifNoneMatch?.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return null;
+  const { "Content-Type": _type, ...rest } = entry.headers;
+  return { ...cors, ...rest };
+}
