@@ -1,9 +1,9 @@
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { z } from "zod";
 import { LaneAuth } from "./lib/auth.ts";
 import { admitRoute } from "./middleware/lane.ts";
+import { authRequest, bodyReader, refreshedHeaders, requestKey, respond, validate } from "./middleware/json-route.ts";
 import { codingFor, notModifiedHeaders, sentHeaders } from "./middleware/response-writer.ts";
 import { Cors } from "./middleware/cors.ts";
 import { errorAnswer, installErrorHandlers } from "./middleware/errors.ts";
@@ -11,16 +11,15 @@ import { maintenanceMode } from "./middleware/maintenance.ts";
 import { siteDataProxy } from "./middleware/site-proxy.ts";
 import { compressBody, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
-import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "./lib/freshness.ts";
-import { HttpError, notYetAvailable } from "./lib/http-error.ts";
+import { HttpError } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
 import type { MaintenanceGate } from "./lib/maintenance.ts";
-import type { PublishedStore, ServingBuild } from "./lib/published.ts";
+import type { PublishedStore } from "./lib/published.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
-import { type CachedResponse, ResponseCache } from "./lib/response-cache.ts";
+import { ResponseCache } from "./lib/response-cache.ts";
 import { ADMIN_PATH_FAMILIES } from "./routes/admin.ts";
 import { ROUTES } from "./routes/index.ts";
-import { type HandlerContext, type JsonRoute, type RouteDecl, type RouteResult, type RouteServices, serveArtifact, type StaticRoute } from "./routes/route.ts";
+import type { JsonRoute, RouteServices, StaticRoute } from "./routes/route.ts";
 
 /** Dependencies of the app; the server wires real ones, tests wire their own. */
 export interface AppDeps {
@@ -46,19 +45,11 @@ export interface AppDeps {
   maintenance?: MaintenanceGate;
 }
 
-const JSON_TYPE = "application/json; charset=utf-8";
 const STATIC_CACHE = "public, max-age=300";
 
 export { serviceNow } from "./lib/clock.ts";
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-
-/** `Invalid parameter <name>: <what it accepts>` (spec 7: a 400 names the parameter). */
-function validationMessage(where: string, err: z.ZodError): string {
-  const issue = err.issues[0];
-  const name = issue?.path.length ? String(issue.path[0]) : where;
-  return `Invalid parameter ${name}: ${issue?.message ?? "invalid"}`;
-}
 
 /**
  * Builds the Hono app from the route table (api/routes): CORS, admin families (404 before key auth),
@@ -166,53 +157,6 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   }
 
 
-  function authRequest(c: Context, cacheableGet: boolean) {
-    const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-    return { header: (n: string) => c.req.header(n), ip: incoming?.socket?.remoteAddress ?? "local", cacheableGet };
-  }
-
-  /** Cache key of a request: route, raw path parameters and raw query pairs in name order. */
-  function requestKey(c: Context, route: RouteDecl) {
-    const params = c.req.param() as Record<string, string>;
-    const query = c.req.query();
-    const names = Object.keys(query);
-    if (names.length > 1) names.sort();
-    let key = route.operationId;
-    for (const v of Object.values(params)) key += `/${v}`;
-    for (const k of names) key += `&${k}=${query[k]}`;
-    return { key, params, query, names };
-  }
-
-  /** A request's body reader (HandlerContext.readBody): 413 past `maxBytes`, by `Content-Length` or by the bytes that arrive. */
-  function bodyReader(c: Context): NonNullable<HandlerContext["readBody"]> {
-    return async (maxBytes, extra = {}) => {
-      const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, {}, extra);
-      if (Number(c.req.header("Content-Length") ?? 0) > maxBytes) throw tooLarge();
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
-      if (bytes.byteLength > maxBytes) throw tooLarge();
-      return bytes;
-    };
-  }
-
-  /** Validates a request's parameters (400 naming the first bad or unknown one) into a handler context. */
-  function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, build: ServingBuild | null, clock: ReturnType<typeof serviceNow>): HandlerContext {
-    let params = raw.params;
-    if (route.params) {
-      const r = route.params.safeParse(params);
-      if (!r.success) throw new HttpError(400, validationMessage("path", r.error));
-      params = r.data as Record<string, string>;
-    }
-    const known = route.query?.shape ?? {};
-    for (const k of raw.names) if (!Object.hasOwn(known, k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
-    let query: Record<string, unknown> = {};
-    if (route.query) {
-      const r = route.query.safeParse(raw.query);
-      if (!r.success) throw new HttpError(400, validationMessage("query", r.error));
-      query = r.data as Record<string, unknown>;
-    }
-    return { ...ctxBase, build, now: clock.now, clock: clock.clock, wallNow: clock.wallNow, params, query };
-  }
-
   /**
    * A JSON route: lane check, then the cached response when it is valid for this build and second
    * (parameters were validated when it was made), else validate, run the handler and cache it.
@@ -227,10 +171,10 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     const raw = requestKey(c, route);
     let entry = cacheable ? cache.get(raw.key) : undefined;
     if (!entry || entry.buildId !== (build?.id ?? null) || (entry.nowSec !== clock.now && entry.timeDependent)) {
-      entry = await respond(route, { ...validate(route, raw, build, clock), ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}) });
+      entry = await respond(route, { ...validate(route, raw, build, clock, ctxBase), ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}) });
       if (cacheable) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
-      entry.headers = { ...freshness(route, clock.now, entry.dataAsOf, entry.cacheProfile).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}) };
+      entry.headers = refreshedHeaders(route, entry, clock.now);
       entry.nowSec = clock.now;
       entry.sent = undefined;
     }
@@ -250,50 +194,10 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: sentHeaders(entry, cors, coding, body) });
   }
 
-  const NO_STORE = { "Cache-Control": "no-store" };
-
-  /** Freshness status and headers of a response; `profile` overrides the route's cache profile (RouteResult.cacheProfile). */
-  function freshness(route: JsonRoute, now: number, dataAsOf: number | null, profile: CacheProfile = route.cache) {
-    const maxAgeSec = route.artifact?.maxAgeSec ?? route.maxAgeSec;
-    if (maxAgeSec === undefined) return { status: null, f: null, headers: { "Cache-Control": CACHE_PROFILES[profile] } };
-    const f = assessFreshness(now, dataAsOf, maxAgeSec, route.ratios ?? GENERIC_RATIOS);
-    return { status: f.status, f, headers: freshnessHeaders(f, profile) };
-  }
-
-  async function respond(route: JsonRoute, ctx: HandlerContext): Promise<CachedResponse> {
-    // A not-yet-available route answers 503 unless its handler checks something first (404 for an unknown id).
-    if (route.notYetAvailable && !route.handler) throw notYetAvailable(route.notYetAvailable);
-    const result: RouteResult = route.handler ? await route.handler(ctx, route) : await serveArtifact(route, ctx);
-    const fr = freshness(route, ctx.now, result.dataAsOf, result.cacheProfile);
-    const stale = fr.status === "stale";
-    let body: Uint8Array;
-    let file: string | undefined;
-    if (result.file && !route.meta) {
-      body = (await ctx.build!.file(result.file))!;
-      file = result.file;
-    } else if (result.bytes && !route.meta && !(stale && result.whenStale !== undefined)) {
-      body = result.bytes;
-    } else {
-      let text = stale && result.whenStale !== undefined ? JSON.stringify(result.whenStale)
-        : result.file ? Buffer.from((await ctx.build!.file(result.file))!).toString("utf8").trimEnd()
-        : result.json ?? (result.bytes ? Buffer.from(result.bytes).toString("utf8") : JSON.stringify(result.payload));
-      if (route.meta && fr.f && text.endsWith("}")) {
-        const meta: Record<string, unknown> = { ...metaBlock(fr.f), ...(result.meta ?? {}) };
-        if ("degraded" in meta) { meta.degraded = meta.degraded === true || stale; meta.freshness = fr.status; }
-        text = `${text.slice(0, -1)},"_meta":${JSON.stringify(meta)}}`;
-      }
-      body = Buffer.from(text);
-    }
-    return {
-      buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file, noStore: result.noStore, cacheProfile: result.cacheProfile,
-      headers: { ...fr.headers, "Content-Type": JSON_TYPE, ...(result.noStore ? NO_STORE : {}), ...(result.etag ? { ETag: `"${result.etag}"` } : {}) }, bodies: { identity: body },
-    };
-  }
-
   async function serveStatic(c: Context, route: StaticRoute): Promise<Response> {
     await auth.admit(route.lane, authRequest(c, true));
     const build = await deps.store.build();
-    const found = await route.handler(validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs())));
+    const found = await route.handler(validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs()), ctxBase));
     if (!found) throw new HttpError(404, "Not found");
     const headers: Record<string, string> = { ...found.headers, "Content-Type": found.contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": found.cacheControl ?? STATIC_CACHE, Vary: "Accept-Encoding" };
     const coding = found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
