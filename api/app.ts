@@ -84,7 +84,8 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   const app = new Hono();
 
   // Middlewares, in order: errors and 404, CORS preflight, maintenance, the same-origin proxy; then
-  // the route table (each route's lane check in serveJson/serveStatic), 405s and the admin families.
+  // the route table (lane decision: middleware/lane.ts; request and answer: middleware/json-route.ts;
+  // writer: middleware/response-writer.ts), 405s and the admin families.
   const cors = new Cors(deps.corsOrigins);
   const corsHeaders = (origin: string | undefined) => cors.headers(origin);
   const errorResponse = (err: unknown, path: string, origin: string | undefined) => errorAnswer(cors, err, path, origin);
@@ -155,7 +156,6 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     res.writeHead(200, sentHeaders(entry, corsHeaders(origin), coding, body)).end(body);
     return true;
   }
-
 
   /**
    * A JSON route: lane check, then the cached response when it is valid for this build and second
