@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { PublishedStore } from "../lib/published.ts";
 import type { JsonRoute } from "../routes/route.ts";
-import { bodyReader, freshness, requestKey, respond, validate } from "./json-route.ts";
+import { bodyReader, freshness, refreshedHeaders, requestKey, respond, validate } from "./json-route.ts";
 
 const route: JsonRoute = {
   kind: "json", operationId: "getX", method: "GET", path: "/x/:id", lane: "apiKey", tag: "t", cache: "standard", meta: true, maxAgeSec: 600, summary: "x",
@@ -65,5 +65,14 @@ describe("a JSON route's answer", () => {
     expect(old.headers["Cache-Control"]).toBe("no-store");
     expect((old.headers as Record<string, string>).Warning).toMatch(/^110/);
     expect(freshness({ ...route, maxAgeSec: undefined }, clock.now, null, "archive")).toEqual({ status: null, f: null, headers: { "Cache-Control": "public, s-maxage=86400, max-age=3600" } });
+  });
+
+  it("when only the second moves, the refreshed headers carry the new data age and keep the ETag (a conditional request a second later is still 304)", async () => {
+    const tagged: JsonRoute = { ...route, meta: false, handler: async (ctx) => ({ payload: { ok: true }, dataAsOf: ctx.now - 30, etag: "abc" }) };
+    const entry = await respond(tagged, { ...base, build: null, now: clock.now, clock: "wall", wallNow: clock.wallNow, params: { id: "abc" }, query: {} });
+    expect(entry.headers.ETag).toBe("\"abc\"");
+    const later = refreshedHeaders(tagged, entry, clock.now + 1);
+    expect(later.ETag).toBe("\"abc\"");
+    expect(later["X-Data-Age"]).toBe("31");
   });
 });

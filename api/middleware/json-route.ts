@@ -118,7 +118,8 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
   };
 }
 
-/** An entry's headers for service second `now` when only the data age moved (a body without `_meta`). */
+/** An entry's headers for service second `now` when only the data age moved (a body without `_meta`); its ETag is kept. */
 export function refreshedHeaders(route: JsonRoute, entry: CachedResponse, now: number): Record<string, string> {
-  return { ...freshness(route, now, entry.dataAsOf, entry.cacheProfile).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}) };
+  const etag = entry.headers.ETag;
+  return { ...freshness(route, now, entry.dataAsOf, entry.cacheProfile).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}), ...(etag ? { ETag: etag } : {}) };
 }
