@@ -1,6 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { z } from "zod";
 import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, type ManifestFile } from "../../site-data/manifest.ts";
+import { storedJson } from "../../site-data/snapshot.ts";
+import { HttpError } from "./http-error.ts";
 
 /** Read-only view of published storage: `get(key)` → bytes or null. */
 export type ObjectReader = (key: string) => Promise<Uint8Array | null>;
@@ -146,6 +149,20 @@ export class PublishedStore {
   /** Raw object outside builds (dated datasets and their compressed siblings). */
   object(key: string): Promise<Uint8Array | null> {
     return this.read(key);
+  }
+
+  /**
+   * A stored JSON object outside builds (a dated snapshot or digest, an index) with its value checked
+   * against `schema`: null when absent. The outcome is recorded for health (checked).
+   * @throws HttpError 500 `corrupt` when the bytes are not JSON or fail the schema (never a partial body).
+   */
+  async storedPayload<T>(key: string, schema: z.ZodType<T>, corrupt: string): Promise<{ bytes: Uint8Array; value: T } | null> {
+    const bytes = await this.read(key);
+    if (!bytes) return null;
+    const value = storedJson(bytes, schema);
+    this.checked(key, value !== null);
+    if (value === null) throw new HttpError(500, corrupt);
+    return { bytes, value };
   }
 
   private readonly corrupt = new Map<string, number>();

@@ -37,14 +37,7 @@ export const DIGEST_ROUTES: RouteDecl[] = [
     description: "Every daily edition, newest first: `{digests: [{date, headline, depegIncidentsOpened, depegIncidentsClosed, freezes, gradeChanges, stabilityIndexBandChanged, contentHash, byteSize}]}`: the dated editions written with each day's snapshot, plus the serving build's edition when its day has no dated copy. `contentHash` is the sha256 of the edition's bytes as `/api/digest-snapshot` serves them. `{digests: []}` before any edition exists; 500 when the stored archive is unreadable.",
     response: DigestArchiveSchema,
     async handler(ctx) {
-      const raw = await ctx.store.object(DIGEST_INDEX_KEY);
-      let rows: z.infer<typeof DigestIndexSchema>["digests"] = [];
-      if (raw) {
-        const index = storedJson(raw, DigestIndexSchema);
-        ctx.store.checked(DIGEST_INDEX_KEY, index !== null);
-        if (!index) throw new HttpError(500, "Digest archive corrupted");
-        rows = index.digests;
-      }
+      const rows = (await ctx.store.storedPayload(DIGEST_INDEX_KEY, DigestIndexSchema, "Digest archive corrupted"))?.value.digests ?? [];
       const own = await buildEdition(ctx);
       const ownRow = own && !rows.some((r) => r.date === own.digest.date) ? digestIndexEntry(own.bytes) : null;
       const digests = ownRow ? [...rows, ownRow].sort((a, b) => b.date.localeCompare(a.date)) : rows;
@@ -60,13 +53,8 @@ export const DIGEST_ROUTES: RouteDecl[] = [
     async handler(ctx) {
       const date: string = ctx.query.date;
       if (!date.endsWith("-weekly")) {
-        const stored = await ctx.store.object(digestKey(date));
-        if (stored) {
-          const digest = storedJson(stored, DailyDigestSchema);
-          ctx.store.checked(digestKey(date), digest !== null);
-          if (!digest) throw new HttpError(500, `Digest payload corrupted: ${date}`);
-          return { bytes: stored, dataAsOf: digest.windowEnd };
-        }
+        const stored = await ctx.store.storedPayload(digestKey(date), DailyDigestSchema, `Digest payload corrupted: ${date}`);
+        if (stored) return { bytes: stored.bytes, dataAsOf: stored.value.windowEnd };
         const own = await buildEdition(ctx);
         if (own?.digest.date === date) return { bytes: own.bytes, dataAsOf: own.digest.windowEnd };
       }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
-  CalendarDaySchema, type Snapshot, SNAPSHOT_INDEX_KEY, SnapshotIndexPageSchema, SnapshotIndexSchema, snapshotKey, SnapshotProjectionSchema, SnapshotSchema, storedJson,
+  CalendarDaySchema, type Snapshot, SNAPSHOT_INDEX_KEY, SnapshotIndexPageSchema, SnapshotIndexSchema, snapshotKey, SnapshotProjectionSchema, SnapshotSchema,
 } from "../../site-data/snapshot.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
@@ -11,12 +11,9 @@ const tag = "snapshots";
 
 /** The stored snapshot of `day` as bytes and its validated envelope: 404 when none is stored, 500 when it fails its schema. */
 async function storedSnapshot(ctx: HandlerContext, day: string): Promise<{ bytes: Uint8Array; snapshot: Snapshot; hash: string }> {
-  const bytes = await ctx.store.object(snapshotKey(day));
-  if (!bytes) throw new HttpError(404, `No snapshot for this date: ${day}`);
-  const snapshot = storedJson(bytes, SnapshotSchema);
-  ctx.store.checked(snapshotKey(day), snapshot !== null);
-  if (!snapshot) throw new HttpError(500, `Snapshot payload corrupted: ${day}`);
-  return { bytes, snapshot, hash: createHash("sha256").update(bytes).digest("hex") };
+  const stored = await ctx.store.storedPayload(snapshotKey(day), SnapshotSchema, `Snapshot payload corrupted: ${day}`);
+  if (!stored) throw new HttpError(404, `No snapshot for this date: ${day}`);
+  return { bytes: stored.bytes, snapshot: stored.value, hash: createHash("sha256").update(stored.bytes).digest("hex") };
 }
 
 /** `{date}.json` path segment: a real calendar date followed by `.json`. */
@@ -40,14 +37,7 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
     }),
     response: SnapshotIndexPageSchema,
     async handler(ctx) {
-      const raw = await ctx.store.object(SNAPSHOT_INDEX_KEY);
-      let rows: z.infer<typeof SnapshotIndexSchema>["snapshots"] = [];
-      if (raw) {
-        const index = storedJson(raw, SnapshotIndexSchema);
-        ctx.store.checked(SNAPSHOT_INDEX_KEY, index !== null);
-        if (!index) throw new HttpError(500, "Snapshot index corrupted");
-        rows = index.snapshots;
-      }
+      const rows = (await ctx.store.storedPayload(SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, "Snapshot index corrupted"))?.value.snapshots ?? [];
       const limit: number = ctx.query.limit ?? 100;
       const after = ctx.query.cursor ? rows.filter((r) => r.snapshotDate < ctx.query.cursor) : rows;
       const page = after.slice(0, limit);
