@@ -1,7 +1,7 @@
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { LaneAuth } from "./lib/auth.ts";
+import { LaneAuth, SITE_PROXY_HEADER } from "./lib/auth.ts";
 import { admitRoute } from "./middleware/lane.ts";
 import { authRequest, bodyReader, refreshedHeaders, requestKey, respond, validate } from "./middleware/json-route.ts";
 import { codingFor, notModifiedHeaders, sentHeaders } from "./middleware/response-writer.ts";
@@ -19,7 +19,7 @@ import type { KeyRateLimiter } from "./lib/rate-limit.ts";
 import { ResponseCache } from "./lib/response-cache.ts";
 import { ADMIN_PATH_FAMILIES } from "./routes/admin.ts";
 import { ROUTES } from "./routes/index.ts";
-import type { JsonRoute, RouteServices, StaticRoute } from "./routes/route.ts";
+import type { JsonRoute, RouteServices, StaticRoute, WriteRoute } from "./routes/route.ts";
 
 /** Dependencies of the app; the server wires real ones, tests wire their own. */
 export interface AppDeps {
@@ -99,6 +99,7 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   for (const route of ROUTES) {
     if (route.kind === "static") app.on(route.method, route.path, (c) => serveStatic(c, route));
     else if (route.kind === "json") app.on(route.method, route.path, (c) => serveJson(c, route));
+    else if (route.kind === "write") app.on(route.method, route.path, (c) => serveWrite(c, route));
   }
 
   // Unknown share-image routes are 404 without a key (the /api/og/* family is exempt, spec 5.2).
@@ -192,6 +193,21 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     }
     // A plain header object lets @hono/node-server write the response without building Headers.
     return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: sentHeaders(entry, cors, coding, body) });
+  }
+
+  /** A write route (spec 4.4): lane check, then the handler with the request's body reader; every answer `no-store`. */
+  async function serveWrite(c: Context, route: WriteRoute): Promise<Response> {
+    const req = authRequest(c, false);
+    await auth.admit(route.lane, req);
+    const build = await deps.store.build();
+    const clock = serviceNow(build, deps.clockMode, nowMs());
+    const result = await route.handler({
+      ...ctxBase, build, now: clock.now, clock: clock.clock, wallNow: clock.wallNow, ip: req.ip, header: req.header, readBody: bodyReader(c),
+      viaSiteLane: c.req.header(SITE_PROXY_HEADER) !== undefined,
+    });
+    const headers: Record<string, string> = { ...corsHeaders(c.req.header("Origin")), ...result.headers, "Cache-Control": "no-store" };
+    if (result.text !== undefined) return new Response(result.text, { status: result.status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
+    return new Response(JSON.stringify(result.json ?? {}), { status: result.status, headers: { ...headers, "Content-Type": "application/json; charset=utf-8" } });
   }
 
   async function serveStatic(c: Context, route: StaticRoute): Promise<Response> {

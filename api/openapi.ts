@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CACHE_PROFILES } from "./lib/freshness.ts";
 import { ROUTES } from "./routes/index.ts";
-import type { JsonRoute, PublicRouteDecl } from "./routes/route.ts";
+import type { JsonRoute, PublicRouteDecl, WriteRoute } from "./routes/route.ts";
 
 /** Default server of the embedded process (`make run`); deployments list their own origins first. */
 export const DEFAULT_SERVER = "http://127.0.0.1:8787";
@@ -28,7 +28,7 @@ const TAGS: Record<string, string> = {
 };
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {
-  public: [], "signed-wallet": [], apiKey: [{ apiKey: [] }], site: [{ siteProxySecret: [] }], webhook: [{ webhookSecret: [] }],
+  public: [], "signed-wallet": [], "init-data": [], apiKey: [{ apiKey: [] }], site: [{ siteProxySecret: [] }], webhook: [{ webhookSecret: [] }],
 };
 
 const err = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
@@ -66,7 +66,22 @@ function jsonResponses(r: JsonRoute) {
   };
 }
 
+/** Request body and answers of a write route, from its declaration (failures are `{ error, ... }`). */
+function writeParts(r: WriteRoute) {
+  const body = r.requestBody;
+  return {
+    ...(body ? { requestBody: { required: true, description: body.description, content: { [body.mediaType]: body.schema ? { schema: jsonSchema(body.schema, "input") } : {} } } } : {}),
+    "x-cache-control": "no-store",
+    responses: Object.fromEntries(Object.entries(r.responses).map(([status, description]) => [status, status.startsWith("2")
+      ? { description, content: { [r.responseMediaType ?? "application/json"]: {} } }
+      : err(description)])),
+  };
+}
+
 function operation(r: PublicRouteDecl) {
+  if (r.kind === "write") {
+    return { operationId: r.operationId, tags: [r.tag], summary: r.summary, description: r.description ?? r.summary, security: SECURITY[r.lane], parameters: [], ...writeParts(r) };
+  }
   const budget = r.kind === "json" ? r.artifact?.maxAgeSec ?? r.maxAgeSec : undefined;
   return {
     operationId: r.operationId,

@@ -8,11 +8,14 @@ import { KeyRateLimiter, type LimitResult } from "./rate-limit.ts";
  * - `public`: no key (health, the exempt reads of spec 5.2, static files, feedback).
  * - `apiKey`: `X-API-Key` verified against the state store, per-key limit (spec 5.1, 8).
  * - `site`: the website-internal lane, header `X-Ballast-Site-Proxy-Secret` (spec 5.7).
- * - `signed-wallet`: SIWE-signed donor claims, limited per client IP before the body is read (spec 5.3).
+ * - `signed-wallet`: SIWE-signed donor claims; the handler applies the closed switch, then the per-IP
+ *   limit before the body is read, then the signature (spec 5.3), so the lane itself admits.
  * - `webhook`: the messaging platform's inbound calls, header `X-Telegram-Bot-Api-Secret-Token`.
+ * - `init-data`: the mini-app's calls, authenticated by the signed init data in the body (the handler
+ *   validates it before any state write; refused when it comes through the website-internal lane).
  * - `admin`: operator routes; never reachable on the public host (404 before key auth, spec 5.2).
  */
-export type Lane = "public" | "apiKey" | "site" | "signed-wallet" | "webhook" | "admin";
+export type Lane = "public" | "apiKey" | "site" | "signed-wallet" | "webhook" | "init-data" | "admin";
 
 /** What a request presents to the lane check. */
 export interface AuthRequest {
@@ -44,8 +47,6 @@ const NOT_FOUND = () => new HttpError(404, "Not found");
 
 /** Invalid key attempts admitted per client IP per 60 s; the next one answers 429 `TOO_MANY_INVALID_KEYS`. Valid keys never count. */
 export const FAILED_KEY_ATTEMPTS_PER_MINUTE = 30;
-/** Donor-claim attempts per client IP per 60 s (spec 5.3). */
-export const CLAIM_ATTEMPTS_PER_MINUTE = 10;
 /** Cap of a key's per-instance limit while the shared limiter is down (reference 4.3: min(limit, 30)). */
 export const LOCAL_FALLBACK_MAX_PER_MINUTE = 30;
 
@@ -53,11 +54,10 @@ export const LOCAL_FALLBACK_MAX_PER_MINUTE = 30;
  * The lane checks of one process: an exhaustive switch over {@link Lane}. Key verification, the
  * spec 5.5 cache of verified keys and its fail-closed rules live in `KeyStore.authenticate`; this
  * class applies the per-key limit (shared limiter; a bounded local fallback only for standard keys
- * already verified here, on cacheable GETs), the per-IP limit of invalid keys (failure path only)
- * and the per-IP limit of donor claims.
+ * already verified here, on cacheable GETs) and the per-IP limit of invalid keys (failure path only).
  */
 export class LaneAuth {
-  /** In-process budgets: donor claims per IP, invalid keys per IP and per-key limits while the shared limiter is down. */
+  /** In-process budgets: invalid keys per IP and per-key limits while the shared limiter is down. */
   private readonly local = new KeyRateLimiter();
   /** Key id → last time (app clock, ms) the shared limiter admitted it: "seen" for the limiter fallback. Bounded. */
   private readonly sharedOk = new Map<string, number>();
@@ -68,19 +68,19 @@ export class LaneAuth {
    * Admits a request to `lane` or throws the HttpError the spec names: 401 (no or invalid key, wrong
    * lane secret), 404 (admin on the public host; a lane without its configured secret), 429 (per-key
    * limit `Rate limit exceeded`; invalid keys per IP `Too many invalid API keys from this address`;
-   * claims per IP; all with `Retry-After`), 503 `Public API temporarily unavailable` with
+   * both with `Retry-After`), 503 `Public API temporarily unavailable` with
    * `Retry-After: 60` (state store or limiter unavailable and no cached verification applies).
    */
   async admit(lane: Lane, req: AuthRequest): Promise<void> {
     switch (lane) {
       case "public":
+      case "signed-wallet":
+      case "init-data":
         return;
       case "apiKey":
         return this.apiKey(req);
       case "site":
         return requireSecret(this.deps.siteProxySecret, req.header(SITE_PROXY_HEADER), this.deps.siteProxySecretPrevious);
-      case "signed-wallet":
-        return claimAttempt(await this.local.consume(`claim:${req.ip}`, CLAIM_ATTEMPTS_PER_MINUTE));
       case "webhook":
         return requireSecret(this.deps.webhookSecret, req.header("X-Telegram-Bot-Api-Secret-Token"));
       case "admin":
@@ -154,11 +154,6 @@ function requireSecret(expected: string | undefined, given: string | undefined, 
 }
 
 /** 429 with `Retry-After` when a budget is spent. */
-/** Donor claims over their per-IP budget (spec 5.3, 7 rule 1): 429 `{ error, reason: "rate_limited" }` with `Retry-After: 60`. */
-function claimAttempt(res: LimitResult): void {
-  if (!res.ok) throw new HttpError(429, "Too many claim attempts from this address", { "Retry-After": "60" }, { reason: "rate_limited" });
-}
-
 function orTooMany(res: LimitResult): void {
   if (!res.ok) throw new HttpError(429, "Rate limit exceeded", { "Retry-After": String(res.retryAfterSec) });
 }

@@ -8,6 +8,7 @@ import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/published.ts";
 import type { StatusHistoryStore } from "../lib/status-history.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
+import type { TelegramService } from "../lib/telegram/service.ts";
 
 /**
  * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for
@@ -83,6 +84,8 @@ export interface RouteServices {
   statusHistory?: { store: Pick<StatusHistoryStore, "publicHistory">; recorder?: () => StatusHistoryHealth };
   /** Directory the `/docs` page is generated into once (server: `<BALLAST_DATA_DIR>/docs`; default a temp dir). */
   docsDir?: string;
+  /** The messaging bot (api/lib/telegram/); without it the bot routes answer 503 and health's `telegramSummary` is null. */
+  telegram?: TelegramService;
 }
 
 /** An artifact output a route serves: path template, schema and freshness budget all come from the artifact. */
@@ -185,11 +188,51 @@ export interface AdminRoute extends RouteBase {
   handler(ctx: AdminContext): Promise<AdminResult>;
 }
 
+/**
+ * What a public write handler answers: a status and a JSON body (`json`) or plain text (`text`),
+ * always with `Cache-Control: no-store` (spec 4.4: public POSTs are never edge-cached). Failures are
+ * thrown as HttpError (`{ error, ...extra }`, also no-store).
+ */
+export interface WriteResult {
+  status: 200 | 201 | 202;
+  json?: unknown;
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+/** Everything a write handler may use: the read context, the client, its headers and the size-capped body reader. */
+export interface WriteContext extends Omit<HandlerContext, "query" | "params" | "readBody"> {
+  /** Client IP (socket address; the server is the edge). */
+  ip: string;
+  header(name: string): string | undefined;
+  /** See HandlerContext.readBody: 413 with `extra` past `maxBytes`. */
+  readBody(maxBytes: number, extra?: Record<string, unknown>): Promise<Uint8Array>;
+  /** The request came through the website-internal lane (it carries `X-Ballast-Site-Proxy-Secret`). */
+  viaSiteLane: boolean;
+}
+
+/**
+ * A public-host write route (spec 4.4): POST only, never cached, every answer `no-store`. The lane
+ * check runs first (LaneAuth); the handler does its own limits and body checks, in the order its
+ * contract names (donor claims: closed switch, per-IP limit, then the body).
+ */
+export interface WriteRoute extends RouteBase {
+  kind: "write";
+  method: "POST";
+  /** Documented request body: media type, shape (zod, for OpenAPI) and words. */
+  requestBody?: { mediaType: string; schema?: z.ZodType; description: string };
+  /** Documented answers, status → description (OpenAPI); `200`/`201` carry `responseMediaType`. */
+  responses: Record<string, string>;
+  /** Media type of the success body (default `application/json`). */
+  responseMediaType?: string;
+  handler(ctx: WriteContext): Promise<WriteResult>;
+}
+
 /** Routes the public listener serves (everything but operator routes). */
-export type PublicRouteDecl = JsonRoute | StaticRoute;
+export type PublicRouteDecl = JsonRoute | StaticRoute | WriteRoute;
 
 /** One route, declared once: serving, validation, auth lane, OpenAPI, Postman and route tests read it. */
-export type RouteDecl = JsonRoute | StaticRoute | AdminRoute;
+export type RouteDecl = JsonRoute | StaticRoute | WriteRoute | AdminRoute;
 
 /** The published file a JSON route's artifact binding names for this request. */
 export function artifactPath(route: JsonRoute, ctx: HandlerContext): string {

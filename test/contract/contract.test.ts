@@ -22,7 +22,7 @@ describe("contracts", () => {
       expect(r.summary.length).toBeGreaterThan(0);
       expect(ids.has(r.operationId), r.operationId).toBe(false);
       ids.add(r.operationId);
-      expect(["public", "apiKey", "site", "signed-wallet", "webhook", "admin"]).toContain(r.lane);
+      expect(["public", "apiKey", "site", "signed-wallet", "webhook", "init-data", "admin"]).toContain(r.lane);
       if (r.kind === "json") {
         expect(r.cache).toBeTruthy();
         // a freshness budget on every keyed read, except immutable dated snapshots (a past day never goes stale)

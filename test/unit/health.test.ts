@@ -64,7 +64,6 @@ describe("health status (spec 2.8)", () => {
       expect(reported).toContain(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
     }
     for (const served of ["/api/stablecoins", "/api/depeg-events", "/api/events", "/api/peg-summary"]) expect(reported).not.toContain(`${served},`);
-    expect(reported).toMatch(/telegram-pulse — .*\/api\/telegram-pulse answers 503/);
     expect(reported).not.toContain("/api/daily-digest");
     expect(reported).not.toContain("/api/report-cards");
     expect(reported).not.toContain("/api/blacklist");

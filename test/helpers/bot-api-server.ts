@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One Bot API call the local server received: method name, bot token from the path, parsed parameters. */
+export interface BotApiCall {
+  token: string;
+  method: string;
+  params: Record<string, unknown>;
+  /** Unix ms when it arrived. */
+  at: number;
+}
+
+/** What the local server answers a call: Bot API `{ ok, result }`, or an error `{ ok: false, error_code, description, parameters? }`. */
+export type BotApiAnswer =
+  | { ok: true; result: unknown }
+  | { ok: false; error_code: number; description: string; parameters?: { retry_after?: number } };
+
+/** A local HTTP server speaking the Telegram Bot API wire format (`POST /bot<token>/<method>`), for tests. */
+export interface BotApiServer {
+  /** `apiRoot` to give grammy (`new Bot(token, { client: { apiRoot } })`). */
+  apiRoot: string;
+  /** Every call received, in order. */
+  calls: BotApiCall[];
+  /** Calls of one method (e.g. `sendMessage`). */
+  callsOf(method: string): BotApiCall[];
+  /**
+   * Overrides the answer of the next calls of `method`: `answers` are used one per call, in order,
+   * then the default answer again.
+   */
+  failNext(method: string, ...answers: BotApiAnswer[]): void;
+  close(): Promise<void>;
+}
+
+/** Bot identity the server answers `getMe` with. */
+export const TEST_BOT_INFO = {
+  id: 7_000_000_001, is_bot: true, first_name: "Ballast test bot", username: "ballast_test_bot",
+  can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false,
+};
+
+async function readParams(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  const type = req.headers["content-type"] ?? "";
+  if (!text) return {};
+  if (type.includes("application/json")) return JSON.parse(text) as Record<string, unknown>;
+  if (type.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+  throw new Error(`bot-api-server: unsupported content type ${type}`);
+}
+
+let messageId = 1000;
+
+/** The default successful result of a method (the shapes grammy reads). */
+function defaultResult(method: string, params: Record<string, unknown>): unknown {
+  switch (method) {
+    case "getMe":
+      return TEST_BOT_INFO;
+    case "sendMessage":
+      return {
+        message_id: ++messageId, date: Math.floor(Date.now() / 1000), text: params.text,
+        chat: { id: Number(params.chat_id), type: Number(params.chat_id) < 0 ? "group" : "private" },
+        from: { id: TEST_BOT_INFO.id, is_bot: true, first_name: TEST_BOT_INFO.first_name, username: TEST_BOT_INFO.username },
+      };
+    default:
+      return true;
+  }
+}
+
+/**
+ * Starts a Bot API server on a free loopback port: it records every call and answers the Bot API's
+ * JSON envelope (`getMe` the test bot, `sendMessage` a message, anything else `true`), unless
+ * `failNext` queued another answer (an error with `error_code` 429 and `retry_after`, a 403 for a
+ * chat that blocked the bot, …). Never reaches the internet.
+ */
+export async function startBotApiServer(): Promise<BotApiServer> {
+  const calls: BotApiCall[] = [];
+  const queued = new Map<string, BotApiAnswer[]>();
+  const server: Server = createServer((req, res) => {
+    const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? "").split("?")[0]!);
+    const send = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    if (!m || req.method !== "POST") return send(404, { ok: false, error_code: 404, description: "Not Found" });
+    readParams(req).then((params) => {
+      const [, token, method] = m;
+      calls.push({ token: token!, method: method!, params, at: Date.now() });
+      const answer = queued.get(method!)?.shift() ?? { ok: true, result: defaultResult(method!, params) };
+      send(answer.ok ? 200 : answer.error_code, answer);
+    }, (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    apiRoot: `http://127.0.0.1:${port}`,
+    calls,
+    callsOf: (method) => calls.filter((c) => c.method === method),
+    failNext: (method, ...answers) => { queued.set(method, [...(queued.get(method) ?? []), ...answers]); },
+    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}
