@@ -24,3 +24,16 @@ export interface TelegramSummary {
   safetyAlertsSuppressed: boolean;
   safetyAlertSourceGeneration: string | null;
 }
+
+/** What the alert dispatcher (api/lib/telegram/dispatch.ts) reports into `telegramSummary`: every field but `totalChats`. */
+export type DispatchStatus = Omit<TelegramSummary, "totalChats">;
+
+/**
+ * Who follows which coins: explicit follows plus coins implied by followed presets, active chats
+ * only (a chat that stopped the bot or blocked it follows nothing). The bot's store implements it;
+ * the alert dispatcher reads it.
+ */
+export interface FollowerLookup {
+  /** Coin id → chat ids (decimal strings; Telegram chat ids exceed 32 bits) following it, for each of `coinIds` with at least one follower. */
+  followersOf(coinIds: readonly string[]): Promise<Map<string, string[]>>;
+}
