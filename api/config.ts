@@ -67,6 +67,16 @@ const ApiConfigSchema = z.object({
   OPS_JOB_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(4000),
   /** On-chain ledger the operator's on-chain jobs open (default `<BALLAST_DATA_DIR>/onchain.duckdb`, as the build reads it). */
   BALLAST_ONCHAIN_LEDGER: z.string().optional(),
+  /** Donor key claims (spec 5.3): `false` answers 403 `claims_closed` before anything else. */
+  DONOR_CLAIMS_OPEN: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  /** EIP-4361 domain a claim message must name (default `127.0.0.1:<PORT>`, the embedded site). */
+  DONOR_CLAIM_DOMAIN: z.string().min(1).optional(),
+  /** EIP-4361 URI a claim message must name: the API access page (default `http://<DONOR_CLAIM_DOMAIN>/api/`). */
+  DONOR_CLAIM_URI: z.string().url().optional(),
+  /** EIP-4361 chain id of claim messages. */
+  DONOR_CLAIM_CHAIN_ID: z.coerce.number().int().positive().default(1),
+  /** JSON-RPC of that chain: a claiming address with code (contract wallet, delegated account) is refused. Unset: signature recovery alone. */
+  DONOR_CLAIM_RPC_URL: z.string().url().optional(),
   /** `true`: maintenance mode on whatever the operator switch says (503 maintenance on every public `/api/*` request). */
   MAINTENANCE_MODE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
 }).superRefine((c, ctx) => {

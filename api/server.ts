@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
+import { type DonorClaimConfig } from "./lib/donor-claims.ts";
+import { FeedbackStore } from "./lib/feedback.ts";
 import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
 import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
@@ -42,6 +44,12 @@ export function operatorAccessConfig(config: Partial<ApiConfig>): OperatorAccess
     jwksUrl: config.OPS_ACCESS_JWKS_URL, audiences: list(config.OPS_ACCESS_AUD), issuer: config.OPS_ACCESS_ISSUER,
     serviceTokenId: config.OPS_SERVICE_TOKEN_ID, serviceTokenSecret: config.OPS_SERVICE_TOKEN_SECRET, allowedOrigins: list(config.OPS_ALLOWED_ORIGINS),
   };
+}
+
+/** Donor-claim settings from the config: domain default `127.0.0.1:<PORT>`, URI default `http://<domain>/api/`. */
+export function donorClaimConfig(config: Partial<ApiConfig> & Pick<ApiConfig, "PORT">): DonorClaimConfig {
+  const domain = config.DONOR_CLAIM_DOMAIN ?? `127.0.0.1:${config.PORT}`;
+  return { open: config.DONOR_CLAIMS_OPEN ?? true, domain, uri: config.DONOR_CLAIM_URI ?? `http://${domain}/api/`, chainId: config.DONOR_CLAIM_CHAIN_ID ?? 1, rpcUrl: config.DONOR_CLAIM_RPC_URL };
 }
 
 /** Listens on `port`/`host`, resolving once listening. @throws the listen error (port taken). */
@@ -175,6 +183,8 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     history, observe: statusObserver({ store, clockMode, services }), intervalSec: config.STATUS_RECORD_INTERVAL_SEC ?? 60,
   });
   services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
+  services.donorClaims = { config: donorClaimConfig(config), keys, limiter };
+  services.feedback = new FeedbackStore(keys.sqlClient, limiter);
   const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
   await maintenance.refresh();
   const listener = createNodeListener({

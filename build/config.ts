@@ -32,6 +32,8 @@ const BuildConfigSchema = z.object({
   BALLAST_BLUECHIP_URL: z.string().url().default(BLUECHIP_BASE_URL),
   /** Bluechip slugs the live capture asks for, comma-separated (default: BLUECHIP_SLUGS in pipelines/sources/bluechip.ts). */
   BALLAST_BLUECHIP_SLUGS: z.string().optional(),
+  /** Donations ledger file (default pipelines/registry/donations.json, no receipts); read by the load stage (pipelines/registry/donations.ts). */
+  BALLAST_DONATIONS_LEDGER: z.string().optional(),
 }).superRefine((c, ctx) => {
   if (c.STORAGE_DRIVER === "s3") {
     for (const k of ["S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] as const) {

@@ -192,6 +192,12 @@ const SCHEMA = [
   "create table if not exists api_key_changes (id integer primary key, generation bigint not null)",
   "insert into api_key_changes (id, generation) values (1, 0) on conflict (id) do nothing",
   "create table if not exists api_key_instances (instance_id text primary key, seen_generation bigint not null, lease_until timestamptz not null)",
+  // Donor key claims (spec 5.3): one per wallet, written in the same statement as its key.
+  `create table if not exists api_key_donor_claims (
+    address text primary key check (address ~ '^0x[0-9a-f]{40}$'),
+    key_prefix text not null unique,
+    claimed_at bigint not null
+  )`,
 ];
 /** Serializes schema creation of concurrent instances on Postgres (transaction-scoped advisory lock). */
 const SCHEMA_LOCK = 7_340_119;
@@ -623,6 +629,54 @@ export class KeyStore {
   }
 
   /**
+   * The donor claim of `address` (lower-case 0x hex) and the state of its key: null when the wallet
+   * never claimed; `key` null when the claimed key row is gone (orphaned claim), else whether it is active.
+   * @throws StateStoreUnavailableError.
+   */
+  async donorClaim(address: string): Promise<{ keyPrefix: string; claimedAt: number; key: { id: string; isActive: boolean } | null } | null> {
+    const { rows } = await this.run("donor-claim", this.adminDeadlineMs, true, () => this.sql.query<{ key_prefix: string; claimed_at: string | number; id: string | null; is_active: boolean | null }>(
+      "select c.key_prefix, c.claimed_at, k.id, k.is_active from api_key_donor_claims c left join api_keys k on k.key_prefix = c.key_prefix where c.address = $1", [address],
+    ), true);
+    const r = rows[0];
+    if (!r) return null;
+    return { keyPrefix: r.key_prefix, claimedAt: Number(r.claimed_at), key: r.id === null ? null : { id: r.id, isActive: r.is_active === true } };
+  }
+
+  /**
+   * Issues the donor key of `address` (lower-case 0x hex) with its claim, in one statement: both rows
+   * or neither. Returns the key and plaintext token (shown once), or `conflict` when the wallet
+   * already has a claim (a concurrent first claim won).
+   * @throws StateStoreUnavailableError (any other failure).
+   */
+  async issueDonorKey(address: string): Promise<{ record: ApiKeyRecord; token: string } | "conflict"> {
+    const prefix = randomBytes(8).toString("hex");
+    const secret = randomBytes(24).toString("base64url");
+    const id = randomUUID();
+    const name = `donor ${address}`;
+    const now = nowSec();
+    try {
+      await this.run("issue-donor-key", this.adminDeadlineMs, false, () => this.sql.query(
+        `with k as (insert into api_keys (id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, expires_at, created_at)
+           values ($1, $2, $3, $4, null, 'donor', $5, null, $6) returning key_prefix)
+         insert into api_key_donor_claims (address, key_prefix, claimed_at) select $7, key_prefix, $6 from k`,
+        [id, prefix, this.hash(secret), name, DONOR_RATE_LIMIT_PER_MINUTE, now, address],
+      ), true);
+    } catch (err) {
+      if (isUniqueViolation(err)) return "conflict";
+      throw err;
+    }
+    return {
+      record: { id, keyPrefix: prefix, name, tier: "donor", rateLimitPerMinute: DONOR_RATE_LIMIT_PER_MINUTE, isActive: true, expiresAt: null },
+      token: `bl_live_${prefix}_${secret}`,
+    };
+  }
+
+  /** Whether a pepper is configured to hash new keys with (at least 16 characters). */
+  get hasPepper(): boolean {
+    return this.peppers.current.length >= 16;
+  }
+
+  /**
    * Verifies a token against the store (`nowSec` Unix seconds), never from a cache: shape, prefix
    * lookup, constant-time hash comparison with the current pepper then the previous one (a match
    * with the previous pepper re-hashes the row with the current one), active, not expired, and for
@@ -711,14 +765,18 @@ export class KeyStore {
 
   /**
    * Replaces the prefix and secret of an active key (same id, name, tier and limit) and returns the
-   * new plaintext token (shown once). When it returns, the old token answers 401 on every instance.
+   * new plaintext token (shown once); a donor key's claim follows its new prefix in the same
+   * statement. When it returns, the old token answers 401 on every instance.
    * Null when no active key has that id. @throws StateStoreUnavailableError.
    */
   async rotate(id: string): Promise<{ record: ApiKeyRecord; token: string } | null> {
     const prefix = randomBytes(8).toString("hex");
     const secret = randomBytes(24).toString("base64url");
     const { rows } = await this.run("rotate", this.adminDeadlineMs, false, () => this.sql.query<KeyRow & { generation: string }>(
-      `with k as (update api_keys set key_prefix = $2, secret_hash = $3, updated_at = $4 where id = $1 and is_active returning ${COLUMNS}), ${NOTIFY_CHANGE}`,
+      `with old as (select key_prefix from api_keys where id = $1),
+        k as (update api_keys set key_prefix = $2, secret_hash = $3, updated_at = $4 where id = $1 and is_active returning ${COLUMNS}),
+        c as (update api_key_donor_claims set key_prefix = $2 where key_prefix = (select key_prefix from old) and exists (select 1 from k) returning address),
+        ${NOTIFY_CHANGE}`,
       [id, prefix, this.hash(secret), nowSec()],
     ), true);
     if (!rows[0]) return null;
@@ -801,6 +859,12 @@ export interface SqlClientOptions {
  * offers `listen` (a dedicated LISTEN session for cache coherence, same application_name; its
  * statements time out after 1 s or the query timeout, whichever is longer).
  */
+/** Whether a store error (or its cause) is a unique-key violation (SQLSTATE 23505). */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) if (e.code === "23505") return true;
+  return false;
+}
+
 export async function openSqlClient(opts: SqlClientOptions): Promise<SqlClient> {
   if (opts.databaseUrl) {
     const { default: pg } = await import("pg");

@@ -37,7 +37,7 @@ export interface KeyRateLimiterOptions {
  * stopped Redis costs at most the deadline.
  */
 export class KeyRateLimiter {
-  private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly limiters = new Map<number | string, RateLimiterAbstract>();
   private readonly timeoutMs: number;
 
   /** `redis`: an ioredis client (see `openRedis`); in-process limits when undefined. */
@@ -51,30 +51,34 @@ export class KeyRateLimiter {
     return this.redis !== undefined;
   }
 
-  private limiterFor(points: number): RateLimiterAbstract {
-    let l = this.limiters.get(points);
+  private limiterFor(points: number, durationSec = 60): RateLimiterAbstract {
+    const id = durationSec === 60 ? points : `${points}/${durationSec}`;
+    let l = this.limiters.get(id);
     if (!l) {
       l = this.redis
         ? new RLWrapperTimeouts({
-          limiter: new RateLimiterRedis({ storeClient: this.redis, points, duration: 60, keyPrefix: `ballast_key_${points}`, useRedisPackage: false }),
+          limiter: new RateLimiterRedis({
+            storeClient: this.redis, points, duration: durationSec, keyPrefix: durationSec === 60 ? `ballast_key_${points}` : `ballast_${points}_per_${durationSec}s`, useRedisPackage: false,
+          }),
           timeoutMs: this.timeoutMs,
         })
-        : new RateLimiterMemory({ points, duration: 60 });
-      this.limiters.set(points, l);
+        : new RateLimiterMemory({ points, duration: durationSec });
+      this.limiters.set(id, l);
     }
     return l;
   }
 
   /**
-   * Takes one point from `bucketKey`'s budget of `pointsPerMinute` per 60 s window.
-   * Returns `{ ok: true }`, or `{ ok: false, retryAfterSec }` when the budget is spent.
+   * Takes one point from `bucketKey`'s budget of `pointsPerMinute` per window of `windowSec` seconds
+   * (default 60; feedback uses 3 per 600 s). Returns `{ ok: true }`, or `{ ok: false, retryAfterSec }`
+   * when the budget is spent.
    * @throws RangeError when `pointsPerMinute` is not a positive integer.
    * @throws RateLimiterUnavailableError when Redis does not answer within the deadline or is down.
    */
-  async consume(bucketKey: string, pointsPerMinute: number): Promise<LimitResult> {
+  async consume(bucketKey: string, pointsPerMinute: number, windowSec = 60): Promise<LimitResult> {
     if (!Number.isInteger(pointsPerMinute) || pointsPerMinute < 1) throw new RangeError(`pointsPerMinute must be a positive integer (got ${pointsPerMinute})`);
     try {
-      await this.limiterFor(pointsPerMinute).consume(bucketKey, 1);
+      await this.limiterFor(pointsPerMinute, windowSec).consume(bucketKey, 1);
       return { ok: true };
     } catch (err) {
       if (err instanceof RateLimiterRes) return refused(err);

@@ -9,6 +9,8 @@ import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/publis
 import type { StatusHistoryStore } from "../lib/status-history.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 import type { TelegramService } from "../lib/telegram/service.ts";
+import type { DonorClaimDeps } from "../lib/donor-claims.ts";
+import type { FeedbackStore } from "../lib/feedback.ts";
 
 /**
  * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for
@@ -84,6 +86,10 @@ export interface RouteServices {
   statusHistory?: { store: Pick<StatusHistoryStore, "publicHistory">; recorder?: () => StatusHistoryHealth };
   /** Directory the `/docs` page is generated into once (server: `<BALLAST_DATA_DIR>/docs`; default a temp dir). */
   docsDir?: string;
+  /** Donor key claims (api/lib/donor-claims.ts); without it claims answer 403 `claims_closed`. */
+  donorClaims?: DonorClaimDeps;
+  /** Feedback intake (api/lib/feedback.ts); without it feedback answers 503. */
+  feedback?: FeedbackStore;
   /** The messaging bot (api/lib/telegram/); without it the bot routes answer 503 and health's `telegramSummary` is null. */
   telegram?: TelegramService;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { trackedConfigs } from "../../pipelines/onchain/tracked.ts";
+import { type DonationsLedger, loadDonations } from "../../pipelines/registry/donations.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
@@ -69,7 +70,7 @@ export function deathKnownOn(deadFrom: string | null): string | null {
  * than once. `is_dead` is judged at as-of: a coin is dead only
  * when its death is known on or before the as-of day (no look-ahead); `dead_from` is then null too.
  */
-async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): Promise<void> {
+async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): Promise<string[]> {
   // One record per coin: a repeated id would fan out through every join of the DAG (and fail its
   // primary-key asserts only after minutes of work), so it stops the build here.
   const seen = new Set<string>();
@@ -105,6 +106,27 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
     config_key: c.configKey, stablecoin_id: c.stablecoinId, symbol: c.symbol, chain_id: c.chain, contract_address: c.address, family: c.family,
     purpose: c.purpose, decimals: c.decimals, start_block: c.startBlock, unsupported_reason: c.unsupportedReason,
   })));
+  return loadDonationTables(db, loadDonations(registry));
+}
+
+/**
+ * Loads the donations ledger (pipelines/registry/donations.ts): `registry_donation_receipts` (every
+ * valid receipt; the artifact keeps those received by as-of), `registry_donation_contracts` (reviewed
+ * pairs) and `registry_donations_meta` (reconciliation time). Returns a manifest warning per kind of
+ * rejected receipt.
+ */
+async function loadDonationTables(db: Db, ledger: DonationsLedger): Promise<string[]> {
+  await db.loadRows("registry_donation_receipts", {
+    tx_hash: "VARCHAR", log_index: "BIGINT", chain: "VARCHAR", token_address: "VARCHAR", from_address: "VARCHAR", amount: "VARCHAR", received_at: "BIGINT", kind: "VARCHAR",
+  }, ledger.receipts.map((r) => ({
+    tx_hash: r.txHash, log_index: r.logIndex, chain: r.chain, token_address: r.token, from_address: r.from, amount: r.amount,
+    received_at: Math.floor(Date.parse(r.receivedAt) / 1000), kind: r.kind,
+  })));
+  await db.loadRows("registry_donation_contracts", { stablecoin_id: "VARCHAR", chain: "VARCHAR", contract_address: "VARCHAR" },
+    ledger.qualifying.map((q) => ({ stablecoin_id: q.stablecoinId, chain: q.chain, contract_address: q.contract })));
+  await db.loadRows("registry_donations_meta", { reconciled_at: "BIGINT", rejected_receipts: "BIGINT" },
+    [{ reconciled_at: ledger.reconciledAt, rejected_receipts: Object.values(ledger.rejected).reduce((a, b) => a + b, 0) }]);
+  return Object.entries(ledger.rejected).map(([reason, n]) => `donations ledger ${ledger.path}: ${n} receipt${n === 1 ? "" : "s"} rejected (${reason})`);
 }
 
 /**
@@ -135,8 +157,7 @@ export async function loadedListAssets(db: Db): Promise<ListAsset[]> {
  */
 export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry): Promise<string[]> {
   const { registry: full, warnings } = withUnreviewedCoins(registry, await loadedListAssets(db));
-  await loadRegistryTables(db, full, utcDay(asOf));
-  return warnings;
+  return [...warnings, ...(await loadRegistryTables(db, full, utcDay(asOf)))];
 }
 
 /**
