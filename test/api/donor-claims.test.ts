@@ -130,6 +130,14 @@ describe("donor key claims: issuance", () => {
     expect((await sql.query("select 1 from api_keys where name = $1", [`donor ${account(0).address.toLowerCase()}`])).rows).toHaveLength(1);
   });
 
+  it("an operator rotation of a donor key moves its claim: the wallet still answers claim_exists, never claim_orphaned", async () => {
+    const claimed = (await keys.donorClaim(account(0).address.toLowerCase()))!;
+    const rotated = (await keys.rotate(claimed.key!.id))!;
+    expect((await keys.donorClaim(account(0).address.toLowerCase()))!.keyPrefix).toBe(rotated.record.keyPrefix);
+    expect((await claim(main, await signed(account(0), { ageSec: 3 }))).body.reason).toBe("claim_exists");
+    expect((await main.request("/api/stablecoins", { headers: { "X-API-Key": rotated.token } })).status).not.toBe(401);
+  });
+
   it("a EUR-coin donation counts at the ECB rate of its receipt date (9.5 EUR x 1.1 = USD 10.45)", async () => {
     expect((await claim(main, await signed(account(3)))).status).toBe(201);
   });

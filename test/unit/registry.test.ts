@@ -152,3 +152,15 @@ describe("committed registry", () => {
     expect(gho.provenance).toEqual(["unreviewed"]);
   });
 });
+
+describe("donations ledger (pipelines/registry/donations.json)", () => {
+  it("every reviewed (stablecoin, chain) pair resolves to a registry contract, and the committed ledger ships no receipts", async () => {
+    const { loadDonations, DONATIONS_PATH } = await import("../../pipelines/registry/donations.ts");
+    const ledger = loadDonations(registry, DONATIONS_PATH);
+    expect(ledger.unresolved).toEqual([]);
+    expect(ledger.qualifying.length).toBeGreaterThan(20);
+    for (const q of ledger.qualifying) expect(byId.get(q.stablecoinId)!.contracts.some((c) => c.chain === q.chain && c.address.toLowerCase() === q.contract)).toBe(true);
+    expect(ledger.receipts).toEqual([]);
+    expect(ledger.rejected).toEqual({});
+  });
+});
