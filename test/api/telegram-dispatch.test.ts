@@ -197,6 +197,20 @@ describe("alert dispatch against a local Bot API server", () => {
     expect(byChat("222")).toEqual([expect.stringMatching(/^USDT large freeze: USD 2\.00M/)]);
   });
 
+  it("a failing follower lookup fails the run (status error, state not moved) but queued deliveries still go out", async () => {
+    const t = await setup({ "usda-angle": ["111"] });
+    const d = t.make();
+    await d.enqueue(t.b0);
+    await d.enqueue(t.pub.publish("b1", T1, { depeg: [usda], freezes: [], grades: grades(T1) }));
+    const broken = t.make({ followers: { followersOf: async () => { throw new Error("bot store down"); } } });
+    const usdt = depegEvent({ id: 202, stablecoinId: "tether", symbol: "USDT", startedAt: T1 + 60 });
+    const b2 = t.pub.publish("b2", T1 + 3600, { depeg: [usda, usdt], freezes: [], grades: grades(T1 + 3600) });
+    expect(await broken.runOnce(b2)).toMatchObject({ status: "error", error: "bot store down", enqueue: null, deliver: { sent: 1 } });
+    expect(sends().map((c) => String(c.params.chat_id))).toEqual(["111"]);
+    expect(await d.status()).toMatchObject({ lastDispatchStatus: "error", pendingDeliveries: 0 });
+    expect((await d.enqueue(b2)).action).toBe("enqueued");
+  });
+
   it("a pruned previous build makes the new one a baseline; an older build (rollback) is left alone", async () => {
     const t = await setup({ "usda-angle": ["111"] });
     const d = t.make();

@@ -393,8 +393,8 @@ export class AlertDispatcher {
   }
 
   /**
-   * One run of the job: enqueue `build` (when given and not yet dispatched), deliver what is due,
-   * prune old rows, and record the run (`lastDispatchAt`, `lastDispatchStatus`). Never throws: a
+   * One run of the job: enqueue `build` (when given and not yet dispatched), deliver what is due
+   * (also when the enqueue failed), prune old rows, and record the run (`lastDispatchAt`, `lastDispatchStatus`). Never throws: a
    * failure is the `error` status (recorded when the store is reachable) and logged.
    */
   async runOnce(build: ServingBuild | null): Promise<RunResult> {
@@ -403,16 +403,22 @@ export class AlertDispatcher {
     let deliver: DeliverResult | null = null;
     let status: RunStatus;
     let error: string | null = null;
+    const failed = (err: unknown, step: string) => {
+      error ??= errorMessage(err);
+      apiLog("error", "alerts", `alert dispatch ${step} failed`, { error: errorMessage(err), buildId: build?.id ?? null });
+    };
+    // A build that cannot be enqueued (storage, follower lookup) does not hold back what is queued.
+    if (build) await this.enqueue(build, nowSec).then((r) => { enqueue = r; }, (err: unknown) => failed(err, "enqueue"));
     try {
-      if (build) enqueue = await this.enqueue(build, nowSec);
       deliver = await this.deliver(nowSec);
       await this.prune(nowSec);
-      status = deliver.retried + deliver.released > 0 ? "retrying" : enqueue?.action === "baseline" || enqueue?.action === "rebaseline" ? enqueue.action : "ok";
     } catch (err) {
-      status = "error";
-      error = errorMessage(err);
-      apiLog("error", "alerts", "alert dispatch run failed", { error, buildId: build?.id ?? null });
+      failed(err, "delivery");
     }
+    const e = enqueue as EnqueueResult | null;
+    if (error !== null) status = "error";
+    else if (deliver!.retried + deliver!.released > 0) status = "retrying";
+    else status = e?.action === "baseline" || e?.action === "rebaseline" ? e.action : "ok";
     try {
       await this.init();
       await this.o.sql.query(
