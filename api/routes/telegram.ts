@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { MiniAppMutateBodySchema, MiniAppSessionBodySchema } from "../lib/telegram/mini-app.ts";
-import { TelegramPulseSchema } from "../lib/telegram/pulse.ts";
+import { PULSE_EVERY_SEC, TelegramPulseSchema } from "../lib/telegram/pulse.ts";
 import type { TelegramUpdate } from "../lib/telegram/service.ts";
 import type { HandlerContext, JsonRoute, RouteDecl, WriteContext, WriteRoute } from "./route.ts";
 
@@ -137,14 +137,15 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
   } satisfies WriteRoute,
   {
     kind: "json", operationId: "getTelegramPulse", method: "GET", path: "/api/telegram-pulse", lane: "apiKey", tag: "peg", cache: "custom", meta: false, cacheable: false,
+    maxAgeSec: PULSE_EVERY_SEC,
     summary: "Messaging-bot adoption pulse",
     description: "Adoption of the bot (spec 2.16), computed from the state store on request (wall clock, UTC days). Counts of people from 1 to 4 are null and listed in "
       + "`privacy.suppressedFields`. 503 while no bot is configured or its state store is unavailable.",
     response: TelegramPulseSchema,
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-pulse");
-      const pulse = await t.pulse(scope(ctx));
-      return { payload: pulse, dataAsOf: pulse.updatedAt };
+      // Computed now from the state store: its data age is 0 on the service clock.
+      return { payload: await t.pulse(scope(ctx)), dataAsOf: ctx.now };
     },
   } satisfies JsonRoute,
 ];

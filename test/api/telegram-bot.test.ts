@@ -4,7 +4,7 @@ import { PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createTelegramService } from "../../api/lib/telegram/index.ts";
 import { TEST_BOT_INFO } from "../helpers/bot-api-server.ts";
-import { botFixture, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
+import { botFixture, TEST_BOT_ME, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
 beforeAll(async () => { f = await botFixture("ballast_tg_bot"); });
@@ -148,7 +148,7 @@ describe("followers (FollowerLookup) and lifecycle", () => {
 describe("webhook error policy", () => {
   it("state store down: 503 with Retry-After (Telegram retries), no reply sent; a handler bug is acknowledged with ok", async () => {
     const down = { query: async () => { throw new Error("connection refused"); }, close: async () => undefined };
-    const service = createTelegramService({ sql: down, token: TEST_BOT_TOKEN, apiRoot: f.botApi.apiRoot, botInfo: TEST_BOT_INFO });
+    const service = createTelegramService({ sql: down, token: TEST_BOT_TOKEN, apiRoot: f.botApi.apiRoot, botInfo: TEST_BOT_ME });
     const app = createApp({
       store: new PublishedStore(async () => null, 0), keys: f.keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall",
       webhookSecret: WEBHOOK_SECRET, services: { telegram: service },

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
+import type { UserFromGetMe } from "grammy/types";
 import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { PublishedStore } from "../../api/lib/published.ts";
@@ -8,6 +9,11 @@ import { MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
 import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { type BotApiServer, startBotApiServer, TEST_BOT_INFO } from "./bot-api-server.ts";
 import { createTestSchema } from "./pg-schema.ts";
+
+/** TEST_BOT_INFO with the `getMe` fields grammY 1.46's `UserFromGetMe` requires (the local server's answer lacks them). */
+export const TEST_BOT_ME: UserFromGetMe = {
+  ...TEST_BOT_INFO, is_bot: true, has_topics_enabled: false, allows_users_to_create_topics: false, can_manage_bots: false, supports_join_request_queries: false,
+};
 
 /** Bot token of the tests (never a real one). */
 export const TEST_BOT_TOKEN = "7000000001:AAtest-token-for-ballast-tests-only";
@@ -67,9 +73,13 @@ export function signInitData(fields: Record<string, string>, token = TEST_BOT_TO
   return new URLSearchParams({ ...fields, hash }).toString();
 }
 
-/** Init data of user `userId` signed at `authDate` (Unix s). */
+/**
+ * Init data of user `userId` signed at `authDate` (Unix s), with the fields Telegram sends: `query_id`,
+ * `user` (JSON), `auth_date`, `signature` (Telegram's Ed25519 signature for third parties; a
+ * placeholder here, it is covered by the HMAC like any field but not checked by the bot).
+ */
 export function initDataFor(userId: number, authDate: number, extra: Record<string, string> = {}): string {
-  return signInitData({ auth_date: String(authDate), query_id: `AAq${userId}${authDate}`, user: JSON.stringify({ id: userId, first_name: "Test", language_code: "en" }), ...extra });
+  return signInitData({ auth_date: String(authDate), query_id: `AAq${userId}${authDate}`, signature: Buffer.from(`sig-${userId}-${authDate}`).toString("base64url"), user: JSON.stringify({ id: userId, first_name: "Test", language_code: "en" }), ...extra });
 }
 
 /**
@@ -86,7 +96,7 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
   const botApi: BotApiServer = await startBotApiServer();
   const clock = { ms: Date.parse("2026-11-25T12:00:00Z") };
   const nowMs = () => clock.ms;
-  const service = createTelegramService({ sql, token: TEST_BOT_TOKEN, apiRoot: botApi.apiRoot, botInfo: TEST_BOT_INFO, ...opts });
+  const service = createTelegramService({ sql, token: TEST_BOT_TOKEN, apiRoot: botApi.apiRoot, botInfo: TEST_BOT_ME, ...opts });
   const app = createApp({
     store: coinListStore(nowMs), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", nowMs,
     webhookSecret: WEBHOOK_SECRET, siteProxySecret: SITE_SECRET, services: { telegram: service },

@@ -44,6 +44,7 @@ export interface BotOptions {
 /** Most arguments one `/follow` or `/unfollow` takes. */
 export const MAX_FOLLOW_ARGS = 25;
 
+/** Answer of `/help` (and part of `/start`): what the bot does and its commands. */
 export const HELP_TEXT = [
   "Ballast stablecoin alerts: depeg incidents, grade changes and large freezes of the coins you follow.",
   "",

@@ -6,7 +6,10 @@ import { HttpError } from "../http-error.ts";
  * `@telegram-apps/init-data-node`: the HMAC per Telegram's documented algorithm (secret key =
  * HMAC-SHA256(key "WebAppData", bot token); hash = hex HMAC-SHA256(secret key, the `key=value` lines
  * of every other field, sorted, joined by `\n`)), then `auth_date` freshness against the service's
- * wall clock (the library's own expiry check reads `Date.now` and is turned off), then the user payload.
+ * wall clock (the library's own expiry check reads `Date.now` and is turned off), then the fields
+ * (the library's parser: Telegram sends `signature` with every init data since Bot API 8.0) and the
+ * user payload. The Ed25519 `signature` (for third parties without the token) is not checked: the
+ * HMAC with our own bot token covers it.
  */
 
 /** A verified launch: its Telegram user, `auth_date` (Unix s) and `hash` (hex; identifies the launch). */
@@ -40,7 +43,7 @@ export function verifyInitData(raw: string, token: string, nowSec: number, maxAg
   try {
     data = parse(raw);
   } catch {
-    throw unauthorized("fields unreadable");
+    throw unauthorized("fields unreadable (expected Telegram's auth_date, user and signature fields)");
   }
   const authDate = Math.floor(data.auth_date.getTime() / 1000);
   if (authDate > nowSec + AUTH_DATE_FUTURE_SKEW_SEC) throw unauthorized("auth_date in the future");

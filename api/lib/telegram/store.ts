@@ -1,5 +1,5 @@
 import type { SqlClient } from "../key-store.ts";
-import { presetPairs, PRESETS } from "./coins.ts";
+import { presetPairs } from "./coins.ts";
 import type { FollowerLookup } from "./service.ts";
 
 /**
@@ -406,6 +406,3 @@ export class TelegramStore implements FollowerLookup {
     await this.q("pruneCounters", "delete from telegram_counters where day < $1", [utcDay(historyBefore)]);
   }
 }
-
-/** Names of the presets (for messages and validation). */
-export const PRESET_NAMES = PRESETS.map((p) => p.name);
