@@ -1,8 +1,12 @@
+import { z } from "zod";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
-import type { JsonRoute, RouteDecl, WriteContext, WriteRoute } from "./route.ts";
+import { MiniAppMutateBodySchema, MiniAppSessionBodySchema } from "../lib/telegram/mini-app.ts";
+import { PULSE_EVERY_SEC, TelegramPulseSchema } from "../lib/telegram/pulse.ts";
+import type { TelegramUpdate } from "../lib/telegram/service.ts";
+import type { HandlerContext, JsonRoute, RouteDecl, WriteContext, WriteRoute } from "./route.ts";
 
 /** The bot service of a request, or the route's 503 while the server runs without a bot token. */
-function bot(ctx: WriteContext, feature: string) {
+function bot(ctx: Pick<HandlerContext, "services">, feature: string) {
   const t = ctx.services.telegram;
   if (!t) throw notYetAvailable(feature);
   return t;
@@ -10,45 +14,138 @@ function bot(ctx: WriteContext, feature: string) {
 
 /** Largest webhook update accepted (bytes); Telegram's updates are far smaller. */
 const WEBHOOK_MAX_BYTES = 1 << 20;
+/** Largest mini-app body accepted (bytes): init data is at most a few KiB. */
+const MINI_APP_MAX_BYTES = 16 * 1024;
+/** Largest adoption body accepted (bytes): it carries nothing. */
+const ADOPTION_MAX_BYTES = 1024;
+
+/** A webhook body: a JSON object with an integer `update_id` (grammY reads the rest). */
+const UpdateSchema = z.looseObject({ update_id: z.number().int().nonnegative() });
+/** The adoption POST takes no fields: an empty body or `{}`. */
+const AdoptionBodySchema = z.strictObject({});
+
+/** The body as JSON, or 400 `Invalid JSON body` (413 past `maxBytes`). An empty body reads as `{}` when `emptyOk`. */
+async function jsonBody(ctx: WriteContext, maxBytes: number, emptyOk = false): Promise<unknown> {
+  const text = Buffer.from(await ctx.readBody(maxBytes)).toString("utf8");
+  if (emptyOk && text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "Invalid JSON body");
+  }
+}
+
+/** Parses `value` with `schema`, or 400 naming the first offending field. */
+function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.join(".");
+  const unknownKeys = issue.code === "unrecognized_keys" ? (issue as { keys?: string[] }).keys ?? [] : [];
+  if (unknownKeys.length) throw new HttpError(400, `Invalid body: unknown field ${unknownKeys.join(", ")}`);
+  throw new HttpError(400, path ? `Invalid field ${path}: ${issue.message}` : `Invalid body: ${issue.message}`);
+}
+
+const MINI_APP_ERRORS = {
+  "400": "Body is not JSON, or a field is missing or invalid (the message names it)",
+  "401": "Init data invalid (`reason: init_data_invalid`: hash missing or wrong, no user) or expired (`reason: init_data_expired`)",
+  "403": "Refused on the website-internal lane (the request carries `X-Ballast-Site-Proxy-Secret`)",
+  "413": `Body larger than ${MINI_APP_MAX_BYTES} bytes`,
+  "503": "No bot configured, or the state store is unavailable (`Retry-After: 60`)",
+};
+
+/** Scope of a bot call: the serving build (coin list) and the wall clock. */
+const scope = (ctx: WriteContext | HandlerContext) => ({ build: ctx.build, wallNow: ctx.wallNow });
 
 /** The messaging-bot routes of spec 4.4 and 2.16. */
 export const TELEGRAM_ROUTES: RouteDecl[] = [
   {
     kind: "write", operationId: "telegramWebhook", method: "POST", path: "/api/telegram-webhook", lane: "webhook", tag: "writes",
     summary: "Messaging-bot webhook",
-    description: "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token` (compared in constant time). Answers plain-text `ok`. 404 while no webhook secret is configured.",
-    requestBody: { mediaType: "application/json", description: "A Telegram Update object." },
-    responses: { "200": "Plain-text `ok`", "400": "Body is not a JSON update", "401": "Missing or wrong secret", "404": "Webhook not configured", "413": "Update too large" },
+    description: "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token` (compared in constant time). Answers plain-text `ok` once the update is handled; "
+      + "replies go out through the Bot API. An update whose handling fails for another reason than the state store is logged and still acknowledged with `ok` "
+      + "(no retry storm); 503 when the state store (or the Bot API, for the bot's identity) is unavailable, so Telegram retries it later. 404 while no webhook secret is configured.",
+    requestBody: { mediaType: "application/json", schema: UpdateSchema, description: `A Telegram Update object (at most ${WEBHOOK_MAX_BYTES} bytes).` },
+    responses: {
+      "200": "Plain-text `ok`", "400": "Body is not JSON, or not an update (no integer `update_id`)", "401": "Missing or wrong secret", "404": "Webhook not configured",
+      "413": `Update larger than ${WEBHOOK_MAX_BYTES} bytes`, "503": "No bot configured, or its state store is unavailable: Telegram retries (`Retry-After: 60`)",
+    },
     responseMediaType: "text/plain",
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-webhook");
-      let update: unknown;
-      try {
-        update = JSON.parse(Buffer.from(await ctx.readBody(WEBHOOK_MAX_BYTES)).toString("utf8"));
-      } catch (err) {
-        if (err instanceof HttpError) throw err;
-        throw new HttpError(400, "Invalid JSON body");
-      }
-      await t.handleUpdate(update);
+      const update = parseBody(UpdateSchema, await jsonBody(ctx, WEBHOOK_MAX_BYTES)) as TelegramUpdate;
+      await t.handleUpdate(update, scope(ctx));
       return { status: 200, text: "ok" };
     },
   } satisfies WriteRoute,
-  ...(["session", "mutate"] as const).map((kind): WriteRoute => ({
-    kind: "write", operationId: kind === "session" ? "telegramMiniAppSession" : "telegramMiniAppMutate", method: "POST", path: `/api/telegram-mini-app/${kind}`, lane: "init-data", tag: "writes",
-    summary: kind === "session" ? "Mini-app session" : "Mini-app mutation",
-    description: "Signed mini-app init data. 503 while no bot is configured.",
-    responses: { "200": "OK", "503": "No bot configured" },
-    handler: async (ctx) => { bot(ctx, "telegram-mini-app"); throw notYetAvailable("telegram-mini-app"); },
-  })),
+  {
+    kind: "write", operationId: "telegramMiniAppSession", method: "POST", path: "/api/telegram-mini-app/session", lane: "init-data", tag: "writes",
+    summary: "Mini-app session",
+    description: "Opens a mini-app session: verifies the signed init data (HMAC with the bot token, `auth_date` at most 24 h old by default, a user payload) "
+      + "and answers the user's private chat: `{ chatId, active, inactiveReason, coins: [{id, symbol}], presets, availablePresets: [{name, description, coins}], mutateUntil }` "
+      + "(`mutateUntil`: Unix s until which this init data is accepted by `/mutate`). Refused on the website-internal lane. Always `no-store`.",
+    requestBody: { mediaType: "application/json", schema: MiniAppSessionBodySchema, description: "`{ initData }`: `Telegram.WebApp.initData` as received." },
+    responses: { "200": "The user's follows", ...MINI_APP_ERRORS },
+    handler: async (ctx) => {
+      const t = bot(ctx, "telegram-mini-app");
+      if (ctx.viaSiteLane) {
+        await t.recordDenied(ctx.wallNow);
+        throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
+      }
+      const body = parseBody(MiniAppSessionBodySchema, await jsonBody(ctx, MINI_APP_MAX_BYTES));
+      return { status: 200, json: await t.miniAppSession(body, scope(ctx)) };
+    },
+  } satisfies WriteRoute,
+  {
+    kind: "write", operationId: "telegramMiniAppMutate", method: "POST", path: "/api/telegram-mini-app/mutate", lane: "init-data", tag: "writes",
+    summary: "Mini-app mutation",
+    description: "Follows or unfollows one stablecoin or preset for the user's private chat, after verifying the init data (`auth_date` at most 1 h old by default). "
+      + "Answers the session's state plus `{ action, target, changed }`. The same `(initData, requestId)` twice is a replay claim: 409 `reason: init_data_replayed`, nothing changes. "
+      + "A follow opts the chat in (unless it blocked the bot). Refused on the website-internal lane. Always `no-store`.",
+    requestBody: { mediaType: "application/json", schema: MiniAppMutateBodySchema, description: "`{ initData, requestId, action: follow|unfollow, coin | preset }`." },
+    responses: {
+      "200": "The user's follows after the mutation", ...MINI_APP_ERRORS, "404": "Unknown stablecoin id or preset",
+      "409": "Replay claim: requestId already used with this init data (`reason: init_data_replayed`)",
+      "503": "No bot configured, no coin list published yet (coin mutations), or the state store is unavailable (`Retry-After: 60`)",
+    },
+    handler: async (ctx) => {
+      const t = bot(ctx, "telegram-mini-app");
+      if (ctx.viaSiteLane) {
+        await t.recordDenied(ctx.wallNow);
+        throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
+      }
+      const body = parseBody(MiniAppMutateBodySchema, await jsonBody(ctx, MINI_APP_MAX_BYTES));
+      return { status: 200, json: await t.miniAppMutate(body, scope(ctx)) };
+    },
+  } satisfies WriteRoute,
   {
     kind: "write", operationId: "telegramAdoption", method: "POST", path: "/api/telegram-adoption", lane: "site", tag: "writes",
-    summary: "Adoption pulse mutation (website-internal)", description: "Needs `X-Ballast-Site-Proxy-Secret`; 404 while none is configured.",
-    responses: { "200": "OK", "401": "Missing or wrong site secret", "404": "Lane not configured" },
-    handler: async (ctx) => { bot(ctx, "telegram-adoption"); throw notYetAvailable("telegram-adoption"); },
+    summary: "Adoption snapshot (website-internal)",
+    description: "Records today's (UTC) watcher lifecycle snapshot, replacing an earlier one of the same day, so the pulse reads `historySource: snapshot`; the website's "
+      + "scheduler calls it once a day. Answers the snapshot `{ day, snapshotAt, activeWatchers, newWatchers, churnedWatchers, reactivatedWatchers, coinSubscriptions, "
+      + "explicitCoinSubscriptions, presetImpliedCoinSubscriptions, activePresetFollowers }` (exact counts: internal). Needs `X-Ballast-Site-Proxy-Secret`; 404 while none is configured.",
+    requestBody: { mediaType: "application/json", schema: AdoptionBodySchema, description: "Empty, or `{}`: the snapshot is computed from the state store." },
+    responses: {
+      "200": "The recorded snapshot", "400": "Body is not empty, `{}` or JSON", "401": "Missing or wrong site secret", "404": "Lane not configured",
+      "413": `Body larger than ${ADOPTION_MAX_BYTES} bytes`, "503": "No bot configured, or the state store is unavailable (`Retry-After: 60`)",
+    },
+    handler: async (ctx) => {
+      const t = bot(ctx, "telegram-adoption");
+      parseBody(AdoptionBodySchema, await jsonBody(ctx, ADOPTION_MAX_BYTES, true));
+      return { status: 200, json: await t.recordAdoption(scope(ctx)) };
+    },
   } satisfies WriteRoute,
   {
     kind: "json", operationId: "getTelegramPulse", method: "GET", path: "/api/telegram-pulse", lane: "apiKey", tag: "peg", cache: "custom", meta: false, cacheable: false,
-    summary: "Messaging-bot adoption pulse", description: "Adoption of the bot (spec 2.16). 503 while no bot is configured.",
-    handler: async () => { throw notYetAvailable("telegram-pulse"); },
+    maxAgeSec: PULSE_EVERY_SEC,
+    summary: "Messaging-bot adoption pulse",
+    description: "Adoption of the bot (spec 2.16), computed from the state store on request (wall clock, UTC days). Counts of people from 1 to 4 are null and listed in "
+      + "`privacy.suppressedFields`. 503 while no bot is configured or its state store is unavailable.",
+    response: TelegramPulseSchema,
+    handler: async (ctx) => {
+      const t = bot(ctx, "telegram-pulse");
+      // Computed now from the state store: its data age is 0 on the service clock.
+      return { payload: await t.pulse(scope(ctx)), dataAsOf: ctx.now };
+    },
   } satisfies JsonRoute,
 ];
