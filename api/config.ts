@@ -45,6 +45,20 @@ const ApiConfigSchema = z.object({
   SITE_PROXY_SECRET_PREVIOUS: z.string().min(16).optional(),
   /** Messaging-bot webhook secret (`X-Telegram-Bot-Api-Secret-Token`); unset: the webhook lane is not served (404). */
   TELEGRAM_WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** Bot token from @BotFather: the Bot API credential and the mini-app init-data HMAC key. Unset: no bot (its routes answer 503, no alerts). */
+  TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[A-Za-z0-9_-]{30,}$/, "expected <bot id>:<secret> as @BotFather gives it").optional(),
+  /** Bot API root (default `https://api.telegram.org`; tests and self-hosted Bot API servers set their own). */
+  TELEGRAM_API_ROOT: z.string().url().optional(),
+  /** Max age (s) of mini-app init data for a session. */
+  TELEGRAM_MINI_APP_MAX_AGE_SEC: z.coerce.number().int().positive().default(86400),
+  /** Max age (s) of mini-app init data for a mutation. */
+  TELEGRAM_MINI_APP_MUTATE_MAX_AGE_SEC: z.coerce.number().int().positive().default(3600),
+  /** Seconds between alert dispatch runs (a new serving build is dispatched within one); 0 turns dispatch off. */
+  TELEGRAM_ALERTS_INTERVAL_SEC: z.coerce.number().int().min(0).max(3600).default(60),
+  /** Smallest freeze or destroy (USD at the event) that alerts its followers. */
+  TELEGRAM_ALERT_FREEZE_MIN_USD: z.coerce.number().positive().default(1_000_000),
+  /** Public base URL prefixed to the links in alert messages (e.g. `https://ballast.example`); unset: paths only. */
+  TELEGRAM_ALERT_LINK_BASE: z.string().url().optional(),
   /**
    * Operator lane (spec 4.5, 5.6): its own listener on OPS_HOST:OPS_PORT, started only when an access
    * JWT setting (OPS_ACCESS_JWKS_URL + OPS_ACCESS_AUD + OPS_ACCESS_ISSUER) or a service token

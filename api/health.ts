@@ -8,6 +8,7 @@ import { stressSignalsArtifact } from "../site-data/stress-signals.ts";
 import { usdsStatusArtifact } from "../site-data/usds-status.ts";
 import { yieldRankingsArtifact } from "../site-data/yields.ts";
 import { assessFreshness, type FreshnessStatus, GENERIC_RATIOS } from "./lib/freshness.ts";
+import type { TelegramSummary } from "./lib/telegram/service.ts";
 import { notYetAvailableFeatures } from "./routes/not-yet-available.ts";
 
 /** Top-level health status (spec 2.8). */
@@ -166,7 +167,8 @@ export interface Health {
   blacklist: BlacklistHealth | null;
   mintBurn: MintBurnHealth | null;
   circuits: Record<string, CircuitState>;
-  telegramSummary: null;
+  /** The messaging bot's summary (spec 2.8); null when no bot is configured or its store did not answer (a warning says which). */
+  telegramSummary: TelegramSummary | null;
   clock: { mode: "replay" | "wall"; buildId: string | null; asOf: number | null };
   stateStore?: StateStoreHealth;
   statusHistory?: StatusHistoryHealth;
@@ -305,6 +307,11 @@ export interface HealthOptions {
   /** Stored objects outside builds (dated snapshots, digests, their indexes) whose last read failed their schema: a warning naming them. */
   corruptStored?: string[];
   /**
+   * The messaging bot: its summary, `unavailable` when its state store did not answer, or absent when
+   * no bot is configured (`telegramSummary` null and a warning naming what answers 503). No effect on status.
+   */
+  telegram?: TelegramSummary | "unavailable";
+  /**
    * Wall clock (Unix s) at the same instant as `now`. The state store and the recorder time their
    * operations on the wall clock; their times are reported shifted by `now − wallNow`, so every time
    * and age in the body is on the clock of `timestamp` (the replay clock of a recorded build, or the
@@ -366,6 +373,10 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     ? [`status history recording failing (no effect on status): ${recorder.lastError ?? "unknown error"}; ${recorder.pendingObservations} observation(s) kept in memory and written once the store answers; last written ${recorder.lastRecordedAt === null ? "never" : `${isoMinute(recorder.lastRecordedAt)} (${age(Math.max(0, now - recorder.lastRecordedAt))} before now)`}. /api/public-status-history may lag until then.`]
     : [];
   const extra = { ...(store ? { stateStore: store } : {}), ...(recorder ? { statusHistory: recorder } : {}) };
+  const telegramSummary = typeof opts.telegram === "object" ? { ...opts.telegram, lastDispatchAt: onClock(opts.telegram.lastDispatchAt) } : null;
+  const telegramWarning = opts.telegram === undefined
+    ? ["messaging bot not configured (no effect on status): TELEGRAM_BOT_TOKEN is unset, so /api/telegram-pulse, /api/telegram-mini-app/session and /api/telegram-mini-app/mutate answer 503 and no chat alerts are sent."]
+    : opts.telegram === "unavailable" ? ["messaging bot state unavailable (no effect on status): its state store did not answer; telegramSummary is null until it does."] : [];
   const corruptWarning = opts.corruptStored?.length
     ? [`stored dated payloads fail their schema (no effect on status): ${opts.corruptStored.join(", ")}. The routes serving them answer 500 and never a partial body; restore the file (a snapshot day: delete it and run \`make backfill\` for that day, which rebuilds the same bytes from the recorded inputs).`]
     : [];
@@ -373,8 +384,8 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     raise("stale", "no-build", "no published build: every data route answers 503");
     return {
       health: {
-        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...recorderWarning, ...corruptWarning],
-        caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary: null, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
+        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...recorderWarning, ...corruptWarning, ...telegramWarning],
+        caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
       },
       causes,
     };
@@ -515,12 +526,12 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     health: {
       status: worst(),
       timestamp: now,
-      warnings: [...first, ...info, ...recorderWarning],
+      warnings: [...first, ...info, ...recorderWarning, ...telegramWarning],
       caches: ordered,
       blacklist: bl,
       mintBurn,
       circuits,
-      telegramSummary: null,
+      telegramSummary,
       clock: { mode: clock, buildId: m.buildId, asOf: m.asOf },
       ...extra,
     },

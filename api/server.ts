@@ -7,10 +7,12 @@ import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { type DonorClaimConfig } from "./lib/donor-claims.ts";
 import { FeedbackStore } from "./lib/feedback.ts";
+import { AlertDispatcher, startAlertLoop } from "./lib/telegram/dispatch.ts";
+import { createTelegramService } from "./lib/telegram/index.ts";
 import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
 import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
-import { type KeyStore, type KeyStoreStatus, openKeyStore, StateStoreUnavailableError } from "./lib/key-store.ts";
+import { type KeyStore, type KeyStoreStatus, openKeyStore, openSqlClient, StateStoreUnavailableError } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import { MaintenanceGate } from "./lib/maintenance.ts";
 import { type OperatorAccessConfig, OperatorAuth } from "./lib/ops-access.ts";
@@ -50,6 +52,40 @@ export function operatorAccessConfig(config: Partial<ApiConfig>): OperatorAccess
 export function donorClaimConfig(config: Partial<ApiConfig> & Pick<ApiConfig, "PORT">): DonorClaimConfig {
   const domain = config.DONOR_CLAIM_DOMAIN ?? `127.0.0.1:${config.PORT}`;
   return { open: config.DONOR_CLAIMS_OPEN ?? true, domain, uri: config.DONOR_CLAIM_URI ?? `http://${domain}/api/`, chainId: config.DONOR_CLAIM_CHAIN_ID ?? 1, rpcUrl: config.DONOR_CLAIM_RPC_URL };
+}
+
+/**
+ * The messaging bot when `TELEGRAM_BOT_TOKEN` is set: the bot service (routes, health) and its alert
+ * dispatcher, run every `TELEGRAM_ALERTS_INTERVAL_SEC` (0: never) over the serving build. On Postgres
+ * the dispatcher has its own small pool (the key store's statements time out after 300 ms); PGlite is
+ * shared. Null without a token. `close` stops the loop and that pool.
+ */
+async function startBot(config: ServerConfig, keys: KeyStore, store: PublishedStore, clockMode: ServerConfig["CLOCK"]) {
+  if (!config.TELEGRAM_BOT_TOKEN) return null;
+  let dispatcher: AlertDispatcher | undefined;
+  const telegram = createTelegramService({
+    sql: keys.sqlClient, token: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_ROOT,
+    miniAppMaxAgeSec: config.TELEGRAM_MINI_APP_MAX_AGE_SEC, miniAppMutateMaxAgeSec: config.TELEGRAM_MINI_APP_MUTATE_MAX_AGE_SEC,
+    dispatch: { status: () => (dispatcher ? dispatcher.status() : Promise.reject(new Error("alert dispatch off"))) },
+  });
+  const interval = config.TELEGRAM_ALERTS_INTERVAL_SEC ?? 60;
+  if (interval === 0) return { telegram, close: async () => undefined };
+  const alertSql = config.DATABASE_URL
+    ? await openSqlClient({ databaseUrl: config.DATABASE_URL, pgliteDir: "", applicationName: `${config.PGAPPNAME ?? "ballast-api"}-alerts`, queryTimeoutMs: 5000, connectTimeoutMs: 2000, maxConnections: 2 })
+    : keys.sqlClient;
+  dispatcher = new AlertDispatcher({
+    sql: alertSql, read: fsReader(config.BALLAST_DATA_DIR), api: telegram.api, followers: telegram.followers, clockMode,
+    alerts: { largeFreezeMinUsd: config.TELEGRAM_ALERT_FREEZE_MIN_USD, linkBase: config.TELEGRAM_ALERT_LINK_BASE },
+    onChatGone: (chatId) => telegram.store.deactivate(chatId, "blocked", Math.floor(Date.now() / 1000)).then(() => undefined),
+  });
+  const loop = startAlertLoop(dispatcher, () => store.build(), interval * 1000);
+  return {
+    telegram,
+    close: async () => {
+      await loop.stop();
+      if (alertSql !== keys.sqlClient) await alertSql.close();
+    },
+  };
 }
 
 /** Listens on `port`/`host`, resolving once listening. @throws the listen error (port taken). */
@@ -185,6 +221,8 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
   services.donorClaims = { config: donorClaimConfig(config), keys, limiter };
   services.feedback = new FeedbackStore(keys.sqlClient, limiter);
+  const bot = await startBot(config, keys, store, clockMode);
+  services.telegram = bot?.telegram;
   const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
   await maintenance.refresh();
   const listener = createNodeListener({
@@ -217,6 +255,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
 
   let closed: Promise<void> | undefined;
   const closeStores = async () => {
+    await bot?.close();
     await jobs?.close();
     await statusRecorder.stop();
     await admin?.close();

@@ -36,9 +36,10 @@ function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs 
  * history's `currentStatus` and the status recorder all use it, so they agree. Never throws.
  */
 export async function servingHealth(build: ServingBuild | null, now: number, clock: "replay" | "wall", wallNow: number, services: RouteServices, store?: PublishedStore): Promise<HealthAssessment> {
+  const telegram = services.telegram ? await services.telegram.summary(wallNow).catch(() => "unavailable" as const) : undefined;
   return assessHealth(build, now, clock, {
     stateStore: services.stateStore?.(), statusHistory: services.statusHistory?.recorder?.(), onchain: await onchainInputs(build), wallNow,
-    corruptStored: store?.corruptObjects().map((o) => o.key),
+    corruptStored: store?.corruptObjects().map((o) => o.key), telegram,
   });
 }
 

@@ -201,8 +201,32 @@ describe("state store", () => {
     const h = buildHealth(null, AS_OF, "replay", { stateStore: down });
     expect(h.status).toBe("stale");
     expect(h.caches).toEqual({});
-    expect(h.warnings).toHaveLength(2);
+    expect(h.warnings).toHaveLength(3);
+    expect(h.warnings[2]).toMatch(/^messaging bot not configured/);
     expect(h.clock).toEqual({ mode: "replay", buildId: null, asOf: null });
+  });
+});
+
+describe("telegramSummary (spec 2.8)", () => {
+  const summary = {
+    totalChats: 4, pendingDeliveries: 2, pendingDeliveryLifecycleStatus: "available" as const, pendingDeliveryBacklog: 1, lastDispatchAt: 1_800_000_000, lastDispatchStatus: "ok",
+    safetyAlertSourceState: "ok" as const, safetyAlertSourceAgeSeconds: 60, safetyAlertsSuppressed: false, safetyAlertSourceGeneration: "ballast-safety-score-v1",
+  };
+  it("is null with a warning naming the 503 routes when no bot is configured; no effect on status", () => {
+    const h = buildHealth({ manifest: manifest() }, AS_OF, "replay");
+    expect(h.telegramSummary).toBeNull();
+    expect(h.warnings.find((w) => w.startsWith("messaging bot not configured"))).toContain("/api/telegram-pulse");
+    expect(buildHealth({ manifest: manifest() }, AS_OF, "replay", { telegram: summary }).status).toBe(h.status);
+  });
+  it("echoes the bot's summary, its wall-clock dispatch time shifted onto the clock in force", () => {
+    const h = buildHealth({ manifest: manifest() }, AS_OF, "replay", { telegram: summary, wallNow: 1_800_000_100 });
+    expect(h.telegramSummary).toEqual({ ...summary, lastDispatchAt: AS_OF - 100 });
+    expect(h.warnings.some((w) => w.startsWith("messaging bot"))).toBe(false);
+  });
+  it("is null with a warning while the bot's store does not answer", () => {
+    const h = buildHealth({ manifest: manifest() }, AS_OF, "replay", { telegram: "unavailable" });
+    expect(h.telegramSummary).toBeNull();
+    expect(h.warnings).toContain("messaging bot state unavailable (no effect on status): its state store did not answer; telegramSummary is null until it does.");
   });
 });
 

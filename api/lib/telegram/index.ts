@@ -1,4 +1,4 @@
-import { BotError } from "grammy";
+import { type Api, BotError } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { HttpError, notYetAvailable } from "../http-error.ts";
 import type { SqlClient } from "../key-store.ts";
@@ -64,10 +64,10 @@ const UNKNOWN_DISPATCH: DispatchStatus = {
 
 /**
  * The bot service: grammY bot, state-store tables, mini-app, adoption snapshot, pulse and health
- * summary (see TelegramService). Creates nothing until first used (tables on the first store call,
+ * summary (see TelegramService), plus its store and Bot API client (the alert dispatcher sends with it). Creates nothing until first used (tables on the first store call,
  * `getMe` on the first update when `botInfo` is absent).
  */
-export function createTelegramService(opts: TelegramServiceOptions): TelegramService & { store: TelegramStore } {
+export function createTelegramService(opts: TelegramServiceOptions): TelegramService & { store: TelegramStore; api: Api } {
   const store = new TelegramStore(opts.sql);
   const chat = createBot({ token: opts.token, store, apiRoot: opts.apiRoot, botInfo: opts.botInfo });
   const sessionMaxAge = opts.miniAppMaxAgeSec ?? DEFAULT_MINI_APP_SESSION_MAX_AGE_SEC;
@@ -106,6 +106,7 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
   return {
     store,
     followers: store,
+    api: chat.bot.api,
 
     async handleUpdate(update, scope) {
       try {
