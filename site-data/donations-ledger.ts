@@ -8,7 +8,8 @@ export const RECEIPT_CLASSIFICATIONS = ["counted", "pool", "stream", "exchange",
  * `site-data/donations-ledger.json`: the donations ledger a build publishes (spec 5.3). Times Unix s;
  * `amount` in token units (decimal string as reconciled); `usdPerUnit` USD per token at the receipt
  * date (1 for USD-pegged coins; the ECB reference rate of `fxDate` for another peg); `usdAtReceipt`
- * USD. `from` is lower-cased. Receipts received after as-of are not in it.
+ * USD. `from` is lower-cased. `reconciledAt` is the cut-off least(the file's reconciliation day,
+ * as-of): receipts received after it are not in it, so a build as of T uses nothing dated after T.
  */
 export const DonationsLedgerSchema = z.object({
   reconciledAt: z.number().int(),

@@ -1,11 +1,14 @@
--- Row of site-data/donations-ledger.json: the donations ledger at as-of, each receipt received by as-of
+-- Row of site-data/donations-ledger.json: the donations ledger at as-of, each receipt received by the cut-off
 -- valued at its receipt date and classified (pipelines/registry/donations.ts). Wire names are given here.
 -- Valuation: a USD-pegged coin at face value (1 USD per unit); another peg at the ECB reference rate
 -- (fx_rates_daily, USD per unit) of the receipt's UTC day, or the last fixing before it (weekends,
 -- holidays); no fixing at or before the day: unvalued. Classification, first match: pool | stream |
 -- exchange (kinds that never count), unreviewed-contract (token not a reviewed pair), unvalued, counted.
+-- Time: a build as of T keeps the ledger as known at T: receipts received at or before the cut-off
+-- least(reconciliation, T), and reports that cut-off as `reconciledAt` (never a time after T).
 with ctx as (
-    select as_of from build_context
+    select least(b.as_of, m.reconciled_at) as cutoff, b.as_of
+    from build_context b cross join registry_donations_meta m
 ),
 
 receipts as (
@@ -19,7 +22,7 @@ receipts as (
     cross join ctx
     left join registry_donation_contracts c on c.chain = r.chain and c.contract_address = r.token_address
     left join registry_coins coins on coins.id = c.stablecoin_id
-    where r.received_at <= ctx.as_of
+    where r.received_at <= ctx.cutoff
 ),
 
 fixings as (
@@ -49,7 +52,7 @@ classified as (
 )
 
 select
-    (select reconciled_at::integer from registry_donations_meta) as reconciledAt,
+    (select cutoff::integer from ctx) as reconciledAt,
     (select as_of::integer from ctx) as asOf,
     'donor-eligibility-1.0' as methodologyVersion,
     10.0::double as thresholdUsd,

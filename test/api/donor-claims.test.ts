@@ -210,7 +210,7 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     expect(r.status).toBe(403);
     expect(r.body).toEqual({
       error: "Not eligible: qualifying donations total USD 6.00 (at least USD 10 needed)", reason: "ineligible",
-      ledgerUpdatedAt: Date.parse("2025-09-07T00:00:00Z") / 1000, qualifyingUsd: 6, countedAssets: ["AAA on ethereum"],
+      ledgerUpdatedAt: Date.parse("2025-09-10T00:00:00Z") / 1000, qualifyingUsd: 6, countedAssets: ["AAA on ethereum"],
     });
     // the embedded default ships an empty ledger: qualifyingUsd 0
     const empty = await claim(app(publish({ ...ledger, receipts: [] }, gradesPayload(GRADES))), await signed(account(11)));

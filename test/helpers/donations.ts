@@ -56,7 +56,7 @@ export function receipt(from: string, token: string, amount: string, at: string,
 export function writeLedger(receipts: unknown[]): string {
   const path = join(mkdtempSync(join(tmpdir(), "ballast-donations-")), "donations.json");
   writeFileSync(path, JSON.stringify({
-    reconciledAt: "2025-09-07",
+    reconciledAt: "2025-09-10",
     qualifying: ["aaa-one", "eee-euro", "ccc-low", "nnn-new"].map((stablecoinId) => ({ stablecoinId, chains: ["ethereum"] })),
     receipts: [...receipts, { ...receipt("0xnot-an-address", CONTRACTS.aaa, "1", "2025-09-01T00:00:00Z") }],
   }));

@@ -51,9 +51,19 @@ describe("donations ledger (site-data/donations-ledger.json)", () => {
     expect(ledger.receipts.some((r) => r.amount === "70")).toBe(false);
     expect(ledger.rejectedReceipts).toBe(1);
     expect(warnings.filter((w) => w.startsWith("donations ledger"))).toEqual([expect.stringMatching(/1 receipt rejected \(from: expected a 0x-prefixed 20-byte hex address\)$/)]);
-    expect(ledger.reconciledAt).toBe(Date.parse("2025-09-07T00:00:00Z") / 1000);
+    expect(ledger.reconciledAt).toBe(AS_OF); // the file's reconciliation day (2025-09-10) and as-of coincide
     expect(ledger.qualifying.map((q) => `${q.symbol}:${q.chain}:${q.contract}`)).toEqual([
       `AAA:ethereum:${CONTRACTS.aaa}`, `CCC:ethereum:${CONTRACTS.ccc}`, `EEE:ethereum:${CONTRACTS.eee}`, `NNN:ethereum:${CONTRACTS.nnn}`,
     ]);
+  });
+
+  it("a ledger reconciled before as-of stops at its reconciliation: a later receipt waits for the next one", async () => {
+    const path = writeLedger([receipt(a, CONTRACTS.aaa, "1", "2025-09-07T23:59:59Z"), receipt(a, CONTRACTS.aaa, "2", "2025-09-08T00:00:01Z")]);
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), reconciledAt: "2025-09-08" }));
+    const early = await buildLedger(path);
+    early.db.close();
+    expect(early.ledger.reconciledAt).toBe(Date.parse("2025-09-08T00:00:00Z") / 1000);
+    expect(early.ledger.receipts.map((r) => r.amount)).toEqual(["1"]);
   });
 });
