@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { HttpError } from "./http-error.ts";
+import { parseJsonBody } from "./json-body.ts";
 import type { SqlClient } from "./key-store.ts";
 import type { KeyRateLimiter } from "./rate-limit.ts";
 import { schemaOnce } from "./sql-schema.ts";
@@ -52,12 +53,12 @@ export class FeedbackStore {
   /**
    * Validates and stores one submission from `ip` at `nowSec` (Unix s); returns its id. Order: body
    * (400 naming the field, nothing counted or stored), then the limiter, then the insert.
-   * @throws HttpError 400 (body: not JSON, unknown or invalid field); 429 `TOO_MANY_SUBMISSIONS` with
+   * @throws HttpError 400 (body: not JSON, unknown or invalid field; see parseJsonBody); 429 `TOO_MANY_SUBMISSIONS` with
    * `Retry-After`; 503 with `Retry-After: 60` when the limiter is missing or unavailable, or the state
    * store fails.
    */
   async submit(bytes: Uint8Array, ip: string, nowSec: number): Promise<string> {
-    const body = parseFeedback(bytes);
+    const body = parseJsonBody(bytes, FeedbackBodySchema);
     if (!this.limiter) throw new HttpError(503, "Feedback temporarily unavailable", RETRY_60);
     let limit: Awaited<ReturnType<KeyRateLimiter["consume"]>>;
     try {
@@ -87,21 +88,4 @@ export class FeedbackStore {
       ...(r.email ? { email: r.email } : {}), ...(r.page ? { page: r.page } : {}), ...(r.stablecoin_id ? { stablecoinId: r.stablecoin_id } : {}),
     }));
   }
-}
-
-/** The body as JSON against FeedbackBodySchema. @throws HttpError 400 `Invalid feedback: <field>: <what>`. */
-function parseFeedback(bytes: Uint8Array): FeedbackBody {
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(bytes).toString("utf8"));
-  } catch {
-    throw new HttpError(400, "Invalid JSON body");
-  }
-  const r = FeedbackBodySchema.safeParse(json);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".") || "body";
-    throw new HttpError(400, `Invalid feedback: ${field}: ${issue.code === "unrecognized_keys" ? "unknown field" : issue.message}`);
-  }
-  return r.data;
 }

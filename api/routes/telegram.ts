@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
+import { parseJsonBody } from "../lib/json-body.ts";
 import { MiniAppMutateBodySchema, MiniAppSessionBodySchema } from "../lib/telegram/mini-app.ts";
 import { PULSE_EVERY_SEC, TelegramPulseSchema } from "../lib/telegram/pulse.ts";
 import type { TelegramUpdate } from "../lib/telegram/service.ts";
@@ -24,26 +25,9 @@ const UpdateSchema = z.looseObject({ update_id: z.number().int().nonnegative() }
 /** The adoption POST takes no fields: an empty body or `{}`. */
 const AdoptionBodySchema = z.strictObject({});
 
-/** The body as JSON, or 400 `Invalid JSON body` (413 past `maxBytes`). An empty body reads as `{}` when `emptyOk`. */
-async function jsonBody(ctx: WriteContext, maxBytes: number, emptyOk = false): Promise<unknown> {
-  const text = Buffer.from(await ctx.readBody(maxBytes)).toString("utf8");
-  if (emptyOk && text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, "Invalid JSON body");
-  }
-}
-
-/** Parses `value` with `schema`, or 400 naming the first offending field. */
-function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const path = issue.path.join(".");
-  const unknownKeys = issue.code === "unrecognized_keys" ? (issue as { keys?: string[] }).keys ?? [] : [];
-  if (unknownKeys.length) throw new HttpError(400, `Invalid body: unknown field ${unknownKeys.join(", ")}`);
-  throw new HttpError(400, path ? `Invalid field ${path}: ${issue.message}` : `Invalid body: ${issue.message}`);
+/** The body of a bot route: JSON checked against `schema` (400 naming the field; 413 past `maxBytes`). */
+async function jsonBody<T>(ctx: WriteContext, schema: z.ZodType<T>, maxBytes: number, emptyOk = false): Promise<T> {
+  return parseJsonBody(await ctx.readBody(maxBytes), schema, { emptyOk });
 }
 
 const MINI_APP_ERRORS = {
@@ -73,7 +57,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     responseMediaType: "text/plain",
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-webhook");
-      const update = parseBody(UpdateSchema, await jsonBody(ctx, WEBHOOK_MAX_BYTES)) as TelegramUpdate;
+      const update = await jsonBody(ctx, UpdateSchema, WEBHOOK_MAX_BYTES) as TelegramUpdate;
       await t.handleUpdate(update, scope(ctx));
       return { status: 200, text: "ok" };
     },
@@ -92,7 +76,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
         await t.recordDenied(ctx.wallNow);
         throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
       }
-      const body = parseBody(MiniAppSessionBodySchema, await jsonBody(ctx, MINI_APP_MAX_BYTES));
+      const body = await jsonBody(ctx, MiniAppSessionBodySchema, MINI_APP_MAX_BYTES);
       return { status: 200, json: await t.miniAppSession(body, scope(ctx)) };
     },
   } satisfies WriteRoute,
@@ -114,7 +98,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
         await t.recordDenied(ctx.wallNow);
         throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
       }
-      const body = parseBody(MiniAppMutateBodySchema, await jsonBody(ctx, MINI_APP_MAX_BYTES));
+      const body = await jsonBody(ctx, MiniAppMutateBodySchema, MINI_APP_MAX_BYTES);
       return { status: 200, json: await t.miniAppMutate(body, scope(ctx)) };
     },
   } satisfies WriteRoute,
@@ -131,7 +115,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     },
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-adoption");
-      parseBody(AdoptionBodySchema, await jsonBody(ctx, ADOPTION_MAX_BYTES, true));
+      await jsonBody(ctx, AdoptionBodySchema, ADOPTION_MAX_BYTES, true);
       return { status: 200, json: await t.recordAdoption(scope(ctx)) };
     },
   } satisfies WriteRoute,

@@ -74,11 +74,11 @@ describe("feedback", () => {
     const before = await count();
     const cases: [string, number, string][] = [
       ["{oops", 400, "Invalid JSON body"],
-      [JSON.stringify({}), 400, "Invalid feedback: message: Invalid input: expected string, received undefined"],
-      [JSON.stringify({ message: "   " }), 400, "Invalid feedback: message: must not be empty"],
-      [JSON.stringify({ message: "hi", email: "not-an-email" }), 400, "Invalid feedback: email: Invalid email address"],
-      [JSON.stringify({ message: "hi", stablecoinId: "USDC!" }), 400, "Invalid feedback: stablecoinId: expected a stablecoin id like usdc-circle"],
-      [JSON.stringify({ message: "hi", phone: "123" }), 400, "Invalid feedback: phone: unknown field"],
+      [JSON.stringify({}), 400, "Invalid field message: Invalid input: expected string, received undefined"],
+      [JSON.stringify({ message: "   " }), 400, "Invalid field message: must not be empty"],
+      [JSON.stringify({ message: "hi", email: "not-an-email" }), 400, "Invalid field email: Invalid email address"],
+      [JSON.stringify({ message: "hi", stablecoinId: "USDC!" }), 400, "Invalid field stablecoinId: expected a stablecoin id like usdc-circle"],
+      [JSON.stringify({ message: "hi", phone: "123" }), 400, "Invalid body: unknown field phone"],
       [JSON.stringify({ message: "x".repeat(FEEDBACK_MAX_BYTES) }), 413, `Request body larger than ${FEEDBACK_MAX_BYTES} bytes`],
     ];
     for (const [body, status, error] of cases) {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { UserFromGetMe } from "grammy/types";
 
 /** One Bot API call the local server received: method name, bot token from the path, parsed parameters. */
 export interface BotApiCall {
@@ -31,10 +32,11 @@ export interface BotApiServer {
   close(): Promise<void>;
 }
 
-/** Bot identity the server answers `getMe` with. */
-export const TEST_BOT_INFO = {
+/** Bot identity the server answers `getMe` with (every field grammY's `UserFromGetMe` requires, so it also serves as `botInfo`). */
+export const TEST_BOT_INFO: UserFromGetMe = {
   id: 7_000_000_001, is_bot: true, first_name: "Ballast test bot", username: "ballast_test_bot",
   can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false,
+  has_topics_enabled: false, allows_users_to_create_topics: false, can_manage_bots: false, supports_join_request_queries: false,
 };
 
 async function readParams(req: IncomingMessage): Promise<Record<string, unknown>> {

@@ -10,10 +10,8 @@ import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { type BotApiServer, startBotApiServer, TEST_BOT_INFO } from "./bot-api-server.ts";
 import { createTestSchema } from "./pg-schema.ts";
 
-/** TEST_BOT_INFO with the `getMe` fields grammY 1.46's `UserFromGetMe` requires (the local server's answer lacks them). */
-export const TEST_BOT_ME: UserFromGetMe = {
-  ...TEST_BOT_INFO, is_bot: true, has_topics_enabled: false, allows_users_to_create_topics: false, can_manage_bots: false, supports_join_request_queries: false,
-};
+/** The test bot's identity (the local Bot API server's `getMe`). */
+export const TEST_BOT_ME: UserFromGetMe = TEST_BOT_INFO;
 
 /** Bot token of the tests (never a real one). */
 export const TEST_BOT_TOKEN = "7000000001:AAtest-token-for-ballast-tests-only";
