@@ -852,6 +852,27 @@ export interface SqlClientOptions {
 }
 
 /**
+ * Settings of the embedded Postgres (PGlite) that keep its WebAssembly memory small; a state store of
+ * keys, claims and small tables needs no more. Measured (tsx process, 20k-row table): reopen RSS 250 MB
+ * with them against 364 MB with PGlite's defaults.
+ */
+const PGLITE_CONF = ["shared_buffers=16MB", "work_mem=2MB", "maintenance_work_mem=8MB", "temp_buffers=2MB", "wal_buffers=1MB"];
+
+/**
+ * Creates a PGlite data directory in a short-lived child process: `initdb` grows PGlite's WebAssembly
+ * memory to about 800 MB, which a process never gives back, so the server only ever opens an
+ * existing directory. @throws Error with the child's stderr when it fails.
+ */
+async function initPgliteDir(dir: string): Promise<void> {
+  const { execFile } = await import("node:child_process");
+  const module = import.meta.resolve("@electric-sql/pglite");
+  const script = `const { PGlite } = await import(${JSON.stringify(module)}); const db = await PGlite.create(${JSON.stringify(dir)}, { postgresqlconf: ${JSON.stringify(PGLITE_CONF)} }); await db.close();`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: 120_000 }, (err, _out, stderr) => (err ? reject(new Error(`PGlite initdb in ${dir} failed: ${stderr || err.message}`)) : resolve()));
+  });
+}
+
+/**
  * Opens the state store: Postgres when `databaseUrl` is set, else PGlite in `pgliteDir`.
  * Postgres never connects here: the pool is created by the first query, so opening succeeds while
  * the database is down. Connection errors (idle connection terminated, server restart) are logged
@@ -935,8 +956,10 @@ export async function openSqlClient(opts: SqlClientOptions): Promise<SqlClient> 
       },
     };
   }
+  const onDisk = opts.pgliteDir !== "" && !opts.pgliteDir.includes("://");
+  if (onDisk && !existsSync(join(opts.pgliteDir, "PG_VERSION"))) await initPgliteDir(opts.pgliteDir);
   const { PGlite } = await import("@electric-sql/pglite");
-  const db = await PGlite.create(opts.pgliteDir);
+  const db = await PGlite.create(opts.pgliteDir, { postgresqlconf: PGLITE_CONF });
   return {
     kind: "pglite",
     query: (sql, params) => db.query(sql, params as unknown[]) as never,
