@@ -7,8 +7,7 @@ import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { type DonorClaimConfig } from "./lib/donor-claims.ts";
 import { FeedbackStore } from "./lib/feedback.ts";
-import { AlertDispatcher, startAlertLoop } from "./lib/telegram/dispatch.ts";
-import { createTelegramService } from "./lib/telegram/index.ts";
+import type { AlertDispatcher } from "./lib/telegram/dispatch.ts";
 import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
 import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
@@ -62,6 +61,8 @@ export function donorClaimConfig(config: Partial<ApiConfig> & Pick<ApiConfig, "P
  */
 async function startBot(config: ServerConfig, keys: KeyStore, store: PublishedStore, clockMode: ServerConfig["CLOCK"]) {
   if (!config.TELEGRAM_BOT_TOKEN) return null;
+  // Loaded only with a bot: grammY and the dispatcher are not paid for by a server without one.
+  const [{ createTelegramService }, { AlertDispatcher, startAlertLoop }] = await Promise.all([import("./lib/telegram/index.ts"), import("./lib/telegram/dispatch.ts")]);
   let dispatcher: AlertDispatcher | undefined;
   const telegram = createTelegramService({
     sql: keys.sqlClient, token: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_ROOT,

@@ -1,5 +1,4 @@
-import { type Address, createPublicClient, type Hex, http, isAddress, verifyMessage } from "viem";
-import { createSiweMessage, parseSiweMessage, validateSiweMessage } from "viem/siwe";
+import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { type DonationsLedgerPayload, DonationsLedgerSchema, donationsLedgerArtifact } from "../../site-data/donations-ledger.ts";
 import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data/report-cards.ts";
@@ -105,8 +104,15 @@ export function donorEligibility(address: string, ledger: DonationsLedgerPayload
   return { outcome, qualifyingUsd: cents(qualifying), unavailableUsd: cents(unavailable), countedAssets: [...assets].sort() };
 }
 
+/**
+ * viem, loaded on the first claim rather than at server start (its whole module graph costs about
+ * 40 MB of resident memory, which a server that never sees a claim should not pay).
+ */
+const viem = () => Promise.all([import("viem"), import("viem/siwe")]).then(([core, siwe]) => ({ ...core, ...siwe }));
+
 /** The canonical claim message for (address, nonce, issuedAt): the only text a claim may sign (byte for byte). */
-export function claimMessage(config: Pick<DonorClaimConfig, "domain" | "uri" | "chainId">, address: Address, nonce: string, issuedAt: Date): string {
+export async function claimMessage(config: Pick<DonorClaimConfig, "domain" | "uri" | "chainId">, address: Address, nonce: string, issuedAt: Date): Promise<string> {
+  const { createSiweMessage } = await viem();
   return createSiweMessage({
     domain: config.domain, address, statement: CLAIM_STATEMENT, uri: config.uri, version: "1", chainId: config.chainId, nonce, issuedAt,
     expirationTime: new Date(issuedAt.getTime() + CLAIM_MESSAGE_MAX_AGE_SEC * 1000),
@@ -126,7 +132,8 @@ export const ClaimBodyDoc = z.object({
  * expired (`validateSiweMessage`). Returns the address.
  * @throws ClaimError 400 `siwe_invalid`.
  */
-export function checkClaimMessage(config: DonorClaimConfig, message: string, nowSec: number): Address {
+export async function checkClaimMessage(config: DonorClaimConfig, message: string, nowSec: number): Promise<Address> {
+  const { isAddress, parseSiweMessage, validateSiweMessage } = await viem();
   const invalid = (why: string) => new ClaimError(400, `Claim message or signature is invalid: ${why}`, "siwe_invalid");
   let parsed: ReturnType<typeof parseSiweMessage>;
   try {
@@ -138,7 +145,7 @@ export function checkClaimMessage(config: DonorClaimConfig, message: string, now
   if (!parsed.nonce || !/^[A-Za-z0-9]{8,}$/.test(parsed.nonce)) throw invalid("nonce must be at least 8 letters or digits");
   if (!parsed.issuedAt || Number.isNaN(parsed.issuedAt.getTime())) throw invalid("no issued-at time");
   if (Math.abs(nowSec - parsed.issuedAt.getTime() / 1000) > CLAIM_MESSAGE_MAX_AGE_SEC) throw invalid("issued more than 5 minutes from now");
-  if (message !== claimMessage(config, parsed.address, parsed.nonce, parsed.issuedAt)) throw invalid(`not the claim message for ${config.domain}`);
+  if (message !== (await claimMessage(config, parsed.address, parsed.nonce, parsed.issuedAt))) throw invalid(`not the claim message for ${config.domain}`);
   if (!validateSiweMessage({ message: parsed, domain: config.domain, time: new Date(nowSec * 1000) })) throw invalid("expired or not yet valid");
   return parsed.address;
 }
@@ -217,7 +224,8 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
     const why = err instanceof z.ZodError ? `${err.issues[0]?.path.join(".") || "body"}: ${err.issues[0]?.message}` : "not JSON";
     throw new ClaimError(400, `Invalid claim body (${why}); expected { message, signature }`, "body_invalid");
   }
-  const address = checkClaimMessage(config, body.message, req.wallNow);
+  const address = await checkClaimMessage(config, body.message, req.wallNow);
+  const { verifyMessage } = await viem();
   let signed = false;
   try {
     signed = await verifyMessage({ address, message: body.message, signature: body.signature as Hex });
@@ -273,6 +281,7 @@ async function storeStep<T>(op: () => Promise<T>): Promise<T> {
  * @throws ClaimError 400 `signature_invalid` for an account with code; 503 `issue_failed` when the RPC does not answer.
  */
 async function requireNoCode(rpcUrl: string, address: Address): Promise<void> {
+  const { createPublicClient, http } = await viem();
   let code: Hex | undefined;
   try {
     code = await createPublicClient({ transport: http(rpcUrl, { timeout: 5000, retryCount: 1 }) }).getCode({ address });

@@ -5,7 +5,7 @@ import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts"
 import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
 import { PEG_SCORE_VERSION } from "./peg-score.ts";
 import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
-import { LINEAGE_CHECK_VERSION } from "./source-lineage-check.ts";
+import { LINEAGE_CHECK_VERSION } from "./source-lineage-version.ts";
 import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
 import { YIELD_VERSION } from "./yield-scoring.ts";

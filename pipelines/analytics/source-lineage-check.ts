@@ -12,7 +12,7 @@ import type { Analytic } from "./contract.ts";
  * Output `source_lineage_check`: source_a < source_b, gecko_id, year, shared_days, equal_days,
  * equal_share (0-1), family_a, family_b, verdict.
  */
-export const LINEAGE_CHECK_VERSION = "ballast-lineage-check-v1";
+export { LINEAGE_CHECK_VERSION } from "./source-lineage-version.ts";
 export const LINEAGE_EQUAL_TOLERANCE = 1e-9;
 export const LINEAGE_MIN_SHARED_DAYS = 30;
 export const LINEAGE_COPY_SHARE = 0.95;

@@ -73,7 +73,7 @@ function app(dir: string, opts: { config?: Partial<DonorClaimConfig>; limiter?: 
 /** A signed claim body of `who` (issued `ageSec` ago; `config` overrides the message's fields). */
 async function signed(who: HDAccount, opts: { ageSec?: number; config?: Partial<DonorClaimConfig>; signer?: HDAccount; edit?: (m: string) => string } = {}) {
   const issuedAt = new Date(Math.floor(Date.now() / 1000 - (opts.ageSec ?? 0)) * 1000);
-  let message = claimMessage({ ...CONFIG, ...opts.config }, who.address, "n0nce1234abcd", issuedAt);
+  let message = await claimMessage({ ...CONFIG, ...opts.config }, who.address, "n0nce1234abcd", issuedAt);
   if (opts.edit) message = opts.edit(message);
   const signature = await (opts.signer ?? who).signMessage({ message });
   return JSON.stringify({ message, signature });
