@@ -413,6 +413,8 @@ await stopChild(bare);
 const listCase = await compare(apiUrl(LIST_ROUTE), keyed, nginxUrl("/stablecoins.json"), {}, refreshList);
 const gzipCase = await compare(apiUrl(LIST_ROUTE), { ...keyed, ...gzipHeader }, nginxUrl("/stablecoins.json"), gzipHeader, refreshList);
 await nginx.stop();
+// The embedded default (PGlite), as `make run` starts it: RSS after ≥ 100k unique URLs too.
+const embeddedRun = { ...(await uniqueUrlLoad(api, stablecoinIds, UNIQUE_URLS)), endRssMB: api.rssMB() };
 await api.stop();
 
 // 4. Postgres state store: RSS at start and after ≥ 100k unique URLs.
@@ -447,10 +449,11 @@ const absRow = (measure: string, value: number, nginxValue: string, target: numb
   [measure, value.toFixed(unit === "ms" ? 2 : 0), nginxValue, "—", target === null ? "—" : `≤ ${target} ${unit}`, target === null ? "—" : met(value <= target, f)];
 const bytesRow = (measure: string, a: number, n: number, flag = "") => [measure, int(a), int(n), `${(a / n).toFixed(2)}×`, "—", flag || "—"];
 const notCompressed = apiCompresses ? "" : "NOT COMPRESSED (API ignored Accept-Encoding: gzip)";
-const uniqueFlags: Flags = {
-  invalid: [pgRun.requests < UNIQUE_URLS ? `INVALID: only ${int(pgRun.requests)} requests` : "", pgRun.non2xx || pgRun.socketErrors ? `INVALID: ${int(pgRun.non2xx)} non-2xx, ${pgRun.socketErrors} socket errors` : ""].filter(Boolean),
-  info: pgRun.timeouts ? [`${pgRun.timeouts} requests > 2 s (wrk timeouts)`] : [],
-};
+const uniqueFlagsOf = (run: Awaited<ReturnType<typeof uniqueUrlLoad>>): Flags => ({
+  invalid: [run.requests < UNIQUE_URLS ? `INVALID: only ${int(run.requests)} requests` : "", run.non2xx || run.socketErrors ? `INVALID: ${int(run.non2xx)} non-2xx, ${run.socketErrors} socket errors` : ""].filter(Boolean),
+  info: run.timeouts ? [`${run.timeouts} requests > 2 s (wrk timeouts)`] : [],
+});
+const uniqueFlags = uniqueFlagsOf(pgRun);
 
 console.log(`\nAPI vs nginx (1 worker, gzip_static) serving the same bytes — wrk -t1 -c50 -d8s, ${RUNS} alternating runs per side, medians`);
 console.log(`API entry: ${apiEntry}; ${PIN ? "servers pinned to core 0, wrk to core 1" : "unpinned"}; load average at end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
@@ -461,6 +464,7 @@ console.log(table(["measure", "API", "nginx", "ratio", "target", "met?"], [
   ratioRow("list route req/s, `Accept-Encoding: gzip`", gzipCase, 0.75, notCompressed ? [notCompressed] : []),
   absRow("small-route p99 at 50 connections (ms)", smallCase.api.p99, smallCase.nginx.p99.toFixed(2), 10, "ms", apiFlags(smallCase.api)),
   absRow(`server RSS after ${int(pgRun.requests)} unique URLs, Postgres state store (MB)`, pgRun.endRssMB, "—", 300, "MB", uniqueFlags),
+  absRow(`server RSS after ${int(embeddedRun.requests)} unique URLs, PGlite state store (embedded default) (MB)`, embeddedRun.endRssMB, "—", 300, "MB", uniqueFlagsOf(embeddedRun)),
   absRow("server RSS at start, PGlite state store (MB)", api.startRssMB, "—", null, "MB"),
   absRow("server RSS at start, Postgres state store (MB)", pgRun.startRssMB, "—", null, "MB"),
   bytesRow("small body bytes", small.body.length, nginxSmall.body.length),
