@@ -6,6 +6,7 @@ import { runCapture } from "./capture.ts";
 import { runOnchainCli } from "./onchain-cli.ts";
 import { assertCaptureDir } from "./captures.ts";
 import { loadBuildConfig } from "./config.ts";
+import { restoreBuild } from "./restore.ts";
 import { runBuild } from "./run-build.ts";
 import { backfillSnapshots, type BackfillStep, verifySnapshot } from "./snapshots.ts";
 import { createSink } from "./sinks/create-sink.ts";
@@ -17,6 +18,7 @@ const USAGE = `usage: tsx build/cli.ts <command> [options]
   build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)
   build --from DAY --to DAY      backfill one immutable dated snapshot per UTC day (days already published are skipped)
   verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one (exit 1 on a difference)
+  restore --build ID             serve a stored build again (rollback): checks its files against its manifest, then moves latest.json
   capture                        fetch every live upstream once and write raw captures
   registry                       regenerate pipelines/registry/registry.json from the recorded metadata
   onchain <job> [--param value]  on-chain ingestion and its jobs (ingest, reset-blacklist-sync, debug-sync-state, …; see build/onchain-cli.ts)`;
@@ -66,6 +68,11 @@ async function main(): Promise<void> {
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
     process.stdout.write(`built ${m.buildId}${reused ? " (identical build reused)" : ""}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation}; this run: ${runKey})\n`);
     if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
+  } else if (cmd === "restore") {
+    const id = flag(args, "--build");
+    if (!id) throw new Error("--build: required (a build id under builds/, e.g. 20250907T0000Z-9db156a)");
+    const r = await restoreBuild(createSink(config), id);
+    process.stdout.write(`serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest\n`);
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));
     process.stdout.write(`captured ${written.length} payloads\n`);
