@@ -511,6 +511,9 @@ console.log(table(["measure", "value", "target", "met?"], [
   [`429 exactness: keys granted exactly ${q.limit} of ${int(q.requests / q.keys)} (${int(q.requests)} requests, ${q.keys} keys, ${q.seconds.toFixed(1)} s)`, `${q.exactKeys} / ${q.keys} (200s per key ${q.min200}–${q.max200}; ${q.otherStatuses} other statuses)`, `${q.keys} / ${q.keys}`, q.exactKeys === q.keys && q.otherStatuses === 0 ? "yes" : "**no**"],
 ]));
 
+// 6. Fault latency: the speed claims moved out of the fault tests (the script prints its own table).
+execFileSync("npx", ["tsx", "scripts/bench/fault-latency.ts", dataDir], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", "inherit", "inherit"] });
+
 for (const n of notes) console.log(`Note: ${n}`);
 console.log(`Total bench time ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
 process.exit(0);

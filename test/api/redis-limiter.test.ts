@@ -50,32 +50,47 @@ describe("limiter deadline on an own redis-server (paused, stopped)", () => {
     await own?.stop();
   });
 
-  const timedFailure = async (l: KeyRateLimiter) => {
-    const t0 = performance.now();
+  /**
+   * One consume that must fail; returns the error and the message of its cause. Speed claims (the
+   * deadline's 300 ms, "at once" when stopped) are measured by `make bench` (scripts/bench/fault-latency.ts):
+   * here the mechanism is asserted (which error, which cause); the test timeout is the liveness bound.
+   */
+  const failure = async (l: KeyRateLimiter) => {
     const err = await l.consume(unique("k"), 10).then(() => null, (e: unknown) => e);
-    return { err, ms: performance.now() - t0 };
+    expect(err).toBeInstanceOf(RateLimiterUnavailableError);
+    const cause = (err as RateLimiterUnavailableError).cause;
+    return { err, cause: cause instanceof Error ? cause.message : String(cause) };
   };
 
-  it("throws RateLimiterUnavailableError within the deadline while Redis is paused, then recovers", async () => {
+  it("throws RateLimiterUnavailableError by its deadline while Redis is paused, then recovers", async () => {
     const l = new KeyRateLimiter(client, { timeoutMs: 300 });
     expect(await l.consume(unique("k"), 10)).toEqual({ ok: true });
     const ctl = new Redis(own.url);
-    await ctl.call("CLIENT", "PAUSE", "1500", "ALL");
-    const { err, ms } = await timedFailure(l);
-    expect(err).toBeInstanceOf(RateLimiterUnavailableError);
-    expect(ms).toBeGreaterThanOrEqual(250);
-    expect(ms).toBeLessThan(600);
-    await new Promise((r) => setTimeout(r, 1600));
-    expect(await l.consume(unique("k"), 10)).toEqual({ ok: true });
+    // Paused for 3 s, ten times the deadline: without the deadline the call would wait for the pause
+    // to end and succeed.
+    await ctl.call("CLIENT", "PAUSE", "3000", "ALL");
+    const { cause } = await failure(l);
+    // The deadline fired (the limiter wrapper's "Operation timed out" or ioredis' commandTimeout
+    // "Command timed out", both 300 ms here), not a connection error.
+    expect(cause).toMatch(/timed out/i);
     ctl.disconnect();
-  });
+    // Recovers once the pause ends (polled: the end of a pause is not timed here).
+    let res = await l.consume(unique("k"), 10).catch(() => null);
+    for (let i = 0; res === null && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await l.consume(unique("k"), 10).catch(() => null);
+    }
+    expect(res).toEqual({ ok: true });
+  }, 20_000);
 
-  it("fails at once while Redis is stopped, and works again after a restart", async () => {
+  it("fails at once while Redis is stopped (no deadline wait), and works again after a restart", async () => {
     const l = new KeyRateLimiter(client, { timeoutMs: 300 });
     await own.stop();
-    const { err, ms } = await timedFailure(l);
-    expect(err).toBeInstanceOf(RateLimiterUnavailableError);
-    expect(ms).toBeLessThan(300);
+    const { cause } = await failure(l);
+    // Without the offline queue a command on a closed connection is rejected by the client itself,
+    // not by the 300 ms deadline: the cause is a connection error, never a timeout.
+    expect(cause).not.toMatch(/timed out/i);
+    expect(cause).toMatch(/offline queue|closed|writeable|connect/i);
     await own.start();
     const t0 = performance.now();
     while (client.status !== "ready" && performance.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));

@@ -1,13 +1,21 @@
 /**
  * Faults of the state store (real Postgres) and the shared limiter (a redis-server of this test's
- * own): the real server keeps running, answers keyed requests within 1 s during a fault (503
- * `Public API temporarily unavailable` + `Retry-After: 60`, or 200 where a verification cache may
- * legitimately answer) and serves 200 again once the dependency is back. Keys never seen before
- * get exactly 503 while Postgres is unreachable or stalled, and while Redis is down. A hung
- * Postgres (a proxy that stops forwarding) costs one timeout, not one per request (circuit breaker),
- * and health names the state store, its breaker and a generic reason, never driver text. Only this
- * test's own Postgres connections (by application_name or through its own proxy) and its own
- * redis-server are disturbed.
+ * own): the real server keeps running, answers every keyed request during a fault (never hangs)
+ * with exactly the status the spec names, and serves 200 again once the dependency is back:
+ * - a key never seen by this instance (created just before the fault, never admitted by the shared
+ *   limiter: no bucket in Redis) gets exactly 503 `Public API temporarily unavailable` +
+ *   `Retry-After: 60` while Postgres is unreachable or stalled and while Redis is paused or down
+ *   (fail closed, spec 5.5; `LaneAuth.apiKey`);
+ * - a standard key this instance verified and the shared limiter admitted just before the fault gets
+ *   exactly 200 on a cacheable GET (verification cache; local limiter fallback).
+ * A hung Postgres (a proxy that stops forwarding) costs one timeout, not one per request: at most one
+ * call passes the circuit breaker during the requests. Health names the state store, its breaker and
+ * a generic reason, never driver text. Only this test's own Postgres connections (by
+ * application_name or through its own proxy) and its own redis-server are disturbed.
+ *
+ * No stopwatches: replies are only held to a liveness bound (LIVENESS_MS, generous for a loaded
+ * 2-core machine); how fast they come (≤ 1 s, the breaker's burst ≤ 600 ms, N requests ≈ one
+ * timeout) is measured by `make bench` (scripts/bench/fault-latency.ts). Reply times are still printed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -17,6 +25,8 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadApiConfig } from "../../api/config.ts";
+import type { CircuitBreaker } from "../../api/lib/circuit-breaker.ts";
+import type { KeyStore } from "../../api/lib/key-store.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
 import { pgProxy } from "../helpers/pg-proxy.ts";
@@ -32,6 +42,8 @@ const PEPPER = "pepper-for-fault-tests-0123456789";
 const KEYED = "/api/stablecoin-summary/usdt-tether";
 const UNAVAILABLE = { error: "Public API temporarily unavailable" };
 const REPO = join(import.meta.dirname, "../..");
+/** Liveness bound of one reply during a fault: it answers, it never hangs (deadlines are 300 ms; the speed claim is in `make bench`). */
+const LIVENESS_MS = 5000;
 
 let dir: string;
 let admin: pg.Client;
@@ -64,14 +76,33 @@ async function get(base: string, path: string, key?: string): Promise<Reply> {
   return { status: res.status, ms, body, retryAfter: res.headers.get("Retry-After") };
 }
 
-/** A reply during a fault: within 1 s; exactly 503 for a key never seen before, else 200 or 503; a 503 is the spec's exact one. */
-function expectFaultReply(r: Reply, opts: { fresh: boolean }): void {
-  expect(r.ms).toBeLessThan(1000);
-  if (opts.fresh) expect(r.status).toBe(503);
-  else expect([200, 503]).toContain(r.status);
-  if (r.status === 503) {
+/** A reply during a fault: it came (liveness) with exactly `status`; a 503 is the spec's exact one. */
+function expectFaultReply(r: Reply, status: 200 | 503): void {
+  expect(r.ms).toBeLessThan(LIVENESS_MS);
+  expect(r.status).toBe(status);
+  if (status === 503) {
     expect(r.body).toEqual(UNAVAILABLE);
     expect(r.retryAfter).toBe("60");
+  }
+}
+
+/**
+ * Counts the calls the state store's circuit breaker lets through (to the database) while `fn` runs.
+ * `breaker` is private to KeyStore: reached here on purpose, to assert the mechanism instead of a time.
+ */
+async function breakerPasses<T>(keys: KeyStore, fn: () => Promise<T>): Promise<{ out: T; passed: number; refused: number }> {
+  const breaker = (keys as unknown as { breaker: CircuitBreaker }).breaker;
+  const original = breaker.tryAcquire;
+  let passed = 0, refused = 0;
+  breaker.tryAcquire = function (force?: boolean) {
+    const ok = original.call(this, force);
+    if (ok) passed++; else refused++;
+    return ok;
+  };
+  try {
+    return { out: await fn(), passed, refused };
+  } finally {
+    breaker.tryAcquire = original;
   }
 }
 
@@ -88,6 +119,20 @@ async function until200(base: string, key: string, timeoutMs = 8000): Promise<nu
 }
 
 const freshKey = async () => (await srv.keys.create({ name: "fault-test" })).token;
+/**
+ * A key created now and never used: this instance never verified it and the shared limiter never
+ * admitted it (asserted: no bucket of its id in this test's Redis), so during a fault it must fail closed.
+ */
+async function neverSeenKey(): Promise<string> {
+  const { record, token } = await srv.keys.create({ name: "fault-test-never-seen" });
+  const r = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    expect(await r.keys(`*${record.id}*`)).toEqual([]);
+  } finally {
+    r.disconnect();
+  }
+  return token;
+}
 const base = () => `http://127.0.0.1:${srv.port}`;
 const appConnections = async (app: string) => Number((await admin.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [app])).rows[0].n);
 
@@ -125,7 +170,7 @@ describe("Postgres connections terminated (pg_terminate_backend)", () => {
 
     const health = await get(base(), "/api/health");
     expect(health.status).toBe(200);
-    expect(health.ms).toBeLessThan(1000);
+    expect(health.ms).toBeLessThan(LIVENESS_MS);
     measured.terminate_health = health.ms;
     measured.terminate_fresh_key_to_200 = await until200(base(), fresh, 5000);
     expect(srv.stateStatus().state).toBe("ok");
@@ -134,19 +179,24 @@ describe("Postgres connections terminated (pg_terminate_backend)", () => {
 });
 
 describe("Redis paused (CLIENT PAUSE 5000 ALL on this test's redis-server)", () => {
-  it("answers within 1 s during the pause and 200 once it ends", async () => {
+  it("during the pause: 503 for a never-seen key, 200 for a key admitted before; 200 once it ends", async () => {
     const cached = await freshKey();
-    const fresh = await freshKey();
+    const fresh = await neverSeenKey();
     expect((await get(base(), KEYED, cached)).status).toBe(200);
     const ctl = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
       await ctl.call("CLIENT", "PAUSE", "5000", "ALL");
       const pausedAt = performance.now();
+      // A standard key the shared limiter admitted before keeps a bounded local budget on a cacheable
+      // GET: the limiter's deadline fires and the local fallback answers.
       const a = await get(base(), KEYED, cached);
-      expectFaultReply(a, { fresh: false });
+      expectFaultReply(a, 200);
       // A key never seen on this instance fails closed while the shared limiter is down (spec 5.5).
+      // Only the deadline can make it 503 here: were the limiter call to wait for the pause, it would pass.
       const b = await get(base(), KEYED, fresh);
-      expectFaultReply(b, { fresh: true });
+      expectFaultReply(b, 503);
+      // Refusing it did not make it "seen": still 503.
+      expectFaultReply(await get(base(), KEYED, fresh), 503);
       measured.redis_pause = `${a.status} in ${a.ms}, fresh key ${b.status} in ${b.ms}`;
       await new Promise((r) => setTimeout(r, Math.max(0, 5000 - (performance.now() - pausedAt))));
       measured.redis_pause_end_to_200 = await until200(base(), fresh);
@@ -157,17 +207,17 @@ describe("Redis paused (CLIENT PAUSE 5000 ALL on this test's redis-server)", () 
 });
 
 describe("Redis stopped and restarted (this test's redis-server)", () => {
-  it("answers within 1 s while it is down and 200 after restart", async () => {
+  it("while it is down: 503 for a never-seen key, 200 for a key admitted before; 200 after restart", async () => {
     const cached = await freshKey();
-    const fresh = await freshKey();
+    const fresh = await neverSeenKey();
     expect((await get(base(), KEYED, cached)).status).toBe(200);
     await redis.stop();
     const a = await get(base(), KEYED, cached);
     // A standard key the shared limiter admitted before keeps a bounded local budget on a cacheable GET.
-    expect(a.status).toBe(200);
-    expect(a.ms).toBeLessThan(1000);
+    expectFaultReply(a, 200);
     const b = await get(base(), KEYED, fresh);
-    expectFaultReply(b, { fresh: true });
+    expectFaultReply(b, 503);
+    expectFaultReply(await get(base(), KEYED, fresh), 503);
     measured.redis_down = `${a.status} in ${a.ms}, fresh key ${b.status} in ${b.ms}`;
     await redis.start();
     // The never-seen key needs the shared limiter itself (no local fallback): 200 means Redis is back.
@@ -176,9 +226,9 @@ describe("Redis stopped and restarted (this test's redis-server)", () => {
 });
 
 describe("Postgres stalled (ACCESS EXCLUSIVE lock on api_keys held by an open transaction)", () => {
-  it("a never-seen key gets 503 within 1 s, concurrent requests too; 200 after release", async () => {
+  it("a never-seen key gets 503, concurrent requests too (the breaker refuses them); 200 after release", async () => {
     const cached = await freshKey();
-    const fresh = await freshKey();
+    const fresh = await neverSeenKey();
     expect((await get(base(), KEYED, cached)).status).toBe(200);
     const locker = new pg.Client({ connectionString: PG, application_name: `${APP}_locker` });
     await locker.connect();
@@ -186,20 +236,21 @@ describe("Postgres stalled (ACCESS EXCLUSIVE lock on api_keys held by an open tr
       await locker.query("begin");
       await locker.query(`lock table ${SCHEMA}.api_keys in access exclusive mode`);
       const a = await get(base(), KEYED, fresh);
-      expectFaultReply(a, { fresh: true });
-      const c = await get(base(), KEYED, cached);
-      expectFaultReply(c, { fresh: false });
-      // More requests than pool connections (4): waiting for a connection is bounded too.
-      const burst = await Promise.all(Array.from({ length: 10 }, () => get(base(), KEYED, fresh)));
-      for (const r of burst) expectFaultReply(r, { fresh: true });
-      measured.pg_stalled = `fresh ${a.status} in ${a.ms}, cached ${c.status} in ${c.ms}, burst of 10 max ${Math.max(...burst.map((r) => r.ms))}`;
+      expectFaultReply(a, 503);
       // The cached key is served from memory: this instance's lease (on another table) is still confirmed.
-      expect(c.status).toBe(200);
+      const c = await get(base(), KEYED, cached);
+      expectFaultReply(c, 200);
+      // More requests than pool connections (4): waiting for a connection is bounded too.
+      const { out: burst, passed, refused } = await breakerPasses(srv.keys, () => Promise.all(Array.from({ length: 10 }, () => get(base(), KEYED, fresh))));
+      for (const r of burst) expectFaultReply(r, 503);
+      measured.pg_stalled = `fresh ${a.status} in ${a.ms}, cached ${c.status} in ${c.ms}, burst of 10 max ${Math.max(...burst.map((r) => r.ms))}`;
       const st = srv.stateStatus();
       expect(st).toMatchObject({ state: "unavailable", reason: "timeout", backend: "postgres" });
       expect(["open", "half-open"]).toContain(st.circuit); // cool-down 1 s here
-      // The breaker made the burst fail fast: one timeout, not one per request.
-      expect(Math.max(...burst.map((r) => r.ms))).toBeLessThan(600);
+      // The breaker made the burst fail fast: at most one call (a half-open probe once the 1 s
+      // cool-down passed) reached the stalled table, so at most one timeout; the rest were refused.
+      expect(passed).toBeLessThanOrEqual(1);
+      expect(refused).toBeGreaterThanOrEqual(burst.length - 1);
     } finally {
       await locker.query("commit").catch(() => undefined);
       await locker.end();
@@ -210,7 +261,7 @@ describe("Postgres stalled (ACCESS EXCLUSIVE lock on api_keys held by an open tr
 });
 
 describe("Postgres hung (this test's proxy stops forwarding): the circuit breaker", () => {
-  it("N keyed requests cost about one timeout in total; a hot standard key keeps serving; health names the breaker without driver text", async () => {
+  it("N keyed requests pass the breaker at most once (one timeout in total); a hot standard key keeps serving; health names the breaker without driver text", async () => {
     const port = await freePort();
     const proxy = await pgProxy(port);
     const hung = await startServer(loadApiConfig(serverEnv({ DATABASE_URL: pgUrl(SCHEMA, `${APP}_h`, port), STATE_STORE_COOLDOWN_MS: "30000", STATUS_RECORD_INTERVAL_SEC: "0" })));
@@ -224,17 +275,18 @@ describe("Postgres hung (this test's proxy stops forwarding): the circuit breake
       await new Promise((r) => setTimeout(r, 3500));
       const N = 20;
       const t0 = performance.now();
-      const replies: Reply[] = [];
-      for (let i = 0; i < N; i++) replies.push(await get(b, KEYED, i % 2 ? never : hot));
+      const { out: replies, passed, refused } = await breakerPasses(hung.keys, async () => {
+        const out: Reply[] = [];
+        for (let i = 0; i < N; i++) out.push(await get(b, KEYED, i % 2 ? never : hot));
+        return out;
+      });
       const total = Math.round(performance.now() - t0);
-      measured.pg_hung = `${N} requests in ${total} ms (timeout 300 ms; slowest ${Math.max(...replies.map((r) => r.ms))} ms)`;
-      for (const [i, r] of replies.entries()) {
-        if (i % 2) expectFaultReply(r, { fresh: true });
-        else expect(r.status).toBe(200); // spec 5.5: verified standard key, cacheable GET
-      }
-      // One timeout (300 ms) and then fast answers; without a breaker it would be N/2 × 300 ms or more.
-      expect(total).toBeLessThan(2 * 300 + N * 25);
-      expect(replies.filter((r) => r.ms >= 250).length).toBeLessThanOrEqual(1);
+      measured.pg_hung = `${N} requests in ${total} ms (timeout 300 ms; slowest ${Math.max(...replies.map((r) => r.ms))} ms; ${passed} passed the breaker)`;
+      for (const [i, r] of replies.entries()) expectFaultReply(r, i % 2 ? 503 : 200); // 200: spec 5.5, verified standard key, cacheable GET
+      // One timeout and then refusals by the open breaker (cool-down 30 s): at most one of the N
+      // requests' store calls reached the hung proxy; without a breaker every lookup would (N/2 timeouts).
+      expect(passed).toBeLessThanOrEqual(1);
+      expect(refused).toBeGreaterThanOrEqual(N - 1);
       expect(hung.keys.counters.outageHits).toBeGreaterThanOrEqual(N / 2);
       const health = await get(b, "/api/health");
       expect(health.status).toBe(200);
@@ -254,7 +306,7 @@ describe("Postgres hung (this test's proxy stops forwarding): the circuit breake
 });
 
 describe("Postgres unreachable at boot", () => {
-  it("listens, serves health, answers keyed requests 503 within 1 s, and heals once Postgres is reachable", async () => {
+  it("listens, serves health, answers keyed requests 503, and heals once Postgres is reachable", async () => {
     const port = await freePort(); // nothing listens there yet: connection refused
     const app = `${APP}_d`;
     const down = await startServer(loadApiConfig(serverEnv({ DATABASE_URL: pgUrl(SCHEMA_D, app, port) })), { devKey: true });
@@ -266,13 +318,13 @@ describe("Postgres unreachable at boot", () => {
       expect(down.stateStatus()).toMatchObject({ state: "unavailable", lastOkAt: null });
       const health = await get(b, "/api/health");
       expect(health.status).toBe(200);
-      expect(health.ms).toBeLessThan(1000);
+      expect(health.ms).toBeLessThan(LIVENESS_MS);
       expect((health.body as { stateStore?: unknown }).stateStore).toMatchObject({ state: "unavailable", lastOkAt: null, reason: "connection refused", backend: "postgres" });
       expectNoRawErrorText(health.body);
       expect((await get(b, "/openapi.json")).status).toBe(200);
       const token = `bl_live_${"0123456789abcdef"}_${"A".repeat(32)}`;
       const r = await get(b, KEYED, token);
-      expectFaultReply(r, { fresh: true });
+      expectFaultReply(r, 503);
       measured.pg_down_at_boot = `health ${health.ms}, keyed ${r.status} in ${r.ms}`;
       expect((await get(b, KEYED)).status).toBe(401);
 

@@ -45,13 +45,16 @@ describe("bluechip live client against a local node:http server", () => {
   });
 
   it("a slow upstream times out: UpstreamError naming the source, after the bounded retries", async () => {
+    // The server answers after 1.5 s, ten times the 150 ms attempt timeout: the call can only fail
+    // (rather than succeed late) if each attempt's timeout fired. How long that takes is measured by
+    // `make bench` (scripts/bench/fault-latency.ts), not here.
     const c = client({ timeoutMs: 150, retries: 1 });
-    const t0 = Date.now();
     const err = await failure(fetchBluechipCoin(c, "slow"));
     expect(err).toBeInstanceOf(UpstreamError);
     expect(err.source).toBe("bluechip");
+    expect(err.status).toBeUndefined(); // no HTTP answer was awaited
     expect(err.message).toMatch(/^bluechip: coin-data\/slow failed: .*(timeout|aborted)/i);
-    expect(Date.now() - t0).toBeLessThan(1400);
+    // One attempt and exactly one retry.
     expect(server.requests.filter((p) => p === "/coin-data/slow")).toHaveLength(2);
   });
 
