@@ -6,6 +6,7 @@ import { runCapture } from "./capture.ts";
 import { runOnchainCli } from "./onchain-cli.ts";
 import { assertCaptureDir } from "./captures.ts";
 import { loadBuildConfig } from "./config.ts";
+import { buildFingerprint, recordBuildInputs, unchangedBuild } from "./fingerprint.ts";
 import { restoreBuild } from "./restore.ts";
 import { runBuild } from "./run-build.ts";
 import { backfillSnapshots, type BackfillStep, verifySnapshot } from "./snapshots.ts";
@@ -16,6 +17,7 @@ export const RECORDED_AS_OF = "2025-09-07T00:00:00Z";
 
 const USAGE = `usage: tsx build/cli.ts <command> [options]
   build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)
+        [--if-changed]           skip when the serving build has the same inputs and code (make run)
   build --from DAY --to DAY      backfill one immutable dated snapshot per UTC day (days already published are skipped)
   verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one (exit 1 on a difference)
   restore --build ID             serve a stored build again (rollback): checks its files against its manifest, then moves latest.json
@@ -60,11 +62,22 @@ async function main(): Promise<void> {
     const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;
     const asOf = Math.floor(Date.parse(asOfText) / 1000);
     if (!Number.isFinite(asOf)) throw new Error(`--as-of: not an ISO timestamp: ${asOfText}`);
+    const onchainLedgerPath = config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb");
+    // --if-changed (make run): skip the build when inputs and code are those of the build serving (fs storage).
+    const fingerprint = args.includes("--if-changed") && config.STORAGE_DRIVER === "fs"
+      ? buildFingerprint({ asOf, captureDir: config.BALLAST_CAPTURE_DIR, dataDir: config.BALLAST_DATA_DIR, onchainLedgerPath })
+      : null;
+    const same = fingerprint ? unchangedBuild(config.BALLAST_DATA_DIR, fingerprint) : null;
+    if (same) {
+      process.stdout.write(`build ${same} is current: inputs and code unchanged since it was built (not rebuilding; \`make build\` forces a build)\n`);
+      return;
+    }
     const { manifest: m, manifestLocation, reused, runKey } = await runBuild({
       asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
       warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"), keepBuilds: config.BALLAST_KEEP_BUILDS,
-      onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"),
+      onchainLedgerPath,
     });
+    if (fingerprint) recordBuildInputs(config.BALLAST_DATA_DIR, fingerprint, m.buildId);
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
     process.stdout.write(`built ${m.buildId}${reused ? " (identical build reused)" : ""}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation}; this run: ${runKey})\n`);
     if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
