@@ -5,7 +5,32 @@ const ApiConfigSchema = z.object({
   /** Listening port; 0 picks a free one (see `startServer().port`). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().default("127.0.0.1"),
+  /** Local data dir: the published tree when STORAGE_DRIVER=fs; with either driver the embedded state store (`state/`) and the docs page cache (`docs/`). */
   BALLAST_DATA_DIR: z.string().default(resolve(process.cwd(), "data")),
+  /**
+   * Where published builds are read from: `fs` (BALLAST_DATA_DIR) or `s3` (S3_BUCKET, the bucket the
+   * build's S3 sink publishes to; same env names as build/config.ts, so one env serves both).
+   */
+  STORAGE_DRIVER: z.enum(["fs", "s3"]).default("fs"),
+  /** S3-compatible endpoint (MinIO, R2, s3rver); unset: AWS S3 in S3_REGION. */
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().min(3).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  /** Static credentials (both or neither); neither: the AWS SDK's default chain (env, shared config, instance or task role). Read-only access suffices: s3:GetObject and s3:ListBucket. */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`), as the build's sink uses; `false` for virtual-hosted style. */
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  /** Key prefix of the published tree in the bucket (e.g. `ballast/`, ending in `/`); default none, where the build's sink writes. */
+  S3_PREFIX: z.string().regex(/^([^/].*\/)?$/, "must be empty or end in / (and not start with /)").default(""),
+  /** Deadline (ms) of opening a connection to the object store. */
+  S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** Deadline (ms) of one object read until its response starts, and the longest idle gap while its body streams. */
+  S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(3000),
+  /** Most concurrent connections to the object store per instance (further reads queue). */
+  S3_MAX_SOCKETS: z.coerce.number().int().min(1).max(1024).default(64),
+  /** How often (ms) an instance re-reads `latest.json`: instances sharing a store switch to a new build within about this long. */
+  POINTER_REFRESH_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   /** Postgres state store; PGlite under `<data>/state` when unset. */
   DATABASE_URL: z.string().optional(),
   /** `application_name` of the API's Postgres connections; an `application_name` in DATABASE_URL wins. */
@@ -94,6 +119,8 @@ const ApiConfigSchema = z.object({
   /** `true`: maintenance mode on whatever the operator switch says (503 maintenance on every public `/api/*` request). */
   MAINTENANCE_MODE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
 }).superRefine((c, ctx) => {
+  if (c.STORAGE_DRIVER === "s3" && !c.S3_BUCKET) ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "S3_BUCKET is required when STORAGE_DRIVER=s3" });
+  if (Boolean(c.S3_ACCESS_KEY_ID) !== Boolean(c.S3_SECRET_ACCESS_KEY)) ctx.addIssue({ code: "custom", path: ["S3_ACCESS_KEY_ID"], message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or leave both unset for the AWS SDK's default credential chain)" });
   if (c.DATABASE_URL && !c.API_KEY_PEPPER) ctx.addIssue({ code: "custom", path: ["API_KEY_PEPPER"], message: "API_KEY_PEPPER is required with DATABASE_URL" });
   const jwt = [c.OPS_ACCESS_JWKS_URL, c.OPS_ACCESS_AUD, c.OPS_ACCESS_ISSUER].filter(Boolean).length;
   if (jwt !== 0 && jwt !== 3) ctx.addIssue({ code: "custom", path: ["OPS_ACCESS_JWKS_URL"], message: "OPS_ACCESS_JWKS_URL, OPS_ACCESS_AUD and OPS_ACCESS_ISSUER go together" });
@@ -101,6 +128,12 @@ const ApiConfigSchema = z.object({
   if (c.OPS_PORT !== 0 && c.OPS_PORT === c.PORT) ctx.addIssue({ code: "custom", path: ["OPS_PORT"], message: "OPS_PORT must differ from PORT: the operator lane never shares the public listener" });
 });
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
+
+/** Parses an API config without exiting: the config, or every problem as one message per line (tests, tools). */
+export function parseApiConfig(env: NodeJS.ProcessEnv): { ok: true; config: ApiConfig } | { ok: false; error: string } {
+  const res = ApiConfigSchema.safeParse(env);
+  return res.success ? { ok: true, config: res.data } : { ok: false, error: z.prettifyError(res.error) };
+}
 
 /** Parses the API config from env; prints every problem and exits 1 when invalid. */
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {

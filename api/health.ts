@@ -307,6 +307,11 @@ export interface HealthOptions {
   /** Stored objects outside builds (dated snapshots, digests, their indexes) whose last read failed their schema: a warning naming them. */
   corruptStored?: string[];
   /**
+   * Published storage failing to answer the last re-check of `latest.json` (PublishedStore.storageFailure:
+   * since when, wall-clock Unix ms, and a generic reason): a warning, no effect on status.
+   */
+  storageFailure?: { sinceMs: number; error: string } | null;
+  /**
    * The messaging bot: its summary, `unavailable` when its state store did not answer, or absent when
    * no bot is configured (`telegramSummary` null and a warning naming what answers 503). No effect on status.
    */
@@ -380,11 +385,14 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   const corruptWarning = opts.corruptStored?.length
     ? [`stored dated payloads fail their schema (no effect on status): ${opts.corruptStored.join(", ")}. The routes serving them answer 500 and never a partial body; restore the file (a snapshot day: delete it and run \`make backfill\` for that day, which rebuilds the same bytes from the recorded inputs).`]
     : [];
+  const storageWarning = opts.storageFailure
+    ? [`published storage unreadable (no effect on status): ${opts.storageFailure.error} for ${age(Math.max(0, Math.round((opts.wallNow ?? now) - opts.storageFailure.sinceMs / 1000)))}. ${build ? "The build in memory keeps serving; files not yet read answer 503 and a newer build is picked up once the store answers." : "Nothing can be served until the store answers."}`]
+    : [];
   if (!build) {
     raise("stale", "no-build", "no published build: every data route answers 503");
     return {
       health: {
-        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...recorderWarning, ...corruptWarning, ...telegramWarning],
+        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...storageWarning, ...recorderWarning, ...corruptWarning, ...telegramWarning],
         caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
       },
       causes,
@@ -513,7 +521,7 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   if (bl && bl.missingAmounts > 0) {
     info.push(`freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`);
   }
-  info.push(...corruptWarning);
+  info.push(...storageWarning, ...corruptWarning);
   for (const [feature, paths] of Object.entries(notYetAvailableFeatures(new Set(m.files.map((f) => f.path))))) {
     info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`);
   }

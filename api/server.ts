@@ -16,8 +16,9 @@ import { apiLog, errorMessage } from "./lib/log.ts";
 import { MaintenanceGate } from "./lib/maintenance.ts";
 import { type OperatorAccessConfig, OperatorAuth } from "./lib/ops-access.ts";
 import { createOpsApp } from "./ops-app.ts";
-import { fsReader, PublishedStore } from "./lib/published.ts";
+import { type ObjectReader, PublishedStore } from "./lib/published.ts";
 import { KeyRateLimiter, openRedis } from "./lib/rate-limit.ts";
+import { openStorageReader, type StorageReader } from "./lib/storage.ts";
 import { StatusHistoryStore, StatusRecorder } from "./lib/status-history.ts";
 import { statusObserver } from "./routes/health.ts";
 import type { RouteServices } from "./routes/route.ts";
@@ -59,7 +60,7 @@ export function donorClaimConfig(config: Partial<ApiConfig> & Pick<ApiConfig, "P
  * the dispatcher has its own small pool (the key store's statements time out after 300 ms); PGlite is
  * shared. Null without a token. `close` stops the loop and that pool.
  */
-async function startBot(config: ServerConfig, keys: KeyStore, store: PublishedStore, clockMode: ServerConfig["CLOCK"]) {
+async function startBot(config: ServerConfig, keys: KeyStore, store: PublishedStore, read: ObjectReader, clockMode: ServerConfig["CLOCK"]) {
   if (!config.TELEGRAM_BOT_TOKEN) return null;
   // Loaded only with a bot: grammY and the dispatcher are not paid for by a server without one.
   const [{ createTelegramService }, { AlertDispatcher, startAlertLoop }] = await Promise.all([import("./lib/telegram/index.ts"), import("./lib/telegram/dispatch.ts")]);
@@ -75,7 +76,7 @@ async function startBot(config: ServerConfig, keys: KeyStore, store: PublishedSt
     ? await openSqlClient({ databaseUrl: config.DATABASE_URL, pgliteDir: "", applicationName: `${config.PGAPPNAME ?? "ballast-api"}-alerts`, queryTimeoutMs: 5000, connectTimeoutMs: 2000, maxConnections: 2 })
     : keys.sqlClient;
   dispatcher = new AlertDispatcher({
-    sql: alertSql, read: fsReader(config.BALLAST_DATA_DIR), api: telegram.api, followers: telegram.followers, clockMode,
+    sql: alertSql, read, api: telegram.api, followers: telegram.followers, clockMode,
     alerts: { largeFreezeMinUsd: config.TELEGRAM_ALERT_FREEZE_MIN_USD, linkBase: config.TELEGRAM_ALERT_LINK_BASE },
     onChatGone: (chatId) => telegram.store.deactivate(chatId, "blocked", Math.floor(Date.now() / 1000)).then(() => undefined),
   });
@@ -133,6 +134,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Longest wait (ms) of a request for a pointer re-check on object storage once a build serves (PublishedStoreOptions.maxRefreshWaitMs). */
+const MAX_REFRESH_WAIT_MS = 250;
+
 /** Name of the development key `startServer({ devKey: true })` keeps. */
 export const DEV_KEY_NAME = "development";
 
@@ -163,7 +167,8 @@ export async function developmentKey(keys: KeyStore, dataDir: string, limit: num
 }
 
 /**
- * Opens the state store, limiter and published store, and starts listening. Starts even when
+ * Opens the published-storage reader (`STORAGE_DRIVER`: the data dir, or an S3 bucket shared by
+ * every instance: api/lib/storage.ts), the state store, limiter and published store, and starts listening. Starts even when
  * Postgres or Redis is down: health and static files are served, keyed requests answer 503
  * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
  *
@@ -173,6 +178,9 @@ export async function developmentKey(keys: KeyStore, dataDir: string, limit: num
  * cannot be bound or the embedded PGlite cannot be opened.
  */
 export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
+  // Published builds: the local data dir, or a bucket shared by every instance (STORAGE_DRIVER=s3),
+  // where a slow store never holds a request longer than MAX_REFRESH_WAIT_MS for a pointer re-check.
+  const storage: StorageReader = await openStorageReader(config);
   const stateDir = join(config.BALLAST_DATA_DIR, "state");
   const lock: EmbeddedLock | undefined = config.DATABASE_URL ? undefined : acquireEmbeddedLock(stateDir, "server");
   let keys: KeyStore;
@@ -200,7 +208,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
   const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
     ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
-  const store = new PublishedStore(fsReader(config.BALLAST_DATA_DIR));
+  const store = new PublishedStore(storage.read, config.POINTER_REFRESH_MS ?? 1000, Date.now, storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {});
   // Health reports the state store; while it is unavailable a health call also probes it (at most
   // every 5 s, in the background) so the report heals without keyed traffic.
   let lastProbeMs = 0;
@@ -222,7 +230,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
   services.donorClaims = { config: donorClaimConfig(config), keys, limiter };
   services.feedback = new FeedbackStore(keys.sqlClient, limiter);
-  const bot = await startBot(config, keys, store, clockMode);
+  const bot = await startBot(config, keys, store, storage.read, clockMode);
   services.telegram = bot?.telegram;
   const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
   await maintenance.refresh();
@@ -262,6 +270,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     await admin?.close();
     const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
     for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
+    storage.close();
     lock?.release();
   };
   const server = createServer(listener);

@@ -5,10 +5,31 @@ import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, type Mani
 import { storedJson } from "../../site-data/snapshot.ts";
 import { HttpError } from "./http-error.ts";
 
-/** Read-only view of published storage: `get(key)` → bytes or null. */
+/**
+ * Read-only view of published storage, the one interface the API reads through (fs: `fsReader`;
+ * S3: `s3Reader` in ./s3-reader.ts; chosen by `STORAGE_DRIVER`, ./storage.ts). `key` is a sink key
+ * (`latest.json`, `builds/<id>/site-data/x.json`, `datasets/<topic>/<day>.csv.gz`); the answer is the
+ * object's bytes, or null when it does not exist. Any other failure throws (an S3 reader throws
+ * StorageUnavailableError); the store then keeps serving the build it has.
+ */
 export type ObjectReader = (key: string) => Promise<Uint8Array | null>;
 
-/** Reader over the filesystem sink layout rooted at `root`. */
+/**
+ * Published storage did not answer a read (an object store down, timing out or refusing access):
+ * HTTP 503 `Published storage temporarily unavailable` with `Retry-After: 30` when it reaches a
+ * route. `object` names what was read (`s3://bucket/key`); `reason` is a short generic cause
+ * (`ECONNREFUSED`, `TimeoutError`, `HTTP 403 AccessDenied`) fit for health; `cause` is the driver's
+ * error (logged by the reader, never sent to clients).
+ */
+export class StorageUnavailableError extends HttpError {
+  constructor(readonly object: string, readonly reason: string, cause?: unknown) {
+    super(503, "Published storage temporarily unavailable", { "Retry-After": "30" });
+    this.name = "StorageUnavailableError";
+    this.cause = cause;
+  }
+}
+
+/** Reader over the filesystem sink layout rooted at `root` (missing file: null; other errors thrown as they are). */
 export function fsReader(root: string): ObjectReader {
   return async (key) => {
     try {
@@ -101,16 +122,39 @@ function bounded<K, V>(map: Map<K, V>): Map<K, V> {
   return map;
 }
 
+/** Options of `PublishedStore` beyond the reader, refresh interval and clock. */
+export interface PublishedStoreOptions {
+  /**
+   * Longest wait (ms) of a request for a due re-check of `latest.json` once a build is serving; past
+   * it the request is served from the build it has and the re-check finishes in the background.
+   * Default unbounded (a local filesystem answers at once); the server bounds it on object storage.
+   */
+  maxRefreshWaitMs?: number;
+}
+
+/** Why published storage could not be read at the last re-check: since when (Unix ms) and the error (generic, no credentials). */
+export interface StorageFailure {
+  sinceMs: number;
+  error: string;
+}
+
 /**
  * Follows `latest.json` (re-read at most once per `refreshMs`). A missing or invalid pointer or
- * manifest keeps the previous build serving (null before the first valid one: routes answer 503).
+ * manifest keeps the previous build serving (null before the first valid one: routes answer 503),
+ * and so does storage that fails to answer (recorded for health: `storageFailure()`). Several
+ * instances reading one bucket switch to a new build within `refreshMs` (+ the read) of its pointer
+ * landing.
  */
 export class PublishedStore {
   private latest: ServingBuild | null = null;
   private checkedAt = -Infinity;
   private refreshing: Promise<ServingBuild | null> | null = null;
+  private failure: StorageFailure | null = null;
 
-  constructor(private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now) {}
+  constructor(
+    private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now,
+    private readonly opts: PublishedStoreOptions = {},
+  ) {}
 
   /** The serving build without waiting, or null when it is due for a re-check (or none is published). */
   current(): ServingBuild | null {
@@ -126,13 +170,32 @@ export class PublishedStore {
     if (this.refreshing && !this.latest) return this.refreshing;
     if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.latest);
     this.refreshing ??= this.refresh().finally(() => { this.refreshing = null; });
-    return this.refreshing;
+    const wait = this.opts.maxRefreshWaitMs;
+    if (wait === undefined || !this.latest) return this.refreshing;
+    const previous = this.latest;
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      this.refreshing.finally(() => clearTimeout(timer)),
+      new Promise<ServingBuild>((resolve) => { timer = setTimeout(() => resolve(previous), wait); }),
+    ]);
+  }
+
+  /** Published storage's failure at the last re-check of `latest.json`, or null when it answered (a missing pointer counts as answered). */
+  storageFailure(): StorageFailure | null {
+    return this.failure;
   }
 
   private async refresh(): Promise<ServingBuild | null> {
     this.checkedAt = this.nowMs();
+    let raw: Uint8Array | null;
     try {
-      const raw = await this.read("latest.json");
+      raw = await this.read("latest.json");
+      this.failure = null;
+    } catch (err) {
+      this.failure ??= { sinceMs: this.nowMs(), error: err instanceof StorageUnavailableError ? `${err.object}: ${err.reason}` : "latest.json could not be read" };
+      return this.latest;
+    }
+    try {
       if (!raw) return this.latest;
       const pointer = LatestPointerSchema.parse(JSON.parse(Buffer.from(raw).toString("utf8")));
       if (this.latest?.id === pointer.buildId) return this.latest;

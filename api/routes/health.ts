@@ -39,7 +39,7 @@ export async function servingHealth(build: ServingBuild | null, now: number, clo
   const telegram = services.telegram ? await services.telegram.summary(wallNow).catch(() => "unavailable" as const) : undefined;
   return assessHealth(build, now, clock, {
     stateStore: services.stateStore?.(), statusHistory: services.statusHistory?.recorder?.(), onchain: await onchainInputs(build), wallNow,
-    corruptStored: store?.corruptObjects().map((o) => o.key), telegram,
+    corruptStored: store?.corruptObjects().map((o) => o.key), storageFailure: store?.storageFailure(), telegram,
   });
 }
 
