@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export BALLAST_LOG ?= info
 
-.PHONY: help install build run test typecheck openapi bench backtest clean backfill verify-snapshot
+.PHONY: help install build run serve test typecheck openapi bench backtest clean backfill verify-snapshot
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -18,7 +18,16 @@ install: node_modules/.package-lock.json ## Install dependencies when missing
 build: install ## Build and publish from the recorded capture (as-of 2025-09-07)
 	npx tsx build/cli.ts build
 
-run: build ## Build, then serve the API on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key, reused across runs) of DEV_KEY_RATE_LIMIT req/min (default 120)
+# One line, before any build, when the API port is taken.
+PORT_CHECK = @node -e "const s=require('net').createServer();s.once('error',(e)=>{console.error(e.code==='EADDRINUSE'?'Port $(PORT) on 127.0.0.1 is taken (another make run?): stop that server, or use make run PORT=<another port>':'Port $(PORT): '+e.message);process.exit(1)});s.listen($(PORT),'127.0.0.1',()=>s.close())"
+
+run: install ## Build when inputs or code changed (else reuse the serving build), then serve on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key) of DEV_KEY_RATE_LIMIT req/min (default 120)
+	$(PORT_CHECK)
+	npx tsx build/cli.ts build --if-changed
+	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) npx tsx api/server.ts --dev-key
+
+serve: install ## Serve the published build without building (port and development key as make run)
+	$(PORT_CHECK)
 	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) npx tsx api/server.ts --dev-key
 
 test: install ## Run every test (unit, sql, contract, api, e2e)

@@ -301,6 +301,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     running = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      process.stderr.write(`Error: port ${(err as { port?: number }).port ?? config.PORT} on ${config.HOST} is taken (another server?): stop it, or set PORT (make run PORT=<another port>).\n`);
+      process.exit(1);
+    }
     if (!(err instanceof EmbeddedStoreBusyError)) throw err;
     process.stderr.write(`Error: ${err.message}; stop it first, or give each server its own BALLAST_DATA_DIR, or use DATABASE_URL (Postgres) for several instances.\n`);
     process.exit(1);
