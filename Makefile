@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export BALLAST_LOG ?= info
 
-.PHONY: help install build run serve test typecheck openapi bench backtest clean backfill verify-snapshot
+.PHONY: help install build run serve test typecheck openapi bench backtest clean backfill verify-snapshot schedule
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ backfill: install ## Backfill dated snapshots: make backfill FROM=2023-02-01 TO=
 
 verify-snapshot: install ## Rebuild the snapshot of DATE and compare it byte for byte with the stored one: make verify-snapshot DATE=2023-03-11
 	npx tsx build/cli.ts verify-snapshot --date $(DATE)
+
+schedule: install ## Live mode: run the scheduled jobs (capture → build as of now → publish) until SIGTERM/Ctrl-C; see README "Runbook: running live"
+	./node_modules/.bin/tsx build/cli.ts schedule
 
 bench: install ## Print the benchmark table (build time/RSS, detection, API vs nginx)
 	npx tsx scripts/bench.ts

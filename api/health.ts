@@ -2,6 +2,7 @@ import type { Artifact } from "../site-data/contract.ts";
 import { bluechipRatingsArtifact } from "../site-data/bluechip-ratings.ts";
 import { dexLiquidityArtifact } from "../site-data/dex-liquidity.ts";
 import type { BuildManifest } from "../site-data/manifest.ts";
+import { producerJobOf, type ScheduleStatus } from "../site-data/schedule-log.ts";
 import { stablecoinChartsArtifact } from "../site-data/stablecoin-charts.ts";
 import { stablecoinsArtifact } from "../site-data/stablecoins.ts";
 import { stressSignalsArtifact } from "../site-data/stress-signals.ts";
@@ -148,7 +149,7 @@ export interface StatusCause {
  */
 export const PUBLIC_IMPACT_CAUSES: Readonly<Record<string, boolean>> = {
   "no-build": true, "db-unhealthy": true, cache: true, "fx-cached-fallback": true, "circuit-groups-open": true, "mint-burn-lane": true,
-  "publication-coverage": false,
+  "publication-coverage": false, "cron-error": true, "cron-unhealthy": true,
 };
 
 /** Whether a cause code (`<family>` or `<family>:<detail>`) has public impact (PUBLIC_IMPACT_CAUSES; unknown families: false). */
@@ -323,7 +324,17 @@ export interface HealthOptions {
    * wall clock). Default `now` (no shift).
    */
   wallNow?: number;
+  /**
+   * The scheduler's run log (`scheduler/status.json`, site-data/schedule-log.ts), when a scheduler
+   * writes to this storage: caches name their producer job and its cadence, a cache of unknown age
+   * takes its age from the producer's last successful run (`cron-fallback`), and cron error runs and
+   * overdue jobs are reported. Its times are on the wall clock (shifted like the state store's).
+   */
+  schedule?: ScheduleStatus | null;
 }
+
+/** A job is overdue (cause `cron-unhealthy`) when it has not started for 2 × its interval plus this grace (s). */
+export const CRON_OVERDUE_GRACE_SEC = 300;
 
 /** Health resource and the causes of its status (what the status history records). */
 export interface HealthAssessment {
@@ -388,11 +399,35 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   const storageWarning = opts.storageFailure
     ? [`published storage unreadable (no effect on status): ${opts.storageFailure.error} for ${age(Math.max(0, Math.round((opts.wallNow ?? now) - opts.storageFailure.sinceMs / 1000)))}. ${build ? "The build in memory keeps serving; files not yet read answer 503 and a newer build is picked up once the store answers." : "Nothing can be served until the store answers."}`]
     : [];
+  // The scheduler's jobs: error runs and overdue jobs (public-impact causes, spec 2.9), partial runs as notes.
+  const sched = opts.schedule ?? null;
+  const cronFirst: string[] = [], cronInfo: string[] = [];
+  for (const [name, j] of Object.entries(sched?.jobs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    const last = j.lastRun;
+    if (last?.status === "error") {
+      raise("degraded", `cron-error:${name}`, `scheduled job ${name}: last run failed`);
+      cronFirst.push(`scheduled job ${name}: cron error run (sets status degraded): the run of ${isoMinute(onClock(last.startedAt)!)} published nothing: ${last.error ?? "unknown error"}; ${j.consecutiveErrors} consecutive error run(s), last success ${j.lastSuccessAt === null ? "never" : isoMinute(onClock(j.lastSuccessAt)!)}. Data stays as of the last published build.`);
+    } else if (last?.status === "partial") {
+      cronInfo.push(`scheduled job ${name}: upstream calls failed in its last run (no effect on status): ${last.captureErrors.map((e) => `${e.endpoint}: ${e.message}`).join("; ")}. The build used the newest earlier capture of these feeds.`);
+    }
+    const since = last?.startedAt ?? sched!.startedAt;
+    const idle = (opts.wallNow ?? now) - since;
+    if (idle > 2 * j.intervalSec + CRON_OVERDUE_GRACE_SEC) {
+      raise("degraded", `cron-unhealthy:${name}`, `scheduled job ${name} overdue`);
+      cronFirst.push(`scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClock(since)!)} (${age(idle)}; cadence ${age(j.intervalSec)})${sched!.stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClock(sched!.stoppedAt)!)}` : ""}. Start \`tsx build/cli.ts schedule\` (README "Runbook: running live").`);
+    }
+  }
+  first.push(...cronFirst);
+  /** Producer job and cadence of a cache key: the scheduled job that refreshes its inputs, else `build` (a build run by hand). */
+  const producerOf = (key: string): { producerJob: string; producerIntervalSec: number | null; lastSuccessAt: number | null } => {
+    const job = producerJobOf(key), j = sched?.jobs[job];
+    return j ? { producerJob: job, producerIntervalSec: j.intervalSec, lastSuccessAt: onClock(j.lastSuccessAt) } : { producerJob: "build", producerIntervalSec: null, lastSuccessAt: null };
+  };
   if (!build) {
     raise("stale", "no-build", "no published build: every data route answers 503");
     return {
       health: {
-        status: "stale", timestamp: now, warnings: [...first, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...storageWarning, ...recorderWarning, ...corruptWarning, ...telegramWarning],
+        status: "stale", timestamp: now, warnings: [...first, ...cronInfo, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...storageWarning, ...recorderWarning, ...corruptWarning, ...telegramWarning],
         caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
       },
       causes,
@@ -408,12 +443,15 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     const key = cacheKeyOf(f.artifact);
     if (!f.path.startsWith("site-data/") || caches[key] || f.maxAgeSec === undefined || ONCHAIN_SECTION_ARTIFACTS.has(f.artifact)) continue;
     const ratios = cacheRatios(key);
-    const fr = assessFreshness(now, f.dataAsOf, f.maxAgeSec, ratios);
+    const { lastSuccessAt, ...producer } = producerOf(key);
+    // A file of unknown data time: its freshness falls back to the producer job's last successful run (spec 2.8 `cron-fallback`).
+    const cronFallback = f.dataAsOf == null && lastSuccessAt !== null;
+    const fr = assessFreshness(now, cronFallback ? lastSuccessAt : f.dataAsOf, f.maxAgeSec, ratios);
     caches[key] = {
-      ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: fr.status !== "stale", producerJob: "build",
-      producerIntervalSec: null, endpointMaxAge: f.maxAgeSec, availabilityMaxAge: f.maxAgeSec * ratios.degraded,
-      endpointBudgetReason: "route-budget", availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: "freshness-sentinel",
-      sentinelValidationReason: null, buildId: m.buildId, artifact: f.artifact,
+      ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: fr.status !== "stale", ...producer,
+      endpointMaxAge: f.maxAgeSec, availabilityMaxAge: f.maxAgeSec * ratios.degraded,
+      endpointBudgetReason: "route-budget", availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: cronFallback ? "cron-fallback" : "freshness-sentinel",
+      sentinelValidationReason: cronFallback ? "no-data-time" : null, buildId: m.buildId, artifact: f.artifact,
     };
     const what = `${key}${key === f.artifact ? "" : ` (${f.artifact})`} ${fr.ageSeconds === null ? "of unknown age" : `${age(fr.ageSeconds)} old`} (budget ${age(f.maxAgeSec)}${ratios === GENERIC_RATIOS ? "" : `, ${ratios.fresh}x/${ratios.degraded}x`})`;
     raise(impactOf(fr.status), `cache:${key}`, what);
@@ -425,7 +463,7 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     if (artifact === "fx" || caches[key]) continue;
     const ratios = cacheRatios(key);
     caches[key] = {
-      ageSeconds: null, maxAge: artifact.maxAgeSec, healthy: false, producerJob: "build", producerIntervalSec: null,
+      ageSeconds: null, maxAge: artifact.maxAgeSec, healthy: false, producerJob: producerOf(key).producerJob, producerIntervalSec: producerOf(key).producerIntervalSec,
       endpointMaxAge: artifact.maxAgeSec, availabilityMaxAge: artifact.maxAgeSec * ratios.degraded, endpointBudgetReason: "route-budget",
       availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: "freshness-sentinel", sentinelValidationReason: "not-published",
       buildId: m.buildId, artifact: artifact.key,
@@ -451,7 +489,7 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   const fxWarning = fxStatus === "fresh" ? null
     : `${fxAge === null ? "no ECB reference rate has been observed" : `ECB reference rates last observed ${isoMinute(fxAt!)}, ${age(fxAge)} before now`} (fresh up to 4 days, degraded up to 8): non-USD fiat supply is valued with the most recent ECB rate if at most 365 days old (\`fxFallbackRates\` in /api/stablecoins), and non-USD coins are judged against the median of ≥ 3 same-peg coins where one exists, else not judged for depegs (\`referenceSource\` \`fx-fallback\` in /api/peg-summary).`;
   caches["fx-rates"] = {
-    ageSeconds: fxAge, maxAge: FX_CADENCE.maxAgeSec, healthy: fxStatus === "fresh" || fxStatus === "degraded", producerJob: "build", producerIntervalSec: null,
+    ageSeconds: fxAge, maxAge: FX_CADENCE.maxAgeSec, healthy: fxStatus === "fresh" || fxStatus === "degraded", producerJob: producerOf("fx-rates").producerJob, producerIntervalSec: producerOf("fx-rates").producerIntervalSec,
     endpointMaxAge: FX_CADENCE.maxAgeSec, availabilityMaxAge: FX_CADENCE.degradedSec, endpointBudgetReason: "ecb-working-day",
     availabilityBudgetReason: "fx-cadence-8-days", freshnessSource: "freshness-sentinel", sentinelValidationReason: null,
     mode: fxStatus === "fresh" ? "live" : "cached-fallback", sourceUpdatedAt: fxAt, sourceAgeSeconds: fxAge,
@@ -534,7 +572,7 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     health: {
       status: worst(),
       timestamp: now,
-      warnings: [...first, ...info, ...recorderWarning, ...telegramWarning],
+      warnings: [...first, ...cronInfo, ...info, ...recorderWarning, ...telegramWarning],
       caches: ordered,
       blacklist: bl,
       mintBurn,

@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { bluechipSlugs } from "../pipelines/sources/bluechip.ts";
 import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
 import { EvmRpc, rpcEnvName } from "../pipelines/sources/evm-rpc.ts";
-import { HttpClient } from "../pipelines/sources/http-client.ts";
+import { HttpClient, type HttpClientOptions } from "../pipelines/sources/http-client.ts";
 import { loadRegistry } from "../pipelines/registry/registry.ts";
 import type { BuildConfig } from "./config.ts";
 import { log } from "./log.ts";
@@ -16,17 +16,28 @@ import type { Sink } from "./sinks/sink.ts";
  * (`fetchRpc`: the USDS status) use `opts.rpc`, else providers from `BALLAST_RPC_<CHAIN>`, and are
  * skipped (logged) when their chain has none. Circuit states of the HTTP sources are written
  * to `raw/_circuits.json`. Returns the keys written.
+ *
+ * Base URL of a source: `opts.baseUrls`, else `BALLAST_UPSTREAM_URLS` (`source=url,…`), else
+ * `BALLAST_BLUECHIP_URL` for bluechip, else SOURCE_BASE_URLS. The scheduler passes `clients` (kept
+ * across its runs, so circuit breakers carry over), `clientOptions` (timeouts, retries, breaker) and
+ * `onError` (each failed call, for its run log).
  */
-export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[]; rpc?: EvmRpc; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
+export async function runCapture(config: BuildConfig, sink: Sink, opts: {
+  baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[]; rpc?: EvmRpc; env?: NodeJS.ProcessEnv;
+  clients?: Map<string, HttpClient>; clientOptions?: Partial<Omit<HttpClientOptions, "name" | "baseUrl">>;
+  onError?: (failure: { endpoint: string; params: Record<string, string>; message: string }) => void;
+} = {}): Promise<string[]> {
   const registry = loadRegistry();
-  const clients = new Map<string, HttpClient>();
+  const clients = opts.clients ?? new Map<string, HttpClient>();
   // Base URLs set by config (a trailing slash keeps relative paths under a mirror's prefix).
   const configured: Record<string, string> = { bluechip: config.BALLAST_BLUECHIP_URL.replace(/\/?$/, "/") };
+  const overrides = parseUpstreamUrls(config.BALLAST_UPSTREAM_URLS);
   const clientFor = (source: string) => {
     if (!clients.has(source)) {
       clients.set(source, new HttpClient({
-        name: source, baseUrl: opts.baseUrls?.[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
         concurrency: source === "coingecko" ? 1 : source === "bluechip" ? 2 : 4,
+        ...opts.clientOptions,
+        name: source, baseUrl: opts.baseUrls?.[source] ?? overrides[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
         headers: source === "coingecko" && config.COINGECKO_API_KEY ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY } : undefined,
       }));
     }
@@ -78,9 +89,25 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: { baseUr
       written.push(key);
     } catch (err) {
       log("warn", "capture", `${step.endpoint} failed: ${(err as Error).message}`, { params: step.params });
+      opts.onError?.({ endpoint: step.endpoint, params: step.params, message: (err as Error).message });
     }
   }));
   const circuits = Object.fromEntries([...clients.entries()].sort().map(([k, c]) => [k, c.state]));
   await sink.put("raw/_circuits.json", JSON.stringify(circuits));
   return written.sort();
+}
+
+/**
+ * `BALLAST_UPSTREAM_URLS` (`defillama=http://127.0.0.1:9001,coingecko=http://…/api/v3/`) → source →
+ * base URL. Throws naming the entry when one is not `source=url`.
+ */
+export function parseUpstreamUrls(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf("=");
+    const source = entry.slice(0, eq).trim(), url = entry.slice(eq + 1).trim();
+    if (eq <= 0 || !/^https?:\/\//.test(url)) throw new Error(`BALLAST_UPSTREAM_URLS: entry "${entry}" is not source=http(s)://url`);
+    out[source] = url;
+  }
+  return out;
 }

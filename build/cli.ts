@@ -9,6 +9,7 @@ import { loadBuildConfig } from "./config.ts";
 import { buildFingerprint, recordBuildInputs, unchangedBuild } from "./fingerprint.ts";
 import { restoreBuild } from "./restore.ts";
 import { runBuild } from "./run-build.ts";
+import { runSchedule } from "./schedule.ts";
 import { backfillSnapshots, type BackfillStep, verifySnapshot } from "./snapshots.ts";
 import { createSink } from "./sinks/create-sink.ts";
 
@@ -22,6 +23,8 @@ const USAGE = `usage: tsx build/cli.ts <command> [options]
   verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one (exit 1 on a difference)
   restore --build ID             serve a stored build again (rollback): checks its files against its manifest, then moves latest.json
   capture                        fetch every live upstream once and write raw captures
+  schedule [--once JOB[,JOB]]    live mode: run the jobs on their cadences (prices-peg 15 min, freezes 20 min, markets hourly, daily 00:05 UTC),
+                                 capture → build as of now → publish, run log in scheduler/ (README "Runbook: running live"); --once: each job once
   registry                       regenerate pipelines/registry/registry.json from the recorded metadata
   onchain <job> [--param value]  on-chain ingestion and its jobs (ingest, reset-blacklist-sync, debug-sync-state, …; see build/onchain-cli.ts)`;
 
@@ -89,6 +92,10 @@ async function main(): Promise<void> {
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));
     process.stdout.write(`captured ${written.length} payloads\n`);
+  } else if (cmd === "schedule") {
+    const once = flag(args, "--once")?.split(",").map((s) => s.trim()).filter(Boolean);
+    await runSchedule(config, createSink(config), { once });
+    if (!once) process.exit(0); // a run still going after the grace period was recorded aborted; do not wait for it
   } else if (cmd === "registry") {
     assertCaptureDir(config.BALLAST_CAPTURE_DIR);
     const reg = generateRegistry(config.BALLAST_CAPTURE_DIR);

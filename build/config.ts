@@ -32,6 +32,16 @@ const BuildConfigSchema = z.object({
   BALLAST_BLUECHIP_URL: z.string().url().default(BLUECHIP_BASE_URL),
   /** Bluechip slugs the live capture asks for, comma-separated (default: BLUECHIP_SLUGS in pipelines/sources/bluechip.ts). */
   BALLAST_BLUECHIP_SLUGS: z.string().optional(),
+  /** Upstream base URL overrides for live capture, `source=url` comma-separated (e.g. a mirror or the test replay servers). */
+  BALLAST_UPSTREAM_URLS: z.string().optional(),
+  /** Jobs `schedule` runs, comma-separated (default every job: prices-peg, freezes, markets, daily). */
+  BALLAST_SCHEDULE_JOBS: z.string().optional(),
+  /** Run log retention of `schedule`: newest per-run objects kept under scheduler/runs/ … */
+  BALLAST_SCHEDULE_KEEP_RUNS: z.coerce.number().int().min(1).default(1000),
+  /** … and their maximum age in days (whichever prunes more). */
+  BALLAST_SCHEDULE_KEEP_DAYS: z.coerce.number().min(0).default(14),
+  /** Seconds `schedule` waits on SIGTERM/SIGINT for the running job before recording it aborted and exiting. */
+  BALLAST_SCHEDULE_GRACE_SEC: z.coerce.number().min(0).default(120),
   /** Donations ledger file (default pipelines/registry/donations.json, no receipts); read by the load stage (pipelines/registry/donations.ts). */
   BALLAST_DONATIONS_LEDGER: z.string().optional(),
 }).superRefine((c, ctx) => {

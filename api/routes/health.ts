@@ -5,6 +5,29 @@ import { type ClockMode, serviceNow } from "../lib/clock.ts";
 import type { PublishedStore, ServingBuild } from "../lib/published.ts";
 import type { StatusObserver } from "../lib/status-history.ts";
 import type { RouteDecl, RouteServices } from "./route.ts";
+import { SCHEDULE_STATUS_KEY, type ScheduleStatus, ScheduleStatusSchema } from "../../site-data/schedule-log.ts";
+
+/** How long a read of the scheduler's run log is reused (ms): health may be polled often, and on S3 each read is a GET. */
+const SCHEDULE_READ_TTL_MS = 1000;
+const scheduleReads = new WeakMap<PublishedStore, { atMs: number; value: Promise<ScheduleStatus | null> }>();
+
+/**
+ * The scheduler's run log (`scheduler/status.json` in the published storage, written by
+ * `tsx build/cli.ts schedule`) through the store's object reader (fs or S3 alike); null when no
+ * scheduler writes here or the object is unreadable.
+ */
+export function readScheduleStatus(store: PublishedStore | undefined, nowMs = Date.now()): Promise<ScheduleStatus | null> {
+  if (!store) return Promise.resolve(null);
+  const hit = scheduleReads.get(store);
+  if (hit && nowMs - hit.atMs < SCHEDULE_READ_TTL_MS) return hit.value;
+  const value = store.object(SCHEDULE_STATUS_KEY).then((raw) => {
+    if (!raw) return null;
+    const parsed = ScheduleStatusSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  }).catch(() => null);
+  scheduleReads.set(store, { atMs: nowMs, value });
+  return value;
+}
 
 /**
  * What health reports of the on-chain artifacts of `build` (memoised per build): the freeze
@@ -39,7 +62,7 @@ export async function servingHealth(build: ServingBuild | null, now: number, clo
   const telegram = services.telegram ? await services.telegram.summary(wallNow).catch(() => "unavailable" as const) : undefined;
   return assessHealth(build, now, clock, {
     stateStore: services.stateStore?.(), statusHistory: services.statusHistory?.recorder?.(), onchain: await onchainInputs(build), wallNow,
-    corruptStored: store?.corruptObjects().map((o) => o.key), storageFailure: store?.storageFailure(), telegram,
+    corruptStored: store?.corruptObjects().map((o) => o.key), storageFailure: store?.storageFailure(), telegram, schedule: await readScheduleStatus(store),
   });
 }
 
