@@ -260,8 +260,8 @@ export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: 
   const code = (t: string[], v: string | undefined) => (v === undefined ? undefined : t.indexOf(v));
   const coin = code(h.symbols, q.stablecoin), cid = code(h.chainIds, chainId), typ = code(h.eventTypes, q.eventType);
   const needle = q.q?.toLowerCase();
-  const hit = needle ? await qMatches(build, idx, needle) : null;
   const none = coin === -1 || cid === -1 || typ === -1;
+  const hit = needle && !none ? await qMatches(build, idx, needle) : null;
   const filtered = coin !== undefined || cid !== undefined || typ !== undefined || hit !== null;
   const keep = (r: number) => (coin === undefined || idx.coin[r] === coin) && (cid === undefined || idx.chainId[r] === cid)
     && (typ === undefined || idx.type[r] === typ) && (hit === null || hit[r] === 1);

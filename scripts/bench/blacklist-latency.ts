@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -440,6 +440,9 @@ export interface BlacklistServeRun {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** CPU time of the serving process (user + system, all its threads) while each page was served: p50 and p99; unlike wall time, barely moved by the machine's other work. */
+  cpuP50Ms: number;
+  cpuP99Ms: number;
   /** p99 of the same pages seen by the client (fetch until the body is read: adds loopback transport and the client's own GC). */
   clientP99Ms: number;
   /** p99 of the first page of every walk. */
@@ -473,6 +476,8 @@ export interface BlacklistLatencyResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  cpuP50Ms: number;
+  cpuP99Ms: number;
   firstRequestMs: number;
   totalExactMs: number;
   pages: number;
@@ -487,6 +492,8 @@ export interface BlacklistLatencyResult {
   layoutBytes: { events: number; index: number; addresses: number };
   /** Generating and encoding the synthetic build (ms). */
   setupMs: number;
+  /** /proc/loadavg (1, 5, 15 min) when the runs ended: the machine's other work. */
+  loadAverage: number[];
   perRun: BlacklistServeRun[];
 }
 
@@ -566,10 +573,10 @@ export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: nu
     return {
       rows, pageSize, runs, maxPagesPerWalk: maxPages, deepPages,
       walks: [...expect.walks.map((w) => w.query), ...expect.deep.map((d) => `${d.query} from row ${d.at}`)],
-      p50Ms: med((r) => r.p50Ms), p99Ms, maxMs: med((r) => r.maxMs), firstRequestMs, totalExactMs: med((r) => r.totalExactMs), pages: perRun[0]?.pages ?? 0,
+      p50Ms: med((r) => r.p50Ms), p99Ms, maxMs: med((r) => r.maxMs), cpuP50Ms: med((r) => r.cpuP50Ms), cpuP99Ms: med((r) => r.cpuP99Ms), firstRequestMs, totalExactMs: med((r) => r.totalExactMs), pages: perRun[0]?.pages ?? 0,
       heapBeforeMB: med((r) => r.heapBeforeMB), heapAfterMB: med((r) => r.heapAfterMB), arrayBuffersAfterMB: med((r) => r.arrayBuffersAfterMB), rssAfterMB: med((r) => r.rssAfterMB),
       targetP99Ms: TARGET_P99_MS, targetFirstRequestMs: TARGET_FIRST_REQUEST_MS, meetsTarget: p99Ms <= TARGET_P99_MS && firstRequestMs <= TARGET_FIRST_REQUEST_MS,
-      layoutBytes, setupMs, perRun,
+      layoutBytes, setupMs, loadAverage: loadavg().map((x) => Math.round(x * 100) / 100), perRun,
     };
   } finally {
     if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
@@ -579,7 +586,7 @@ export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: nu
 /** Messages between the bench (client) and its serving process. */
 type ToServer = { cmd: "stats" } | { cmd: "exit" };
 type FromServer = { ready: true; port: number; token: string; keyStore: "postgres" | "pglite"; heapBeforeMB: number }
-  | { stats: true; serverMs: Record<string, number>; heapAfterMB: number; arrayBuffersAfterMB: number; rssAfterMB: number };
+  | { stats: true; serverMs: Record<string, number>; cpuMs: Record<string, number>; heapAfterMB: number; arrayBuffersAfterMB: number; rssAfterMB: number };
 
 /**
  * The serving process (`--serve DIR`, forked by serveRun): the real app over the build in DIR behind
@@ -593,10 +600,16 @@ async function serverProcess(dir: string): Promise<void> {
   const { token } = await ks.keys.create({ name: "bench-blacklist", rateLimitPerMinute: 1_000_000 }, { maxRateLimitPerMinute: 1_000_000 });
   const app = createApp({ store: new PublishedStore(fsReader(join(dir, "store")), 0), keys: ks.keys, limiter: new KeyRateLimiter(), corsOrigins: ["http://localhost"], clockMode: "wall" });
   const serverMs: Record<string, number> = {};
+  const cpuMs: Record<string, number> = {};
   const server = createServer(getRequestListener(app.fetch));
   server.on("request", (req, res) => {
     const start = performance.now();
-    res.on("finish", () => { serverMs[req.url ?? ""] = round(performance.now() - start); });
+    const cpu = process.cpuUsage();
+    res.on("finish", () => {
+      serverMs[req.url ?? ""] = round(performance.now() - start);
+      const d = process.cpuUsage(cpu);
+      cpuMs[req.url ?? ""] = round((d.user + d.system) / 1000);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const send = (m: FromServer) => process.send!(m);
@@ -604,7 +617,7 @@ async function serverProcess(dir: string): Promise<void> {
     if (m.cmd === "stats") {
       collectGarbage();
       const mem = process.memoryUsage();
-      send({ stats: true, serverMs, heapAfterMB: mb(mem.heapUsed), arrayBuffersAfterMB: mb(mem.arrayBuffers), rssAfterMB: mb(mem.rss) });
+      send({ stats: true, serverMs, cpuMs, heapAfterMB: mb(mem.heapUsed), arrayBuffersAfterMB: mb(mem.arrayBuffers), rssAfterMB: mb(mem.rss) });
     } else {
       server.closeAllConnections();
       server.close();
@@ -711,9 +724,10 @@ async function serveRun(dir: string): Promise<BlacklistServeRun> {
     const ms = (url: string) => { const v = st.serverMs[url]; if (v === undefined) throw new Error(`no server time for ${url}`); return v; };
     const walks = walked.map((w) => stats(w.query, w.rows, w.urls.map(ms)));
     const pageLat = walked.flatMap((w) => w.urls.map(ms));
+    const pageCpu = walked.flatMap((w) => w.urls.map((u) => st.cpuMs[u] ?? 0));
     return {
       pages: pageLat.length, p50Ms: round(percentile(pageLat, 0.5)), p99Ms: round(percentile(pageLat, 0.99)), maxMs: round(Math.max(...pageLat)),
-      clientP99Ms: round(percentile(clientWalkMs, 0.99)),
+      clientP99Ms: round(percentile(clientWalkMs, 0.99)), cpuP50Ms: round(percentile(pageCpu, 0.5)), cpuP99Ms: round(percentile(pageCpu, 0.99)),
       firstPageP99Ms: round(percentile(walked.filter((w) => w.first).map((w) => ms(w.urls[0])), 0.99)), totalExactMs: round(median(totals.map(ms))),
       firstRequestMs: ms(first), sortWarmupMs: Object.fromEntries(Object.entries(warm).map(([s, u]) => [s, ms(u)])), walks,
       heapBeforeMB: ready.heapBeforeMB, heapAfterMB: st.heapAfterMB, arrayBuffersAfterMB: st.arrayBuffersAfterMB, rssAfterMB: st.rssAfterMB, keyStore: ready.keyStore,
