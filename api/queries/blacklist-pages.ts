@@ -96,7 +96,7 @@ function qMatches(build: ServingBuild, idx: PagesIndex, needle: string): Promise
 const rangeOf = (idx: PagesIndex, r: number): [number, number] => [idx.offsets[r], idx.offsets[r + 1] - 1];
 
 /** Ranges of events.jsonl closer than this are read as one (reading a few KB through is cheaper than another read). */
-const GAP = 16 * 1024;
+const GAP = 4 * 1024;
 
 /**
  * Reads the JSON of `rows` (row numbers, any order) as few ranges and writes it into one buffer:

@@ -27,7 +27,8 @@ import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, MANIFEST_
  * (`createApp`: key auth, rate limit, validation, response cache, handler) in-process through
  * `app.request`, in fresh serving processes, with cursor walks of every sort order and filters.
  * CLI: `tsx scripts/bench/blacklist-latency.ts [--rows N] [--runs R] [--max-pages P] [--deep-pages D] [--keep-dir DIR]`
- * (`--keep-dir`: write the synthetic build there and keep it; `--serve DIR` runs one serving process over it).
+ * (`--keep-dir`: write the synthetic build there and keep it; `--serve DIR` runs one serving process over it;
+ * `BLACKLIST_BENCH_SERVER_ARGS="--trace-gc"` passes node flags to the serving processes).
  */
 
 /** Shared test/bench Postgres (trust auth); `BENCH_PG_URL` overrides it, as in scripts/bench.ts. */
@@ -637,7 +638,7 @@ async function serverProcess(dir: string): Promise<void> {
 async function serveRun(dir: string): Promise<BlacklistServeRun> {
   const expect = JSON.parse(readFileSync(join(dir, "expect.json"), "utf8")) as Expectations;
   const { pageSize } = expect;
-  const child = fork(fileURLToPath(import.meta.url), ["--serve", dir], { execArgv: ["--import", "tsx"], env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), ["--serve", dir], { execArgv: ["--import", "tsx", ...(process.env.BLACKLIST_BENCH_SERVER_ARGS?.split(" ").filter(Boolean) ?? [])], env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", 2, "inherit", "ipc"] });
   const next = () => new Promise<FromServer>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`serving process exited (${code})`));
     child.once("exit", onExit);
