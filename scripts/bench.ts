@@ -24,7 +24,10 @@
  *      API process on Postgres (fresh schema) at start and after ≥ 100,000 distinct keyed read URLs
  *      (scripts/bench/unique-urls.lua), with the number of requests and non-2xx answers.
  * 4. On-chain: ingestion throughput against anvil (scripts/bench/onchain-ingest.ts) and /api/blacklist
- *    latency over 100,000 synthetic events with cursor walks of every sort (scripts/bench/blacklist-latency.ts).
+ *    latency over SYNTHETIC ledgers of 100,000 and 1,000,000 events (scripts/bench/blacklist-latency.ts:
+ *    the serving layout in a temp dir, never published; 3 fresh serving processes per size, medians;
+ *    cursor walks of every sort and four filters from the first page and from the middle of each order,
+ *    all pages at 100k, 60 per walk at 1M; server-side time per page, identity encoding).
  * BENCH_DATA_DIR=<a data dir with a published build> skips sections 1 and 2.
  * If `api/server.ts` ignores DEV_KEY_RATE_LIMIT (its dev key gets 429 within 1,000 requests), the
  * API is started through scripts/bench/api-server.ts (same startServer, explicit limit) and the
@@ -486,19 +489,32 @@ console.log(`\nUnique URLs (Postgres state store, scripts/bench/unique-urls.lua 
   `${int(pgRun.requests)} requests in ${pgRun.seconds.toFixed(1)} s (${int(pgRun.requests / pgRun.seconds)} req/s, ${pgRun.runs} wrk run${pgRun.runs > 1 ? "s" : ""}), ` +
   `${int(pgRun.non2xx)} non-2xx, ${pgRun.socketErrors} socket errors, ${pgRun.timeouts} timeouts (> 2 s); RSS ${pgRun.startRssMB.toFixed(0)} MB at start → ${pgRun.endRssMB.toFixed(0)} MB`);
 console.log(`Targets: API ≥ 0.75× nginx (small route), ≥ 0.5× (list, identity), ≥ 0.75× (list, gzip); small-route p99 ≤ 10 ms; RSS after 100k unique URLs ≤ 300 MB. RSS is VmRSS of the server process in MB (10^6 bytes).`);
-// 4. On-chain: ingestion throughput from a real node, /api/blacklist paging over 100k rows (each in its own process).
+// 4. On-chain: ingestion throughput from a real node, /api/blacklist paging over 100k and 1M synthetic rows (each in its own process).
 const runJson = <T>(script: string): T => JSON.parse(execFileSync("npx", ["tsx", script], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, maxBuffer: 64 << 20 }).toString());
 const ingest = runJson<{ logs: number; seconds: number; logsPerSec: number }>("scripts/bench/onchain-ingest.ts");
-const blacklist = runJson<{ rows: number; pages: number; p50Ms: number; p99Ms: number; maxMs: number; totalExactMs: number; firstRequestMs: number }>("scripts/bench/blacklist-latency.ts");
-console.log(`\nOn-chain (scripts/bench/onchain-ingest.ts: anvil, ${int(ingest.logs)} events, real decode + ledger commits, median of 3; scripts/bench/blacklist-latency.ts: in-process app (request until the body is read, no HTTP transport), ${int(blacklist.rows)} synthetic events, cursor walks over all pages of every sort, 1000 rows per page)`);
+/** /api/blacklist bench of one synthetic ledger size (scripts/bench/blacklist-latency.ts, medians over its serving processes). */
+interface BlacklistBench { rows: number; runs: number; pages: number; p50Ms: number; p99Ms: number; maxMs: number; cpuP50Ms: number; cpuP99Ms: number; loadAverage: number[]; totalExactMs: number; firstRequestMs: number; heapBeforeMB: number; heapAfterMB: number; arrayBuffersAfterMB: number; rssAfterMB: number; setupMs: number; layoutBytes: { events: number; index: number; addresses: number } }
+const blacklistAt = (rows: number, maxPages?: number): BlacklistBench => JSON.parse(execFileSync("npx", ["tsx", "scripts/bench/blacklist-latency.ts", "--rows", String(rows), ...(maxPages ? ["--max-pages", String(maxPages)] : [])], {
+  cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent", NODE_OPTIONS: "--max-old-space-size=8192" }, maxBuffer: 64 << 20,
+}).toString());
+const bl100k = blacklistAt(100_000);
+const bl1m = blacklistAt(1_000_000, 60);
+console.log(`\nOn-chain (scripts/bench/onchain-ingest.ts: anvil, ${int(ingest.logs)} events, real decode + ledger commits, median of 3; scripts/bench/blacklist-latency.ts: SYNTHETIC ledgers (never published), the serving layout read by the real app behind node:http in its own process, server time per page (arrival → last byte to the socket), identity encoding, 1000 rows per page; medians of ${bl100k.runs} fresh serving processes per size; mix: cursor walks of 8 sort orders and 4 filters (stablecoin, chainId+eventType, q, chain+sort) from the first page (every page at 100k, 60 per walk at 1M) and 10 pages from the middle of each, after a warm-up of 23 pages)`);
+const bl = (b: BlacklistBench, label: string) => [
+  [`/api/blacklist page p50 at ${label} (ms, ${int(b.pages)} pages per run)`, b.p50Ms.toFixed(1), "—", "—"],
+  [`/api/blacklist p99 at ${label} (ms)`, b.p99Ms.toFixed(1), "≤ 50", b.p99Ms <= 50 ? "yes" : "**no**"],
+  [`/api/blacklist page max at ${label} (ms)`, b.maxMs.toFixed(1), "—", "—"],
+  [`/api/blacklist server CPU per page at ${label} (ms, p50 / p99; load average ${b.loadAverage.join(" ")})`, `${b.cpuP50Ms.toFixed(1)} / ${b.cpuP99Ms.toFixed(1)}`, "—", "—"],
+  [`/api/blacklist first request at ${label} (ms: manifest, index read, one row)`, b.firstRequestMs.toFixed(1), "≤ 200", b.firstRequestMs <= 200 ? "yes" : "**no**"],
+  [`/api/blacklist includeTotal=true at ${label} (ms)`, b.totalExactMs.toFixed(1), "—", "—"],
+  [`/api/blacklist server heap at ${label} (MB: before first request → after the mix; off-heap buffers; RSS)`, `${b.heapBeforeMB} → ${b.heapAfterMB}; ${b.arrayBuffersAfterMB}; ${b.rssAfterMB}`, "—", "—"],
+];
 console.log(table(["measure", "value", "target", "met?"], [
   ["ingestion: logs decoded and committed per second", int(ingest.logsPerSec), "—", "—"],
-  [`/api/blacklist page p50 (ms, ${int(blacklist.pages)} pages)`, blacklist.p50Ms.toFixed(1), "—", "—"],
-  ["/api/blacklist page p99 (ms)", blacklist.p99Ms.toFixed(1), "≤ 50", blacklist.p99Ms <= 50 ? "yes" : "**no**"],
-  ["/api/blacklist page max (ms)", blacklist.maxMs.toFixed(1), "—", "—"],
-  ["/api/blacklist includeTotal=true (ms, median of 5)", blacklist.totalExactMs.toFixed(1), "—", "—"],
-  ["/api/blacklist first request of a build (ms: read, parse, validate, sort)", int(blacklist.firstRequestMs), "—", "—"],
+  ...bl(bl100k, "100k"),
+  ...bl(bl1m, "1M"),
 ]));
+console.log(`Synthetic layouts: 100k ${(bl100k.layoutBytes.events / 1e6).toFixed(0)} MB events + ${(bl100k.layoutBytes.index / 1e6).toFixed(1)} MB index + ${(bl100k.layoutBytes.addresses / 1e6).toFixed(1)} MB addresses; 1M ${(bl1m.layoutBytes.events / 1e6).toFixed(0)} MB + ${(bl1m.layoutBytes.index / 1e6).toFixed(1)} MB + ${(bl1m.layoutBytes.addresses / 1e6).toFixed(1)} MB. Load average after: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 
 // 5. Key lane: auth overhead and 429 exactness across 2 instances sharing Postgres and Redis.
 const auth = JSON.parse(execFileSync("npx", ["tsx", "scripts/bench/auth-quota.ts", dataDir], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, maxBuffer: 16 << 20 }).toString()) as {

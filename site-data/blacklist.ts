@@ -2,6 +2,7 @@ import { z } from "zod";
 import { decimalString } from "../pipelines/onchain/contract.ts";
 import { explorerUrls } from "../pipelines/onchain/explorers.ts";
 import { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
+import { BLACKLIST_PAGES, encodeBlacklistPages } from "./blacklist-pages.ts";
 import { type Artifact, num } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
@@ -81,7 +82,11 @@ function toEvent(r: Record<string, any>): BlacklistEvent {
 /** Newest block time among the ledger rows (Unix s): the data time of the freeze artifacts. */
 const newestTs = (events: { timestamp: number }[]) => (events.length ? Math.max(...events.map((e) => e.timestamp)) : null);
 
-/** The freeze ledger `/api/blacklist` pages (filters, four sort keys, keyset cursors: api/queries/blacklist.ts). */
+/**
+ * The freeze ledger `/api/blacklist` pages (filters, four sort keys, keyset cursors: api/queries/blacklist.ts):
+ * the JSON ledger (read by the alert dispatcher, and by the route for builds published before the
+ * serving layout) and its serving layout (site-data/blacklist-pages.ts), which the route pages from.
+ */
 export const blacklistLedgerArtifact: Artifact = {
   key: "blacklist",
   schemaVersion: "1.0.0",
@@ -93,7 +98,10 @@ export const blacklistLedgerArtifact: Artifact = {
   assemble(rows) {
     const events = rows.events.map(toEvent);
     const chains = rows.chains.map((c) => ({ id: String(c.id), name: String(c.name) }));
-    return { files: [{ path: blacklistLedgerArtifact.outputs.main.path, payload: { events, chains }, rows: events.length }], dataAsOf: newestTs(events) };
+    // The serving layout of the same rows (site-data/blacklist-pages.ts): what /api/blacklist pages from.
+    const pages = encodeBlacklistPages(events, chains);
+    const layout = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({ path: BLACKLIST_PAGES[k], payload: null, body: pages[k], rows: events.length }));
+    return { files: [{ path: blacklistLedgerArtifact.outputs.main.path, payload: { events, chains }, rows: events.length }, ...layout], dataAsOf: newestTs(events) };
   },
 };
 

@@ -4,11 +4,16 @@ import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import type { CacheProfile } from "../api/lib/freshness.ts";
 
-/** One file an artifact emits: path under the build, payload (validated against the schema), rows. */
+/**
+ * One file an artifact emits: path under the build, payload (validated against the schema), rows. A
+ * file with `body` is published as those bytes instead (a serving layout derived from a validated
+ * payload of the same artifact, e.g. site-data/blacklist-pages.ts); its `payload` is not checked.
+ */
 export interface ArtifactFile {
   path: string;
   payload: unknown;
   rows: number;
+  body?: Uint8Array;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, type ManifestFile } from "../../site-data/manifest.ts";
@@ -10,9 +10,11 @@ import { HttpError } from "./http-error.ts";
  * S3: `s3Reader` in ./s3-reader.ts; chosen by `STORAGE_DRIVER`, ./storage.ts). `key` is a sink key
  * (`latest.json`, `builds/<id>/site-data/x.json`, `datasets/<topic>/<day>.csv.gz`); the answer is the
  * object's bytes, or null when it does not exist. Any other failure throws (an S3 reader throws
- * StorageUnavailableError); the store then keeps serving the build it has.
+ * StorageUnavailableError); the store then keeps serving the build it has. `ranges`, when the store
+ * can read byte ranges, returns bytes [start, end) of each range of one object (null when absent);
+ * without it ServingBuild.fileRanges slices the whole object.
  */
-export type ObjectReader = (key: string) => Promise<Uint8Array | null>;
+export type ObjectReader = ((key: string) => Promise<Uint8Array | null>) & { ranges?: (key: string, ranges: readonly [number, number][]) => Promise<Uint8Array[] | null> };
 
 /**
  * Published storage did not answer a read (an object store down, timing out or refusing access):
@@ -29,9 +31,9 @@ export class StorageUnavailableError extends HttpError {
   }
 }
 
-/** Reader over the filesystem sink layout rooted at `root` (missing file: null; other errors thrown as they are). */
+/** Reader over the filesystem sink layout rooted at `root` (missing file: null; other errors thrown as they are; byte ranges: positioned reads of one open file). */
 export function fsReader(root: string): ObjectReader {
-  return async (key) => {
+  const read: ObjectReader = async (key) => {
     try {
       return await readFile(join(root, key));
     } catch (err) {
@@ -39,6 +41,25 @@ export function fsReader(root: string): ObjectReader {
       throw err;
     }
   };
+  read.ranges = async (key, ranges) => {
+    let fh;
+    try {
+      fh = await open(join(root, key), "r");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+    try {
+      return await Promise.all(ranges.map(async ([start, end]) => {
+        const buf = Buffer.allocUnsafe(end - start);
+        const { bytesRead } = await fh.read(buf, 0, buf.byteLength, start);
+        return bytesRead === buf.byteLength ? buf : buf.subarray(0, bytesRead);
+      }));
+    } finally {
+      await fh.close();
+    }
+  };
+  return read;
 }
 
 /** Content codings a published file may also be stored in (`<path>.br`, `<path>.gz`, written by the build). */
@@ -84,6 +105,17 @@ export class ServingBuild {
       p.catch(() => this.bytes.delete(key));
     }
     return p;
+  }
+
+  /**
+   * Bytes [start, end) of each range of a file of this build (uncached), or null when absent: positioned
+   * reads when the reader has `ranges`, else slices of the whole file (read once, cached as by `file`).
+   */
+  async fileRanges(path: string, ranges: readonly [number, number][]): Promise<Uint8Array[] | null> {
+    if (!this.files.has(path)) return null;
+    if (this.read.ranges) return this.read.ranges(`builds/${this.id}/${path}`, ranges);
+    const whole = await this.file(path);
+    return whole && ranges.map(([start, end]) => whole.subarray(start, end));
   }
 
   /**

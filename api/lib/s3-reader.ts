@@ -69,9 +69,10 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
   const prefix = opts.prefix ?? "";
   const describe = (key: string) => `s3://${opts.bucket}/${prefix}${key}`;
   let loggedAt = -Infinity;
-  const read: ObjectReader = async (key) => {
+  /** One GET of `key` (the whole object, or bytes [start, end) with a Range header). */
+  const get = async (key: string, range?: readonly [number, number]): Promise<Uint8Array | null> => {
     try {
-      const res = await client.send(new GetObjectCommand({ Bucket: opts.bucket, Key: prefix + key }));
+      const res = await client.send(new GetObjectCommand({ Bucket: opts.bucket, Key: prefix + key, ...(range ? { Range: `bytes=${range[0]}-${range[1] - 1}` } : {}) }));
       if (!res.Body) return new Uint8Array(0);
       return await res.Body.transformToByteArray();
     } catch (err) {
@@ -83,6 +84,13 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
       throw new StorageUnavailableError(describe(key), reasonOf(err), err);
     }
   };
+  // Byte ranges (ledger pages, api/queries/blacklist-pages.ts) are Range GETs, several at once.
+  const read: ObjectReader = Object.assign((key: string) => get(key), {
+    ranges: async (key: string, ranges: readonly [number, number][]) => {
+      const parts = await Promise.all(ranges.map((r) => (r[1] > r[0] ? get(key, r) : Promise.resolve(new Uint8Array(0)))));
+      return parts.some((p) => p === null) ? null : (parts as Uint8Array[]);
+    },
+  });
   return { read, describe, close: () => client.destroy() };
 }
 

@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import { type BlacklistLedger, blacklistLedgerArtifact, blacklistSummaryArtifact } from "../../site-data/blacklist.ts";
 import { type MintBurnEvent, mintBurnFlowsArtifact, type MintBurnHourly, type MintBurnLedger, mintBurnLedgerArtifact } from "../../site-data/mint-burn.ts";
+import { BLACKLIST_PAGES } from "../../site-data/blacklist-pages.ts";
+import { blacklistPagesBytes, hasPages } from "../queries/blacklist-pages.ts";
 import { BlacklistQuery, BlacklistResponseSchema, blacklistPageBytes, queryBlacklist } from "../queries/blacklist.ts";
 import { MintBurnEventsQuery, MintBurnEventsResponseSchema, MintBurnFlowsQuery, MintBurnFlowsResponseSchema, queryMintBurnEvents, queryMintBurnFlows } from "../queries/mint-burn.ts";
-import { bind, ledgerPage, type RouteDecl } from "./route.ts";
+import { bind, ledgerPage, need, type RouteDecl } from "./route.ts";
 
 const tag = "onchain";
 
@@ -14,9 +16,13 @@ export const ONCHAIN_ROUTES: RouteDecl[] = [
     artifact: bind(blacklistLedgerArtifact), query: BlacklistQuery, response: BlacklistResponseSchema,
     summary: "Freeze/blacklist events",
     description: "BlacklistEvent rows (spec 2.5) of tracked freeze contracts: decoded `blacklist`, `unblacklist` and `destroy` logs with exact amounts (`amountRaw` base units; `amountNative` token units; null when the event carries none and no balance read resolved it, never zero) and USD (`amountUsdAtEvent`) by the supply valuation rule of the event's UTC day (USD pegs 1 × units; null without a valuation). Each destroy links to the freeze that made it possible (`linkedFreezeEventId`, `frozenDurationSec`). Sorted by `sortBy` (`date`, `stablecoin`, `chain` display name, `event`; ties by time then id) in `sortDirection`; page with the opaque keyset `nextCursor` (valid for every sort: used with another sort or direction it continues after the same event in that order) or `offset`. `stablecoin` is the uppercase tracker symbol; `chain` the exact display name and `chainId` the registry id (both given: the same chain, else 400; an unknown chain matches nothing).",
-    handler: (ctx, route) => ledgerPage<BlacklistLedger>(route, ctx, async (l) => ({
-      bytes: await blacklistPageBytes(ctx.build!, await queryBlacklist(ctx.build!, l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof BlacklistQuery>)),
-    })),
+    handler: async (ctx, route) => {
+      const build = need(ctx.build);
+      const query = ctx.query as z.output<typeof BlacklistQuery>;
+      // Builds published before the serving layout page from the JSON ledger (parsed onto the heap).
+      if (!hasPages(build)) return ledgerPage<BlacklistLedger>(route, ctx, async (l) => ({ bytes: await blacklistPageBytes(build, await queryBlacklist(build, l, build.manifest.asOf, query)) }));
+      return { bytes: await blacklistPagesBytes(build, build.manifest.asOf, query), dataAsOf: build.dataAsOf(BLACKLIST_PAGES.index) };
+    },
   },
   {
     kind: "json", operationId: "getBlacklistSummary", method: "GET", path: "/api/blacklist-summary", lane: "apiKey", tag, cache: "producer-backed", meta: false,

@@ -45,11 +45,13 @@ async function emitSiteData(ctx: EmitContext, artifacts: readonly Artifact[]): P
     for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await ctx.db.all(sql);
     const { files: out, dataAsOf } = artifact.assemble(rows, { asOf: ctx.asOf, sourceObservedAt: ctx.sourceObservedAt });
     for (const f of out) {
+      const extras = { artifact: artifact.key, rows: f.rows, dataAsOf, schemaVersion: artifact.schemaVersion, maxAgeSec: artifact.maxAgeSec };
+      if (f.body) { files.push({ path: f.path, body: f.body, extras }); continue; }
       const res = artifact.schema.safeParse(f.payload);
       if (!res.success) {
         throw new ArtifactError(`artifact ${artifact.key} (${f.path}) failed its schema: ${res.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, artifact.key);
       }
-      files.push({ path: f.path, body: toJson(f.payload), extras: { artifact: artifact.key, rows: f.rows, dataAsOf, schemaVersion: artifact.schemaVersion, maxAgeSec: artifact.maxAgeSec } });
+      files.push({ path: f.path, body: toJson(f.payload), extras });
     }
   }
   return { files, datedCopies: [] };

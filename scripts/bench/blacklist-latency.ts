@@ -1,10 +1,14 @@
+import { fork } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { getRequestListener } from "@hono/node-server";
 import pg from "pg";
 import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
@@ -12,13 +16,19 @@ import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { configKey, decimalString } from "../../pipelines/onchain/contract.ts";
 import { explorerUrls } from "../../pipelines/onchain/explorers.ts";
-import { type BlacklistEvent, type BlacklistLedger, BlacklistLedgerSchema, blacklistLedgerArtifact, FREEZE_METHODOLOGY } from "../../site-data/blacklist.ts";
+import { encodeKeyset } from "../../api/lib/cursor.ts";
+import { type BlacklistEvent, type BlacklistLedger, blacklistLedgerArtifact, FREEZE_METHODOLOGY } from "../../site-data/blacklist.ts";
+import { BLACKLIST_PAGES, encodeBlacklistPages } from "../../site-data/blacklist-pages.ts";
 import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
 
 /**
- * `/api/blacklist` latency benchmark: a synthetic published build holding a freeze ledger of `rows`
- * events, served by the real app (`createApp`: key auth, rate limit, validation, response cache,
- * handler) in-process through `app.request`, with every page of every sort order walked by cursor.
+ * `/api/blacklist` latency benchmark: a SYNTHETIC published build holding a freeze ledger of `rows`
+ * events (serving layout only, in a temp dir, never published as data), served by the real app
+ * (`createApp`: key auth, rate limit, validation, response cache, handler) in-process through
+ * `app.request`, in fresh serving processes, with cursor walks of every sort order and filters.
+ * CLI: `tsx scripts/bench/blacklist-latency.ts [--rows N] [--runs R] [--max-pages P] [--deep-pages D] [--keep-dir DIR]`
+ * (`--keep-dir`: write the synthetic build there and keep it; `--serve DIR` runs one serving process over it;
+ * `BLACKLIST_BENCH_SERVER_ARGS="--trace-gc"` passes node flags to the serving processes).
  */
 
 /** Shared test/bench Postgres (trust auth); `BENCH_PG_URL` overrides it, as in scripts/bench.ts. */
@@ -46,43 +56,6 @@ export interface BlacklistWalkStats {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
-}
-
-/**
- * Result of `benchBlacklistLatency`. Latencies in ms (wall time of `app.request` until the whole body
- * is read, in-process: no HTTP transport), rounded to 0.01 ms; percentiles are nearest-rank.
- */
-export interface BlacklistLatencyResult {
-  /** Events in the synthetic ledger. */
-  rows: number;
-  /** `limit` of every walked page. */
-  pageSize: number;
-  /** Timed cursor-walk pages behind p50/p99/max (8 full sort walks plus the filtered walks). */
-  pages: number;
-  /** Sort orders walked in full, as `<sortBy>:<direction>` (every one returned each row exactly once). */
-  sorts: string[];
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** p99 of the first page of every walk (warm: after the warm-up below). */
-  firstPageP99Ms: number;
-  /** Median of 5 first pages with `includeTotal=true` (exact count over the whole ledger). */
-  totalExactMs: number;
-  /** The first-ever request (cold build: read, JSON parse and schema check of the ledger, date sort); not in p50/p99. */
-  firstRequestMs: number;
-  /** First request of each other sort key (its one-time sort of the ledger per build); not in p50/p99. */
-  sortWarmupMs: Record<string, number>;
-  /** Per walk: the 8 sort orders, then the filtered walks. */
-  walks: BlacklistWalkStats[];
-  targetP99Ms: number;
-  /** p99Ms ≤ targetP99Ms. */
-  meetsTarget: boolean;
-  /** State store holding the bench key: Postgres (throwaway schema) or in-memory PGlite when Postgres is unreachable. */
-  keyStore: "postgres" | "pglite";
-  /** Size of the published `site-data/blacklist-events.json` (bytes). */
-  ledgerBytes: number;
-  /** Generating, validating and writing the build plus opening the key store (ms). */
-  setupMs: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,34 +289,37 @@ const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest
 const stamp = (sec: number) => new Date(sec * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
 
 /**
- * Writes a published build into `root` as the API reads it: `builds/<id>/site-data/blacklist-events.json`
- * (schema-checked `BlacklistLedgerSchema`), `builds/<id>/manifest.json` (schema-checked; file entry
- * with artifact `blacklist`, sha256, bytes, rows, dataAsOf, schemaVersion and maxAgeSec 900; wall
- * clock) and `latest.json` last. Returns the ledger bytes written.
+ * Writes a published build into `root` as the API reads it: the serving layout of the ledger
+ * (site-data/blacklist-pages.ts: `site-data/blacklist-pages/{events.jsonl,index.bin,addresses.bin}`,
+ * encoded as the build's blacklist artifact does), `builds/<id>/manifest.json` (schema-checked; file
+ * entries with artifact `blacklist`, sha256, bytes, rows, dataAsOf, schemaVersion and maxAgeSec 900;
+ * wall clock) and `latest.json` last. The JSON ledger (`blacklist-events.json`) is left out: the route
+ * does not read it, and at 1M rows its text would exceed V8's longest string. SYNTHETIC data: the
+ * build lives in a temp dir and is never published. Returns the bytes of the three files.
  */
-function writeBuild(root: string, ledger: BlacklistLedger, newest: number): number {
-  BlacklistLedgerSchema.parse(ledger);
-  const path = blacklistLedgerArtifact.outputs.main.path;
-  const bytes = Buffer.from(JSON.stringify(ledger));
-  const fileSha = sha256(bytes);
-  const contentHash = sha256(`${path}:${fileSha}`);
+function writeBuild(root: string, ledger: BlacklistLedger, newest: number): { events: number; index: number; addresses: number } {
+  const pages = encodeBlacklistPages(ledger.events, ledger.chains);
+  const bodies = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({ path: BLACKLIST_PAGES[k], body: pages[k], sha: sha256(pages[k]) }));
+  const contentHash = sha256(bodies.map((b) => `${b.path}:${b.sha}`).join("\n"));
   const buildId = `${stamp(AS_OF)}-${contentHash.slice(0, 7)}`;
   const manifest: BuildManifest = BuildManifestSchema.parse({
     schemaVersion: MANIFEST_SCHEMA_VERSION, buildId, asOf: AS_OF, generatedAt: AS_OF, clock: "wall", contentHash,
-    files: [{
-      path, sha256: fileSha, bytes: bytes.byteLength, rows: ledger.events.length, dataAsOf: newest,
+    files: bodies.map((b) => ({
+      path: b.path, sha256: b.sha, bytes: b.body.byteLength, rows: ledger.events.length, dataAsOf: newest,
       schemaVersion: blacklistLedgerArtifact.schemaVersion, artifact: blacklistLedgerArtifact.key, maxAgeSec: blacklistLedgerArtifact.maxAgeSec,
-    }],
+    })),
     sources: [], readerDropped: {}, readerProblems: {}, circuits: {}, models: [{ name: "blacklist_events", rows: ledger.events.length }],
     qualityRejections: {}, warnings: [], skippedCaptures: [], sourceLineage: [],
   } satisfies BuildManifest);
   const dir = join(root, "builds", buildId);
-  mkdirSync(join(dir, "site-data"), { recursive: true });
-  writeFileSync(join(dir, path), bytes);
+  for (const b of bodies) {
+    mkdirSync(dirname(join(dir, b.path)), { recursive: true });
+    writeFileSync(join(dir, b.path), b.body);
+  }
   writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const pointer = LatestPointerSchema.parse({ buildId, asOf: AS_OF, manifest: `builds/${buildId}/manifest.json` });
   writeFileSync(join(root, "latest.json"), `${JSON.stringify(pointer)}\n`);
-  return bytes.byteLength;
+  return { events: pages.events.byteLength, index: pages.index.byteLength, addresses: pages.addresses.byteLength };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,10 +374,10 @@ async function openBenchKeyStore(): Promise<{ keys: KeyStore; kind: "postgres" |
 // Bench
 
 /**
- * Full garbage collection, so the bench's own setup garbage (generated ledger, its 100+ MB JSON text)
- * is not collected during timed requests. Uses `gc` when node runs with --expose-gc, else enables it.
+ * Full garbage collection, so setup garbage is not collected during timed requests and heap figures
+ * are live data. Uses `gc` when node runs with --expose-gc, else enables it.
  */
-function collectSetupGarbage(): void {
+function collectGarbage(): void {
   try {
     let gc = (globalThis as { gc?: () => void }).gc;
     if (!gc) {
@@ -415,12 +391,14 @@ function collectSetupGarbage(): void {
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
+const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
 /** Nearest-rank percentile (`p` in 0..1) of unsorted `xs` (ms). */
 function percentile(xs: number[], p: number): number {
   if (!xs.length) return 0;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
 }
+const median = (xs: number[]) => percentile(xs, 0.5);
 const stats = (query: string, rows: number, lat: number[]): BlacklistWalkStats => ({
   query, rows, pages: lat.length, p50Ms: round(percentile(lat, 0.5)), p99Ms: round(percentile(lat, 0.99)), maxMs: round(Math.max(...lat)),
 });
@@ -445,151 +423,335 @@ const FILTERED: { query: string; sortBy: SortBy; direction: Direction; keep: (e:
   { query: "chain=Ethereum&sortBy=stablecoin&sortDirection=asc", sortBy: "stablecoin", direction: "asc", keep: (e) => e.chainId === "ethereum" },
 ];
 
+/** What the serving processes check against: per walk the matching rows, per deep start the cursor and the row after it. */
+interface Expectations {
+  rows: number;
+  pageSize: number;
+  /** Pages walked per walk from its first page (null: every page). */
+  maxPages: number | null;
+  /** Pages walked from each deep start. */
+  deepPages: number;
+  walks: { query: string; sortBy: SortBy; direction: Direction; rows: number }[];
+  deep: { query: string; sortBy: SortBy; direction: Direction; cursor: string; firstId: string; at: number }[];
+}
+
+/** One serving process's measures (ms, on the server: request arrival to last byte handed to the socket; memory in MB of 10^6 bytes). */
+export interface BlacklistServeRun {
+  pages: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** CPU time of the serving process (user + system, all its threads) while each page was served: p50 and p99; unlike wall time, barely moved by the machine's other work. */
+  cpuP50Ms: number;
+  cpuP99Ms: number;
+  /** p99 of the same pages seen by the client (fetch until the body is read: adds loopback transport and the client's own GC). */
+  clientP99Ms: number;
+  /** p99 of the first page of every walk. */
+  firstPageP99Ms: number;
+  /** Median of 5 first pages with `includeTotal=true` (exact count over the whole ledger). */
+  totalExactMs: number;
+  /** The first-ever request of the process (cold build: manifest, index read, one row). */
+  firstRequestMs: number;
+  /** First request of each other sort key; not in p50/p99. */
+  sortWarmupMs: Record<string, number>;
+  walks: BlacklistWalkStats[];
+  /** V8 heap used after a full GC: before the first request and after every walk (the ledger must not land there). */
+  heapBeforeMB: number;
+  heapAfterMB: number;
+  /** Off-heap ArrayBuffers after the walks (the index, address blob and cached page reads live there). */
+  arrayBuffersAfterMB: number;
+  rssAfterMB: number;
+  keyStore: "postgres" | "pglite";
+}
+
+/** Result of `benchBlacklistLatency`: medians over `runs` serving processes of one synthetic build, and each run. */
+export interface BlacklistLatencyResult {
+  rows: number;
+  pageSize: number;
+  runs: number;
+  maxPagesPerWalk: number | null;
+  deepPages: number;
+  /** Walked orders and queries, every one checked (order, no repeats, counts; deep starts: the row after the cursor). */
+  walks: string[];
+  /** Medians over runs of each run's p50/p99/max page latency, first request, includeTotal, heap. */
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  cpuP50Ms: number;
+  cpuP99Ms: number;
+  firstRequestMs: number;
+  totalExactMs: number;
+  pages: number;
+  heapBeforeMB: number;
+  heapAfterMB: number;
+  arrayBuffersAfterMB: number;
+  rssAfterMB: number;
+  targetP99Ms: number;
+  targetFirstRequestMs: number;
+  meetsTarget: boolean;
+  /** Published layout sizes (bytes). */
+  layoutBytes: { events: number; index: number; addresses: number };
+  /** Generating and encoding the synthetic build (ms). */
+  setupMs: number;
+  /** /proc/loadavg (1, 5, 15 min) when the runs ended: the machine's other work. */
+  loadAverage: number[];
+  perRun: BlacklistServeRun[];
+}
+
+const TARGET_FIRST_REQUEST_MS = 200;
+
 /**
- * Benchmarks `/api/blacklist` on a synthetic published build of `rows` freeze events (default
- * 100,000; `pageSize` default 1000, the route's maximum `limit`). Writes the build to a temp dir,
- * creates the real app (`createApp`, wall clock, in-process rate limiter, a bench key allowing
- * 1,000,000 requests/min in a throwaway Postgres schema or in-memory PGlite) and issues requests
- * in-process with `app.request`, timing each one until its whole body is received (`performance.now`;
- * the client's JSON parse, needed for the checks, is outside the timing).
+ * Benchmarks `/api/blacklist` on a SYNTHETIC published build of `rows` freeze events (default 100,000;
+ * `pageSize` default 1000, the route's maximum `limit`; never published as data: a temp dir removed
+ * afterwards). Generates the ledger once, writes its serving layout, computes what each walk must
+ * return, then runs `runs` (default 3) serving processes (`--serve <dir>`), each a fresh server that
+ * has never seen the build, and reports medians over them.
  *
- * After a full GC of the bench's setup garbage and a warm-up (the first-ever request, reported as
- * `firstRequestMs`; the first request of each other sort key, `sortWarmupMs`; 20 untimed offset
- * pages), walks every page via `nextCursor` for each sort (`date`, `stablecoin`, `chain`, `event`)
- * × (`asc`, `desc`) and four filtered queries, checking that each walk returns every expected row
- * exactly once, in order; then times
- * `includeTotal=true` on the first page (median of 5). Every URL is requested once (a repeat
- * throws), so the response cache never answers a timed request. Cleans up the temp dir and the key
- * store. Takes ~35–60 s for 100k rows on 2 cores (peak RSS ~0.9 GB).
+ * Request mix of each serving process (every URL once, so the response cache never answers): the
+ * first-ever request (`limit=1`), the first request of each other sort, 20 offset pages (warm-up);
+ * then cursor walks of every sort (`date`, `stablecoin`, `chain`, `event`) × (`asc`, `desc`) and four
+ * filtered queries (`stablecoin=USDT`; `chainId=tron&eventType=destroy`; `q=abc`;
+ * `chain=Ethereum&sortBy=stablecoin&sortDirection=asc`), each from its first page for `maxPagesPerWalk`
+ * pages (default: every page), plus `deepPages` pages (default 10) from a cursor in the middle of each
+ * of the 12 orders (cursors built from the sorted synthetic ledger); then `includeTotal=true` × 5.
+ * Page latency is the server's: the app behind node:http on loopback in its own process, timed from a
+ * request's arrival to its last byte handed to the socket (the client's parsing and checks stay out).
  *
- * @returns latencies in ms (see `BlacklistLatencyResult`); `pages` counts the timed cursor-walk pages.
- * @throws Error when a walk misses, repeats or misorders a row, a total is wrong, or a request is not 200.
+ * @throws Error when a walk misses, repeats or misorders a row, a deep start does not continue after
+ * its cursor's row, a total is wrong, or a request is not 200.
  */
-export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: number } = {}): Promise<BlacklistLatencyResult> {
+export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: number; runs?: number; maxPagesPerWalk?: number | null; deepPages?: number; keepDir?: string } = {}): Promise<BlacklistLatencyResult> {
   const rows = opts.rows ?? 100_000;
   const pageSize = opts.pageSize ?? 1000;
+  const runs = opts.runs ?? 3;
+  const deepPages = opts.deepPages ?? 10;
+  const maxPages = opts.maxPagesPerWalk ?? null;
   if (!Number.isInteger(rows) || rows < 1) throw new RangeError(`rows must be a positive integer (got ${rows})`);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new RangeError(`pageSize must be an integer from 1 to 1000 (got ${pageSize})`);
   const t0 = performance.now();
-  const dir = mkdtempSync(join(tmpdir(), "ballast-bench-blacklist-"));
-  let closeKeys: (() => Promise<void>) | null = null;
+  const dir = opts.keepDir ?? mkdtempSync(join(tmpdir(), "ballast-bench-blacklist-"));
+  if (opts.keepDir) mkdirSync(dir, { recursive: true });
   try {
-    const expected = new Map<string, number>();
-    let ledgerBytes: number;
-    /** Every event id → its index: walks mark rows seen in a flag array (no per-walk Set of 100k strings to collect). */
-    let idIndex: Map<string, number>;
+    let layoutBytes: BlacklistLatencyResult["layoutBytes"];
+    const expect: Expectations = { rows, pageSize, maxPages, deepPages, walks: [], deep: [] };
     {
-      // Scoped so the generated ledger can be collected once written (the app parses its own copy).
+      // Scoped so the generated ledger is collected before the serving processes start.
       const { ledger, newest } = syntheticLedger(rows);
-      for (const f of FILTERED) expected.set(f.query, ledger.events.reduce((n, e) => n + (f.keep(e) ? 1 : 0), 0));
-      idIndex = new Map(ledger.events.map((e, i) => [e.id, i]));
-      ledgerBytes = writeBuild(dir, ledger, newest);
+      layoutBytes = writeBuild(join(dir, "store"), ledger, newest);
+      const ev = ledger.events;
+      // ascending order of each sort: date by (time, id), the others a stable sort of it by their prefix
+      const byDate = ev.map((_, i) => i).sort((a, b) => ev[a].timestamp - ev[b].timestamp || (ev[a].id < ev[b].id ? -1 : ev[a].id > ev[b].id ? 1 : 0));
+      const ascending = (sortBy: SortBy) => (sortBy === "date" ? byDate : [...byDate].sort((a, b) => {
+        const x = SORT_KEY[sortBy](ev[a])[0], y = SORT_KEY[sortBy](ev[b])[0];
+        return x < y ? -1 : x > y ? 1 : 0;
+      }));
+      const orders = new Map<SortBy, number[]>(SORTS.map((s) => [s, ascending(s)]));
+      const plan = [
+        ...SORTS.flatMap((s) => (["asc", "desc"] as const).map((d) => ({ query: `sortBy=${s}&sortDirection=${d}`, sortBy: s, direction: d, keep: (_: BlacklistEvent) => true }))),
+        ...FILTERED,
+      ];
+      for (const w of plan) {
+        const asc = orders.get(w.sortBy)!.filter((i) => w.keep(ev[i]));
+        const seq = w.direction === "asc" ? asc : [...asc].reverse();
+        expect.walks.push({ query: w.query, sortBy: w.sortBy, direction: w.direction, rows: seq.length });
+        const at = Math.floor(seq.length / 2);
+        if (at + 1 < seq.length) {
+          expect.deep.push({
+            query: w.query, sortBy: w.sortBy, direction: w.direction, at,
+            cursor: encodeKeyset(`${w.sortBy}:${w.direction}`, SORT_KEY[w.sortBy](ev[seq[at]])), firstId: ev[seq[at + 1]].id,
+          });
+        }
+      }
     }
-    const ks = await openBenchKeyStore();
-    closeKeys = ks.close;
-    const { token } = await ks.keys.create({ name: "bench-blacklist", rateLimitPerMinute: 1_000_000 }, { maxRateLimitPerMinute: 1_000_000 });
-    const app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys: ks.keys, limiter: new KeyRateLimiter(), corsOrigins: ["http://localhost"], clockMode: "wall" });
-    const setupMs = performance.now() - t0;
+    writeFileSync(join(dir, "expect.json"), JSON.stringify(expect));
+    const setupMs = Math.round(performance.now() - t0);
 
+    const perRun: BlacklistServeRun[] = [];
+    for (let k = 0; k < runs; k++) perRun.push(await serveRun(dir));
+    const med = (f: (r: BlacklistServeRun) => number) => round(median(perRun.map(f)));
+    const p99Ms = med((r) => r.p99Ms);
+    const firstRequestMs = med((r) => r.firstRequestMs);
+    return {
+      rows, pageSize, runs, maxPagesPerWalk: maxPages, deepPages,
+      walks: [...expect.walks.map((w) => w.query), ...expect.deep.map((d) => `${d.query} from row ${d.at}`)],
+      p50Ms: med((r) => r.p50Ms), p99Ms, maxMs: med((r) => r.maxMs), cpuP50Ms: med((r) => r.cpuP50Ms), cpuP99Ms: med((r) => r.cpuP99Ms), firstRequestMs, totalExactMs: med((r) => r.totalExactMs), pages: perRun[0]?.pages ?? 0,
+      heapBeforeMB: med((r) => r.heapBeforeMB), heapAfterMB: med((r) => r.heapAfterMB), arrayBuffersAfterMB: med((r) => r.arrayBuffersAfterMB), rssAfterMB: med((r) => r.rssAfterMB),
+      targetP99Ms: TARGET_P99_MS, targetFirstRequestMs: TARGET_FIRST_REQUEST_MS, meetsTarget: p99Ms <= TARGET_P99_MS && firstRequestMs <= TARGET_FIRST_REQUEST_MS,
+      layoutBytes, setupMs, loadAverage: loadavg().map((x) => Math.round(x * 100) / 100), perRun,
+    };
+  } finally {
+    if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Messages between the bench (client) and its serving process. */
+type ToServer = { cmd: "stats" } | { cmd: "exit" };
+type FromServer = { ready: true; port: number; token: string; keyStore: "postgres" | "pglite"; heapBeforeMB: number }
+  | { stats: true; serverMs: Record<string, number>; cpuMs: Record<string, number>; heapAfterMB: number; arrayBuffersAfterMB: number; rssAfterMB: number };
+
+/**
+ * The serving process (`--serve DIR`, forked by serveRun): the real app over the build in DIR behind
+ * node:http on 127.0.0.1 (as api/server.ts serves it), timing each request on the server from its
+ * arrival to the last byte handed to the socket (`finish`), so the client's own work (parsing 1 MB
+ * pages, checks) never lands in a measured request. Answers `stats` with those times and its memory
+ * after a full GC; exits on `exit`.
+ */
+async function serverProcess(dir: string): Promise<void> {
+  const ks = await openBenchKeyStore();
+  const { token } = await ks.keys.create({ name: "bench-blacklist", rateLimitPerMinute: 1_000_000 }, { maxRateLimitPerMinute: 1_000_000 });
+  const app = createApp({ store: new PublishedStore(fsReader(join(dir, "store")), 0), keys: ks.keys, limiter: new KeyRateLimiter(), corsOrigins: ["http://localhost"], clockMode: "wall" });
+  const serverMs: Record<string, number> = {};
+  const cpuMs: Record<string, number> = {};
+  const server = createServer(getRequestListener(app.fetch));
+  server.on("request", (req, res) => {
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    res.on("finish", () => {
+      serverMs[req.url ?? ""] = round(performance.now() - start);
+      const d = process.cpuUsage(cpu);
+      cpuMs[req.url ?? ""] = round((d.user + d.system) / 1000);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const send = (m: FromServer) => process.send!(m);
+  process.on("message", async (m: ToServer) => {
+    if (m.cmd === "stats") {
+      collectGarbage();
+      const mem = process.memoryUsage();
+      send({ stats: true, serverMs, cpuMs, heapAfterMB: mb(mem.heapUsed), arrayBuffersAfterMB: mb(mem.arrayBuffers), rssAfterMB: mb(mem.rss) });
+    } else {
+      server.closeAllConnections();
+      server.close();
+      await ks.close();
+      process.exit(0);
+    }
+  });
+  collectGarbage();
+  send({ ready: true, port: (server.address() as AddressInfo).port, token, keyStore: ks.kind, heapBeforeMB: mb(process.memoryUsage().heapUsed) });
+}
+
+/**
+ * One run: forks a fresh serving process over the build in `dir` (a server that has never seen the
+ * build) and issues the request mix over HTTP on loopback, checking every page against `expect.json`.
+ * Latencies are the server's (serverProcess); the client's own are kept for reference (`clientP99Ms`).
+ */
+async function serveRun(dir: string): Promise<BlacklistServeRun> {
+  const expect = JSON.parse(readFileSync(join(dir, "expect.json"), "utf8")) as Expectations;
+  const { pageSize } = expect;
+  const child = fork(fileURLToPath(import.meta.url), ["--serve", dir], { execArgv: ["--import", "tsx", ...(process.env.BLACKLIST_BENCH_SERVER_ARGS?.split(" ").filter(Boolean) ?? [])], env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", 2, "inherit", "ipc"] });
+  const next = () => new Promise<FromServer>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`serving process exited (${code})`));
+    child.once("exit", onExit);
+    child.once("message", (m) => { child.off("exit", onExit); resolve(m as FromServer); });
+  });
+  try {
+    const ready = await next();
+    if (!("ready" in ready)) throw new Error("serving process did not start");
+    const base = `http://127.0.0.1:${ready.port}`;
     const requested = new Set<string>();
-    const headers = { "X-API-Key": token };
-    /** GET `path` once (a repeated URL throws); ms = request until its whole body is received (the client's JSON parse is not timed). */
-    const get = async (path: string): Promise<{ ms: number; body: any }> => {
+    const clientMs: number[] = [];
+    // identity, as the issue's measurement: a compressed page adds the compression of ~1 MB (the gzip path is issue 21 item 7)
+    const headers = { "X-API-Key": ready.token, "Accept-Encoding": "identity" };
+    /** GET `path` once (a repeated URL throws: the response cache would answer it); the body parsed. */
+    const get = async (path: string): Promise<any> => {
       if (requested.has(path)) throw new Error(`bench requested ${path} twice: the response cache would answer it`);
       requested.add(path);
       const start = performance.now();
-      const res = await app.request(path, { headers });
+      const res = await fetch(base + path, { headers });
       const bytes = await res.arrayBuffer();
-      const ms = performance.now() - start;
+      clientMs.push(performance.now() - start);
       const body = JSON.parse(Buffer.from(bytes).toString("utf8"));
       if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body)}`);
-      return { ms, body };
+      return body;
     };
 
-    collectSetupGarbage();
-    // Warm-up: cold build, each other sort's one-time sort, then JIT on full pages (offset URLs are never reused).
-    const firstRequestMs = (await get("/api/blacklist?limit=1")).ms;
-    const sortWarmupMs: Record<string, number> = {};
-    for (const s of SORTS.filter((x) => x !== "date")) sortWarmupMs[s] = round((await get(`/api/blacklist?sortBy=${s}&limit=1`)).ms);
+    const first = "/api/blacklist?limit=1";
+    await get(first);
+    const warm: Record<string, string> = {};
+    for (const s of SORTS.filter((x) => x !== "date")) { warm[s] = `/api/blacklist?sortBy=${s}&limit=1`; await get(warm[s]); }
     for (let k = 1; k <= 20; k++) await get(`/api/blacklist?limit=${pageSize}&offset=${Math.min(25_000, k * pageSize)}&sortDirection=${k % 2 ? "asc" : "desc"}`);
+    const warmClient = clientMs.length;
 
-    /** Walks every page of `query` by cursor; checks each row once, in order, `want` rows in all. Returns per-page ms. */
-    const walk = async (query: string, sortBy: SortBy, direction: Direction, want: number): Promise<number[]> => {
-      const seen = new Uint8Array(rows);
-      let count = 0;
-      const lat: number[] = [];
+    /** Walks `pages` pages (null: all) of `query` by cursor from `cursor`; checks order and no repeats. Returns the URLs and rows. */
+    const walk = async (query: string, sortBy: SortBy, direction: Direction, pages: number | null, cursor: string | null) => {
+      const seen = new Set<string>();
+      const urls: string[] = [];
       const key = SORT_KEY[sortBy];
       const sign = direction === "asc" ? 1 : -1;
       let prev: (string | number)[] | null = null;
-      let cursor: string | null = null;
-      const maxPages = Math.ceil(want / pageSize) + 1;
+      let firstId: string | null = null;
+      let done = false;
       do {
-        const { ms, body } = await get(`/api/blacklist?${query}&limit=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-        lat.push(ms);
+        const url = `/api/blacklist?${query}&limit=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        urls.push(url);
+        const body = await get(url);
         for (const e of body.events as BlacklistEvent[]) {
-          const i = idIndex.get(e.id);
-          if (i === undefined) throw new Error(`walk ${query}: unknown row ${e.id}`);
-          if (seen[i]) throw new Error(`walk ${query}: row ${e.id} returned twice`);
-          seen[i] = 1;
-          count++;
+          if (seen.has(e.id)) throw new Error(`walk ${query}: row ${e.id} returned twice`);
+          seen.add(e.id);
+          firstId ??= e.id;
           const k = key(e);
           if (prev && sign * compareKeys(prev, k) >= 0) throw new Error(`walk ${query}: row ${e.id} out of ${sortBy} ${direction} order`);
           prev = k;
         }
         cursor = body.nextCursor;
-        if (lat.length > maxPages) throw new Error(`walk ${query}: more than ${maxPages} pages for ${want} rows`);
-      } while (cursor);
-      if (count !== want) throw new Error(`walk ${query}: ${count} rows, expected ${want}`);
-      return lat;
+        done = !cursor;
+      } while (!done && (pages === null || urls.length < pages));
+      return { urls, rows: seen.size, firstId, done };
     };
 
-    const walks: BlacklistWalkStats[] = [];
-    const pageLat: number[] = [];
-    const firstPages: number[] = [];
-    const sorts: string[] = [];
-    const timedWalk = async (query: string, sortBy: SortBy, direction: Direction, want: number) => {
-      const lat = await walk(query, sortBy, direction, want);
-      walks.push(stats(query, want, lat));
-      pageLat.push(...lat);
-      firstPages.push(lat[0]);
-    };
-    for (const s of SORTS) {
-      for (const d of ["asc", "desc"] as const) {
-        await timedWalk(`sortBy=${s}&sortDirection=${d}`, s, d, rows);
-        sorts.push(`${s}:${d}`);
-      }
+    const walked: { query: string; rows: number; urls: string[]; first: boolean }[] = [];
+    for (const w of expect.walks) {
+      const r = await walk(w.query, w.sortBy, w.direction, expect.maxPages, null);
+      const want = r.done ? w.rows : Math.min(w.rows, r.urls.length * pageSize);
+      if (r.rows !== want) throw new Error(`walk ${w.query}: ${r.rows} rows, expected ${want}`);
+      walked.push({ query: w.query, rows: r.rows, urls: r.urls, first: true });
     }
-    for (const f of FILTERED) await timedWalk(f.query, f.sortBy, f.direction, expected.get(f.query)!);
-
+    for (const d of expect.deep) {
+      const r = await walk(d.query, d.sortBy, d.direction, expect.deepPages, d.cursor);
+      if (r.firstId !== d.firstId) throw new Error(`deep walk ${d.query} from row ${d.at}: first row ${r.firstId}, expected ${d.firstId}`);
+      walked.push({ query: `${d.query} from row ${d.at}`, rows: r.rows, urls: r.urls, first: false });
+    }
+    const clientWalkMs = clientMs.slice(warmClient);
     // Exact total on the first page: 5 equivalent but distinct URLs (raw parameters key the cache).
-    const totalVariants = ["", "&sortBy=date", "&sortDirection=desc", "&sortBy=date&sortDirection=desc", "&offset=0"];
-    const totalMs: number[] = [];
-    for (const v of totalVariants) {
-      const { ms, body } = await get(`/api/blacklist?includeTotal=true&limit=${pageSize}${v}`);
-      if (body.total !== rows || body.totalExact !== true) throw new Error(`includeTotal: total ${body.total} (exact ${body.totalExact}), expected ${rows}`);
-      totalMs.push(ms);
+    const totals = ["", "&sortBy=date", "&sortDirection=desc", "&sortBy=date&sortDirection=desc", "&offset=0"].map((v) => `/api/blacklist?includeTotal=true&limit=${pageSize}${v}`);
+    for (const url of totals) {
+      const body = await get(url);
+      if (body.total !== expect.rows || body.totalExact !== true) throw new Error(`includeTotal: total ${body.total} (exact ${body.totalExact}), expected ${expect.rows}`);
     }
 
-    const p99Ms = round(percentile(pageLat, 0.99));
+    child.send({ cmd: "stats" } satisfies ToServer);
+    const st = await next();
+    if (!("stats" in st)) throw new Error("serving process sent no stats");
+    const ms = (url: string) => { const v = st.serverMs[url]; if (v === undefined) throw new Error(`no server time for ${url}`); return v; };
+    const walks = walked.map((w) => stats(w.query, w.rows, w.urls.map(ms)));
+    const pageLat = walked.flatMap((w) => w.urls.map(ms));
+    const pageCpu = walked.flatMap((w) => w.urls.map((u) => st.cpuMs[u] ?? 0));
     return {
-      rows, pageSize, pages: pageLat.length, sorts,
-      p50Ms: round(percentile(pageLat, 0.5)), p99Ms, maxMs: round(Math.max(...pageLat)),
-      firstPageP99Ms: round(percentile(firstPages, 0.99)), totalExactMs: round(percentile(totalMs, 0.5)),
-      firstRequestMs: round(firstRequestMs), sortWarmupMs, walks,
-      targetP99Ms: TARGET_P99_MS, meetsTarget: p99Ms <= TARGET_P99_MS, keyStore: ks.kind, ledgerBytes, setupMs: Math.round(setupMs),
+      pages: pageLat.length, p50Ms: round(percentile(pageLat, 0.5)), p99Ms: round(percentile(pageLat, 0.99)), maxMs: round(Math.max(...pageLat)),
+      clientP99Ms: round(percentile(clientWalkMs, 0.99)), cpuP50Ms: round(percentile(pageCpu, 0.5)), cpuP99Ms: round(percentile(pageCpu, 0.99)),
+      firstPageP99Ms: round(percentile(walked.filter((w) => w.first).map((w) => ms(w.urls[0])), 0.99)), totalExactMs: round(median(totals.map(ms))),
+      firstRequestMs: ms(first), sortWarmupMs: Object.fromEntries(Object.entries(warm).map(([s, u]) => [s, ms(u)])), walks,
+      heapBeforeMB: ready.heapBeforeMB, heapAfterMB: st.heapAfterMB, arrayBuffersAfterMB: st.arrayBuffersAfterMB, rssAfterMB: st.rssAfterMB, keyStore: ready.keyStore,
     };
   } finally {
-    try {
-      await closeKeys?.();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    if (child.connected) child.send({ cmd: "exit" } satisfies ToServer);
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
   }
 }
 
+const arg = (name: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : undefined; };
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchBlacklistLatency().then(
-    (r) => { process.stdout.write(`${JSON.stringify(r, null, 2)}\n`); },
+  const serve = arg("serve");
+  const rows = arg("rows");
+  const maxPages = arg("max-pages");
+  const job: Promise<unknown> = serve ? serverProcess(serve) : benchBlacklistLatency({
+    rows: rows === undefined ? undefined : Number(rows), runs: arg("runs") === undefined ? undefined : Number(arg("runs")),
+    maxPagesPerWalk: maxPages === undefined ? undefined : Number(maxPages), deepPages: arg("deep-pages") === undefined ? undefined : Number(arg("deep-pages")),
+    keepDir: arg("keep-dir"),
+  });
+  job.then(
+    (r) => { if (!serve) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`); },
     (err) => { process.stderr.write(`${err?.stack ?? err}\n`); process.exitCode = 1; },
   );
 }

@@ -55,6 +55,14 @@ describe("s3Reader (GetObject against s3rver)", () => {
     r.close();
   });
 
+  it("reads byte ranges with Range GETs (ledger pages), null for a missing key", async () => {
+    await put("builds/b1/events.jsonl", "abcdefghij");
+    const r = s3Reader({ endpoint, bucket: "ballast", region: "us-east-1", ...CREDS });
+    const parts = await r.read.ranges!("builds/b1/events.jsonl", [[0, 3], [5, 10], [2, 2]]);
+    expect(parts!.map((p) => Buffer.from(p).toString())).toEqual(["abc", "fghij", ""]);
+    expect(await r.read.ranges!("builds/b1/missing.jsonl", [[0, 1]])).toBeNull();
+  });
+
   it("reads under a key prefix (and not outside it)", async () => {
     await put("tenant-a/latest.json", "{\"under\":\"prefix\"}");
     await put("latest.json", "{\"at\":\"root\"}");
