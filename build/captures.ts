@@ -131,6 +131,16 @@ export async function collectCaptures(captureDir: string, sink: Sink | undefined
     }
   }
   if (sink) all.push(...await readLiveCaptures(sink));
+  return { captures: selectAtAsOf(all, asOf), readerDropped, readerProblems, skippedCaptures };
+}
+
+/**
+ * The captures a build as of `asOf` (Unix s) reads, from every capture available: snapshot endpoints
+ * keep only the newest capture per params observed at or before asOf (ties: the greater path), history
+ * endpoints keep all (rows after asOf are filtered at load). Sorted by endpoint, observedAt, path,
+ * params. Throws an Error naming the capture path when its endpoint is unknown (pipelines/sources/endpoints.ts).
+ */
+export function selectAtAsOf(all: readonly Capture[], asOf: number): Capture[] {
   const selected: Capture[] = [];
   const newest = new Map<string, Capture>();
   for (const c of all) {
@@ -144,5 +154,5 @@ export async function collectCaptures(captureDir: string, sink: Sink | undefined
   }
   selected.push(...newest.values());
   selected.sort((a, b) => a.endpoint.localeCompare(b.endpoint) || a.observedAt - b.observedAt || a.path.localeCompare(b.path) || JSON.stringify(a.params).localeCompare(JSON.stringify(b.params)));
-  return { captures: selected, readerDropped, readerProblems, skippedCaptures };
+  return selected;
 }

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     const { manifest: m, manifestLocation, reused, runKey } = await runBuild({
       asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
       warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"), keepBuilds: config.BALLAST_KEEP_BUILDS,
-      onchainLedgerPath,
+      onchainLedgerPath, scratchDir: config.BALLAST_SCRATCH_DIR,
     });
     if (fingerprint) recordBuildInputs(config.BALLAST_DATA_DIR, fingerprint, m.buildId);
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);

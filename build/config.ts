@@ -13,6 +13,11 @@ const BuildConfigSchema = z.object({
   BALLAST_DATA_DIR: z.string().default(resolve(REPO_ROOT, "data")),
   /** Persistent warehouse (history tables survive across builds). */
   BALLAST_WAREHOUSE: z.string().optional(),
+  /**
+   * Parent folder of a build's scratch folder (DuckDB spill files, emitter intermediates such as the
+   * researchers' DuckDB file), removed after each build; default the OS temp dir.
+   */
+  BALLAST_SCRATCH_DIR: z.string().optional(),
   /** On-chain ledger the ingestion jobs write and the build reads (default `<BALLAST_DATA_DIR>/onchain.duckdb`). */
   BALLAST_ONCHAIN_LEDGER: z.string().optional(),
   /**

@@ -1,33 +1,39 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { Registry } from "../pipelines/registry/schema.ts";
 import { type BuildManifest, BuildManifestSchema, type RunRecord, RunRecordSchema } from "../site-data/manifest.ts";
-import { assertCaptureDir } from "./captures.ts";
-import { log } from "./log.ts";
+import { type BuildEffects, type Clock, defaultBuildEffects } from "./effects.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
 import { assembleManifest, emitBuild, inputsDigest, readCircuits, toJson } from "./stages/emit.ts";
 import { EMITTERS } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
 import { applyRetention, publishBuild, type RetentionReport, sweepLeftovers, type SweepReport } from "./stages/publish.ts";
-import { persistHistory } from "./warehouse.ts";
 
-/** Inputs of one build. `asOf` is Unix seconds; the build is a pure function of these. */
-export interface BuildOptions {
+/** What a build computes: as-of (Unix s), registry and retention; where it reads and writes is its BuildEffects. */
+export interface BuildParams {
   asOf: number;
+  registry?: Registry;
+  /** Newest complete builds retention keeps (BALLAST_KEEP_BUILDS; default 5). */
+  keepBuilds?: number;
+}
+
+/** Inputs of one build with the real effects (defaultBuildEffects). `asOf` is Unix seconds; the build is a pure function of these. */
+export interface BuildOptions extends BuildParams {
   captureDir: string;
   sink: PublishSink;
   /** Persistent warehouse file holding history tables across builds; null for none. */
   warehousePath: string | null;
-  registry?: Registry;
   /** On-chain ledger written by the ingestion jobs (`BALLAST_ONCHAIN_LEDGER`); null/absent for none. */
   onchainLedgerPath?: string | null;
-  /** Newest complete builds retention keeps (BALLAST_KEEP_BUILDS; default 5). */
-  keepBuilds?: number;
+  /** Parent of the run's scratch folder (BALLAST_SCRATCH_DIR; default the OS temp dir). */
+  scratchDir?: string;
 }
 
 /** What a build did. Sweep/retention counts live here, not in the (byte-reproducible) manifest. */
 export interface BuildResult {
   /** The serving manifest (the stored one when an identical build was reused). */
   manifest: BuildManifest;
-  /** `builds/<id>/manifest.json`, and where it lives: an absolute path (fs) or `s3://<bucket>/<key>`. */
+  /** `builds/<id>/manifest.json`, and where it lives: an absolute path (fs), `s3://<bucket>/<key>` or `memory://<key>`. */
   manifestKey: string;
   manifestLocation: string;
   /** True when a complete build with this id existed and only the pointer was rewritten. */
@@ -37,7 +43,7 @@ export interface BuildResult {
   swept: SweepReport;
   /** Null when retention failed after publishing (logged as a warning; the build still serves). */
   retention: RetentionReport | null;
-  /** Wall time of the whole build (ms). */
+  /** Time of the whole build (ms) on the effects' clock (the wall clock by default; 0 on a fixed clock). */
   ms: number;
 }
 
@@ -45,41 +51,58 @@ export interface BuildResult {
  * Runs one build: sweep leftovers of a killed run → load + model (build/stages/model.ts) → emit
  * (EMITTERS, zod-checked) → publish (files with .br/.gz siblings, manifest, dated copies, warehouse
  * history, then `latest.json`) → run record (`runs/<runId>.json`, also for a reused or failed build)
- * → retention. Any error before the pointer moves leaves the previous build serving. Throws source errors (a missing capture directory names BALLAST_CAPTURE_DIR),
- * ModelError and ArtifactError.
+ * → retention. Any error before the pointer moves leaves the previous build serving.
+ *
+ * `runBuild(opts)` reads and writes the places `opts` names (defaultBuildEffects: capture dir + live
+ * `raw/` of the sink, warehouse and ledger files, OS temp dir, system clock, stderr logs);
+ * `runBuild(params, effects)` touches only `effects` (e.g. memoryEffects, build/memory-effects.ts).
+ * Scratch files go to a `ballast-build-*` folder under `effects.scratchDir`, removed when the run ends.
+ * Throws source errors (a missing capture directory names BALLAST_CAPTURE_DIR), ModelError and ArtifactError.
  */
-export async function runBuild(opts: BuildOptions): Promise<BuildResult> {
-  const t0 = Date.now();
-  assertCaptureDir(opts.captureDir); // a first run without ../shared fails with one line, before touching the sink
-  const swept = await sweepLeftovers(opts.sink);
+export async function runBuild(opts: BuildOptions): Promise<BuildResult>;
+export async function runBuild(params: BuildParams, effects: BuildEffects): Promise<BuildResult>;
+export async function runBuild(params: BuildParams | BuildOptions, effects?: BuildEffects): Promise<BuildResult> {
+  // Without effects, the capture dir is checked first: a first run without ../shared fails with one line, before touching the sink.
+  const fx = effects ?? defaultBuildEffects(params as BuildOptions);
+  const { sink, logger, clock } = fx;
+  const t0 = clock.now();
+  const swept = await sweepLeftovers(sink, logger);
   let manifest: BuildManifest | null = null;
+  let work: string | null = null;
   try {
-    const modelled = await loadAndModel({ asOf: opts.asOf, captureDir: opts.captureDir, registry: opts.registry, warehousePath: opts.warehousePath, sink: opts.sink, onchainLedgerPath: opts.onchainLedgerPath });
+    await mkdir(fx.scratchDir, { recursive: true });
+    work = await mkdtemp(join(fx.scratchDir, "ballast-build-"));
+    const modelled = await loadAndModel({ asOf: params.asOf, registry: params.registry, effects: fx, spillDir: join(work, "duckdb") });
     const { db } = modelled;
     try {
-      const emitted = await emitBuild({ db, asOf: modelled.asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, EMITTERS);
-      manifest = assembleManifest(modelled, emitted, await readCircuits(opts.sink));
-      const warehouse = opts.warehousePath;
-      const published = await publishBuild(opts.sink, manifest, emitted, { beforePointer: warehouse ? () => persistHistory(db, warehouse) : undefined });
-      const runKey = await writeRunRecord(opts.sink, {
-        status: published.reused ? "reused" : "published", asOf: opts.asOf, startedAt: t0, buildId: manifest.buildId, error: null,
+      const emitted = await emitBuild(
+        { db, asOf: modelled.asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) },
+        EMITTERS, { scratchDir: work, logger },
+      );
+      manifest = assembleManifest(modelled, emitted, await readCircuits(sink));
+      const warehouse = fx.warehouse;
+      const published = await publishBuild(sink, manifest, emitted, { beforePointer: warehouse ? () => warehouse.commit(db) : undefined, logger });
+      const runKey = await writeRunRecord(sink, clock, {
+        status: published.reused ? "reused" : "published", asOf: params.asOf, startedAt: t0, buildId: manifest.buildId, error: null,
         differsFromPublished: published.reused ? manifestDifferences(published.manifest, manifest) : [], manifest,
       });
-      const retention = await applyRetention(opts.sink, { keepBuilds: opts.keepBuilds ?? 5 }).catch((err: Error) => {
-        log("warn", "publish", `retention failed (the build is published): ${err.message}`);
+      const retention = await applyRetention(sink, { keepBuilds: params.keepBuilds ?? 5, logger }).catch((err: Error) => {
+        logger("warn", "publish", `retention failed (the build is published): ${err.message}`);
         return null;
       });
-      const ms = Date.now() - t0;
-      log("info", "publish", "build published", { buildId: published.manifest.buildId, files: published.manifest.files.length, reused: published.reused, objectsWritten: published.objectsWritten, runKey, ms });
-      return { ...published, manifestLocation: opts.sink.describe(published.manifestKey), runKey, swept, retention, ms };
+      const ms = clock.now() - t0;
+      logger("info", "publish", "build published", { buildId: published.manifest.buildId, files: published.manifest.files.length, reused: published.reused, objectsWritten: published.objectsWritten, runKey, ms });
+      return { ...published, manifestLocation: sink.describe(published.manifestKey), runKey, swept, retention, ms };
     } finally {
       db.close();
     }
   } catch (err) {
-    await writeRunRecord(opts.sink, {
-      status: "failed", asOf: opts.asOf, startedAt: t0, buildId: manifest?.buildId ?? null, error: (err as Error).message, differsFromPublished: [], manifest,
-    }).catch((e: Error) => log("warn", "publish", `run record of a failed build not written: ${e.message}`));
+    await writeRunRecord(sink, clock, {
+      status: "failed", asOf: params.asOf, startedAt: t0, buildId: manifest?.buildId ?? null, error: (err as Error).message, differsFromPublished: [], manifest,
+    }).catch((e: Error) => logger("warn", "publish", `run record of a failed build not written: ${e.message}`));
     throw err;
+  } finally {
+    if (work) await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -99,13 +122,14 @@ export function manifestDifferences(published: BuildManifest, run: BuildManifest
 }
 
 /**
- * Writes `runs/<runId>.json` (RunRecordSchema; `runId` = wall-clock stamp to the millisecond + build id,
- * or `failed`) and prunes run records beyond RUN_RECORDS_KEPT. Returns the key written.
+ * Writes `runs/<runId>.json` (RunRecordSchema; `runId` = `clock` stamp of the start to the millisecond
+ * + build id, or `failed`; `startedAt`/`finishedAt` Unix s on `clock`) and prunes run records beyond
+ * RUN_RECORDS_KEPT. Returns the key written.
  */
-async function writeRunRecord(sink: Sink, run: Omit<RunRecord, "runId" | "finishedAt" | "startedAt"> & { startedAt: number }): Promise<string> {
+async function writeRunRecord(sink: Sink, clock: Clock, run: Omit<RunRecord, "runId" | "finishedAt" | "startedAt"> & { startedAt: number }): Promise<string> {
   const stamp = new Date(run.startedAt).toISOString().replace(/[-:]/g, "").replace(".", "");
   const runId = `${stamp}-${run.buildId ?? "failed"}`;
-  const record = RunRecordSchema.parse({ ...run, runId, startedAt: Math.floor(run.startedAt / 1000), finishedAt: Math.floor(Date.now() / 1000) });
+  const record = RunRecordSchema.parse({ ...run, runId, startedAt: Math.floor(run.startedAt / 1000), finishedAt: Math.floor(clock.now() / 1000) });
   const key = `runs/${runId}.json`;
   await sink.put(key, toJson(record));
   const all = await sink.list("runs/");

@@ -335,7 +335,7 @@ export function liveJobRunner(deps: LiveDeps): JobRunner {
     const built = await runBuild({
       asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: deps.sink, keepBuilds: config.BALLAST_KEEP_BUILDS, registry: deps.registry,
       warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"),
-      onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"),
+      onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"), scratchDir: config.BALLAST_SCRATCH_DIR,
     }).catch((err: Error) => err);
     if (built instanceof Error) return { ...base, status: "error", asOf, buildId: null, error: `build failed: ${built.message}` };
     if (job.dailySnapshot) {

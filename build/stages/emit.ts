@@ -6,6 +6,7 @@ import type { Artifact } from "../../site-data/contract.ts";
 import { type BuildManifest, type ManifestFile, MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
 import { sha256 } from "../captures.ts";
 import type { Db } from "../duckdb.ts";
+import { log, type Logger } from "../log.ts";
 import { isCompressible, STORED_ENCODINGS } from "../precompress.ts";
 import type { Sink } from "../sinks/sink.ts";
 import type { ModelledBuild } from "./model.ts";
@@ -55,6 +56,8 @@ export interface EmitContext {
   sourceObservedAt: Record<string, number | null>;
   /** Private temp directory for intermediate files, removed after emit. */
   scratchDir: string;
+  /** The build's logger (BuildEffects.logger). */
+  logger: Logger;
   /** sha256 of the `<path>:<sha256>` lines of every capture the build read (sorted): names the inputs without the build id. */
   inputsSha256: string;
   /** Bodies of the files emitted by the emitters that ran before this one, by build path (e.g. site-data payloads for the OG images). */
@@ -126,14 +129,18 @@ export interface EmittedBuild {
 }
 
 /**
- * Emit stage: runs `emitters` in order over one scratch directory (each sees the bodies its
+ * Emit stage: runs `emitters` in order over one scratch directory (a fresh `ballast-emit-*` folder
+ * under `opts.scratchDir`, default the OS temp dir, removed afterwards; each sees the bodies its
  * predecessors emitted, `EmitContext.emitted`), fills in each file's sha256, bytes
  * and `encodings` (["br", "gzip"] for JSON/CSV/NDJSON, whose siblings publish writes), sorts files by
  * path and derives the content hash and build id (same inputs → same id). Throws ArtifactError from an
  * emitter, or an Error when two emitters claim one path.
  */
-export async function emitBuild(ctx: Omit<EmitContext, "scratchDir" | "emitted">, emitters: readonly Emitter[]): Promise<EmittedBuild> {
-  const scratchDir = await mkdtemp(join(tmpdir(), "ballast-build-"));
+export async function emitBuild(
+  ctx: Omit<EmitContext, "scratchDir" | "emitted" | "logger">, emitters: readonly Emitter[], opts: { scratchDir?: string; logger?: Logger } = {},
+): Promise<EmittedBuild> {
+  const scratchDir = await mkdtemp(join(opts.scratchDir ?? tmpdir(), "ballast-emit-"));
+  const logger = opts.logger ?? log;
   try {
     const files: BuildFile[] = [];
     const datedCopies: DatedCopy[] = [];
@@ -150,7 +157,7 @@ export async function emitBuild(ctx: Omit<EmitContext, "scratchDir" | "emitted">
     };
     const emitted = new Map<string, string | Uint8Array>();
     for (const emitter of emitters) {
-      const out = await emitter.emit({ ...ctx, scratchDir, emitted });
+      const out = await emitter.emit({ ...ctx, scratchDir, emitted, logger });
       for (const f of out.files) {
         claim(f.path, emitter.name);
         emitted.set(f.path, f.body);

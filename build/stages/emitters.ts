@@ -8,7 +8,6 @@ import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import type { Artifact } from "../../site-data/contract.ts";
 import { OG_FEATURE } from "../../site-data/og-images.ts";
 import { sha256 } from "../captures.ts";
-import { log } from "../log.ts";
 import { renderOgImages } from "../og/images.ts";
 import { ArtifactError, type DeferredFile, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
 
@@ -175,9 +174,9 @@ export const ogImagesEmitter: Emitter = {
   name: OG_FEATURE,
   async emit(ctx) {
     const r = await renderOgImages(ctx.emitted, ctx.asOf);
-    log("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, { skipped: r.skipped.length });
-    if (r.skipped.length) log("warn", "emit", `OG images left out: ${r.skipped.slice(0, 5).join("; ")}${r.skipped.length > 5 ? ` (+${r.skipped.length - 5} more)` : ""}`);
-    if (r.refused.length) log("warn", "emit", `OG renderer asked for glyphs outside its font (refused, drawn without): ${r.refused.slice(0, 3).join(", ")}`);
+    ctx.logger("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, { skipped: r.skipped.length });
+    if (r.skipped.length) ctx.logger("warn", "emit", `OG images left out: ${r.skipped.slice(0, 5).join("; ")}${r.skipped.length > 5 ? ` (+${r.skipped.length - 5} more)` : ""}`);
+    if (r.refused.length) ctx.logger("warn", "emit", `OG renderer asked for glyphs outside its font (refused, drawn without): ${r.refused.slice(0, 3).join(", ")}`);
     const dataAsOf = listObservedAt(ctx);
     const files: EmittedFile[] = r.images.map((i) => ({ path: i.path, body: i.png, extras: { artifact: `og:${i.name}`, rows: null, dataAsOf, schemaVersion: "1.0.0" } }));
     return { files, datedCopies: [] };

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { trackedConfigs } from "../../pipelines/onchain/tracked.ts";
 import { type DonationsLedger, loadDonations } from "../../pipelines/registry/donations.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
@@ -6,30 +5,49 @@ import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
 import type { Capture, ReaderProblem } from "../../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../../site-data/manifest.ts";
-import { collectCaptures } from "../captures.ts";
 import type { Db } from "../duckdb.ts";
+import { fileLedger, fileWarehouse, listCaptures, type LoadEffects, recordedCaptures } from "../effects.ts";
 import { loadCaptures, type SourceLoadReport } from "../load.ts";
-import { readOnchainLedger } from "../onchain-ledger.ts";
 import { log } from "../log.ts";
 import type { Sink } from "../sinks/sink.ts";
 import { utcDay } from "../time.ts";
-import { HIST_COLUMNS, readHistory } from "../warehouse.ts";
+import { HIST_COLUMNS } from "../warehouse.ts";
 
 /**
- * Inputs of the load stage. `asOf` is Unix seconds. Captures come either from `captureDir` (recorded
- * files, plus the live `raw/` captures of `sink` when given) or, for tests, from `captures` directly.
+ * Inputs of the load stage. `asOf` is Unix seconds. The outside world comes either from `effects`
+ * (build/effects.ts: captures, warehouse, ledger, logger) or from paths: captures from `captureDir`
+ * (recorded files, plus the live `raw/` captures of `sink` when given) or, for tests, `captures`
+ * directly (used as given, not selected at as-of); the warehouse and ledger files when set; logs to stderr.
  */
 export type LoadOptions = {
   asOf: number;
   /** Curated registry (default: pipelines/registry/registry.json); a provisional record is added per unknown list asset. */
   registry?: Registry;
-  /** Persistent warehouse file whose history tables are read when it exists; null/absent for none. */
-  warehousePath?: string | null;
-  /** Storage holding live raw captures (`raw/`); absent: recorded captures only. */
-  sink?: Sink;
-  /** On-chain ledger file the ingestion jobs write (read when it exists); null/absent for none. */
-  onchainLedgerPath?: string | null;
-} & ({ captureDir: string; captures?: never } | { captures: Capture[]; captureDir?: never });
+  /** Folder DuckDB spills to when memory runs short (its `temp_directory`; default DuckDB's `.tmp` in the cwd). */
+  spillDir?: string;
+} & (
+  | { effects: LoadEffects; captureDir?: never; captures?: never; warehousePath?: never; sink?: never; onchainLedgerPath?: never }
+  | ({
+    effects?: never;
+    /** Persistent warehouse file whose history tables are read when it exists; null/absent for none. */
+    warehousePath?: string | null;
+    /** Storage holding live raw captures (`raw/`); absent: recorded captures only. */
+    sink?: Sink;
+    /** On-chain ledger file the ingestion jobs write (read when it exists); null/absent for none. */
+    onchainLedgerPath?: string | null;
+  } & ({ captureDir: string; captures?: never } | { captures: Capture[]; captureDir?: never }))
+);
+
+/** The effects LoadOptions name: `effects` itself, or the ones its paths describe (stderr logger). */
+export function loadEffectsOf(opts: LoadOptions): LoadEffects {
+  if (opts.effects) return opts.effects;
+  return {
+    captures: opts.captures ? listCaptures(opts.captures, { select: false }) : recordedCaptures(opts.captureDir as string, opts.sink),
+    warehouse: opts.warehousePath ? fileWarehouse(opts.warehousePath) : null,
+    ledger: opts.onchainLedgerPath ? fileLedger(opts.onchainLedgerPath) : null,
+    logger: log,
+  };
+}
 
 /** What the load stage put in the database, for the model stage and the manifest. */
 export interface LoadedInputs {
@@ -161,20 +179,19 @@ export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry
 }
 
 /**
- * Load stage into an empty database: build context, persisted history (when the warehouse file
- * exists), captures selected at as-of (collectCaptures → loadCaptures), then the registry tables incl.
- * unreviewed coins. Warns when no list capture was observed by as-of. Throws on an unreadable or
+ * Load stage into an empty database: build context, persisted history (the warehouse's, when there is
+ * one), captures selected at as-of (CaptureSource.collect → loadCaptures) with the on-chain ledger's,
+ * then the registry tables incl. unreviewed coins. Warns when no list capture was observed by as-of. Throws on an unreadable or
  * missing capture (the message names the file, or BALLAST_CAPTURE_DIR for a missing directory).
  */
 export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInputs> {
+  const fx = loadEffectsOf(opts);
   await prepareBuildDb(db, opts.asOf);
-  if (opts.warehousePath && existsSync(opts.warehousePath)) await readHistory(db, opts.warehousePath);
-  const { captures: selected, readerDropped, readerProblems, skippedCaptures } = opts.captures
-    ? { captures: opts.captures, readerDropped: {}, readerProblems: {}, skippedCaptures: [] }
-    : await collectCaptures(opts.captureDir, opts.sink, opts.asOf);
-  const ledger = opts.onchainLedgerPath ? await readOnchainLedger(db, opts.onchainLedgerPath, opts.asOf) : null;
+  await fx.warehouse?.read(db);
+  const { captures: selected, readerDropped, readerProblems, skippedCaptures } = await fx.captures.collect(opts.asOf);
+  const ledger = fx.ledger ? await fx.ledger.read(db, opts.asOf) : null;
   const captures = ledger ? [...selected, ledger.capture] : selected;
-  log("info", "load", "captures selected", { count: captures.length });
+  fx.logger("info", "load", "captures selected", { count: captures.length });
   const sources = await loadCaptures(db, captures, opts.asOf);
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
   if (!sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {

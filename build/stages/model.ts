@@ -3,9 +3,9 @@ import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
 import { REPO_ROOT } from "../config.ts";
 import type { SourceLineagePair } from "../../site-data/manifest.ts";
 import { Db } from "../duckdb.ts";
-import { log } from "../log.ts";
+import { log, type Logger } from "../log.ts";
 import { discoverModels, type ModelRunResult, runModels } from "../models.ts";
-import { type LoadedInputs, loadInputs, type LoadOptions } from "./load.ts";
+import { type LoadedInputs, loadEffectsOf, loadInputs, type LoadOptions } from "./load.ts";
 
 /** Result of load + model: the open database holding every raw table and mart, and what the manifest needs. */
 export interface ModelledBuild extends LoadedInputs {
@@ -29,9 +29,9 @@ export interface ModelledBuild extends LoadedInputs {
  * database. Throws ModelError naming the model/assert, or an Error when no coin has a current supply
  * (no list capture and no supply history within 3 days of as-of: nothing to build).
  */
-export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "sourceLineage" | "modelWarnings">> {
+export async function runModelStage(db: Db, logger: Logger = log): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "sourceLineage" | "modelWarnings">> {
   const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
-  log("info", "model", "models built", { count: modelRun.tables.length });
+  logger("info", "model", "models built", { count: modelRun.tables.length });
   const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
   if (currentCoins === 0) {
     throw new Error("source defillama.stablecoins: no capture observed at or before as-of and no supply history in the 3 days up to as-of; nothing to build");
@@ -65,15 +65,16 @@ export async function runModelStage(db: Db): Promise<Pick<ModelledBuild, "modelR
 /**
  * Load → model in a fresh in-memory database opened with one thread (floating-point sums then run in
  * one order, so artifacts are byte-reproducible): captures selected at as-of, registry tables incl.
- * unreviewed coins, the model DAG incl. analytics. Serves the build, the backtest, the detection bench
- * and the SQL tests. Returns the open database (caller closes it); closes it itself when a stage throws
+ * unreviewed coins, the model DAG incl. analytics; DuckDB spills to `opts.spillDir` when set (else to
+ * `.tmp/` in the cwd). Serves the build, the backtest, the detection bench and the SQL tests. Returns the open database (caller closes it); closes it itself when a stage throws
  * (source errors, ModelError).
  */
 export async function loadAndModel(opts: LoadOptions): Promise<ModelledBuild> {
-  const db = await Db.open(":memory:", { threads: "1" });
+  const db = await Db.open(":memory:", { threads: "1", ...(opts.spillDir ? { temp_directory: opts.spillDir } : {}) });
   try {
-    const loaded = await loadInputs(db, opts);
-    const modelled = await runModelStage(db);
+    const fx = loadEffectsOf(opts);
+    const loaded = await loadInputs(db, { asOf: opts.asOf, registry: opts.registry, effects: fx });
+    const modelled = await runModelStage(db, fx.logger);
     return { ...loaded, db, ...modelled, warnings: [...loaded.warnings, ...modelled.modelWarnings] };
   } catch (err) {
     db.close();

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { DATASET_RETENTION_DAYS } from "../../datasets/contract.ts";
 import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, type StoredEncoding } from "../../site-data/manifest.ts";
 import { sha256 } from "../captures.ts";
-import { log } from "../log.ts";
+import { log, type Logger } from "../log.ts";
 import { ENCODING_SUFFIX, encodeBody, isCompressible, STORED_ENCODINGS } from "../precompress.ts";
 import type { PublishSink, Sink } from "../sinks/sink.ts";
 import { utcDay } from "../time.ts";
@@ -68,9 +68,10 @@ export interface SweepReport {
 /**
  * Removes what a killed run left: temporary files whose writer is gone (PublishSink.listAbandoned) and
  * build folders under `builds/` without `manifest.json`, never the folder the pointer names. Run at the
- * start of a build (nothing of this run is in flight yet). Logs what it removed; returns it.
+ * start of a build (nothing of this run is in flight yet). Logs what it removed (to `logger`, default
+ * stderr); returns it.
  */
-export async function sweepLeftovers(sink: PublishSink): Promise<SweepReport> {
+export async function sweepLeftovers(sink: PublishSink, logger: Logger = log): Promise<SweepReport> {
   const serving = (await readPointer(sink))?.buildId;
   // Build folders are not searched: a temp file can only be in a partial one (its manifest is renamed
   // into place last), and those go whole below.
@@ -78,7 +79,7 @@ export async function sweepLeftovers(sink: PublishSink): Promise<SweepReport> {
   for (const key of abandonedFiles) await sink.delete(key);
   const partialBuilds = (await buildFolders(sink)).filter((b) => b.manifest === null && b.buildId !== serving).map((b) => b.buildId);
   for (const id of partialBuilds) await sink.deletePrefix(buildPrefix(id));
-  if (abandonedFiles.length || partialBuilds.length) log("info", "publish", "swept leftovers of a killed run", { abandonedFiles, partialBuilds });
+  if (abandonedFiles.length || partialBuilds.length) logger("info", "publish", "swept leftovers of a killed run", { abandonedFiles, partialBuilds });
   return { abandonedFiles, partialBuilds };
 }
 
@@ -130,7 +131,7 @@ export interface PublishResult {
  */
 export async function publishBuild(
   sink: Sink, manifest: BuildManifest, build: { files: BuildFile[]; datedCopies: DatedCopy[] },
-  opts: { beforePointer?: () => Promise<void> } = {},
+  opts: { beforePointer?: () => Promise<void>; logger?: Logger } = {},
 ): Promise<PublishResult> {
   const manifestKey = manifestKeyOf(manifest.buildId);
   const write = objectWriter(sink);
@@ -142,7 +143,7 @@ export async function publishBuild(
     if (serving.contentHash !== manifest.contentHash) {
       throw new Error(`build ${manifest.buildId} already exists with another content hash (${serving.contentHash.slice(0, 12)} ≠ ${manifest.contentHash.slice(0, 12)}); not overwriting a published build`);
     }
-    log("info", "publish", "complete build with this id exists; reusing it as-is", { buildId: manifest.buildId });
+    (opts.logger ?? log)("info", "publish", "complete build with this id exists; reusing it as-is", { buildId: manifest.buildId });
   } else {
     const prefix = buildPrefix(manifest.buildId);
     const counts = await Promise.all(build.files.map((f) => write(`${prefix}${f.file.path}`, f.body, f.file.sha256, f.file.encodings ?? [])));
@@ -204,9 +205,10 @@ export interface RetentionReport {
 /**
  * Retention after a publish: deletes every complete build buildsToKeep does not keep (folders without
  * a manifest are left to sweepLeftovers), and dated dataset files (with siblings) dated before the
- * window ending on the newest build's as-of day. Logs what it deleted.
+ * window ending on the newest build's as-of day. Logs what it deleted (to `opts.logger`, default stderr).
  */
-export async function applyRetention(sink: PublishSink, opts: { keepBuilds: number }): Promise<RetentionReport> {
+export async function applyRetention(sink: PublishSink, opts: { keepBuilds: number; logger?: Logger }): Promise<RetentionReport> {
+  const logger = opts.logger ?? log;
   const serving = (await readPointer(sink))?.buildId ?? null;
   const complete: BuildSummary[] = [];
   const unreadable: string[] = [];
@@ -223,7 +225,7 @@ export async function applyRetention(sink: PublishSink, opts: { keepBuilds: numb
   const cutoff = ordered.length ? retentionCutoffDay(ordered[0].asOf) : null;
   const deletedDatedFiles = cutoff ? (await sink.list("datasets/")).filter((k) => { const day = DATED_FILE.exec(k)?.[1]; return day !== undefined && day < cutoff; }) : [];
   for (const key of deletedDatedFiles) await sink.delete(key);
-  if (unreadable.length) log("warn", "publish", "build folders with an unreadable manifest kept", { builds: unreadable });
-  if (deletedBuilds.length || deletedDatedFiles.length) log("info", "publish", "retention pruned", { deletedBuilds, deletedDatedFiles: deletedDatedFiles.length, cutoff });
+  if (unreadable.length) logger("warn", "publish", "build folders with an unreadable manifest kept", { builds: unreadable });
+  if (deletedBuilds.length || deletedDatedFiles.length) logger("info", "publish", "retention pruned", { deletedBuilds, deletedDatedFiles: deletedDatedFiles.length, cutoff });
   return { keptBuilds: ordered.filter((b) => keep.has(b.buildId)).map((b) => b.buildId), deletedBuilds, deletedDatedFiles, unreadableBuilds: unreadable };
 }

@@ -1,0 +1,330 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256 } from "../../build/captures.ts";
+import { REPO_ROOT } from "../../build/config.ts";
+import { type MemoryBuildEffects, memoryEffects } from "../../build/memory-effects.ts";
+import { type BuildResult, runBuild } from "../../build/run-build.ts";
+import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
+import type { Capture } from "../../pipelines/sources/types.ts";
+
+// A small build through the in-memory effects (build/memory-effects.ts): three coins, two chains, one
+// list capture and one ECB rate. Its whole output tree is compared with the committed expected tree
+// under test/fixtures/build-effects/expected/ (Observable Framework's build test is the model):
+//   tree.json       every key the sink holds after the build, with how it is compared;
+//   files/<key>     the normalised content of each JSON file (compared parsed) and each CSV/NDJSON file (compared as text).
+// Regenerate after an intended output change: BALLAST_UPDATE_EXPECTED=1 npx vitest run test/unit/build-effects.test.ts
+// (then read the diff). The hand checks at the end recompute a few values from the inputs below.
+
+const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
+/** The injected wall clock: 2025-09-07T00:05:00.123Z (run ids and run records are stamped with it). */
+const NOW_MS = Date.parse("2025-09-07T00:05:00.123Z");
+const EUR_USD = 1.1;
+const EXPECTED = join(REPO_ROOT, "test/fixtures/build-effects/expected");
+const UPDATE = process.env.BALLAST_UPDATE_EXPECTED === "1";
+
+const coin = (id: string, llamaId: string, geckoId: string, pegType: string, pegCurrency: string): Coin => ({
+  id, llamaId, geckoId, name: id, symbol: id.split("-")[0]!.toUpperCase(), issuer: id.split("-")[1]!, pegType, pegCurrency,
+  pegMechanism: "fiat-backed", navToken: false, floatingPeg: false, exchangeSymbols: [], archiveNames: [], deadFrom: null,
+  causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["defillama-list"],
+});
+const REGISTRY: Registry = {
+  eventFamilies: {}, bridges: [],
+  chains: [{ id: "ethereum", name: "Ethereum" }, { id: "tron", name: "Tron" }],
+  coins: [
+    coin("aaa-one", "1", "aaa-coin", "peggedUSD", "USD"),
+    coin("bbb-two", "2", "bbb-coin", "peggedUSD", "USD"),
+    coin("eee-euro", "3", "eee-coin", "peggedEUR", "EUR"),
+  ],
+};
+/** One list entry: `chains` = DefiLlama chain label → circulating now (native peg units, as pre-2025-12-01 lists carry). */
+const asset = (id: string, symbol: string, peg: string, price: number, now: number, prevDay: number, chains: Record<string, number>) => ({
+  id, name: symbol, symbol, gecko_id: `${symbol.toLowerCase()}-coin`, pegType: peg, pegMechanism: "fiat-backed", price,
+  circulating: { [peg]: now }, circulatingPrevDay: { [peg]: prevDay }, circulatingPrevWeek: { [peg]: prevDay }, circulatingPrevMonth: { [peg]: prevDay },
+  chainCirculating: Object.fromEntries(Object.entries(chains).map(([label, n]) => [label, { current: { [peg]: n }, circulatingPrevDay: { [peg]: n } }])),
+});
+const cap = (endpoint: string, path: string, payload: unknown): Capture => ({
+  endpoint, params: {}, observedAt: AS_OF, origin: "recorded", path, sha256: sha256(JSON.stringify(payload)), payload,
+});
+const CAPTURES: Capture[] = [
+  cap("defillama.stablecoins", "fixture/stablecoins.json", { peggedAssets: [
+    asset("1", "AAA", "peggedUSD", 1, 1_000_000, 900_000, { Ethereum: 600_000, Tron: 400_000 }),
+    asset("2", "BBB", "peggedUSD", 0.97, 500_000, 500_000, { Ethereum: 500_000 }),
+    asset("3", "EEE", "peggedEUR", 1.1, 200_000, 200_000, { Ethereum: 200_000 }),
+  ] }),
+  // ECB rate of Friday 2025-09-05, the latest published by the Sunday as-of
+  cap("frankfurter.rates", "fixture/fx.json", { base: "EUR", rates: { "2025-09-05": { USD: EUR_USD } } }),
+];
+
+/** How tree.json says a key is compared. */
+type Entry =
+  | { kind: "json" } // parsed content equals files/<key> (after normalise)
+  | { kind: "text" } // bytes equal files/<key> (after the build id is replaced)
+  | { kind: "sha256"; sha256: string; bytes: number } // binary or copied files (PNG, Parquet, methodology changelogs)
+  | { kind: "sibling"; of: string } // `.br`/`.gz`: decompresses to the bytes of `of`
+  | { kind: "volatile"; why: string }; // key present, bytes intrinsically different per run
+
+/** Stands for the build id in expected keys and contents, so a change to one artifact changes one expected file, not every path. */
+const BUILD_ID = "BUILD-ID";
+/** Placeholder for the sha256/bytes of `ballast.duckdb` wherever a manifest lists it (manifest.json, runs/*.json). */
+const VOLATILE = "<volatile: ballast.duckdb bytes>";
+
+/**
+ * The normalised form of a parsed JSON file: the build id replaced by BUILD_ID in every string (it is
+ * checked apart: stamp + content hash), and the sha256 and byte count of the `ballast.duckdb` entry of
+ * a manifest (`files[]` where `artifact` is `duckdb`) replaced by VOLATILE, because DuckDB's file bytes
+ * differ per run. Nothing else is volatile: run ids and run times come from the injected clock.
+ */
+function normalise(value: unknown, buildId: string): unknown {
+  if (typeof value === "string") return value.replaceAll(buildId, BUILD_ID);
+  if (Array.isArray(value)) return value.map((v) => normalise(v, buildId));
+  if (value && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    const n = Object.fromEntries(Object.entries(o).map(([k, v]) => [k, normalise(v, buildId)]));
+    return o.artifact === "duckdb" && "sha256" in o ? { ...n, sha256: VOLATILE, bytes: VOLATILE } : n;
+  }
+  return value;
+}
+
+/**
+ * The comparable form of a sink's tree: key (build id replaced) → entry, and key → normalised content
+ * for JSON/text entries. A `.br`/`.gz` sibling must decompress to its file's bytes; a run record's
+ * `manifest` must equal the build's manifest.json and is then written as a reference to it.
+ */
+function describeTree(tree: Map<string, Uint8Array>, buildId: string): { entries: Record<string, Entry>; contents: Map<string, unknown> } {
+  const entries: Record<string, Entry> = {};
+  const contents = new Map<string, unknown>();
+  const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8");
+  const manifestKey = `builds/${buildId}/manifest.json`;
+  for (const [key, bytes] of tree) {
+    const k = key.replaceAll(buildId, BUILD_ID);
+    const sibling = /^(.*)\.(br|gz)$/.exec(key);
+    if (sibling && tree.has(sibling[1]!)) {
+      const plain = sibling[2] === "br" ? brotliDecompressSync(bytes) : gunzipSync(bytes);
+      expect(Buffer.compare(plain, tree.get(sibling[1]!)!), `${key} decompresses to ${sibling[1]}`).toBe(0);
+      entries[k] = { kind: "sibling", of: sibling[1]!.replaceAll(buildId, BUILD_ID) };
+    } else if (key.endsWith("/ballast.duckdb")) {
+      entries[k] = { kind: "volatile", why: "DuckDB file format: bytes differ per run (excluded from the content hash)" };
+    } else if (key.endsWith(".json")) {
+      entries[k] = { kind: "json" };
+      let parsed = JSON.parse(text(bytes)) as Record<string, unknown>;
+      if (key.startsWith("runs/")) {
+        expect(parsed.manifest, `${key}: the run record holds the build's manifest`).toEqual(JSON.parse(text(tree.get(manifestKey)!)));
+        parsed = { ...parsed, manifest: `<equal to ${manifestKey.replaceAll(buildId, BUILD_ID)}>` };
+      }
+      contents.set(k, normalise(parsed, buildId));
+    } else if (key.endsWith(".csv") || key.endsWith(".ndjson")) {
+      entries[k] = { kind: "text" };
+      contents.set(k, text(bytes).replaceAll(buildId, BUILD_ID));
+    } else {
+      entries[k] = { kind: "sha256", sha256: sha256(bytes), bytes: bytes.byteLength };
+    }
+  }
+  return { entries, contents };
+}
+
+function writeExpected(described: ReturnType<typeof describeTree>): void {
+  rmSync(EXPECTED, { recursive: true, force: true });
+  mkdirSync(join(EXPECTED, "files"), { recursive: true });
+  // one key per line, so a diff of the tree reads as a diff of keys
+  const lines = Object.entries(described.entries).map(([k, e]) => `  ${JSON.stringify(k)}: ${JSON.stringify(e)}`);
+  writeFileSync(join(EXPECTED, "tree.json"), `{\n${lines.join(",\n")}\n}\n`);
+  for (const [key, content] of described.contents) {
+    const path = join(EXPECTED, "files", key);
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`);
+  }
+}
+
+/** Every file under `dir` (relative path → mtime ms and size), or null when `dir` does not exist. */
+function listing(dir: string, skip: readonly string[] = []): Record<string, string> | null {
+  if (!existsSync(dir)) return null;
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (skip.includes(relative(dir, p))) continue;
+      if (e.isDirectory()) walk(p);
+      else { const s = statSync(p); out[relative(dir, p)] = `${s.mtimeMs}:${s.size}`; }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const json = (fx: MemoryBuildEffects, key: string) => JSON.parse(Buffer.from(fx.sink.tree().get(key)!).toString("utf8"));
+
+let first: MemoryBuildEffects, second: MemoryBuildEffects;
+let r1: BuildResult, r2: BuildResult;
+let seconds: number[] = [];
+let cwdBefore: string[], cwdAfter: string[];
+let dataBefore: Record<string, string> | null, dataAfter: Record<string, string> | null;
+let scratchSeen: string[] = [];
+
+beforeAll(async () => {
+  cwdBefore = readdirSync(process.cwd()).sort();
+  dataBefore = listing(join(REPO_ROOT, "data"));
+  first = memoryEffects({ captures: CAPTURES, nowMs: NOW_MS });
+  second = memoryEffects({ captures: CAPTURES, nowMs: NOW_MS });
+  const watcher = watch(first.scratchDir, (_event, name) => { if (name) scratchSeen.push(String(name)); });
+  try {
+    let t = performance.now();
+    r1 = await runBuild({ asOf: AS_OF, registry: REGISTRY }, first);
+    seconds.push((performance.now() - t) / 1000);
+    t = performance.now();
+    r2 = await runBuild({ asOf: AS_OF, registry: REGISTRY }, second);
+    seconds.push((performance.now() - t) / 1000);
+  } finally {
+    watcher.close();
+  }
+  cwdAfter = readdirSync(process.cwd()).sort();
+  dataAfter = listing(join(REPO_ROOT, "data"));
+  if (UPDATE) writeExpected(describeTree(first.sink.tree(), r1.manifest.buildId));
+  process.stdout.write(`build-effects: two in-memory builds took ${seconds.map((s) => s.toFixed(1)).join(" s and ")} s\n`);
+}, 120_000);
+
+afterAll(() => {
+  first?.dispose();
+  second?.dispose();
+});
+
+describe("a build through the in-memory effects", () => {
+  it("publishes the expected tree: every key, JSON parsed and normalised, CSV/NDJSON as text, binaries by sha256", () => {
+    const actual = describeTree(first.sink.tree(), r1.manifest.buildId);
+    const expectedEntries = JSON.parse(readFileSync(join(EXPECTED, "tree.json"), "utf8")) as Record<string, Entry>;
+    expect(Object.keys(actual.entries)).toEqual(Object.keys(expectedEntries));
+    expect(actual.entries).toEqual(expectedEntries);
+    for (const [key, content] of actual.contents) {
+      const text = readFileSync(join(EXPECTED, "files", key), "utf8");
+      expect(content, key).toEqual(typeof content === "string" ? text : JSON.parse(text));
+    }
+  });
+
+  it("is reproducible: a second run with the same clock gives the same bytes for every key but ballast.duckdb", () => {
+    const a = first.sink.tree(), b = second.sink.tree();
+    expect([...b.keys()]).toEqual([...a.keys()]);
+    expect(r2.manifest.buildId).toBe(r1.manifest.buildId);
+    expect(r2.runKey).toBe(r1.runKey);
+    // ballast.duckdb bytes (and so its manifest entry in manifest.json and the run record) are the only volatile part
+    const id = r1.manifest.buildId;
+    const manifests = new Set([`builds/${id}/manifest.json`, r1.runKey]);
+    for (const [key, bytes] of a) {
+      if (key.endsWith("/ballast.duckdb")) continue;
+      if (manifests.has(key)) expect(normalise(JSON.parse(Buffer.from(b.get(key)!).toString()), id), key).toEqual(normalise(JSON.parse(Buffer.from(bytes).toString()), id));
+      else expect(Buffer.compare(bytes, b.get(key)!), key).toBe(0);
+    }
+    expect(describeTree(b, id)).toEqual(describeTree(a, id));
+  });
+
+  it("stamps the run with the injected clock, not the wall clock", () => {
+    expect(r1.runKey).toBe(`runs/20250907T000500123Z-${r1.manifest.buildId}.json`);
+    const run = json(first, r1.runKey);
+    expect(run).toMatchObject({ status: "published", asOf: AS_OF, startedAt: Math.floor(NOW_MS / 1000), finishedAt: Math.floor(NOW_MS / 1000), error: null });
+    expect(r1.ms).toBe(0); // the fixed clock does not move
+    expect(r1.manifestLocation).toBe(`memory://builds/${r1.manifest.buildId}/manifest.json`);
+  });
+
+  it("sends the stage logs to the injected logger", () => {
+    const lines = first.logs.map((l) => `${l.level} ${l.stage} ${l.msg}`);
+    expect(lines).toContain("info load captures selected");
+    expect(lines).toContain("info model models built");
+    expect(lines.some((l) => /^info emit rendered \d+ OG images/.test(l))).toBe(true);
+    expect(lines).toContain("info publish build published");
+    expect(first.logs.find((l) => l.msg === "captures selected")!.extra).toEqual({ count: 2 });
+    expect(first.logs.find((l) => l.msg === "build published")!.extra).toMatchObject({ buildId: r1.manifest.buildId, reused: false, runKey: r1.runKey });
+    expect(first.logs.filter((l) => l.level !== "info")).toEqual([]);
+  });
+
+  it("writes nothing to the cwd or the real data dir; its scratch folder is used and removed", () => {
+    expect(cwdAfter).toEqual(cwdBefore); // no `.tmp/` spill folder, no stray file
+    expect(dataAfter).toEqual(dataBefore);
+    expect(scratchSeen.some((n) => n.startsWith("ballast-build-"))).toBe(true);
+    expect(readdirSync(first.scratchDir)).toEqual([]);
+    expect(readdirSync(second.scratchDir)).toEqual([]);
+  });
+});
+
+describe("a failed build through the in-memory effects", () => {
+  it("publishes nothing, records the failed run on the fixed clock and leaves the scratch folder empty", async () => {
+    const fx = memoryEffects({ captures: [], nowMs: NOW_MS });
+    try {
+      await expect(runBuild({ asOf: AS_OF, registry: REGISTRY }, fx)).rejects.toThrow(/no capture observed at or before as-of .* nothing to build/);
+      expect(fx.sink.keys()).toEqual(["runs/20250907T000500123Z-failed.json"]);
+      expect(JSON.parse(Buffer.from(fx.sink.tree().get("runs/20250907T000500123Z-failed.json")!).toString())).toMatchObject({ status: "failed", buildId: null, manifest: null });
+      expect(readdirSync(fx.scratchDir)).toEqual([]);
+    } finally {
+      fx.dispose();
+    }
+  }, 60_000);
+});
+
+/** A committed expected JSON file (files/<key>, build id already replaced by BUILD_ID). */
+const expected = (key: string) => JSON.parse(readFileSync(join(EXPECTED, "files", key), "utf8"));
+
+// Worked by hand from REGISTRY and CAPTURES above; they read the committed fixture, so it is not just
+// whatever the code printed when it was generated.
+describe("the expected tree, checked by hand against the inputs", () => {
+  const site = (name: string) => expected(`builds/${BUILD_ID}/site-data/${name}`);
+
+  it("chains: Ethereum 600,000 AAA + 500,000 BBB + 200,000 EEE × 1.1 = 1,320,000 USD; Tron 400,000; total 1,720,000", () => {
+    const { chains, globalTotalUsd } = site("chains.json");
+    expect(globalTotalUsd).toBe(1_720_000);
+    const eth = chains.find((c: { id: string }) => c.id === "ethereum");
+    const tron = chains.find((c: { id: string }) => c.id === "tron");
+    expect(eth).toMatchObject({ totalCirculatingUsd: 1_320_000, coinCount: 3, topStablecoinId: "aaa-one" });
+    expect(tron).toMatchObject({ totalCirculatingUsd: 400_000, coinCount: 1, coinHhi: 1 });
+    // dominance 1,320,000 / 1,720,000 = 0.767441…; 400,000 / 1,720,000 = 0.232558…
+    expect(eth.dominanceShare).toBeCloseTo(0.767441860, 8);
+    expect(tron.dominanceShare).toBeCloseTo(0.232558140, 8);
+    // HHI over Ethereum's coins: (600/1320)² + (500/1320)² + (220/1320)² = 0.206612 + 0.143480 + 0.027778 = 0.377870
+    expect(eth.coinHhi).toBeCloseTo(0.377870, 5);
+  });
+
+  it("non-USD share: EEE's 220,000 of 1,720,000 = 12.7907 %; a month back 220,000 of 1,620,000 (AAA 900,000) = 13.5802 %", () => {
+    const share = site("non-usd-share.json");
+    expect(share.current).toMatchObject({ date: AS_OF, totalUsd: 1_720_000, fiatNonUsdUsd: 220_000, fiatNonUsdSharePct: 12.7907 });
+    expect(share.history[0]).toMatchObject({ date: AS_OF - 30 * 86400, totalUsd: 1_620_000, fiatNonUsdSharePct: 13.5802 });
+  });
+
+  it("peg: BBB's list price 0.97 is (0.97 − 1) × 10,000 = −300 bps off its USD par; EEE at 1.1 is on its ECB reference", () => {
+    const peg = site("peg-summary.json");
+    const byId = Object.fromEntries(peg.coins.map((c: { id: string }) => [c.id, c]));
+    expect(byId["bbb-two"].currentDeviationBps).toBe(-300);
+    expect(byId["eee-euro"]).toMatchObject({ currentDeviationBps: 0, referenceEvidence: { pegReference: EUR_USD, referenceSource: "fx" } });
+    expect(peg.summary).toMatchObject({ worstCurrent: { id: "bbb-two", bps: -300 }, coinsAtPeg: 2, totalTracked: 3 });
+  });
+
+  it("supply: AAA 1,000,000 now and 900,000 a day, week and month back (change1d +100,000); EEE 200,000 EUR = 220,000 USD", () => {
+    expect(site("stablecoin-summary.json")["aaa-one"].supplyUsd).toEqual({
+      current: 1_000_000, prevDay: 900_000, prevWeek: 900_000, prevMonth: 900_000, change1d: 100_000, change7d: 100_000, change30d: 100_000,
+    });
+    expect(site("supply-history/aaa-one.json").map((p: { date: number; circulatingUsd: number }) => [p.date, p.circulatingUsd])).toEqual([
+      [AS_OF - 30 * 86400, 900_000], [AS_OF - 7 * 86400, 900_000], [AS_OF - 86400, 900_000], [AS_OF, 1_000_000],
+    ]);
+    const eee = site("stablecoin/eee-euro.json").tokens.at(-1);
+    expect(eee.totalCirculating).toEqual({ peggedEUR: 200_000 });
+    expect(eee.totalCirculatingUSD.peggedEUR).toBeCloseTo(200_000 * EUR_USD, 6);
+  });
+
+  it("top-stablecoins dataset of the day: the three coins by USD supply, its comment line naming the inputs' digest", () => {
+    const csv = readFileSync(join(EXPECTED, "files/datasets/top-stablecoins/2025-09-07.csv"), "utf8").split("\n");
+    // inputsDigest: sha256 of the sorted `<path>:<sha256>` lines of the two captures
+    const digest = sha256(CAPTURES.map((c) => `${c.path}:${c.sha256}`).sort().join("\n"));
+    expect(csv[0]).toBe(`# ballast dataset top-stablecoins as-of 2025-09-07T00:00:00Z methodology ballast-price-consensus-v3,ballast-supply-chain-guard-v1 inputs sha256:${digest}`);
+    expect(csv.slice(2, 5).map((l) => l.split(",").slice(0, 1).concat(l.split(",").slice(5, 8)))).toEqual([
+      ["aaa-one", "1", "1000000", "2"], ["bbb-two", "0.97", "500000", "1"], ["eee-euro", "1.1", "220000.00000000003", "1"],
+    ]);
+  });
+
+  it("manifest and pointer: as-of 2025-09-07, two captures loaded, id = stamp + first 7 hex of the content hash; the run record on the fixed clock", () => {
+    const manifest = expected(`builds/${BUILD_ID}/manifest.json`);
+    expect(manifest).toMatchObject({ asOf: AS_OF, generatedAt: AS_OF, clock: "replay", warnings: [] });
+    expect(r1.manifest.buildId).toBe(`20250907T0000Z-${manifest.contentHash.slice(0, 7)}`);
+    const loaded = manifest.sources.filter((s: { rows: number }) => s.rows > 0).map((s: { endpoint: string; rows: number }) => [s.endpoint, s.rows]);
+    expect(loaded).toEqual([["defillama.stablecoins", 3], ["frankfurter.rates", 1]]);
+    expect(expected("latest.json")).toEqual({ buildId: BUILD_ID, asOf: AS_OF, manifest: `builds/${BUILD_ID}/manifest.json` });
+    // NOW_MS = 2025-09-07T00:05:00.123Z → run id stamp 20250907T000500123Z, times 1757203500 (Unix s)
+    expect(expected(`runs/20250907T000500123Z-${BUILD_ID}.json`)).toMatchObject({ status: "published", startedAt: 1_757_203_500, finishedAt: 1_757_203_500 });
+  });
+});
