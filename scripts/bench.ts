@@ -25,6 +25,8 @@
  *      (scripts/bench/unique-urls.lua), with the number of requests and non-2xx answers.
  * 4. On-chain: ingestion throughput against anvil (scripts/bench/onchain-ingest.ts) and /api/blacklist
  *    latency over 100,000 synthetic events with cursor walks of every sort (scripts/bench/blacklist-latency.ts).
+ * 5. Scale check (scripts/bench/scale.ts): build and detection at 10× the recorded history (a synthetic replay of
+ *    the archives shifted back in time, never published) against 1×: time, RSS, ratio (BENCH_SCALE=0 skips it).
  * BENCH_DATA_DIR=<a data dir with a published build> skips sections 1 and 2.
  * If `api/server.ts` ignores DEV_KEY_RATE_LIMIT (its dev key gets 429 within 1,000 requests), the
  * API is started through scripts/bench/api-server.ts (same startServer, explicit limit) and the
@@ -516,6 +518,9 @@ console.log(table(["measure", "value", "target", "met?"], [
 
 // 6. Fault latency: the speed claims moved out of the fault tests (the script prints its own table).
 execFileSync("npx", ["tsx", "scripts/bench/fault-latency.ts", dataDir], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", "inherit", "inherit"] });
+
+// 7. Scale check: build and detection at 10× the recorded history (a SYNTHETIC replay, not data; the script prints its own tables).
+if (process.env.BENCH_SCALE !== "0") execFileSync("npx", ["tsx", "scripts/bench/scale.ts"], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", "inherit", "inherit"] });
 
 for (const n of notes) console.log(`Note: ${n}`);
 console.log(`Total bench time ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
