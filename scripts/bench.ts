@@ -28,6 +28,8 @@
  *    the serving layout in a temp dir, never published; 3 fresh serving processes per size, medians;
  *    cursor walks of every sort and four filters from the first page and from the middle of each order,
  *    all pages at 100k, 60 per walk at 1M; server-side time per page, identity encoding).
+ * 5. Scale check (scripts/bench/scale.ts): build and detection at 10× the recorded history (a synthetic replay of
+ *    the archives shifted back in time, never published) against 1×: time, RSS, ratio (BENCH_SCALE=0 skips it).
  * BENCH_DATA_DIR=<a data dir with a published build> skips sections 1 and 2.
  * If `api/server.ts` ignores DEV_KEY_RATE_LIMIT (its dev key gets 429 within 1,000 requests), the
  * API is started through scripts/bench/api-server.ts (same startServer, explicit limit) and the
@@ -532,6 +534,9 @@ console.log(table(["measure", "value", "target", "met?"], [
 
 // 6. Fault latency: the speed claims moved out of the fault tests (the script prints its own table).
 execFileSync("npx", ["tsx", "scripts/bench/fault-latency.ts", dataDir], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", "inherit", "inherit"] });
+
+// 7. Scale check: build and detection at 10× the recorded history (a SYNTHETIC replay, not data; the script prints its own tables).
+if (process.env.BENCH_SCALE !== "0") execFileSync("npx", ["tsx", "scripts/bench/scale.ts"], { cwd: ROOT, env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", "inherit", "inherit"] });
 
 for (const n of notes) console.log(`Note: ${n}`);
 console.log(`Total bench time ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);

@@ -75,10 +75,10 @@ export function filterObservations(obs: Obs[], pegCurrency: string, pegType = "p
   for (const o of glitch) rejected.push({ obs: o, reason: "glitch-run" });
   const plausible = candidates.filter((o) => !glitch.has(o));
   const bySource = new Map<string, Obs[]>();
-  for (const o of plausible) bySource.set(o.source, [...(bySource.get(o.source) ?? []), o]);
+  for (const o of plausible) { const a = bySource.get(o.source); if (a) a.push(o); else bySource.set(o.source, [o]); }
   const slotOf = (o: Obs) => Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
   const bySlot = new Map<number, Obs[]>();
-  for (const o of plausible) bySlot.set(slotOf(o), [...(bySlot.get(slotOf(o)) ?? []), o]);
+  for (const o of plausible) { const a = bySlot.get(slotOf(o)); if (a) a.push(o); else bySlot.set(slotOf(o), [o]); }
   const spikes = new Set<Obs>();
   for (const seq of bySource.values()) {
     seq.sort((a, b) => a.ts - b.ts);

@@ -125,7 +125,7 @@ export const stabilityIndexAnalytic: Analytic = {
     }
     const stressed = new Map<string, number[]>();
     for (const r of inputs.stressed) { const a = stressed.get(r.date) ?? []; a.push(Number(r.mcap_usd)); stressed.set(r.date, a); }
-    const firstSlot = Math.min(...inputs.slots.map((s) => s.ts));
+    const firstSlot = inputs.slots.reduce((m, s) => Math.min(m, s.ts as number), Number.POSITIVE_INFINITY); // no spread: slots can exceed the call-stack argument limit
     const out: Row[] = [];
     if (!Number.isFinite(firstSlot)) return { tables: { stability_index_daily: out } };
     for (let d = slotDay(firstSlot); d <= lastDay(asOf); d += DAY) {

@@ -23,21 +23,28 @@ usdt_daily as (
     group by date
 ),
 
+-- USD bars at 1.0; USDT bars by an equi-join on their UTC day (an `or` in the join condition made it a
+-- bars × days comparison, quadratic in the history's length).
+quoted_bars as (
+    select bars.*, 1.0 as usd_per_quote
+    from stg_prices__bars bars
+    where bars.quote = 'USD'
+    union all
+    select bars.*, usdt_daily.usd_per_usdt as usd_per_quote
+    from stg_prices__bars bars
+    inner join usdt_daily
+        on bars.quote = 'USDT'
+        and usdt_daily.date = cast(make_timestamp((bars.ts - 1) * 1000000) as date)
+),
+
 bars as (
     select
-        bars.gecko_id, null::varchar as llama_id, bars.source, bars.ts, bars.interval_sec,
-        bars.close * quote_rate.usd_per_quote as price_usd,
-        bars.low * quote_rate.usd_per_quote as low_usd,
-        bars.high * quote_rate.usd_per_quote as high_usd,
+        gecko_id, null::varchar as llama_id, source, ts, interval_sec,
+        close * usd_per_quote as price_usd,
+        low * usd_per_quote as low_usd,
+        high * usd_per_quote as high_usd,
         'backfill' as kind, 'upstream' as observed_at_mode
-    from stg_prices__bars bars
-    inner join (
-        select 'USD' as quote, null::date as date, 1.0 as usd_per_quote
-        union all
-        select 'USDT' as quote, date, usd_per_usdt from usdt_daily
-    ) quote_rate
-        on quote_rate.quote = bars.quote
-        and (quote_rate.date is null or quote_rate.date = cast(make_timestamp((bars.ts - 1) * 1000000) as date))
+    from quoted_bars
 ),
 
 list_current as (
