@@ -38,6 +38,16 @@ const MINI_APP_ERRORS = {
   "503": "No bot configured, or the state store is unavailable (`Retry-After: 60`)",
 };
 
+/** The bot of a mini-app call, refused (403, counted as denied) when the call came through the website-internal lane. */
+async function miniAppBot(ctx: WriteContext) {
+  const t = bot(ctx, "telegram-mini-app");
+  if (ctx.viaSiteLane) {
+    await t.recordDenied(ctx.wallNow);
+    throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
+  }
+  return t;
+}
+
 /** Scope of a bot call: the serving build (coin list) and the wall clock. */
 const scope = (ctx: WriteContext | HandlerContext) => ({ build: ctx.build, wallNow: ctx.wallNow });
 
@@ -71,11 +81,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     requestBody: { mediaType: "application/json", schema: MiniAppSessionBodySchema, description: "`{ initData }`: `Telegram.WebApp.initData` as received." },
     responses: { "200": "The user's follows", ...MINI_APP_ERRORS },
     handler: async (ctx) => {
-      const t = bot(ctx, "telegram-mini-app");
-      if (ctx.viaSiteLane) {
-        await t.recordDenied(ctx.wallNow);
-        throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
-      }
+      const t = await miniAppBot(ctx);
       const body = await jsonBody(ctx, MiniAppSessionBodySchema, MINI_APP_MAX_BYTES);
       return { status: 200, json: await t.miniAppSession(body, scope(ctx)) };
     },
@@ -93,11 +99,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
       "503": "No bot configured, no coin list published yet (coin mutations), or the state store is unavailable (`Retry-After: 60`)",
     },
     handler: async (ctx) => {
-      const t = bot(ctx, "telegram-mini-app");
-      if (ctx.viaSiteLane) {
-        await t.recordDenied(ctx.wallNow);
-        throw new HttpError(403, "Mini-app calls are not accepted on the website-internal lane");
-      }
+      const t = await miniAppBot(ctx);
       const body = await jsonBody(ctx, MiniAppMutateBodySchema, MINI_APP_MAX_BYTES);
       return { status: 200, json: await t.miniAppMutate(body, scope(ctx)) };
     },

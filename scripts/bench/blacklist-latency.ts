@@ -20,6 +20,7 @@ import { encodeKeyset } from "../../api/lib/cursor.ts";
 import { type BlacklistEvent, type BlacklistLedger, blacklistLedgerArtifact, FREEZE_METHODOLOGY } from "../../site-data/blacklist.ts";
 import { BLACKLIST_PAGES, encodeBlacklistPages } from "../../site-data/blacklist-pages.ts";
 import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
+import { prng } from "../../test/helpers/prng.ts";
 
 /**
  * `/api/blacklist` latency benchmark: a SYNTHETIC published build holding a freeze ledger of `rows`
@@ -61,17 +62,6 @@ export interface BlacklistWalkStats {
 // ---------------------------------------------------------------------------------------------
 // Synthetic ledger
 
-/** mulberry32: deterministic uniform [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = BlacklistEvent["eventType"];
 /** Freeze event families (signature, topic0 as in pipelines/registry/registry.json); `destroyHasAmount`: the destroy log carries the amount. */

@@ -11,6 +11,7 @@ import { BlacklistQuery, blacklistPageBytes, queryBlacklist } from "../../api/qu
 import { BLACKLIST_PAGES, encodeBlacklistPages } from "../../site-data/blacklist-pages.ts";
 import { type BlacklistEvent, type BlacklistLedger, blacklistLedgerArtifact } from "../../site-data/blacklist.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { prng } from "../helpers/prng.ts";
 
 // The serving layout (site-data/blacklist-pages.ts, api/queries/blacklist-pages.ts) against the in-heap
 // reference (queryBlacklist + blacklistPageBytes over the parsed JSON ledger): the same bytes, or the
@@ -26,16 +27,6 @@ const CHAINS = [
 const COINS = ["USDT", "USDC", "PYUSD", "XAUT", "USD₮0"];
 const TYPES = ["blacklist", "unblacklist", "destroy"] as const;
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `rows` synthetic events (ARBITRARY DATA for this test, seeded) on CHAINS[0..3] (Base has no rows: a registry chain without events). */
 function syntheticEvents(rows: number, seed: number): BlacklistEvent[] {
