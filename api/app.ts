@@ -70,16 +70,33 @@ export function createNodeListener(deps: AppDeps): (req: IncomingMessage, res: S
   const { app, fastPath } = createService(deps);
   const slow = getRequestListener(app.fetch);
   return (req, res) => {
-    fastPath(req, res).then((done) => { if (!done) void slow(req, res); }, () => { if (!res.headersSent) void slow(req, res); });
+    fastPath(req, res).then(
+      (done) => {
+        if (!done) void slow(req, res);
+      },
+      () => {
+        if (!res.headersSent) void slow(req, res);
+      },
+    );
   };
 }
 
 /** Requests answered by the fast path are known by their exact URL (path and query as sent). */
 const FAST_URLS_MAX = 20_000;
 
-function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> } {
+function createService(deps: AppDeps): {
+  app: Hono;
+  fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+} {
   const nowMs = deps.nowMs ?? Date.now;
-  const auth = new LaneAuth({ keys: deps.keys, limiter: deps.limiter, nowMs, siteProxySecret: deps.siteProxySecret, siteProxySecretPrevious: deps.siteProxySecretPrevious, webhookSecret: deps.webhookSecret });
+  const auth = new LaneAuth({
+    keys: deps.keys,
+    limiter: deps.limiter,
+    nowMs,
+    siteProxySecret: deps.siteProxySecret,
+    siteProxySecretPrevious: deps.siteProxySecretPrevious,
+    webhookSecret: deps.webhookSecret,
+  });
   const cache = new ResponseCache(deps.responseCacheBytes);
   const app = new Hono();
 
@@ -88,11 +105,15 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   // writer: middleware/response-writer.ts), 405s and the admin families.
   const cors = new Cors(deps.corsOrigins);
   const corsHeaders = (origin: string | undefined) => cors.headers(origin);
-  const errorResponse = (err: unknown, path: string, origin: string | undefined) => errorAnswer(cors, err, path, origin);
+  const errorResponse = (err: unknown, path: string, origin: string | undefined) =>
+    errorAnswer(cors, err, path, origin);
   installErrorHandlers(app, cors);
   app.options("*", cors.preflight());
   if (deps.maintenance) app.use("/api/*", maintenanceMode(deps.maintenance));
-  app.all("/_site-data/*", siteDataProxy({ origins: deps.corsOrigins, secret: deps.siteProxySecret, fetch: (req) => app.fetch(req) }));
+  app.all(
+    "/_site-data/*",
+    siteDataProxy({ origins: deps.corsOrigins, secret: deps.siteProxySecret, fetch: (req) => app.fetch(req) }),
+  );
 
   const ctxBase = { store: deps.store, services: deps.services ?? {} };
   // Operator routes are served by the operator listener only (api/ops-app.ts); here their paths are 404 below.
@@ -103,13 +124,18 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
   }
 
   // Unknown share-image routes are 404 without a key (the /api/og/* family is exempt, spec 5.2).
-  app.on(["GET", "HEAD"], "/api/og/*", () => { throw new HttpError(404, "Not found"); });
+  app.on(["GET", "HEAD"], "/api/og/*", () => {
+    throw new HttpError(404, "Not found");
+  });
 
   // 405 with `Allow` from the route table for declared paths; spec 4.4 for undeclared ones.
   const methodsByPath = new Map<string, Set<string>>();
-  for (const r of ROUTES) if (r.lane !== "admin") methodsByPath.set(r.path, (methodsByPath.get(r.path) ?? new Set()).add(r.method));
+  for (const r of ROUTES)
+    if (r.lane !== "admin") methodsByPath.set(r.path, (methodsByPath.get(r.path) ?? new Set()).add(r.method));
   for (const [path, methods] of methodsByPath) {
-    app.all(path, () => { throw new HttpError(405, "Method Not Allowed", { Allow: [...methods].join(", ") }); });
+    app.all(path, () => {
+      throw new HttpError(405, "Method Not Allowed", { Allow: [...methods].join(", ") });
+    });
   }
   // Admin path families are not served on the public host: 404 before key authentication (spec 5.2).
   const adminFamilies = [...ADMIN_PATH_FAMILIES, ...ROUTES.filter((r) => r.lane === "admin").map((r) => r.path)];
@@ -141,14 +167,24 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     if (!known) return false;
     const entry = cache.get(known.key);
     const build = deps.store.current();
-    if (!entry || !build || entry.buildId !== build.id || entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now) return false;
+    if (
+      !entry ||
+      !build ||
+      entry.buildId !== build.id ||
+      entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now
+    )
+      return false;
     const h = req.headers;
     const coding = codingFor(entry, single(h["accept-encoding"]));
     const body = entry.bodies[coding];
     if (!body || h["if-none-match"] !== undefined) return false;
     const origin = h.origin;
     try {
-      await admitRoute(auth, known.route, { header: (n) => single(h[n.toLowerCase()]), ip: req.socket.remoteAddress ?? "local", cacheableGet: true });
+      await admitRoute(auth, known.route, {
+        header: (n) => single(h[n.toLowerCase()]),
+        ip: req.socket.remoteAddress ?? "local",
+        cacheableGet: true,
+      });
     } catch (err) {
       const r = errorResponse(err, known.route.path, origin);
       res.writeHead(r.status, r.headers).end(r.body);
@@ -172,7 +208,10 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     const raw = requestKey(c, route);
     let entry = cacheable ? cache.get(raw.key) : undefined;
     if (!entry || entry.buildId !== (build?.id ?? null) || (entry.nowSec !== clock.now && entry.timeDependent)) {
-      entry = await respond(route, { ...validate(route, raw, build, clock, ctxBase), ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}) });
+      entry = await respond(route, {
+        ...validate(route, raw, build, clock, ctxBase),
+        ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}),
+      });
       if (cacheable) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
       entry.headers = refreshedHeaders(route, entry, clock.now);
@@ -184,7 +223,9 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     const coding = codingFor(entry, c.req.header("Accept-Encoding"));
     let body = entry.bodies[coding];
     if (!body) {
-      body = (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) || compressBody(entry.bodies.identity!, coding as "br" | "gzip");
+      body =
+        (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) ||
+        compressBody(entry.bodies.identity!, coding as "br" | "gzip");
       if (cacheable) cache.addBody(raw.key, entry, coding, body);
     }
     if (cacheable && route.lane === "apiKey") {
@@ -192,7 +233,10 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
       fastUrls.set(c.req.raw.url.slice(c.req.raw.url.indexOf("/", 8)), { route, key: raw.key });
     }
     // A plain header object lets @hono/node-server write the response without building Headers.
-    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: sentHeaders(entry, cors, coding, body) });
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: sentHeaders(entry, cors, coding, body),
+    });
   }
 
   /** A write route (spec 4.4): lane check, then the handler with the request's body reader; every answer `no-store`. */
@@ -202,21 +246,50 @@ function createService(deps: AppDeps): { app: Hono; fastPath: (req: IncomingMess
     const build = await deps.store.build();
     const clock = serviceNow(build, deps.clockMode, nowMs());
     const result = await route.handler({
-      ...ctxBase, build, now: clock.now, clock: clock.clock, wallNow: clock.wallNow, ip: req.ip, header: req.header, readBody: bodyReader(c),
+      ...ctxBase,
+      build,
+      now: clock.now,
+      clock: clock.clock,
+      wallNow: clock.wallNow,
+      ip: req.ip,
+      header: req.header,
+      readBody: bodyReader(c),
       viaSiteLane: c.req.header(SITE_PROXY_HEADER) !== undefined,
     });
-    const headers: Record<string, string> = { ...corsHeaders(c.req.header("Origin")), ...result.headers, "Cache-Control": "no-store" };
-    if (result.text !== undefined) return new Response(result.text, { status: result.status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
-    return new Response(JSON.stringify(result.json ?? {}), { status: result.status, headers: { ...headers, "Content-Type": "application/json; charset=utf-8" } });
+    const headers: Record<string, string> = {
+      ...corsHeaders(c.req.header("Origin")),
+      ...result.headers,
+      "Cache-Control": "no-store",
+    };
+    if (result.text !== undefined)
+      return new Response(result.text, {
+        status: result.status,
+        headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" },
+      });
+    return new Response(JSON.stringify(result.json ?? {}), {
+      status: result.status,
+      headers: { ...headers, "Content-Type": "application/json; charset=utf-8" },
+    });
   }
 
   async function serveStatic(c: Context, route: StaticRoute): Promise<Response> {
     await auth.admit(route.lane, authRequest(c, true));
     const build = await deps.store.build();
-    const found = await route.handler(validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs()), ctxBase));
+    const found = await route.handler(
+      validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs()), ctxBase),
+    );
     if (!found) throw new HttpError(404, "Not found");
-    const headers: Record<string, string> = { ...found.headers, "Content-Type": found.contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": found.cacheControl ?? STATIC_CACHE, Vary: "Accept-Encoding" };
-    const coding = found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES ? negotiate(c.req.header("Accept-Encoding")) : "identity";
+    const headers: Record<string, string> = {
+      ...found.headers,
+      "Content-Type": found.contentType,
+      "Access-Control-Allow-Origin": "*",
+      "Cache-Control": found.cacheControl ?? STATIC_CACHE,
+      Vary: "Accept-Encoding",
+    };
+    const coding =
+      found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES
+        ? negotiate(c.req.header("Accept-Encoding"))
+        : "identity";
     const encoded = coding === "identity" ? null : await found.encoded!(coding);
     if (encoded) headers["Content-Encoding"] = coding;
     return new Response((encoded ?? found.bytes) as Uint8Array<ArrayBuffer>, { status: 200, headers });

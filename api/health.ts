@@ -62,13 +62,28 @@ export interface CacheStatus {
 }
 
 /** Health `blacklist` (spec 2.8): amount gaps of the freeze ledger (recent = the 30 days before now). */
-export interface BlacklistHealth { totalEvents: number; missingAmounts: number; recentMissingAmounts: number; recentWindowSec: number; missingRatio: number }
+export interface BlacklistHealth {
+  totalEvents: number;
+  missingAmounts: number;
+  recentMissingAmounts: number;
+  recentWindowSec: number;
+  missingRatio: number;
+}
 
 /** Health `mintBurn` (spec 2.8). Times Unix s. `sync` judges the live ingestion lane (fresh ≤ 60 min, degraded ≤ 90, stale beyond). */
 export interface MintBurnHealth {
-  totalEvents: number; latestEventTs: number | null; latestHourlyTs: number | null; freshnessAgeSec: number | null;
-  majorStaleCount: number; staleMajorSymbols: string[];
-  sync: { lastSuccessfulSyncAt: number | null; freshnessStatus: "fresh" | "degraded" | "stale"; warning: string | null; criticalLaneHealthy: boolean };
+  totalEvents: number;
+  latestEventTs: number | null;
+  latestHourlyTs: number | null;
+  freshnessAgeSec: number | null;
+  majorStaleCount: number;
+  staleMajorSymbols: string[];
+  sync: {
+    lastSuccessfulSyncAt: number | null;
+    freshnessStatus: "fresh" | "degraded" | "stale";
+    warning: string | null;
+    criticalLaneHealthy: boolean;
+  };
 }
 
 /**
@@ -78,7 +93,11 @@ export interface MintBurnHealth {
  */
 export interface OnchainHealthInputs {
   blacklist: BlacklistHealth | null;
-  mintBurn: { totalEvents: number; latestEventTsBySymbol: Record<string, number>; latestHourlyTs: number | null } | null;
+  mintBurn: {
+    totalEvents: number;
+    latestEventTsBySymbol: Record<string, number>;
+    latestHourlyTs: number | null;
+  } | null;
 }
 
 /** Artifacts reported in the `blacklist` / `mintBurn` sections instead of `caches` (spec 2.8: blacklist never escalates status). */
@@ -92,20 +111,35 @@ const MINT_BURN_STALE_COIN_SEC = 7 * 86400;
  * (fresh ≤ 60 min, degraded ≤ 90 min, stale beyond). Without a live ledger the lane is reported
  * stale with a warning; buildHealth then leaves the top-level status alone (no lane is running).
  */
-function mintBurnHealth(inputs: OnchainHealthInputs["mintBurn"], lastLiveSyncAt: number | null, now: number): MintBurnHealth | null {
+function mintBurnHealth(
+  inputs: OnchainHealthInputs["mintBurn"],
+  lastLiveSyncAt: number | null,
+  now: number,
+): MintBurnHealth | null {
   if (!inputs) return null;
   const latest = Object.values(inputs.latestEventTsBySymbol);
   const latestEventTs = latest.length ? Math.max(...latest) : null;
-  const stale = Object.entries(inputs.latestEventTsBySymbol).filter(([, ts]) => now - ts > MINT_BURN_STALE_COIN_SEC).map(([sym]) => sym).sort();
+  const stale = Object.entries(inputs.latestEventTsBySymbol)
+    .filter(([, ts]) => now - ts > MINT_BURN_STALE_COIN_SEC)
+    .map(([sym]) => sym)
+    .sort();
   const at = lastLiveSyncAt;
   const ageSec = at === null ? null : Math.max(0, now - at);
-  const freshnessStatus = ageSec !== null && ageSec <= 3600 ? "fresh" : ageSec !== null && ageSec <= 5400 ? "degraded" : "stale";
-  const warning = at === null
-    ? "no live mint/burn ingestion in this build: flows come from recorded log archives only (configure BALLAST_RPC_<CHAIN> and run `npx tsx build/onchain-cli.ts ingest` before the build)"
-    : freshnessStatus === "fresh" ? null : `last live sync ${isoMinute(at)}, ${age(ageSec!)} before now (fresh up to 60 min, degraded up to 90)`;
+  const freshnessStatus =
+    ageSec !== null && ageSec <= 3600 ? "fresh" : ageSec !== null && ageSec <= 5400 ? "degraded" : "stale";
+  const warning =
+    at === null
+      ? "no live mint/burn ingestion in this build: flows come from recorded log archives only (configure BALLAST_RPC_<CHAIN> and run `npx tsx build/onchain-cli.ts ingest` before the build)"
+      : freshnessStatus === "fresh"
+        ? null
+        : `last live sync ${isoMinute(at)}, ${age(ageSec!)} before now (fresh up to 60 min, degraded up to 90)`;
   return {
-    totalEvents: inputs.totalEvents, latestEventTs, latestHourlyTs: inputs.latestHourlyTs, freshnessAgeSec: latestEventTs === null ? null : Math.max(0, now - latestEventTs),
-    majorStaleCount: stale.length, staleMajorSymbols: stale,
+    totalEvents: inputs.totalEvents,
+    latestEventTs,
+    latestHourlyTs: inputs.latestHourlyTs,
+    freshnessAgeSec: latestEventTs === null ? null : Math.max(0, now - latestEventTs),
+    majorStaleCount: stale.length,
+    staleMajorSymbols: stale,
     sync: { lastSuccessfulSyncAt: at, freshnessStatus, warning, criticalLaneHealthy: freshnessStatus !== "stale" },
   };
 }
@@ -148,8 +182,15 @@ export interface StatusCause {
  * `/api/health` but is not among the spec's public-impact causes.
  */
 export const PUBLIC_IMPACT_CAUSES: Readonly<Record<string, boolean>> = {
-  "no-build": true, "db-unhealthy": true, cache: true, "fx-cached-fallback": true, "circuit-groups-open": true, "mint-burn-lane": true,
-  "publication-coverage": false, "cron-error": true, "cron-unhealthy": true,
+  "no-build": true,
+  "db-unhealthy": true,
+  cache: true,
+  "fx-cached-fallback": true,
+  "circuit-groups-open": true,
+  "mint-burn-lane": true,
+  "publication-coverage": false,
+  "cron-error": true,
+  "cron-unhealthy": true,
 };
 
 /** Whether a cause code (`<family>` or `<family>:<detail>`) has public impact (PUBLIC_IMPACT_CAUSES; unknown families: false). */
@@ -196,8 +237,17 @@ const LIST_ENDPOINT = "defillama.stablecoins";
  * logs (`onchain`). Unknown names are their own group.
  */
 export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
-  defillama: "defillama", coingecko: "coingecko", alchemy: "coingecko", binance: "binance", frankfurter: "ecb", onchain: "onchain", usds: "onchain", bluechip: "bluechip",
-  "defillama-yields": "defillama", curve: "curve", "dex-subgraph": "dex-subgraph",
+  defillama: "defillama",
+  coingecko: "coingecko",
+  alchemy: "coingecko",
+  binance: "binance",
+  frankfurter: "ecb",
+  onchain: "onchain",
+  usds: "onchain",
+  bluechip: "bluechip",
+  "defillama-yields": "defillama",
+  curve: "curve",
+  "dex-subgraph": "dex-subgraph",
 };
 /**
  * Cache keys spec 2.8 names, in its order, each with the site-data artifact behind it (`fx-rates`
@@ -208,8 +258,14 @@ export const CIRCUIT_GROUPS: Readonly<Record<string, string>> = {
  * `not-published`, and leaves the status alone (it is reported as not yet available).
  */
 export const SPEC_CACHE_KEYS: ReadonlyArray<readonly [key: string, artifact: Artifact | "fx"]> = [
-  ["stablecoins", stablecoinsArtifact], ["stablecoin-charts", stablecoinChartsArtifact], ["usds-status", usdsStatusArtifact], ["fx-rates", "fx"],
-  ["bluechip-ratings", bluechipRatingsArtifact], ["dex-liquidity", dexLiquidityArtifact], ["yield-data", yieldRankingsArtifact], ["dews", stressSignalsArtifact],
+  ["stablecoins", stablecoinsArtifact],
+  ["stablecoin-charts", stablecoinChartsArtifact],
+  ["usds-status", usdsStatusArtifact],
+  ["fx-rates", "fx"],
+  ["bluechip-ratings", bluechipRatingsArtifact],
+  ["dex-liquidity", dexLiquidityArtifact],
+  ["yield-data", yieldRankingsArtifact],
+  ["dews", stressSignalsArtifact],
 ];
 /** Health cache key of a site-data artifact: its spec key (SPEC_CACHE_KEYS), else the artifact key. */
 export function cacheKeyOf(artifact: string): string {
@@ -254,18 +310,25 @@ export function circuitsOf(m: Pick<BuildManifest, "asOf" | "sources" | "circuits
   for (const name of Object.keys(m.circuits)) captures.set(name, []);
   for (const s of m.sources) {
     const list = captures.get(circuitOf(s.endpoint)) ?? [];
-    for (const c of s.captures) list.push({ observedAt: c.observedAt, loaded: c.rows > 0, failed: c.rejected !== undefined });
+    for (const c of s.captures)
+      list.push({ observedAt: c.observedAt, loaded: c.rows > 0, failed: c.rejected !== undefined });
     captures.set(circuitOf(s.endpoint), list);
   }
   const out: Record<string, CircuitState> = {};
   for (const [name, list] of [...captures.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const recorded = m.circuits[name];
-    if (recorded) { out[name] = recorded; continue; }
+    if (recorded) {
+      out[name] = recorded;
+      continue;
+    }
     list.sort((a, b) => a.observedAt - b.observedAt);
     let lastSuccessAt: number | null = null;
     let consecutiveFailures = 0;
     for (const c of list) {
-      if (c.loaded) { lastSuccessAt = Math.min(c.observedAt, m.asOf); consecutiveFailures = 0; } else if (c.failed) consecutiveFailures++;
+      if (c.loaded) {
+        lastSuccessAt = Math.min(c.observedAt, m.asOf);
+        consecutiveFailures = 0;
+      } else if (c.failed) consecutiveFailures++;
     }
     out[name] = { state: consecutiveFailures > 0 ? "open" : "closed", consecutiveFailures, lastSuccessAt };
   }
@@ -288,14 +351,21 @@ function age(sec: number): string {
   if (sec < 2 * 86400) return `${Math.floor(sec / 3600)} h`;
   return `${Math.floor(sec / 86400)} days`;
 }
-const counts = (r: Record<string, number>) => Object.entries(r).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(", ");
+const counts = (r: Record<string, number>) =>
+  Object.entries(r)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
 /** What a quality rejection producer's refusals mean for users (manifest `qualityRejections` keys). */
 const REJECTION_MEANING: Record<string, string> = {
-  peg_monitor: "refused price observations are used neither for consensus prices nor for depeg detection (one row per quote in `price_observation_rejections` of ballast.duckdb); `pending-expired-unconfirmed` counts moves that waited for a second independent source and expired unconfirmed, so no incident was published",
-  supply_value_rejections: "implausible supply values are left out of every supply figure (rows in `supply_value_rejections` of ballast.duckdb)",
-  supply_chain_guard: "chain rows of coins whose chains sum to more than their total are withheld from every chain figure; the coins are published with `supplyChainGuard` status `quarantined` (rows in `supply_chain_guard` of ballast.duckdb)",
+  peg_monitor:
+    "refused price observations are used neither for consensus prices nor for depeg detection (one row per quote in `price_observation_rejections` of ballast.duckdb); `pending-expired-unconfirmed` counts moves that waited for a second independent source and expired unconfirmed, so no incident was published",
+  supply_value_rejections:
+    "implausible supply values are left out of every supply figure (rows in `supply_value_rejections` of ballast.duckdb)",
+  supply_chain_guard:
+    "chain rows of coins whose chains sum to more than their total are withheld from every chain figure; the coins are published with `supplyChainGuard` status `quarantined` (rows in `supply_chain_guard` of ballast.duckdb)",
 };
 
 /** Inputs of `assessHealth` besides the build and the clock. */
@@ -366,7 +436,12 @@ export interface HealthAssessment {
  * Features not yet published, upstream feeds ending before as-of, dropped or refused input and build
  * notes (`manifest.warnings`) are reported as warnings without effect on status. Never throws.
  */
-export function assessHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: HealthOptions = {}): HealthAssessment {
+export function assessHealth(
+  build: { manifest: BuildManifest } | null,
+  now: number,
+  clock: "replay" | "wall",
+  opts: HealthOptions = {},
+): HealthAssessment {
   const impacts: HealthStatus[] = [];
   const causes: StatusCause[] = [];
   /** Records an impact on the status; a non-healthy one with its cause. */
@@ -374,61 +449,116 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     impacts.push(s);
     if (s !== "healthy") causes.push({ code, status: s, publicImpact: causePublicImpact(code), detail });
   };
-  const worst = (): HealthStatus => impacts.reduce<HealthStatus>((w, s) => (SEVERITY[s] > SEVERITY[w] ? s : w), "healthy");
+  const worst = (): HealthStatus =>
+    impacts.reduce<HealthStatus>((w, s) => (SEVERITY[s] > SEVERITY[w] ? s : w), "healthy");
   // Times the state store and the recorder took on the wall clock, on the clock of `now`.
   const shift = now - (opts.wallNow ?? now);
   const onClock = (t: number | null) => (t === null ? null : t + shift);
   const first: string[] = [];
-  const store = opts.stateStore && { ...opts.stateStore, lastOkAt: onClock(opts.stateStore.lastOkAt), lastFailureAt: onClock(opts.stateStore.lastFailureAt) };
+  const store = opts.stateStore && {
+    ...opts.stateStore,
+    lastOkAt: onClock(opts.stateStore.lastOkAt),
+    lastFailureAt: onClock(opts.stateStore.lastFailureAt),
+  };
   if (store?.state === "unavailable") {
     raise("degraded", "db-unhealthy", `state store unavailable: ${store.reason ?? "unavailable"}`);
-    first.push(`state store (${store.backend ?? "unknown backend"}) unavailable (sets status degraded): ${store.reason ?? "unavailable"}, circuit ${store.circuit}; last ok ${store.lastOkAt === null ? "never" : `${isoMinute(store.lastOkAt)} (${age(Math.max(0, now - store.lastOkAt))} before now)`}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`);
+    first.push(
+      `state store (${store.backend ?? "unknown backend"}) unavailable (sets status degraded): ${store.reason ?? "unavailable"}, circuit ${store.circuit}; last ok ${store.lastOkAt === null ? "never" : `${isoMinute(store.lastOkAt)} (${age(Math.max(0, now - store.lastOkAt))} before now)`}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`,
+    );
   }
-  const recorder = opts.statusHistory && { ...opts.statusHistory, lastRecordedAt: onClock(opts.statusHistory.lastRecordedAt) };
-  const recorderWarning = recorder?.state === "unavailable"
-    ? [`status history recording failing (no effect on status): ${recorder.lastError ?? "unknown error"}; ${recorder.pendingObservations} observation(s) kept in memory and written once the store answers; last written ${recorder.lastRecordedAt === null ? "never" : `${isoMinute(recorder.lastRecordedAt)} (${age(Math.max(0, now - recorder.lastRecordedAt))} before now)`}. /api/public-status-history may lag until then.`]
-    : [];
+  const recorder = opts.statusHistory && {
+    ...opts.statusHistory,
+    lastRecordedAt: onClock(opts.statusHistory.lastRecordedAt),
+  };
+  const recorderWarning =
+    recorder?.state === "unavailable"
+      ? [
+          `status history recording failing (no effect on status): ${recorder.lastError ?? "unknown error"}; ${recorder.pendingObservations} observation(s) kept in memory and written once the store answers; last written ${recorder.lastRecordedAt === null ? "never" : `${isoMinute(recorder.lastRecordedAt)} (${age(Math.max(0, now - recorder.lastRecordedAt))} before now)`}. /api/public-status-history may lag until then.`,
+        ]
+      : [];
   const extra = { ...(store ? { stateStore: store } : {}), ...(recorder ? { statusHistory: recorder } : {}) };
-  const telegramSummary = typeof opts.telegram === "object" ? { ...opts.telegram, lastDispatchAt: onClock(opts.telegram.lastDispatchAt) } : null;
-  const telegramWarning = opts.telegram === undefined
-    ? ["messaging bot not configured (no effect on status): TELEGRAM_BOT_TOKEN is unset, so /api/telegram-pulse, /api/telegram-mini-app/session and /api/telegram-mini-app/mutate answer 503 and no chat alerts are sent."]
-    : opts.telegram === "unavailable" ? ["messaging bot state unavailable (no effect on status): its state store did not answer; telegramSummary is null until it does."] : [];
+  const telegramSummary =
+    typeof opts.telegram === "object"
+      ? { ...opts.telegram, lastDispatchAt: onClock(opts.telegram.lastDispatchAt) }
+      : null;
+  const telegramWarning =
+    opts.telegram === undefined
+      ? [
+          "messaging bot not configured (no effect on status): TELEGRAM_BOT_TOKEN is unset, so /api/telegram-pulse, /api/telegram-mini-app/session and /api/telegram-mini-app/mutate answer 503 and no chat alerts are sent.",
+        ]
+      : opts.telegram === "unavailable"
+        ? [
+            "messaging bot state unavailable (no effect on status): its state store did not answer; telegramSummary is null until it does.",
+          ]
+        : [];
   const corruptWarning = opts.corruptStored?.length
-    ? [`stored dated payloads fail their schema (no effect on status): ${opts.corruptStored.join(", ")}. The routes serving them answer 500 and never a partial body; restore the file (a snapshot day: delete it and run \`make backfill\` for that day, which rebuilds the same bytes from the recorded inputs).`]
+    ? [
+        `stored dated payloads fail their schema (no effect on status): ${opts.corruptStored.join(", ")}. The routes serving them answer 500 and never a partial body; restore the file (a snapshot day: delete it and run \`make backfill\` for that day, which rebuilds the same bytes from the recorded inputs).`,
+      ]
     : [];
   const storageWarning = opts.storageFailure
-    ? [`published storage unreadable (no effect on status): ${opts.storageFailure.error} for ${age(Math.max(0, Math.round((opts.wallNow ?? now) - opts.storageFailure.sinceMs / 1000)))}. ${build ? "The build in memory keeps serving; files not yet read answer 503 and a newer build is picked up once the store answers." : "Nothing can be served until the store answers."}`]
+    ? [
+        `published storage unreadable (no effect on status): ${opts.storageFailure.error} for ${age(Math.max(0, Math.round((opts.wallNow ?? now) - opts.storageFailure.sinceMs / 1000)))}. ${build ? "The build in memory keeps serving; files not yet read answer 503 and a newer build is picked up once the store answers." : "Nothing can be served until the store answers."}`,
+      ]
     : [];
   // The scheduler's jobs: error runs and overdue jobs (public-impact causes, spec 2.9), partial runs as notes.
   const sched = opts.schedule ?? null;
-  const cronFirst: string[] = [], cronInfo: string[] = [];
+  const cronFirst: string[] = [],
+    cronInfo: string[] = [];
   for (const [name, j] of Object.entries(sched?.jobs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const last = j.lastRun;
     if (last?.status === "error") {
       raise("degraded", `cron-error:${name}`, `scheduled job ${name}: last run failed`);
-      cronFirst.push(`scheduled job ${name}: cron error run (sets status degraded): the run of ${isoMinute(onClock(last.startedAt)!)} published nothing: ${last.error ?? "unknown error"}; ${j.consecutiveErrors} consecutive error run(s), last success ${j.lastSuccessAt === null ? "never" : isoMinute(onClock(j.lastSuccessAt)!)}. Data stays as of the last published build.`);
+      cronFirst.push(
+        `scheduled job ${name}: cron error run (sets status degraded): the run of ${isoMinute(onClock(last.startedAt)!)} published nothing: ${last.error ?? "unknown error"}; ${j.consecutiveErrors} consecutive error run(s), last success ${j.lastSuccessAt === null ? "never" : isoMinute(onClock(j.lastSuccessAt)!)}. Data stays as of the last published build.`,
+      );
     } else if (last?.status === "partial") {
-      cronInfo.push(`scheduled job ${name}: upstream calls failed in its last run (no effect on status): ${last.captureErrors.map((e) => `${e.endpoint}: ${e.message}`).join("; ")}. The build used the newest earlier capture of these feeds.`);
+      cronInfo.push(
+        `scheduled job ${name}: upstream calls failed in its last run (no effect on status): ${last.captureErrors.map((e) => `${e.endpoint}: ${e.message}`).join("; ")}. The build used the newest earlier capture of these feeds.`,
+      );
     }
     const since = last?.startedAt ?? sched!.startedAt;
     const idle = (opts.wallNow ?? now) - since;
     if (idle > 2 * j.intervalSec + CRON_OVERDUE_GRACE_SEC) {
       raise("degraded", `cron-unhealthy:${name}`, `scheduled job ${name} overdue`);
-      cronFirst.push(`scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClock(since)!)} (${age(idle)}; cadence ${age(j.intervalSec)})${sched!.stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClock(sched!.stoppedAt)!)}` : ""}. Start \`tsx build/cli.ts schedule\` (README "Runbook: running live").`);
+      cronFirst.push(
+        `scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClock(since)!)} (${age(idle)}; cadence ${age(j.intervalSec)})${sched!.stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClock(sched!.stoppedAt)!)}` : ""}. Start \`tsx build/cli.ts schedule\` (README "Runbook: running live").`,
+      );
     }
   }
   first.push(...cronFirst);
   /** Producer job and cadence of a cache key: the scheduled job that refreshes its inputs, else `build` (a build run by hand). */
-  const producerOf = (key: string): { producerJob: string; producerIntervalSec: number | null; lastSuccessAt: number | null } => {
-    const job = producerJobOf(key), j = sched?.jobs[job];
-    return j ? { producerJob: job, producerIntervalSec: j.intervalSec, lastSuccessAt: onClock(j.lastSuccessAt) } : { producerJob: "build", producerIntervalSec: null, lastSuccessAt: null };
+  const producerOf = (
+    key: string,
+  ): { producerJob: string; producerIntervalSec: number | null; lastSuccessAt: number | null } => {
+    const job = producerJobOf(key),
+      j = sched?.jobs[job];
+    return j
+      ? { producerJob: job, producerIntervalSec: j.intervalSec, lastSuccessAt: onClock(j.lastSuccessAt) }
+      : { producerJob: "build", producerIntervalSec: null, lastSuccessAt: null };
   };
   if (!build) {
     raise("stale", "no-build", "no published build: every data route answers 503");
     return {
       health: {
-        status: "stale", timestamp: now, warnings: [...first, ...cronInfo, "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.", ...storageWarning, ...recorderWarning, ...corruptWarning, ...telegramWarning],
-        caches: {}, blacklist: null, mintBurn: null, circuits: {}, telegramSummary, clock: { mode: clock, buildId: null, asOf: null }, ...extra,
+        status: "stale",
+        timestamp: now,
+        warnings: [
+          ...first,
+          ...cronInfo,
+          "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.",
+          ...storageWarning,
+          ...recorderWarning,
+          ...corruptWarning,
+          ...telegramWarning,
+        ],
+        caches: {},
+        blacklist: null,
+        mintBurn: null,
+        circuits: {},
+        telegramSummary,
+        clock: { mode: clock, buildId: null, asOf: null },
+        ...extra,
       },
       causes,
     };
@@ -441,17 +571,31 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   const late: Record<"degraded" | "stale", string[]> = { degraded: [], stale: [] };
   for (const f of m.files) {
     const key = cacheKeyOf(f.artifact);
-    if (!f.path.startsWith("site-data/") || caches[key] || f.maxAgeSec === undefined || ONCHAIN_SECTION_ARTIFACTS.has(f.artifact)) continue;
+    if (
+      !f.path.startsWith("site-data/") ||
+      caches[key] ||
+      f.maxAgeSec === undefined ||
+      ONCHAIN_SECTION_ARTIFACTS.has(f.artifact)
+    )
+      continue;
     const ratios = cacheRatios(key);
     const { lastSuccessAt, ...producer } = producerOf(key);
     // A file of unknown data time: its freshness falls back to the producer job's last successful run (spec 2.8 `cron-fallback`).
     const cronFallback = f.dataAsOf == null && lastSuccessAt !== null;
     const fr = assessFreshness(now, cronFallback ? lastSuccessAt : f.dataAsOf, f.maxAgeSec, ratios);
     caches[key] = {
-      ageSeconds: fr.ageSeconds, maxAge: f.maxAgeSec, healthy: fr.status !== "stale", ...producer,
-      endpointMaxAge: f.maxAgeSec, availabilityMaxAge: f.maxAgeSec * ratios.degraded,
-      endpointBudgetReason: "route-budget", availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: cronFallback ? "cron-fallback" : "freshness-sentinel",
-      sentinelValidationReason: cronFallback ? "no-data-time" : null, buildId: m.buildId, artifact: f.artifact,
+      ageSeconds: fr.ageSeconds,
+      maxAge: f.maxAgeSec,
+      healthy: fr.status !== "stale",
+      ...producer,
+      endpointMaxAge: f.maxAgeSec,
+      availabilityMaxAge: f.maxAgeSec * ratios.degraded,
+      endpointBudgetReason: "route-budget",
+      availabilityBudgetReason: `${ratios.degraded}x-route-budget`,
+      freshnessSource: cronFallback ? "cron-fallback" : "freshness-sentinel",
+      sentinelValidationReason: cronFallback ? "no-data-time" : null,
+      buildId: m.buildId,
+      artifact: f.artifact,
     };
     const what = `${key}${key === f.artifact ? "" : ` (${f.artifact})`} ${fr.ageSeconds === null ? "of unknown age" : `${age(fr.ageSeconds)} old`} (budget ${age(f.maxAgeSec)}${ratios === GENERIC_RATIOS ? "" : `, ${ratios.fresh}x/${ratios.degraded}x`})`;
     raise(impactOf(fr.status), `cache:${key}`, what);
@@ -463,10 +607,19 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
     if (artifact === "fx" || caches[key]) continue;
     const ratios = cacheRatios(key);
     caches[key] = {
-      ageSeconds: null, maxAge: artifact.maxAgeSec, healthy: false, producerJob: producerOf(key).producerJob, producerIntervalSec: producerOf(key).producerIntervalSec,
-      endpointMaxAge: artifact.maxAgeSec, availabilityMaxAge: artifact.maxAgeSec * ratios.degraded, endpointBudgetReason: "route-budget",
-      availabilityBudgetReason: `${ratios.degraded}x-route-budget`, freshnessSource: "freshness-sentinel", sentinelValidationReason: "not-published",
-      buildId: m.buildId, artifact: artifact.key,
+      ageSeconds: null,
+      maxAge: artifact.maxAgeSec,
+      healthy: false,
+      producerJob: producerOf(key).producerJob,
+      producerIntervalSec: producerOf(key).producerIntervalSec,
+      endpointMaxAge: artifact.maxAgeSec,
+      availabilityMaxAge: artifact.maxAgeSec * ratios.degraded,
+      endpointBudgetReason: "route-budget",
+      availabilityBudgetReason: `${ratios.degraded}x-route-budget`,
+      freshnessSource: "freshness-sentinel",
+      sentinelValidationReason: "not-published",
+      buildId: m.buildId,
+      artifact: artifact.key,
     };
     if (!artifact.optional) {
       const what = `${key} not published by this build`;
@@ -476,7 +629,9 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   }
   for (const s of ["stale", "degraded"] as const) {
     if (late[s].length) {
-      first.push(`caches ${s} (sets status ${s}): ${late[s].join("; ")}. Published data is older than ${s === "stale" ? "12× its route budget (yield-data: 4×)" : "8× its route budget (yield-data: 2×)"}: these routes answer with \`Warning: 110\` and \`Cache-Control: no-store\`${s === "stale" ? " and `X-Data-Freshness: stale`" : ""} until a newer build is published.`);
+      first.push(
+        `caches ${s} (sets status ${s}): ${late[s].join("; ")}. Published data is older than ${s === "stale" ? "12× its route budget (yield-data: 4×)" : "8× its route budget (yield-data: 2×)"}: these routes answer with \`Warning: 110\` and \`Cache-Control: no-store\`${s === "stale" ? " and `X-Data-Freshness: stale`" : ""} until a newer build is published.`,
+      );
     }
   }
 
@@ -486,32 +641,62 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   const fxAge = fxAt === null ? null : Math.max(0, Math.floor(now) - fxAt);
   const fxStatus = fxSourceStatus(fxAge);
   const fxImpact: HealthStatus = fxStatus === "fresh" ? "healthy" : fxStatus === "degraded" ? "degraded" : "stale";
-  const fxWarning = fxStatus === "fresh" ? null
-    : `${fxAge === null ? "no ECB reference rate has been observed" : `ECB reference rates last observed ${isoMinute(fxAt!)}, ${age(fxAge)} before now`} (fresh up to 4 days, degraded up to 8): non-USD fiat supply is valued with the most recent ECB rate if at most 365 days old (\`fxFallbackRates\` in /api/stablecoins), and non-USD coins are judged against the median of ≥ 3 same-peg coins where one exists, else not judged for depegs (\`referenceSource\` \`fx-fallback\` in /api/peg-summary).`;
+  const fxWarning =
+    fxStatus === "fresh"
+      ? null
+      : `${fxAge === null ? "no ECB reference rate has been observed" : `ECB reference rates last observed ${isoMinute(fxAt!)}, ${age(fxAge)} before now`} (fresh up to 4 days, degraded up to 8): non-USD fiat supply is valued with the most recent ECB rate if at most 365 days old (\`fxFallbackRates\` in /api/stablecoins), and non-USD coins are judged against the median of ≥ 3 same-peg coins where one exists, else not judged for depegs (\`referenceSource\` \`fx-fallback\` in /api/peg-summary).`;
   caches["fx-rates"] = {
-    ageSeconds: fxAge, maxAge: FX_CADENCE.maxAgeSec, healthy: fxStatus === "fresh" || fxStatus === "degraded", producerJob: producerOf("fx-rates").producerJob, producerIntervalSec: producerOf("fx-rates").producerIntervalSec,
-    endpointMaxAge: FX_CADENCE.maxAgeSec, availabilityMaxAge: FX_CADENCE.degradedSec, endpointBudgetReason: "ecb-working-day",
-    availabilityBudgetReason: "fx-cadence-8-days", freshnessSource: "freshness-sentinel", sentinelValidationReason: null,
-    mode: fxStatus === "fresh" ? "live" : "cached-fallback", sourceUpdatedAt: fxAt, sourceAgeSeconds: fxAge,
-    sourceStatus: fxStatus, warning: fxWarning, consecutiveFallbackRuns: null,
+    ageSeconds: fxAge,
+    maxAge: FX_CADENCE.maxAgeSec,
+    healthy: fxStatus === "fresh" || fxStatus === "degraded",
+    producerJob: producerOf("fx-rates").producerJob,
+    producerIntervalSec: producerOf("fx-rates").producerIntervalSec,
+    endpointMaxAge: FX_CADENCE.maxAgeSec,
+    availabilityMaxAge: FX_CADENCE.degradedSec,
+    endpointBudgetReason: "ecb-working-day",
+    availabilityBudgetReason: "fx-cadence-8-days",
+    freshnessSource: "freshness-sentinel",
+    sentinelValidationReason: null,
+    mode: fxStatus === "fresh" ? "live" : "cached-fallback",
+    sourceUpdatedAt: fxAt,
+    sourceAgeSeconds: fxAge,
+    sourceStatus: fxStatus,
+    warning: fxWarning,
+    consecutiveFallbackRuns: null,
   };
-  raise(fxImpact, "fx-cached-fallback", fxAge === null ? "no ECB reference rate observed" : `ECB rates ${age(fxAge)} old (fx ${fxStatus})`);
+  raise(
+    fxImpact,
+    "fx-cached-fallback",
+    fxAge === null ? "no ECB reference rate observed" : `ECB rates ${age(fxAge)} old (fx ${fxStatus})`,
+  );
   if (fxWarning) first.push(`fx-rates cache ${fxStatus} (sets status ${fxImpact}): ${fxWarning}`);
 
   // Publication coverage: the list snapshot at as-of.
   const list = m.sources.find((s) => s.endpoint === LIST_ENDPOINT);
   if (list && list.status !== "ok") {
-    raise("degraded", "publication-coverage:list-snapshot", `stablecoin list snapshot ${list.newestObservedAt === null ? "missing" : "stale"} at as-of`);
-    first.push(list.newestObservedAt === null
-      ? "stablecoin list snapshot missing (sets status degraded: publication coverage incomplete): no DefiLlama /stablecoins capture at or before as-of; current supply and the coin universe come from supply history (points at most 3 days old), so coins without recent history are missing from /api/stablecoins."
-      : `stablecoin list snapshot stale (sets status degraded: publication coverage incomplete): the newest DefiLlama /stablecoins capture is from ${isoMinute(list.newestObservedAt)}, ${age(Math.max(0, m.asOf - list.newestObservedAt))} before as-of; current supply and the coin universe are as of that capture.`);
+    raise(
+      "degraded",
+      "publication-coverage:list-snapshot",
+      `stablecoin list snapshot ${list.newestObservedAt === null ? "missing" : "stale"} at as-of`,
+    );
+    first.push(
+      list.newestObservedAt === null
+        ? "stablecoin list snapshot missing (sets status degraded: publication coverage incomplete): no DefiLlama /stablecoins capture at or before as-of; current supply and the coin universe come from supply history (points at most 3 days old), so coins without recent history are missing from /api/stablecoins."
+        : `stablecoin list snapshot stale (sets status degraded: publication coverage incomplete): the newest DefiLlama /stablecoins capture is from ${isoMinute(list.newestObservedAt)}, ${age(Math.max(0, m.asOf - list.newestObservedAt))} before as-of; current supply and the coin universe are as of that capture.`,
+    );
   }
 
   // Recorded captures skipped as empty: their figures are missing from this build.
   const skippedCaptures = m.skippedCaptures ?? [];
   if (skippedCaptures.length) {
-    raise("degraded", "publication-coverage:skipped-captures", `${skippedCaptures.length} empty recorded capture(s) skipped`);
-    first.push(`recorded captures empty and skipped (sets status degraded: publication coverage incomplete): ${skippedCaptures.map((c) => `${c.file} (${c.endpoint}, ${c.reason})`).join("; ")}. Nothing from them is in this build; figures that rest on them fall back to other sources or are missing (manifest \`skippedCaptures\`).`);
+    raise(
+      "degraded",
+      "publication-coverage:skipped-captures",
+      `${skippedCaptures.length} empty recorded capture(s) skipped`,
+    );
+    first.push(
+      `recorded captures empty and skipped (sets status degraded: publication coverage incomplete): ${skippedCaptures.map((c) => `${c.file} (${c.endpoint}, ${c.reason})`).join("; ")}. Nothing from them is in this build; figures that rest on them fall back to other sources or are missing (manifest \`skippedCaptures\`).`,
+    );
   }
 
   // Circuits and circuit groups.
@@ -522,31 +707,68 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   }
   if (openGroups.size) {
     const many = openGroups.size >= OPEN_GROUPS_DEGRADED;
-    if (many) raise("degraded", "circuit-groups-open", `${openGroups.size} circuit groups open: ${[...openGroups.keys()].sort().join(", ")}`);
-    const detail = [...openGroups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([g, names]) =>
-      `${g} (${names.map((n) => `${n}: ${circuits[n].consecutiveFailures} consecutive failures, last success ${circuits[n].lastSuccessAt === null ? "never" : isoMinute(circuits[n].lastSuccessAt!)}`).join("; ")})`);
-    (many ? first : info).push(`circuit groups open (${many ? "sets status degraded" : `no effect on status below ${OPEN_GROUPS_DEGRADED} groups`}): ${detail.join(", ")}. Their data is carried from the last successful capture.`);
+    if (many)
+      raise(
+        "degraded",
+        "circuit-groups-open",
+        `${openGroups.size} circuit groups open: ${[...openGroups.keys()].sort().join(", ")}`,
+      );
+    const detail = [...openGroups.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([g, names]) =>
+          `${g} (${names.map((n) => `${n}: ${circuits[n].consecutiveFailures} consecutive failures, last success ${circuits[n].lastSuccessAt === null ? "never" : isoMinute(circuits[n].lastSuccessAt!)}`).join("; ")})`,
+      );
+    (many ? first : info).push(
+      `circuit groups open (${many ? "sets status degraded" : `no effect on status below ${OPEN_GROUPS_DEGRADED} groups`}): ${detail.join(", ")}. Their data is carried from the last successful capture.`,
+    );
   }
 
   // Upstream feeds: freshness at as-of (no effect on status beyond the rules above).
-  const ended = m.sources.filter((s) => s.status === "stale" && s.newestObservedAt !== null)
-    .map((s) => `${s.endpoint} ${isoMinute(s.newestObservedAt!)} (${age(Math.max(0, m.asOf - s.newestObservedAt!))} before as-of)`);
-  if (ended.length) info.push(`upstream feeds older than their refresh budget at as-of (no effect on status): ${ended.join(", ")}. Nothing newer than these captures comes from them: recorded archives end there, or live captures failed since.`);
+  const ended = m.sources
+    .filter((s) => s.status === "stale" && s.newestObservedAt !== null)
+    .map(
+      (s) =>
+        `${s.endpoint} ${isoMinute(s.newestObservedAt!)} (${age(Math.max(0, m.asOf - s.newestObservedAt!))} before as-of)`,
+    );
+  if (ended.length)
+    info.push(
+      `upstream feeds older than their refresh budget at as-of (no effect on status): ${ended.join(", ")}. Nothing newer than these captures comes from them: recorded archives end there, or live captures failed since.`,
+    );
   const absent = m.sources.filter((s) => s.status === "missing").map((s) => s.endpoint);
-  if (absent.length) info.push(`upstream feeds without any capture at or before as-of (no effect on status): ${absent.join(", ")}. Nothing from them is in this build; prices and supply rest on the other sources (see \`consensusSources\` and \`supplySource\` in /api/stablecoins).`);
+  if (absent.length)
+    info.push(
+      `upstream feeds without any capture at or before as-of (no effect on status): ${absent.join(", ")}. Nothing from them is in this build; prices and supply rest on the other sources (see \`consensusSources\` and \`supplySource\` in /api/stablecoins).`,
+    );
 
   // Input quality: dropped values, skipped recorded rows, quality-rule refusals.
-  const dropped = m.sources.filter((s) => sum(s.dropped) > 0).map((s) => `${s.endpoint} ${sum(s.dropped)} (${counts(s.dropped)})`);
-  if (dropped.length) info.push(`malformed upstream values dropped at load (no effect on status): ${dropped.join("; ")}. Only the bad values or rows are left out; the rest of each payload is used (manifest \`sources[].dropped\`).`);
-  const skipped = Object.entries(m.readerDropped).filter(([, r]) => sum(r) > 0).map(([file, r]) => `${file} ${sum(r)} (${counts(r)})`);
-  if (skipped.length) info.push(`recorded-file rows skipped by their reader (no effect on status): ${skipped.join("; ")} (manifest \`readerDropped\`, first problems with line numbers in \`readerProblems\`).`);
+  const dropped = m.sources
+    .filter((s) => sum(s.dropped) > 0)
+    .map((s) => `${s.endpoint} ${sum(s.dropped)} (${counts(s.dropped)})`);
+  if (dropped.length)
+    info.push(
+      `malformed upstream values dropped at load (no effect on status): ${dropped.join("; ")}. Only the bad values or rows are left out; the rest of each payload is used (manifest \`sources[].dropped\`).`,
+    );
+  const skipped = Object.entries(m.readerDropped)
+    .filter(([, r]) => sum(r) > 0)
+    .map(([file, r]) => `${file} ${sum(r)} (${counts(r)})`);
+  if (skipped.length)
+    info.push(
+      `recorded-file rows skipped by their reader (no effect on status): ${skipped.join("; ")} (manifest \`readerDropped\`, first problems with line numbers in \`readerProblems\`).`,
+    );
   for (const [producer, reasons] of Object.entries(m.qualityRejections ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     if (!sum(reasons)) continue;
-    info.push(`${producer} quality rules refused input (no effect on status): ${counts(reasons)}; ${REJECTION_MEANING[producer] ?? "refused rows are left out of its outputs"}.`);
+    info.push(
+      `${producer} quality rules refused input (no effect on status): ${counts(reasons)}; ${REJECTION_MEANING[producer] ?? "refused rows are left out of its outputs"}.`,
+    );
   }
   for (const w of m.warnings ?? []) info.push(`build note (no effect on status): ${w}`);
   // The live lane's last sync: the on-chain ledger capture of this build (manifest), null without one.
-  const liveSync = m.sources.find((x) => x.endpoint === ONCHAIN_ENDPOINT)?.captures.filter((c) => c.origin === "live").map((c) => c.observedAt) ?? [];
+  const liveSync =
+    m.sources
+      .find((x) => x.endpoint === ONCHAIN_ENDPOINT)
+      ?.captures.filter((c) => c.origin === "live")
+      .map((c) => c.observedAt) ?? [];
   const mintBurn = mintBurnHealth(opts.onchain?.mintBurn ?? null, liveSync.length ? Math.max(...liveSync) : null, now);
   if (mintBurn) {
     const sync = mintBurn.sync;
@@ -557,11 +779,15 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
   }
   const bl = opts.onchain?.blacklist ?? null;
   if (bl && bl.missingAmounts > 0) {
-    info.push(`freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`);
+    info.push(
+      `freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`,
+    );
   }
   info.push(...storageWarning, ...corruptWarning);
   for (const [feature, paths] of Object.entries(notYetAvailableFeatures(new Set(m.files.map((f) => f.path))))) {
-    info.push(`not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`);
+    info.push(
+      `not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`,
+    );
   }
 
   // Spec keys first, in the spec's order, then the other artifacts in manifest order.
@@ -586,6 +812,11 @@ export function assessHealth(build: { manifest: BuildManifest } | null, now: num
 }
 
 /** The Health resource of `assessHealth` (without the causes). Never throws. */
-export function buildHealth(build: { manifest: BuildManifest } | null, now: number, clock: "replay" | "wall", opts: HealthOptions = {}): Health {
+export function buildHealth(
+  build: { manifest: BuildManifest } | null,
+  now: number,
+  clock: "replay" | "wall",
+  opts: HealthOptions = {},
+): Health {
   return assessHealth(build, now, clock, opts).health;
 }

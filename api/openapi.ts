@@ -19,23 +19,37 @@ const TAGS: Record<string, string> = {
   markets: "DEX liquidity scores and history.",
   redemption: "Redemption backstops and reserve composition.",
   yields: "Yield rankings, history and the adapter manifest: 503 until a build holds a pool capture.",
-  snapshots: "Immutable dated snapshots (one per UTC day, as of its close), their index, per-coin projections and DuckDB files.",
-  digests: "Daily digests: what changed during a UTC day (supply, depeg incidents, freezes, grades, stability-index band), the archive and dated editions.",
-  "not-yet-available": "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
+  snapshots:
+    "Immutable dated snapshots (one per UTC day, as of its close), their index, per-coin projections and DuckDB files.",
+  digests:
+    "Daily digests: what changed during a UTC day (supply, depeg incidents, freezes, grades, stability-index band), the archive and dated editions.",
+  "not-yet-available":
+    "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
   writes: "Public-host write routes (spec 4.4).",
   og: "Share images (`image/png`, 1200×630) rendered at build time; no key, GET and HEAD.",
-  static: "Static files: datasets, sheets, the DuckDB file, this description and its reference page, Postman files, methodology changelogs.",
+  static:
+    "Static files: datasets, sheets, the DuckDB file, this description and its reference page, Postman files, methodology changelogs.",
 };
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {
-  public: [], "signed-wallet": [], "init-data": [], apiKey: [{ apiKey: [] }], site: [{ siteProxySecret: [] }], webhook: [{ webhookSecret: [] }],
+  public: [],
+  "signed-wallet": [],
+  "init-data": [],
+  apiKey: [{ apiKey: [] }],
+  site: [{ siteProxySecret: [] }],
+  webhook: [{ webhookSecret: [] }],
 };
 
-const err = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
-const jsonSchema = (s: z.ZodType, io: "input" | "output") => z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io });
+const err = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+const jsonSchema = (s: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io });
 
 /** Routes documented on the public host (operator-lane routes are 404 here and described on the operator host). */
-export const documentedRoutes = (): PublicRouteDecl[] => ROUTES.filter((r): r is PublicRouteDecl => r.kind !== "admin" && r.lane !== "admin");
+export const documentedRoutes = (): PublicRouteDecl[] =>
+  ROUTES.filter((r): r is PublicRouteDecl => r.kind !== "admin" && r.lane !== "admin");
 
 /** OpenAPI path of a Hono path (`:id` → `{id}`). */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
@@ -43,10 +57,22 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}
 function parameters(r: PublicRouteDecl) {
   const out: unknown[] = [];
   for (const [name, s] of Object.entries(r.params?.shape ?? {})) {
-    out.push({ name, in: "path", required: true, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
+    out.push({
+      name,
+      in: "path",
+      required: true,
+      description: (s as z.ZodType).description ?? name,
+      schema: { type: "string" },
+    });
   }
   for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
-    out.push({ name, in: "query", required: !(s as z.ZodType).safeParse(undefined).success, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
+    out.push({
+      name,
+      in: "query",
+      required: !(s as z.ZodType).safeParse(undefined).success,
+      description: (s as z.ZodType).description ?? name,
+      schema: { type: "string" },
+    });
   }
   return out;
 }
@@ -59,7 +85,14 @@ function jsonResponses(r: JsonRoute) {
   return {
     [r.method === "POST" ? "201" : "200"]: ok,
     "400": err("Invalid parameter: the message names it"),
-    ...(r.lane === "apiKey" ? { "401": err("Missing or invalid X-API-Key"), "429": err("Per-key limit exceeded (`Rate limit exceeded`), or too many invalid keys from this client IP (`Too many invalid API keys from this address`; never counts valid keys); both with `Retry-After`") } : {}),
+    ...(r.lane === "apiKey"
+      ? {
+          "401": err("Missing or invalid X-API-Key"),
+          "429": err(
+            "Per-key limit exceeded (`Rate limit exceeded`), or too many invalid keys from this client IP (`Too many invalid API keys from this address`; never counts valid keys); both with `Retry-After`",
+          ),
+        }
+      : {}),
     ...(r.lane === "site" || r.lane === "webhook" ? { "401": err("Missing or wrong lane secret") } : {}),
     "404": err("Unknown id or path"),
     "503": err("Data not yet available, or the auth/limiter dependency is unavailable (`Retry-After: 60`)"),
@@ -70,19 +103,40 @@ function jsonResponses(r: JsonRoute) {
 function writeParts(r: WriteRoute) {
   const body = r.requestBody;
   return {
-    ...(body ? { requestBody: { required: true, description: body.description, content: { [body.mediaType]: body.schema ? { schema: jsonSchema(body.schema, "input") } : {} } } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            description: body.description,
+            content: { [body.mediaType]: body.schema ? { schema: jsonSchema(body.schema, "input") } : {} },
+          },
+        }
+      : {}),
     "x-cache-control": "no-store",
-    responses: Object.fromEntries(Object.entries(r.responses).map(([status, description]) => [status, status.startsWith("2")
-      ? { description, content: { [r.responseMediaType ?? "application/json"]: {} } }
-      : err(description)])),
+    responses: Object.fromEntries(
+      Object.entries(r.responses).map(([status, description]) => [
+        status,
+        status.startsWith("2")
+          ? { description, content: { [r.responseMediaType ?? "application/json"]: {} } }
+          : err(description),
+      ]),
+    ),
   };
 }
 
 function operation(r: PublicRouteDecl) {
   if (r.kind === "write") {
-    return { operationId: r.operationId, tags: [r.tag], summary: r.summary, description: r.description ?? r.summary, security: SECURITY[r.lane], parameters: [], ...writeParts(r) };
+    return {
+      operationId: r.operationId,
+      tags: [r.tag],
+      summary: r.summary,
+      description: r.description ?? r.summary,
+      security: SECURITY[r.lane],
+      parameters: [],
+      ...writeParts(r),
+    };
   }
-  const budget = r.kind === "json" ? r.artifact?.maxAgeSec ?? r.maxAgeSec : undefined;
+  const budget = r.kind === "json" ? (r.artifact?.maxAgeSec ?? r.maxAgeSec) : undefined;
   return {
     operationId: r.operationId,
     tags: [r.tag],
@@ -91,14 +145,22 @@ function operation(r: PublicRouteDecl) {
     security: SECURITY[r.lane],
     parameters: parameters(r),
     ...(r.kind === "json"
-      ? { "x-cache-profile": r.cache, "x-cache-control": CACHE_PROFILES[r.cache], ...(budget !== undefined ? { "x-freshness-max-age-sec": budget } : {}), responses: jsonResponses(r) }
+      ? {
+          "x-cache-profile": r.cache,
+          "x-cache-control": CACHE_PROFILES[r.cache],
+          ...(budget !== undefined ? { "x-freshness-max-age-sec": budget } : {}),
+          responses: jsonResponses(r),
+        }
       : {
-        ...(r.cache ? { "x-cache-profile": r.cache } : {}), "x-cache-control": r.cache ? CACHE_PROFILES[r.cache] : "public, max-age=300",
-        responses: {
-          "200": { description: "OK", content: { [r.mediaType]: {} } }, "400": err(r.params ? "Invalid parameter: the message names it" : "Invalid file name"), "404": err("Not published, or unknown id"),
-          ...(r.feature ? { "503": err(`Data not yet available: ${r.feature} (\`Retry-After: 60\`)`) } : {}),
-        },
-      }),
+          ...(r.cache ? { "x-cache-profile": r.cache } : {}),
+          "x-cache-control": r.cache ? CACHE_PROFILES[r.cache] : "public, max-age=300",
+          responses: {
+            "200": { description: "OK", content: { [r.mediaType]: {} } },
+            "400": err(r.params ? "Invalid parameter: the message names it" : "Invalid file name"),
+            "404": err("Not published, or unknown id"),
+            ...(r.feature ? { "503": err(`Data not yet available: ${r.feature} (\`Retry-After: 60\`)`) } : {}),
+          },
+        }),
   };
 }
 
@@ -117,7 +179,7 @@ export function buildOpenApi() {
       license: { name: "Proprietary", identifier: "LicenseRef-Ballast" },
       description: [
         "Snapshot-backed reads over the latest published build. Send `X-API-Key: bl_live_<16 hex>_<32 base64url>` on keyed routes.",
-        "Errors are `{ \"error\": message }`. Freshness: `X-Data-Age`, `X-Data-Updated-At`, and past 8x the route budget `Warning: 110` with `Cache-Control: no-store`.",
+        'Errors are `{ "error": message }`. Freshness: `X-Data-Age`, `X-Data-Updated-At`, and past 8x the route budget `Warning: 110` with `Cache-Control: no-store`.',
         "A server over a build made from recorded captures runs on a replay clock (as-of + time since start).",
         "Every route rejects unknown query parameters with 400 naming them. Responses are compressed (br, gzip) by `Accept-Encoding` and carry `Vary: Origin, Accept-Encoding`.",
         "Operator routes (spec 4.5) are 404 on this host, before key authentication. Static datasets (`/datasets/...`, `/sheets/...`) need no key.",
@@ -128,8 +190,18 @@ export function buildOpenApi() {
     components: {
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "Public API key (spec 5.1)" },
-        siteProxySecret: { type: "apiKey", in: "header", name: "X-Ballast-Site-Proxy-Secret", description: "Website-internal lane (spec 5.7)" },
-        webhookSecret: { type: "apiKey", in: "header", name: "X-Telegram-Bot-Api-Secret-Token", description: "Messaging-bot webhook secret" },
+        siteProxySecret: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Ballast-Site-Proxy-Secret",
+          description: "Website-internal lane (spec 5.7)",
+        },
+        webhookSecret: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Telegram-Bot-Api-Secret-Token",
+          description: "Messaging-bot webhook secret",
+        },
       },
       schemas: { Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } },
     },

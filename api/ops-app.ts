@@ -49,9 +49,12 @@ function invalid(where: string, err: z.ZodError): HttpError {
 
 /** `{ error }` JSON of a thrown error (spec 7); store failures are 503, key input errors 400, anything else a logged 500. */
 function errorOf(err: unknown, path: string): { status: number; headers: Record<string, string>; body: unknown } {
-  if (err instanceof HttpError) return { status: err.status, headers: err.headers, body: { error: err.message, ...err.extra } };
-  if (err instanceof StateStoreUnavailableError) return { status: 503, headers: { "Retry-After": "60" }, body: { error: "Public API temporarily unavailable" } };
-  if (err instanceof KeyInputError) return { status: 400, headers: {}, body: { error: `Invalid parameter ${err.field}: ${err.message}` } };
+  if (err instanceof HttpError)
+    return { status: err.status, headers: err.headers, body: { error: err.message, ...err.extra } };
+  if (err instanceof StateStoreUnavailableError)
+    return { status: 503, headers: { "Retry-After": "60" }, body: { error: "Public API temporarily unavailable" } };
+  if (err instanceof KeyInputError)
+    return { status: 400, headers: {}, body: { error: `Invalid parameter ${err.field}: ${err.message}` } };
   apiLog("error", "ops", errorMessage(err), { path });
   return { status: 500, headers: {}, body: { error: "Internal Server Error" } };
 }
@@ -68,8 +71,16 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
   const sql = deps.keys.sqlClient;
   const idempotency = new IdempotencyStore(sql, nowMs);
   const ops: OpsServices = {
-    keys: deps.keys, store: deps.store, clockMode: deps.clockMode, nowMs, jobs: deps.jobs, discovery: new DiscoveryStore(sql, nowMs),
-    maintenance: deps.maintenance, ledgerPath: deps.ledgerPath, dataDir: deps.dataDir, jobWaitMs: deps.jobWaitMs ?? 4000,
+    keys: deps.keys,
+    store: deps.store,
+    clockMode: deps.clockMode,
+    nowMs,
+    jobs: deps.jobs,
+    discovery: new DiscoveryStore(sql, nowMs),
+    maintenance: deps.maintenance,
+    ledgerPath: deps.ledgerPath,
+    dataDir: deps.dataDir,
+    jobWaitMs: deps.jobWaitMs ?? 4000,
   };
   const routes = deps.routes ?? ADMIN_ROUTES;
   const app = new Hono();
@@ -79,7 +90,10 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
     return origin && deps.auth.originAllowed(origin) ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : {};
   };
   const json = (c: Context, status: number, body: unknown, headers: Record<string, string> = {}) =>
-    new Response(JSON.stringify(body), { status, headers: { ...cors(c), ...headers, "Content-Type": JSON_TYPE, "Cache-Control": NO_STORE } });
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { ...cors(c), ...headers, "Content-Type": JSON_TYPE, "Cache-Control": NO_STORE },
+    });
 
   app.onError((err, c) => {
     const e = errorOf(err, c.req.path);
@@ -92,8 +106,12 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
     return new Response(null, {
       status: 204,
       headers: {
-        "Access-Control-Allow-Origin": origin, Vary: "Origin", "Access-Control-Allow-Methods": "GET, POST, OPTIONS", "Access-Control-Max-Age": "600",
-        "Access-Control-Allow-Headers": `Content-Type, Idempotency-Key, ${ADMIN_HEADER}, ${ACCESS_JWT_HEADER}`, "Cache-Control": NO_STORE,
+        "Access-Control-Allow-Origin": origin,
+        Vary: "Origin",
+        "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+        "Access-Control-Max-Age": "600",
+        "Access-Control-Allow-Headers": `Content-Type, Idempotency-Key, ${ADMIN_HEADER}, ${ACCESS_JWT_HEADER}`,
+        "Cache-Control": NO_STORE,
       },
     });
   });
@@ -125,17 +143,30 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
     const url = new URL(c.req.url);
     const rawQuery = Object.fromEntries(url.searchParams);
     if (route.method === "GET" && route.getAllowed && !route.getAllowed(rawQuery)) {
-      throw new HttpError(405, "Method Not Allowed. Use POST for this endpoint unless dry-run=true.", { Allow: "POST" });
+      throw new HttpError(405, "Method Not Allowed. Use POST for this endpoint unless dry-run=true.", {
+        Allow: "POST",
+      });
     }
     if (route.mutating) deps.auth.checkMutation(c.req);
     const bodyText = route.method === "POST" ? await readBody(c) : "";
-    const ctx = { params: validateParams(route, c.req.param() as Record<string, string>), query: validateQuery(route, url), body: validateBody(route, bodyText), ops, operator };
+    const ctx = {
+      params: validateParams(route, c.req.param() as Record<string, string>),
+      query: validateQuery(route, url),
+      body: validateBody(route, bodyText),
+      ops,
+      operator,
+    };
     const exec = async (): Promise<StoredResponse & { headers?: Record<string, string> }> => {
       try {
         const r = await route.handler(ctx);
         return { status: r.status ?? 200, body: r.body };
       } catch (err) {
-        if (!(err instanceof HttpError) && !(err instanceof StateStoreUnavailableError) && !(err instanceof KeyInputError)) throw err;
+        if (
+          !(err instanceof HttpError) &&
+          !(err instanceof StateStoreUnavailableError) &&
+          !(err instanceof KeyInputError)
+        )
+          throw err;
         const e = errorOf(err, url.pathname);
         return { status: e.status, body: e.body, headers: e.headers };
       }
@@ -152,7 +183,11 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
       live = r.headers;
       return { status: r.status, body: r.body };
     });
-    return json(c, out.status, out.body, { ...(out.replay ? {} : live ?? {}), "Idempotency-Key": key, "X-Idempotent-Replay": String(out.replay) });
+    return json(c, out.status, out.body, {
+      ...(out.replay ? {} : (live ?? {})),
+      "Idempotency-Key": key,
+      "X-Idempotent-Replay": String(out.replay),
+    });
   }
 
   /** The request body as text, at most OPS_BODY_MAX bytes (413 beyond). */
@@ -160,7 +195,8 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
     const declared = Number(c.req.header("Content-Length") ?? "0");
     if (declared > OPS_BODY_MAX) throw new HttpError(413, `Request body too large (at most ${OPS_BODY_MAX} bytes)`);
     const buf = await c.req.arrayBuffer();
-    if (buf.byteLength > OPS_BODY_MAX) throw new HttpError(413, `Request body too large (at most ${OPS_BODY_MAX} bytes)`);
+    if (buf.byteLength > OPS_BODY_MAX)
+      throw new HttpError(413, `Request body too large (at most ${OPS_BODY_MAX} bytes)`);
     return Buffer.from(buf).toString("utf8");
   }
 
@@ -190,7 +226,8 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
   function validateBody(route: AdminRoute, text: string): unknown {
     const trimmed = text.trim();
     if (!route.body) {
-      if (trimmed && trimmed !== "{}") throw new HttpError(400, "Invalid body: this route takes its parameters in the query string");
+      if (trimmed && trimmed !== "{}")
+        throw new HttpError(400, "Invalid body: this route takes its parameters in the query string");
       return undefined;
     }
     let parsed: unknown;
@@ -207,5 +244,11 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
 
 /** One log line per admitted operator call: who, what (never secrets or bodies). */
 function audit(operator: OperatorIdentity, route: AdminRoute, url: URL): void {
-  apiLog("info", "ops", "operator request", { operator: operator.subject, via: operator.kind, action: route.action, method: route.method, path: url.pathname });
+  apiLog("info", "ops", "operator request", {
+    operator: operator.subject,
+    via: operator.kind,
+    action: route.action,
+    method: route.method,
+    path: url.pathname,
+  });
 }

@@ -2,18 +2,48 @@ import { z } from "zod";
 import { openApiPath } from "./openapi.ts";
 import type { AdminRoute } from "./routes/route.ts";
 
-const err = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+const err = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
 const schemaOf = (s: z.ZodType) => z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io: "input" });
 
 function operation(r: AdminRoute) {
   const parameters: unknown[] = [];
-  for (const [name, s] of Object.entries(r.params?.shape ?? {})) parameters.push({ name, in: "path", required: true, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
+  for (const [name, s] of Object.entries(r.params?.shape ?? {}))
+    parameters.push({
+      name,
+      in: "path",
+      required: true,
+      description: (s as z.ZodType).description ?? name,
+      schema: { type: "string" },
+    });
   for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
-    parameters.push({ name, in: "query", required: !(s as z.ZodType).safeParse(undefined).success, description: (s as z.ZodType).description ?? name, schema: { type: "string" } });
+    parameters.push({
+      name,
+      in: "query",
+      required: !(s as z.ZodType).safeParse(undefined).success,
+      description: (s as z.ZodType).description ?? name,
+      schema: { type: "string" },
+    });
   }
-  if (r.mutating) parameters.push({ name: "X-Ballast-Admin", in: "header", required: true, description: "Must be `1` on mutating operator requests", schema: { type: "string", enum: ["1"] } });
+  if (r.mutating)
+    parameters.push({
+      name: "X-Ballast-Admin",
+      in: "header",
+      required: true,
+      description: "Must be `1` on mutating operator requests",
+      schema: { type: "string", enum: ["1"] },
+    });
   if (r.idempotent) {
-    parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "1-128 characters (trimmed): the first response is stored for 7 days and replayed with `X-Idempotent-Replay: true`; the same key with another request is 409", schema: { type: "string", maxLength: 128 } });
+    parameters.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "1-128 characters (trimmed): the first response is stored for 7 days and replayed with `X-Idempotent-Replay: true`; the same key with another request is 409",
+      schema: { type: "string", maxLength: 128 },
+    });
   }
   return {
     operationId: r.operationId,
@@ -22,11 +52,20 @@ function operation(r: AdminRoute) {
     description: r.description ?? r.summary,
     security: [{ accessJwt: [] }, { serviceTokenId: [], serviceTokenSecret: [] }],
     parameters,
-    ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } } : {}),
+    ...(r.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } }
+      : {}),
     "x-cache-control": "no-store",
     responses: {
       [String(r.successStatus ?? 200)]: { description: r.responseDescription, content: { "application/json": {} } },
-      ...(r.successStatus === 202 ? {} : { "202": { description: "A background job still running after a few seconds: `{ ok, accepted, requestId, status, statusPath }`" } }),
+      ...(r.successStatus === 202
+        ? {}
+        : {
+            "202": {
+              description:
+                "A background job still running after a few seconds: `{ ok, accepted, requestId, status, statusPath }`",
+            },
+          }),
       "400": err("Invalid parameter or body: the message names it"),
       "401": err("Missing or invalid operator credentials (access JWT or service token)"),
       ...(r.mutating ? { "403": err("Missing `X-Ballast-Admin: 1`, or an Origin not on the operator allowlist") } : {}),
@@ -56,12 +95,27 @@ export function buildOperatorOpenApi(routes: AdminRoute[]) {
         "Jobs run the pipeline CLIs in the background: a job still running after a few seconds answers 202 `{ ok, accepted, requestId }`; poll `GET /api/admin/jobs/{requestId}`.",
       ].join("\n\n"),
     },
-    tags: [{ name: "admin", description: "Operator routes: API keys, discovery candidates, pipeline jobs, maintenance mode." }],
+    tags: [
+      {
+        name: "admin",
+        description: "Operator routes: API keys, discovery candidates, pipeline jobs, maintenance mode.",
+      },
+    ],
     components: {
       securitySchemes: {
-        accessJwt: { type: "apiKey", in: "header", name: "Cf-Access-Jwt-Assertion", description: "Access-proxy JWT (signature, audience, issuer, expiry checked)" },
+        accessJwt: {
+          type: "apiKey",
+          in: "header",
+          name: "Cf-Access-Jwt-Assertion",
+          description: "Access-proxy JWT (signature, audience, issuer, expiry checked)",
+        },
         serviceTokenId: { type: "apiKey", in: "header", name: "CF-Access-Client-Id", description: "Service token id" },
-        serviceTokenSecret: { type: "apiKey", in: "header", name: "CF-Access-Client-Secret", description: "Service token secret" },
+        serviceTokenSecret: {
+          type: "apiKey",
+          in: "header",
+          name: "CF-Access-Client-Secret",
+          description: "Service token secret",
+        },
       },
       schemas: { Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } },
     },

@@ -2,21 +2,41 @@ import { DEFAULT_SERVER, documentedRoutes } from "./openapi.ts";
 import type { RouteDecl } from "./routes/route.ts";
 
 /** Example values of path parameters, so every request of the collection runs as is. */
-const PATH_EXAMPLES: Record<string, string> = { stablecoinId: "usdt-tether", topic: "stablecoins", file: "latest.csv", date: "2025-09-07", snapshot: "2025-09-07.json" };
+const PATH_EXAMPLES: Record<string, string> = {
+  stablecoinId: "usdt-tether",
+  topic: "stablecoins",
+  file: "latest.csv",
+  date: "2025-09-07",
+  snapshot: "2025-09-07.json",
+};
 
 function item(r: RouteDecl) {
-  const segments = r.path.split("/").filter(Boolean).map((s) => (s.startsWith(":") ? `:${s.slice(1)}` : s));
+  const segments = r.path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => (s.startsWith(":") ? `:${s.slice(1)}` : s));
   const variable = Object.keys(r.params?.shape ?? {}).map((key) => ({ key, value: PATH_EXAMPLES[key] ?? "" }));
   const query = Object.entries(r.query?.shape ?? {}).map(([key, s]) => {
     const required = !(s as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success;
-    return { key, value: key === "stablecoin" ? "usdt-tether" : "", disabled: !required, description: (s as { description?: string }).description ?? "" };
+    return {
+      key,
+      value: key === "stablecoin" ? "usdt-tether" : "",
+      disabled: !required,
+      description: (s as { description?: string }).description ?? "",
+    };
   });
   return {
     name: `${r.method} ${r.path}`,
     request: {
       method: r.method,
       header: r.lane === "apiKey" ? [{ key: "X-API-Key", value: "{{apiKey}}" }] : [],
-      url: { raw: `{{baseUrl}}${r.path}`, host: ["{{baseUrl}}"], path: segments, ...(variable.length ? { variable } : {}), ...(query.length ? { query } : {}) },
+      url: {
+        raw: `{{baseUrl}}${r.path}`,
+        host: ["{{baseUrl}}"],
+        path: segments,
+        ...(variable.length ? { variable } : {}),
+        ...(query.length ? { query } : {}),
+      },
       description: r.description ?? r.summary,
     },
   };

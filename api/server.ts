@@ -11,7 +11,13 @@ import type { AlertDispatcher } from "./lib/telegram/dispatch.ts";
 import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
 import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
-import { type KeyStore, type KeyStoreStatus, openKeyStore, openSqlClient, StateStoreUnavailableError } from "./lib/key-store.ts";
+import {
+  type KeyStore,
+  type KeyStoreStatus,
+  openKeyStore,
+  openSqlClient,
+  StateStoreUnavailableError,
+} from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import { MaintenanceGate } from "./lib/maintenance.ts";
 import { type OperatorAccessConfig, OperatorAuth } from "./lib/ops-access.ts";
@@ -41,17 +47,31 @@ export interface StartServerOptions {
 
 /** The operator lane's access settings from the config (comma lists split and trimmed). */
 export function operatorAccessConfig(config: Partial<ApiConfig>): OperatorAccessConfig {
-  const list = (v: string | undefined) => v?.split(",").map((x) => x.trim()).filter(Boolean) ?? [];
+  const list = (v: string | undefined) =>
+    v
+      ?.split(",")
+      .map((x) => x.trim())
+      .filter(Boolean) ?? [];
   return {
-    jwksUrl: config.OPS_ACCESS_JWKS_URL, audiences: list(config.OPS_ACCESS_AUD), issuer: config.OPS_ACCESS_ISSUER,
-    serviceTokenId: config.OPS_SERVICE_TOKEN_ID, serviceTokenSecret: config.OPS_SERVICE_TOKEN_SECRET, allowedOrigins: list(config.OPS_ALLOWED_ORIGINS),
+    jwksUrl: config.OPS_ACCESS_JWKS_URL,
+    audiences: list(config.OPS_ACCESS_AUD),
+    issuer: config.OPS_ACCESS_ISSUER,
+    serviceTokenId: config.OPS_SERVICE_TOKEN_ID,
+    serviceTokenSecret: config.OPS_SERVICE_TOKEN_SECRET,
+    allowedOrigins: list(config.OPS_ALLOWED_ORIGINS),
   };
 }
 
 /** Donor-claim settings from the config: domain default `127.0.0.1:<PORT>`, URI default `http://<domain>/api/`. */
 export function donorClaimConfig(config: Partial<ApiConfig> & Pick<ApiConfig, "PORT">): DonorClaimConfig {
   const domain = config.DONOR_CLAIM_DOMAIN ?? `127.0.0.1:${config.PORT}`;
-  return { open: config.DONOR_CLAIMS_OPEN ?? true, domain, uri: config.DONOR_CLAIM_URI ?? `http://${domain}/api/`, chainId: config.DONOR_CLAIM_CHAIN_ID ?? 1, rpcUrl: config.DONOR_CLAIM_RPC_URL };
+  return {
+    open: config.DONOR_CLAIMS_OPEN ?? true,
+    domain,
+    uri: config.DONOR_CLAIM_URI ?? `http://${domain}/api/`,
+    chainId: config.DONOR_CLAIM_CHAIN_ID ?? 1,
+    rpcUrl: config.DONOR_CLAIM_RPC_URL,
+  };
 }
 
 /**
@@ -60,25 +80,49 @@ export function donorClaimConfig(config: Partial<ApiConfig> & Pick<ApiConfig, "P
  * the dispatcher has its own small pool (the key store's statements time out after 300 ms); PGlite is
  * shared. Null without a token. `close` stops the loop and that pool.
  */
-async function startBot(config: ServerConfig, keys: KeyStore, store: PublishedStore, read: ObjectReader, clockMode: ServerConfig["CLOCK"]) {
+async function startBot(
+  config: ServerConfig,
+  keys: KeyStore,
+  store: PublishedStore,
+  read: ObjectReader,
+  clockMode: ServerConfig["CLOCK"],
+) {
   if (!config.TELEGRAM_BOT_TOKEN) return null;
   // Loaded only with a bot: grammY and the dispatcher are not paid for by a server without one.
-  const [{ createTelegramService }, { AlertDispatcher, startAlertLoop }] = await Promise.all([import("./lib/telegram/index.ts"), import("./lib/telegram/dispatch.ts")]);
+  const [{ createTelegramService }, { AlertDispatcher, startAlertLoop }] = await Promise.all([
+    import("./lib/telegram/index.ts"),
+    import("./lib/telegram/dispatch.ts"),
+  ]);
   let dispatcher: AlertDispatcher | undefined;
   const telegram = createTelegramService({
-    sql: keys.sqlClient, token: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_ROOT,
-    miniAppMaxAgeSec: config.TELEGRAM_MINI_APP_MAX_AGE_SEC, miniAppMutateMaxAgeSec: config.TELEGRAM_MINI_APP_MUTATE_MAX_AGE_SEC,
+    sql: keys.sqlClient,
+    token: config.TELEGRAM_BOT_TOKEN,
+    apiRoot: config.TELEGRAM_API_ROOT,
+    miniAppMaxAgeSec: config.TELEGRAM_MINI_APP_MAX_AGE_SEC,
+    miniAppMutateMaxAgeSec: config.TELEGRAM_MINI_APP_MUTATE_MAX_AGE_SEC,
     dispatch: { status: () => (dispatcher ? dispatcher.status() : Promise.reject(new Error("alert dispatch off"))) },
   });
   const interval = config.TELEGRAM_ALERTS_INTERVAL_SEC ?? 60;
   if (interval === 0) return { telegram, close: async () => undefined };
   const alertSql = config.DATABASE_URL
-    ? await openSqlClient({ databaseUrl: config.DATABASE_URL, pgliteDir: "", applicationName: `${config.PGAPPNAME ?? "ballast-api"}-alerts`, queryTimeoutMs: 5000, connectTimeoutMs: 2000, maxConnections: 2 })
+    ? await openSqlClient({
+        databaseUrl: config.DATABASE_URL,
+        pgliteDir: "",
+        applicationName: `${config.PGAPPNAME ?? "ballast-api"}-alerts`,
+        queryTimeoutMs: 5000,
+        connectTimeoutMs: 2000,
+        maxConnections: 2,
+      })
     : keys.sqlClient;
   dispatcher = new AlertDispatcher({
-    sql: alertSql, read, api: telegram.api, followers: telegram.followers, clockMode,
+    sql: alertSql,
+    read,
+    api: telegram.api,
+    followers: telegram.followers,
+    clockMode,
     alerts: { largeFreezeMinUsd: config.TELEGRAM_ALERT_FREEZE_MIN_USD, linkBase: config.TELEGRAM_ALERT_LINK_BASE },
-    onChatGone: (chatId) => telegram.store.deactivate(chatId, "blocked", Math.floor(Date.now() / 1000)).then(() => undefined),
+    onChatGone: (chatId) =>
+      telegram.store.deactivate(chatId, "blocked", Math.floor(Date.now() / 1000)).then(() => undefined),
   });
   const loop = startAlertLoop(dispatcher, () => store.build(), interval * 1000);
   return {
@@ -95,7 +139,10 @@ async function listen(server: Server, port: number, host: string): Promise<void>
   server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.once("listening", () => { server.off("error", reject); resolve(); });
+    server.once("listening", () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
 }
 
@@ -147,18 +194,26 @@ export const DEV_KEY_NAME = "development";
  * reuse one key instead of adding one each time.
  * @throws StateStoreUnavailableError when the store cannot be asked.
  */
-export async function developmentKey(keys: KeyStore, dataDir: string, limit: number): Promise<{ token: string; reused: boolean }> {
+export async function developmentKey(
+  keys: KeyStore,
+  dataDir: string,
+  limit: number,
+): Promise<{ token: string; reused: boolean }> {
   const dir = join(dataDir, "state");
   const path = join(dir, "dev-key");
   const kept = existsSync(path) ? readFileSync(path, "utf8").trim() : "";
   if (kept) {
     const record = await keys.verify(kept, Math.floor(Date.now() / 1000));
     if (record && record.tier === "standard") {
-      if (record.rateLimitPerMinute !== limit) await keys.update(record.id, { rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
+      if (record.rateLimitPerMinute !== limit)
+        await keys.update(record.id, { rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
       return { token: kept, reused: true };
     }
   }
-  const { token } = await keys.create({ name: DEV_KEY_NAME, tier: "standard", rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
+  const { token } = await keys.create(
+    { name: DEV_KEY_NAME, tier: "standard", rateLimitPerMinute: limit },
+    { maxRateLimitPerMinute: limit },
+  );
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
@@ -186,8 +241,14 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   let keys: KeyStore;
   try {
     keys = await openKeyStore({
-      databaseUrl: config.DATABASE_URL, pepper: config.API_KEY_PEPPER, previousPepper: config.API_KEY_PEPPER_PREVIOUS, dataDir: config.BALLAST_DATA_DIR,
-      applicationName: config.PGAPPNAME, timeoutMs: config.STATE_STORE_TIMEOUT_MS, cache: true, breaker: { coolDownMs: config.STATE_STORE_COOLDOWN_MS },
+      databaseUrl: config.DATABASE_URL,
+      pepper: config.API_KEY_PEPPER,
+      previousPepper: config.API_KEY_PEPPER_PREVIOUS,
+      dataDir: config.BALLAST_DATA_DIR,
+      applicationName: config.PGAPPNAME,
+      timeoutMs: config.STATE_STORE_TIMEOUT_MS,
+      cache: true,
+      breaker: { coolDownMs: config.STATE_STORE_COOLDOWN_MS },
     });
   } catch (err) {
     lock?.release();
@@ -204,11 +265,19 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
       throw err;
     }
   }
-  const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS }) : undefined;
+  const redis = config.REDIS_URL
+    ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS })
+    : undefined;
   const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
-  const origins = config.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean)
-    ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
-  const store = new PublishedStore(storage.read, config.POINTER_REFRESH_MS ?? 1000, Date.now, storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {});
+  const origins = config.CORS_ORIGINS?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean) ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
+  const store = new PublishedStore(
+    storage.read,
+    config.POINTER_REFRESH_MS ?? 1000,
+    Date.now,
+    storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {},
+  );
   // Health reports the state store; while it is unavailable a health call also probes it (at most
   // every 5 s, in the background) so the report heals without keyed traffic.
   let lastProbeMs = 0;
@@ -225,7 +294,9 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const history = new StatusHistoryStore(keys.sqlClient);
   const clockMode = config.CLOCK;
   const statusRecorder = new StatusRecorder({
-    history, observe: statusObserver({ store, clockMode, services }), intervalSec: config.STATUS_RECORD_INTERVAL_SEC ?? 60,
+    history,
+    observe: statusObserver({ store, clockMode, services }),
+    intervalSec: config.STATUS_RECORD_INTERVAL_SEC ?? 60,
   });
   services.statusHistory = { store: history, recorder: () => statusRecorder.status() };
   services.donorClaims = { config: donorClaimConfig(config), keys, limiter };
@@ -235,18 +306,40 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
   await maintenance.refresh();
   const listener = createNodeListener({
-    store, keys, limiter, corsOrigins: origins, clockMode, services, maintenance,
-    siteProxySecret: config.SITE_PROXY_SECRET, siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS, webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
+    store,
+    keys,
+    limiter,
+    corsOrigins: origins,
+    clockMode,
+    services,
+    maintenance,
+    siteProxySecret: config.SITE_PROXY_SECRET,
+    siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS,
+    webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
   const opsAuth = new OperatorAuth(operatorAccessConfig(config));
   const jobs = opsAuth.configured
-    ? new JobRunner(keys.sqlClient, { executor: opts.jobExecutor, env: { ...process.env, BALLAST_DATA_DIR: config.BALLAST_DATA_DIR } })
+    ? new JobRunner(keys.sqlClient, {
+        executor: opts.jobExecutor,
+        env: { ...process.env, BALLAST_DATA_DIR: config.BALLAST_DATA_DIR },
+      })
     : undefined;
   const opsServer = jobs
-    ? createServer(getRequestListener(createOpsApp({
-      auth: opsAuth, keys, store, clockMode, maintenance, jobs, dataDir: config.BALLAST_DATA_DIR, jobWaitMs: config.OPS_JOB_WAIT_MS,
-      ledgerPath: resolve(config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb")),
-    }).fetch))
+    ? createServer(
+        getRequestListener(
+          createOpsApp({
+            auth: opsAuth,
+            keys,
+            store,
+            clockMode,
+            maintenance,
+            jobs,
+            dataDir: config.BALLAST_DATA_DIR,
+            jobWaitMs: config.OPS_JOB_WAIT_MS,
+            ledgerPath: resolve(config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb")),
+          }).fetch,
+        ),
+      )
     : undefined;
 
   let devKey: string | undefined;
@@ -269,12 +362,18 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     await statusRecorder.stop();
     await admin?.close();
     const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
-    for (const r of results) if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
+    for (const r of results)
+      if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
     storage.close();
     lock?.release();
   };
   const server = createServer(listener);
-  const stop = (s: Server) => new Promise<void>((r) => { if (!s.listening) return r(); s.close(() => r()); s.closeIdleConnections(); });
+  const stop = (s: Server) =>
+    new Promise<void>((r) => {
+      if (!s.listening) return r();
+      s.close(() => r());
+      s.closeIdleConnections();
+    });
   try {
     await listen(server, config.PORT, config.HOST);
     if (opsServer) await listen(opsServer, config.OPS_PORT ?? 8788, config.OPS_HOST ?? "127.0.0.1");
@@ -284,12 +383,24 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     throw err;
   }
   statusRecorder.start();
-  const close = () => closed ??= (async () => {
-    await Promise.all([stop(server), ...(opsServer ? [stop(opsServer)] : [])]);
-    await closeStores();
-  })();
+  const close = () =>
+    (closed ??= (async () => {
+      await Promise.all([stop(server), ...(opsServer ? [stop(opsServer)] : [])]);
+      await closeStores();
+    })());
   return {
-    server, port: (server.address() as AddressInfo).port, devKey, devKeyReused, devKeyError, adminSocket: admin?.path, keys, limiter, statusRecorder, stateStatus, maintenance, close,
+    server,
+    port: (server.address() as AddressInfo).port,
+    devKey,
+    devKeyReused,
+    devKeyError,
+    adminSocket: admin?.path,
+    keys,
+    limiter,
+    statusRecorder,
+    stateStatus,
+    maintenance,
+    close,
     ...(opsServer ? { opsServer, opsPort: (opsServer.address() as AddressInfo).port } : {}),
   };
 }
@@ -302,31 +413,43 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     running = await startServer(config, { devKey: wantKey, devKeyLimitPerMinute: config.DEV_KEY_RATE_LIMIT });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
-      process.stderr.write(`Error: port ${(err as { port?: number }).port ?? config.PORT} on ${config.HOST} is taken (another server?): stop it, or set PORT (make run PORT=<another port>).\n`);
+      process.stderr.write(
+        `Error: port ${(err as { port?: number }).port ?? config.PORT} on ${config.HOST} is taken (another server?): stop it, or set PORT (make run PORT=<another port>).\n`,
+      );
       process.exit(1);
     }
     if (!(err instanceof EmbeddedStoreBusyError)) throw err;
-    process.stderr.write(`Error: ${err.message}; stop it first, or give each server its own BALLAST_DATA_DIR, or use DATABASE_URL (Postgres) for several instances.\n`);
+    process.stderr.write(
+      `Error: ${err.message}; stop it first, or give each server its own BALLAST_DATA_DIR, or use DATABASE_URL (Postgres) for several instances.\n`,
+    );
     process.exit(1);
   }
   const { devKey, devKeyReused, devKeyError, port, opsPort, close } = running;
   const base = `http://127.0.0.1:${port}`;
-  process.stdout.write(opsPort !== undefined
-    ? `Operator lane on http://${config.OPS_HOST}:${opsPort} (operator routes of spec 4.5; description at /openapi.json)\n`
-    : "Operator lane off: set OPS_ACCESS_JWKS_URL + OPS_ACCESS_AUD + OPS_ACCESS_ISSUER, or OPS_SERVICE_TOKEN_ID + OPS_SERVICE_TOKEN_SECRET\n");
+  process.stdout.write(
+    opsPort !== undefined
+      ? `Operator lane on http://${config.OPS_HOST}:${opsPort} (operator routes of spec 4.5; description at /openapi.json)\n`
+      : "Operator lane off: set OPS_ACCESS_JWKS_URL + OPS_ACCESS_AUD + OPS_ACCESS_ISSUER, or OPS_SERVICE_TOKEN_ID + OPS_SERVICE_TOKEN_SECRET\n",
+  );
   if (devKey) {
-    process.stdout.write(`API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${join(config.BALLAST_DATA_DIR, "state", "dev-key")})\n`);
+    process.stdout.write(
+      `API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${join(config.BALLAST_DATA_DIR, "state", "dev-key")})\n`,
+    );
     process.stdout.write(`Listening on ${base}\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoins | head -c 600\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoin-summary/usdt-tether\n`);
     process.stdout.write(`curl -s ${base}/api/health\n`);
   } else {
     if (wantKey) {
-      process.stdout.write(`No development key: the state store is unavailable (${devKeyError}). Keyed requests answer 503 until it is back; then restart with --dev-key or run: npx tsx scripts/keys.ts create --name dev\n`);
+      process.stdout.write(
+        `No development key: the state store is unavailable (${devKeyError}). Keyed requests answer 503 until it is back; then restart with --dev-key or run: npx tsx scripts/keys.ts create --name dev\n`,
+      );
     }
     process.stdout.write(`Listening on ${base}\n`);
   }
-  const stop = () => { void close().then(() => process.exit(0)); };
+  const stop = () => {
+    void close().then(() => process.exit(0));
+  };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 }

@@ -22,11 +22,20 @@ import type { Sink } from "./sinks/sink.ts";
  * across its runs, so circuit breakers carry over), `clientOptions` (timeouts, retries, breaker) and
  * `onError` (each failed call, for its run log).
  */
-export async function runCapture(config: BuildConfig, sink: Sink, opts: {
-  baseUrls?: Record<string, string>; now?: () => number; plan?: { endpoint: string; params: Record<string, string> }[]; rpc?: EvmRpc; env?: NodeJS.ProcessEnv;
-  clients?: Map<string, HttpClient>; clientOptions?: Partial<Omit<HttpClientOptions, "name" | "baseUrl">>;
-  onError?: (failure: { endpoint: string; params: Record<string, string>; message: string }) => void;
-} = {}): Promise<string[]> {
+export async function runCapture(
+  config: BuildConfig,
+  sink: Sink,
+  opts: {
+    baseUrls?: Record<string, string>;
+    now?: () => number;
+    plan?: { endpoint: string; params: Record<string, string> }[];
+    rpc?: EvmRpc;
+    env?: NodeJS.ProcessEnv;
+    clients?: Map<string, HttpClient>;
+    clientOptions?: Partial<Omit<HttpClientOptions, "name" | "baseUrl">>;
+    onError?: (failure: { endpoint: string; params: Record<string, string>; message: string }) => void;
+  } = {},
+): Promise<string[]> {
   const registry = loadRegistry();
   const clients = opts.clients ?? new Map<string, HttpClient>();
   // Base URLs set by config (a trailing slash keeps relative paths under a mirror's prefix).
@@ -34,12 +43,19 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: {
   const overrides = parseUpstreamUrls(config.BALLAST_UPSTREAM_URLS);
   const clientFor = (source: string) => {
     if (!clients.has(source)) {
-      clients.set(source, new HttpClient({
-        concurrency: source === "coingecko" ? 1 : source === "bluechip" ? 2 : 4,
-        ...opts.clientOptions,
-        name: source, baseUrl: opts.baseUrls?.[source] ?? overrides[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
-        headers: source === "coingecko" && config.COINGECKO_API_KEY ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY } : undefined,
-      }));
+      clients.set(
+        source,
+        new HttpClient({
+          concurrency: source === "coingecko" ? 1 : source === "bluechip" ? 2 : 4,
+          ...opts.clientOptions,
+          name: source,
+          baseUrl: opts.baseUrls?.[source] ?? overrides[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
+          headers:
+            source === "coingecko" && config.COINGECKO_API_KEY
+              ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY }
+              : undefined,
+        }),
+      );
     }
     return clients.get(source)!;
   };
@@ -57,41 +73,53 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: {
     return rpc;
   };
   const now = opts.now ?? Date.now;
-  const plan = opts.plan ?? liveCapturePlan({
-    detailLlamaIds: registry.coins.filter((c) => c.llamaId && c.deadFrom === null).map((c) => c.llamaId!).slice(0, 50),
-    chartGeckoIds: [],
-    fxStart: new Date(now() - 400 * 86400_000).toISOString().slice(0, 10),
-    bluechipSlugs: bluechipSlugs(config.BALLAST_BLUECHIP_SLUGS),
-  });
+  const plan =
+    opts.plan ??
+    liveCapturePlan({
+      detailLlamaIds: registry.coins
+        .filter((c) => c.llamaId && c.deadFrom === null)
+        .map((c) => c.llamaId!)
+        .slice(0, 50),
+      chartGeckoIds: [],
+      fxStart: new Date(now() - 400 * 86400_000).toISOString().slice(0, 10),
+      bluechipSlugs: bluechipSlugs(config.BALLAST_BLUECHIP_SLUGS),
+    });
   const written: string[] = [];
-  await Promise.all(plan.map(async (step) => {
-    const ep = ENDPOINTS[step.endpoint];
-    if (!ep.fetchLive && !ep.fetchRpc) return;
-    try {
-      let payload: unknown;
-      if (ep.fetchRpc) {
-        const client = rpcClient();
-        if (!client?.hasChain(ep.fetchRpc.chain)) {
-          log("info", "capture", `${step.endpoint} skipped: no ${rpcEnvName(ep.fetchRpc.chain)} provider configured`);
-          return;
+  await Promise.all(
+    plan.map(async (step) => {
+      const ep = ENDPOINTS[step.endpoint];
+      if (!ep.fetchLive && !ep.fetchRpc) return;
+      try {
+        let payload: unknown;
+        if (ep.fetchRpc) {
+          const client = rpcClient();
+          if (!client?.hasChain(ep.fetchRpc.chain)) {
+            log("info", "capture", `${step.endpoint} skipped: no ${rpcEnvName(ep.fetchRpc.chain)} provider configured`);
+            return;
+          }
+          payload = await ep.fetchRpc.fetch(client, step.params);
+        } else {
+          payload = await ep.fetchLive!(clientFor(ep.source), step.params);
         }
-        payload = await ep.fetchRpc.fetch(client, step.params);
-      } else {
-        payload = await ep.fetchLive!(clientFor(ep.source), step.params);
+        const check = ep.payloadSchema.safeParse(payload);
+        if (!check.success) throw new Error(`payload failed schema at ${check.error.issues[0]?.path.join(".")}`);
+        const observedAt = Math.floor(now() / 1000);
+        const day = new Date(observedAt * 1000).toISOString().slice(0, 10);
+        const id = `${step.endpoint}${Object.entries(step.params)
+          .map(([k, v]) => `-${k}-${v}`)
+          .join("")}-${observedAt}`.replace(/[^A-Za-z0-9._-]/g, "_");
+        const key = `raw/${ep.source}/${day}/${id}.json.gz`;
+        await sink.put(
+          key,
+          gzipSync(JSON.stringify({ endpoint: step.endpoint, params: step.params, observedAt, payload })),
+        );
+        written.push(key);
+      } catch (err) {
+        log("warn", "capture", `${step.endpoint} failed: ${(err as Error).message}`, { params: step.params });
+        opts.onError?.({ endpoint: step.endpoint, params: step.params, message: (err as Error).message });
       }
-      const check = ep.payloadSchema.safeParse(payload);
-      if (!check.success) throw new Error(`payload failed schema at ${check.error.issues[0]?.path.join(".")}`);
-      const observedAt = Math.floor(now() / 1000);
-      const day = new Date(observedAt * 1000).toISOString().slice(0, 10);
-      const id = `${step.endpoint}${Object.entries(step.params).map(([k, v]) => `-${k}-${v}`).join("")}-${observedAt}`.replace(/[^A-Za-z0-9._-]/g, "_");
-      const key = `raw/${ep.source}/${day}/${id}.json.gz`;
-      await sink.put(key, gzipSync(JSON.stringify({ endpoint: step.endpoint, params: step.params, observedAt, payload })));
-      written.push(key);
-    } catch (err) {
-      log("warn", "capture", `${step.endpoint} failed: ${(err as Error).message}`, { params: step.params });
-      opts.onError?.({ endpoint: step.endpoint, params: step.params, message: (err as Error).message });
-    }
-  }));
+    }),
+  );
   const circuits = Object.fromEntries([...clients.entries()].sort().map(([k, c]) => [k, c.state]));
   await sink.put("raw/_circuits.json", JSON.stringify(circuits));
   return written.sort();
@@ -103,10 +131,15 @@ export async function runCapture(config: BuildConfig, sink: Sink, opts: {
  */
 export function parseUpstreamUrls(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const entry of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (text ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf("=");
-    const source = entry.slice(0, eq).trim(), url = entry.slice(eq + 1).trim();
-    if (eq <= 0 || !/^https?:\/\//.test(url)) throw new Error(`BALLAST_UPSTREAM_URLS: entry "${entry}" is not source=http(s)://url`);
+    const source = entry.slice(0, eq).trim(),
+      url = entry.slice(eq + 1).trim();
+    if (eq <= 0 || !/^https?:\/\//.test(url))
+      throw new Error(`BALLAST_UPSTREAM_URLS: entry "${entry}" is not source=http(s)://url`);
     out[source] = url;
   }
   return out;

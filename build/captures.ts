@@ -59,7 +59,9 @@ function readOrThrow<T>(file: string, what: string, read: () => T): T {
  */
 export function assertCaptureDir(captureDir: string): void {
   if (!existsSync(captureDir)) {
-    throw new Error(`capture directory ${captureDir} not found: put the recorded data at ../shared/data beside the checkout or set BALLAST_CAPTURE_DIR`);
+    throw new Error(
+      `capture directory ${captureDir} not found: put the recorded data at ../shared/data beside the checkout or set BALLAST_CAPTURE_DIR`,
+    );
   }
 }
 
@@ -69,7 +71,10 @@ async function readRecorded(captureDir: string, file: string): Promise<Buffer> {
     return await readFile(join(captureDir, file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    throw new Error(`recorded capture ${file} not found in capture directory ${captureDir} (BALLAST_CAPTURE_DIR): the recorded data is incomplete`, { cause: e });
+    throw new Error(
+      `recorded capture ${file} not found in capture directory ${captureDir} (BALLAST_CAPTURE_DIR): the recorded data is incomplete`,
+      { cause: e },
+    );
   }
 }
 
@@ -92,7 +97,15 @@ export async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
       const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
       return parseJsonText(text) as RawCaptureFile;
     });
-    out.push({ endpoint: f.endpoint, params: f.params, observedAt: f.observedAt, origin: "live", path: key, sha256: sha256(bytes), payload: f.payload });
+    out.push({
+      endpoint: f.endpoint,
+      params: f.params,
+      observedAt: f.observedAt,
+      origin: "live",
+      path: key,
+      sha256: sha256(bytes),
+      payload: f.payload,
+    });
   }
   return out;
 }
@@ -120,17 +133,30 @@ export async function collectCaptures(captureDir: string, sink: Sink | undefined
     const text = bytes.toString("utf8");
     const empty = emptinessOf(rc.file, text);
     if (empty && rc.required) {
-      throw new Error(`recorded capture ${rc.file} (${rc.endpoint}) is empty (${empty}) in capture directory ${captureDir} (BALLAST_CAPTURE_DIR): it is a required input, so the build stops as for a missing file`);
+      throw new Error(
+        `recorded capture ${rc.file} (${rc.endpoint}) is empty (${empty}) in capture directory ${captureDir} (BALLAST_CAPTURE_DIR): it is a required input, so the build stops as for a missing file`,
+      );
     }
-    if (empty) { skippedCaptures.push({ file: rc.file, endpoint: rc.endpoint, reason: empty }); continue; }
+    if (empty) {
+      skippedCaptures.push({ file: rc.file, endpoint: rc.endpoint, reason: empty });
+      continue;
+    }
     const out = readOrThrow(fullPath, `recorded capture (${rc.endpoint})`, () => rc.read(text));
     if (Object.keys(out.dropped).length) readerDropped[rc.file] = out.dropped;
     if (out.problems?.length) readerProblems[rc.file] = out.problems;
     for (const c of out.captures) {
-      all.push({ endpoint: rc.endpoint, params: { ...rc.params, ...c.params }, observedAt: rc.observedAt, origin: "recorded", path: rc.file, sha256: hash, payload: c.payload });
+      all.push({
+        endpoint: rc.endpoint,
+        params: { ...rc.params, ...c.params },
+        observedAt: rc.observedAt,
+        origin: "recorded",
+        path: rc.file,
+        sha256: hash,
+        payload: c.payload,
+      });
     }
   }
-  if (sink) all.push(...await readLiveCaptures(sink));
+  if (sink) all.push(...(await readLiveCaptures(sink)));
   return { captures: selectAtAsOf(all, asOf), readerDropped, readerProblems, skippedCaptures };
 }
 
@@ -146,13 +172,23 @@ export function selectAtAsOf(all: readonly Capture[], asOf: number): Capture[] {
   for (const c of all) {
     const ep = ENDPOINTS[c.endpoint];
     if (!ep) throw new Error(`capture ${c.path}: unknown endpoint ${c.endpoint}`);
-    if (ep.mode === "history") { selected.push(c); continue; }
+    if (ep.mode === "history") {
+      selected.push(c);
+      continue;
+    }
     if (c.observedAt > asOf) continue;
     const k = `${c.endpoint}|${JSON.stringify(c.params)}`;
     const prev = newest.get(k);
-    if (!prev || c.observedAt > prev.observedAt || (c.observedAt === prev.observedAt && c.path > prev.path)) newest.set(k, c);
+    if (!prev || c.observedAt > prev.observedAt || (c.observedAt === prev.observedAt && c.path > prev.path))
+      newest.set(k, c);
   }
   selected.push(...newest.values());
-  selected.sort((a, b) => a.endpoint.localeCompare(b.endpoint) || a.observedAt - b.observedAt || a.path.localeCompare(b.path) || JSON.stringify(a.params).localeCompare(JSON.stringify(b.params)));
+  selected.sort(
+    (a, b) =>
+      a.endpoint.localeCompare(b.endpoint) ||
+      a.observedAt - b.observedAt ||
+      a.path.localeCompare(b.path) ||
+      JSON.stringify(a.params).localeCompare(JSON.stringify(b.params)),
+  );
   return selected;
 }

@@ -30,7 +30,8 @@ const USAGE = `usage: tsx build/cli.ts <command> [options]
 
 /** One backfill step on stderr: a redrawn progress bar on a terminal, one line per day otherwise. */
 function drawProgress(s: BackfillStep): void {
-  const width = 30, done = Math.round((s.index / s.total) * width);
+  const width = 30,
+    done = Math.round((s.index / s.total) * width);
   const line = `[${"#".repeat(done)}${".".repeat(width - done)}] ${s.index}/${s.total} ${s.day} ${s.outcome === "built" ? `built in ${s.seconds.toFixed(1)} s` : "already published"}`;
   process.stderr.write(process.stderr.isTTY ? `\r${line}${s.index === s.total ? "\n" : ""}` : `${line}\n`);
 }
@@ -42,58 +43,98 @@ function flag(args: string[], name: string): string | undefined {
 
 async function main(): Promise<void> {
   const [cmd, ...args] = process.argv.slice(2);
-  if (cmd === "onchain") { process.exitCode = await runOnchainCli(args); return; }
+  if (cmd === "onchain") {
+    process.exitCode = await runOnchainCli(args);
+    return;
+  }
   const config = loadBuildConfig();
   if (cmd === "build" && (flag(args, "--from") || flag(args, "--to"))) {
-    const from = flag(args, "--from"), to = flag(args, "--to") ?? from;
+    const from = flag(args, "--from"),
+      to = flag(args, "--to") ?? from;
     if (!from) throw new Error("--from: required with --to (YYYY-MM-DD)");
-    const steps = await backfillSnapshots(from, to!, { captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config), onStep: drawProgress });
+    const steps = await backfillSnapshots(from, to!, {
+      captureDir: config.BALLAST_CAPTURE_DIR,
+      sink: createSink(config),
+      onStep: drawProgress,
+    });
     const built = steps.filter((s) => s.outcome === "built").length;
-    process.stdout.write(`snapshots ${from} → ${to}: ${built} built, ${steps.length - built} already published (skipped)\n`);
+    process.stdout.write(
+      `snapshots ${from} → ${to}: ${built} built, ${steps.length - built} already published (skipped)\n`,
+    );
   } else if (cmd === "verify-snapshot") {
     const day = flag(args, "--date");
     if (!day) throw new Error("--date: required (YYYY-MM-DD)");
     const v = await verifySnapshot(day, { captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config) });
-    if (v.storedSha256 === null) process.stdout.write(`no stored snapshot for ${day}; rebuilt sha256 ${v.rebuiltSha256}\n`);
-    else if (v.identical) process.stdout.write(`snapshot ${day} reproduced: sha256 ${v.rebuiltSha256} (identical); digest sha256 ${v.digest.rebuiltSha256} (identical)\n`);
+    if (v.storedSha256 === null)
+      process.stdout.write(`no stored snapshot for ${day}; rebuilt sha256 ${v.rebuiltSha256}\n`);
+    else if (v.identical)
+      process.stdout.write(
+        `snapshot ${day} reproduced: sha256 ${v.rebuiltSha256} (identical); digest sha256 ${v.digest.rebuiltSha256} (identical)\n`,
+      );
     else {
-      process.stdout.write(`snapshot ${day} differs: snapshot stored ${v.storedSha256}, rebuilt ${v.rebuiltSha256}; digest stored ${v.digest.storedSha256 ?? "none"}, rebuilt ${v.digest.rebuiltSha256}\n`);
+      process.stdout.write(
+        `snapshot ${day} differs: snapshot stored ${v.storedSha256}, rebuilt ${v.rebuiltSha256}; digest stored ${v.digest.storedSha256 ?? "none"}, rebuilt ${v.digest.rebuiltSha256}\n`,
+      );
       process.stdout.write(`${v.differences.map((d) => `  ${d}`).join("\n")}\n`);
     }
     process.exitCode = v.identical ? 0 : 1;
   } else if (cmd === "build") {
-    const asOfText = args.includes("--live") ? new Date().toISOString() : flag(args, "--as-of") ?? RECORDED_AS_OF;
+    const asOfText = args.includes("--live") ? new Date().toISOString() : (flag(args, "--as-of") ?? RECORDED_AS_OF);
     const asOf = Math.floor(Date.parse(asOfText) / 1000);
     if (!Number.isFinite(asOf)) throw new Error(`--as-of: not an ISO timestamp: ${asOfText}`);
     const onchainLedgerPath = config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb");
     // --if-changed (make run): skip the build when inputs and code are those of the build serving (fs storage).
-    const fingerprint = args.includes("--if-changed") && config.STORAGE_DRIVER === "fs"
-      ? buildFingerprint({ asOf, captureDir: config.BALLAST_CAPTURE_DIR, dataDir: config.BALLAST_DATA_DIR, onchainLedgerPath })
-      : null;
+    const fingerprint =
+      args.includes("--if-changed") && config.STORAGE_DRIVER === "fs"
+        ? buildFingerprint({
+            asOf,
+            captureDir: config.BALLAST_CAPTURE_DIR,
+            dataDir: config.BALLAST_DATA_DIR,
+            onchainLedgerPath,
+          })
+        : null;
     const same = fingerprint ? unchangedBuild(config.BALLAST_DATA_DIR, fingerprint) : null;
     if (same) {
-      process.stdout.write(`build ${same} is current: inputs and code unchanged since it was built (not rebuilding; \`make build\` forces a build)\n`);
+      process.stdout.write(
+        `build ${same} is current: inputs and code unchanged since it was built (not rebuilding; \`make build\` forces a build)\n`,
+      );
       return;
     }
-    const { manifest: m, manifestLocation, reused, runKey } = await runBuild({
-      asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config),
-      warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"), keepBuilds: config.BALLAST_KEEP_BUILDS,
-      onchainLedgerPath, scratchDir: config.BALLAST_SCRATCH_DIR,
+    const {
+      manifest: m,
+      manifestLocation,
+      reused,
+      runKey,
+    } = await runBuild({
+      asOf,
+      captureDir: config.BALLAST_CAPTURE_DIR,
+      sink: createSink(config),
+      warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"),
+      keepBuilds: config.BALLAST_KEEP_BUILDS,
+      onchainLedgerPath,
+      scratchDir: config.BALLAST_SCRATCH_DIR,
     });
     if (fingerprint) recordBuildInputs(config.BALLAST_DATA_DIR, fingerprint, m.buildId);
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
-    process.stdout.write(`built ${m.buildId}${reused ? " (identical build reused)" : ""}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation}; this run: ${runKey})\n`);
+    process.stdout.write(
+      `built ${m.buildId}${reused ? " (identical build reused)" : ""}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation}; this run: ${runKey})\n`,
+    );
     if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
   } else if (cmd === "restore") {
     const id = flag(args, "--build");
     if (!id) throw new Error("--build: required (a build id under builds/, e.g. 20250907T0000Z-9db156a)");
     const r = await restoreBuild(createSink(config), id);
-    process.stdout.write(`serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest\n`);
+    process.stdout.write(
+      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest\n`,
+    );
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));
     process.stdout.write(`captured ${written.length} payloads\n`);
   } else if (cmd === "schedule") {
-    const once = flag(args, "--once")?.split(",").map((s) => s.trim()).filter(Boolean);
+    const once = flag(args, "--once")
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     await runSchedule(config, createSink(config), { once });
     if (!once) process.exit(0); // a run still going after the grace period was recorded aborted; do not wait for it
   } else if (cmd === "registry") {

@@ -3,7 +3,10 @@ import type { ColumnType } from "../pipelines/sources/types.ts";
 
 /** A DuckDB database and one connection; SQL values are always bound, never interpolated. */
 export class Db {
-  private constructor(readonly instance: DuckDBInstance, readonly conn: DuckDBConnection) {}
+  private constructor(
+    readonly instance: DuckDBInstance,
+    readonly conn: DuckDBConnection,
+  ) {}
 
   /** Opens (or creates) a database file; `:memory:` for an in-memory one. */
   static async open(path = ":memory:", options: Record<string, string> = {}): Promise<Db> {
@@ -22,21 +25,44 @@ export class Db {
   }
 
   /** Creates `table` (replacing it) and appends rows with the given column types. */
-  async loadRows(table: string, columns: Record<string, ColumnType>, rows: Record<string, unknown>[], append = false): Promise<void> {
+  async loadRows(
+    table: string,
+    columns: Record<string, ColumnType>,
+    rows: Record<string, unknown>[],
+    append = false,
+  ): Promise<void> {
     const cols = Object.entries(columns);
-    if (!append) await this.exec(`create or replace table ${table} (${cols.map(([c, t]) => `"${c}" ${t}`).join(", ")})`);
+    if (!append)
+      await this.exec(`create or replace table ${table} (${cols.map(([c, t]) => `"${c}" ${t}`).join(", ")})`);
     const appender = await this.conn.createAppender(table);
     for (const row of rows) {
       for (const [c, t] of cols) {
         const v = row[c];
-        if (v === null || v === undefined) { appender.appendNull(); continue; }
+        if (v === null || v === undefined) {
+          appender.appendNull();
+          continue;
+        }
         switch (t) {
-          case "VARCHAR": appender.appendVarchar(String(v)); break;
-          case "DOUBLE": appender.appendDouble(Number(v)); break;
-          case "BIGINT": appender.appendBigInt(BigInt(v as number)); break;
-          case "HUGEINT": appender.appendHugeInt(BigInt(v as string)); break;
-          case "BOOLEAN": appender.appendBoolean(Boolean(v)); break;
-          case "DATE": appender.appendDate(new DuckDBDateValue(Math.round(Date.parse(`${String(v).slice(0, 10)}T00:00:00Z`) / 86_400_000))); break;
+          case "VARCHAR":
+            appender.appendVarchar(String(v));
+            break;
+          case "DOUBLE":
+            appender.appendDouble(Number(v));
+            break;
+          case "BIGINT":
+            appender.appendBigInt(BigInt(v as number));
+            break;
+          case "HUGEINT":
+            appender.appendHugeInt(BigInt(v as string));
+            break;
+          case "BOOLEAN":
+            appender.appendBoolean(Boolean(v));
+            break;
+          case "DATE":
+            appender.appendDate(
+              new DuckDBDateValue(Math.round(Date.parse(`${String(v).slice(0, 10)}T00:00:00Z`) / 86_400_000)),
+            );
+            break;
         }
       }
       appender.endRow();

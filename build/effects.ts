@@ -95,7 +95,10 @@ export function recordedCaptures(captureDir: string, sink?: Sink): CaptureSource
 export function listCaptures(captures: readonly Capture[], opts: { select?: boolean } = {}): CaptureSource {
   return {
     collect: async (asOf) => ({
-      captures: opts.select === false ? [...captures] : selectAtAsOf(captures, asOf), readerDropped: {}, readerProblems: {}, skippedCaptures: [],
+      captures: opts.select === false ? [...captures] : selectAtAsOf(captures, asOf),
+      readerDropped: {},
+      readerProblems: {},
+      skippedCaptures: [],
     }),
   };
 }
@@ -103,7 +106,9 @@ export function listCaptures(captures: readonly Capture[], opts: { select?: bool
 /** The persistent DuckDB warehouse file at `path` (build/warehouse.ts): read when it exists, created on the first commit. */
 export function fileWarehouse(path: string): WarehouseStore {
   return {
-    read: async (db) => { if (existsSync(path)) await readHistory(db, path); },
+    read: async (db) => {
+      if (existsSync(path)) await readHistory(db, path);
+    },
     commit: (db) => persistHistory(db, path),
   };
 }

@@ -20,7 +20,14 @@ export interface BuildInputs {
 }
 
 const CODE_DIRS = ["build", "pipelines", "site-data", "datasets"];
-const SETTINGS = ["BALLAST_DONATIONS_LEDGER", "BALLAST_KEEP_BUILDS", "BALLAST_WAREHOUSE", "STORAGE_DRIVER", "S3_ENDPOINT", "S3_BUCKET"];
+const SETTINGS = [
+  "BALLAST_DONATIONS_LEDGER",
+  "BALLAST_KEEP_BUILDS",
+  "BALLAST_WAREHOUSE",
+  "STORAGE_DRIVER",
+  "S3_ENDPOINT",
+  "S3_BUCKET",
+];
 
 /** Files under `dir` (recursively, sorted), skipping `node_modules` and dot-entries. */
 function walk(dir: string): string[] {
@@ -45,7 +52,8 @@ export function buildFingerprint(inputs: BuildInputs): string {
     line(`code ${relative(REPO_ROOT, f)} ${createHash("sha256").update(readFileSync(f)).digest("hex")}`);
   }
   const ledger = process.env.BALLAST_DONATIONS_LEDGER;
-  if (ledger && existsSync(ledger)) line(`donations ${createHash("sha256").update(readFileSync(ledger)).digest("hex")}`);
+  if (ledger && existsSync(ledger))
+    line(`donations ${createHash("sha256").update(readFileSync(ledger)).digest("hex")}`);
   const stat = (label: string, root: string, f: string) => {
     const s = statSync(f);
     line(`${label} ${relative(root, f)} ${s.size} ${Math.floor(s.mtimeMs)}`);
@@ -66,8 +74,12 @@ const recordPath = (dataDir: string) => join(dataDir, ".build-inputs.json");
 export function unchangedBuild(dataDir: string, fingerprint: string): string | null {
   try {
     const rec = JSON.parse(readFileSync(recordPath(dataDir), "utf8")) as { fingerprint?: string; buildId?: string };
-    const pointer = JSON.parse(readFileSync(join(dataDir, "latest.json"), "utf8")) as { buildId?: string; manifest?: string };
-    if (rec.fingerprint !== fingerprint || !rec.buildId || pointer.buildId !== rec.buildId || !pointer.manifest) return null;
+    const pointer = JSON.parse(readFileSync(join(dataDir, "latest.json"), "utf8")) as {
+      buildId?: string;
+      manifest?: string;
+    };
+    if (rec.fingerprint !== fingerprint || !rec.buildId || pointer.buildId !== rec.buildId || !pointer.manifest)
+      return null;
     return existsSync(join(dataDir, pointer.manifest)) ? rec.buildId : null;
   } catch {
     return null;

@@ -5,7 +5,15 @@ import type { Db } from "./duckdb.ts";
 /** What loading one endpoint produced, for the manifest. */
 export interface SourceLoadReport {
   endpoint: string;
-  captures: { path: string; origin: string; observedAt: number; sha256: string; params: Record<string, string>; rows: number; rejected?: string }[];
+  captures: {
+    path: string;
+    origin: string;
+    observedAt: number;
+    sha256: string;
+    params: Record<string, string>;
+    rows: number;
+    rejected?: string;
+  }[];
   rows: number;
   dropped: Record<string, number>;
   /** Unix s of the newest capture used. */
@@ -33,7 +41,14 @@ export async function loadCaptures(db: Db, captures: Capture[], asOf: number): P
   for (const c of captures) {
     const ep = ENDPOINTS[c.endpoint];
     const report = reports.get(c.endpoint)!;
-    const entry = { path: c.path, origin: c.origin, observedAt: c.observedAt, sha256: c.sha256, params: c.params, rows: 0 } as SourceLoadReport["captures"][number];
+    const entry = {
+      path: c.path,
+      origin: c.origin,
+      observedAt: c.observedAt,
+      sha256: c.sha256,
+      params: c.params,
+      rows: 0,
+    } as SourceLoadReport["captures"][number];
     report.captures.push(entry);
     const payload = ep.payloadSchema.safeParse(c.payload);
     if (!payload.success) {
@@ -50,7 +65,8 @@ export async function loadCaptures(db: Db, captures: Capture[], asOf: number): P
       report.dropped["parse-failed"] = (report.dropped["parse-failed"] ?? 0) + 1;
       continue;
     }
-    for (const [reason, n] of Object.entries(parsed.dropped)) report.dropped[reason] = (report.dropped[reason] ?? 0) + n;
+    for (const [reason, n] of Object.entries(parsed.dropped))
+      report.dropped[reason] = (report.dropped[reason] ?? 0) + n;
     const buf = buffers.get(ep.table.name)!;
     for (const row of parsed.rows) {
       if (ep.dateColumn && String(row[ep.dateColumn]) > asOfDay) continue;

@@ -74,7 +74,12 @@ export interface LogRecord {
 /** A Logger that appends every line to `records` (and writes nothing). */
 export function collectingLogger(): { logger: Logger; records: LogRecord[] } {
   const records: LogRecord[] = [];
-  return { logger: (level, stage, msg, extra = {}) => { records.push({ level, stage, msg, extra }); }, records };
+  return {
+    logger: (level, stage, msg, extra = {}) => {
+      records.push({ level, stage, msg, extra });
+    },
+    records,
+  };
 }
 
 /** The in-memory effects of memoryEffects, with handles for the test that made them. */
@@ -92,7 +97,12 @@ export interface MemoryBuildEffects extends BuildEffects {
  * (Unix ms, default 0: run ids then read `19700101T000000000Z-…`), a collecting logger, and a fresh
  * scratch folder under the OS temp dir (or `scratchDir`, which is then left for the caller to remove).
  */
-export function memoryEffects(opts: { captures: readonly Capture[]; nowMs?: number; sink?: MemorySink; scratchDir?: string }): MemoryBuildEffects {
+export function memoryEffects(opts: {
+  captures: readonly Capture[];
+  nowMs?: number;
+  sink?: MemorySink;
+  scratchDir?: string;
+}): MemoryBuildEffects {
   const { logger, records } = collectingLogger();
   const scratchDir = opts.scratchDir ?? mkdtempSync(join(tmpdir(), "ballast-memory-build-"));
   return {
@@ -104,6 +114,8 @@ export function memoryEffects(opts: { captures: readonly Capture[]; nowMs?: numb
     clock: fixedClock(opts.nowMs ?? 0),
     logger,
     logs: records,
-    dispose: () => { if (!opts.scratchDir) rmSync(scratchDir, { recursive: true, force: true }); },
+    dispose: () => {
+      if (!opts.scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+    },
   };
 }

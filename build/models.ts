@@ -30,7 +30,11 @@ const LAYERS = ["staging", "intermediate", "marts"] as const;
 
 /** Thrown when a model fails to run or an assert returns rows; names the model and assert. */
 export class ModelError extends Error {
-  constructor(message: string, readonly model: string, readonly assert?: string) {
+  constructor(
+    message: string,
+    readonly model: string,
+    readonly assert?: string,
+  ) {
     super(message);
     this.name = "ModelError";
   }
@@ -38,15 +42,23 @@ export class ModelError extends Error {
 
 /** Splits an assert file into its `-- assert: <label>` queries. */
 export function parseAsserts(text: string): { label: string; sql: string }[] {
-  return text.split(/;\s*(?:\n|$)/).map((s) => s.trim()).filter(Boolean).map((sql) => {
-    const m = /--\s*assert:\s*(.*)/.exec(sql);
-    return { label: m ? m[1].trim() : "unnamed assert", sql };
-  });
+  return text
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((sql) => {
+      const m = /--\s*assert:\s*(.*)/.exec(sql);
+      return { label: m ? m[1].trim() : "unnamed assert", sql };
+    });
 }
 
 /** Asserts of node `name` (`<layer>/<name>.assert.sql`, SQL model or TS analytic); none when the file is missing. */
 function assertsOf(root: string, layer: string, name: string): Model["asserts"] {
-  try { return parseAsserts(readFileSync(join(root, layer, `${name}.assert.sql`), "utf8")); } catch { return []; }
+  try {
+    return parseAsserts(readFileSync(join(root, layer, `${name}.assert.sql`), "utf8"));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -56,28 +68,55 @@ function assertsOf(root: string, layer: string, name: string): Model["asserts"] 
 export function discoverModels(root: string, analytics: Analytic[] = []): Model[] {
   const models: Model[] = [];
   for (const layer of LAYERS) {
-    for (const file of readdirSync(join(root, layer)).filter((f) => f.endsWith(".sql") && !f.endsWith(".assert.sql")).sort()) {
+    for (const file of readdirSync(join(root, layer))
+      .filter((f) => f.endsWith(".sql") && !f.endsWith(".assert.sql"))
+      .sort()) {
       const name = basename(file, ".sql");
-      models.push({ name, layer, sql: readFileSync(join(root, layer, file), "utf8"), asserts: assertsOf(root, layer, name), deps: [], outputs: [name] });
+      models.push({
+        name,
+        layer,
+        sql: readFileSync(join(root, layer, file), "utf8"),
+        asserts: assertsOf(root, layer, name),
+        deps: [],
+        outputs: [name],
+      });
     }
   }
   for (const a of analytics) {
     const layer = a.layer ?? "intermediate";
-    models.push({ name: a.name, layer, sql: Object.values(a.inputs).join("\n"), asserts: assertsOf(root, layer, a.name), deps: [], outputs: Object.keys(a.outputs), analytic: a });
+    models.push({
+      name: a.name,
+      layer,
+      sql: Object.values(a.inputs).join("\n"),
+      asserts: assertsOf(root, layer, a.name),
+      deps: [],
+      outputs: Object.keys(a.outputs),
+      analytic: a,
+    });
   }
   // table name → node that creates it
   const producer = new Map<string, string>();
-  for (const m of models) for (const o of m.outputs) {
-    if (producer.has(o)) throw new ModelError(`table ${o} is created by both ${producer.get(o)} and ${m.name}`, m.name);
-    producer.set(o, m.name);
-  }
+  for (const m of models)
+    for (const o of m.outputs) {
+      if (producer.has(o))
+        throw new ModelError(`table ${o} is created by both ${producer.get(o)} and ${m.name}`, m.name);
+      producer.set(o, m.name);
+    }
   const layerRank = new Map(models.map((m) => [m.name, LAYERS.indexOf(m.layer)]));
   for (const m of models) {
     const body = m.sql.replace(/--.*$/gm, "");
-    m.deps = [...new Set([...body.matchAll(/\b([a-z_][a-z0-9_]*)\b/g)].map((x) => producer.get(x[1])).filter((d): d is string => d !== undefined))]
-      .filter((id) => id !== m.name).sort();
+    m.deps = [
+      ...new Set(
+        [...body.matchAll(/\b([a-z_][a-z0-9_]*)\b/g)]
+          .map((x) => producer.get(x[1]))
+          .filter((d): d is string => d !== undefined),
+      ),
+    ]
+      .filter((id) => id !== m.name)
+      .sort();
     for (const d of m.deps) {
-      if (layerRank.get(d)! > LAYERS.indexOf(m.layer)) throw new ModelError(`${m.name} reads ${d} from a later layer`, m.name);
+      if (layerRank.get(d)! > LAYERS.indexOf(m.layer))
+        throw new ModelError(`${m.name} reads ${d} from a later layer`, m.name);
     }
   }
   const ordered: Model[] = [];
@@ -85,7 +124,8 @@ export function discoverModels(root: string, analytics: Analytic[] = []): Model[
   const byName = new Map(models.map((m) => [m.name, m]));
   const visit = (m: Model, path: string[]) => {
     if (state.get(m.name) === "done") return;
-    if (state.get(m.name) === "visiting") throw new ModelError(`dependency cycle: ${[...path, m.name].join(" → ")}`, m.name);
+    if (state.get(m.name) === "visiting")
+      throw new ModelError(`dependency cycle: ${[...path, m.name].join(" → ")}`, m.name);
     state.set(m.name, "visiting");
     for (const d of m.deps) visit(byName.get(d)!, [...path, m.name]);
     state.set(m.name, "done");
@@ -113,7 +153,9 @@ async function runAnalytic(db: Db, a: Analytic, asOf: number): Promise<Record<st
  */
 export async function runModels(db: Db, models: Model[]): Promise<ModelRunResult> {
   const out: ModelRunResult = { tables: [], rejected: {}, timings: {} };
-  const [{ as_of: asOf }] = models.some((m) => m.analytic) ? await db.all<{ as_of: number }>("select as_of::integer as as_of from build_context") : [{ as_of: 0 }];
+  const [{ as_of: asOf }] = models.some((m) => m.analytic)
+    ? await db.all<{ as_of: number }>("select as_of::integer as as_of from build_context")
+    : [{ as_of: 0 }];
   for (const m of models) {
     const t0 = performance.now();
     try {
@@ -137,7 +179,11 @@ export async function runModels(db: Db, models: Model[]): Promise<ModelRunResult
     for (const a of m.asserts) {
       const rows = await db.all(a.sql);
       if (rows.length > 0) {
-        throw new ModelError(`assert failed on ${m.name}: ${a.label} (${rows.length} rows, first: ${JSON.stringify(rows[0])})`, m.name, a.label);
+        throw new ModelError(
+          `assert failed on ${m.name}: ${a.label} (${rows.length} rows, first: ${JSON.stringify(rows[0])})`,
+          m.name,
+          a.label,
+        );
       }
     }
   }

@@ -1,6 +1,14 @@
 import { pathToFileURL } from "node:url";
 import { createTronGridClient, TRONGRID_BASE_URL } from "../pipelines/sources/trongrid.ts";
-import { backfillBlacklistCurrentBalances, backfillMintBurn, debugSyncState, JobInputError, remediateBlacklistAmountGaps, resetBlacklistSync, runIngest } from "../pipelines/onchain/jobs.ts";
+import {
+  backfillBlacklistCurrentBalances,
+  backfillMintBurn,
+  debugSyncState,
+  JobInputError,
+  remediateBlacklistAmountGaps,
+  resetBlacklistSync,
+  runIngest,
+} from "../pipelines/onchain/jobs.ts";
 import { defaultLedgerPath, LedgerStore } from "../pipelines/onchain/ledger-store.ts";
 import { trackedConfigs } from "../pipelines/onchain/tracked.ts";
 import { loadRegistry, REGISTRY_PATH } from "../pipelines/registry/registry.ts";
@@ -27,7 +35,14 @@ export const ONCHAIN_USAGE = `usage: tsx build/onchain-cli.ts <job> [--param val
   remediate-blacklist-amount-gaps [--chainId C] [--stablecoin S] [--limit N≤200 (25)] [--dryRun true|false (true)] [--onlyMissingProvenance true|false (true)] [--maxAttempts N (25)]
   backfill-blacklist-current-balances [--stablecoin S] [--chainId C] [--limit N≤2000 (500)] [--dryRun true|false (true)]`;
 
-const JOBS = new Set(["ingest", "reset-blacklist-sync", "debug-sync-state", "backfill-mint-burn", "remediate-blacklist-amount-gaps", "backfill-blacklist-current-balances"]);
+const JOBS = new Set([
+  "ingest",
+  "reset-blacklist-sync",
+  "debug-sync-state",
+  "backfill-mint-burn",
+  "remediate-blacklist-amount-gaps",
+  "backfill-blacklist-current-balances",
+]);
 
 /** `--dry-run` → `dryRun`. */
 function camel(name: string): string {
@@ -41,7 +56,10 @@ export function parseJobArgs(args: string[]): Record<string, string> {
     const a = args[i];
     if (!a.startsWith("--")) throw new JobInputError(`unexpected argument: ${a}`);
     const eq = a.indexOf("=");
-    if (eq > 0) { out[camel(a.slice(2, eq))] = a.slice(eq + 1); continue; }
+    if (eq > 0) {
+      out[camel(a.slice(2, eq))] = a.slice(eq + 1);
+      continue;
+    }
     const v = args[i + 1];
     if (v === undefined || v.startsWith("--")) throw new JobInputError(`${a} needs a value`);
     out[camel(a.slice(2))] = v;
@@ -50,7 +68,8 @@ export function parseJobArgs(args: string[]): Record<string, string> {
   return out;
 }
 
-const jobLog = (level: "info" | "warn" | "error", msg: string, extra: Record<string, unknown> = {}) => log(level, "onchain", msg, extra);
+const jobLog = (level: "info" | "warn" | "error", msg: string, extra: Record<string, unknown> = {}) =>
+  log(level, "onchain", msg, extra);
 
 /**
  * Runs one on-chain job. `argv` = `[job, ...--params]` (what follows `onchain` in `build/cli.ts`).
@@ -75,17 +94,32 @@ export async function runOnchainCli(argv: string[]): Promise<number> {
     switch (job) {
       case "ingest": {
         // Tron freeze configs through TronGrid (BALLAST_TRONGRID_URL, optional TRONGRID_API_KEY).
-        const tron = { client: createTronGridClient({ baseUrl: process.env.BALLAST_TRONGRID_URL ?? TRONGRID_BASE_URL, apiKey: process.env.TRONGRID_API_KEY }) };
+        const tron = {
+          client: createTronGridClient({
+            baseUrl: process.env.BALLAST_TRONGRID_URL ?? TRONGRID_BASE_URL,
+            apiKey: process.env.TRONGRID_API_KEY,
+          }),
+        };
         const r = await runIngest(ledger, rpc(), configs, params, { log: jobLog, tron });
         result = r;
         code = r.ok ? 0 : 1;
         break;
       }
-      case "reset-blacklist-sync": result = await resetBlacklistSync(ledger, configs); break;
-      case "debug-sync-state": result = await debugSyncState(ledger); break;
-      case "backfill-mint-burn": result = await backfillMintBurn(ledger, rpc(), configs, params, { log: jobLog }); break;
-      case "remediate-blacklist-amount-gaps": result = await remediateBlacklistAmountGaps(ledger, rpc(), configs, params, { log: jobLog }); break;
-      case "backfill-blacklist-current-balances": result = await backfillBlacklistCurrentBalances(ledger, rpc(), configs, params, { log: jobLog }); break;
+      case "reset-blacklist-sync":
+        result = await resetBlacklistSync(ledger, configs);
+        break;
+      case "debug-sync-state":
+        result = await debugSyncState(ledger);
+        break;
+      case "backfill-mint-burn":
+        result = await backfillMintBurn(ledger, rpc(), configs, params, { log: jobLog });
+        break;
+      case "remediate-blacklist-amount-gaps":
+        result = await remediateBlacklistAmountGaps(ledger, rpc(), configs, params, { log: jobLog });
+        break;
+      case "backfill-blacklist-current-balances":
+        result = await backfillBlacklistCurrentBalances(ledger, rpc(), configs, params, { log: jobLog });
+        break;
     }
     if (client) await ledger.saveProviderStates((client as EvmRpc).providerStates());
     process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
@@ -101,5 +135,7 @@ export async function runOnchainCli(argv: string[]): Promise<number> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runOnchainCli(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+  runOnchainCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

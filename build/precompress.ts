@@ -37,7 +37,12 @@ export function brotliQuality(bytes: number): number {
 export async function encodeBody(body: string | Uint8Array): Promise<Record<StoredEncoding, Uint8Array>> {
   const bytes = typeof body === "string" ? Buffer.from(body) : body;
   const [br, gzipped] = await Promise.all([
-    brotliAsync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality(bytes.byteLength), [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }),
+    brotliAsync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: brotliQuality(bytes.byteLength),
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+      },
+    }),
     gzipAsync(bytes, { level: 9 }),
   ]);
   return { br, gzip: gzipped };

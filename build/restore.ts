@@ -22,7 +22,8 @@ export interface RestoreResult {
  */
 export async function restoreBuild(sink: Sink, buildId: string): Promise<RestoreResult> {
   const raw = await sink.get(manifestKeyOf(buildId));
-  if (!raw) throw new Error(`build ${buildId}: no manifest at ${manifestKeyOf(buildId)} (not stored, or deleted by retention)`);
+  if (!raw)
+    throw new Error(`build ${buildId}: no manifest at ${manifestKeyOf(buildId)} (not stored, or deleted by retention)`);
   let manifest: BuildManifest;
   try {
     manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(raw).toString("utf8")));
@@ -32,10 +33,16 @@ export async function restoreBuild(sink: Sink, buildId: string): Promise<Restore
   for (const f of manifest.files) {
     const bytes = await sink.get(`${buildPrefix(buildId)}${f.path}`);
     if (!bytes) throw new Error(`build ${buildId}: ${f.path} is missing; not restoring an incomplete build`);
-    if (sha256(bytes) !== f.sha256) throw new Error(`build ${buildId}: ${f.path} does not match its manifest sha256; not restoring an altered build`);
+    if (sha256(bytes) !== f.sha256)
+      throw new Error(`build ${buildId}: ${f.path} does not match its manifest sha256; not restoring an altered build`);
   }
   const pointer = await sink.get(POINTER_KEY);
-  const previousBuildId = pointer ? (JSON.parse(Buffer.from(pointer).toString("utf8")) as { buildId?: string }).buildId ?? null : null;
-  await sink.put(POINTER_KEY, toJson({ buildId: manifest.buildId, asOf: manifest.asOf, manifest: manifestKeyOf(buildId) }));
+  const previousBuildId = pointer
+    ? ((JSON.parse(Buffer.from(pointer).toString("utf8")) as { buildId?: string }).buildId ?? null)
+    : null;
+  await sink.put(
+    POINTER_KEY,
+    toJson({ buildId: manifest.buildId, asOf: manifest.asOf, manifest: manifestKeyOf(buildId) }),
+  );
   return { buildId: manifest.buildId, asOf: manifest.asOf, previousBuildId, filesChecked: manifest.files.length };
 }

@@ -7,7 +7,13 @@ import type { PublishSink, Sink } from "./sinks/sink.ts";
 import { assembleManifest, emitBuild, inputsDigest, readCircuits, toJson } from "./stages/emit.ts";
 import { EMITTERS } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
-import { applyRetention, publishBuild, type RetentionReport, sweepLeftovers, type SweepReport } from "./stages/publish.ts";
+import {
+  applyRetention,
+  publishBuild,
+  type RetentionReport,
+  sweepLeftovers,
+  type SweepReport,
+} from "./stages/publish.ts";
 
 /** What a build computes: as-of (Unix s), registry and retention; where it reads and writes is its BuildEffects. */
 export interface BuildParams {
@@ -72,33 +78,68 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
   try {
     await mkdir(fx.scratchDir, { recursive: true });
     work = await mkdtemp(join(fx.scratchDir, "ballast-build-"));
-    const modelled = await loadAndModel({ asOf: params.asOf, registry: params.registry, effects: fx, spillDir: join(work, "duckdb") });
+    const modelled = await loadAndModel({
+      asOf: params.asOf,
+      registry: params.registry,
+      effects: fx,
+      spillDir: join(work, "duckdb"),
+    });
     const { db } = modelled;
     try {
       const emitted = await emitBuild(
-        { db, asOf: modelled.asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) },
-        EMITTERS, { scratchDir: work, logger },
+        {
+          db,
+          asOf: modelled.asOf,
+          asOfDay: modelled.asOfDay,
+          sourceObservedAt: modelled.sourceObservedAt,
+          inputsSha256: inputsDigest(modelled.captures),
+        },
+        EMITTERS,
+        { scratchDir: work, logger },
       );
       manifest = assembleManifest(modelled, emitted, await readCircuits(sink));
       const warehouse = fx.warehouse;
-      const published = await publishBuild(sink, manifest, emitted, { beforePointer: warehouse ? () => warehouse.commit(db) : undefined, logger });
+      const published = await publishBuild(sink, manifest, emitted, {
+        beforePointer: warehouse ? () => warehouse.commit(db) : undefined,
+        logger,
+      });
       const runKey = await writeRunRecord(sink, clock, {
-        status: published.reused ? "reused" : "published", asOf: params.asOf, startedAt: t0, buildId: manifest.buildId, error: null,
-        differsFromPublished: published.reused ? manifestDifferences(published.manifest, manifest) : [], manifest,
+        status: published.reused ? "reused" : "published",
+        asOf: params.asOf,
+        startedAt: t0,
+        buildId: manifest.buildId,
+        error: null,
+        differsFromPublished: published.reused ? manifestDifferences(published.manifest, manifest) : [],
+        manifest,
       });
-      const retention = await applyRetention(sink, { keepBuilds: params.keepBuilds ?? 5, logger }).catch((err: Error) => {
-        logger("warn", "publish", `retention failed (the build is published): ${err.message}`);
-        return null;
-      });
+      const retention = await applyRetention(sink, { keepBuilds: params.keepBuilds ?? 5, logger }).catch(
+        (err: Error) => {
+          logger("warn", "publish", `retention failed (the build is published): ${err.message}`);
+          return null;
+        },
+      );
       const ms = clock.now() - t0;
-      logger("info", "publish", "build published", { buildId: published.manifest.buildId, files: published.manifest.files.length, reused: published.reused, objectsWritten: published.objectsWritten, runKey, ms });
+      logger("info", "publish", "build published", {
+        buildId: published.manifest.buildId,
+        files: published.manifest.files.length,
+        reused: published.reused,
+        objectsWritten: published.objectsWritten,
+        runKey,
+        ms,
+      });
       return { ...published, manifestLocation: sink.describe(published.manifestKey), runKey, swept, retention, ms };
     } finally {
       db.close();
     }
   } catch (err) {
     await writeRunRecord(sink, clock, {
-      status: "failed", asOf: params.asOf, startedAt: t0, buildId: manifest?.buildId ?? null, error: (err as Error).message, differsFromPublished: [], manifest,
+      status: "failed",
+      asOf: params.asOf,
+      startedAt: t0,
+      buildId: manifest?.buildId ?? null,
+      error: (err as Error).message,
+      differsFromPublished: [],
+      manifest,
     }).catch((e: Error) => logger("warn", "publish", `run record of a failed build not written: ${e.message}`));
     throw err;
   } finally {
@@ -115,8 +156,12 @@ export const RUN_RECORDS_KEPT = 200;
  */
 export function manifestDifferences(published: BuildManifest, run: BuildManifest): string[] {
   // Both through the schema, so key order is the schema's (a stored manifest was parsed, a fresh one was assembled).
-  const stable = (m: BuildManifest) => { const p = BuildManifestSchema.parse(m); return { ...p, files: p.files.filter((f) => f.artifact !== "duckdb") }; };
-  const a = stable(published), b = stable(run);
+  const stable = (m: BuildManifest) => {
+    const p = BuildManifestSchema.parse(m);
+    return { ...p, files: p.files.filter((f) => f.artifact !== "duckdb") };
+  };
+  const a = stable(published),
+    b = stable(run);
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort() as (keyof BuildManifest)[];
   return keys.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 }
@@ -126,10 +171,19 @@ export function manifestDifferences(published: BuildManifest, run: BuildManifest
  * + build id, or `failed`; `startedAt`/`finishedAt` Unix s on `clock`) and prunes run records beyond
  * RUN_RECORDS_KEPT. Returns the key written.
  */
-async function writeRunRecord(sink: Sink, clock: Clock, run: Omit<RunRecord, "runId" | "finishedAt" | "startedAt"> & { startedAt: number }): Promise<string> {
+async function writeRunRecord(
+  sink: Sink,
+  clock: Clock,
+  run: Omit<RunRecord, "runId" | "finishedAt" | "startedAt"> & { startedAt: number },
+): Promise<string> {
   const stamp = new Date(run.startedAt).toISOString().replace(/[-:]/g, "").replace(".", "");
   const runId = `${stamp}-${run.buildId ?? "failed"}`;
-  const record = RunRecordSchema.parse({ ...run, runId, startedAt: Math.floor(run.startedAt / 1000), finishedAt: Math.floor(clock.now() / 1000) });
+  const record = RunRecordSchema.parse({
+    ...run,
+    runId,
+    startedAt: Math.floor(run.startedAt / 1000),
+    finishedAt: Math.floor(clock.now() / 1000),
+  });
   const key = `runs/${runId}.json`;
   await sink.put(key, toJson(record));
   const all = await sink.list("runs/");

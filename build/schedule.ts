@@ -6,8 +6,14 @@ import type { HttpClient, HttpClientOptions } from "../pipelines/sources/http-cl
 import { loadRegistry } from "../pipelines/registry/registry.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
 import {
-  SCHEDULE_JOBS, SCHEDULE_RUNS_PREFIX, SCHEDULE_STATUS_KEY, type ScheduleJobName, type ScheduleRun, ScheduleRunSchema,
-  type ScheduleStatus, ScheduleStatusSchema,
+  SCHEDULE_JOBS,
+  SCHEDULE_RUNS_PREFIX,
+  SCHEDULE_STATUS_KEY,
+  type ScheduleJobName,
+  type ScheduleRun,
+  ScheduleRunSchema,
+  type ScheduleStatus,
+  ScheduleStatusSchema,
 } from "../site-data/schedule-log.ts";
 import { runCapture } from "./capture.ts";
 import type { BuildConfig } from "./config.ts";
@@ -36,8 +42,16 @@ export const JOB_ENDPOINTS: Record<ScheduleJobName, readonly string[]> = {
   "prices-peg": ["defillama.stablecoins", "defillama.stablecoinprices", "binance.klines"],
   freezes: [],
   markets: [
-    "coingecko.markets", "defillama.stablecoincharts", "defillama.stablecoin", "coingecko.market_chart", "frankfurter.rates",
-    "defillama-yields.pools", "curve.pools", "bluechip.ratings", "reserves.composition", "usds.status",
+    "coingecko.markets",
+    "defillama.stablecoincharts",
+    "defillama.stablecoin",
+    "coingecko.market_chart",
+    "frankfurter.rates",
+    "defillama-yields.pools",
+    "curve.pools",
+    "bluechip.ratings",
+    "reserves.composition",
+    "usds.status",
   ],
   daily: [],
 };
@@ -47,19 +61,37 @@ export function defaultJobs(names?: string[]): JobSpec[] {
   const all = Object.keys(SCHEDULE_JOBS) as ScheduleJobName[];
   const chosen = names?.length ? names : all;
   return chosen.map((name) => {
-    if (!(name in SCHEDULE_JOBS)) throw new Error(`BALLAST_SCHEDULE_JOBS: unknown job "${name}" (jobs: ${all.join(", ")})`);
+    if (!(name in SCHEDULE_JOBS))
+      throw new Error(`BALLAST_SCHEDULE_JOBS: unknown job "${name}" (jobs: ${all.join(", ")})`);
     const n = name as ScheduleJobName;
-    return { name: n, ...SCHEDULE_JOBS[n], endpoints: JOB_ENDPOINTS[n], onchain: n === "freezes", dailySnapshot: n === "daily" };
+    return {
+      name: n,
+      ...SCHEDULE_JOBS[n],
+      endpoints: JOB_ENDPOINTS[n],
+      onchain: n === "freezes",
+      dailySnapshot: n === "daily",
+    };
   });
 }
 
 /** What a job run reports; the scheduler adds the run id, job and times. */
-export type RunOutcome = Omit<ScheduleRun, "runId" | "job" | "scheduledAt" | "startedAt" | "finishedAt" | "startedAtMs" | "finishedAtMs">;
+export type RunOutcome = Omit<
+  ScheduleRun,
+  "runId" | "job" | "scheduledAt" | "startedAt" | "finishedAt" | "startedAtMs" | "finishedAtMs"
+>;
 /** Runs one job once. `signal` aborts at the next safe point (before the build starts). */
 export type JobRunner = (job: JobSpec, ctx: { signal: AbortSignal }) => Promise<RunOutcome>;
 
-const emptyOutcome = (status: ScheduleRun["status"], error: string | null, notes: string[] = []): RunOutcome =>
-  ({ status, asOf: null, buildId: null, captured: 0, captureErrors: [], circuits: {}, error, notes });
+const emptyOutcome = (status: ScheduleRun["status"], error: string | null, notes: string[] = []): RunOutcome => ({
+  status,
+  asOf: null,
+  buildId: null,
+  captured: 0,
+  captureErrors: [],
+  circuits: {},
+  error,
+  notes,
+});
 
 // ---------------------------------------------------------------------------------------------
 // Run log
@@ -74,7 +106,10 @@ export class RunLog {
   private status: ScheduleStatus;
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly sink: Sink, private readonly opts: { keepRuns: number; keepDays: number; recentKept?: number; nowMs?: () => number }) {
+  constructor(
+    private readonly sink: Sink,
+    private readonly opts: { keepRuns: number; keepDays: number; recentKept?: number; nowMs?: () => number },
+  ) {
     const now = this.nowSec();
     this.status = { updatedAt: now, startedAt: now, stoppedAt: null, jobs: {}, recent: [] };
   }
@@ -90,8 +125,16 @@ export class RunLog {
     if (prev?.success) this.status = { ...prev.data, startedAt: this.nowSec(), stoppedAt: null };
     for (const j of jobs) {
       const old = this.status.jobs[j.name];
-      this.status.jobs[j.name] = old ? { ...old, cron: j.cron, intervalSec: j.intervalSec }
-        : { cron: j.cron, intervalSec: j.intervalSec, lastRun: null, lastSuccessAt: null, lastErrorRun: null, consecutiveErrors: 0 };
+      this.status.jobs[j.name] = old
+        ? { ...old, cron: j.cron, intervalSec: j.intervalSec }
+        : {
+            cron: j.cron,
+            intervalSec: j.intervalSec,
+            lastRun: null,
+            lastSuccessAt: null,
+            lastErrorRun: null,
+            consecutiveErrors: 0,
+          };
     }
     await this.enqueue(() => this.writeStatus());
   }
@@ -108,8 +151,14 @@ export class RunLog {
       const job = this.status.jobs[r.job];
       if (job && r.status !== "skipped") {
         job.lastRun = r;
-        if (r.status === "ok" || r.status === "partial") { job.lastSuccessAt = r.finishedAt; job.consecutiveErrors = 0; }
-        if (r.status === "error") { job.lastErrorRun = r; job.consecutiveErrors += 1; }
+        if (r.status === "ok" || r.status === "partial") {
+          job.lastSuccessAt = r.finishedAt;
+          job.consecutiveErrors = 0;
+        }
+        if (r.status === "error") {
+          job.lastErrorRun = r;
+          job.consecutiveErrors += 1;
+        }
       }
       this.status.recent = [...this.status.recent, r].slice(-(this.opts.recentKept ?? 50));
       await this.sink.put(`${SCHEDULE_RUNS_PREFIX}${r.runId}.json`, `${JSON.stringify(r)}\n`);
@@ -120,7 +169,10 @@ export class RunLog {
 
   /** Marks a graceful shutdown. */
   close(): Promise<void> {
-    return this.enqueue(async () => { this.status.stoppedAt = this.nowSec(); await this.writeStatus(); });
+    return this.enqueue(async () => {
+      this.status.stoppedAt = this.nowSec();
+      await this.writeStatus();
+    });
   }
 
   private enqueue(fn: () => Promise<void>): Promise<void> {
@@ -171,18 +223,38 @@ export class Scheduler {
   private stopping = false;
   private seq = 0;
 
-  constructor(private readonly jobs: JobSpec[], private readonly runner: JobRunner, private readonly runLog: RunLog, private readonly nowMs: () => number = Date.now) {}
+  constructor(
+    private readonly jobs: JobSpec[],
+    private readonly runner: JobRunner,
+    private readonly runLog: RunLog,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
 
   /** Starts every job's timer (after `runLog.open`). */
   start(): void {
     for (const job of this.jobs) {
-      this.crons.push(new Cron(job.cron, {
-        name: `ballast-${job.name}-${process.pid}-${this.seq++}`, timezone: "UTC",
-        protect: () => { void this.recordSkip(job, Math.floor(this.nowMs() / 1000)); },
-        catch: (err) => log("error", "schedule", `${job.name}: tick failed: ${(err as Error).message}`),
-      }, () => this.trigger(job.name)));
+      this.crons.push(
+        new Cron(
+          job.cron,
+          {
+            name: `ballast-${job.name}-${process.pid}-${this.seq++}`,
+            timezone: "UTC",
+            protect: () => {
+              void this.recordSkip(job, Math.floor(this.nowMs() / 1000));
+            },
+            catch: (err) => log("error", "schedule", `${job.name}: tick failed: ${(err as Error).message}`),
+          },
+          () => this.trigger(job.name),
+        ),
+      );
     }
-    log("info", "schedule", "scheduler started", { jobs: this.jobs.map((j, i) => ({ name: j.name, cron: j.cron, next: this.crons[i]?.nextRun()?.toISOString() ?? null })) });
+    log("info", "schedule", "scheduler started", {
+      jobs: this.jobs.map((j, i) => ({
+        name: j.name,
+        cron: j.cron,
+        next: this.crons[i]?.nextRun()?.toISOString() ?? null,
+      })),
+    });
   }
 
   /**
@@ -204,10 +276,18 @@ export class Scheduler {
   private recordSkip(job: JobSpec, scheduledAt: number): Promise<void> {
     const ms = this.nowMs();
     log("info", "schedule", `${job.name}: tick skipped, previous run still queued or running`);
-    return this.runLog.record({
-      runId: `${runStamp(ms)}-${job.name}-skipped-${this.seq++}`, job: job.name, scheduledAt, startedAt: Math.floor(ms / 1000), finishedAt: Math.floor(ms / 1000),
-      startedAtMs: ms, finishedAtMs: ms, ...emptyOutcome("skipped", "previous run still queued or running"),
-    }).catch(() => {});
+    return this.runLog
+      .record({
+        runId: `${runStamp(ms)}-${job.name}-skipped-${this.seq++}`,
+        job: job.name,
+        scheduledAt,
+        startedAt: Math.floor(ms / 1000),
+        finishedAt: Math.floor(ms / 1000),
+        startedAtMs: ms,
+        finishedAtMs: ms,
+        ...emptyOutcome("skipped", "previous run still queued or running"),
+      })
+      .catch(() => {});
   }
 
   private async execute(job: JobSpec, scheduledAt: number): Promise<void> {
@@ -227,10 +307,20 @@ export class Scheduler {
 
   private recordRun(job: JobSpec, scheduledAt: number, startedAtMs: number, outcome: RunOutcome): Promise<void> {
     const finishedAtMs = this.nowMs();
-    log(outcome.status === "error" ? "error" : "info", "schedule", `${job.name}: ${outcome.status}`, { buildId: outcome.buildId, error: outcome.error, ms: finishedAtMs - startedAtMs });
+    log(outcome.status === "error" ? "error" : "info", "schedule", `${job.name}: ${outcome.status}`, {
+      buildId: outcome.buildId,
+      error: outcome.error,
+      ms: finishedAtMs - startedAtMs,
+    });
     return this.runLog.record({
-      runId: `${runStamp(startedAtMs)}-${job.name}`, job: job.name, scheduledAt, startedAt: Math.floor(startedAtMs / 1000), finishedAt: Math.floor(finishedAtMs / 1000),
-      startedAtMs, finishedAtMs, ...outcome,
+      runId: `${runStamp(startedAtMs)}-${job.name}`,
+      job: job.name,
+      scheduledAt,
+      startedAt: Math.floor(startedAtMs / 1000),
+      finishedAt: Math.floor(finishedAtMs / 1000),
+      startedAtMs,
+      finishedAtMs,
+      ...outcome,
     });
   }
 
@@ -243,13 +333,23 @@ export class Scheduler {
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       this.lane.then(() => true),
-      new Promise<boolean>((r) => { timer = setTimeout(() => r(false), graceMs); }),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(false), graceMs);
+      }),
     ]);
     clearTimeout(timer);
     if (!finished && this.running) {
       const { job, scheduledAt, startedAtMs } = this.running;
       this.running = null;
-      await this.recordRun(job, scheduledAt, startedAtMs, emptyOutcome("aborted", `shutdown: still running after the ${Math.round(graceMs / 1000)} s grace period (nothing it had not published is served; the next build sweeps its leftovers)`));
+      await this.recordRun(
+        job,
+        scheduledAt,
+        startedAtMs,
+        emptyOutcome(
+          "aborted",
+          `shutdown: still running after the ${Math.round(graceMs / 1000)} s grace period (nothing it had not published is served; the next build sweeps its leftovers)`,
+        ),
+      );
     }
     await this.runLog.close();
     log("info", "schedule", "scheduler stopped", { finishedRunningJob: finished });
@@ -294,60 +394,113 @@ export function liveJobRunner(deps: LiveDeps): JobRunner {
   const nowMs = deps.nowMs ?? Date.now;
   const env = deps.env ?? process.env;
   const { config } = deps;
-  const plan = deps.plan ?? ((job: JobSpec, now: number) => {
-    const registry = loadRegistry();
-    return liveCapturePlan({
-      detailLlamaIds: registry.coins.filter((c) => c.llamaId && c.deadFrom === null).map((c) => c.llamaId!).slice(0, 50),
-      chartGeckoIds: [],
-      fxStart: new Date(now - 400 * 86400_000).toISOString().slice(0, 10),
-      bluechipSlugs: bluechipSlugs(config.BALLAST_BLUECHIP_SLUGS),
-    }).filter((s) => job.endpoints.includes(s.endpoint));
-  });
+  const plan =
+    deps.plan ??
+    ((job: JobSpec, now: number) => {
+      const registry = loadRegistry();
+      return liveCapturePlan({
+        detailLlamaIds: registry.coins
+          .filter((c) => c.llamaId && c.deadFrom === null)
+          .map((c) => c.llamaId!)
+          .slice(0, 50),
+        chartGeckoIds: [],
+        fxStart: new Date(now - 400 * 86400_000).toISOString().slice(0, 10),
+        bluechipSlugs: bluechipSlugs(config.BALLAST_BLUECHIP_SLUGS),
+      }).filter((s) => job.endpoints.includes(s.endpoint));
+    });
   return async (job, { signal }) => {
     const notes: string[] = [];
     const captureErrors: RunOutcome["captureErrors"] = [];
     const steps = plan(job, nowMs());
-    const written = steps.length ? await runCapture(config, deps.sink, {
-      plan: steps, now: nowMs, clients, clientOptions: deps.clientOptions, baseUrls: deps.baseUrls, env,
-      onError: (f) => captureErrors.push(f),
-    }) : [];
-    const circuits = Object.fromEntries([...clients.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, c]) => [k, c.state]));
+    const written = steps.length
+      ? await runCapture(config, deps.sink, {
+          plan: steps,
+          now: nowMs,
+          clients,
+          clientOptions: deps.clientOptions,
+          baseUrls: deps.baseUrls,
+          env,
+          onError: (f) => captureErrors.push(f),
+        })
+      : [];
+    const circuits = Object.fromEntries(
+      [...clients.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, c]) => [k, c.state]),
+    );
     let onchainRan = false;
     if (job.onchain) {
       if (!hasRpc(env)) notes.push("on-chain ingestion skipped: no BALLAST_RPC_<CHAIN> provider configured");
       else {
         const code = await runOnchainCli(["ingest"]);
         onchainRan = true;
-        if (code !== 0) captureErrors.push({ endpoint: "onchain.events", params: {}, message: `on-chain ingestion exited ${code}` });
+        if (code !== 0)
+          captureErrors.push({ endpoint: "onchain.events", params: {}, message: `on-chain ingestion exited ${code}` });
       }
     }
     const base = { captured: written.length, captureErrors, circuits, notes };
     const attempted = steps.length + (onchainRan ? 1 : 0);
     if (attempted > 0 && written.length === 0 && captureErrors.length >= attempted) {
-      return { ...base, status: "error", asOf: null, buildId: null, error: `no upstream call succeeded (${captureErrors.length} failed): ${captureErrors.slice(0, 3).map((e) => `${e.endpoint}: ${e.message}`).join("; ")}` };
+      return {
+        ...base,
+        status: "error",
+        asOf: null,
+        buildId: null,
+        error: `no upstream call succeeded (${captureErrors.length} failed): ${captureErrors
+          .slice(0, 3)
+          .map((e) => `${e.endpoint}: ${e.message}`)
+          .join("; ")}`,
+      };
     }
     if (attempted === 0 && !job.dailySnapshot) {
       notes.push("nothing to capture: no build");
       return { ...base, status: "ok", asOf: null, buildId: null, error: null };
     }
-    if (signal.aborted) return { ...base, status: "aborted", asOf: null, buildId: null, error: "shutdown before the build started (captures are kept for the next build)" };
+    if (signal.aborted)
+      return {
+        ...base,
+        status: "aborted",
+        asOf: null,
+        buildId: null,
+        error: "shutdown before the build started (captures are kept for the next build)",
+      };
     const asOf = Math.floor(nowMs() / 1000);
     const built = await runBuild({
-      asOf, captureDir: config.BALLAST_CAPTURE_DIR, sink: deps.sink, keepBuilds: config.BALLAST_KEEP_BUILDS, registry: deps.registry,
+      asOf,
+      captureDir: config.BALLAST_CAPTURE_DIR,
+      sink: deps.sink,
+      keepBuilds: config.BALLAST_KEEP_BUILDS,
+      registry: deps.registry,
       warehousePath: config.BALLAST_WAREHOUSE ?? join(config.BALLAST_DATA_DIR, "warehouse.duckdb"),
-      onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"), scratchDir: config.BALLAST_SCRATCH_DIR,
+      onchainLedgerPath: config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb"),
+      scratchDir: config.BALLAST_SCRATCH_DIR,
     }).catch((err: Error) => err);
-    if (built instanceof Error) return { ...base, status: "error", asOf, buildId: null, error: `build failed: ${built.message}` };
+    if (built instanceof Error)
+      return { ...base, status: "error", asOf, buildId: null, error: `build failed: ${built.message}` };
     if (job.dailySnapshot) {
       const yesterday = new Date((asOf - 86400) * 1000).toISOString().slice(0, 10);
       try {
-        const [step] = await backfillSnapshots(yesterday, yesterday, { captureDir: config.BALLAST_CAPTURE_DIR, sink: deps.sink, registry: deps.registry });
+        const [step] = await backfillSnapshots(yesterday, yesterday, {
+          captureDir: config.BALLAST_CAPTURE_DIR,
+          sink: deps.sink,
+          registry: deps.registry,
+        });
         notes.push(`dated snapshot ${yesterday}: ${step?.outcome === "built" ? "written" : "already stored"}`);
       } catch (err) {
-        return { ...base, status: "error", asOf, buildId: built.manifest.buildId, error: `dated snapshot ${yesterday} failed (the live build is published): ${(err as Error).message}` };
+        return {
+          ...base,
+          status: "error",
+          asOf,
+          buildId: built.manifest.buildId,
+          error: `dated snapshot ${yesterday} failed (the live build is published): ${(err as Error).message}`,
+        };
       }
     }
-    return { ...base, status: captureErrors.length ? "partial" : "ok", asOf, buildId: built.manifest.buildId, error: null };
+    return {
+      ...base,
+      status: captureErrors.length ? "partial" : "ok",
+      asOf,
+      buildId: built.manifest.buildId,
+      error: null,
+    };
   };
 }
 
@@ -356,9 +509,20 @@ export function liveJobRunner(deps: LiveDeps): JobRunner {
  * (BALLAST_SCHEDULE_JOBS, default all) in live mode, and on SIGTERM/SIGINT shuts down gracefully
  * (BALLAST_SCHEDULE_GRACE_SEC). With `once`, runs the named jobs once each, in order, and returns.
  */
-export async function runSchedule(config: BuildConfig, sink: PublishSink, opts: { once?: string[] } = {}): Promise<void> {
-  const jobs = defaultJobs(config.BALLAST_SCHEDULE_JOBS?.split(",").map((s) => s.trim()).filter(Boolean));
-  const runLog = new RunLog(sink, { keepRuns: config.BALLAST_SCHEDULE_KEEP_RUNS, keepDays: config.BALLAST_SCHEDULE_KEEP_DAYS });
+export async function runSchedule(
+  config: BuildConfig,
+  sink: PublishSink,
+  opts: { once?: string[] } = {},
+): Promise<void> {
+  const jobs = defaultJobs(
+    config.BALLAST_SCHEDULE_JOBS?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+  const runLog = new RunLog(sink, {
+    keepRuns: config.BALLAST_SCHEDULE_KEEP_RUNS,
+    keepDays: config.BALLAST_SCHEDULE_KEEP_DAYS,
+  });
   await runLog.open(jobs);
   const scheduler = new Scheduler(jobs, liveJobRunner({ config, sink }), runLog);
   if (opts.once) {

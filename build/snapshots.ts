@@ -1,11 +1,26 @@
 import { METHODOLOGY_CHANGELOGS } from "../pipelines/analytics/changelogs.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
-import { dailyDigestArtifact, DailyDigestSchema, DIGEST_INDEX_KEY, DigestIndexSchema, digestIndexEntry, digestKey } from "../site-data/daily-digest.ts";
+import {
+  dailyDigestArtifact,
+  DailyDigestSchema,
+  DIGEST_INDEX_KEY,
+  DigestIndexSchema,
+  digestIndexEntry,
+  digestKey,
+} from "../site-data/daily-digest.ts";
 import { depegLedgerArtifact, DepegLedgerSchema } from "../site-data/depeg-events.ts";
 import { dexLiquidityArtifact, DexLiquiditySchema } from "../site-data/dex-liquidity.ts";
 import { reportCardsArtifact, ReportCardsPayloadSchema } from "../site-data/report-cards.ts";
 import {
-  SNAPSHOT_INDEX_KEY, SNAPSHOT_VERSION, type Snapshot, snapshotDatabaseKey, SnapshotIndexSchema, SnapshotSchema, snapshotKey, type SnapshotStablecoin, storedJson,
+  SNAPSHOT_INDEX_KEY,
+  SNAPSHOT_VERSION,
+  type Snapshot,
+  snapshotDatabaseKey,
+  SnapshotIndexSchema,
+  SnapshotSchema,
+  snapshotKey,
+  type SnapshotStablecoin,
+  storedJson,
 } from "../site-data/snapshot.ts";
 import { StabilityIndexFileSchema, stabilityIndexArtifact } from "../site-data/stability-index.ts";
 import { stablecoinsArtifact, StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
@@ -18,7 +33,15 @@ import { duckdbEmitter, siteDataEmitterOf } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
 
 /** The site-data artifacts a snapshot carries (emitted alone: a snapshot day does not publish a whole build). */
-const SNAPSHOT_ARTIFACTS = [stablecoinsArtifact, reportCardsArtifact, stabilityIndexArtifact, stressSignalsArtifact, dexLiquidityArtifact, depegLedgerArtifact, dailyDigestArtifact];
+const SNAPSHOT_ARTIFACTS = [
+  stablecoinsArtifact,
+  reportCardsArtifact,
+  stabilityIndexArtifact,
+  stressSignalsArtifact,
+  dexLiquidityArtifact,
+  depegLedgerArtifact,
+  dailyDigestArtifact,
+];
 
 /**
  * As-of (Unix s) of the snapshot of UTC day `day` (`YYYY-MM-DD`): the day's close, the next day's
@@ -31,8 +54,10 @@ export function snapshotAsOf(day: string): number {
 
 /** Every UTC day from `from` to `to` inclusive (`YYYY-MM-DD`); throws when `to` is before `from` or either is not a date. */
 export function daysBetween(from: string, to: string): string[] {
-  const start = Date.parse(`${from}T00:00:00Z`), end = Date.parse(`${to}T00:00:00Z`);
-  if (!Number.isFinite(start) || !Number.isFinite(end)) throw new Error(`not a YYYY-MM-DD date: ${Number.isFinite(start) ? to : from}`);
+  const start = Date.parse(`${from}T00:00:00Z`),
+    end = Date.parse(`${to}T00:00:00Z`);
+  if (!Number.isFinite(start) || !Number.isFinite(end))
+    throw new Error(`not a YYYY-MM-DD date: ${Number.isFinite(start) ? to : from}`);
   if (end < start) throw new Error(`--to ${to} is before --from ${from}`);
   const out: string[] = [];
   for (let t = start; t <= end; t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
@@ -62,9 +87,24 @@ export interface ComposedSnapshot {
  */
 export async function composeSnapshot(day: string, opts: SnapshotOptions): Promise<ComposedSnapshot> {
   const asOf = snapshotAsOf(day);
-  const modelled = await loadAndModel({ asOf, captureDir: opts.captureDir, sink: opts.sink, registry: opts.registry, warehousePath: null });
+  const modelled = await loadAndModel({
+    asOf,
+    captureDir: opts.captureDir,
+    sink: opts.sink,
+    registry: opts.registry,
+    warehousePath: null,
+  });
   try {
-    const emitted = await emitBuild({ db: modelled.db, asOf, asOfDay: modelled.asOfDay, sourceObservedAt: modelled.sourceObservedAt, inputsSha256: inputsDigest(modelled.captures) }, [siteDataEmitterOf(SNAPSHOT_ARTIFACTS), duckdbEmitter]);
+    const emitted = await emitBuild(
+      {
+        db: modelled.db,
+        asOf,
+        asOfDay: modelled.asOfDay,
+        sourceObservedAt: modelled.sourceObservedAt,
+        inputsSha256: inputsDigest(modelled.captures),
+      },
+      [siteDataEmitterOf(SNAPSHOT_ARTIFACTS), duckdbEmitter],
+    );
     const files = new Map(emitted.files.map((f) => [f.file.path, f.body]));
     const list = emittedPayload(files, stablecoinsArtifact, StablecoinsPayloadSchema);
     if (!list) throw new Error(`snapshot ${day}: the stablecoin list was not emitted or failed its schema`);
@@ -83,7 +123,11 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
     if (!liquidity) unavailable.liquidity = "no DEX pool capture observed by this day";
     const dayStart = asOf - 86400;
     // The captures that contributed rows (a history file recorded after the day contributes none).
-    const used = modelled.sources.flatMap((s) => s.captures.filter((c) => c.rows > 0).map((c) => ({ endpoint: s.endpoint, path: c.path, sha256: c.sha256, observedAt: c.observedAt })));
+    const used = modelled.sources.flatMap((s) =>
+      s.captures
+        .filter((c) => c.rows > 0)
+        .map((c) => ({ endpoint: s.endpoint, path: c.path, sha256: c.sha256, observedAt: c.observedAt })),
+    );
     const inputs = [...new Map(used.map((c) => [c.path, c])).values()].sort((a, b) => a.path.localeCompare(b.path));
     const snapshot = SnapshotSchema.parse({
       version: SNAPSHOT_VERSION,
@@ -91,13 +135,27 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
       asOf,
       generatedAt: asOf,
       buildId: emitted.buildId,
-      methodologyVersions: Object.fromEntries(METHODOLOGY_CHANGELOGS.map((c) => [c.versionId.replace(/-v\d+$/, "").replace(/^ballast-/, ""), c.versionId])),
+      methodologyVersions: Object.fromEntries(
+        METHODOLOGY_CHANGELOGS.map((c) => [c.versionId.replace(/-v\d+$/, "").replace(/^ballast-/, ""), c.versionId]),
+      ),
       inputs,
-      stablecoins: list.peggedAssets.map((a): SnapshotStablecoin => ({
-        id: a.id, name: a.name, symbol: a.symbol, pegType: a.pegType, pegMechanism: a.pegMechanism, price: a.price, priceConfidence: a.priceConfidence,
-        priceSource: a.priceSource, priceUnavailableReason: a.priceUnavailableReason ?? null, circulatingUsd: a.circulating[a.pegType] ?? null,
-        circulating: a.circulating, chains: a.chains, supplySource: a.supplySource ?? null,
-      })),
+      stablecoins: list.peggedAssets.map(
+        (a): SnapshotStablecoin => ({
+          id: a.id,
+          name: a.name,
+          symbol: a.symbol,
+          pegType: a.pegType,
+          pegMechanism: a.pegMechanism,
+          price: a.price,
+          priceConfidence: a.priceConfidence,
+          priceSource: a.priceSource,
+          priceUnavailableReason: a.priceUnavailableReason ?? null,
+          circulatingUsd: a.circulating[a.pegType] ?? null,
+          circulating: a.circulating,
+          chains: a.chains,
+          supplySource: a.supplySource ?? null,
+        }),
+      ),
       fxFallbackRates: list.fxFallbackRates ?? {},
       reportCards: cards?.cards ?? [],
       psi: psi?.current ?? null,
@@ -120,7 +178,11 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
  * `snapshots/<day>.json` last (the day counts as published once it exists), then adds the day's row to
  * `snapshots/index.json` and `digests/index.json`. Returns whether it was written.
  */
-export async function publishSnapshot(sink: Sink, day: string, composed: Pick<ComposedSnapshot, "bytes" | "digest" | "duckdb">): Promise<boolean> {
+export async function publishSnapshot(
+  sink: Sink,
+  day: string,
+  composed: Pick<ComposedSnapshot, "bytes" | "digest" | "duckdb">,
+): Promise<boolean> {
   if (await sink.get(snapshotKey(day))) return false;
   await sink.put(snapshotDatabaseKey(day), composed.duckdb);
   if (!(await sink.get(digestKey(day)))) await sink.put(digestKey(day), composed.digest);
@@ -132,8 +194,18 @@ export async function publishSnapshot(sink: Sink, day: string, composed: Pick<Co
 /** One `snapshots/index.json` row of a stored snapshot (null when it fails its schema, with a warning). */
 function snapshotIndexRow(key: string, bytes: Uint8Array) {
   const s = storedJson(bytes, SnapshotSchema);
-  if (!s) { log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key }); return null; }
-  return { snapshotDate: s.snapshotDate, buildId: s.buildId, methodologyVersions: s.methodologyVersions, contentHash: sha256(bytes), byteSize: bytes.byteLength, createdAt: s.generatedAt };
+  if (!s) {
+    log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key });
+    return null;
+  }
+  return {
+    snapshotDate: s.snapshotDate,
+    buildId: s.buildId,
+    methodologyVersions: s.methodologyVersions,
+    contentHash: sha256(bytes),
+    byteSize: bytes.byteLength,
+    createdAt: s.generatedAt,
+  };
 }
 
 /**
@@ -142,7 +214,8 @@ function snapshotIndexRow(key: string, bytes: Uint8Array) {
  * An unreadable or missing index is rebuilt from the stored files (writeSnapshotIndex).
  */
 async function addIndexRows(sink: Sink, day: string): Promise<void> {
-  const rawIndex = await sink.get(SNAPSHOT_INDEX_KEY), rawDigests = await sink.get(DIGEST_INDEX_KEY);
+  const rawIndex = await sink.get(SNAPSHOT_INDEX_KEY),
+    rawDigests = await sink.get(DIGEST_INDEX_KEY);
   const index = rawIndex && storedJson(rawIndex, SnapshotIndexSchema);
   const digests = rawDigests && storedJson(rawDigests, DigestIndexSchema);
   if (!index || !digests) return writeSnapshotIndex(sink);
@@ -151,8 +224,14 @@ async function addIndexRows(sink: Sink, day: string): Promise<void> {
   const digestRow = digestBytes ? digestIndexEntry(digestBytes) : null;
   const merge = <T extends Record<K, string>, K extends string>(rows: T[], add: T | null, k: K) =>
     (add ? [...rows.filter((r) => r[k] !== add[k]), add] : rows).sort((a, b) => b[k].localeCompare(a[k]));
-  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests: merge(digests.digests, digestRow, "date") })));
-  await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: merge(index.snapshots, row, "snapshotDate") })));
+  await sink.put(
+    DIGEST_INDEX_KEY,
+    toJson(DigestIndexSchema.parse({ digests: merge(digests.digests, digestRow, "date") })),
+  );
+  await sink.put(
+    SNAPSHOT_INDEX_KEY,
+    toJson(SnapshotIndexSchema.parse({ snapshots: merge(index.snapshots, row, "snapshotDate") })),
+  );
 }
 
 /** Rewrites `snapshots/index.json` and `digests/index.json` (newest first) from every stored `snapshots/<day>.json` and `digests/<day>.json`. */
@@ -167,7 +246,8 @@ export async function writeSnapshotIndex(sink: Sink): Promise<void> {
   for (const key of await sink.list("digests/")) {
     if (!/^digests\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
     const row = digestIndexEntry((await sink.get(key))!);
-    if (row) digests.push(row); else log("warn", "snapshots", "stored digest failed its schema; left out of the archive", { key });
+    if (row) digests.push(row);
+    else log("warn", "snapshots", "stored digest failed its schema; left out of the archive", { key });
   }
   rows.sort((a, b) => b.snapshotDate.localeCompare(a.snapshotDate));
   digests.sort((a, b) => b.date.localeCompare(a.date));
@@ -176,14 +256,24 @@ export async function writeSnapshotIndex(sink: Sink): Promise<void> {
 }
 
 /** One day of a backfill: `built` (with its build seconds) or `skipped` (already published). */
-export interface BackfillStep { day: string; index: number; total: number; outcome: "built" | "skipped"; seconds: number }
+export interface BackfillStep {
+  day: string;
+  index: number;
+  total: number;
+  outcome: "built" | "skipped";
+  seconds: number;
+}
 
 /**
  * Backfills one immutable snapshot per UTC day from `from` to `to` (inclusive), in order, incrementally:
  * a day already stored is skipped. `onStep` reports each day (the CLI draws a progress bar from it).
  * Returns the steps. Throws on the first day whose build fails (the days before it stay published).
  */
-export async function backfillSnapshots(from: string, to: string, opts: SnapshotOptions & { onStep?: (s: BackfillStep) => void }): Promise<BackfillStep[]> {
+export async function backfillSnapshots(
+  from: string,
+  to: string,
+  opts: SnapshotOptions & { onStep?: (s: BackfillStep) => void },
+): Promise<BackfillStep[]> {
   const days = daysBetween(from, to);
   const steps: BackfillStep[] = [];
   for (const [i, day] of days.entries()) {
@@ -206,21 +296,40 @@ export async function backfillSnapshots(from: string, to: string, opts: Snapshot
  * when both match (the DuckDB file is not compared: its bytes are not reproducible).
  */
 export interface SnapshotVerification {
-  day: string; storedSha256: string | null; rebuiltSha256: string; identical: boolean; differences: string[];
+  day: string;
+  storedSha256: string | null;
+  rebuiltSha256: string;
+  identical: boolean;
+  differences: string[];
   digest: { storedSha256: string | null; rebuiltSha256: string; identical: boolean };
 }
 
 /** JSON paths (`a.b[3].c`) where two values differ, at most `limit`. */
 export function jsonDifferences(a: unknown, b: unknown, path = "", limit = 20, out: string[] = []): string[] {
   if (out.length >= limit) return out;
-  if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || a === null || b === null || typeof a !== "object") {
-    if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`${path || "(root)"}: ${JSON.stringify(a)?.slice(0, 80)} → ${JSON.stringify(b)?.slice(0, 80)}`);
+  if (
+    typeof a !== typeof b ||
+    Array.isArray(a) !== Array.isArray(b) ||
+    a === null ||
+    b === null ||
+    typeof a !== "object"
+  ) {
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      out.push(`${path || "(root)"}: ${JSON.stringify(a)?.slice(0, 80)} → ${JSON.stringify(b)?.slice(0, 80)}`);
     return out;
   }
-  const keys = Array.isArray(a) ? [...Array(Math.max(a.length, (b as unknown[]).length)).keys()] : [...new Set([...Object.keys(a), ...Object.keys(b as object)])];
+  const keys = Array.isArray(a)
+    ? [...Array(Math.max(a.length, (b as unknown[]).length)).keys()]
+    : [...new Set([...Object.keys(a), ...Object.keys(b as object)])];
   for (const k of keys) {
     const sub = Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : String(k);
-    jsonDifferences((a as Record<string, unknown>)[k as never], (b as Record<string, unknown>)[k as never], sub, limit, out);
+    jsonDifferences(
+      (a as Record<string, unknown>)[k as never],
+      (b as Record<string, unknown>)[k as never],
+      sub,
+      limit,
+      out,
+    );
   }
   return out;
 }
@@ -230,15 +339,28 @@ export async function verifySnapshot(day: string, opts: SnapshotOptions): Promis
   const stored = await opts.sink.get(snapshotKey(day));
   const storedDigest = await opts.sink.get(digestKey(day));
   const { bytes, digest } = await composeSnapshot(day, opts);
-  const rebuiltSha256 = sha256(bytes), digestSha256 = sha256(digest);
-  const storedSha256 = stored ? sha256(stored) : null, storedDigestSha256 = storedDigest ? sha256(storedDigest) : null;
-  const differences = stored && storedSha256 !== rebuiltSha256 ? jsonDifferences(JSON.parse(Buffer.from(stored).toString("utf8")), JSON.parse(bytes)) : [];
+  const rebuiltSha256 = sha256(bytes),
+    digestSha256 = sha256(digest);
+  const storedSha256 = stored ? sha256(stored) : null,
+    storedDigestSha256 = storedDigest ? sha256(storedDigest) : null;
+  const differences =
+    stored && storedSha256 !== rebuiltSha256
+      ? jsonDifferences(JSON.parse(Buffer.from(stored).toString("utf8")), JSON.parse(bytes))
+      : [];
   if (storedDigest && storedDigestSha256 !== digestSha256) {
-    differences.push(...jsonDifferences(JSON.parse(Buffer.from(storedDigest).toString("utf8")), JSON.parse(digest)).map((d) => `digest:${d}`));
+    differences.push(
+      ...jsonDifferences(JSON.parse(Buffer.from(storedDigest).toString("utf8")), JSON.parse(digest)).map(
+        (d) => `digest:${d}`,
+      ),
+    );
   }
   const digestIdentical = storedDigestSha256 === digestSha256;
   return {
-    day, storedSha256, rebuiltSha256, identical: storedSha256 === rebuiltSha256 && digestIdentical, differences,
+    day,
+    storedSha256,
+    rebuiltSha256,
+    identical: storedSha256 === rebuiltSha256 && digestIdentical,
+    differences,
     digest: { storedSha256: storedDigestSha256, rebuiltSha256: digestSha256, identical: digestIdentical },
   };
 }

@@ -24,7 +24,11 @@ export async function persistHistory(db: Db, warehousePath: string): Promise<voi
   const own = "from int_supply_history_points where source = 'defillama-list' and priority = 2";
   await db.exec(`attach ${quoted(warehousePath)} as wh`);
   await db.exec(`create table if not exists wh.hist_supply_snapshots (${HIST_COLUMNS})`);
-  await db.exec(`delete from wh.hist_supply_snapshots where (stablecoin_id, date) in (select stablecoin_id, date ${own})`);
-  await db.exec(`insert into wh.hist_supply_snapshots select stablecoin_id, date, native, usd, source ${own} order by all`);
+  await db.exec(
+    `delete from wh.hist_supply_snapshots where (stablecoin_id, date) in (select stablecoin_id, date ${own})`,
+  );
+  await db.exec(
+    `insert into wh.hist_supply_snapshots select stablecoin_id, date, native, usd, source ${own} order by all`,
+  );
   await db.exec("detach wh");
 }

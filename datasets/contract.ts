@@ -10,11 +10,23 @@ export type TextFormat = Exclude<DatasetFormat, "parquet">;
 
 /** Media type of each published format (the API serves these `Content-Type`s; the datapackage names them). */
 export const MEDIA_TYPES: Record<DatasetFormat, string> = {
-  csv: "text/csv", json: "application/json", ndjson: "application/x-ndjson", parquet: "application/vnd.apache.parquet",
+  csv: "text/csv",
+  json: "application/json",
+  ndjson: "application/x-ndjson",
+  parquet: "application/vnd.apache.parquet",
 };
 
 /** Units a dataset field may carry (datapackage `unit`; also said in the description). */
-export type FieldUnit = "USD" | "bps" | "Unix seconds" | "seconds" | "token units" | "base units" | "score 0-100" | "ISO 8601 UTC" | "UTC day";
+export type FieldUnit =
+  | "USD"
+  | "bps"
+  | "Unix seconds"
+  | "seconds"
+  | "token units"
+  | "base units"
+  | "score 0-100"
+  | "ISO 8601 UTC"
+  | "UTC day";
 
 /** Documentation of one dataset column: zod metadata of the row schema's field (set with {@link doc}). */
 export interface FieldDoc {
@@ -80,7 +92,12 @@ export function csvProvenance(p: { topic: string; asOf: number; methodology: str
  * Serialises rows in a text format; column order is the dataset's. CSV via papaparse (RFC 4180
  * quoting), preceded by `comment` (one `#` line) when given.
  */
-export function serialise(rows: Record<string, unknown>[], columns: string[], format: TextFormat, comment?: string): string {
+export function serialise(
+  rows: Record<string, unknown>[],
+  columns: string[],
+  format: TextFormat,
+  comment?: string,
+): string {
   const ordered = rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null])));
   if (format === "csv") return `${comment ? `${comment}\n` : ""}${Papa.unparse(ordered, { columns, newline: "\n" })}\n`;
   if (format === "json") return `${JSON.stringify(ordered)}\n`;

@@ -51,7 +51,12 @@ export function buildDatapackage(p: DatapackageInput) {
     fields: fieldDocsOf(ds).map((f) => {
       const duckdbType = p.columnTypes[f.name];
       if (!duckdbType) throw new Error(`dataset ${ds.topic}: column ${f.name} is not in its SQL`);
-      return { name: f.name, type: tableTypeOf(duckdbType), description: f.description, ...(f.unit ? { unit: f.unit } : {}) };
+      return {
+        name: f.name,
+        type: tableTypeOf(duckdbType),
+        description: f.description,
+        ...(f.unit ? { unit: f.unit } : {}),
+      };
     }),
     primaryKey: ds.primaryKey,
     missingValues: [""],
@@ -59,7 +64,9 @@ export function buildDatapackage(p: DatapackageInput) {
   const asOfISO = new Date(p.asOf * 1000).toISOString().replace(".000Z", "Z");
   const sources = ds.sources.map((id) => DATASET_SOURCES[id]);
   const licenses = sources.map((s) => ({
-    ...(s.license ? { name: s.license } : {}), path: s.path, title: `${s.title}: ${s.licenceNote}`,
+    ...(s.license ? { name: s.license } : {}),
+    path: s.path,
+    title: `${s.title}: ${s.licenceNote}`,
   }));
   const byFormat = new Map(p.files.map((f) => [f.format, f]));
   return {
@@ -73,8 +80,16 @@ export function buildDatapackage(p: DatapackageInput) {
     keywords: ["stablecoins", "ballast", ds.topic],
     sources: sources.map((s) => ({ title: s.title, path: s.path, licenceNote: s.licenceNote })),
     licenses,
-    licenceNote: "Recorded inputs come from public repositories, several without a licence file; the upstream APIs' own terms apply. Keep the source attribution next to any redistributed copy (shared/data/MANIFEST.md).",
-    ballast: { asOf: p.asOf, asOfISO, buildId: p.buildId, dated: ds.dated, methodology: p.methodology, inputsSha256: p.inputsSha256 },
+    licenceNote:
+      "Recorded inputs come from public repositories, several without a licence file; the upstream APIs' own terms apply. Keep the source attribution next to any redistributed copy (shared/data/MANIFEST.md).",
+    ballast: {
+      asOf: p.asOf,
+      asOfISO,
+      buildId: p.buildId,
+      dated: ds.dated,
+      methodology: p.methodology,
+      inputsSha256: p.inputsSha256,
+    },
     resources: DATASET_FORMATS.map((fmt) => {
       const f = byFormat.get(fmt);
       if (!f) throw new Error(`dataset ${ds.topic}: no ${fmt} file`);
@@ -85,7 +100,18 @@ export function buildDatapackage(p: DatapackageInput) {
         format: fmt,
         mediatype: MEDIA_TYPES[fmt],
         ...(fmt === "parquet" ? {} : { encoding: "utf-8" }),
-        ...(fmt === "csv" ? { dialect: { delimiter: ",", header: true, commentChar: "#", lineTerminator: "\n", quoteChar: "\"", doubleQuote: true } } : {}),
+        ...(fmt === "csv"
+          ? {
+              dialect: {
+                delimiter: ",",
+                header: true,
+                commentChar: "#",
+                lineTerminator: "\n",
+                quoteChar: '"',
+                doubleQuote: true,
+              },
+            }
+          : {}),
         bytes: f.bytes,
         hash: `sha256:${f.sha256}`,
         rows: p.rows,

@@ -15,7 +15,11 @@ export const TopStablecoinRowSchema = z.object({
   pegType: doc(z.string(), "DefiLlama peg type, e.g. peggedUSD"),
   pegMechanism: doc(z.string(), "Peg mechanism (fiat-backed, crypto-backed, algorithmic)"),
   price: doc(z.number().nullable(), "Consensus price in USD at as-of; null when no usable quote", "USD"),
-  circulatingUsd: doc(z.number().nullable(), "Circulating supply valued in USD (the supply valuation rule of /api/stablecoins)", "USD"),
+  circulatingUsd: doc(
+    z.number().nullable(),
+    "Circulating supply valued in USD (the supply valuation rule of /api/stablecoins)",
+    "USD",
+  ),
   chainCount: doc(z.number().int(), "Number of chains the coin circulates on"),
   chains: doc(z.string(), "DefiLlama chain labels, `;`-joined"),
 });
@@ -27,7 +31,10 @@ export const CemeteryRowSchema = z.object({
   symbol: doc(z.string(), "Ticker symbol"),
   llamaId: doc(z.string().nullable(), "DefiLlama pegged-asset id; null when not listed there"),
   pegCurrency: doc(z.string(), "Currency of the peg (USD, EUR, …)"),
-  causeOfDeath: doc(z.string().nullable(), "Cause of death (algorithmic-failure, counterparty-failure, abandoned, liquidity-drain, regulatory)"),
+  causeOfDeath: doc(
+    z.string().nullable(),
+    "Cause of death (algorithmic-failure, counterparty-failure, abandoned, liquidity-drain, regulatory)",
+  ),
   deathDate: doc(z.string().nullable(), "Date of death, ISO 8601 (precision as recorded)", "UTC day"),
 });
 
@@ -83,7 +90,13 @@ const B = BlacklistEventSchema.shape;
  * Row of `freeze-events`: BlacklistEvent columns (spec 2.5) with amounts as exact decimal strings
  * (`amountNative` token units, `amountRaw` base units; null when unknown), USD at event time, Unix s.
  */
-export const FreezeEventRowSchema = BlacklistEventSchema.omit({ suppressionReason: true, explorerTxUrl: true, explorerAddressUrl: true, decimals: true, origin: true }).extend({
+export const FreezeEventRowSchema = BlacklistEventSchema.omit({
+  suppressionReason: true,
+  explorerTxUrl: true,
+  explorerAddressUrl: true,
+  decimals: true,
+  origin: true,
+}).extend({
   id: doc(B.id, "Event id"),
   stablecoin: doc(B.stablecoin, "Ticker symbol"),
   stablecoinId: doc(B.stablecoinId, "Stablecoin id"),
@@ -91,10 +104,28 @@ export const FreezeEventRowSchema = BlacklistEventSchema.omit({ suppressionReaso
   chainName: doc(B.chainName, "Chain name"),
   eventType: doc(B.eventType, "blacklist, unblacklist or destroy"),
   address: doc(B.address, "Frozen, unfrozen or wiped address"),
-  amountNative: doc(z.string().regex(/^\d+(\.\d+)?$/).nullable(), "Amount in token units as an exact decimal string; null when unknown", "token units"),
-  amountRaw: doc(z.string().regex(/^\d+$/).nullable(), "Amount in base units (token units × 10^decimals) as an exact integer string; null when unknown", "base units"),
-  amountUsdAtEvent: doc(B.amountUsdAtEvent, "Amount in USD at event time (supply valuation rule of the event's UTC day); null when unknown", "USD"),
-  amountSource: doc(z.string(), "Where the amount comes from (event, historical_balance, current_balance_snapshot, derived, legacy_migration, unavailable)"),
+  amountNative: doc(
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .nullable(),
+    "Amount in token units as an exact decimal string; null when unknown",
+    "token units",
+  ),
+  amountRaw: doc(
+    z.string().regex(/^\d+$/).nullable(),
+    "Amount in base units (token units × 10^decimals) as an exact integer string; null when unknown",
+    "base units",
+  ),
+  amountUsdAtEvent: doc(
+    B.amountUsdAtEvent,
+    "Amount in USD at event time (supply valuation rule of the event's UTC day); null when unknown",
+    "USD",
+  ),
+  amountSource: doc(
+    z.string(),
+    "Where the amount comes from (event, historical_balance, current_balance_snapshot, derived, legacy_migration, unavailable)",
+  ),
   amountStatus: doc(z.string(), "resolved, recoverable_pending, permanently_unavailable, provider_failed or ambiguous"),
   txHash: doc(B.txHash, "Transaction hash"),
   blockNumber: doc(B.blockNumber, "Block number"),
@@ -118,11 +149,25 @@ export const ScoresLatestRowSchema = z.object({
   symbol: doc(z.string(), "Ticker symbol"),
   pegScore: doc(z.number().int().min(0).max(100).nullable(), "Peg score 0-100 (ballast-peg-score)", "score 0-100"),
   safetyScore: doc(z.number().int().min(0).max(100).nullable(), "Safety score 0-100", "score 0-100"),
-  safetyGrade: doc(z.enum(["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"]), "Safety grade A+..F, NR when not rated"),
-  dewsScore: doc(z.number().int().min(0).max(100).nullable(), "Depeg early-warning score 0-100 of the newest DEWS day", "score 0-100"),
+  safetyGrade: doc(
+    z.enum(["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"]),
+    "Safety grade A+..F, NR when not rated",
+  ),
+  dewsScore: doc(
+    z.number().int().min(0).max(100).nullable(),
+    "Depeg early-warning score 0-100 of the newest DEWS day",
+    "score 0-100",
+  ),
   dewsBand: doc(z.enum(["CALM", "WATCH", "ALERT", "WARNING", "DANGER"]).nullable(), "DEWS band CALM..DANGER"),
-  liquidityScore: doc(z.number().int().min(0).max(100).nullable(), "DEX liquidity score 0-100; null until DEX liquidity is published", "score 0-100"),
-  coverageClass: doc(z.enum(["full", "limited-peg-history", "unrated", "defunct"]), "Coverage class: full, limited-peg-history, unrated, defunct"),
+  liquidityScore: doc(
+    z.number().int().min(0).max(100).nullable(),
+    "DEX liquidity score 0-100; null until DEX liquidity is published",
+    "score 0-100",
+  ),
+  coverageClass: doc(
+    z.enum(["full", "limited-peg-history", "unrated", "defunct"]),
+    "Coverage class: full, limited-peg-history, unrated, defunct",
+  ),
 });
 
 const PRICES = ["defillama-history", "coingecko", "binance", "ecb"] as const;
@@ -130,45 +175,99 @@ const PRICES = ["defillama-history", "coingecko", "binance", "ecb"] as const;
 /** Every published dataset. Adding a dataset = adding it here. */
 export const DATASETS: Dataset[] = [
   {
-    topic: "top-stablecoins", title: "Top stablecoins", dated: true, sheet: true,
-    columns: Object.keys(TopStablecoinRowSchema.shape), primaryKey: ["id"], row: TopStablecoinRowSchema, sql: sql("top_stablecoins"),
-    sources: ["defillama-stablecoins", "defillama-peggedassets", "pharos-watch", ...PRICES], methodologies: ["price-consensus", "supply-chain-guard"],
+    topic: "top-stablecoins",
+    title: "Top stablecoins",
+    dated: true,
+    sheet: true,
+    columns: Object.keys(TopStablecoinRowSchema.shape),
+    primaryKey: ["id"],
+    row: TopStablecoinRowSchema,
+    sql: sql("top_stablecoins"),
+    sources: ["defillama-stablecoins", "defillama-peggedassets", "pharos-watch", ...PRICES],
+    methodologies: ["price-consensus", "supply-chain-guard"],
     description: "Every listed stablecoin with price, USD supply and chains, largest first.",
   },
   {
-    topic: "stablecoin-cemetery", title: "Stablecoin cemetery", dated: false, sheet: false,
-    columns: Object.keys(CemeteryRowSchema.shape), primaryKey: ["id"], row: CemeteryRowSchema, sql: sql("stablecoin_cemetery"),
-    sources: ["pharos-watch", "defillama-peggedassets"], methodologies: [],
+    topic: "stablecoin-cemetery",
+    title: "Stablecoin cemetery",
+    dated: false,
+    sheet: false,
+    columns: Object.keys(CemeteryRowSchema.shape),
+    primaryKey: ["id"],
+    row: CemeteryRowSchema,
+    sql: sql("stablecoin_cemetery"),
+    sources: ["pharos-watch", "defillama-peggedassets"],
+    methodologies: [],
     description: "Dead stablecoins: cause and date of death (Pharos cemetery, DefiLlama deadFrom).",
   },
   {
-    topic: "depeg-history", title: "Depeg history", dated: true, sheet: true,
-    columns: Object.keys(DepegHistoryRowSchema.shape), primaryKey: ["id"], row: DepegHistoryRowSchema, sql: sql("depeg_history"),
-    sources: [...PRICES, "defillama-stablecoins"], methodologies: ["depeg-detection", "price-consensus"],
-    description: "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v3).",
+    topic: "depeg-history",
+    title: "Depeg history",
+    dated: true,
+    sheet: true,
+    columns: Object.keys(DepegHistoryRowSchema.shape),
+    primaryKey: ["id"],
+    row: DepegHistoryRowSchema,
+    sql: sql("depeg_history"),
+    sources: [...PRICES, "defillama-stablecoins"],
+    methodologies: ["depeg-detection", "price-consensus"],
+    description:
+      "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v3).",
   },
   {
-    topic: "contracts", title: "Stablecoin token contracts", dated: false, sheet: true,
-    columns: Object.keys(ContractRowSchema.shape), primaryKey: ["stablecoinId", "chainId", "address"], row: ContractRowSchema, sql: sql("contracts"),
-    sources: ["pharos-watch"], methodologies: [],
-    description: "Curated token contracts of every registry coin (stablecoinId, symbol, chainId, address, decimals), to match coins by address.",
+    topic: "contracts",
+    title: "Stablecoin token contracts",
+    dated: false,
+    sheet: true,
+    columns: Object.keys(ContractRowSchema.shape),
+    primaryKey: ["stablecoinId", "chainId", "address"],
+    row: ContractRowSchema,
+    sql: sql("contracts"),
+    sources: ["pharos-watch"],
+    methodologies: [],
+    description:
+      "Curated token contracts of every registry coin (stablecoinId, symbol, chainId, address, decimals), to match coins by address.",
   },
   {
-    topic: "source-quality", title: "Price source quality", dated: false, sheet: false,
-    columns: Object.keys(SourceQualityRowSchema.shape), primaryKey: ["stablecoinId", "date"], row: SourceQualityRowSchema, sql: sql("source_quality"),
-    sources: [...PRICES], methodologies: ["price-consensus", "source-lineage-check"],
-    description: "Per coin and UTC day: sources quoted, sources outside the 50 bps agreement window, stuck sources, rejected quotes by rule (audit of every consensus price).",
+    topic: "source-quality",
+    title: "Price source quality",
+    dated: false,
+    sheet: false,
+    columns: Object.keys(SourceQualityRowSchema.shape),
+    primaryKey: ["stablecoinId", "date"],
+    row: SourceQualityRowSchema,
+    sql: sql("source_quality"),
+    sources: [...PRICES],
+    methodologies: ["price-consensus", "source-lineage-check"],
+    description:
+      "Per coin and UTC day: sources quoted, sources outside the 50 bps agreement window, stuck sources, rejected quotes by rule (audit of every consensus price).",
   },
   {
-    topic: "freeze-events", title: "Freeze and blacklist events", dated: true, sheet: true,
-    columns: Object.keys(FreezeEventRowSchema.shape), primaryKey: ["id"], row: FreezeEventRowSchema, sql: sql("freeze_events"),
-    sources: ["onchain-logs", "pharos-watch", "defillama-stablecoins", ...PRICES], methodologies: ["freeze-ledger"],
-    description: "The whole freeze/blacklist ledger as of the file date, newest first (ballast-freeze-v2): amounts as exact decimal strings, USD at event time (the supply valuation rule of the event day), destroys linked to their freeze.",
+    topic: "freeze-events",
+    title: "Freeze and blacklist events",
+    dated: true,
+    sheet: true,
+    columns: Object.keys(FreezeEventRowSchema.shape),
+    primaryKey: ["id"],
+    row: FreezeEventRowSchema,
+    sql: sql("freeze_events"),
+    sources: ["onchain-logs", "pharos-watch", "defillama-stablecoins", ...PRICES],
+    methodologies: ["freeze-ledger"],
+    description:
+      "The whole freeze/blacklist ledger as of the file date, newest first (ballast-freeze-v2): amounts as exact decimal strings, USD at event time (the supply valuation rule of the event day), destroys linked to their freeze.",
   },
   {
-    topic: "scores-latest", title: "Latest scores", dated: true, sheet: true,
-    columns: Object.keys(ScoresLatestRowSchema.shape), primaryKey: ["stablecoinId"], row: ScoresLatestRowSchema, sql: sql("scores_latest"),
-    sources: ["defillama-stablecoins", "pharos-watch", ...PRICES], methodologies: ["peg-score", "safety-score", "report-card", "stress-signals"],
-    description: "Latest scores per listed coin, largest first: peg score, safety score and grade, DEWS score and band, liquidity score (null until DEX liquidity is published), coverage class.",
+    topic: "scores-latest",
+    title: "Latest scores",
+    dated: true,
+    sheet: true,
+    columns: Object.keys(ScoresLatestRowSchema.shape),
+    primaryKey: ["stablecoinId"],
+    row: ScoresLatestRowSchema,
+    sql: sql("scores_latest"),
+    sources: ["defillama-stablecoins", "pharos-watch", ...PRICES],
+    methodologies: ["peg-score", "safety-score", "report-card", "stress-signals"],
+    description:
+      "Latest scores per listed coin, largest first: peg score, safety score and grade, DEWS score and band, liquidity score (null until DEX liquidity is published), coverage class.",
   },
 ];

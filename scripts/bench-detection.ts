@@ -13,11 +13,15 @@ const asOf = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const { db, modelRun: run } = await loadAndModel({ asOf, captureDir: loadBuildConfig().BALLAST_CAPTURE_DIR });
 const [{ obs }] = await db.all<{ obs: number }>("select count(*)::integer as obs from int_price_observations");
 const rows = Object.fromEntries(run.tables.map((t) => [t.name, t.rows]));
-console.log(JSON.stringify({
-  monitorMs: run.timings.peg_monitor,
-  pegStageMs: run.timings.peg_monitor + run.timings.peg_summary + run.timings.depeg_resolver,
-  riskStageMs: RISK_STAGE.reduce((s, name) => s + run.timings[name], 0),
-  observations: obs, slots: rows.price_consensus_slots, incidents: rows.depeg_incidents,
-  maxRssKb: process.resourceUsage().maxRSS,
-}));
+console.log(
+  JSON.stringify({
+    monitorMs: run.timings.peg_monitor,
+    pegStageMs: run.timings.peg_monitor + run.timings.peg_summary + run.timings.depeg_resolver,
+    riskStageMs: RISK_STAGE.reduce((s, name) => s + run.timings[name], 0),
+    observations: obs,
+    slots: rows.price_consensus_slots,
+    incidents: rows.depeg_incidents,
+    maxRssKb: process.resourceUsage().maxRSS,
+  }),
+);
 db.close();

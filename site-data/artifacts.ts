@@ -12,13 +12,16 @@ const NOT_ARTIFACT_MODULES = new Set(["artifacts.ts", "contract.ts", "manifest.t
  * @throws Error when two artifacts share a key or an output path.
  */
 export async function discoverArtifacts(dir: string): Promise<Artifact[]> {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".ts") && !NOT_ARTIFACT_MODULES.has(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".ts") && !NOT_ARTIFACT_MODULES.has(f))
+    .sort();
   const found: Artifact[] = [];
   for (const f of files) {
     const mod = (await import(`${dir}/${f}`)) as Record<string, unknown>;
     found.push(...Object.values(mod).filter(isArtifact));
   }
-  const keys = new Map<string, string>(), paths = new Map<string, string>();
+  const keys = new Map<string, string>(),
+    paths = new Map<string, string>();
   for (const a of found) {
     if (keys.has(a.key)) throw new Error(`two site-data artifacts share the key ${a.key}`);
     keys.set(a.key, a.key);

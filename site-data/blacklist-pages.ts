@@ -57,15 +57,21 @@ const table = (xs: Iterable<string>) => [...new Set(xs)].sort(cmpStr);
  * is schema-parsed and serialised once (the same bytes the in-heap path sends). Deterministic: the same
  * rows give the same bytes. Returns the three file bodies (BLACKLIST_PAGES paths).
  */
-export function encodeBlacklistPages(events: readonly BlacklistEvent[], chains: readonly { id: string; name: string }[]): { events: Buffer; index: Buffer; addresses: Buffer } {
+export function encodeBlacklistPages(
+  events: readonly BlacklistEvent[],
+  chains: readonly { id: string; name: string }[],
+): { events: Buffer; index: Buffer; addresses: Buffer } {
   if (!LITTLE_ENDIAN) throw new Error("blacklist pages: the layout is little-endian and written from typed arrays");
   const n = events.length;
-  const order = events.map((_, i) => i).sort((a, b) => events[a].timestamp - events[b].timestamp || cmpStr(events[a].id, events[b].id));
+  const order = events
+    .map((_, i) => i)
+    .sort((a, b) => events[a].timestamp - events[b].timestamp || cmpStr(events[a].id, events[b].id));
   const symbols = table(events.map((e) => e.stablecoin));
   const chainIds = table(events.map((e) => e.chainId));
   const chainNames = table(events.map((e) => e.chainName));
   const eventTypes = table(events.map((e) => e.eventType));
-  if (symbols.length > 0xffff || chainIds.length > 0xffff || chainNames.length > 0xffff) throw new Error("blacklist pages: more than 65535 distinct symbols or chains");
+  if (symbols.length > 0xffff || chainIds.length > 0xffff || chainNames.length > 0xffff)
+    throw new Error("blacklist pages: more than 65535 distinct symbols or chains");
   const rank = (t: string[]) => new Map(t.map((s, i) => [s, i]));
   const [symR, cidR, cnR, typR] = [rank(symbols), rank(chainIds), rank(chainNames), rank(eventTypes)];
 
@@ -113,17 +119,36 @@ export function encodeBlacklistPages(events: readonly BlacklistEvent[], chains: 
     return out;
   };
   const sections: [string, ArrayBufferView][] = [
-    ["offsets", offsets], ["ts", ts], ["coin", coin], ["chainId", chainId], ["chainName", chainName], ["type", type],
-    ["perm.stablecoin", perm(coin, symbols.length)], ["perm.chain", perm(chainName, chainNames.length)], ["perm.event", perm(type, eventTypes.length)],
+    ["offsets", offsets],
+    ["ts", ts],
+    ["coin", coin],
+    ["chainId", chainId],
+    ["chainName", chainName],
+    ["type", type],
+    ["perm.stablecoin", perm(coin, symbols.length)],
+    ["perm.chain", perm(chainName, chainNames.length)],
+    ["perm.event", perm(type, eventTypes.length)],
   ];
-  const header: PagesHeader = { version: PAGES_VERSION, rows: n, symbols, chainIds, chainNames, eventTypes, chains: chains.map((c) => ({ id: c.id, name: c.name })), sections: {} };
+  const header: PagesHeader = {
+    version: PAGES_VERSION,
+    rows: n,
+    symbols,
+    chainIds,
+    chainNames,
+    eventTypes,
+    chains: chains.map((c) => ({ id: c.id, name: c.name })),
+    sections: {},
+  };
   // Section offsets depend on the header length, which depends on the offsets: fix the header length first.
   const headerBytes = (h: PagesHeader) => Buffer.from(JSON.stringify(h));
   const align = (x: number) => Math.ceil(x / 8) * 8;
   let headerLen = 0;
   for (let guard = 0; guard < 4; guard++) {
     let at = align(12 + headerLen);
-    for (const [name, v] of sections) { header.sections[name] = [at, v.byteLength]; at = align(at + v.byteLength); }
+    for (const [name, v] of sections) {
+      header.sections[name] = [at, v.byteLength];
+      at = align(at + v.byteLength);
+    }
     const len = headerBytes(header).byteLength;
     if (len === headerLen) break;
     headerLen = len;
@@ -136,10 +161,15 @@ export function encodeBlacklistPages(events: readonly BlacklistEvent[], chains: 
   index.writeUInt32LE(PAGES_VERSION, 4);
   index.writeUInt32LE(h.byteLength, 8);
   h.copy(index, 12);
-  for (const [name, v] of sections) Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(index, header.sections[name][0]);
+  for (const [name, v] of sections)
+    Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(index, header.sections[name][0]);
 
   const addrHead = Buffer.alloc(8);
   addrHead.writeUInt32LE(n, 0);
-  const addresses = Buffer.concat([addrHead, Buffer.from(addrOff.buffer, addrOff.byteOffset, addrOff.byteLength), ...addrs]);
+  const addresses = Buffer.concat([
+    addrHead,
+    Buffer.from(addrOff.buffer, addrOff.byteOffset, addrOff.byteLength),
+    ...addrs,
+  ]);
   return { events: Buffer.concat(lines, pos), index, addresses };
 }

@@ -33,7 +33,14 @@ export const BlacklistEventSchema = z.object({
   /** Token decimals of the contract (amountRaw / 10^decimals = amountNative). */
   decimals: z.number().int(),
   amountUsdAtEvent: z.number().nullable(),
-  amountSource: z.enum(["event", "historical_balance", "current_balance_snapshot", "derived", "legacy_migration", "unavailable"]),
+  amountSource: z.enum([
+    "event",
+    "historical_balance",
+    "current_balance_snapshot",
+    "derived",
+    "legacy_migration",
+    "unavailable",
+  ]),
   amountStatus: z.enum(["resolved", "recoverable_pending", "permanently_unavailable", "provider_failed", "ambiguous"]),
   txHash: z.string(),
   blockNumber: z.number().int(),
@@ -55,7 +62,10 @@ export const BlacklistEventSchema = z.object({
 export type BlacklistEvent = z.infer<typeof BlacklistEventSchema>;
 
 /** `site-data/blacklist-events.json`: the whole freeze ledger, newest first (`timestamp` desc, `id` desc), and the registry chains (for `chain`/`chainId`). */
-export const BlacklistLedgerSchema = z.object({ events: z.array(BlacklistEventSchema), chains: z.array(z.object({ id: z.string(), name: z.string() })) });
+export const BlacklistLedgerSchema = z.object({
+  events: z.array(BlacklistEventSchema),
+  chains: z.array(z.object({ id: z.string(), name: z.string() })),
+});
 export type BlacklistLedger = z.infer<typeof BlacklistLedgerSchema>;
 
 const LEDGER_SQL = "select * from blacklist_events order by ts desc, id desc";
@@ -69,18 +79,39 @@ const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 function toEvent(r: Record<string, any>): BlacklistEvent {
   const raw = r.amount_raw === null || r.amount_raw === undefined ? null : String(r.amount_raw);
   return {
-    id: r.id, stablecoin: r.symbol, stablecoinId: r.stablecoin_id, chainId: r.chain_id, chainName: r.chain_name, eventType: r.event_type,
-    address: r.address, amountNative: raw === null ? null : Number(decimalString(raw, Number(r.decimals))), amountRaw: raw, decimals: Number(r.decimals),
-    amountUsdAtEvent: num(r.amount_usd_at_event), amountSource: r.amount_source, amountStatus: r.amount_status, txHash: r.tx_hash,
-    blockNumber: Number(r.block_number), logIndex: Number(r.log_index), timestamp: Number(r.ts), methodologyVersion: r.methodology_version,
-    contractAddress: r.contract_address ?? null, configKey: r.config_key ?? null, eventSignature: r.event_signature ?? null, eventTopic0: r.topic0 ?? null,
-    suppressionReason: null, ...explorerUrls(r.chain_id, r.tx_hash, r.address),
-    linkedFreezeEventId: r.linked_freeze_event_id ?? null, frozenDurationSec: n(r.frozen_duration_sec), origin: r.origin,
+    id: r.id,
+    stablecoin: r.symbol,
+    stablecoinId: r.stablecoin_id,
+    chainId: r.chain_id,
+    chainName: r.chain_name,
+    eventType: r.event_type,
+    address: r.address,
+    amountNative: raw === null ? null : Number(decimalString(raw, Number(r.decimals))),
+    amountRaw: raw,
+    decimals: Number(r.decimals),
+    amountUsdAtEvent: num(r.amount_usd_at_event),
+    amountSource: r.amount_source,
+    amountStatus: r.amount_status,
+    txHash: r.tx_hash,
+    blockNumber: Number(r.block_number),
+    logIndex: Number(r.log_index),
+    timestamp: Number(r.ts),
+    methodologyVersion: r.methodology_version,
+    contractAddress: r.contract_address ?? null,
+    configKey: r.config_key ?? null,
+    eventSignature: r.event_signature ?? null,
+    eventTopic0: r.topic0 ?? null,
+    suppressionReason: null,
+    ...explorerUrls(r.chain_id, r.tx_hash, r.address),
+    linkedFreezeEventId: r.linked_freeze_event_id ?? null,
+    frozenDurationSec: n(r.frozen_duration_sec),
+    origin: r.origin,
   };
 }
 
 /** Newest block time among the ledger rows (Unix s): the data time of the freeze artifacts. */
-const newestTs = (events: { timestamp: number }[]) => (events.length ? Math.max(...events.map((e) => e.timestamp)) : null);
+const newestTs = (events: { timestamp: number }[]) =>
+  events.length ? Math.max(...events.map((e) => e.timestamp)) : null;
 
 /**
  * The freeze ledger `/api/blacklist` pages (filters, four sort keys, keyset cursors: api/queries/blacklist.ts):
@@ -100,18 +131,50 @@ export const blacklistLedgerArtifact: Artifact = {
     const chains = rows.chains.map((c) => ({ id: String(c.id), name: String(c.name) }));
     // The serving layout of the same rows (site-data/blacklist-pages.ts): what /api/blacklist pages from.
     const pages = encodeBlacklistPages(events, chains);
-    const layout = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({ path: BLACKLIST_PAGES[k], payload: null, body: pages[k], rows: events.length }));
-    return { files: [{ path: blacklistLedgerArtifact.outputs.main.path, payload: { events, chains }, rows: events.length }, ...layout], dataAsOf: newestTs(events) };
+    const layout = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({
+      path: BLACKLIST_PAGES[k],
+      payload: null,
+      body: pages[k],
+      rows: events.length,
+    }));
+    return {
+      files: [
+        { path: blacklistLedgerArtifact.outputs.main.path, payload: { events, chains }, rows: events.length },
+        ...layout,
+      ],
+      dataAsOf: newestTs(events),
+    };
   },
 };
 
-const Quarterly = z.object({ quarter: z.string(), blacklist: z.number().int(), unblacklist: z.number().int(), destroy: z.number().int() });
+const Quarterly = z.object({
+  quarter: z.string(),
+  blacklist: z.number().int(),
+  unblacklist: z.number().int(),
+  destroy: z.number().int(),
+});
 const Distribution = z.record(z.string(), z.number().int());
 
-const usd = (what: string) => z.number().nullable().describe(`USD: ${what}; null when any term is unknown (never zero or a partial sum), the count of unknown terms beside it`);
-const usdPerCoin = (what: string) => z.record(z.string(), z.number().nullable()).describe(`Per coin symbol, USD: ${what}; null for a coin with an unknown term (its count in the matching *GapCount map)`);
-const gapCount = (what: string) => z.number().int().describe(`Count of ${what} whose amount (or its USD value) is unknown: the unknown terms of the total beside it`);
-const gapPerCoin = (what: string) => Distribution.describe(`Per coin symbol: count of ${what} whose amount (or its USD value) is unknown`);
+const usd = (what: string) =>
+  z
+    .number()
+    .nullable()
+    .describe(
+      `USD: ${what}; null when any term is unknown (never zero or a partial sum), the count of unknown terms beside it`,
+    );
+const usdPerCoin = (what: string) =>
+  z
+    .record(z.string(), z.number().nullable())
+    .describe(
+      `Per coin symbol, USD: ${what}; null for a coin with an unknown term (its count in the matching *GapCount map)`,
+    );
+const gapCount = (what: string) =>
+  z
+    .number()
+    .int()
+    .describe(`Count of ${what} whose amount (or its USD value) is unknown: the unknown terms of the total beside it`);
+const gapPerCoin = (what: string) =>
+  Distribution.describe(`Per coin symbol: count of ${what} whose amount (or its USD value) is unknown`);
 
 /**
  * `/api/blacklist-summary` (spec 2.5). Units: every spec `*Total` field (`destroyedTotal`,
@@ -123,28 +186,56 @@ const gapPerCoin = (what: string) => Distribution.describe(`Per coin symbol: cou
  */
 export const BlacklistSummarySchema = z.object({
   stats: z.object({
-    usdcBlacklisted: z.number().int(), usdtBlacklisted: z.number().int(), goldBlacklisted: z.number().int(), frozenAddresses: z.number().int(),
+    usdcBlacklisted: z.number().int(),
+    usdtBlacklisted: z.number().int(),
+    goldBlacklisted: z.number().int(),
+    frozenAddresses: z.number().int(),
     destroyedTotal: usd("sum of every destroy's amount at its event day"),
     destroyedAmountGapCount: gapCount("destroys"),
     activeAddressCount: z.number().int(),
     activeFrozenTotal: usd("sum of the active (frozen, not destroyed, not unfrozen) records' balances at their freeze"),
     activeAmountGapCount: gapCount("active records"),
     trackedAddressCount: z.number().int(),
-    trackedFrozenTotal: usd("sum of the active records' last-known current-balance snapshots (none are read yet: null while any record is active)"),
-    trackedAmountGapCount: z.number().int().describe("Count of active records without a current-balance snapshot: the unknown terms of trackedFrozenTotal"),
-    recentCount: z.number().int(), recentCount24h: z.number().int(), recoverableGapCount: z.number().int(),
-    perCoinBlacklistCounts: Distribution, perCoinTotalEvents: Distribution, perCoinFrozenAddressCount: Distribution,
+    trackedFrozenTotal: usd(
+      "sum of the active records' last-known current-balance snapshots (none are read yet: null while any record is active)",
+    ),
+    trackedAmountGapCount: z
+      .number()
+      .int()
+      .describe("Count of active records without a current-balance snapshot: the unknown terms of trackedFrozenTotal"),
+    recentCount: z.number().int(),
+    recentCount24h: z.number().int(),
+    recoverableGapCount: z.number().int(),
+    perCoinBlacklistCounts: Distribution,
+    perCoinTotalEvents: Distribution,
+    perCoinFrozenAddressCount: Distribution,
     perCoinFrozenTotal: usdPerCoin("the coin's active records' balances at their freeze"),
-    perCoinFrozenTotalNative: z.record(z.string(), z.number().nullable()).describe("Per coin symbol, token units: the coin's active records' balances at their freeze; null with an unknown amount"),
+    perCoinFrozenTotalNative: z
+      .record(z.string(), z.number().nullable())
+      .describe(
+        "Per coin symbol, token units: the coin's active records' balances at their freeze; null with an unknown amount",
+      ),
     perCoinFrozenAmountGapCount: gapPerCoin("the coin's active records"),
     perCoinDestroyedTotal: usdPerCoin("the coin's destroyed amounts at their event days"),
-    perCoinDestroyedTotalNative: z.record(z.string(), z.number().nullable()).describe("Per coin symbol, token units: the coin's destroyed amounts (perCoinDestroyedTotalExact as a number); null with an unknown amount"),
-    perCoinDestroyedTotalExact: z.record(z.string(), z.string().nullable()).describe("Per coin symbol, token units as an exact decimal string (sum of base units); null with an unknown amount"),
+    perCoinDestroyedTotalNative: z
+      .record(z.string(), z.number().nullable())
+      .describe(
+        "Per coin symbol, token units: the coin's destroyed amounts (perCoinDestroyedTotalExact as a number); null with an unknown amount",
+      ),
+    perCoinDestroyedTotalExact: z
+      .record(z.string(), z.string().nullable())
+      .describe(
+        "Per coin symbol, token units as an exact decimal string (sum of base units); null with an unknown amount",
+      ),
     perCoinDestroyedAmountGapCount: gapPerCoin("the coin's destroys"),
     perCoinQuarterlyEventTypes: z.record(z.string(), z.array(Quarterly)),
     frozenThenDestroyed: z.object({
       count: z.number().int(),
-      perCoinAmount: z.record(z.string(), z.string().nullable()).describe("Per coin symbol, token units as an exact decimal string: destroys linked to their freeze; null with an unknown amount"),
+      perCoinAmount: z
+        .record(z.string(), z.string().nullable())
+        .describe(
+          "Per coin symbol, token units as an exact decimal string: destroys linked to their freeze; null with an unknown amount",
+        ),
       perCoinAmountGapCount: Distribution.describe("Per coin symbol: linked destroys without an amount"),
       medianFrozenDurationSec: z.number().int().nullable(),
     }),
@@ -152,56 +243,130 @@ export const BlacklistSummarySchema = z.object({
   chart: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
   chains: z.array(z.object({ id: z.string(), name: z.string() })),
   coverage: z.object({
-    supported: z.array(z.object({
-      symbol: z.string(), stablecoinId: z.string(), chainId: z.string(), chainName: z.string(), contractAddress: z.string(), configKey: z.string(),
-      providerSource: z.string(), eventFamilies: z.array(z.string()), eventTypes: z.array(z.string()),
-    })),
+    supported: z.array(
+      z.object({
+        symbol: z.string(),
+        stablecoinId: z.string(),
+        chainId: z.string(),
+        chainName: z.string(),
+        contractAddress: z.string(),
+        configKey: z.string(),
+        providerSource: z.string(),
+        eventFamilies: z.array(z.string()),
+        eventTypes: z.array(z.string()),
+      }),
+    ),
     unsupportedDeferred: z.array(z.object({ symbol: z.string(), chainId: z.string(), reason: z.string() })),
-    counts: z.object({ supportedConfigs: z.number().int(), unsupportedDeferredConfigs: z.number().int(), bySymbol: Distribution, byChain: Distribution, byProviderSource: Distribution }),
+    counts: z.object({
+      supportedConfigs: z.number().int(),
+      unsupportedDeferredConfigs: z.number().int(),
+      bySymbol: Distribution,
+      byChain: Distribution,
+      byProviderSource: Distribution,
+    }),
   }),
   freezeLedgerMeta: z.object({
-    totalRows: z.number().int(), scopedRows: z.number().int(), legacyRows: z.number().int(),
-    oldestObservedAt: z.number().int().nullable(), newestObservedAt: z.number().int().nullable(), oldestAgeSec: z.number().int().nullable(), newestAgeSec: z.number().int().nullable(),
-    statusDistribution: Distribution, sourceDistribution: Distribution, freshnessDistribution: Distribution, currentFreshnessDistribution: Distribution,
-    providerFailedCount: z.number().int(), lastErrorClassDistribution: Distribution, sourceCategoryCounts: Distribution,
-    gaps: z.object({ amountGaps: z.number().int(), recoverable: z.number().int(), providerFailed: z.number().int(), permanentlyUnavailable: z.number().int() }),
+    totalRows: z.number().int(),
+    scopedRows: z.number().int(),
+    legacyRows: z.number().int(),
+    oldestObservedAt: z.number().int().nullable(),
+    newestObservedAt: z.number().int().nullable(),
+    oldestAgeSec: z.number().int().nullable(),
+    newestAgeSec: z.number().int().nullable(),
+    statusDistribution: Distribution,
+    sourceDistribution: Distribution,
+    freshnessDistribution: Distribution,
+    currentFreshnessDistribution: Distribution,
+    providerFailedCount: z.number().int(),
+    lastErrorClassDistribution: Distribution,
+    sourceCategoryCounts: Distribution,
+    gaps: z.object({
+      amountGaps: z.number().int(),
+      recoverable: z.number().int(),
+      providerFailed: z.number().int(),
+      permanentlyUnavailable: z.number().int(),
+    }),
   }),
   dataQuality: z.object({
-    status: z.enum(["ok", "degraded", "stale"]), warnings: z.array(z.string()),
-    amountGaps: z.object({ missing: z.number().int(), recentMissing: z.number().int(), recentWindowSec: z.number().int(), missingRatio: z.number() }),
+    status: z.enum(["ok", "degraded", "stale"]),
+    warnings: z.array(z.string()),
+    amountGaps: z.object({
+      missing: z.number().int(),
+      recentMissing: z.number().int(),
+      recentWindowSec: z.number().int(),
+      missingRatio: z.number(),
+    }),
     freezeLedger: z.object({ rows: z.number().int(), newestAgeSec: z.number().int().nullable() }),
     coverage: z.object({ supportedConfigs: z.number().int(), configsWithEvents: z.number().int() }),
   }),
   reconciliation: z.object({
-    status: z.enum(["ok", "mismatch"]), runId: z.string(), manifestId: z.string().nullable(), manifestSha256: z.string().nullable(), bookmarkRecorded: z.boolean(),
-    expectedEventCount: z.number().int(), presentEventCount: z.number().int(), missingEventCount: z.number().int(), duplicateIdentityCount: z.number().int(),
-    destroyedRawAmounts: z.record(z.string(), z.string().nullable()).describe("Per coin symbol, base units: destroyed amounts; null with an unknown amount (counted in balanceReplayCounts.unresolved)"),
+    status: z.enum(["ok", "mismatch"]),
+    runId: z.string(),
+    manifestId: z.string().nullable(),
+    manifestSha256: z.string().nullable(),
+    bookmarkRecorded: z.boolean(),
+    expectedEventCount: z.number().int(),
+    presentEventCount: z.number().int(),
+    missingEventCount: z.number().int(),
+    duplicateIdentityCount: z.number().int(),
+    destroyedRawAmounts: z
+      .record(z.string(), z.string().nullable())
+      .describe(
+        "Per coin symbol, base units: destroyed amounts; null with an unknown amount (counted in balanceReplayCounts.unresolved)",
+      ),
     balanceReplayCounts: z.object({ replayed: z.number().int(), unresolved: z.number().int() }),
-    unresolvedManifestGapCount: z.number().int(), tronSafeHead: z.boolean(), arbitrumSafeHead: z.boolean(), startedAt: z.number().int(), completedAt: z.number().int(),
+    unresolvedManifestGapCount: z.number().int(),
+    tronSafeHead: z.boolean(),
+    arbitrumSafeHead: z.boolean(),
+    startedAt: z.number().int(),
+    completedAt: z.number().int(),
   }),
   totalEvents: z.number().int(),
   methodology: MethodologySchema,
 });
 export type BlacklistSummary = z.infer<typeof BlacklistSummarySchema>;
 
-const quarterOf = (ts: number) => { const d = new Date(ts * 1000); return `${d.getUTCFullYear()}-Q${Math.floor(d.getUTCMonth() / 3) + 1}`; };
+const quarterOf = (ts: number) => {
+  const d = new Date(ts * 1000);
+  return `${d.getUTCFullYear()}-Q${Math.floor(d.getUTCMonth() / 3) + 1}`;
+};
 /** Every quarter from `first` to `last` inclusive (`YYYY-Qn`). */
 function quarters(first: string, last: string): string[] {
   const out: string[] = [];
   let [y, q] = first.split("-Q").map(Number);
   const [ly, lq] = last.split("-Q").map(Number);
-  while (y < ly || (y === ly && q <= lq)) { out.push(`${y}-Q${q}`); q++; if (q > 4) { q = 1; y++; } }
+  while (y < ly || (y === ly && q <= lq)) {
+    out.push(`${y}-Q${q}`);
+    q++;
+    if (q > 4) {
+      q = 1;
+      y++;
+    }
+  }
   return out;
 }
-const inc = (m: Record<string, number>, k: string, by = 1) => { m[k] = (m[k] ?? 0) + by; };
-const median = (xs: number[]) => { if (!xs.length) return null; const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
+const inc = (m: Record<string, number>, k: string, by = 1) => {
+  m[k] = (m[k] ?? 0) + by;
+};
+const median = (xs: number[]) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
+};
 
 /**
  * A total over terms some of which may be unknown: the USD sum and the exact token-unit sum of the
  * known terms, with the counts of unknown ones. Token units are kept as base units at the largest
  * decimals seen (`decimals`), so contracts of one coin with different decimals add up exactly.
  */
-interface Tally { usd: number; usdCompensation: number; usdGaps: number; raw: bigint; decimals: number; rawGaps: number }
+interface Tally {
+  usd: number;
+  usdCompensation: number;
+  usdGaps: number;
+  raw: bigint;
+  decimals: number;
+  rawGaps: number;
+}
 const tally = (): Tally => ({ usd: 0, usdCompensation: 0, usdGaps: 0, raw: 0n, decimals: 0, rawGaps: 0 });
 /**
  * Adds one term: base units `amountRaw` of a `decimals` contract (null: unknown) and its USD value
@@ -214,8 +379,14 @@ function addTerm(t: Tally, amountRaw: string | null, decimals: number, usd: numb
     t.usdCompensation += Math.abs(t.usd) >= Math.abs(usd) ? t.usd - sum + usd : usd - sum + t.usd;
     t.usd = sum;
   }
-  if (amountRaw === null) { t.rawGaps++; return; }
-  if (decimals > t.decimals) { t.raw *= 10n ** BigInt(decimals - t.decimals); t.decimals = decimals; }
+  if (amountRaw === null) {
+    t.rawGaps++;
+    return;
+  }
+  if (decimals > t.decimals) {
+    t.raw *= 10n ** BigInt(decimals - t.decimals);
+    t.decimals = decimals;
+  }
   t.raw += BigInt(amountRaw) * 10n ** BigInt(t.decimals - decimals);
 }
 /** USD total: null when any term's USD value is unknown (never a partial sum). */
@@ -223,7 +394,12 @@ const usdTotal = (t: Tally) => (t.usdGaps ? null : t.usd + t.usdCompensation);
 /** Exact token-unit total as a decimal string: null when any amount is unknown. */
 const exactTotal = (t: Tally) => (t.rawGaps ? null : decimalString(t.raw, t.decimals));
 /** Per-key map of a tally field, keys sorted. */
-const perKey = <T>(m: Record<string, Tally>, f: (t: Tally) => T) => Object.fromEntries(Object.entries(m).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, t]) => [k, f(t)]));
+const perKey = <T>(m: Record<string, Tally>, f: (t: Tally) => T) =>
+  Object.fromEntries(
+    Object.entries(m)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([k, t]) => [k, f(t)]),
+  );
 
 /**
  * Builds the summary from the ledger (newest first), the tracked freeze configs and the chains, as
@@ -234,9 +410,19 @@ const perKey = <T>(m: Record<string, Tally>, f: (t: Tally) => T) => Object.fromE
  * Amount-gap status: degraded at a missing ratio ≥ 1% or ≥ 5 recent (30 d) gaps, stale at ≥ 2% or
  * ≥ 25 (spec 2.8).
  */
-export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<string, any>[], chainRows: Record<string, any>[], asOf: number): BlacklistSummary {
-  const chrono = [...events].sort((a, b) => a.timestamp - b.timestamp || a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
-  const active = new Map<string, { symbol: string; amountRaw: string | null; decimals: number; usd: number | null; destroyed: boolean }>();
+export function blacklistSummary(
+  events: BlacklistEvent[],
+  coverageRows: Record<string, any>[],
+  chainRows: Record<string, any>[],
+  asOf: number,
+): BlacklistSummary {
+  const chrono = [...events].sort(
+    (a, b) => a.timestamp - b.timestamp || a.blockNumber - b.blockNumber || a.logIndex - b.logIndex,
+  );
+  const active = new Map<
+    string,
+    { symbol: string; amountRaw: string | null; decimals: number; usd: number | null; destroyed: boolean }
+  >();
   const perCoinBlacklistCounts: Record<string, number> = {};
   const perCoinTotalEvents: Record<string, number> = {};
   const quarterly: Record<string, Record<string, { blacklist: number; unblacklist: number; destroy: number }>> = {};
@@ -247,18 +433,27 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
   for (const e of chrono) {
     const key = `${e.chainId}|${e.contractAddress}|${e.address}`;
     inc(perCoinTotalEvents, e.stablecoin);
-    ((quarterly[e.stablecoin] ??= {})[quarterOf(e.timestamp)] ??= { blacklist: 0, unblacklist: 0, destroy: 0 })[e.eventType]++;
+    ((quarterly[e.stablecoin] ??= {})[quarterOf(e.timestamp)] ??= { blacklist: 0, unblacklist: 0, destroy: 0 })[
+      e.eventType
+    ]++;
     if (e.eventType === "blacklist") {
       inc(perCoinBlacklistCounts, e.stablecoin);
-      active.set(key, { symbol: e.stablecoin, amountRaw: e.amountRaw, decimals: e.decimals, usd: e.amountUsdAtEvent, destroyed: false });
+      active.set(key, {
+        symbol: e.stablecoin,
+        amountRaw: e.amountRaw,
+        decimals: e.decimals,
+        usd: e.amountUsdAtEvent,
+        destroyed: false,
+      });
     } else if (e.eventType === "unblacklist") {
       active.delete(key);
     } else {
       const rec = active.get(key);
       if (rec) rec.destroyed = true;
       addTerm(destroyed, e.amountRaw, e.decimals, e.amountUsdAtEvent);
-      addTerm(destroyedByCoin[e.stablecoin] ??= tally(), e.amountRaw, e.decimals, e.amountUsdAtEvent);
-      if (e.linkedFreezeEventId) addTerm(frozenThenDestroyedByCoin[e.stablecoin] ??= tally(), e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      addTerm((destroyedByCoin[e.stablecoin] ??= tally()), e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      if (e.linkedFreezeEventId)
+        addTerm((frozenThenDestroyedByCoin[e.stablecoin] ??= tally()), e.amountRaw, e.decimals, e.amountUsdAtEvent);
       if (e.frozenDurationSec !== null) frozenDurations.push(e.frozenDurationSec);
     }
   }
@@ -269,20 +464,30 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
   for (const r of live) {
     inc(perCoinFrozenAddressCount, r.symbol);
     addTerm(frozen, r.amountRaw, r.decimals, r.usd);
-    addTerm(frozenByCoin[r.symbol] ??= tally(), r.amountRaw, r.decimals, r.usd);
+    addTerm((frozenByCoin[r.symbol] ??= tally()), r.amountRaw, r.decimals, r.usd);
   }
   const perCoinDestroyedTotalExact = perKey(destroyedByCoin, exactTotal);
   const perCoinQuarterlyEventTypes: Record<string, z.infer<typeof Quarterly>[]> = {};
-  const allQuarters = events.length ? quarters(quarterOf(chrono[0].timestamp), quarterOf(chrono.at(-1)!.timestamp)) : [];
+  const allQuarters = events.length
+    ? quarters(quarterOf(chrono[0].timestamp), quarterOf(chrono.at(-1)!.timestamp))
+    : [];
   for (const [coin, byQ] of Object.entries(quarterly).sort()) {
     const keys = Object.keys(byQ).sort();
-    perCoinQuarterlyEventTypes[coin] = quarters(keys[0], keys.at(-1)!).map((q) => ({ quarter: q, ...(byQ[q] ?? { blacklist: 0, unblacklist: 0, destroy: 0 }) }));
+    perCoinQuarterlyEventTypes[coin] = quarters(keys[0], keys.at(-1)!).map((q) => ({
+      quarter: q,
+      ...(byQ[q] ?? { blacklist: 0, unblacklist: 0, destroy: 0 }),
+    }));
   }
   const coins = Object.keys(perCoinTotalEvents).sort();
   const chart = allQuarters.map((q) => {
     const row: Record<string, string | number> = { quarter: q };
     let total = 0;
-    for (const c of coins) { const v = quarterly[c]?.[q]; const k = v ? v.blacklist + v.unblacklist + v.destroy : 0; row[c] = k; total += k; }
+    for (const c of coins) {
+      const v = quarterly[c]?.[q];
+      const k = v ? v.blacklist + v.unblacklist + v.destroy : 0;
+      row[c] = k;
+      total += k;
+    }
     row.total = total;
     return row;
   });
@@ -291,35 +496,64 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
   const withEvents = new Set(events.map((e) => e.configKey));
   const supportedRows = coverageRows.filter((c) => !c.unsupported_reason);
   const recordedConfigs = new Set(events.filter(isRecorded).map((e) => e.configKey));
-  const providerSource = (c: Record<string, any>) => (c.chain_id === "tron" ? "trongrid" : "evm-rpc") + (recordedConfigs.has(c.config_key) ? "+recorded-archive" : "");
+  const providerSource = (c: Record<string, any>) =>
+    (c.chain_id === "tron" ? "trongrid" : "evm-rpc") + (recordedConfigs.has(c.config_key) ? "+recorded-archive" : "");
   const supported = supportedRows.map((c) => ({
-    symbol: String(c.symbol), stablecoinId: String(c.stablecoin_id), chainId: String(c.chain_id), chainName: chainName.get(String(c.chain_id)) ?? String(c.chain_id),
-    contractAddress: String(c.contract_address), configKey: String(c.config_key), providerSource: providerSource(c), eventFamilies: [String(c.family)],
+    symbol: String(c.symbol),
+    stablecoinId: String(c.stablecoin_id),
+    chainId: String(c.chain_id),
+    chainName: chainName.get(String(c.chain_id)) ?? String(c.chain_id),
+    contractAddress: String(c.contract_address),
+    configKey: String(c.config_key),
+    providerSource: providerSource(c),
+    eventFamilies: [String(c.family)],
     eventTypes: ["blacklist", "unblacklist", "destroy"],
   }));
-  const unsupportedDeferred = coverageRows.filter((c) => c.unsupported_reason).map((c) => ({ symbol: String(c.symbol), chainId: String(c.chain_id), reason: String(c.unsupported_reason) }));
-  const countBy = <T>(xs: T[], f: (x: T) => string) => { const m: Record<string, number> = {}; for (const x of xs) inc(m, f(x)); return m; };
+  const unsupportedDeferred = coverageRows
+    .filter((c) => c.unsupported_reason)
+    .map((c) => ({ symbol: String(c.symbol), chainId: String(c.chain_id), reason: String(c.unsupported_reason) }));
+  const countBy = <T>(xs: T[], f: (x: T) => string) => {
+    const m: Record<string, number> = {};
+    for (const x of xs) inc(m, f(x));
+    return m;
+  };
   const missing = events.filter((e) => e.amountRaw === null).length;
   const recent = events.filter((e) => e.timestamp > asOf - 30 * DAY);
   const recentMissing = recent.filter((e) => e.amountRaw === null).length;
   const missingRatio = events.length ? missing / events.length : 0;
-  const gapStatus = missingRatio >= 0.02 || recentMissing >= 25 ? "stale" : missingRatio >= 0.01 || recentMissing >= 5 ? "degraded" : "ok";
+  const gapStatus =
+    missingRatio >= 0.02 || recentMissing >= 25
+      ? "stale"
+      : missingRatio >= 0.01 || recentMissing >= 5
+        ? "degraded"
+        : "ok";
   const newest = newestTs(events);
   const oldest = events.length ? Math.min(...events.map((e) => e.timestamp)) : null;
   const statusDistribution = countBy(events, (e) => e.amountStatus);
-  const freshness = (e: BlacklistEvent) => (asOf - e.timestamp <= DAY ? "fresh" : asOf - e.timestamp <= 30 * DAY ? "recent" : "historical");
+  const freshness = (e: BlacklistEvent) =>
+    asOf - e.timestamp <= DAY ? "fresh" : asOf - e.timestamp <= 30 * DAY ? "recent" : "historical";
   const warnings: string[] = [];
-  if (gapStatus !== "ok") warnings.push(`${missing} of ${events.length} events (${(missingRatio * 100).toFixed(1)}%) have no amount yet: freezes whose balance one block before was not read (no archive RPC for the recorded history); they count as amount gaps, never as zero.`);
-  if (newest !== null && asOf - newest > 30 * DAY) warnings.push(`newest freeze event is ${Math.floor((asOf - newest) / DAY)} days before as-of: recorded history ends there and no live ledger rows are newer.`);
+  if (gapStatus !== "ok")
+    warnings.push(
+      `${missing} of ${events.length} events (${(missingRatio * 100).toFixed(1)}%) have no amount yet: freezes whose balance one block before was not read (no archive RPC for the recorded history); they count as amount gaps, never as zero.`,
+    );
+  if (newest !== null && asOf - newest > 30 * DAY)
+    warnings.push(
+      `newest freeze event is ${Math.floor((asOf - newest) / DAY)} days before as-of: recorded history ends there and no live ledger rows are newer.`,
+    );
   const unsupportedCount = unsupportedDeferred.length;
-  if (unsupportedCount) warnings.push(`${unsupportedCount} tracked configs are deferred (contract address or decimals unresolved) and contribute no events.`);
+  if (unsupportedCount)
+    warnings.push(
+      `${unsupportedCount} tracked configs are deferred (contract address or decimals unresolved) and contribute no events.`,
+    );
   const destroyedRawAmounts = perKey(destroyedByCoin, (t) => (t.rawGaps ? null : t.raw.toString()));
   return {
     stats: {
       usdcBlacklisted: live.filter((r) => r.symbol === "USDC").length,
       usdtBlacklisted: live.filter((r) => r.symbol === "USDT").length,
       goldBlacklisted: live.filter((r) => GOLD.has(r.symbol)).length,
-      frozenAddresses: new Set([...active.entries()].filter(([, r]) => !r.destroyed).map(([k]) => k.split("|")[2])).size,
+      frozenAddresses: new Set([...active.entries()].filter(([, r]) => !r.destroyed).map(([k]) => k.split("|")[2]))
+        .size,
       destroyedTotal: usdTotal(destroyed),
       destroyedAmountGapCount: destroyed.usdGaps,
       activeAddressCount: live.length,
@@ -331,13 +565,22 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
       trackedAmountGapCount: live.length,
       recentCount: recent.length,
       recentCount24h: events.filter((e) => e.timestamp > asOf - DAY).length,
-      recoverableGapCount: events.filter((e) => e.amountStatus === "recoverable_pending" || e.amountStatus === "provider_failed").length,
-      perCoinBlacklistCounts, perCoinTotalEvents, perCoinFrozenAddressCount,
+      recoverableGapCount: events.filter(
+        (e) => e.amountStatus === "recoverable_pending" || e.amountStatus === "provider_failed",
+      ).length,
+      perCoinBlacklistCounts,
+      perCoinTotalEvents,
+      perCoinFrozenAddressCount,
       perCoinFrozenTotal: perKey(frozenByCoin, usdTotal),
-      perCoinFrozenTotalNative: perKey(frozenByCoin, (t) => { const x = exactTotal(t); return x === null ? null : Number(x); }),
+      perCoinFrozenTotalNative: perKey(frozenByCoin, (t) => {
+        const x = exactTotal(t);
+        return x === null ? null : Number(x);
+      }),
       perCoinFrozenAmountGapCount: perKey(frozenByCoin, (t) => t.usdGaps),
       perCoinDestroyedTotal: perKey(destroyedByCoin, usdTotal),
-      perCoinDestroyedTotalNative: Object.fromEntries(Object.entries(perCoinDestroyedTotalExact).map(([k, v]) => [k, v === null ? null : Number(v)])),
+      perCoinDestroyedTotalNative: Object.fromEntries(
+        Object.entries(perCoinDestroyedTotalExact).map(([k, v]) => [k, v === null ? null : Number(v)]),
+      ),
       perCoinDestroyedTotalExact,
       perCoinDestroyedAmountGapCount: perKey(destroyedByCoin, (t) => t.usdGaps),
       perCoinQuarterlyEventTypes,
@@ -351,34 +594,73 @@ export function blacklistSummary(events: BlacklistEvent[], coverageRows: Record<
     chart,
     chains: eventChains.map((id) => ({ id, name: chainName.get(id) ?? id })),
     coverage: {
-      supported, unsupportedDeferred,
+      supported,
+      unsupportedDeferred,
       counts: {
-        supportedConfigs: supported.length, unsupportedDeferredConfigs: unsupportedCount,
-        bySymbol: countBy(supported, (c) => c.symbol), byChain: countBy(supported, (c) => c.chainId), byProviderSource: countBy(supported, (c) => c.providerSource),
+        supportedConfigs: supported.length,
+        unsupportedDeferredConfigs: unsupportedCount,
+        bySymbol: countBy(supported, (c) => c.symbol),
+        byChain: countBy(supported, (c) => c.chainId),
+        byProviderSource: countBy(supported, (c) => c.providerSource),
       },
     },
     freezeLedgerMeta: {
-      totalRows: events.length, scopedRows: events.filter((e) => withEvents.has(e.configKey) && supported.some((s) => s.configKey === e.configKey)).length,
+      totalRows: events.length,
+      scopedRows: events.filter(
+        (e) => withEvents.has(e.configKey) && supported.some((s) => s.configKey === e.configKey),
+      ).length,
       legacyRows: events.filter(isRecorded).length,
-      oldestObservedAt: oldest, newestObservedAt: newest, oldestAgeSec: oldest === null ? null : asOf - oldest, newestAgeSec: newest === null ? null : asOf - newest,
-      statusDistribution, sourceDistribution: countBy(events, (e) => e.amountSource), freshnessDistribution: countBy(events, freshness),
-      currentFreshnessDistribution: countBy(events.filter((e) => e.eventType === "blacklist"), freshness),
-      providerFailedCount: statusDistribution.provider_failed ?? 0, lastErrorClassDistribution: {},
+      oldestObservedAt: oldest,
+      newestObservedAt: newest,
+      oldestAgeSec: oldest === null ? null : asOf - oldest,
+      newestAgeSec: newest === null ? null : asOf - newest,
+      statusDistribution,
+      sourceDistribution: countBy(events, (e) => e.amountSource),
+      freshnessDistribution: countBy(events, freshness),
+      currentFreshnessDistribution: countBy(
+        events.filter((e) => e.eventType === "blacklist"),
+        freshness,
+      ),
+      providerFailedCount: statusDistribution.provider_failed ?? 0,
+      lastErrorClassDistribution: {},
       sourceCategoryCounts: countBy(events, (e) => (isRecorded(e) ? "recorded" : "live")),
-      gaps: { amountGaps: missing, recoverable: statusDistribution.recoverable_pending ?? 0, providerFailed: statusDistribution.provider_failed ?? 0, permanentlyUnavailable: statusDistribution.permanently_unavailable ?? 0 },
+      gaps: {
+        amountGaps: missing,
+        recoverable: statusDistribution.recoverable_pending ?? 0,
+        providerFailed: statusDistribution.provider_failed ?? 0,
+        permanentlyUnavailable: statusDistribution.permanently_unavailable ?? 0,
+      },
     },
     dataQuality: {
-      status: gapStatus, warnings,
+      status: gapStatus,
+      warnings,
       amountGaps: { missing, recentMissing, recentWindowSec: 30 * DAY, missingRatio },
       freezeLedger: { rows: events.length, newestAgeSec: newest === null ? null : asOf - newest },
-      coverage: { supportedConfigs: supported.length, configsWithEvents: supported.filter((c) => withEvents.has(c.configKey)).length },
+      coverage: {
+        supportedConfigs: supported.length,
+        configsWithEvents: supported.filter((c) => withEvents.has(c.configKey)).length,
+      },
     },
     reconciliation: {
-      status: new Set(events.map((e) => e.id)).size === events.length ? "ok" : "mismatch", runId: `build-${asOf}`, manifestId: null, manifestSha256: null, bookmarkRecorded: false,
-      expectedEventCount: events.length, presentEventCount: new Set(events.map((e) => e.id)).size, missingEventCount: 0,
-      duplicateIdentityCount: events.length - new Set(events.map((e) => e.id)).size, destroyedRawAmounts,
-      balanceReplayCounts: { replayed: events.filter((e) => e.amountSource === "historical_balance").length, unresolved: missing },
-      unresolvedManifestGapCount: 0, tronSafeHead: true, arbitrumSafeHead: true, startedAt: asOf, completedAt: asOf,
+      status: new Set(events.map((e) => e.id)).size === events.length ? "ok" : "mismatch",
+      runId: `build-${asOf}`,
+      manifestId: null,
+      manifestSha256: null,
+      bookmarkRecorded: false,
+      expectedEventCount: events.length,
+      presentEventCount: new Set(events.map((e) => e.id)).size,
+      missingEventCount: 0,
+      duplicateIdentityCount: events.length - new Set(events.map((e) => e.id)).size,
+      destroyedRawAmounts,
+      balanceReplayCounts: {
+        replayed: events.filter((e) => e.amountSource === "historical_balance").length,
+        unresolved: missing,
+      },
+      unresolvedManifestGapCount: 0,
+      tronSafeHead: true,
+      arbitrumSafeHead: true,
+      startedAt: asOf,
+      completedAt: asOf,
     },
     totalEvents: events.length,
     methodology: methodology(FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL, asOf),
@@ -399,6 +681,9 @@ export const blacklistSummaryArtifact: Artifact = {
   assemble(rows, ctx) {
     const events = rows.events.map(toEvent);
     const payload = blacklistSummary(events, rows.coverage, rows.chains, ctx.asOf);
-    return { files: [{ path: blacklistSummaryArtifact.outputs.main.path, payload, rows: events.length }], dataAsOf: newestTs(events) };
+    return {
+      files: [{ path: blacklistSummaryArtifact.outputs.main.path, payload, rows: events.length }],
+      dataAsOf: newestTs(events),
+    };
   },
 };

@@ -68,17 +68,42 @@ export const bluechipRatingsArtifact: Artifact = {
     const all = rows.ratings;
     if (all.length === 0) return { files: [], dataAsOf: null };
     const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
-    const ratings = all.filter((r) => r.stablecoin_id !== null && r.stablecoin_id !== undefined).map((r) => ({
-      stablecoinId: String(r.stablecoin_id), slug: String(r.slug), name: str(r.name), symbol: String(r.symbol), grade: r.grade,
-      score: num(r.score), reportDate: str(r.report_date), lastChangeDate: str(r.last_change_date), url: String(r.url), observedAt: Number(r.observed_at),
-    })).sort((a, b) => a.stablecoinId.localeCompare(b.stablecoinId));
-    const unmatched = all.filter((r) => r.stablecoin_id === null || r.stablecoin_id === undefined).map((r) => ({
-      slug: String(r.slug), name: str(r.name), symbol: String(r.symbol), grade: r.grade, reason: r.unmatched_reason,
-      candidates: r.candidate_ids ? String(r.candidate_ids).split(",") : [], url: String(r.url), observedAt: Number(r.observed_at),
-    }));
+    const ratings = all
+      .filter((r) => r.stablecoin_id !== null && r.stablecoin_id !== undefined)
+      .map((r) => ({
+        stablecoinId: String(r.stablecoin_id),
+        slug: String(r.slug),
+        name: str(r.name),
+        symbol: String(r.symbol),
+        grade: r.grade,
+        score: num(r.score),
+        reportDate: str(r.report_date),
+        lastChangeDate: str(r.last_change_date),
+        url: String(r.url),
+        observedAt: Number(r.observed_at),
+      }))
+      .sort((a, b) => a.stablecoinId.localeCompare(b.stablecoinId));
+    const unmatched = all
+      .filter((r) => r.stablecoin_id === null || r.stablecoin_id === undefined)
+      .map((r) => ({
+        slug: String(r.slug),
+        name: str(r.name),
+        symbol: String(r.symbol),
+        grade: r.grade,
+        reason: r.unmatched_reason,
+        candidates: r.candidate_ids ? String(r.candidate_ids).split(",") : [],
+        url: String(r.url),
+        observedAt: Number(r.observed_at),
+      }));
     const updatedAt = ctx.sourceObservedAt["bluechip.ratings"] ?? Math.max(...all.map((r) => Number(r.observed_at)));
     return {
-      files: [{ path: bluechipRatingsArtifact.outputs.main.path, payload: { ratings, unmatched, updatedAt }, rows: all.length }],
+      files: [
+        {
+          path: bluechipRatingsArtifact.outputs.main.path,
+          payload: { ratings, unmatched, updatedAt },
+          rows: all.length,
+        },
+      ],
       dataAsOf: updatedAt,
     };
   },

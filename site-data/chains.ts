@@ -92,18 +92,25 @@ export const ChainDetailPayloadSchema = z.object({
 const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
 
 /** Health fields of a chain row from its `chain_health` columns (all null when the mart has no row for the chain). */
-function chainHealth(r: Record<string, unknown>): Pick<z.infer<typeof ChainRowSchema>, "healthScore" | "healthBand" | "healthComponents" | "healthInputs"> {
-  if (r.chain_environment_basis === null || r.chain_environment_basis === undefined) return { healthScore: null, healthBand: null, healthComponents: null, healthInputs: null };
+function chainHealth(
+  r: Record<string, unknown>,
+): Pick<z.infer<typeof ChainRowSchema>, "healthScore" | "healthBand" | "healthComponents" | "healthInputs"> {
+  if (r.chain_environment_basis === null || r.chain_environment_basis === undefined)
+    return { healthScore: null, healthBand: null, healthComponents: null, healthInputs: null };
   const score = num(r.health_score);
   return {
     healthScore: score,
     healthBand: (r.health_band as z.infer<typeof ChainRowSchema>["healthBand"]) ?? null,
     healthComponents: {
-      quality: num(r.quality), chainEnvironment: num(r.chain_environment)!, concentration: num(r.concentration),
-      pegStability: num(r.peg_stability)!, backingDiversity: num(r.backing_diversity)!,
+      quality: num(r.quality),
+      chainEnvironment: num(r.chain_environment)!,
+      concentration: num(r.concentration),
+      pegStability: num(r.peg_stability)!,
+      backingDiversity: num(r.backing_diversity)!,
     },
     healthInputs: {
-      ratedShare: num(r.rated_share), chainTier: (r.chain_tier as string | null) ?? null,
+      ratedShare: num(r.rated_share),
+      chainTier: (r.chain_tier as string | null) ?? null,
       chainEnvironmentBasis: r.chain_environment_basis as "curated-tier" | "unknown-tier",
       unavailableReason: (r.health_unavailable_reason as "rated-share-below-50pct" | "no-supply" | null) ?? null,
     },
@@ -114,10 +121,21 @@ function chainRow(r: Record<string, unknown>): z.infer<typeof ChainRowSchema> {
   const cur = num(r.circulating_usd);
   const [d, w, m] = [num(r.prev_day_usd), num(r.prev_week_usd), num(r.prev_month_usd)];
   return {
-    id: String(r.chain_id), name: String(r.chain_name), totalCirculatingUsd: cur, circulatingPrevDay: d,
-    circulatingPrevWeek: w, circulatingPrevMonth: m, change1d: diff(cur, d), change7d: diff(cur, w), change30d: diff(cur, m),
-    coinCount: Number(r.coin_count), dominanceShare: num(r.dominance_share), topStablecoinId: (r.top_stablecoin_id as string) ?? null,
-    coinHhi: num(r.coin_hhi), ...chainHealth(r), healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION,
+    id: String(r.chain_id),
+    name: String(r.chain_name),
+    totalCirculatingUsd: cur,
+    circulatingPrevDay: d,
+    circulatingPrevWeek: w,
+    circulatingPrevMonth: m,
+    change1d: diff(cur, d),
+    change7d: diff(cur, w),
+    change30d: diff(cur, m),
+    coinCount: Number(r.coin_count),
+    dominanceShare: num(r.dominance_share),
+    topStablecoinId: (r.top_stablecoin_id as string) ?? null,
+    coinHhi: num(r.coin_hhi),
+    ...chainHealth(r),
+    healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION,
   };
 }
 
@@ -131,16 +149,19 @@ export const chainsArtifact: Artifact = {
     list: { path: "site-data/chains.json", schema: ChainsPayloadSchema },
     detail: { path: "site-data/chains/{id}.json", schema: ChainDetailPayloadSchema },
   },
-  description: "Chain aggregates of listed stablecoin supply with chain health scores (ballast-chain-health-v1); per-chain coin rows.",
+  description:
+    "Chain aggregates of listed stablecoin supply with chain health scores (ballast-chain-health-v1); per-chain coin rows.",
   queries: { chains: sqlFile(import.meta.url, "chains"), coins: sqlFile(import.meta.url, "chain_coins") },
   assemble(rows, ctx) {
     const chains = rows.chains.map(chainRow);
     const globalTotalUsd = chains.reduce((s, c) => s + (c.totalCirculatingUsd ?? 0), 0);
-    const files: ArtifactFile[] = [{
-      path: chainsArtifact.outputs.list.path,
-      payload: { chains, globalTotalUsd, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION },
-      rows: chains.length,
-    }];
+    const files: ArtifactFile[] = [
+      {
+        path: chainsArtifact.outputs.list.path,
+        payload: { chains, globalTotalUsd, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION },
+        rows: chains.length,
+      },
+    ];
     const coinsByChain = new Map<string, Record<string, unknown>[]>();
     for (const r of rows.coins) {
       const list = coinsByChain.get(String(r.chain_id)) ?? [];
@@ -149,12 +170,21 @@ export const chainsArtifact: Artifact = {
     }
     for (const chain of chains) {
       const coins = (coinsByChain.get(chain.id) ?? []).map((r) => ({
-        id: String(r.stablecoin_id), symbol: String(r.symbol), name: String(r.name), pegType: String(r.peg_type),
-        circulatingUsd: num(r.circulating_usd), circulatingPrevDay: num(r.prev_day_usd), circulatingPrevWeek: num(r.prev_week_usd),
+        id: String(r.stablecoin_id),
+        symbol: String(r.symbol),
+        name: String(r.name),
+        pegType: String(r.peg_type),
+        circulatingUsd: num(r.circulating_usd),
+        circulatingPrevDay: num(r.prev_day_usd),
+        circulatingPrevWeek: num(r.prev_week_usd),
         circulatingPrevMonth: num(r.prev_month_usd),
         shareOfChain: chain.totalCirculatingUsd ? (num(r.circulating_usd) ?? 0) / chain.totalCirculatingUsd : null,
       }));
-      files.push({ path: outputPath(chainsArtifact.outputs.detail, chain.id), payload: { chain, coins, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION }, rows: coins.length });
+      files.push({
+        path: outputPath(chainsArtifact.outputs.detail, chain.id),
+        payload: { chain, coins, healthMethodologyVersion: CHAIN_HEALTH_METHODOLOGY_VERSION },
+        rows: coins.length,
+      });
     }
     return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },

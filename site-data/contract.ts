@@ -62,7 +62,10 @@ export interface Artifact {
   description: string;
   /** Projection name → SQL text. */
   queries: Record<string, string>;
-  assemble(rows: Record<string, Record<string, unknown>[]>, ctx: ArtifactContext): { files: ArtifactFile[]; dataAsOf: number | null };
+  assemble(
+    rows: Record<string, Record<string, unknown>[]>,
+    ctx: ArtifactContext,
+  ): { files: ArtifactFile[]; dataAsOf: number | null };
 }
 
 /** Reads `<name>.sql` beside the module at `moduleUrl`. */
@@ -133,13 +136,23 @@ export type SqlArtifact = Artifact & { route?: ArtifactRoute };
 export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifact {
   const output: ArtifactOutput = { path: decl.path, schema: decl.schema };
   return {
-    key: decl.key, schemaVersion: decl.schemaVersion, maxAgeSec: decl.maxAgeSec, description: decl.description, schema: decl.schema,
-    outputs: { main: output }, queries: { main: sqlFile(moduleUrl, decl.sql) }, route: decl.route,
+    key: decl.key,
+    schemaVersion: decl.schemaVersion,
+    maxAgeSec: decl.maxAgeSec,
+    description: decl.description,
+    schema: decl.schema,
+    outputs: { main: output },
+    queries: { main: sqlFile(moduleUrl, decl.sql) },
+    route: decl.route,
     assemble(rows, ctx) {
       const main = rows.main;
-      if (decl.shape === "one" && main.length !== 1) throw new Error(`artifact ${decl.key}: ${decl.sql}.sql returned ${main.length} rows, expected exactly one`);
+      if (decl.shape === "one" && main.length !== 1)
+        throw new Error(`artifact ${decl.key}: ${decl.sql}.sql returned ${main.length} rows, expected exactly one`);
       const payload = decl.shape === "one" ? main[0] : main;
-      return { files: [{ path: decl.path, payload, rows: main.length }], dataAsOf: decl.dataAsOf ? decl.dataAsOf(payload, ctx) : ctx.asOf };
+      return {
+        files: [{ path: decl.path, payload, rows: main.length }],
+        dataAsOf: decl.dataAsOf ? decl.dataAsOf(payload, ctx) : ctx.asOf,
+      };
     },
   };
 }
@@ -147,5 +160,12 @@ export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifa
 /** Whether a module export is an Artifact (site-data/artifacts.ts discovers artifacts by this shape). */
 export function isArtifact(x: unknown): x is Artifact {
   const a = x as Partial<Artifact> | null;
-  return typeof a === "object" && a !== null && typeof a.key === "string" && typeof a.assemble === "function" && typeof a.outputs === "object" && typeof a.queries === "object";
+  return (
+    typeof a === "object" &&
+    a !== null &&
+    typeof a.key === "string" &&
+    typeof a.assemble === "function" &&
+    typeof a.outputs === "object" &&
+    typeof a.queries === "object"
+  );
 }

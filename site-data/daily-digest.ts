@@ -7,19 +7,37 @@ const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 /** A coin whose supply moved during the edition's day (USD at the day's close, change in USD and %). */
 const SupplyMoverSchema = z.object({
-  stablecoinId: z.string(), symbol: z.string(), circulatingUsd: z.number(), changeUsd: z.number(), changePct: z.number().nullable(),
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  circulatingUsd: z.number(),
+  changeUsd: z.number(),
+  changePct: z.number().nullable(),
 });
 
 /** A depeg incident opened or closed during the day (spec 2.6 fields; times Unix s, deviation in bps). */
 const DigestIncidentSchema = z.object({
-  id: z.number(), stablecoinId: z.string(), symbol: z.string(), direction: z.enum(["above", "below"]), peakDeviationBps: z.number().int(),
-  startedAt: z.number().int(), endedAt: z.number().int().nullable(), closeReason: z.string().nullable(), confirmationSources: z.string().nullable(),
+  id: z.number(),
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  direction: z.enum(["above", "below"]),
+  peakDeviationBps: z.number().int(),
+  startedAt: z.number().int(),
+  endedAt: z.number().int().nullable(),
+  closeReason: z.string().nullable(),
+  confirmationSources: z.string().nullable(),
 });
 
 /** A freeze or destroy of the day (the largest by USD value at the event; amount null when unknown). */
 const DigestFreezeSchema = z.object({
-  id: z.string(), stablecoinId: z.string(), symbol: z.string(), chainId: z.string(), eventType: z.enum(["blacklist", "destroy"]), address: z.string(),
-  amountUsd: z.number().nullable(), ts: z.number().int(), txHash: z.string(),
+  id: z.string(),
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  chainId: z.string(),
+  eventType: z.enum(["blacklist", "destroy"]),
+  address: z.string(),
+  amountUsd: z.number().nullable(),
+  ts: z.number().int(),
+  txHash: z.string(),
 });
 
 /**
@@ -40,22 +58,54 @@ export const DailyDigestSchema = z.object({
   windowStart: z.number().int(),
   windowEnd: z.number().int(),
   headline: z.string(),
-  supply: z.object({
-    date: Day, previousDate: Day, universe: z.enum(["ballast-listed", "defillama-all"]), totalUsd: z.number(), previousTotalUsd: z.number(),
-    changeUsd: z.number(), changePct: z.number().nullable(), movers: z.array(SupplyMoverSchema),
-  }).nullable(),
-  depegIncidents: z.object({ opened: z.array(DigestIncidentSchema), closed: z.array(DigestIncidentSchema), openAtWindowEnd: z.number().int() }),
-  freezes: z.object({
-    blacklisted: z.number().int(), unblacklisted: z.number().int(), destroyed: z.number().int(), frozenUsd: z.number(), destroyedUsd: z.number(),
-    amountsMissing: z.number().int(), largest: z.array(DigestFreezeSchema),
+  supply: z
+    .object({
+      date: Day,
+      previousDate: Day,
+      universe: z.enum(["ballast-listed", "defillama-all"]),
+      totalUsd: z.number(),
+      previousTotalUsd: z.number(),
+      changeUsd: z.number(),
+      changePct: z.number().nullable(),
+      movers: z.array(SupplyMoverSchema),
+    })
+    .nullable(),
+  depegIncidents: z.object({
+    opened: z.array(DigestIncidentSchema),
+    closed: z.array(DigestIncidentSchema),
+    openAtWindowEnd: z.number().int(),
   }),
-  gradeChanges: z.array(z.object({
-    stablecoinId: z.string(), symbol: z.string(), from: z.string(), to: z.string(), score: z.number().int().nullable(), previousScore: z.number().int().nullable(),
-    date: z.number().int(), methodologyVersion: z.string(),
-  })),
-  stabilityIndex: z.object({
-    date: Day, score: z.number(), band: z.string(), previousScore: z.number().nullable(), previousBand: z.string().nullable(), bandChanged: z.boolean(),
-  }).nullable(),
+  freezes: z.object({
+    blacklisted: z.number().int(),
+    unblacklisted: z.number().int(),
+    destroyed: z.number().int(),
+    frozenUsd: z.number(),
+    destroyedUsd: z.number(),
+    amountsMissing: z.number().int(),
+    largest: z.array(DigestFreezeSchema),
+  }),
+  gradeChanges: z.array(
+    z.object({
+      stablecoinId: z.string(),
+      symbol: z.string(),
+      from: z.string(),
+      to: z.string(),
+      score: z.number().int().nullable(),
+      previousScore: z.number().int().nullable(),
+      date: z.number().int(),
+      methodologyVersion: z.string(),
+    }),
+  ),
+  stabilityIndex: z
+    .object({
+      date: Day,
+      score: z.number(),
+      band: z.string(),
+      previousScore: z.number().nullable(),
+      previousBand: z.string().nullable(),
+      bandChanged: z.boolean(),
+    })
+    .nullable(),
 });
 export type DailyDigest = z.infer<typeof DailyDigestSchema>;
 
@@ -68,14 +118,19 @@ export const dailyDigestArtifact = sqlArtifact(import.meta.url, {
   key: "daily-digest",
   schemaVersion: "1.0.0",
   maxAgeSec: 86400,
-  description: "What changed during the last closed UTC day: supply moves, depeg incidents, freezes, grade changes, stability-index band.",
+  description:
+    "What changed during the last closed UTC day: supply moves, depeg incidents, freezes, grade changes, stability-index band.",
   path: "site-data/daily-digest.json",
   schema: DailyDigestSchema,
   sql: "daily_digest",
   shape: "one",
   dataAsOf: (d: DailyDigest) => d.windowEnd,
   route: {
-    operationId: "getDailyDigest", path: "/api/daily-digest", cache: "standard", meta: true, tag: "digests",
+    operationId: "getDailyDigest",
+    path: "/api/daily-digest",
+    cache: "standard",
+    meta: true,
+    tag: "digests",
     summary: "Latest daily digest",
     description: [
       "The digest of the last UTC day closed at the serving build's as-of: `{date, edition, asOf, windowStart, windowEnd, headline, supply, depegIncidents, freezes, gradeChanges, stabilityIndex, _meta}`.",
@@ -113,8 +168,14 @@ export function digestIndexEntry(bytes: Uint8Array): z.infer<typeof DigestIndexE
   const d = storedJson(bytes, DailyDigestSchema);
   if (!d) return null;
   return {
-    date: d.date, headline: d.headline, depegIncidentsOpened: d.depegIncidents.opened.length, depegIncidentsClosed: d.depegIncidents.closed.length,
-    freezes: d.freezes.blacklisted + d.freezes.destroyed, gradeChanges: d.gradeChanges.length, stabilityIndexBandChanged: d.stabilityIndex?.bandChanged ?? false,
-    contentHash: createHash("sha256").update(bytes).digest("hex"), byteSize: bytes.byteLength,
+    date: d.date,
+    headline: d.headline,
+    depegIncidentsOpened: d.depegIncidents.opened.length,
+    depegIncidentsClosed: d.depegIncidents.closed.length,
+    freezes: d.freezes.blacklisted + d.freezes.destroyed,
+    gradeChanges: d.gradeChanges.length,
+    stabilityIndexBandChanged: d.stabilityIndex?.bandChanged ?? false,
+    contentHash: createHash("sha256").update(bytes).digest("hex"),
+    byteSize: bytes.byteLength,
   };
 }

@@ -49,7 +49,16 @@ export const DepegEventSchema = z.object({
   source: z.enum(["live", "backfill"]),
   confirmationSources: z.string().nullable(),
   pendingReason: z.string().nullable(),
-  closeReason: z.enum(["recovered-primary", "recovered-dex", "recovered-native", "coverage-lost-supply", "superseded-direction", "orphan-tracking-removed"]).nullable(),
+  closeReason: z
+    .enum([
+      "recovered-primary",
+      "recovered-dex",
+      "recovered-native",
+      "coverage-lost-supply",
+      "superseded-direction",
+      "orphan-tracking-removed",
+    ])
+    .nullable(),
   constituentEventCount: z.number().int(),
   provenance: DepegProvenanceSchema.nullable(),
 });
@@ -121,7 +130,8 @@ const int = (v: unknown) => Number(v);
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
 
 /** Newest DefiLlama list capture (Unix s): the data time of the depeg ledgers. */
-const listObservedAt = (ctx: { sourceObservedAt: Record<string, number | null> }) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
+const listObservedAt = (ctx: { sourceObservedAt: Record<string, number | null> }) =>
+  ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
 
 /** Depeg incidents of the `depeg_events` mart with the pending ones and the coin ids `/api/depeg-events` accepts. */
 export const depegLedgerArtifact: Artifact = {
@@ -138,20 +148,45 @@ export const depegLedgerArtifact: Artifact = {
   },
   assemble(rows, ctx) {
     const events: DepegEvent[] = rows.events.map((r: Record<string, any>) => ({
-      id: int(r.id), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegType: r.peg_type, direction: r.direction,
-      peakDeviationBps: int(r.peak_deviation_bps), startedAt: int(r.started_at), endedAt: num(r.ended_at), startPrice: Number(r.start_price),
-      peakPrice: num(r.peak_price), recoveryPrice: num(r.recovery_price), pegReference: Number(r.peg_reference), source: r.source,
-      confirmationSources: r.confirmation_sources ?? null, pendingReason: r.pending_reason ?? null, closeReason: r.close_reason ?? null,
-      constituentEventCount: int(r.constituent_event_count), provenance: json(r.provenance_json),
+      id: int(r.id),
+      stablecoinId: r.stablecoin_id,
+      symbol: r.symbol,
+      pegType: r.peg_type,
+      direction: r.direction,
+      peakDeviationBps: int(r.peak_deviation_bps),
+      startedAt: int(r.started_at),
+      endedAt: num(r.ended_at),
+      startPrice: Number(r.start_price),
+      peakPrice: num(r.peak_price),
+      recoveryPrice: num(r.recovery_price),
+      pegReference: Number(r.peg_reference),
+      source: r.source,
+      confirmationSources: r.confirmation_sources ?? null,
+      pendingReason: r.pending_reason ?? null,
+      closeReason: r.close_reason ?? null,
+      constituentEventCount: int(r.constituent_event_count),
+      provenance: json(r.provenance_json),
     }));
     const pending = rows.pending.map((r: Record<string, any>) => ({
-      stablecoinId: r.stablecoin_id, symbol: r.symbol, direction: r.direction, firstSeenAt: int(r.first_seen_at), lastSeenAt: int(r.last_seen_at),
-      firstSeenBps: int(r.first_seen_bps), lastSeenBps: int(r.last_seen_bps), peakSeenBps: int(r.peak_seen_bps), reason: r.reason,
-      ageSec: int(r.age_sec), expiresAt: int(r.expires_at), availableConfirmationCategories: json(r.available_categories_json),
+      stablecoinId: r.stablecoin_id,
+      symbol: r.symbol,
+      direction: r.direction,
+      firstSeenAt: int(r.first_seen_at),
+      lastSeenAt: int(r.last_seen_at),
+      firstSeenBps: int(r.first_seen_bps),
+      lastSeenBps: int(r.last_seen_bps),
+      peakSeenBps: int(r.peak_seen_bps),
+      reason: r.reason,
+      ageSec: int(r.age_sec),
+      expiresAt: int(r.expires_at),
+      availableConfirmationCategories: json(r.available_categories_json),
       missingConfirmationCategories: json(r.missing_categories_json),
     }));
     const payload: DepegLedger = { events, pending, stablecoinIds: rows.coins.map((r) => String(r.id)) };
-    return { files: [{ path: depegLedgerArtifact.outputs.main.path, payload, rows: events.length }], dataAsOf: listObservedAt(ctx) };
+    return {
+      files: [{ path: depegLedgerArtifact.outputs.main.path, payload, rows: events.length }],
+      dataAsOf: listObservedAt(ctx),
+    };
   },
 };
 
@@ -166,10 +201,21 @@ export const tapeLedgerArtifact: Artifact = {
   queries: { events: "select * from tape_events order by ts desc, id desc" },
   assemble(rows, ctx) {
     const events: TapeEvent[] = rows.events.map((r: Record<string, any>) => ({
-      id: r.id, type: r.type, class: r.class, ts: int(r.ts), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegCurrency: r.peg_currency,
-      chain: r.chain ?? null, severity: r.severity, title: r.title,
+      id: r.id,
+      type: r.type,
+      class: r.class,
+      ts: int(r.ts),
+      stablecoinId: r.stablecoin_id,
+      symbol: r.symbol,
+      pegCurrency: r.peg_currency,
+      chain: r.chain ?? null,
+      severity: r.severity,
+      title: r.title,
       data: { deviationBps: num(r.deviation_bps), depegEventId: num(r.depeg_event_id) },
     }));
-    return { files: [{ path: tapeLedgerArtifact.outputs.main.path, payload: { events }, rows: events.length }], dataAsOf: listObservedAt(ctx) };
+    return {
+      files: [{ path: tapeLedgerArtifact.outputs.main.path, payload: { events }, rows: events.length }],
+      dataAsOf: listObservedAt(ctx),
+    };
   },
 };

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { type Artifact, sqlFile } from "./contract.ts";
 
-const Components = z.object({ input_coverage: z.number(), resolution_signal: z.number(), duration_support: z.number(), observation_maturity: z.number() });
+const Components = z.object({
+  input_coverage: z.number(),
+  resolution_signal: z.number(),
+  duration_support: z.number(),
+  observation_maturity: z.number(),
+});
 
 /** One depeg duration resolver row (spec 2.7, states of spec 3.1). Times Unix s, durations s. */
 export const DepegResolverRowSchema = z.object({
@@ -9,7 +14,15 @@ export const DepegResolverRowSchema = z.object({
   eventId: z.number().int(),
   stablecoinId: z.string(),
   symbol: z.string(),
-  state: z.enum(["pending_lock", "lock_deferred", "publication_retry_pending", "frozen", "closed_pre_lock", "no_call", "invalidated"]),
+  state: z.enum([
+    "pending_lock",
+    "lock_deferred",
+    "publication_retry_pending",
+    "frozen",
+    "closed_pre_lock",
+    "no_call",
+    "invalidated",
+  ]),
   startedAt: z.number().int(),
   depthStratum: z.enum(["minor", "moderate", "severe", "catastrophic"]),
   lockTrigger: z.enum(["forecast_readiness", "readiness_backstop", "scheduled_24h"]).nullable(),
@@ -20,31 +33,56 @@ export const DepegResolverRowSchema = z.object({
   recoveryLikelihood: z.number().min(0).max(1).nullable(),
   missingInputs: z.array(z.string()),
   readiness: z.object({
-    version: z.literal("readiness-72h-v1"), score: z.number(), threshold: z.number(), strictEarlyLockReady: z.boolean(),
-    reasons: z.array(z.string()), components: Components,
+    version: z.literal("readiness-72h-v1"),
+    score: z.number(),
+    threshold: z.number(),
+    strictEarlyLockReady: z.boolean(),
+    reasons: z.array(z.string()),
+    components: Components,
   }),
-  backstop: z.object({ version: z.string(), delaySec: z.number().int(), backstopAt: z.number().int(), reached: z.boolean() }),
+  backstop: z.object({
+    version: z.string(),
+    delaySec: z.number().int(),
+    backstopAt: z.number().int(),
+    reached: z.boolean(),
+  }),
   deferralReason: z.string().nullable(),
   deferralCount: z.number().int(),
   policyVersion: z.string(),
   liveOverlay: z.object({
-    active: z.boolean(), endedAt: z.number().int().nullable(), closeReason: z.string().nullable(), peakDeviationBps: z.number().int(),
-    currentDeviationBps: z.number().int().nullable(), observedDurationSec: z.number().int(),
+    active: z.boolean(),
+    endedAt: z.number().int().nullable(),
+    closeReason: z.string().nullable(),
+    peakDeviationBps: z.number().int(),
+    currentDeviationBps: z.number().int().nullable(),
+    observedDurationSec: z.number().int(),
   }),
 });
 export const DepegResolverPayloadSchema = z.object({ rows: z.array(DepegResolverRowSchema) });
 
 const Outcome = z.object({
-  incidentKey: z.string(), stablecoinId: z.string(), symbol: z.string(), verdict: z.string().nullable(), lockTrigger: z.string().nullable(),
-  recoveryLikelihood: z.number().nullable(), recovered: z.boolean(), predictedDurationSec: z.number().int().nullable(),
-  observedDurationSec: z.number().int(), durationErrorSec: z.number().int().nullable(),
+  incidentKey: z.string(),
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  verdict: z.string().nullable(),
+  lockTrigger: z.string().nullable(),
+  recoveryLikelihood: z.number().nullable(),
+  recovered: z.boolean(),
+  predictedDurationSec: z.number().int().nullable(),
+  observedDurationSec: z.number().int(),
+  durationErrorSec: z.number().int().nullable(),
 });
 /** Review of sealed predictions against outcomes (accuracy, Brier score, duration error in s). */
 export const DepegResolverReviewPayloadSchema = z.object({
   summary: z.object({
-    reviewedCount: z.number().int(), recoveryLikelihoodAccuracy: z.number().nullable(), recoveryLikelihoodBrier: z.number().nullable(),
-    meanAbsDurationErrorSec: z.number().int().nullable(), medianDurationErrorSec: z.number().int().nullable(),
-    resolvedBeforePrediction: z.number().int(), noCall: z.number().int(), awaitingOutcome: z.number().int(),
+    reviewedCount: z.number().int(),
+    recoveryLikelihoodAccuracy: z.number().nullable(),
+    recoveryLikelihoodBrier: z.number().nullable(),
+    meanAbsDurationErrorSec: z.number().int().nullable(),
+    medianDurationErrorSec: z.number().int().nullable(),
+    resolvedBeforePrediction: z.number().int(),
+    noCall: z.number().int(),
+    awaitingOutcome: z.number().int(),
   }),
   outcomes: z.array(Outcome),
 });
@@ -60,7 +98,10 @@ export const depegResolverArtifact: Artifact = {
   queries: { rows: sqlFile(import.meta.url, "depeg_resolver_rows") },
   assemble(rows, ctx) {
     const out = rows.rows.map((r) => JSON.parse(String(r.row_json)));
-    return { files: [{ path: depegResolverArtifact.outputs.main.path, payload: { rows: out }, rows: out.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return {
+      files: [{ path: depegResolverArtifact.outputs.main.path, payload: { rows: out }, rows: out.length }],
+      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+    };
   },
 };
 
@@ -75,6 +116,9 @@ export const depegResolverReviewArtifact: Artifact = {
   queries: { review: sqlFile(import.meta.url, "depeg_resolver_review") },
   assemble(rows, ctx) {
     const payload = JSON.parse(String(rows.review[0]?.review_json ?? '{"summary":null,"outcomes":[]}'));
-    return { files: [{ path: depegResolverReviewArtifact.outputs.main.path, payload, rows: payload.outcomes.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return {
+      files: [{ path: depegResolverReviewArtifact.outputs.main.path, payload, rows: payload.outcomes.length }],
+      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+    };
   },
 };

@@ -1,22 +1,40 @@
 import { z } from "zod";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
 import {
-  ACTIVITY_COVERAGE_FLOOR, DEX_LIQUIDITY_LABEL, DEX_LIQUIDITY_VERSION, DEX_WEIGHTS, MIN_POOL_TVL_USD, TOP_POOLS,
+  ACTIVITY_COVERAGE_FLOOR,
+  DEX_LIQUIDITY_LABEL,
+  DEX_LIQUIDITY_VERSION,
+  DEX_WEIGHTS,
+  MIN_POOL_TVL_USD,
+  TOP_POOLS,
 } from "../pipelines/analytics/dex-liquidity.ts";
 import { type Artifact, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
 
 /** Spec 2.17: why a DEX liquidity row has no score (null when rated). v1 emits only `no-retained-pools`. */
 export const DEX_UNAVAILABLE_REASONS = [
-  "activity-coverage-below-floor", "activity-missing", "activity-stale", "activity-completeness-unknown", "no-retained-pools", "invalid-coverage-evidence",
+  "activity-coverage-below-floor",
+  "activity-missing",
+  "activity-stale",
+  "activity-completeness-unknown",
+  "no-retained-pools",
+  "invalid-coverage-evidence",
 ] as const;
 /** Volume evidence behind a rated row: `observed` (volumes cover ≥ 50% of retained TVL), else why activity was left out. */
 export const DEX_ACTIVITY_STATUSES = ["observed", "activity-missing", "activity-coverage-below-floor"] as const;
-export const POOL_UNMATCHED_REASONS = ["ambiguous-symbol", "unknown-symbol", "not-on-chain", "no-stablecoin-token"] as const;
+export const POOL_UNMATCHED_REASONS = [
+  "ambiguous-symbol",
+  "unknown-symbol",
+  "not-on-chain",
+  "no-stablecoin-token",
+] as const;
 
 const Share = z.number().min(0).max(1).nullable();
 
 export const DexTopPoolSchema = z.object({
-  poolId: z.string(), project: z.string(), chain: z.string(), symbol: z.string(),
+  poolId: z.string(),
+  project: z.string(),
+  chain: z.string(),
+  symbol: z.string(),
   /** TVL attributed to the coin (pool TVL ÷ its token count), USD. */
   tvlUsd: z.number().nonnegative(),
   share: Share,
@@ -26,8 +44,18 @@ export const DexTopPoolSchema = z.object({
   /** 24 h volume attributed to the coin, USD; null when the pool reports none (never 0 for unknown). */
   volume24hUsd: z.number().nonnegative().nullable(),
 });
-const ChainShare = z.object({ chain: z.string(), tvlUsd: z.number().nonnegative(), share: Share, poolCount: z.number().int().nonnegative() });
-const ProtocolShare = z.object({ protocol: z.string(), tvlUsd: z.number().nonnegative(), share: Share, poolCount: z.number().int().nonnegative() });
+const ChainShare = z.object({
+  chain: z.string(),
+  tvlUsd: z.number().nonnegative(),
+  share: Share,
+  poolCount: z.number().int().nonnegative(),
+});
+const ProtocolShare = z.object({
+  protocol: z.string(),
+  tvlUsd: z.number().nonnegative(),
+  share: Share,
+  poolCount: z.number().int().nonnegative(),
+});
 
 /** One coin of `/api/dex-liquidity` (spec 2.17 DEX liquidity row). */
 export const DexLiquidityRowSchema = z.object({
@@ -35,9 +63,15 @@ export const DexLiquidityRowSchema = z.object({
   symbol: z.string(),
   /** 0-100 (`ballast-dex-liquidity-v1`); null when not rated (see liquidityScoreUnavailableReason). */
   liquidityScore: z.number().int().min(0).max(100).nullable(),
-  components: z.object({
-    depth: z.number(), activity: z.number().nullable(), concentration: z.number(), spread: z.number(), poolCount: z.number(),
-  }).nullable(),
+  components: z
+    .object({
+      depth: z.number(),
+      activity: z.number().nullable(),
+      concentration: z.number(),
+      spread: z.number(),
+      poolCount: z.number(),
+    })
+    .nullable(),
   totalTvlUsd: z.number().nonnegative(),
   poolCount: z.number().int().nonnegative(),
   protocolCount: z.number().int().nonnegative(),
@@ -60,8 +94,16 @@ export const DexLiquidityRowSchema = z.object({
 
 /** A stablecoin-flagged pool token no coin was matched to, with the reason and the candidate ids (never guessed). */
 export const DexUnmatchedSchema = z.object({
-  poolId: z.string(), tokenIndex: z.number().int().nonnegative(), token: z.string(), chain: z.string(), project: z.string(), symbol: z.string(),
-  tvlUsd: z.number().nonnegative(), matchMethod: z.enum(["address", "symbol-chain"]), reason: z.enum(POOL_UNMATCHED_REASONS), candidates: z.array(z.string()),
+  poolId: z.string(),
+  tokenIndex: z.number().int().nonnegative(),
+  token: z.string(),
+  chain: z.string(),
+  project: z.string(),
+  symbol: z.string(),
+  tvlUsd: z.number().nonnegative(),
+  matchMethod: z.enum(["address", "symbol-chain"]),
+  reason: z.enum(POOL_UNMATCHED_REASONS),
+  candidates: z.array(z.string()),
 });
 
 export const DexLiquiditySchema = z.object({
@@ -82,9 +124,19 @@ export const DexLiquiditySchema = z.object({
     observedAt: z.number().int(),
   }),
   methodology: z.object({
-    version: z.string(), label: z.string(), changelogPath: z.string(),
-    weights: z.object({ depth: z.number(), activity: z.number(), concentration: z.number(), spread: z.number(), poolCount: z.number() }),
-    minPoolTvlUsd: z.number(), activityCoverageFloor: z.number(), topPools: z.number().int(),
+    version: z.string(),
+    label: z.string(),
+    changelogPath: z.string(),
+    weights: z.object({
+      depth: z.number(),
+      activity: z.number(),
+      concentration: z.number(),
+      spread: z.number(),
+      poolCount: z.number(),
+    }),
+    minPoolTvlUsd: z.number(),
+    activityCoverageFloor: z.number(),
+    topPools: z.number().int(),
   }),
   updatedAt: z.number().int(),
 });
@@ -124,7 +176,8 @@ export const dexLiquidityArtifact: Artifact = {
   optional: true,
   schema: DexLiquiditySchema,
   outputs: { main: { path: "site-data/dex-liquidity.json", schema: DexLiquiditySchema } },
-  description: "DEX liquidity scores per coin with top pools, chain/protocol breakdowns, unmatched pool tokens and quality metadata.",
+  description:
+    "DEX liquidity scores per coin with top pools, chain/protocol breakdowns, unmatched pool tokens and quality metadata.",
   queries: {
     coins: sqlFile(import.meta.url, "dex_liquidity"),
     unmatched: sqlFile(import.meta.url, "dex_liquidity_unmatched"),
@@ -135,37 +188,90 @@ export const dexLiquidityArtifact: Artifact = {
     const q = rows.quality[0];
     const updatedAt = Number(q.observed_at);
     const coins = rows.coins.map((r) => ({
-      stablecoinId: String(r.stablecoin_id), symbol: String(r.symbol), liquidityScore: num(r.liquidity_score),
-      components: r.depth_score === null || r.depth_score === undefined ? null : {
-        depth: num(r.depth_score)!, activity: num(r.activity_score), concentration: num(r.concentration_score)!, spread: num(r.spread_score)!, poolCount: num(r.pool_count_score)!,
-      },
-      totalTvlUsd: num(r.total_tvl_usd) ?? 0, poolCount: int(r.pool_count), protocolCount: int(r.protocol_count), chainCount: int(r.chain_count), hhi: num(r.hhi),
-      totalVolume24hUsd: num(r.total_volume_24h_usd), totalVolume7dUsd: num(r.total_volume_7d_usd), volumeCoverageShare: num(r.volume_coverage_share),
-      activityStatus: str(r.activity_status) as never, liquidityScoreUnavailableReason: str(r.unavailable_reason) as never, warning: str(r.warning),
-      topPools: JSON.parse(String(r.top_pools_json)), chains: JSON.parse(String(r.chains_json)), protocols: JSON.parse(String(r.protocols_json)),
-      observedAt: Number(r.observed_at), methodologyVersion: String(r.methodology_version),
+      stablecoinId: String(r.stablecoin_id),
+      symbol: String(r.symbol),
+      liquidityScore: num(r.liquidity_score),
+      components:
+        r.depth_score === null || r.depth_score === undefined
+          ? null
+          : {
+              depth: num(r.depth_score)!,
+              activity: num(r.activity_score),
+              concentration: num(r.concentration_score)!,
+              spread: num(r.spread_score)!,
+              poolCount: num(r.pool_count_score)!,
+            },
+      totalTvlUsd: num(r.total_tvl_usd) ?? 0,
+      poolCount: int(r.pool_count),
+      protocolCount: int(r.protocol_count),
+      chainCount: int(r.chain_count),
+      hhi: num(r.hhi),
+      totalVolume24hUsd: num(r.total_volume_24h_usd),
+      totalVolume7dUsd: num(r.total_volume_7d_usd),
+      volumeCoverageShare: num(r.volume_coverage_share),
+      activityStatus: str(r.activity_status) as never,
+      liquidityScoreUnavailableReason: str(r.unavailable_reason) as never,
+      warning: str(r.warning),
+      topPools: JSON.parse(String(r.top_pools_json)),
+      chains: JSON.parse(String(r.chains_json)),
+      protocols: JSON.parse(String(r.protocols_json)),
+      observedAt: Number(r.observed_at),
+      methodologyVersion: String(r.methodology_version),
     }));
     const unmatched = rows.unmatched.map((r) => ({
-      poolId: String(r.pool_id), tokenIndex: int(r.token_index), token: String(r.token), chain: String(r.chain), project: String(r.project), symbol: String(r.symbol),
-      tvlUsd: num(r.tvl_usd) ?? 0, matchMethod: r.match_method as never, reason: r.unmatched_reason as never, candidates: r.candidate_ids ? String(r.candidate_ids).split(",") : [],
+      poolId: String(r.pool_id),
+      tokenIndex: int(r.token_index),
+      token: String(r.token),
+      chain: String(r.chain),
+      project: String(r.project),
+      symbol: String(r.symbol),
+      tvlUsd: num(r.tvl_usd) ?? 0,
+      matchMethod: r.match_method as never,
+      reason: r.unmatched_reason as never,
+      candidates: r.candidate_ids ? String(r.candidate_ids).split(",") : [],
     }));
-    const byReason = Object.fromEntries(String(q.unmatched_by_reason ?? "").split(",").filter(Boolean).map((kv) => { const [k, v] = kv.split("="); return [k, Number(v)]; }));
+    const byReason = Object.fromEntries(
+      String(q.unmatched_by_reason ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((kv) => {
+          const [k, v] = kv.split("=");
+          return [k, Number(v)];
+        }),
+    );
     const payload: DexLiquidity = {
-      coins, unmatched,
+      coins,
+      unmatched,
       quality: {
         source: "defillama-yields.pools",
-        poolUniverse: "DefiLlama yields /pools (AMM pools, lending markets and savings vaults holding the coin); TVL attributed per token",
-        poolsTotal: int(q.pools_total), stablecoinPools: int(q.stablecoin_pools), poolsMatched: int(q.pools_matched), tokensTotal: int(q.tokens_total),
-        tokensMatched: int(q.tokens_matched), poolsWithAddresses: int(q.pools_with_addresses), poolsWithVolume: int(q.pools_with_volume), unmatchedByReason: byReason,
-        ratedCoins: coins.filter((c) => c.liquidityScore !== null).length, observedAt: updatedAt,
+        poolUniverse:
+          "DefiLlama yields /pools (AMM pools, lending markets and savings vaults holding the coin); TVL attributed per token",
+        poolsTotal: int(q.pools_total),
+        stablecoinPools: int(q.stablecoin_pools),
+        poolsMatched: int(q.pools_matched),
+        tokensTotal: int(q.tokens_total),
+        tokensMatched: int(q.tokens_matched),
+        poolsWithAddresses: int(q.pools_with_addresses),
+        poolsWithVolume: int(q.pools_with_volume),
+        unmatchedByReason: byReason,
+        ratedCoins: coins.filter((c) => c.liquidityScore !== null).length,
+        observedAt: updatedAt,
       },
       methodology: {
-        version: DEX_LIQUIDITY_VERSION, label: DEX_LIQUIDITY_LABEL, changelogPath: changelogPathOf(DEX_LIQUIDITY_VERSION), weights: { ...DEX_WEIGHTS },
-        minPoolTvlUsd: MIN_POOL_TVL_USD, activityCoverageFloor: ACTIVITY_COVERAGE_FLOOR, topPools: TOP_POOLS,
+        version: DEX_LIQUIDITY_VERSION,
+        label: DEX_LIQUIDITY_LABEL,
+        changelogPath: changelogPathOf(DEX_LIQUIDITY_VERSION),
+        weights: { ...DEX_WEIGHTS },
+        minPoolTvlUsd: MIN_POOL_TVL_USD,
+        activityCoverageFloor: ACTIVITY_COVERAGE_FLOOR,
+        topPools: TOP_POOLS,
       },
       updatedAt,
     };
-    return { files: [{ path: dexLiquidityArtifact.outputs.main.path, payload, rows: coins.length }], dataAsOf: updatedAt };
+    return {
+      files: [{ path: dexLiquidityArtifact.outputs.main.path, payload, rows: coins.length }],
+      dataAsOf: updatedAt,
+    };
   },
 };
 
@@ -189,13 +295,24 @@ export const dexLiquidityHistoryArtifact: Artifact = {
     for (const r of rows.daily) {
       const list = byCoin.get(String(r.stablecoin_id)) ?? [];
       list.push({
-        date: Number(r.date), liquidityScore: num(r.liquidity_score), totalTvlUsd: num(r.total_tvl_usd) ?? 0, poolCount: int(r.pool_count), hhi: num(r.hhi),
-        totalVolume24hUsd: num(r.total_volume_24h_usd), activityStatus: str(r.activity_status) as never, liquidityScoreUnavailableReason: str(r.unavailable_reason) as never,
-        observedAt: Number(r.observed_at), methodologyVersion: String(r.methodology_version),
+        date: Number(r.date),
+        liquidityScore: num(r.liquidity_score),
+        totalTvlUsd: num(r.total_tvl_usd) ?? 0,
+        poolCount: int(r.pool_count),
+        hhi: num(r.hhi),
+        totalVolume24hUsd: num(r.total_volume_24h_usd),
+        activityStatus: str(r.activity_status) as never,
+        liquidityScoreUnavailableReason: str(r.unavailable_reason) as never,
+        observedAt: Number(r.observed_at),
+        methodologyVersion: String(r.methodology_version),
       });
       byCoin.set(String(r.stablecoin_id), list);
     }
-    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({ path: outputPath(dexLiquidityHistoryArtifact.outputs.main, id), payload: list, rows: list.length }));
+    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({
+      path: outputPath(dexLiquidityHistoryArtifact.outputs.main, id),
+      payload: list,
+      rows: list.length,
+    }));
     const updatedAt = Math.max(...rows.daily.map((r) => Number(r.observed_at)));
     return { files, dataAsOf: updatedAt };
   },

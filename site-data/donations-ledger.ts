@@ -2,7 +2,14 @@ import { z } from "zod";
 import { sqlArtifact } from "./contract.ts";
 
 /** How a receipt counts towards a donor key (site-data/donations_ledger.sql): only `counted` receipts can, and only in a coin graded A+ to B- at claim time. */
-export const RECEIPT_CLASSIFICATIONS = ["counted", "pool", "stream", "exchange", "unreviewed-contract", "unvalued"] as const;
+export const RECEIPT_CLASSIFICATIONS = [
+  "counted",
+  "pool",
+  "stream",
+  "exchange",
+  "unreviewed-contract",
+  "unvalued",
+] as const;
 
 /**
  * `site-data/donations-ledger.json`: the donations ledger a build publishes (spec 5.3). Times Unix s;
@@ -17,12 +24,27 @@ export const DonationsLedgerSchema = z.object({
   methodologyVersion: z.string(),
   thresholdUsd: z.number(),
   rejectedReceipts: z.number().int().min(0),
-  qualifying: z.array(z.object({ stablecoinId: z.string(), symbol: z.string(), chain: z.string(), contract: z.string() })),
-  receipts: z.array(z.object({
-    txHash: z.string().regex(/^0x[0-9a-f]{64}$/), logIndex: z.number().int().min(0), chain: z.string(), token: z.string(), from: z.string().regex(/^0x[0-9a-f]{40}$/),
-    stablecoinId: z.string().nullable(), symbol: z.string().nullable(), amount: z.string(), receivedAt: z.number().int(), kind: z.string(),
-    usdPerUnit: z.number().nullable(), fxDate: z.string().nullable(), usdAtReceipt: z.number().nullable(), classification: z.enum(RECEIPT_CLASSIFICATIONS),
-  })),
+  qualifying: z.array(
+    z.object({ stablecoinId: z.string(), symbol: z.string(), chain: z.string(), contract: z.string() }),
+  ),
+  receipts: z.array(
+    z.object({
+      txHash: z.string().regex(/^0x[0-9a-f]{64}$/),
+      logIndex: z.number().int().min(0),
+      chain: z.string(),
+      token: z.string(),
+      from: z.string().regex(/^0x[0-9a-f]{40}$/),
+      stablecoinId: z.string().nullable(),
+      symbol: z.string().nullable(),
+      amount: z.string(),
+      receivedAt: z.number().int(),
+      kind: z.string(),
+      usdPerUnit: z.number().nullable(),
+      fxDate: z.string().nullable(),
+      usdAtReceipt: z.number().nullable(),
+      classification: z.enum(RECEIPT_CLASSIFICATIONS),
+    }),
+  ),
 });
 export type DonationsLedgerPayload = z.infer<typeof DonationsLedgerSchema>;
 

@@ -44,15 +44,21 @@ export const CircuitStateSchema = z.object({
  * `declared-same-family` when such copies are declared one family; else `independent-by-evidence`).
  */
 export const SourceLineagePairSchema = z.object({
-  sourceA: z.string(), sourceB: z.string(), familyA: z.string(), familyB: z.string(),
-  sharedDays: z.number().int(), equalDays: z.number().int(),
+  sourceA: z.string(),
+  sourceB: z.string(),
+  familyA: z.string(),
+  familyB: z.string(),
+  sharedDays: z.number().int(),
+  equalDays: z.number().int(),
   verdict: z.enum(["undeclared-copy", "declared-same-family", "independent-by-evidence"]),
 });
 export type SourceLineagePair = z.infer<typeof SourceLineagePairSchema>;
 
 /** An optional recorded capture the build skipped because it holds no data (`empty-file` or a `header-only` CSV). */
 export const SkippedCaptureSchema = z.object({
-  file: z.string(), endpoint: z.string(), reason: z.enum(["empty-file", "header-only"]),
+  file: z.string(),
+  endpoint: z.string(),
+  reason: z.enum(["empty-file", "header-only"]),
 });
 export type SkippedCapture = z.infer<typeof SkippedCaptureSchema>;
 
@@ -73,19 +79,30 @@ export const BuildManifestSchema = z.object({
    */
   contentHash: z.string(),
   files: z.array(ManifestFileSchema),
-  sources: z.array(z.object({
-    endpoint: z.string(),
-    status: z.enum(["ok", "stale", "missing"]),
-    rows: z.number().int(),
-    dropped: z.record(z.string(), z.number()),
-    newestObservedAt: z.number().nullable(),
-    captures: z.array(z.object({
-      path: z.string(), origin: z.string(), observedAt: z.number(), sha256: z.string(), rows: z.number(), rejected: z.string().optional(),
-    })),
-  })),
+  sources: z.array(
+    z.object({
+      endpoint: z.string(),
+      status: z.enum(["ok", "stale", "missing"]),
+      rows: z.number().int(),
+      dropped: z.record(z.string(), z.number()),
+      newestObservedAt: z.number().nullable(),
+      captures: z.array(
+        z.object({
+          path: z.string(),
+          origin: z.string(),
+          observedAt: z.number(),
+          sha256: z.string(),
+          rows: z.number(),
+          rejected: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
   readerDropped: z.record(z.string(), z.record(z.string(), z.number())),
   /** Recorded file → its first located row problems (1-based line, drop reason, parser message). */
-  readerProblems: z.record(z.string(), z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() }))).default({}),
+  readerProblems: z
+    .record(z.string(), z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() })))
+    .default({}),
   circuits: z.record(z.string(), CircuitStateSchema),
   models: z.array(z.object({ name: z.string(), rows: z.number() })),
   /**

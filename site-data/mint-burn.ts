@@ -5,7 +5,13 @@ import { type Artifact, num } from "./contract.ts";
 
 export { MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
 
-export const FLOW_TYPES = ["standard", "bridge_transfer", "atomic_roundtrip", "fast_roundtrip", "frozen_funds"] as const;
+export const FLOW_TYPES = [
+  "standard",
+  "bridge_transfer",
+  "atomic_roundtrip",
+  "fast_roundtrip",
+  "frozen_funds",
+] as const;
 /** Flow types kept out of the flow sums (counted per window in `excludedEventCounts`). */
 export const EXCLUDED_FLOW_TYPES = ["atomic_roundtrip", "fast_roundtrip", "bridge_transfer", "frozen_funds"] as const;
 export type ExcludedFlowType = (typeof EXCLUDED_FLOW_TYPES)[number];
@@ -36,8 +42,15 @@ export const MintBurnEventSchema = z.object({
   amountRaw: z.string().nullable(),
   decimals: z.number().int(),
   amountUsd: z.number().nullable().describe("USD: amountNative × priceUsd; null when unavailable, never zero"),
-  priceUsd: z.number().nullable().describe("USD per token unit on the event's UTC day by the supply valuation rule (1 for USD pegs)"),
-  valuationBasis: z.enum(VALUATION_BASES).describe("Basis of priceUsd: par (USD peg), fx / fx-stale (ECB rate), consensus (accepted consensus price), unavailable"),
+  priceUsd: z
+    .number()
+    .nullable()
+    .describe("USD per token unit on the event's UTC day by the supply valuation rule (1 for USD pegs)"),
+  valuationBasis: z
+    .enum(VALUATION_BASES)
+    .describe(
+      "Basis of priceUsd: par (USD peg), fx / fx-stale (ECB rate), consensus (accepted consensus price), unavailable",
+    ),
   txHash: z.string(),
   txFrom: z.string().nullable(),
   blockNumber: z.number().int(),
@@ -54,7 +67,10 @@ export const MintBurnEventSchema = z.object({
 export type MintBurnEvent = z.infer<typeof MintBurnEventSchema>;
 
 /** `site-data/mint-burn-events.json`: every mint/burn, newest first (`timestamp` desc, `id` desc), and the coin ids the route accepts. */
-export const MintBurnLedgerSchema = z.object({ events: z.array(MintBurnEventSchema), stablecoinIds: z.array(z.string()) });
+export const MintBurnLedgerSchema = z.object({
+  events: z.array(MintBurnEventSchema),
+  stablecoinIds: z.array(z.string()),
+});
 export type MintBurnLedger = z.infer<typeof MintBurnLedgerSchema>;
 
 const newestTs = (ts: number[]) => (ts.length ? Math.max(...ts) : null);
@@ -75,16 +91,40 @@ export const mintBurnLedgerArtifact: Artifact = {
     const events: MintBurnEvent[] = rows.events.map((r: Record<string, any>) => {
       const raw = r.amount_raw === null || r.amount_raw === undefined ? null : String(r.amount_raw);
       return {
-        id: r.id, stablecoin: r.symbol, stablecoinId: r.stablecoin_id, chainId: r.chain_id, direction: r.direction, flowType: r.flow_type,
-        burnType: r.burn_type ?? null, scope: r.scope, address: r.address, amountNative: raw === null ? null : Number(decimalString(raw, Number(r.decimals))),
-        amountRaw: raw, decimals: Number(r.decimals), amountUsd: num(r.amount_usd_at_event), priceUsd: num(r.price_usd_at_event), valuationBasis: r.valuation_basis, txHash: r.tx_hash,
-        txFrom: r.tx_from ?? null, blockNumber: Number(r.block_number), logIndex: Number(r.log_index), timestamp: Number(r.ts),
-        contractAddress: r.contract_address, configKey: r.config_key, eventSignature: r.event_signature, roundtripPairId: r.roundtrip_pair_id ?? null,
-        explorerTxUrl: explorerUrls(r.chain_id, r.tx_hash, r.address).explorerTxUrl, methodologyVersion: r.methodology_version, origin: r.origin,
+        id: r.id,
+        stablecoin: r.symbol,
+        stablecoinId: r.stablecoin_id,
+        chainId: r.chain_id,
+        direction: r.direction,
+        flowType: r.flow_type,
+        burnType: r.burn_type ?? null,
+        scope: r.scope,
+        address: r.address,
+        amountNative: raw === null ? null : Number(decimalString(raw, Number(r.decimals))),
+        amountRaw: raw,
+        decimals: Number(r.decimals),
+        amountUsd: num(r.amount_usd_at_event),
+        priceUsd: num(r.price_usd_at_event),
+        valuationBasis: r.valuation_basis,
+        txHash: r.tx_hash,
+        txFrom: r.tx_from ?? null,
+        blockNumber: Number(r.block_number),
+        logIndex: Number(r.log_index),
+        timestamp: Number(r.ts),
+        contractAddress: r.contract_address,
+        configKey: r.config_key,
+        eventSignature: r.event_signature,
+        roundtripPairId: r.roundtrip_pair_id ?? null,
+        explorerTxUrl: explorerUrls(r.chain_id, r.tx_hash, r.address).explorerTxUrl,
+        methodologyVersion: r.methodology_version,
+        origin: r.origin,
       };
     });
     const payload: MintBurnLedger = { events, stablecoinIds: rows.coins.map((r) => String(r.id)) };
-    return { files: [{ path: mintBurnLedgerArtifact.outputs.main.path, payload, rows: events.length }], dataAsOf: newestTs(events.map((e) => e.timestamp)) };
+    return {
+      files: [{ path: mintBurnLedgerArtifact.outputs.main.path, payload, rows: events.length }],
+      dataAsOf: newestTs(events.map((e) => e.timestamp)),
+    };
   },
 };
 
@@ -95,20 +135,29 @@ export const mintBurnLedgerArtifact: Artifact = {
  */
 export const FlowHourSchema = z.object({
   hourTs: z.number().int(),
-  mintedUsd: z.number().nullable(), burnedUsd: z.number().nullable(),
-  mintedNative: z.number(), burnedNative: z.number(),
-  mintCount: z.number().int(), burnCount: z.number().int(),
-  unpricedMintCount: z.number().int(), unpricedBurnCount: z.number().int(),
-  excludedEventCounts: z.object(Object.fromEntries(EXCLUDED_FLOW_TYPES.map((t) => [t, z.number().int()])) as Record<ExcludedFlowType, z.ZodNumber>),
+  mintedUsd: z.number().nullable(),
+  burnedUsd: z.number().nullable(),
+  mintedNative: z.number(),
+  burnedNative: z.number(),
+  mintCount: z.number().int(),
+  burnCount: z.number().int(),
+  unpricedMintCount: z.number().int(),
+  unpricedBurnCount: z.number().int(),
+  excludedEventCounts: z.object(
+    Object.fromEntries(EXCLUDED_FLOW_TYPES.map((t) => [t, z.number().int()])) as Record<ExcludedFlowType, z.ZodNumber>,
+  ),
 });
 export type FlowHour = z.infer<typeof FlowHourSchema>;
 
 /** `site-data/mint-burn-flows.json`: per coin with tracked supply contracts, its hours with any mint or burn (ascending). */
 export const MintBurnHourlySchema = z.object({
-  coins: z.array(z.object({
-    stablecoinId: z.string(), symbol: z.string(),
-    hourly: z.array(FlowHourSchema),
-  })),
+  coins: z.array(
+    z.object({
+      stablecoinId: z.string(),
+      symbol: z.string(),
+      hourly: z.array(FlowHourSchema),
+    }),
+  ),
 });
 export type MintBurnHourly = z.infer<typeof MintBurnHourlySchema>;
 
@@ -127,14 +176,29 @@ export const mintBurnFlowsArtifact: Artifact = {
   },
   assemble(rows) {
     const coins = rows.coins.map((c) => ({
-      stablecoinId: String(c.stablecoin_id), symbol: String(c.symbol),
-      hourly: rows.hourly.filter((h) => h.stablecoin_id === c.stablecoin_id).map((h) => ({
-        hourTs: Number(h.hour_ts), mintedUsd: num(h.minted_usd), burnedUsd: num(h.burned_usd), mintedNative: Number(h.minted_native), burnedNative: Number(h.burned_native),
-        mintCount: Number(h.mint_count), burnCount: Number(h.burn_count), unpricedMintCount: Number(h.unpriced_mint_count), unpricedBurnCount: Number(h.unpriced_burn_count),
-        excludedEventCounts: Object.fromEntries(EXCLUDED_FLOW_TYPES.map((t) => [t, Number(h[`${t}_count`])])) as Record<ExcludedFlowType, number>,
-      })),
+      stablecoinId: String(c.stablecoin_id),
+      symbol: String(c.symbol),
+      hourly: rows.hourly
+        .filter((h) => h.stablecoin_id === c.stablecoin_id)
+        .map((h) => ({
+          hourTs: Number(h.hour_ts),
+          mintedUsd: num(h.minted_usd),
+          burnedUsd: num(h.burned_usd),
+          mintedNative: Number(h.minted_native),
+          burnedNative: Number(h.burned_native),
+          mintCount: Number(h.mint_count),
+          burnCount: Number(h.burn_count),
+          unpricedMintCount: Number(h.unpriced_mint_count),
+          unpricedBurnCount: Number(h.unpriced_burn_count),
+          excludedEventCounts: Object.fromEntries(
+            EXCLUDED_FLOW_TYPES.map((t) => [t, Number(h[`${t}_count`])]),
+          ) as Record<ExcludedFlowType, number>,
+        })),
     }));
     const last = newestTs(rows.hourly.map((h) => Number(h.hour_ts)));
-    return { files: [{ path: mintBurnFlowsArtifact.outputs.main.path, payload: { coins }, rows: rows.hourly.length }], dataAsOf: last === null ? null : last + 3600 };
+    return {
+      files: [{ path: mintBurnFlowsArtifact.outputs.main.path, payload: { coins }, rows: rows.hourly.length }],
+      dataAsOf: last === null ? null : last + 3600,
+    };
   },
 };

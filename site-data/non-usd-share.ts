@@ -37,12 +37,23 @@ export const nonUsdShareArtifact: Artifact = {
   queries: { days: sqlFile(import.meta.url, "non_usd_share") },
   assemble(rows, ctx) {
     const history = rows.days.map((r) => ({
-      date: daySeconds(r.date), totalUsd: num(r.total_usd)!, commodityUsd: num(r.commodity_usd)!, fiatNonUsdUsd: num(r.fiat_non_usd_usd)!,
-      commoditySharePct: num(r.commodity_share_pct)!, fiatNonUsdSharePct: num(r.fiat_non_usd_share_pct)!,
-      floatingUsd: num(r.floating_usd)!, floatingSharePct: num(r.floating_share_pct)!,
+      date: daySeconds(r.date),
+      totalUsd: num(r.total_usd)!,
+      commodityUsd: num(r.commodity_usd)!,
+      fiatNonUsdUsd: num(r.fiat_non_usd_usd)!,
+      commoditySharePct: num(r.commodity_share_pct)!,
+      fiatNonUsdSharePct: num(r.fiat_non_usd_share_pct)!,
+      floatingUsd: num(r.floating_usd)!,
+      floatingSharePct: num(r.floating_share_pct)!,
     }));
     return {
-      files: [{ path: nonUsdShareArtifact.outputs.main.path, payload: { current: history.at(-1) ?? null, history }, rows: history.length }],
+      files: [
+        {
+          path: nonUsdShareArtifact.outputs.main.path,
+          payload: { current: history.at(-1) ?? null, history },
+          rows: history.length,
+        },
+      ],
       dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
     };
   },

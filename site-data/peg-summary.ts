@@ -20,7 +20,15 @@ export const MethodologySchema = z.object({
  * describes `version`.
  */
 export function methodology(version: string, label: string, asOf: number): z.infer<typeof MethodologySchema> {
-  return { version, versionLabel: label, currentVersion: version, currentVersionLabel: label, changelogPath: changelogPathOf(version), asOf, isCurrent: true };
+  return {
+    version,
+    versionLabel: label,
+    currentVersion: version,
+    currentVersionLabel: label,
+    changelogPath: changelogPathOf(version),
+    asOf,
+    isCurrent: true,
+  };
 }
 
 /**
@@ -29,8 +37,12 @@ export function methodology(version: string, label: string, asOf: number): z.inf
  * tracking began inside the window or under 90% of its days were observed.
  */
 const Recent90dSchema = z.object({
-  pegPct: z.number().nullable(), incidentCount: z.number().int(), thresholdCrossingCount: z.number().int(), coverageLimited: z.boolean(),
-  observedDays: z.number().int().nullable(), coveragePct: z.number().nullable(),
+  pegPct: z.number().nullable(),
+  incidentCount: z.number().int(),
+  thresholdCrossingCount: z.number().int(),
+  coverageLimited: z.boolean(),
+  observedDays: z.number().int().nullable(),
+  coveragePct: z.number().nullable(),
 });
 
 /** Days of the peg score's 4-year window (4 × 365.25, rounded up). */
@@ -41,7 +53,13 @@ const WINDOW_DAYS = Math.ceil(4 * 365.25);
  * window's days, `partial` ≥ 30 days, `early` 7-29 days, `insufficient` < 7 days.
  */
 export function historyCoverage(pricedDays: number): "full" | "partial" | "early" | "insufficient" {
-  return pricedDays >= 0.95 * WINDOW_DAYS ? "full" : pricedDays >= 30 ? "partial" : pricedDays >= 7 ? "early" : "insufficient";
+  return pricedDays >= 0.95 * WINDOW_DAYS
+    ? "full"
+    : pricedDays >= 30
+      ? "partial"
+      : pricedDays >= 7
+        ? "early"
+        : "insufficient";
 }
 
 /** One coin of `/api/peg-summary`: peg score (0-100) and its parts, reference evidence, recent metrics. */
@@ -59,7 +77,9 @@ export const PegSummaryCoinSchema = z.object({
    * Why pegScore is null (else null): `nav-token` (price follows a NAV, not judged against par),
    * `floating-peg` (no fixed target), `no-price`, `no-current-price`, `insufficient-history` (< 30 priced days).
    */
-  pegScoreUnavailableReason: z.enum(["nav-token", "floating-peg", "no-price", "no-current-price", "insufficient-history"]).nullable(),
+  pegScoreUnavailableReason: z
+    .enum(["nav-token", "floating-peg", "no-price", "no-current-price", "insufficient-history"])
+    .nullable(),
   pegPct: z.number().nullable(),
   severityScore: z.number().nullable(),
   spreadPenalty: z.number(),
@@ -112,23 +132,49 @@ export const pegSummaryArtifact: Artifact = {
   schema: PegSummaryPayloadSchema,
   outputs: { main: { path: "site-data/peg-summary.json", schema: PegSummaryPayloadSchema } },
   description: "Per-coin peg scores, reference evidence and recent metrics; aggregate summary.",
-  queries: { coins: sqlFile(import.meta.url, "peg_scores"), days: sqlFile(import.meta.url, "peg_event_days"), fallback: sqlFile(import.meta.url, "peg_fallback_rates") },
+  queries: {
+    coins: sqlFile(import.meta.url, "peg_scores"),
+    days: sqlFile(import.meta.url, "peg_event_days"),
+    fallback: sqlFile(import.meta.url, "peg_fallback_rates"),
+  },
   assemble(rows, ctx) {
     const coins = rows.coins.map((r) => {
       const span = num(r.tracking_span_days) ?? 0;
       const priced = num(r.priced_days) ?? 0;
       return {
-        id: String(r.stablecoin_id), symbol: String(r.symbol), name: String(r.name), pegType: String(r.peg_type), pegCurrency: String(r.peg_currency),
-        pegMechanism: String(r.peg_mechanism), currentDeviationBps: num(r.current_deviation_bps), pegScore: num(r.peg_score),
-        pegScoreUnavailableReason: (r.peg_score_unavailable_reason ?? null) as "nav-token" | "floating-peg" | "no-price" | "no-current-price" | "insufficient-history" | null,
+        id: String(r.stablecoin_id),
+        symbol: String(r.symbol),
+        name: String(r.name),
+        pegType: String(r.peg_type),
+        pegCurrency: String(r.peg_currency),
+        pegMechanism: String(r.peg_mechanism),
+        currentDeviationBps: num(r.current_deviation_bps),
+        pegScore: num(r.peg_score),
+        pegScoreUnavailableReason: (r.peg_score_unavailable_reason ?? null) as
+          | "nav-token"
+          | "floating-peg"
+          | "no-price"
+          | "no-current-price"
+          | "insufficient-history"
+          | null,
         pegPct: num(r.peg_pct),
-        severityScore: num(r.severity_score), spreadPenalty: num(r.spread_penalty) ?? 0, activePenalty: num(r.active_penalty) ?? 0,
-        eventCount: num(r.event_count) ?? 0, worstDeviationBps: num(r.worst_deviation_bps), activeDepeg: Boolean(r.active_depeg),
-        lastEventAt: num(r.last_event_at), trackingSpanDays: span, observationStartedAt: num(r.observation_started_at),
-        historyCoverage: historyCoverage(priced), pricedDays: priced, historyCoveragePct: Math.round((priced / WINDOW_DAYS) * 10000) / 100,
+        severityScore: num(r.severity_score),
+        spreadPenalty: num(r.spread_penalty) ?? 0,
+        activePenalty: num(r.active_penalty) ?? 0,
+        eventCount: num(r.event_count) ?? 0,
+        worstDeviationBps: num(r.worst_deviation_bps),
+        activeDepeg: Boolean(r.active_depeg),
+        lastEventAt: num(r.last_event_at),
+        trackingSpanDays: span,
+        observationStartedAt: num(r.observation_started_at),
+        historyCoverage: historyCoverage(priced),
+        pricedDays: priced,
+        historyCoveragePct: Math.round((priced / WINDOW_DAYS) * 10000) / 100,
         referenceEvidence: {
-          price: num(r.price), priceConfidence: (r.price_confidence ?? null) as "high" | "single-source" | "low" | "fallback" | null,
-          pegReference: num(r.peg_reference), referenceSource: (r.reference_source ?? null) as string | null,
+          price: num(r.price),
+          priceConfidence: (r.price_confidence ?? null) as "high" | "single-source" | "low" | "fallback" | null,
+          pegReference: num(r.peg_reference),
+          referenceSource: (r.reference_source ?? null) as string | null,
         },
         recent90d: JSON.parse(String(r.recent90d_json)),
         methodologyVersion: String(r.methodology_version),
@@ -136,8 +182,13 @@ export const pegSummaryArtifact: Artifact = {
     });
     const withDev = coins.filter((c) => c.currentDeviationBps !== null);
     const abs = withDev.map((c) => Math.abs(c.currentDeviationBps!)).sort((a, b) => a - b);
-    const median = abs.length ? Math.round(abs.length % 2 ? abs[abs.length >> 1] : (abs[abs.length / 2 - 1] + abs[abs.length / 2]) / 2) : null;
-    const worst = withDev.reduce<(typeof withDev)[number] | null>((w, c) => (!w || Math.abs(c.currentDeviationBps!) > Math.abs(w.currentDeviationBps!) ? c : w), null);
+    const median = abs.length
+      ? Math.round(abs.length % 2 ? abs[abs.length >> 1] : (abs[abs.length / 2 - 1] + abs[abs.length / 2]) / 2)
+      : null;
+    const worst = withDev.reduce<(typeof withDev)[number] | null>(
+      (w, c) => (!w || Math.abs(c.currentDeviationBps!) > Math.abs(w.currentDeviationBps!) ? c : w),
+      null,
+    );
     const payload = {
       coins,
       summary: {
@@ -150,8 +201,15 @@ export const pegSummaryArtifact: Artifact = {
         depegEventsYesterday: num(rows.days[0]?.yesterday) ?? 0,
         fallbackPegRates: Object.fromEntries(rows.fallback.map((r) => [String(r.peg_type), num(r.reference_usd)!])),
       },
-      methodology: methodology(String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v3"), "Peg score v3 (4-year window, observed days only)", ctx.asOf),
+      methodology: methodology(
+        String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v3"),
+        "Peg score v3 (4-year window, observed days only)",
+        ctx.asOf,
+      ),
     };
-    return { files: [{ path: pegSummaryArtifact.outputs.main.path, payload, rows: coins.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return {
+      files: [{ path: pegSummaryArtifact.outputs.main.path, payload, rows: coins.length }],
+      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+    };
   },
 };

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import {
-  COMPONENT_WEIGHTS, EFFECTIVE_EXIT_WEIGHTS, REDEMPTION_BACKSTOP_VERSION, ROUTE_FAMILY_CAPS, SEVERE_DEPEG_BPS,
+  COMPONENT_WEIGHTS,
+  EFFECTIVE_EXIT_WEIGHTS,
+  REDEMPTION_BACKSTOP_VERSION,
+  ROUTE_FAMILY_CAPS,
+  SEVERE_DEPEG_BPS,
 } from "../pipelines/analytics/redemption-backstops.ts";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
 import { type Artifact, sqlFile } from "./contract.ts";
@@ -18,7 +22,14 @@ export const RedemptionBackstopEntrySchema = z.object({
   score: Score.nullable(),
   effectiveExitScore: Score.nullable(),
   dexLiquidityScore: Score.nullable(),
-  routeFamily: z.enum(["stablecoin-redeem", "basket-redeem", "collateral-redeem", "psm-swap", "queue-redeem", "offchain-issuer"]),
+  routeFamily: z.enum([
+    "stablecoin-redeem",
+    "basket-redeem",
+    "collateral-redeem",
+    "psm-swap",
+    "queue-redeem",
+    "offchain-issuer",
+  ]),
   accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
   settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
   executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
@@ -54,7 +65,14 @@ export const RedemptionBackstopsPayloadSchema = z.object({
   methodology: z.object({
     version: z.string(),
     changelogPath: z.string(),
-    componentWeights: z.object({ access: z.number(), settlement: z.number(), executionCertainty: z.number(), capacity: z.number(), outputAssetQuality: z.number(), cost: z.number() }),
+    componentWeights: z.object({
+      access: z.number(),
+      settlement: z.number(),
+      executionCertainty: z.number(),
+      capacity: z.number(),
+      outputAssetQuality: z.number(),
+      cost: z.number(),
+    }),
     effectiveExitWeights: z.object({ liquidity: z.number(), redemption: z.number(), secondaryBonus: z.number() }),
     routeFamilyCaps: z.record(z.string(), z.object({ max: z.number(), cap: z.string() })),
     severeDepegBps: z.number(),
@@ -64,9 +82,13 @@ export const RedemptionBackstopsPayloadSchema = z.object({
 
 /** `site-data/redemption-backstops.json` — one backstop entry per coin with curated redemption facts. */
 export const redemptionBackstopsArtifact: Artifact = {
-  key: "redemption-backstops", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: RedemptionBackstopsPayloadSchema,
+  key: "redemption-backstops",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 1800,
+  schema: RedemptionBackstopsPayloadSchema,
   outputs: { main: { path: "site-data/redemption-backstops.json", schema: RedemptionBackstopsPayloadSchema } },
-  description: "Redemption backstop entries (route score, capacity, fee, effective exit) per coin with curated redemption facts.",
+  description:
+    "Redemption backstop entries (route score, capacity, fee, effective exit) per coin with curated redemption facts.",
   queries: { entries: sqlFile(import.meta.url, "redemption_backstops") },
   assemble(rows, ctx) {
     const coins: Record<string, unknown> = {};
@@ -74,11 +96,18 @@ export const redemptionBackstopsArtifact: Artifact = {
     const payload = {
       coins,
       methodology: {
-        version: REDEMPTION_BACKSTOP_VERSION, changelogPath: changelogPathOf(REDEMPTION_BACKSTOP_VERSION), componentWeights: { ...COMPONENT_WEIGHTS },
-        effectiveExitWeights: { ...EFFECTIVE_EXIT_WEIGHTS }, routeFamilyCaps: { ...ROUTE_FAMILY_CAPS }, severeDepegBps: SEVERE_DEPEG_BPS,
+        version: REDEMPTION_BACKSTOP_VERSION,
+        changelogPath: changelogPathOf(REDEMPTION_BACKSTOP_VERSION),
+        componentWeights: { ...COMPONENT_WEIGHTS },
+        effectiveExitWeights: { ...EFFECTIVE_EXIT_WEIGHTS },
+        routeFamilyCaps: { ...ROUTE_FAMILY_CAPS },
+        severeDepegBps: SEVERE_DEPEG_BPS,
       },
       updatedAt: ctx.asOf,
     };
-    return { files: [{ path: "site-data/redemption-backstops.json", payload, rows: rows.entries.length }], dataAsOf: ctx.asOf };
+    return {
+      files: [{ path: "site-data/redemption-backstops.json", payload, rows: rows.entries.length }],
+      dataAsOf: ctx.asOf,
+    };
   },
 };

@@ -1,8 +1,25 @@
 import { z } from "zod";
 import {
-  GRADE_THRESHOLDS, LEGACY_WEIGHTS, PEG_MULTIPLIER_EXPONENT, PILLAR_WEIGHTS, REPORT_CARD_VERSION, type RawInputs, SAFETY_SCORE_VERSION, safetyScore,
-  ACTIVE_DEPEG_CAPS, LIMITED_EVIDENCE_CEILING, NO_LIQUIDITY_PENALTY, UNRATED_UPSTREAM_SCORE, gradeOf, CHAIN_TIER_SCORE, DEPLOYMENT_MULTIPLIER,
-  REDEMPTION_ROUTE, COLLATERAL_SCORE, CUSTODY_SCORE, PROOF_SCORE, GOVERNANCE_QUALITY,
+  GRADE_THRESHOLDS,
+  LEGACY_WEIGHTS,
+  PEG_MULTIPLIER_EXPONENT,
+  PILLAR_WEIGHTS,
+  REPORT_CARD_VERSION,
+  type RawInputs,
+  SAFETY_SCORE_VERSION,
+  safetyScore,
+  ACTIVE_DEPEG_CAPS,
+  LIMITED_EVIDENCE_CEILING,
+  NO_LIQUIDITY_PENALTY,
+  UNRATED_UPSTREAM_SCORE,
+  gradeOf,
+  CHAIN_TIER_SCORE,
+  DEPLOYMENT_MULTIPLIER,
+  REDEMPTION_ROUTE,
+  COLLATERAL_SCORE,
+  CUSTODY_SCORE,
+  PROOF_SCORE,
+  GOVERNANCE_QUALITY,
 } from "../pipelines/analytics/safety-score.ts";
 import { dependencyOrder } from "../pipelines/analytics/report-cards.ts";
 import { type Artifact, type ArtifactContext, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
@@ -17,7 +34,8 @@ const Score = z.number().int().min(0).max(100);
 export const DimensionSchema = z.object({ grade: GradeSchema, score: Score.nullable(), detail: z.string() });
 
 /** Nullable enum of a score map's keys (pipelines/analytics/safety-score.ts): one declaration of each fact's values. */
-const factEnum = <T extends Record<string, unknown>>(scores: T) => z.enum(Object.keys(scores) as [keyof T & string, ...(keyof T & string)[]]).nullable();
+const factEnum = <T extends Record<string, unknown>>(scores: T) =>
+  z.enum(Object.keys(scores) as [keyof T & string, ...(keyof T & string)[]]).nullable();
 /**
  * Every input of a coin's grades (spec 2.11 names plus the facts the models read): scores 0-100, bps,
  * Unix s, USD. Feeding it to `safetyScore`/`legacyCard` (pipelines/analytics/safety-score.ts)
@@ -53,10 +71,15 @@ export const RawInputsSchema = z.object({
   proofOfReserves: factEnum(PROOF_SCORE),
   governanceTier: factEnum(GOVERNANCE_QUALITY),
   governanceQuality: Score.nullable(),
-  dependencies: z.array(z.object({
-    id: z.string(), weight: z.number().min(0).max(1), type: z.enum(["collateral", "custody", "bridge", "wrapper", "mechanism"]),
-    upstreamSafetyScore: Score.nullable(), upstreamReportCardScore: Score.nullable(),
-  })),
+  dependencies: z.array(
+    z.object({
+      id: z.string(),
+      weight: z.number().min(0).max(1),
+      type: z.enum(["collateral", "custody", "bridge", "wrapper", "mechanism"]),
+      upstreamSafetyScore: Score.nullable(),
+      upstreamReportCardScore: Score.nullable(),
+    }),
+  ),
   navToken: z.boolean(),
   floatingPeg: z.boolean(),
   isDefunct: z.boolean(),
@@ -64,45 +87,92 @@ export const RawInputsSchema = z.object({
 
 const ThresholdsSchema = z.array(z.object({ grade: GradeSchema, min: z.number() }));
 /** `published`, or `held` when the grades' price inputs are older than 48 h at as-of (served `no-store`). */
-const PublicationSchema = z.object({ status: z.enum(["published", "held"]), reason: z.string().nullable(), asOf: z.number().int() });
+const PublicationSchema = z.object({
+  status: z.enum(["published", "held"]),
+  reason: z.string().nullable(),
+  asOf: z.number().int(),
+});
 const CoverageSchema = z.enum(["full", "limited-peg-history", "unrated", "defunct"]);
 
 /** Legacy report card (spec 2.11). */
 export const ReportCardSchema = z.object({
-  id: z.string(), name: z.string(), symbol: z.string(),
-  overallGrade: GradeSchema, overallScore: Score.nullable(), baseScore: z.number().nullable(),
-  dimensions: z.object({ pegStability: DimensionSchema, liquidity: DimensionSchema, resilience: DimensionSchema, decentralization: DimensionSchema, dependencyRisk: DimensionSchema }),
+  id: z.string(),
+  name: z.string(),
+  symbol: z.string(),
+  overallGrade: GradeSchema,
+  overallScore: Score.nullable(),
+  baseScore: z.number().nullable(),
+  dimensions: z.object({
+    pegStability: DimensionSchema,
+    liquidity: DimensionSchema,
+    resilience: DimensionSchema,
+    decentralization: DimensionSchema,
+    dependencyRisk: DimensionSchema,
+  }),
   ratedDimensions: z.number().int().min(0).max(5),
-  dependencies: z.array(z.object({ id: z.string(), weight: z.number() })).refine((d) => d.reduce((a, x) => a + x.weight, 0) <= 1 + 1e-9, "dependency weights sum above 1"),
+  dependencies: z
+    .array(z.object({ id: z.string(), weight: z.number() }))
+    .refine((d) => d.reduce((a, x) => a + x.weight, 0) <= 1 + 1e-9, "dependency weights sum above 1"),
   missingInputs: z.array(z.string()),
   rawInputs: RawInputsSchema,
   isDefunct: z.boolean(),
 });
-const EdgeSchema = z.object({ from: z.string(), to: z.string(), weight: z.number(), type: z.enum(["collateral", "custody", "bridge", "wrapper", "mechanism"]) });
+const EdgeSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  weight: z.number(),
+  type: z.enum(["collateral", "custody", "bridge", "wrapper", "mechanism"]),
+});
 export const ReportCardsPayloadSchema = z.object({
   cards: z.array(ReportCardSchema),
   dependencyGraph: z.object({ edges: z.array(EdgeSchema) }),
   methodology: z.object({
-    version: z.string(), weights: z.object({ pegStability: z.number(), liquidity: z.number(), resilience: z.number(), decentralization: z.number(), dependencyRisk: z.number() }),
-    pegMultiplierExponent: z.number(), noLiquidityPenalty: z.number(), activeDepegCaps: z.object({ d: z.object({ bps: z.number(), max: z.number() }), f: z.object({ bps: z.number(), max: z.number() }) }),
-    limitedEvidenceCeiling: z.number(), thresholds: ThresholdsSchema, changelogPath: z.string(),
+    version: z.string(),
+    weights: z.object({
+      pegStability: z.number(),
+      liquidity: z.number(),
+      resilience: z.number(),
+      decentralization: z.number(),
+      dependencyRisk: z.number(),
+    }),
+    pegMultiplierExponent: z.number(),
+    noLiquidityPenalty: z.number(),
+    activeDepegCaps: z.object({
+      d: z.object({ bps: z.number(), max: z.number() }),
+      f: z.object({ bps: z.number(), max: z.number() }),
+    }),
+    limitedEvidenceCeiling: z.number(),
+    thresholds: ThresholdsSchema,
+    changelogPath: z.string(),
   }),
   updatedAt: z.number().int(),
 });
 
 /** Safety score card (current model, `/api/report-cards/v9`). */
 export const SafetyCardSchema = z.object({
-  id: z.string(), name: z.string(), symbol: z.string(),
-  grade: GradeSchema, score: Score.nullable(), baseScore: z.number().nullable(), pegMultiplier: z.number().nullable(),
+  id: z.string(),
+  name: z.string(),
+  symbol: z.string(),
+  grade: GradeSchema,
+  score: Score.nullable(),
+  baseScore: z.number().nullable(),
+  pegMultiplier: z.number().nullable(),
   pillars: z.object({ backing: DimensionSchema, exit: DimensionSchema, economicControl: DimensionSchema }),
-  caps: z.array(z.string()), missingInputs: z.array(z.string()), coverageClass: CoverageSchema,
-  rawInputs: RawInputsSchema, isDefunct: z.boolean(), methodologyVersion: z.string(),
+  caps: z.array(z.string()),
+  missingInputs: z.array(z.string()),
+  coverageClass: CoverageSchema,
+  rawInputs: RawInputsSchema,
+  isDefunct: z.boolean(),
+  methodologyVersion: z.string(),
 });
 export const ReportCardsV9PayloadSchema = z.object({
   cards: z.array(SafetyCardSchema),
   methodology: MethodologySchema.extend({
     pillarWeights: z.object({ backing: z.number(), exit: z.number(), economicControl: z.number() }),
-    pegMultiplierExponent: z.number(), limitedEvidenceCeiling: z.number(), unratedUpstreamScore: z.number(), thresholds: ThresholdsSchema,
+    pegMultiplierExponent: z.number(),
+    limitedEvidenceCeiling: z.number(),
+    unratedUpstreamScore: z.number(),
+    thresholds: ThresholdsSchema,
   }),
   publication: PublicationSchema,
   updatedAt: z.number().int(),
@@ -110,10 +180,19 @@ export const ReportCardsV9PayloadSchema = z.object({
 
 /** `/api/safety-grades`: one row per listed coin. */
 export const SafetyGradesPayloadSchema = z.object({
-  grades: z.array(z.object({
-    id: z.string(), symbol: z.string(), name: z.string(), grade: GradeSchema, score: Score.nullable(), coverageClass: CoverageSchema,
-    missingInputs: z.array(z.string()), methodologyVersion: z.string(), publicationStatus: z.enum(["published", "held"]),
-  })),
+  grades: z.array(
+    z.object({
+      id: z.string(),
+      symbol: z.string(),
+      name: z.string(),
+      grade: GradeSchema,
+      score: Score.nullable(),
+      coverageClass: CoverageSchema,
+      missingInputs: z.array(z.string()),
+      methodologyVersion: z.string(),
+      publicationStatus: z.enum(["published", "held"]),
+    }),
+  ),
   methodology: MethodologySchema,
   publication: PublicationSchema,
   updatedAt: z.number().int(),
@@ -121,8 +200,17 @@ export const SafetyGradesPayloadSchema = z.object({
 
 /** One published history row (spec 2.13) plus the identity of the publication it came from (v2). */
 export const SafetyHistoryRowSchema = z.object({
-  date: z.number().int(), grade: GradeSchema, score: Score.nullable(), prevGrade: GradeSchema.nullable(), prevScore: Score.nullable(), methodologyVersion: z.string(),
-  publication: z.object({ kind: z.enum(["backfill", "published"]), methodologyVersion: z.string(), computedAsOf: z.number().int() }),
+  date: z.number().int(),
+  grade: GradeSchema,
+  score: Score.nullable(),
+  prevGrade: GradeSchema.nullable(),
+  prevScore: Score.nullable(),
+  methodologyVersion: z.string(),
+  publication: z.object({
+    kind: z.enum(["backfill", "published"]),
+    methodologyVersion: z.string(),
+    computedAsOf: z.number().int(),
+  }),
 });
 export const SafetyHistorySchema = z.array(SafetyHistoryRowSchema);
 
@@ -134,24 +222,46 @@ export const DependencyGraphPayloadSchema = z.object({
 });
 const ScoreGradeSchema = z.object({ score: Score.nullable(), grade: GradeSchema });
 export const DependencyScenariosPayloadSchema = z.object({
-  scenarios: z.array(z.object({
-    id: z.string(),
-    upstream: z.object({ id: z.string(), symbol: z.string() }).merge(ScoreGradeSchema),
-    shock: ScoreGradeSchema,
-    assumptions: z.array(z.string()),
-    impacts: z.array(z.object({ id: z.string(), symbol: z.string(), depth: z.number().int().min(1), before: ScoreGradeSchema, after: ScoreGradeSchema })),
-  })),
+  scenarios: z.array(
+    z.object({
+      id: z.string(),
+      upstream: z.object({ id: z.string(), symbol: z.string() }).merge(ScoreGradeSchema),
+      shock: ScoreGradeSchema,
+      assumptions: z.array(z.string()),
+      impacts: z.array(
+        z.object({
+          id: z.string(),
+          symbol: z.string(),
+          depth: z.number().int().min(1),
+          before: ScoreGradeSchema,
+          after: ScoreGradeSchema,
+        }),
+      ),
+    }),
+  ),
   methodology: MethodologySchema,
   updatedAt: z.number().int(),
 });
 
 type CardRow = {
-  id: string; symbol: string; name: string; safety: ReturnType<typeof safetyScore>; legacy: any; raw: RawInputs; coverage: z.infer<typeof CoverageSchema>;
+  id: string;
+  symbol: string;
+  name: string;
+  safety: ReturnType<typeof safetyScore>;
+  legacy: any;
+  raw: RawInputs;
+  coverage: z.infer<typeof CoverageSchema>;
 };
-const cardsOf = (rows: Record<string, unknown>[]): CardRow[] => rows.map((r) => ({
-  id: String(r.stablecoin_id), symbol: String(r.symbol), name: String(r.name), safety: JSON.parse(String(r.safety_json)), legacy: JSON.parse(String(r.report_card_json)),
-  raw: JSON.parse(String(r.raw_inputs_json)), coverage: r.coverage_class as z.infer<typeof CoverageSchema>,
-}));
+const cardsOf = (rows: Record<string, unknown>[]): CardRow[] =>
+  rows.map((r) => ({
+    id: String(r.stablecoin_id),
+    symbol: String(r.symbol),
+    name: String(r.name),
+    safety: JSON.parse(String(r.safety_json)),
+    legacy: JSON.parse(String(r.report_card_json)),
+    raw: JSON.parse(String(r.raw_inputs_json)),
+    coverage: r.coverage_class as z.infer<typeof CoverageSchema>,
+  }));
 const dataAsOf = (ctx: ArtifactContext) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
 const SAFETY_LABEL = "Safety score v1 (backing, exit, economic control)";
 const HELD_AFTER_SEC = 48 * 3600;
@@ -160,31 +270,64 @@ const HELD_AFTER_SEC = 48 * 3600;
 export function publicationStatus(rows: Record<string, unknown>[], asOf: number): z.infer<typeof PublicationSchema> {
   const newest = num(rows[0]?.newest_price_at);
   if (newest === null) return { status: "held", reason: "no current price observations", asOf };
-  if (asOf - newest > HELD_AFTER_SEC) return { status: "held", reason: `newest current price is ${Math.floor((asOf - newest) / 3600)} h older than as-of (> 48 h)`, asOf };
+  if (asOf - newest > HELD_AFTER_SEC)
+    return {
+      status: "held",
+      reason: `newest current price is ${Math.floor((asOf - newest) / 3600)} h older than as-of (> 48 h)`,
+      asOf,
+    };
   return { status: "published", reason: null, asOf };
 }
 
 const safetyMethodology = (asOf: number) => methodology(SAFETY_SCORE_VERSION, SAFETY_LABEL, asOf);
-const edgesOf = (rows: Record<string, unknown>[]) => rows.map((r) => ({ from: String(r.from_id), to: String(r.to_id), weight: num(r.weight)!, type: r.type as z.infer<typeof EdgeSchema>["type"] }));
-const single = (artifact: Artifact, payload: unknown, rows: number, ctx: ArtifactContext) => ({ files: [{ path: artifact.outputs.main.path, payload, rows }], dataAsOf: dataAsOf(ctx) });
+const edgesOf = (rows: Record<string, unknown>[]) =>
+  rows.map((r) => ({
+    from: String(r.from_id),
+    to: String(r.to_id),
+    weight: num(r.weight)!,
+    type: r.type as z.infer<typeof EdgeSchema>["type"],
+  }));
+const single = (artifact: Artifact, payload: unknown, rows: number, ctx: ArtifactContext) => ({
+  files: [{ path: artifact.outputs.main.path, payload, rows }],
+  dataAsOf: dataAsOf(ctx),
+});
 
 /** `site-data/report-cards.json` — legacy five-dimension report cards (spec 2.11). */
 export const reportCardsArtifact: Artifact = {
-  key: "report-cards", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: ReportCardsPayloadSchema,
+  key: "report-cards",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 1800,
+  schema: ReportCardsPayloadSchema,
   outputs: { main: { path: "site-data/report-cards.json", schema: ReportCardsPayloadSchema } },
   description: "Legacy five-dimension report cards with raw inputs and the dependency graph.",
   queries: { cards: sqlFile(import.meta.url, "report_cards"), edges: sqlFile(import.meta.url, "dependency_edges") },
   assemble(rows, ctx) {
     const cards = cardsOf(rows.cards).map((c) => ({
-      id: c.id, name: c.name, symbol: c.symbol, overallGrade: c.legacy.overallGrade, overallScore: c.legacy.overallScore, baseScore: c.legacy.baseScore,
-      dimensions: c.legacy.dimensions, ratedDimensions: c.legacy.ratedDimensions, dependencies: c.raw.dependencies.map((d) => ({ id: d.id, weight: d.weight })),
-      missingInputs: c.legacy.missingInputs, rawInputs: c.raw, isDefunct: c.raw.isDefunct,
+      id: c.id,
+      name: c.name,
+      symbol: c.symbol,
+      overallGrade: c.legacy.overallGrade,
+      overallScore: c.legacy.overallScore,
+      baseScore: c.legacy.baseScore,
+      dimensions: c.legacy.dimensions,
+      ratedDimensions: c.legacy.ratedDimensions,
+      dependencies: c.raw.dependencies.map((d) => ({ id: d.id, weight: d.weight })),
+      missingInputs: c.legacy.missingInputs,
+      rawInputs: c.raw,
+      isDefunct: c.raw.isDefunct,
     }));
     const payload = {
-      cards, dependencyGraph: { edges: edgesOf(rows.edges) },
+      cards,
+      dependencyGraph: { edges: edgesOf(rows.edges) },
       methodology: {
-        version: REPORT_CARD_VERSION, weights: { ...LEGACY_WEIGHTS }, pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT, noLiquidityPenalty: NO_LIQUIDITY_PENALTY,
-        activeDepegCaps: ACTIVE_DEPEG_CAPS, limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING, thresholds: GRADE_THRESHOLDS, changelogPath: "/methodology/report-card.md",
+        version: REPORT_CARD_VERSION,
+        weights: { ...LEGACY_WEIGHTS },
+        pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
+        noLiquidityPenalty: NO_LIQUIDITY_PENALTY,
+        activeDepegCaps: ACTIVE_DEPEG_CAPS,
+        limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING,
+        thresholds: GRADE_THRESHOLDS,
+        changelogPath: "/methodology/report-card.md",
       },
       updatedAt: ctx.asOf,
     };
@@ -194,21 +337,42 @@ export const reportCardsArtifact: Artifact = {
 
 /** `site-data/report-cards-v9.json` — safety score cards (current model) with pillars and publication status. */
 export const reportCardsV9Artifact: Artifact = {
-  key: "report-cards-v9", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: ReportCardsV9PayloadSchema,
+  key: "report-cards-v9",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 1800,
+  schema: ReportCardsV9PayloadSchema,
   outputs: { main: { path: "site-data/report-cards-v9.json", schema: ReportCardsV9PayloadSchema } },
   description: "Safety score cards: pillars, caps, missing inputs, raw inputs, publication status.",
-  queries: { cards: sqlFile(import.meta.url, "report_cards"), publication: sqlFile(import.meta.url, "score_publication") },
+  queries: {
+    cards: sqlFile(import.meta.url, "report_cards"),
+    publication: sqlFile(import.meta.url, "score_publication"),
+  },
   assemble(rows, ctx) {
     const cards = cardsOf(rows.cards).map((c) => ({
-      id: c.id, name: c.name, symbol: c.symbol, grade: c.safety.grade, score: c.safety.score, baseScore: c.safety.baseScore, pegMultiplier: c.safety.pegMultiplier,
-      pillars: c.safety.pillars, caps: c.safety.caps, missingInputs: c.safety.missingInputs, coverageClass: c.coverage, rawInputs: c.raw, isDefunct: c.raw.isDefunct,
+      id: c.id,
+      name: c.name,
+      symbol: c.symbol,
+      grade: c.safety.grade,
+      score: c.safety.score,
+      baseScore: c.safety.baseScore,
+      pegMultiplier: c.safety.pegMultiplier,
+      pillars: c.safety.pillars,
+      caps: c.safety.caps,
+      missingInputs: c.safety.missingInputs,
+      coverageClass: c.coverage,
+      rawInputs: c.raw,
+      isDefunct: c.raw.isDefunct,
       methodologyVersion: SAFETY_SCORE_VERSION,
     }));
     const payload = {
       cards,
       methodology: {
-        ...safetyMethodology(ctx.asOf), pillarWeights: { ...PILLAR_WEIGHTS }, pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
-        limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING, unratedUpstreamScore: UNRATED_UPSTREAM_SCORE, thresholds: GRADE_THRESHOLDS,
+        ...safetyMethodology(ctx.asOf),
+        pillarWeights: { ...PILLAR_WEIGHTS },
+        pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
+        limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING,
+        unratedUpstreamScore: UNRATED_UPSTREAM_SCORE,
+        thresholds: GRADE_THRESHOLDS,
       },
       publication: publicationStatus(rows.publication, ctx.asOf),
       updatedAt: ctx.asOf,
@@ -219,23 +383,44 @@ export const reportCardsV9Artifact: Artifact = {
 
 /** `site-data/safety-grades.json` — one safety score and grade per listed coin. */
 export const safetyGradesArtifact: Artifact = {
-  key: "safety-grades", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: SafetyGradesPayloadSchema,
+  key: "safety-grades",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 1800,
+  schema: SafetyGradesPayloadSchema,
   outputs: { main: { path: "site-data/safety-grades.json", schema: SafetyGradesPayloadSchema } },
   description: "One safety score and grade per listed coin, with methodology version and publication status.",
-  queries: { cards: sqlFile(import.meta.url, "report_cards"), publication: sqlFile(import.meta.url, "score_publication") },
+  queries: {
+    cards: sqlFile(import.meta.url, "report_cards"),
+    publication: sqlFile(import.meta.url, "score_publication"),
+  },
   assemble(rows, ctx) {
     const pub = publicationStatus(rows.publication, ctx.asOf);
     const grades = cardsOf(rows.cards).map((c) => ({
-      id: c.id, symbol: c.symbol, name: c.name, grade: c.safety.grade, score: c.safety.score, coverageClass: c.coverage, missingInputs: c.safety.missingInputs,
-      methodologyVersion: SAFETY_SCORE_VERSION, publicationStatus: pub.status,
+      id: c.id,
+      symbol: c.symbol,
+      name: c.name,
+      grade: c.safety.grade,
+      score: c.safety.score,
+      coverageClass: c.coverage,
+      missingInputs: c.safety.missingInputs,
+      methodologyVersion: SAFETY_SCORE_VERSION,
+      publicationStatus: pub.status,
     }));
-    return single(safetyGradesArtifact, { grades, methodology: safetyMethodology(ctx.asOf), publication: pub, updatedAt: ctx.asOf }, grades.length, ctx);
+    return single(
+      safetyGradesArtifact,
+      { grades, methodology: safetyMethodology(ctx.asOf), publication: pub, updatedAt: ctx.asOf },
+      grades.length,
+      ctx,
+    );
   },
 };
 
 /** `site-data/safety-score-history/<id>.json` — grade and score changes per coin, oldest first (first row: seed). */
 export const safetyScoreHistoryArtifact: Artifact = {
-  key: "safety-score-history", schemaVersion: "1.0.0", maxAgeSec: 86400, schema: SafetyHistorySchema,
+  key: "safety-score-history",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 86400,
+  schema: SafetyHistorySchema,
   outputs: { main: { path: "site-data/safety-score-history/{id}.json", schema: SafetyHistorySchema } },
   description: "Safety score history per coin: a row per change of grade or score, with the publication it came from.",
   queries: { history: sqlFile(import.meta.url, "safety_score_history") },
@@ -244,40 +429,72 @@ export const safetyScoreHistoryArtifact: Artifact = {
     for (const r of rows.history) {
       const list = byCoin.get(String(r.stablecoin_id)) ?? [];
       list.push({
-        date: num(r.date)!, grade: r.grade as never, score: num(r.score), prevGrade: (r.prev_grade ?? null) as never, prevScore: num(r.prev_score),
+        date: num(r.date)!,
+        grade: r.grade as never,
+        score: num(r.score),
+        prevGrade: (r.prev_grade ?? null) as never,
+        prevScore: num(r.prev_score),
         methodologyVersion: String(r.methodology_version),
-        publication: { kind: r.publication_kind as "backfill" | "published", methodologyVersion: String(r.methodology_version), computedAsOf: ctx.asOf },
+        publication: {
+          kind: r.publication_kind as "backfill" | "published",
+          methodologyVersion: String(r.methodology_version),
+          computedAsOf: ctx.asOf,
+        },
       });
       byCoin.set(String(r.stablecoin_id), list);
     }
-    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({ path: outputPath(safetyScoreHistoryArtifact.outputs.main, id), payload: list, rows: list.length }));
+    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({
+      path: outputPath(safetyScoreHistoryArtifact.outputs.main, id),
+      payload: list,
+      rows: list.length,
+    }));
     return { files, dataAsOf: dataAsOf(ctx) };
   },
 };
 
 /** `site-data/dependency-graph.json` — coins with curated dependencies and their edges (upstream → dependent). */
 export const dependencyGraphArtifact: Artifact = {
-  key: "dependency-graph", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: DependencyGraphPayloadSchema,
+  key: "dependency-graph",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 1800,
+  schema: DependencyGraphPayloadSchema,
   outputs: { main: { path: "site-data/dependency-graph.json", schema: DependencyGraphPayloadSchema } },
-  description: "Dependency graph of the registry: collateral, custody, bridge, wrapper and mechanism edges with current grades.",
+  description:
+    "Dependency graph of the registry: collateral, custody, bridge, wrapper and mechanism edges with current grades.",
   queries: { cards: sqlFile(import.meta.url, "report_cards"), edges: sqlFile(import.meta.url, "dependency_edges") },
   assemble(rows, ctx) {
     const edges = edgesOf(rows.edges);
     const inGraph = new Set(edges.flatMap((e) => [e.from, e.to]));
-    const nodes = cardsOf(rows.cards).filter((c) => inGraph.has(c.id)).map((c) => ({ id: c.id, symbol: c.symbol, grade: c.safety.grade, score: c.safety.score }));
-    return single(dependencyGraphArtifact, { nodes, edges, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf }, edges.length, ctx);
+    const nodes = cardsOf(rows.cards)
+      .filter((c) => inGraph.has(c.id))
+      .map((c) => ({ id: c.id, symbol: c.symbol, grade: c.safety.grade, score: c.safety.score }));
+    return single(
+      dependencyGraphArtifact,
+      { nodes, edges, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf },
+      edges.length,
+      ctx,
+    );
   },
 };
 
 /** `site-data/dependency-scenarios.json` — the modelled failure of each upstream coin, propagated to its dependents. */
 export const dependencyScenariosArtifact: Artifact = {
-  key: "dependency-scenarios", schemaVersion: "1.0.0", maxAgeSec: 1800, schema: DependencyScenariosPayloadSchema,
+  key: "dependency-scenarios",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 1800,
+  schema: DependencyScenariosPayloadSchema,
   outputs: { main: { path: "site-data/dependency-scenarios.json", schema: DependencyScenariosPayloadSchema } },
-  description: "Modelled dependency scenarios: an upstream coin fails (score 0, grade F) and its dependents are regraded.",
+  description:
+    "Modelled dependency scenarios: an upstream coin fails (score 0, grade F) and its dependents are regraded.",
   queries: { cards: sqlFile(import.meta.url, "report_cards"), edges: sqlFile(import.meta.url, "dependency_edges") },
   assemble(rows, ctx) {
     const scenarios = failureScenarios(cardsOf(rows.cards), edgesOf(rows.edges));
-    return single(dependencyScenariosArtifact, { scenarios, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf }, scenarios.length, ctx);
+    return single(
+      dependencyScenariosArtifact,
+      { scenarios, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf },
+      scenarios.length,
+      ctx,
+    );
   },
 };
 
@@ -291,34 +508,56 @@ export function failureScenarios(cards: CardRow[], edges: z.infer<typeof EdgeSch
   const byId = new Map(cards.map((c) => [c.id, c]));
   const dependents = new Map<string, string[]>();
   for (const e of edges) dependents.set(e.from, [...(dependents.get(e.from) ?? []), e.to]);
-  const order = dependencyOrder(cards.map((c) => ({ id: c.id, deps: c.raw.dependencies.map((d) => d.id).filter((id) => byId.has(id)) })));
-  return [...dependents.keys()].filter((id) => byId.has(id)).sort().map((upId) => {
-    const up = byId.get(upId)!;
-    const depth = new Map<string, number>([[upId, 0]]);
-    const queue = [upId];
-    while (queue.length) {
-      const cur = queue.shift()!;
-      for (const d of dependents.get(cur) ?? []) if (!depth.has(d) && byId.has(d)) { depth.set(d, depth.get(cur)! + 1); queue.push(d); }
-    }
-    const stressed = new Map<string, number | null>([[upId, 0]]);
-    const impacts = [];
-    for (const id of order) {
-      if (id === upId || !depth.has(id)) continue;
-      const c = byId.get(id)!;
-      const raw: RawInputs = { ...c.raw, dependencies: c.raw.dependencies.map((d) => (stressed.has(d.id) ? { ...d, upstreamSafetyScore: stressed.get(d.id)! } : d)) };
-      const after = safetyScore(raw);
-      stressed.set(id, after.score);
-      impacts.push({ id, symbol: c.symbol, depth: depth.get(id)!, before: { score: c.safety.score, grade: c.safety.grade }, after: { score: after.score, grade: after.grade } });
-    }
-    return {
-      id: `${upId}-failure`, upstream: { id: upId, symbol: up.symbol, score: up.safety.score, grade: up.safety.grade }, shock: { score: 0, grade: gradeOf(0) },
-      assumptions: [
-        `${up.symbol} fails: its safety score becomes 0 (grade F).`,
-        "Dependents keep their own facts, peg and exit inputs; only the upstream scores in their dependency terms change.",
-        "Collateral, custody and bridge exposure count at their curated weights; wrapper and mechanism dependencies cap the dependent at the upstream score (wrapper − 3).",
-        "Effects propagate transitively in dependency order; no second-round market effects (depegs, redemptions) are modelled.",
-      ],
-      impacts,
-    };
-  });
+  const order = dependencyOrder(
+    cards.map((c) => ({ id: c.id, deps: c.raw.dependencies.map((d) => d.id).filter((id) => byId.has(id)) })),
+  );
+  return [...dependents.keys()]
+    .filter((id) => byId.has(id))
+    .sort()
+    .map((upId) => {
+      const up = byId.get(upId)!;
+      const depth = new Map<string, number>([[upId, 0]]);
+      const queue = [upId];
+      while (queue.length) {
+        const cur = queue.shift()!;
+        for (const d of dependents.get(cur) ?? [])
+          if (!depth.has(d) && byId.has(d)) {
+            depth.set(d, depth.get(cur)! + 1);
+            queue.push(d);
+          }
+      }
+      const stressed = new Map<string, number | null>([[upId, 0]]);
+      const impacts = [];
+      for (const id of order) {
+        if (id === upId || !depth.has(id)) continue;
+        const c = byId.get(id)!;
+        const raw: RawInputs = {
+          ...c.raw,
+          dependencies: c.raw.dependencies.map((d) =>
+            stressed.has(d.id) ? { ...d, upstreamSafetyScore: stressed.get(d.id)! } : d,
+          ),
+        };
+        const after = safetyScore(raw);
+        stressed.set(id, after.score);
+        impacts.push({
+          id,
+          symbol: c.symbol,
+          depth: depth.get(id)!,
+          before: { score: c.safety.score, grade: c.safety.grade },
+          after: { score: after.score, grade: after.grade },
+        });
+      }
+      return {
+        id: `${upId}-failure`,
+        upstream: { id: upId, symbol: up.symbol, score: up.safety.score, grade: up.safety.grade },
+        shock: { score: 0, grade: gradeOf(0) },
+        assumptions: [
+          `${up.symbol} fails: its safety score becomes 0 (grade F).`,
+          "Dependents keep their own facts, peg and exit inputs; only the upstream scores in their dependency terms change.",
+          "Collateral, custody and bridge exposure count at their curated weights; wrapper and mechanism dependencies cap the dependent at the upstream score (wrapper − 3).",
+          "Effects propagate transitively in dependency order; no second-round market effects (depegs, redemptions) are modelled.",
+        ],
+        impacts,
+      };
+    });
 }

@@ -35,7 +35,11 @@ export type ScheduleJobName = keyof typeof SCHEDULE_JOBS;
 export const ScheduleRunStatusSchema = z.enum(["ok", "partial", "error", "skipped", "aborted"]);
 
 /** Circuit breaker state of an upstream source (same shape as the manifest's `circuits`). */
-const CircuitSchema = z.object({ state: z.enum(["closed", "open", "half-open"]), consecutiveFailures: z.number().int(), lastSuccessAt: z.number().int().nullable() });
+const CircuitSchema = z.object({
+  state: z.enum(["closed", "open", "half-open"]),
+  consecutiveFailures: z.number().int(),
+  lastSuccessAt: z.number().int().nullable(),
+});
 
 /** One run of a scheduled job. */
 export const ScheduleRunSchema = z.object({
@@ -55,7 +59,9 @@ export const ScheduleRunSchema = z.object({
   /** Raw capture objects written. */
   captured: z.number().int(),
   /** Upstream calls that failed (the build used the newest earlier capture). */
-  captureErrors: z.array(z.object({ endpoint: z.string(), params: z.record(z.string(), z.string()), message: z.string() })),
+  captureErrors: z.array(
+    z.object({ endpoint: z.string(), params: z.record(z.string(), z.string()), message: z.string() }),
+  ),
   /** Circuit states of the upstream clients after the capture (persist across runs of the process). */
   circuits: z.record(z.string(), CircuitSchema),
   /** Why the run failed, was skipped or aborted; null when ok/partial. */
@@ -100,6 +106,11 @@ export type ScheduleStatus = z.infer<typeof ScheduleStatusSchema>;
 export function producerJobOf(cacheKey: string): ScheduleJobName {
   if (/blacklist|mint-burn|freeze/.test(cacheKey)) return "freezes";
   if (/digest|snapshot/.test(cacheKey)) return "daily";
-  if (/^(stablecoin-charts|usds-status|fx-rates|bluechip-ratings|dex-liquidity|yield|chains|non-usd-share|supply|reserve|redemption)/.test(cacheKey)) return "markets";
+  if (
+    /^(stablecoin-charts|usds-status|fx-rates|bluechip-ratings|dex-liquidity|yield|chains|non-usd-share|supply|reserve|redemption)/.test(
+      cacheKey,
+    )
+  )
+    return "markets";
   return "prices-peg";
 }

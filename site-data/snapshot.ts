@@ -9,8 +9,13 @@ import { PsiCurrentSchema } from "./stability-index.ts";
 export const SNAPSHOT_VERSION = 1;
 
 /** A UTC day `YYYY-MM-DD` that exists on the calendar (2023-02-30 does not). */
-export const CalendarDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD")
-  .refine((d) => { const t = Date.parse(`${d}T00:00:00Z`); return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d; }, "must be a real calendar date");
+export const CalendarDaySchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD")
+  .refine((d) => {
+    const t = Date.parse(`${d}T00:00:00Z`);
+    return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d;
+  }, "must be a real calendar date");
 
 /** Stored JSON bytes (a dated snapshot, digest or index) parsed and checked against `schema`: null when they are not JSON or fail it. */
 export function storedJson<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | null {
@@ -36,7 +41,10 @@ export const SnapshotStablecoinSchema = z.object({
   symbol: z.string(),
   pegType: z.string(),
   pegMechanism: z.string(),
-  price: z.number().nullable().describe("USD consensus price at the snapshot's as-of; null with priceUnavailableReason"),
+  price: z
+    .number()
+    .nullable()
+    .describe("USD consensus price at the snapshot's as-of; null with priceUnavailableReason"),
   priceConfidence: z.enum(["high", "single-source", "low", "fallback"]).nullable(),
   priceSource: z.string(),
   priceUnavailableReason: z.enum(["no-observation", "stale-beyond-window"]).nullable(),

@@ -6,21 +6,41 @@ import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const Band = z.enum(PSI_BANDS);
 /** The four parts of a reading (index points): severity 0-68, breadth 0-17, stressBreadth 0-5 (subtracted), trend −5..5 (added). */
-export const PsiComponentsSchema = z.object({ severity: z.number(), breadth: z.number(), stressBreadth: z.number(), trend: z.number() });
+export const PsiComponentsSchema = z.object({
+  severity: z.number(),
+  breadth: z.number(),
+  stressBreadth: z.number(),
+  trend: z.number(),
+});
 /** A coin with a depeg incident open that day: deviation (bps, signed), USD market cap (null: unknown, weighs nothing), age (days), depreciation factor. */
 export const PsiContributorSchema = z.object({
-  id: z.string(), symbol: z.string(), bps: z.number().int(), mcapUsd: z.number().nullable(), ageDays: z.number().int(), factor: z.number(),
+  id: z.string(),
+  symbol: z.string(),
+  bps: z.number().int(),
+  mcapUsd: z.number().nullable(),
+  ageDays: z.number().int(),
+  factor: z.number(),
   /** `supply` (that day's circulating USD), `cemetery-peak` (dead coin around its death: recorded peak × price ratio), `unknown`. */
   mcapBasis: z.enum(["supply", "cemetery-peak", "unknown"]),
 });
 /** One daily reading (date: Unix s of 00:00 UTC; the day covers the 24 h ending at the next midnight). Score null when no market cap is known. */
 export const PsiHistoryRowSchema = z.object({
-  date: z.number().int(), score: z.number().min(0).max(100).nullable(), band: Band.nullable(), methodologyVersion: z.string(),
+  date: z.number().int(),
+  score: z.number().min(0).max(100).nullable(),
+  band: Band.nullable(),
+  methodologyVersion: z.string(),
 });
 export const PsiDetailRowSchema = PsiHistoryRowSchema.extend({ components: PsiComponentsSchema });
 export const PsiCurrentSchema = z.object({
-  score: z.number().min(0).max(100), band: Band, avg24h: z.number().min(0).max(100), avg24hBand: Band, components: PsiComponentsSchema,
-  contributors: z.array(PsiContributorSchema), totalMcapUsd: z.number(), computedAt: z.number().int(), methodologyVersion: z.string(),
+  score: z.number().min(0).max(100),
+  band: Band,
+  avg24h: z.number().min(0).max(100),
+  avg24hBand: Band,
+  components: PsiComponentsSchema,
+  contributors: z.array(PsiContributorSchema),
+  totalMcapUsd: z.number(),
+  computedAt: z.number().int(),
+  methodologyVersion: z.string(),
 });
 /** Stored file: current reading, every daily row with components (oldest first), methodology. */
 export const StabilityIndexFileSchema = z.object({
@@ -29,7 +49,11 @@ export const StabilityIndexFileSchema = z.object({
   methodology: MethodologySchema,
 });
 /** What the route reads: rows are checked one by one (a malformed row is dropped and counted, `malformedRows`). */
-export const StabilityIndexStoredSchema = z.object({ current: z.unknown(), history: z.array(z.unknown()), methodology: MethodologySchema });
+export const StabilityIndexStoredSchema = z.object({
+  current: z.unknown(),
+  history: z.array(z.unknown()),
+  methodology: MethodologySchema,
+});
 /** `/api/stability-index` body (spec 2.10). `components` on history rows and `malformedRows` only with `detail=true`. */
 export const StabilityIndexResponseSchema = z.object({
   current: PsiCurrentSchema.nullable(),
@@ -61,8 +85,16 @@ export const stabilityIndexArtifact: Artifact = {
   queries: { rows: sqlFile(import.meta.url, "stability_index_daily") },
   assemble(rows, ctx) {
     const history = rows.rows.map((r) => ({
-      date: daySeconds(r.date), score: num(r.score), band: (r.band ?? null) as z.infer<typeof Band> | null, methodologyVersion: String(r.methodology_version),
-      components: { severity: num(r.severity) ?? 0, breadth: num(r.breadth) ?? 0, stressBreadth: num(r.stress_breadth) ?? 0, trend: num(r.trend) ?? 0 },
+      date: daySeconds(r.date),
+      score: num(r.score),
+      band: (r.band ?? null) as z.infer<typeof Band> | null,
+      methodologyVersion: String(r.methodology_version),
+      components: {
+        severity: num(r.severity) ?? 0,
+        breadth: num(r.breadth) ?? 0,
+        stressBreadth: num(r.stress_breadth) ?? 0,
+        trend: num(r.trend) ?? 0,
+      },
     }));
     const last = rows.rows.at(-1);
     const day = lastDay(ctx.asOf);
@@ -72,12 +104,21 @@ export const stabilityIndexArtifact: Artifact = {
       const prev = rows.rows.length > 1 ? num(rows.rows[rows.rows.length - 2].score) : null;
       const avg = avg24h(score, prev, (Math.min(day + 86400, ctx.asOf) - day) / 3600);
       current = {
-        score, band: psiBand(score), avg24h: avg, avg24hBand: psiBand(avg), components: history.at(-1)!.components,
-        contributors: JSON.parse(String(last.contributors_json)), totalMcapUsd: num(last.total_mcap_usd) ?? 0, computedAt: Math.min(day + 86400, ctx.asOf),
+        score,
+        band: psiBand(score),
+        avg24h: avg,
+        avg24hBand: psiBand(avg),
+        components: history.at(-1)!.components,
+        contributors: JSON.parse(String(last.contributors_json)),
+        totalMcapUsd: num(last.total_mcap_usd) ?? 0,
+        computedAt: Math.min(day + 86400, ctx.asOf),
         methodologyVersion: String(last.methodology_version),
       };
     }
     const payload = { current, history, methodology: methodology(PSI_VERSION, PSI_LABEL, ctx.asOf) };
-    return { files: [{ path: stabilityIndexArtifact.outputs.main.path, payload, rows: history.length }], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
+    return {
+      files: [{ path: stabilityIndexArtifact.outputs.main.path, payload, rows: history.length }],
+      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+    };
   },
 };

@@ -41,7 +41,9 @@ export const stablecoinDetailArtifact: Artifact = {
       });
     }
     const files: ArtifactFile[] = [...byCoin.entries()].map(([id, tokens]) => ({
-      path: outputPath(stablecoinDetailArtifact.outputs.main, id), payload: { tokens }, rows: tokens.length,
+      path: outputPath(stablecoinDetailArtifact.outputs.main, id),
+      payload: { tokens },
+      rows: tokens.length,
     }));
     return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },

@@ -15,7 +15,10 @@ export const LiveReservesSchema = z.object({
 
 /** Stored file: per coin, the newest live reading and the curated fallback composition (either may be null, not both). */
 export const StablecoinReservesStoredSchema = z.object({
-  coins: z.record(z.string(), z.object({ live: LiveReservesSchema.nullable(), fallback: ReserveCompositionSchema.nullable() })),
+  coins: z.record(
+    z.string(),
+    z.object({ live: LiveReservesSchema.nullable(), fallback: ReserveCompositionSchema.nullable() }),
+  ),
   updatedAt: z.number().int(),
 });
 export type StablecoinReservesStored = z.infer<typeof StablecoinReservesStoredSchema>;
@@ -29,11 +32,21 @@ export type StablecoinReservesStored = z.infer<typeof StablecoinReservesStoredSc
 export const StablecoinReservesResponseSchema = z.object({
   stablecoinId: z.string(),
   mode: z.enum(["live", "live-stale", "fallback"]),
-  components: z.array(z.object({
-    name: z.string(), pct: z.number(), risk: z.enum(["very-low", "low", "medium", "high", "very-high"]).nullable(), valueUsd: z.number().nullable(),
-  })),
+  components: z.array(
+    z.object({
+      name: z.string(),
+      pct: z.number(),
+      risk: z.enum(["very-low", "low", "medium", "high", "very-high"]).nullable(),
+      valueUsd: z.number().nullable(),
+    }),
+  ),
   totalUsd: z.number().nullable(),
-  source: z.object({ kind: z.enum(["live-adapter", "curated"]), adapter: z.string().nullable(), label: z.string(), url: z.string().nullable() }),
+  source: z.object({
+    kind: z.enum(["live-adapter", "curated"]),
+    adapter: z.string().nullable(),
+    label: z.string(),
+    url: z.string().nullable(),
+  }),
   /** Live readings: issuer's report time, observation time (Unix s), age at service time and budget (s); null in fallback. */
   reportedAt: z.number().int().nullable(),
   observedAt: z.number().int().nullable(),
@@ -45,20 +58,42 @@ export type StablecoinReservesResponse = z.infer<typeof StablecoinReservesRespon
 
 /** `site-data/stablecoin-reserves.json` — live readings and curated compositions of every coin that has either. */
 export const stablecoinReservesArtifact: Artifact = {
-  key: "stablecoin-reserves", schemaVersion: "1.0.0", maxAgeSec: 86400, schema: StablecoinReservesStoredSchema,
+  key: "stablecoin-reserves",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 86400,
+  schema: StablecoinReservesStoredSchema,
   outputs: { main: { path: "site-data/stablecoin-reserves.json", schema: StablecoinReservesStoredSchema } },
   description: "Reserve compositions: newest live adapter reading and curated fallback per coin.",
   queries: { reserves: sqlFile(import.meta.url, "stablecoin_reserves") },
   assemble(rows, ctx) {
     const coins: StablecoinReservesStored["coins"] = {};
     for (const r of rows.reserves) {
-      const live = r.components_json == null ? null : {
-        adapter: String(r.adapter), reportedAt: num(r.reported_at)!, observedAt: num(r.observed_at)!, maxAgeSec: num(r.max_age_sec)!, totalUsd: num(r.total_usd)!,
-        components: JSON.parse(String(r.components_json)),
+      const live =
+        r.components_json == null
+          ? null
+          : {
+              adapter: String(r.adapter),
+              reportedAt: num(r.reported_at)!,
+              observedAt: num(r.observed_at)!,
+              maxAgeSec: num(r.max_age_sec)!,
+              totalUsd: num(r.total_usd)!,
+              components: JSON.parse(String(r.components_json)),
+            };
+      coins[String(r.stablecoin_id)] = {
+        live,
+        fallback: r.reserves_json == null ? null : JSON.parse(String(r.reserves_json)),
       };
-      coins[String(r.stablecoin_id)] = { live, fallback: r.reserves_json == null ? null : JSON.parse(String(r.reserves_json)) };
     }
-    return { files: [{ path: "site-data/stablecoin-reserves.json", payload: { coins, updatedAt: ctx.asOf }, rows: rows.reserves.length }], dataAsOf: ctx.asOf };
+    return {
+      files: [
+        {
+          path: "site-data/stablecoin-reserves.json",
+          payload: { coins, updatedAt: ctx.asOf },
+          rows: rows.reserves.length,
+        },
+      ],
+      dataAsOf: ctx.asOf,
+    };
   },
 };
 
@@ -66,21 +101,39 @@ export const stablecoinReservesArtifact: Artifact = {
  * The response for one coin's stored entry at service time `now`: `live` when a live reading was observed
  * within its budget, `live-stale` when older, else `fallback` (the curated composition).
  */
-export function reservesResponse(id: string, entry: StablecoinReservesStored["coins"][string], now: number, updatedAt: number): StablecoinReservesResponse {
+export function reservesResponse(
+  id: string,
+  entry: StablecoinReservesStored["coins"][string],
+  now: number,
+  updatedAt: number,
+): StablecoinReservesResponse {
   if (entry.live) {
     const l = entry.live;
     const age = Math.max(0, now - l.observedAt);
     return {
-      stablecoinId: id, mode: age <= l.maxAgeSec ? "live" : "live-stale",
-      components: l.components.map((c) => ({ name: c.name, pct: c.pct, risk: null, valueUsd: c.valueUsd })), totalUsd: l.totalUsd,
+      stablecoinId: id,
+      mode: age <= l.maxAgeSec ? "live" : "live-stale",
+      components: l.components.map((c) => ({ name: c.name, pct: c.pct, risk: null, valueUsd: c.valueUsd })),
+      totalUsd: l.totalUsd,
       source: { kind: "live-adapter", adapter: l.adapter, label: `live adapter ${l.adapter}`, url: null },
-      reportedAt: l.reportedAt, observedAt: l.observedAt, ageSeconds: age, maxAgeSec: l.maxAgeSec, updatedAt,
+      reportedAt: l.reportedAt,
+      observedAt: l.observedAt,
+      ageSeconds: age,
+      maxAgeSec: l.maxAgeSec,
+      updatedAt,
     };
   }
   const f = entry.fallback!;
   return {
-    stablecoinId: id, mode: "fallback", components: f.components.map((c) => ({ ...c, valueUsd: null })), totalUsd: null,
+    stablecoinId: id,
+    mode: "fallback",
+    components: f.components.map((c) => ({ ...c, valueUsd: null })),
+    totalUsd: null,
     source: { kind: "curated", adapter: null, label: f.source.label, url: f.source.url },
-    reportedAt: null, observedAt: null, ageSeconds: null, maxAgeSec: null, updatedAt,
+    reportedAt: null,
+    observedAt: null,
+    ageSeconds: null,
+    maxAgeSec: null,
+    updatedAt,
   };
 }

@@ -30,7 +30,8 @@ export type StablecoinSummary = z.infer<typeof StablecoinSummarySchema>;
 /** The shared summary cache: stablecoin id → summary. */
 export const StablecoinSummariesSchema = z.record(z.string(), StablecoinSummarySchema);
 
-const change = (current: number | null, prev: number | null) => (current === null || prev === null ? null : current - prev);
+const change = (current: number | null, prev: number | null) =>
+  current === null || prev === null ? null : current - prev;
 
 /**
  * `site-data/stablecoin-summary.json` — one summary per coin of the current list (source: DefiLlama
@@ -51,13 +52,24 @@ export const stablecoinSummaryArtifact: Artifact = {
       const [prevDay, prevWeek, prevMonth] = [num(r.prev_day_usd), num(r.prev_week_usd), num(r.prev_month_usd)];
       const price = num(r.price);
       out[String(r.stablecoin_id)] = {
-        id: String(r.stablecoin_id), name: String(r.name), symbol: String(r.symbol), pegType: String(r.peg_type),
-        pegMechanism: String(r.peg_mechanism), priceUsd: price, priceSource: price === null ? "missing" : String(r.price_source),
-        priceConfidence: price === null ? null : (r.price_confidence as "high" | "single-source" | "low" | "fallback"), supplySource: (r.supply_source as string | null) ?? null,
+        id: String(r.stablecoin_id),
+        name: String(r.name),
+        symbol: String(r.symbol),
+        pegType: String(r.peg_type),
+        pegMechanism: String(r.peg_mechanism),
+        priceUsd: price,
+        priceSource: price === null ? "missing" : String(r.price_source),
+        priceConfidence: price === null ? null : (r.price_confidence as "high" | "single-source" | "low" | "fallback"),
+        supplySource: (r.supply_source as string | null) ?? null,
         supplyByPegUsd: current === null ? {} : { [String(r.peg_type)]: current },
         supplyUsd: {
-          current, prevDay, prevWeek, prevMonth,
-          change1d: change(current, prevDay), change7d: change(current, prevWeek), change30d: change(current, prevMonth),
+          current,
+          prevDay,
+          prevWeek,
+          prevMonth,
+          change1d: change(current, prevDay),
+          change7d: change(current, prevWeek),
+          change30d: change(current, prevMonth),
         },
         currentUnavailableReason: current === null ? "supply-buckets-missing" : null,
       };

@@ -18,11 +18,21 @@ export const SUPPLY_CHAIN_GUARD_VERSION = "ballast-supply-chain-guard-v1";
 export const SupplyChainGuardChainSchema = z.object({
   chainLabel: z.string().describe("Upstream chain label (chainCirculating key)"),
   chainId: z.string().optional().describe("Registry chain id; omitted when the registry does not know the chain"),
-  listCurrentUsd: z.number().nullable().describe("USD: the chain's current supply in the list snapshot (withheld from chainCirculating)"),
-  baselineUsd: z.number().nullable().describe("USD: the chain's supply of the list's previous-day bucket; null when unobserved"),
+  listCurrentUsd: z
+    .number()
+    .nullable()
+    .describe("USD: the chain's current supply in the list snapshot (withheld from chainCirculating)"),
+  baselineUsd: z
+    .number()
+    .nullable()
+    .describe("USD: the chain's supply of the list's previous-day bucket; null when unobserved"),
   baselineObservedAt: z.number().describe("Unix s of the baseline (one day before observedAt)"),
-  baselineSource: z.enum(["state", "seed", "list-prev-day"]).describe("Where the baseline comes from (always `list-prev-day` here)"),
-  resolution: z.enum(["onchain-total-supply", "defillama-chain-history", "carried-baseline", "unavailable"]).describe("How the chain was resolved; `unavailable`: not repaired, withheld"),
+  baselineSource: z
+    .enum(["state", "seed", "list-prev-day"])
+    .describe("Where the baseline comes from (always `list-prev-day` here)"),
+  resolution: z
+    .enum(["onchain-total-supply", "defillama-chain-history", "carried-baseline", "unavailable"])
+    .describe("How the chain was resolved; `unavailable`: not repaired, withheld"),
   repairedCurrentUsd: z.number().optional().describe("USD: repaired current supply; omitted when not repaired"),
   observedAt: z.number().describe("Unix s of the snapshot the chain value comes from"),
   observedAtKind: z.enum(["upstream", "local-read"]).describe("`upstream`: observedAt is the upstream snapshot's time"),
@@ -35,9 +45,14 @@ export const SupplyChainGuardChainSchema = z.object({
  */
 export const SupplyChainGuardSchema = z.object({
   reason: z.literal("supply-chain-dropout").describe("The chain breakdown disagrees with the coin's total"),
-  status: z.enum(["repaired", "quarantined", "unavailable", "chains-unavailable"]).describe("`quarantined`: chains withheld, total published as the upstream reports it"),
+  status: z
+    .enum(["repaired", "quarantined", "unavailable", "chains-unavailable"])
+    .describe("`quarantined`: chains withheld, total published as the upstream reports it"),
   quarantinedSince: z.number().optional().describe("Unix s of the snapshot that was quarantined"),
-  concurrentGainUsd: z.number().optional().describe("USD gained on healthy chains meanwhile; omitted (not measured by this rule)"),
+  concurrentGainUsd: z
+    .number()
+    .optional()
+    .describe("USD gained on healthy chains meanwhile; omitted (not measured by this rule)"),
   chains: z.array(SupplyChainGuardChainSchema).describe("The withheld chains with their snapshot values"),
 });
 
@@ -76,8 +91,12 @@ export const StablecoinDataSchema = z.object({
   unreviewed: z.literal(true).optional(),
   /** Optional provenance extra: present only when the supply-chain guard quarantined the coin. */
   supplyChainGuard: SupplyChainGuardSchema.optional(),
-  priceUnavailableReason: z.enum(["no-observation", "stale-beyond-window"]).optional()
-    .describe("Present exactly when price is null: `no-observation` (no accepted quote up to as-of) or `stale-beyond-window` (the newest accepted quote is older than its source's staleness window)"),
+  priceUnavailableReason: z
+    .enum(["no-observation", "stale-beyond-window"])
+    .optional()
+    .describe(
+      "Present exactly when price is null: `no-observation` (no accepted quote up to as-of) or `stale-beyond-window` (the newest accepted quote is older than its source's staleness window)",
+    ),
 });
 export type StablecoinData = z.infer<typeof StablecoinDataSchema>;
 
@@ -89,8 +108,12 @@ export const StablecoinsPayloadSchema = z.object({
    * days before) exists and an older ECB rate (at most 365 days) filled in (valuation basis `fx-stale`).
    */
   fxFallbackRates: z.record(z.string(), z.number()).optional(),
-  fxFallbackRateAgeDays: z.record(z.string(), z.number().int()).optional()
-    .describe("pegType → age in days of the ECB rate in fxFallbackRates at the supply's day (how stale the fallback rate is)"),
+  fxFallbackRateAgeDays: z
+    .record(z.string(), z.number().int())
+    .optional()
+    .describe(
+      "pegType → age in days of the ECB rate in fxFallbackRates at the supply's day (how stale the fallback rate is)",
+    ),
 });
 
 const bucket = (pegType: string, v: unknown) => (num(v) === null ? {} : { [pegType]: num(v)! });
@@ -129,8 +152,10 @@ export const stablecoinsArtifact: Artifact = {
       const chainCirculating: StablecoinData["chainCirculating"] = {};
       for (const c of chainsByCoin.get(String(r.stablecoin_id)) ?? []) {
         chainCirculating[String(c.chain_name)] = {
-          current: num(c.circulating_usd), circulatingPrevDay: num(c.prev_day_usd),
-          circulatingPrevWeek: num(c.prev_week_usd), circulatingPrevMonth: num(c.prev_month_usd),
+          current: num(c.circulating_usd),
+          circulatingPrevDay: num(c.prev_day_usd),
+          circulatingPrevWeek: num(c.prev_week_usd),
+          circulatingPrevMonth: num(c.prev_month_usd),
         };
       }
       return {
@@ -145,7 +170,8 @@ export const stablecoinsArtifact: Artifact = {
         price,
         priceUpdatedAt: price === null ? null : num(r.price_observed_at),
         priceObservedAt: price === null ? null : num(r.price_observed_at),
-        priceObservedAtMode: price === null ? null : (r.price_observed_at_mode as StablecoinData["priceObservedAtMode"]),
+        priceObservedAtMode:
+          price === null ? null : (r.price_observed_at_mode as StablecoinData["priceObservedAtMode"]),
         priceSyncedAt: price === null ? null : num(r.price_synced_at),
         ...(r.supply_source ? { supplySource: String(r.supply_source) } : {}),
         circulating: bucket(pegType, r.circulating_usd),
@@ -159,11 +185,21 @@ export const stablecoinsArtifact: Artifact = {
         agreeSources: JSON.parse(String(r.agree_sources_json)),
         ...(r.unreviewed === true ? { unreviewed: true as const } : {}),
         ...(r.supply_chain_guard_status ? { supplyChainGuard: supplyChainGuardOf(r) } : {}),
-        ...(price === null ? { priceUnavailableReason: r.price_unavailable_reason as NonNullable<StablecoinData["priceUnavailableReason"]> } : {}),
+        ...(price === null
+          ? {
+              priceUnavailableReason: r.price_unavailable_reason as NonNullable<
+                StablecoinData["priceUnavailableReason"]
+              >,
+            }
+          : {}),
       };
     });
     const sorted = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort());
-    const payload = { peggedAssets, fxFallbackRates: sorted(fxFallbackRates), fxFallbackRateAgeDays: sorted(fxFallbackRateAgeDays) };
+    const payload = {
+      peggedAssets,
+      fxFallbackRates: sorted(fxFallbackRates),
+      fxFallbackRateAgeDays: sorted(fxFallbackRateAgeDays),
+    };
     const file: ArtifactFile = { path: stablecoinsArtifact.outputs.main.path, payload, rows: peggedAssets.length };
     return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins) };
   },
@@ -175,11 +211,19 @@ function supplyChainGuardOf(r: Record<string, unknown>): z.infer<typeof SupplyCh
     const { chainId, ...rest } = c;
     return SupplyChainGuardChainSchema.parse({ ...rest, ...(chainId ? { chainId } : {}) });
   });
-  return { reason: "supply-chain-dropout", status: r.supply_chain_guard_status as "quarantined", quarantinedSince: num(r.supply_chain_guard_since)!, chains };
+  return {
+    reason: "supply-chain-dropout",
+    status: r.supply_chain_guard_status as "quarantined",
+    quarantinedSince: num(r.supply_chain_guard_since)!,
+    chains,
+  };
 }
 
 /** Unix s of the newest current supply point (the as-of fallback's data time), null when none. */
 export function newestSupplyDay(rows: Record<string, unknown>[]): number | null {
-  const days = rows.map((r) => r.supply_date).filter((d): d is string => typeof d === "string").sort();
+  const days = rows
+    .map((r) => r.supply_date)
+    .filter((d): d is string => typeof d === "string")
+    .sort();
   return days.length ? daySeconds(days[days.length - 1]) : null;
 }

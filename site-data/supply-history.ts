@@ -27,10 +27,19 @@ export const supplyHistoryArtifact: Artifact = {
     const byCoin = new Map<string, z.infer<typeof SupplyHistoryPointSchema>[]>();
     for (const r of rows.points) {
       const list = byCoin.get(String(r.stablecoin_id)) ?? [];
-      list.push({ date: daySeconds(r.date), circulatingUsd: num(r.circulating_usd), circulatingNative: num(r.circulating_native), source: r.source as never });
+      list.push({
+        date: daySeconds(r.date),
+        circulatingUsd: num(r.circulating_usd),
+        circulatingNative: num(r.circulating_native),
+        source: r.source as never,
+      });
       byCoin.set(String(r.stablecoin_id), list);
     }
-    const files: ArtifactFile[] = [...byCoin.entries()].map(([id, points]) => ({ path: outputPath(supplyHistoryArtifact.outputs.main, id), payload: points, rows: points.length }));
+    const files: ArtifactFile[] = [...byCoin.entries()].map(([id, points]) => ({
+      path: outputPath(supplyHistoryArtifact.outputs.main, id),
+      payload: points,
+      rows: points.length,
+    }));
     return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
   },
 };

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, IS_BLOCKED_SELECTOR, TOTAL_SUPPLY_SELECTOR, USDS_TOKEN } from "../pipelines/sources/usds-status-contract.ts";
+import {
+  ERC1967_IMPLEMENTATION_SLOT,
+  FREEZE_PROBE_ARG,
+  IS_BLOCKED_SELECTOR,
+  TOTAL_SUPPLY_SELECTOR,
+  USDS_TOKEN,
+} from "../pipelines/sources/usds-status-contract.ts";
 import { type Artifact, sqlFile } from "./contract.ts";
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -26,7 +32,13 @@ export const USDS_STATUS_CALLS = [
  */
 export const UsdsStatusSchema = z.object({
   stablecoinId: z.literal("usds-sky"),
-  token: z.object({ chain: z.literal("ethereum"), evmChainId: z.number().int(), address: Address, symbol: z.literal("USDS"), decimals: z.literal(18) }),
+  token: z.object({
+    chain: z.literal("ethereum"),
+    evmChainId: z.number().int(),
+    address: Address,
+    symbol: z.literal("USDS"),
+    decimals: z.literal(18),
+  }),
   freezeModuleActive: z.boolean(),
   freezeCapabilityPresent: z.boolean(),
   implementationAddress: Address,
@@ -40,7 +52,11 @@ export const UsdsStatusSchema = z.object({
     reason: z.string().nullable(),
   }),
   totalSupplyRaw: z.string().regex(/^\d+$/).nullable(),
-  readAt: z.object({ blockNumber: z.number().int().nonnegative(), blockHash: z.string(), blockTimestamp: z.number().int() }),
+  readAt: z.object({
+    blockNumber: z.number().int().nonnegative(),
+    blockHash: z.string(),
+    blockTimestamp: z.number().int(),
+  }),
   source: z.object({
     kind: z.literal("evm-rpc"),
     rpcEnv: z.literal("BALLAST_RPC_ETHEREUM"),
@@ -65,7 +81,8 @@ export const usdsStatusArtifact: Artifact = {
   optional: true,
   schema: UsdsStatusSchema,
   outputs: { main: { path: "site-data/usds-status.json", schema: UsdsStatusSchema } },
-  description: "Sky USDS protocol status: freeze module, implementation, supply, read on Ethereum at one block (published once a capture exists).",
+  description:
+    "Sky USDS protocol status: freeze module, implementation, supply, read on Ethereum at one block (published once a capture exists).",
   queries: { status: sqlFile(import.meta.url, "usds_status") },
   assemble(rows) {
     const r = rows.status[0];
@@ -74,18 +91,35 @@ export const usdsStatusArtifact: Artifact = {
     const answered = r.probe_outcome === "answered";
     const payload: UsdsStatus = {
       stablecoinId: "usds-sky",
-      token: { chain: "ethereum", evmChainId: Number(r.evm_chain_id), address: String(r.token).toLowerCase() === USDS_TOKEN.toLowerCase() ? USDS_TOKEN : String(r.token), symbol: "USDS", decimals: 18 },
+      token: {
+        chain: "ethereum",
+        evmChainId: Number(r.evm_chain_id),
+        address: String(r.token).toLowerCase() === USDS_TOKEN.toLowerCase() ? USDS_TOKEN : String(r.token),
+        symbol: "USDS",
+        decimals: 18,
+      },
       freezeModuleActive: Boolean(r.freeze_module_active),
       freezeCapabilityPresent: Boolean(r.freeze_module_active),
       implementationAddress: String(r.implementation_address),
       knownNoFreezeImplementation: Boolean(r.known_no_freeze_implementation),
       freezeProbe: {
-        function: "isBlocked(address)", selector: IS_BLOCKED_SELECTOR, args: [FREEZE_PROBE_ARG],
-        outcome: answered ? "answered" : "reverted", result: answered ? Boolean(r.probe_result) : null, reason: (r.probe_reason as string | null) ?? null,
+        function: "isBlocked(address)",
+        selector: IS_BLOCKED_SELECTOR,
+        args: [FREEZE_PROBE_ARG],
+        outcome: answered ? "answered" : "reverted",
+        result: answered ? Boolean(r.probe_result) : null,
+        reason: (r.probe_reason as string | null) ?? null,
       },
-      totalSupplyRaw: r.total_supply_raw === null || r.total_supply_raw === undefined ? null : String(r.total_supply_raw),
+      totalSupplyRaw:
+        r.total_supply_raw === null || r.total_supply_raw === undefined ? null : String(r.total_supply_raw),
       readAt: { blockNumber: Number(r.block_number), blockHash: String(r.block_hash), blockTimestamp },
-      source: { kind: "evm-rpc", rpcEnv: "BALLAST_RPC_ETHEREUM", calls: [...USDS_STATUS_CALLS], capturePath: String(r.capture_path), observedAt: Number(r.observed_at) },
+      source: {
+        kind: "evm-rpc",
+        rpcEnv: "BALLAST_RPC_ETHEREUM",
+        calls: [...USDS_STATUS_CALLS],
+        capturePath: String(r.capture_path),
+        observedAt: Number(r.observed_at),
+      },
       updatedAt: blockTimestamp,
     };
     return { files: [{ path: usdsStatusArtifact.outputs.main.path, payload, rows: 1 }], dataAsOf: blockTimestamp };

@@ -1,11 +1,28 @@
 import { z } from "zod";
-import { baseYield, benchmarks, DEFAULT_SAFETY_SCORE, type PoolInput, round, SCALING_FACTOR, YIELD_VERSION } from "../pipelines/analytics/yield-scoring.ts";
+import {
+  baseYield,
+  benchmarks,
+  DEFAULT_SAFETY_SCORE,
+  type PoolInput,
+  round,
+  SCALING_FACTOR,
+  YIELD_VERSION,
+} from "../pipelines/analytics/yield-scoring.ts";
 import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const BenchmarkSchema = z.object({
-  key: z.string(), label: z.string(), currency: z.string(), rate: z.number().nullable(), recordDate: z.string().nullable(), fetchedAt: z.number().int().nullable(),
-  ageSeconds: z.number().int().nullable(), source: z.string(), isFallback: z.boolean(), fallbackMode: z.enum(["none", "unavailable"]), isProxy: z.boolean(),
+  key: z.string(),
+  label: z.string(),
+  currency: z.string(),
+  rate: z.number().nullable(),
+  recordDate: z.string().nullable(),
+  fetchedAt: z.number().int().nullable(),
+  ageSeconds: z.number().int().nullable(),
+  source: z.string(),
+  isFallback: z.boolean(),
+  fallbackMode: z.enum(["none", "unavailable"]),
+  isProxy: z.boolean(),
 });
 
 /**
@@ -14,11 +31,29 @@ const BenchmarkSchema = z.object({
  * TVL USD, `observedAt` Unix s; `sourceKey` = `defillama-yields:<poolId>` (the key of `/api/yield-history`).
  */
 export const YieldRowSchema = z.object({
-  id: z.string(), sourceKey: z.string(), stablecoinId: z.string(), symbol: z.string(), pegCurrency: z.string(), project: z.string(), chain: z.string(),
-  poolMeta: z.string().nullable(), tvlUsd: z.number(), apy: z.number(), apyBase: z.number().nullable(), apyReward: z.number().nullable(),
-  apyPct1D: z.number().nullable(), apyPct7D: z.number().nullable(), observedAt: z.number().int(),
-  rewardShare: z.number(), benchmarkRate: z.number().nullable(), excessYield: z.number().nullable(), effectiveYield: z.number(), sourceRiskPenalty: z.number(),
-  rowUtility: z.number(), sustainability: z.number(), sustainabilityBasis: z.enum(["apy-variance", "reward-share-and-trend"]),
+  id: z.string(),
+  sourceKey: z.string(),
+  stablecoinId: z.string(),
+  symbol: z.string(),
+  pegCurrency: z.string(),
+  project: z.string(),
+  chain: z.string(),
+  poolMeta: z.string().nullable(),
+  tvlUsd: z.number(),
+  apy: z.number(),
+  apyBase: z.number().nullable(),
+  apyReward: z.number().nullable(),
+  apyPct1D: z.number().nullable(),
+  apyPct7D: z.number().nullable(),
+  observedAt: z.number().int(),
+  rewardShare: z.number(),
+  benchmarkRate: z.number().nullable(),
+  excessYield: z.number().nullable(),
+  effectiveYield: z.number(),
+  sourceRiskPenalty: z.number(),
+  rowUtility: z.number(),
+  sustainability: z.number(),
+  sustainabilityBasis: z.enum(["apy-variance", "reward-share-and-trend"]),
 });
 export type YieldRow = z.infer<typeof YieldRowSchema>;
 
@@ -29,22 +64,45 @@ export const YieldRankingsFileSchema = z.object({
   scalingFactor: z.number(),
   medianApy: z.number().nullable(),
   updatedAt: z.number().int(),
-  provenance: z.object({ selectionMethod: z.string(), benchmark: z.string(), benchmarks: z.array(z.string()), source: z.string(), capturedAt: z.number().int() }),
+  provenance: z.object({
+    selectionMethod: z.string(),
+    benchmark: z.string(),
+    benchmarks: z.array(z.string()),
+    source: z.string(),
+    capturedAt: z.number().int(),
+  }),
   methodology: MethodologySchema,
 });
 
 /** One day of one pool's yield (`site-data/yield-history/<id>.json`): date Unix s (00:00 UTC), APY percent, TVL USD. */
 export const YieldHistoryPointSchema = z.object({
-  date: z.number().int(), sourceKey: z.string(), project: z.string(), chain: z.string(), apy: z.number(), apyBase: z.number().nullable(),
-  apyReward: z.number().nullable(), tvlUsd: z.number(),
+  date: z.number().int(),
+  sourceKey: z.string(),
+  project: z.string(),
+  chain: z.string(),
+  apy: z.number(),
+  apyBase: z.number().nullable(),
+  apyReward: z.number().nullable(),
+  tvlUsd: z.number(),
 });
 export const YieldHistoryFileSchema = z.array(YieldHistoryPointSchema);
 
 export const YieldAdapterManifestSchema = z.object({
-  adapters: z.array(z.object({
-    key: z.string(), label: z.string(), endpoint: z.string(), lineageFamily: z.string(), kind: z.string(), captures: z.number().int(),
-    newestCaptureAt: z.number().int().nullable(), pools: z.number().int(), singleAssetMatchedPools: z.number().int(), coins: z.number().int(), feeds: z.array(z.string()),
-  })),
+  adapters: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      endpoint: z.string(),
+      lineageFamily: z.string(),
+      kind: z.string(),
+      captures: z.number().int(),
+      newestCaptureAt: z.number().int().nullable(),
+      pools: z.number().int(),
+      singleAssetMatchedPools: z.number().int(),
+      coins: z.number().int(),
+      feeds: z.array(z.string()),
+    }),
+  ),
   methodology: MethodologySchema,
   updatedAt: z.number().int(),
 });
@@ -55,48 +113,99 @@ const YIELD_LABEL = "Yield rankings v1 (single-asset pools, safety-weighted)";
 
 function poolInput(r: Record<string, unknown>): PoolInput {
   return {
-    poolId: String(r.pool_id), stablecoinId: String(r.stablecoin_id), symbol: String(r.symbol), pegCurrency: String(r.peg_currency), project: String(r.project),
-    chain: String(r.chain), poolMeta: (r.pool_meta ?? null) as string | null, tvlUsd: num(r.tvl_usd) ?? 0, apy: num(r.apy)!, apyBase: num(r.apy_base),
-    apyReward: num(r.apy_reward), apyPct1D: num(r.apy_pct_1d), apyPct7D: num(r.apy_pct_7d), outlier: Boolean(r.outlier), observedAt: num(r.observed_at)!,
-    backing: (r.backing ?? null) as string | null, apySamples: JSON.parse(String(r.apy_samples_json ?? "[]")) as number[],
+    poolId: String(r.pool_id),
+    stablecoinId: String(r.stablecoin_id),
+    symbol: String(r.symbol),
+    pegCurrency: String(r.peg_currency),
+    project: String(r.project),
+    chain: String(r.chain),
+    poolMeta: (r.pool_meta ?? null) as string | null,
+    tvlUsd: num(r.tvl_usd) ?? 0,
+    apy: num(r.apy)!,
+    apyBase: num(r.apy_base),
+    apyReward: num(r.apy_reward),
+    apyPct1D: num(r.apy_pct_1d),
+    apyPct7D: num(r.apy_pct_7d),
+    outlier: Boolean(r.outlier),
+    observedAt: num(r.observed_at)!,
+    backing: (r.backing ?? null) as string | null,
+    apySamples: JSON.parse(String(r.apy_samples_json ?? "[]")) as number[],
   };
 }
 
 /** `site-data/yield-rankings.json` — single-asset stablecoin pools with build-time yield metrics; published only when a pool capture exists. */
 export const yieldRankingsArtifact: Artifact = {
-  key: "yield-rankings", schemaVersion: "1.0.0", maxAgeSec: 3600, schema: YieldRankingsFileSchema, optional: true,
+  key: "yield-rankings",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 3600,
+  schema: YieldRankingsFileSchema,
+  optional: true,
   outputs: { main: { path: "site-data/yield-rankings.json", schema: YieldRankingsFileSchema } },
-  description: "Yield rankings before safety hydration: single-asset pools matched to one coin, benchmark, effective yield, sustainability.",
+  description:
+    "Yield rankings before safety hydration: single-asset pools matched to one coin, benchmark, effective yield, sustainability.",
   queries: { pools: sqlFile(import.meta.url, "yield_ranking_pools") },
   assemble(rows, ctx) {
     const pools = rows.pools.map(poolInput);
     if (!pools.length) return { files: [], dataAsOf: null };
-    const bench = benchmarks(pools, pools.map((p) => p.pegCurrency), ctx.asOf);
-    const rankings = pools.map((p): YieldRow => ({
-      id: p.poolId, sourceKey: key(p.poolId), stablecoinId: p.stablecoinId, symbol: p.symbol, pegCurrency: p.pegCurrency, project: p.project, chain: p.chain,
-      poolMeta: p.poolMeta, tvlUsd: p.tvlUsd, apy: p.apy, apyBase: p.apyBase, apyReward: p.apyReward, apyPct1D: p.apyPct1D, apyPct7D: p.apyPct7D,
-      observedAt: p.observedAt, ...baseYield(p, bench),
-    }));
+    const bench = benchmarks(
+      pools,
+      pools.map((p) => p.pegCurrency),
+      ctx.asOf,
+    );
+    const rankings = pools.map(
+      (p): YieldRow => ({
+        id: p.poolId,
+        sourceKey: key(p.poolId),
+        stablecoinId: p.stablecoinId,
+        symbol: p.symbol,
+        pegCurrency: p.pegCurrency,
+        project: p.project,
+        chain: p.chain,
+        poolMeta: p.poolMeta,
+        tvlUsd: p.tvlUsd,
+        apy: p.apy,
+        apyBase: p.apyBase,
+        apyReward: p.apyReward,
+        apyPct1D: p.apyPct1D,
+        apyPct7D: p.apyPct7D,
+        observedAt: p.observedAt,
+        ...baseYield(p, bench),
+      }),
+    );
     const apys = rankings.map((r) => r.apy).sort((a, b) => a - b);
     const mid = apys.length >> 1;
     const capturedAt = Math.max(...pools.map((p) => p.observedAt));
     const payload = {
-      rankings, riskFreeRate: bench.USD.rate, benchmarks: bench, scalingFactor: SCALING_FACTOR,
+      rankings,
+      riskFreeRate: bench.USD.rate,
+      benchmarks: bench,
+      scalingFactor: SCALING_FACTOR,
       medianApy: apys.length % 2 ? apys[mid] : Math.round(((apys[mid - 1] + apys[mid]) / 2) * 1e4) / 1e4,
       updatedAt: capturedAt,
       provenance: {
-        selectionMethod: "pools of the newest DefiLlama /pools capture with exactly one token, matched to one registry coin (by address, else symbol within chain), with an APY",
-        benchmark: "USD", benchmarks: Object.keys(bench), source: SOURCE, capturedAt,
+        selectionMethod:
+          "pools of the newest DefiLlama /pools capture with exactly one token, matched to one registry coin (by address, else symbol within chain), with an APY",
+        benchmark: "USD",
+        benchmarks: Object.keys(bench),
+        source: SOURCE,
+        capturedAt,
       },
       methodology: methodology(YIELD_VERSION, YIELD_LABEL, ctx.asOf),
     };
-    return { files: [{ path: yieldRankingsArtifact.outputs.main.path, payload, rows: rankings.length }], dataAsOf: capturedAt };
+    return {
+      files: [{ path: yieldRankingsArtifact.outputs.main.path, payload, rows: rankings.length }],
+      dataAsOf: capturedAt,
+    };
   },
 };
 
 /** `site-data/yield-history/<id>.json` — daily APY of every matched single-asset pool of one coin, oldest first. */
 export const yieldHistoryArtifact: Artifact = {
-  key: "yield-history", schemaVersion: "1.0.0", maxAgeSec: 3600, schema: YieldHistoryFileSchema, optional: true,
+  key: "yield-history",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 3600,
+  schema: YieldHistoryFileSchema,
+  optional: true,
   outputs: { main: { path: "site-data/yield-history/{id}.json", schema: YieldHistoryFileSchema } },
   description: "Daily APY per matched single-asset pool of each coin, per capture day.",
   queries: { points: sqlFile(import.meta.url, "yield_history") },
@@ -105,30 +214,53 @@ export const yieldHistoryArtifact: Artifact = {
     for (const r of rows.points) {
       const list = byCoin.get(String(r.stablecoin_id)) ?? [];
       list.push({
-        date: daySeconds(r.observed_day), sourceKey: key(String(r.pool_id)), project: String(r.project), chain: String(r.chain), apy: num(r.apy)!,
-        apyBase: num(r.apy_base), apyReward: num(r.apy_reward), tvlUsd: num(r.tvl_usd) ?? 0,
+        date: daySeconds(r.observed_day),
+        sourceKey: key(String(r.pool_id)),
+        project: String(r.project),
+        chain: String(r.chain),
+        apy: num(r.apy)!,
+        apyBase: num(r.apy_base),
+        apyReward: num(r.apy_reward),
+        tvlUsd: num(r.tvl_usd) ?? 0,
       });
       byCoin.set(String(r.stablecoin_id), list);
     }
-    const files: ArtifactFile[] = [...byCoin].map(([id, points]) => ({ path: outputPath(yieldHistoryArtifact.outputs.main, id), payload: points, rows: points.length }));
+    const files: ArtifactFile[] = [...byCoin].map(([id, points]) => ({
+      path: outputPath(yieldHistoryArtifact.outputs.main, id),
+      payload: points,
+      rows: points.length,
+    }));
     return { files, dataAsOf: ctx.sourceObservedAt["defillama-yields.pools"] ?? null };
   },
 };
 
 /** `site-data/yield-adapter-manifest.json` — the yield sources the build reads and what they covered. */
 export const yieldAdapterManifestArtifact: Artifact = {
-  key: "yield-adapter-manifest", schemaVersion: "1.0.0", maxAgeSec: 3600, schema: YieldAdapterManifestSchema,
+  key: "yield-adapter-manifest",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 3600,
+  schema: YieldAdapterManifestSchema,
   outputs: { main: { path: "site-data/yield-adapter-manifest.json", schema: YieldAdapterManifestSchema } },
   description: "Yield adapters: endpoint, lineage, captures and coverage.",
   queries: { coverage: sqlFile(import.meta.url, "yield_adapters") },
   assemble(rows, ctx) {
     const c = rows.coverage[0] ?? {};
     const payload = {
-      adapters: [{
-        key: SOURCE, label: "DefiLlama yields /pools", endpoint: "https://yields.llama.fi/pools", lineageFamily: "defillama", kind: "pool-snapshot",
-        captures: num(c.captures) ?? 0, newestCaptureAt: num(c.newest_capture_at), pools: num(c.pools) ?? 0, singleAssetMatchedPools: num(c.matched_pools) ?? 0,
-        coins: num(c.coins) ?? 0, feeds: ["/api/yield-rankings", "/api/yield-history", "/api/dex-liquidity"],
-      }],
+      adapters: [
+        {
+          key: SOURCE,
+          label: "DefiLlama yields /pools",
+          endpoint: "https://yields.llama.fi/pools",
+          lineageFamily: "defillama",
+          kind: "pool-snapshot",
+          captures: num(c.captures) ?? 0,
+          newestCaptureAt: num(c.newest_capture_at),
+          pools: num(c.pools) ?? 0,
+          singleAssetMatchedPools: num(c.matched_pools) ?? 0,
+          coins: num(c.coins) ?? 0,
+          feeds: ["/api/yield-rankings", "/api/yield-history", "/api/dex-liquidity"],
+        },
+      ],
       methodology: methodology(YIELD_VERSION, YIELD_LABEL, ctx.asOf),
       updatedAt: ctx.asOf,
     };
@@ -141,14 +273,18 @@ export const yieldAdapterManifestArtifact: Artifact = {
  * coin's safety card (none, or score null: safety 40, grade NR): `yieldToRisk` = apy / (101 − safety),
  * `pharosYieldScore` = clamp(round(rowUtility / max(0.5, (101 − safety)/20)^1.75 × sustainability × 8), 0, 100).
  */
-export function hydrate(row: { apy: number; rowUtility: number; sustainability: number }, card: { score: number | null; grade: string } | undefined) {
+export function hydrate(
+  row: { apy: number; rowUtility: number; sustainability: number },
+  card: { score: number | null; grade: string } | undefined,
+) {
   const safetyScore = card?.score ?? DEFAULT_SAFETY_SCORE;
   const safetyGrade = card?.score === null || card === undefined ? "NR" : card.grade;
   const divisor = 101 - safetyScore;
   const riskPenalty = Math.max(0.5, divisor / 20);
   const yieldEfficiency = row.rowUtility / riskPenalty ** 1.75;
   return {
-    safetyScore, safetyGrade,
+    safetyScore,
+    safetyGrade,
     yieldToRisk: divisor > 0 ? round(row.apy / divisor, 4) : null,
     pharosYieldScore: Math.min(100, Math.max(0, Math.round(yieldEfficiency * row.sustainability * SCALING_FACTOR))),
   };

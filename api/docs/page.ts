@@ -35,8 +35,10 @@ const REDOC_OPTIONS = { downloadUrls: [{ title: "Download OpenAPI description (J
  * off): replaced by a data: SVG, so the page makes no request outside its origin (the CSP would
  * block it and log an error).
  */
-const svg = (width: number, text: string) => `data:image/svg+xml,${encodeURIComponent(
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" font-weight="bold" fill="#1f2a44">${text}</text></svg>`)}`;
+const svg = (width: number, text: string) =>
+  `data:image/svg+xml,${encodeURIComponent(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" font-weight="bold" fill="#1f2a44">${text}</text></svg>`,
+  )}`;
 const CDN_LOGOS: [string, string][] = [
   ["https://cdn.redoc.ly/redoc/logo-mini-full.svg", svg(46, "Redocly")],
   ["https://cdn.redoc.ly/redoc/logo-mini.svg", svg(9, "R")],
@@ -55,11 +57,19 @@ export const sha256Hex = (data: Uint8Array | string) => createHash("sha256").upd
  * no connection, frame, form target, base URL or framing by other sites.
  */
 export function apiDocsCsp(html: string): string {
-  const hashes = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)]
-    .map((m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`);
+  const hashes = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].map(
+    (m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`,
+  );
   return [
-    "default-src 'none'", `script-src ${[...new Set(hashes)].join(" ")}`, "style-src 'unsafe-inline'", "img-src data:", "font-src data:",
-    "connect-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+    "default-src 'none'",
+    `script-src ${[...new Set(hashes)].join(" ")}`,
+    "style-src 'unsafe-inline'",
+    "img-src data:",
+    "font-src data:",
+    "connect-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
   ].join("; ");
 }
 
@@ -79,17 +89,37 @@ export async function renderApiDocs(openapi: Uint8Array, outFile: string): Promi
   try {
     await writeFile(spec, openapi);
     try {
-      await execFileP(process.execPath, [
-        join(dirname(redoclyPkg()), "bin/cli.js"), "build-docs", spec, "--inlineBundle", "--template", TEMPLATE, "--config", REDOCLY_CONFIG,
-        `--templateOptions.openapiSha256=${sha256Hex(openapi)}`, "--openapi", JSON.stringify(REDOC_OPTIONS), "--output", raw,
-      ], { env: { ...process.env, REDOCLY_TELEMETRY: "off" }, maxBuffer: 16 << 20 });
+      await execFileP(
+        process.execPath,
+        [
+          join(dirname(redoclyPkg()), "bin/cli.js"),
+          "build-docs",
+          spec,
+          "--inlineBundle",
+          "--template",
+          TEMPLATE,
+          "--config",
+          REDOCLY_CONFIG,
+          `--templateOptions.openapiSha256=${sha256Hex(openapi)}`,
+          "--openapi",
+          JSON.stringify(REDOC_OPTIONS),
+          "--output",
+          raw,
+        ],
+        { env: { ...process.env, REDOCLY_TELEMETRY: "off" }, maxBuffer: 16 << 20 },
+      );
     } catch (err) {
-      const out = `${(err as { stdout?: string }).stdout ?? ""}\n${(err as { stderr?: string }).stderr ?? ""}`.trim().split("\n").slice(-5).join("\n");
+      const out = `${(err as { stdout?: string }).stdout ?? ""}\n${(err as { stderr?: string }).stderr ?? ""}`
+        .trim()
+        .split("\n")
+        .slice(-5)
+        .join("\n");
       throw new Error(`redocly build-docs failed: ${out || (err as Error).message}`);
     }
     let html = await readFile(raw, "utf8");
     for (const [url, local] of CDN_LOGOS) html = html.replaceAll(url, local);
-    if (/https:\/\/cdn\.redoc(ly\.com\/redoc|\.ly)\//.test(html)) throw new Error("redocly build-docs output still loads from Redocly's CDN");
+    if (/https:\/\/cdn\.redoc(ly\.com\/redoc|\.ly)\//.test(html))
+      throw new Error("redocly build-docs output still loads from Redocly's CDN");
     if (!html.includes('"disableTelemetry":true')) throw new Error("redocly build-docs output has Redoc telemetry on");
     await writeFile(raw, html);
     await rename(raw, outFile);
@@ -101,7 +131,12 @@ export async function renderApiDocs(openapi: Uint8Array, outFile: string): Promi
 
 /** Cache file name of the page for `openapi`: changes with the description, template, Redocly version and FORMAT. */
 async function cacheName(openapi: Uint8Array): Promise<string> {
-  const key = createHash("sha256").update(openapi).update(await readFile(TEMPLATE)).update(await readFile(redoclyPkg())).update(String(FORMAT)).digest("hex");
+  const key = createHash("sha256")
+    .update(openapi)
+    .update(await readFile(TEMPLATE))
+    .update(await readFile(redoclyPkg()))
+    .update(String(FORMAT))
+    .digest("hex");
   return `api-docs-${key.slice(0, 32)}.html`;
 }
 
@@ -112,13 +147,22 @@ async function loadPage(openapi: Uint8Array, dir: string): Promise<StaticResult>
   if (!bytes) {
     await renderApiDocs(openapi, file);
     bytes = await readFile(file);
-    for (const f of await readdir(dir)) if (f.startsWith("api-docs-") && join(dir, f) !== file) await rm(join(dir, f), { force: true });
+    for (const f of await readdir(dir))
+      if (f.startsWith("api-docs-") && join(dir, f) !== file) await rm(join(dir, f), { force: true });
   }
   const forms = new Map<StoredEncoding, Uint8Array>();
   return {
-    bytes, contentType: "text/html; charset=utf-8",
-    headers: { "Content-Security-Policy": apiDocsCsp(bytes.toString("utf8")), "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" },
-    encoded: async (e) => { if (!forms.has(e)) forms.set(e, compressBody(bytes, e)); return forms.get(e)!; },
+    bytes,
+    contentType: "text/html; charset=utf-8",
+    headers: {
+      "Content-Security-Policy": apiDocsCsp(bytes.toString("utf8")),
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+    },
+    encoded: async (e) => {
+      if (!forms.has(e)) forms.set(e, compressBody(bytes, e));
+      return forms.get(e)!;
+    },
   };
 }
 
@@ -135,6 +179,8 @@ export function apiDocsPage(openapi: Uint8Array, dir = DEFAULT_DOCS_DIR): Promis
   if (cached && cached.openapi === openapi) return cached.page;
   const page = loadPage(openapi, dir);
   pages.set(dir, { openapi, page });
-  page.catch(() => { if (pages.get(dir)?.page === page) pages.delete(dir); });
+  page.catch(() => {
+    if (pages.get(dir)?.page === page) pages.delete(dir);
+  });
   return page;
 }

@@ -80,7 +80,11 @@ export class LaneAuth {
       case "apiKey":
         return this.apiKey(req);
       case "site":
-        return requireSecret(this.deps.siteProxySecret, req.header(SITE_PROXY_HEADER), this.deps.siteProxySecretPrevious);
+        return requireSecret(
+          this.deps.siteProxySecret,
+          req.header(SITE_PROXY_HEADER),
+          this.deps.siteProxySecretPrevious,
+        );
       case "webhook":
         return requireSecret(this.deps.webhookSecret, req.header("X-Telegram-Bot-Api-Secret-Token"));
       case "admin":
@@ -109,7 +113,14 @@ export class LaneAuth {
       // limiter, for a cacheable GET: its share of the limit across live instances, at most 30 per
       // minute. Donor and self-serve keys and keys never seen here fail closed.
       const okAt = this.sharedOk.get(record.id);
-      if (!req.cacheableGet || record.tier !== "standard" || !auth.seen || okAt === undefined || this.deps.nowMs() - okAt > KEY_OUTAGE_GRACE_MS) throw UNAVAILABLE();
+      if (
+        !req.cacheableGet ||
+        record.tier !== "standard" ||
+        !auth.seen ||
+        okAt === undefined ||
+        this.deps.nowMs() - okAt > KEY_OUTAGE_GRACE_MS
+      )
+        throw UNAVAILABLE();
       const share = Math.floor(record.rateLimitPerMinute / Math.max(1, this.deps.keys.liveInstances));
       res = await this.local.consume(record.id, Math.max(1, Math.min(LOCAL_FALLBACK_MAX_PER_MINUTE, share)));
     }

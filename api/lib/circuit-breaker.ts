@@ -36,7 +36,8 @@ export class CircuitBreaker {
     this.coolDownMs = opts.coolDownMs ?? DEFAULT_COOL_DOWN_MS;
     this.threshold = opts.failureThreshold ?? 3;
     this.now = opts.now ?? (() => performance.now());
-    if (!(this.coolDownMs >= 0) || !(this.threshold >= 1)) throw new RangeError("CircuitBreaker: coolDownMs must be ≥ 0 and failureThreshold ≥ 1");
+    if (!(this.coolDownMs >= 0) || !(this.threshold >= 1))
+      throw new RangeError("CircuitBreaker: coolDownMs must be ≥ 0 and failureThreshold ≥ 1");
   }
 
   /** Current state; an open circuit whose cool-down has passed reads `half-open`. */

@@ -7,7 +7,11 @@ export type ClockMode = "auto" | "wall" | "replay";
  * Current time (Unix s) for a build under the clock mode: replay = build as-of + time since first
  * seen; `wallNow` is the wall clock (Unix s) of the same instant `nowMs`.
  */
-export function serviceNow(build: ServingBuild | null, mode: ClockMode, nowMs: number): { now: number; clock: "replay" | "wall"; wallNow: number } {
+export function serviceNow(
+  build: ServingBuild | null,
+  mode: ClockMode,
+  nowMs: number,
+): { now: number; clock: "replay" | "wall"; wallNow: number } {
   const wallNow = Math.floor(nowMs / 1000);
   if (build && mode !== "wall" && (mode === "replay" || build.manifest.clock === "replay")) {
     return { now: build.manifest.asOf + Math.floor((nowMs - build.firstSeenMs) / 1000), clock: "replay", wallNow };

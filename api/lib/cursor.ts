@@ -19,7 +19,11 @@ export function decodeCursor(text: string): CursorPosition {
   }
 }
 
-const KeysetSchema = z.object({ v: z.literal(2), sort: z.string().max(40), key: z.array(z.union([z.string().max(200), z.number()])).max(4) });
+const KeysetSchema = z.object({
+  v: z.literal(2),
+  sort: z.string().max(40),
+  key: z.array(z.union([z.string().max(200), z.number()])).max(4),
+});
 
 /** Opaque keyset cursor over a sort order: base64url of `{v:2, sort, key}` (`sort` names the order it was issued for). */
 export function encodeKeyset(sort: string, key: (string | number)[]): string {
@@ -31,7 +35,12 @@ export function encodeKeyset(sort: string, key: (string | number)[]): string {
  * (its key → this order's key of the same row) when given. Throws HttpError 400 naming `cursor` when
  * it is not one of ours, has the wrong arity, or names another order that `rekey` cannot translate.
  */
-export function decodeKeyset(text: string, sort: string, arity: number, rekey?: (key: (string | number)[]) => (string | number)[] | null): (string | number)[] {
+export function decodeKeyset(
+  text: string,
+  sort: string,
+  arity: number,
+  rekey?: (key: (string | number)[]) => (string | number)[] | null,
+): (string | number)[] {
   let c: z.infer<typeof KeysetSchema>;
   try {
     c = KeysetSchema.parse(JSON.parse(Buffer.from(text, "base64url").toString("utf8")));
@@ -43,6 +52,7 @@ export function decodeKeyset(text: string, sort: string, arity: number, rekey?: 
     if (!key) throw new HttpError(400, `Invalid parameter cursor: issued for sort ${c.sort}, not ${sort}`);
     return key;
   }
-  if (c.key.length !== arity) throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
+  if (c.key.length !== arity)
+    throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
   return c.key;
 }

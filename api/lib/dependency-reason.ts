@@ -34,19 +34,35 @@ const CODE_REASONS: Record<string, DependencyReason> = {
  * else `unavailable`. An error carrying its own `reason` (e.g. `StateStoreUnavailableError`) keeps it.
  */
 export function dependencyReason(err: unknown): DependencyReason {
-  for (let e = err as { reason?: unknown; code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { reason?: unknown; code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.reason === "string" && isReason(e.reason)) return e.reason;
     const code = typeof e.code === "string" ? e.code : "";
     if (CODE_REASONS[code]) return CODE_REASONS[code];
     if (/^28/.test(code) && code.length === 5) return "authentication failed";
     const msg = typeof e.message === "string" ? e.message : "";
     if (/timeout|timed out|no answer within/i.test(msg)) return "timeout";
-    if (/Connection terminated|terminating connection|socket hang up|Client has encountered a connection error/i.test(msg)) return "connection lost";
+    if (
+      /Connection terminated|terminating connection|socket hang up|Client has encountered a connection error/i.test(msg)
+    )
+      return "connection lost";
     if (/ECONNREFUSED/.test(msg)) return "connection refused";
     if (/^[0-9A-Z]{5}$/.test(code)) return "query failed";
   }
   return "unavailable";
 }
 
-const REASONS = new Set<string>(["timeout", "connection refused", "connection lost", "host not found", "authentication failed", "query failed", "circuit open", "unavailable"]);
+const REASONS = new Set<string>([
+  "timeout",
+  "connection refused",
+  "connection lost",
+  "host not found",
+  "authentication failed",
+  "query failed",
+  "circuit open",
+  "unavailable",
+]);
 const isReason = (s: string): s is DependencyReason => REASONS.has(s);

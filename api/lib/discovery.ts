@@ -45,7 +45,13 @@ create table if not exists discovery_candidates (
   resurfaced_at bigint
 )`;
 
-type Row = { id: string; first_seen_at: string | number; dismissed_at: string | number | null; dismissed_market_cap_usd: number | null; resurfaced_at: string | number | null };
+type Row = {
+  id: string;
+  first_seen_at: string | number;
+  dismissed_at: string | number | null;
+  dismissed_market_cap_usd: number | null;
+  resurfaced_at: string | number | null;
+};
 
 /** Whether a candidate dismissed at `atDismissal` comes back at market cap `now`. */
 export function resurfaces(atDismissal: number | null, now: number | null): boolean {
@@ -59,7 +65,10 @@ const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 export class DiscoveryStore {
   private readonly ready: () => Promise<void>;
 
-  constructor(private readonly sql: SqlClient, private readonly nowMs: () => number = Date.now) {
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly nowMs: () => number = Date.now,
+  ) {
     this.ready = schemaOnce(sql, SCHEMA);
   }
 
@@ -73,31 +82,54 @@ export class DiscoveryStore {
     const now = Math.floor(this.nowMs() / 1000);
     if (coins.length === 0) return [];
     // Scalar parameters only (PGlite and node-postgres alike); the table holds one row per coin ever listed.
-    const { rows } = await this.sql.query<Row>("select id, first_seen_at, dismissed_at, dismissed_market_cap_usd, resurfaced_at from discovery_candidates");
+    const { rows } = await this.sql.query<Row>(
+      "select id, first_seen_at, dismissed_at, dismissed_market_cap_usd, resurfaced_at from discovery_candidates",
+    );
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const c of coins) {
       if (byId.has(c.id)) continue;
-      await this.sql.query("insert into discovery_candidates (id, first_seen_at) values ($1, $2) on conflict (id) do nothing", [c.id, now]);
-      byId.set(c.id, { id: c.id, first_seen_at: now, dismissed_at: null, dismissed_market_cap_usd: null, resurfaced_at: null });
+      await this.sql.query(
+        "insert into discovery_candidates (id, first_seen_at) values ($1, $2) on conflict (id) do nothing",
+        [c.id, now],
+      );
+      byId.set(c.id, {
+        id: c.id,
+        first_seen_at: now,
+        dismissed_at: null,
+        dismissed_market_cap_usd: null,
+        resurfaced_at: null,
+      });
     }
     const out: DiscoveryCandidate[] = [];
     for (const c of coins) {
       const r = byId.get(c.id);
-      let dismissedAt = n(r?.dismissed_at), atDismissal = n(r?.dismissed_market_cap_usd), resurfacedAt = n(r?.resurfaced_at);
+      let dismissedAt = n(r?.dismissed_at),
+        atDismissal = n(r?.dismissed_market_cap_usd),
+        resurfacedAt = n(r?.resurfaced_at);
       if (dismissedAt !== null && resurfaces(atDismissal, c.marketCapUsd)) {
         const { rows: changed } = await this.sql.query(
           "update discovery_candidates set dismissed_at = null, dismissed_market_cap_usd = null, resurfaced_at = $2 where id = $1 and dismissed_at is not null returning id",
           [c.id, now],
         );
-        if (changed.length) { dismissedAt = null; atDismissal = null; resurfacedAt = now; }
+        if (changed.length) {
+          dismissedAt = null;
+          atDismissal = null;
+          resurfacedAt = now;
+        }
       }
       out.push({
-        ...c, status: dismissedAt === null ? "active" : "dismissed", firstSeenAt: n(r?.first_seen_at) ?? now, dismissedAt,
+        ...c,
+        status: dismissedAt === null ? "active" : "dismissed",
+        firstSeenAt: n(r?.first_seen_at) ?? now,
+        dismissedAt,
         marketCapAtDismissalUsd: dismissedAt === null ? null : atDismissal,
-        resurfacesAtUsd: dismissedAt === null ? null : RESURFACE_FACTOR * (atDismissal ?? 0), resurfacedAt,
+        resurfacesAtUsd: dismissedAt === null ? null : RESURFACE_FACTOR * (atDismissal ?? 0),
+        resurfacedAt,
       });
     }
-    return out.sort((a, b) => (b.marketCapUsd ?? -1) - (a.marketCapUsd ?? -1) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return out.sort(
+      (a, b) => (b.marketCapUsd ?? -1) - (a.marketCapUsd ?? -1) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
   }
 
   /**

@@ -1,6 +1,10 @@
 import type { Address, Hex } from "viem";
 import { z } from "zod";
-import { type DonationsLedgerPayload, DonationsLedgerSchema, donationsLedgerArtifact } from "../../site-data/donations-ledger.ts";
+import {
+  type DonationsLedgerPayload,
+  DonationsLedgerSchema,
+  donationsLedgerArtifact,
+} from "../../site-data/donations-ledger.ts";
 import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data/report-cards.ts";
 import { HttpError } from "./http-error.ts";
 import type { KeyStore } from "./key-store.ts";
@@ -29,17 +33,37 @@ export const CLAIM_ATTEMPTS_PER_MINUTE = 10;
 /** Largest claim body (spec 8: at most 4096 bytes). */
 export const CLAIM_BODY_MAX_BYTES = 4096;
 /** Statement of the claim message (its byte-exact canonical form is rebuilt from address, nonce and time). */
-export const CLAIM_STATEMENT = "Claim your Ballast supporter API key. One key per wallet, no expiry, 10 requests per minute.";
+export const CLAIM_STATEMENT =
+  "Claim your Ballast supporter API key. One key per wallet, no expiry, 10 requests per minute.";
 
 /** Failure reasons of spec 7 rule 1. */
 export type ClaimReason =
-  | "body_invalid" | "siwe_invalid" | "signature_invalid" | "claims_closed" | "claim_revoked" | "ineligible" | "claim_exists" | "claim_orphaned"
-  | "rate_limited" | "rate_limiter_missing" | "rate_limit_unavailable" | "donations_ledger_invalid" | "safety_scores_unavailable" | "grade_unavailable"
-  | "pepper_missing" | "issue_failed";
+  | "body_invalid"
+  | "siwe_invalid"
+  | "signature_invalid"
+  | "claims_closed"
+  | "claim_revoked"
+  | "ineligible"
+  | "claim_exists"
+  | "claim_orphaned"
+  | "rate_limited"
+  | "rate_limiter_missing"
+  | "rate_limit_unavailable"
+  | "donations_ledger_invalid"
+  | "safety_scores_unavailable"
+  | "grade_unavailable"
+  | "pepper_missing"
+  | "issue_failed";
 
 /** A donor-claim failure: `{ error, reason, ...extra }` (spec 7 rule 1). */
 export class ClaimError extends HttpError {
-  constructor(status: 400 | 403 | 409 | 413 | 429 | 503, message: string, readonly reason: ClaimReason, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  constructor(
+    status: 400 | 403 | 409 | 413 | 429 | 503,
+    message: string,
+    readonly reason: ClaimReason,
+    headers: Record<string, string> = {},
+    extra: Record<string, unknown> = {},
+  ) {
     super(status, message, headers, { reason, ...extra });
   }
 }
@@ -84,13 +108,18 @@ export interface Eligibility {
  * grade matches A+ to B- (`NR`, C and below do not count). Eligible at a total ≥ 10 USD − 1e-9;
  * otherwise `grade_unavailable` when the receipts of ungraded coins could lift it over, else `ineligible`.
  */
-export function donorEligibility(address: string, ledger: DonationsLedgerPayload, grades: ReadonlyMap<string, string>): Eligibility {
+export function donorEligibility(
+  address: string,
+  ledger: DonationsLedgerPayload,
+  grades: ReadonlyMap<string, string>,
+): Eligibility {
   const from = address.toLowerCase();
   let qualifying = 0;
   let unavailable = 0;
   const assets = new Set<string>();
   for (const r of ledger.receipts) {
-    if (r.from !== from || r.classification !== "counted" || r.usdAtReceipt === null || r.stablecoinId === null) continue;
+    if (r.from !== from || r.classification !== "counted" || r.usdAtReceipt === null || r.stablecoinId === null)
+      continue;
     const grade = grades.get(r.stablecoinId);
     if (grade === undefined) unavailable += r.usdAtReceipt;
     else if (QUALIFYING_GRADE.test(grade)) {
@@ -99,9 +128,15 @@ export function donorEligibility(address: string, ledger: DonationsLedgerPayload
     }
   }
   const threshold = DONOR_MIN_USD - DONOR_USD_TOLERANCE;
-  const outcome = qualifying >= threshold ? "eligible" : qualifying + unavailable >= threshold ? "grade_unavailable" : "ineligible";
+  const outcome =
+    qualifying >= threshold ? "eligible" : qualifying + unavailable >= threshold ? "grade_unavailable" : "ineligible";
   const cents = (x: number) => Math.round(x * 100) / 100;
-  return { outcome, qualifyingUsd: cents(qualifying), unavailableUsd: cents(unavailable), countedAssets: [...assets].sort() };
+  return {
+    outcome,
+    qualifyingUsd: cents(qualifying),
+    unavailableUsd: cents(unavailable),
+    countedAssets: [...assets].sort(),
+  };
 }
 
 /**
@@ -111,19 +146,33 @@ export function donorEligibility(address: string, ledger: DonationsLedgerPayload
 const viem = () => Promise.all([import("viem"), import("viem/siwe")]).then(([core, siwe]) => ({ ...core, ...siwe }));
 
 /** The canonical claim message for (address, nonce, issuedAt): the only text a claim may sign (byte for byte). */
-export async function claimMessage(config: Pick<DonorClaimConfig, "domain" | "uri" | "chainId">, address: Address, nonce: string, issuedAt: Date): Promise<string> {
+export async function claimMessage(
+  config: Pick<DonorClaimConfig, "domain" | "uri" | "chainId">,
+  address: Address,
+  nonce: string,
+  issuedAt: Date,
+): Promise<string> {
   const { createSiweMessage } = await viem();
   return createSiweMessage({
-    domain: config.domain, address, statement: CLAIM_STATEMENT, uri: config.uri, version: "1", chainId: config.chainId, nonce, issuedAt,
+    domain: config.domain,
+    address,
+    statement: CLAIM_STATEMENT,
+    uri: config.uri,
+    version: "1",
+    chainId: config.chainId,
+    nonce,
+    issuedAt,
     expirationTime: new Date(issuedAt.getTime() + CLAIM_MESSAGE_MAX_AGE_SEC * 1000),
   });
 }
 
 /** The claim body `{ message, signature }` (OpenAPI reads it; claims parse with it). */
-export const ClaimBodyDoc = z.object({
-  message: z.string().min(1).max(CLAIM_BODY_MAX_BYTES),
-  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected 0x-prefixed hex"),
-}).strict();
+export const ClaimBodyDoc = z
+  .object({
+    message: z.string().min(1).max(CLAIM_BODY_MAX_BYTES),
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected 0x-prefixed hex"),
+  })
+  .strict();
 
 /**
  * Parses and checks a claim message at wall time `nowSec`: EIP-4361, an address, a nonce of at least
@@ -142,11 +191,15 @@ export async function checkClaimMessage(config: DonorClaimConfig, message: strin
     throw invalid("not an EIP-4361 message");
   }
   if (!parsed.address || !isAddress(parsed.address)) throw invalid("no address");
-  if (!parsed.nonce || !/^[A-Za-z0-9]{8,}$/.test(parsed.nonce)) throw invalid("nonce must be at least 8 letters or digits");
+  if (!parsed.nonce || !/^[A-Za-z0-9]{8,}$/.test(parsed.nonce))
+    throw invalid("nonce must be at least 8 letters or digits");
   if (!parsed.issuedAt || Number.isNaN(parsed.issuedAt.getTime())) throw invalid("no issued-at time");
-  if (Math.abs(nowSec - parsed.issuedAt.getTime() / 1000) > CLAIM_MESSAGE_MAX_AGE_SEC) throw invalid("issued more than 5 minutes from now");
-  if (message !== (await claimMessage(config, parsed.address, parsed.nonce, parsed.issuedAt))) throw invalid(`not the claim message for ${config.domain}`);
-  if (!validateSiweMessage({ message: parsed, domain: config.domain, time: new Date(nowSec * 1000) })) throw invalid("expired or not yet valid");
+  if (Math.abs(nowSec - parsed.issuedAt.getTime() / 1000) > CLAIM_MESSAGE_MAX_AGE_SEC)
+    throw invalid("issued more than 5 minutes from now");
+  if (message !== (await claimMessage(config, parsed.address, parsed.nonce, parsed.issuedAt)))
+    throw invalid(`not the claim message for ${config.domain}`);
+  if (!validateSiweMessage({ message: parsed, domain: config.domain, time: new Date(nowSec * 1000) }))
+    throw invalid("expired or not yet valid");
   return parsed.address;
 }
 
@@ -155,7 +208,9 @@ async function ledgerOf(build: ServingBuild | null): Promise<DonationsLedgerPayl
   const path = donationsLedgerArtifact.outputs.main.path;
   try {
     if (build?.files.has(path)) return (await build.payload(path, (x) => DonationsLedgerSchema.parse(x)))!;
-  } catch { /* below */ }
+  } catch {
+    /* below */
+  }
   throw new ClaimError(503, "Donations ledger unavailable", "donations_ledger_invalid", RETRY_60);
 }
 
@@ -164,9 +219,13 @@ async function gradesOf(build: ServingBuild | null): Promise<Map<string, string>
   const path = safetyGradesArtifact.outputs.main.path;
   let payload: z.infer<typeof SafetyGradesPayloadSchema> | null = null;
   try {
-    if (build?.files.has(path)) payload = (await build.payload(path, (x) => SafetyGradesPayloadSchema.parse(x))) ?? null;
-  } catch { /* below */ }
-  if (!payload || payload.publication.status !== "published") throw new ClaimError(503, "Safety grades unavailable", "safety_scores_unavailable", RETRY_60);
+    if (build?.files.has(path))
+      payload = (await build.payload(path, (x) => SafetyGradesPayloadSchema.parse(x))) ?? null;
+  } catch {
+    /* below */
+  }
+  if (!payload || payload.publication.status !== "published")
+    throw new ClaimError(503, "Safety grades unavailable", "safety_scores_unavailable", RETRY_60);
   return new Map(payload.grades.filter((g) => g.publicationStatus === "published").map((g) => [g.id, g.grade]));
 }
 
@@ -221,7 +280,8 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
   try {
     body = ClaimBodyDoc.parse(JSON.parse(Buffer.from(bytes).toString("utf8")));
   } catch (err) {
-    const why = err instanceof z.ZodError ? `${err.issues[0]?.path.join(".") || "body"}: ${err.issues[0]?.message}` : "not JSON";
+    const why =
+      err instanceof z.ZodError ? `${err.issues[0]?.path.join(".") || "body"}: ${err.issues[0]?.message}` : "not JSON";
     throw new ClaimError(400, `Invalid claim body (${why}); expected { message, signature }`, "body_invalid");
   }
   const address = await checkClaimMessage(config, body.message, req.wallNow);
@@ -229,8 +289,15 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
   let signed = false;
   try {
     signed = await verifyMessage({ address, message: body.message, signature: body.signature as Hex });
-  } catch { /* malformed signature */ }
-  if (!signed) throw new ClaimError(400, "Claim message or signature is invalid: the signature is not the address's", "signature_invalid");
+  } catch {
+    /* malformed signature */
+  }
+  if (!signed)
+    throw new ClaimError(
+      400,
+      "Claim message or signature is invalid: the signature is not the address's",
+      "signature_invalid",
+    );
   if (config.rpcUrl) await requireNoCode(config.rpcUrl, address);
 
   const wallet = address.toLowerCase();
@@ -238,11 +305,20 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
   if (existing) throw existingClaim(existing);
   const grades = await gradesOf(req.build);
   const e = donorEligibility(wallet, ledger, grades);
-  if (e.outcome === "grade_unavailable") throw new ClaimError(503, "A grade needed to judge this claim is unavailable", "grade_unavailable", RETRY_60);
+  if (e.outcome === "grade_unavailable")
+    throw new ClaimError(503, "A grade needed to judge this claim is unavailable", "grade_unavailable", RETRY_60);
   if (e.outcome === "ineligible") {
-    throw new ClaimError(403, `Not eligible: qualifying donations total USD ${e.qualifyingUsd.toFixed(2)} (at least USD ${DONOR_MIN_USD} needed)`, "ineligible", {}, {
-      ledgerUpdatedAt: ledger.reconciledAt, qualifyingUsd: e.qualifyingUsd, countedAssets: e.countedAssets,
-    });
+    throw new ClaimError(
+      403,
+      `Not eligible: qualifying donations total USD ${e.qualifyingUsd.toFixed(2)} (at least USD ${DONOR_MIN_USD} needed)`,
+      "ineligible",
+      {},
+      {
+        ledgerUpdatedAt: ledger.reconciledAt,
+        qualifyingUsd: e.qualifyingUsd,
+        countedAssets: e.countedAssets,
+      },
+    );
   }
   if (!keys.hasPepper) throw new ClaimError(503, "Key issuance is not configured", "pepper_missing", RETRY_60);
   const issued = await storeStep(() => keys.issueDonorKey(wallet));
@@ -254,7 +330,13 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
   const { record, token } = issued;
   return {
     status: "issued",
-    key: { keyPrefix: record.keyPrefix, maskedToken: `bl_live_${record.keyPrefix}_…`, tier: "donor", rateLimitPerMinute: record.rateLimitPerMinute, expiresAt: null },
+    key: {
+      keyPrefix: record.keyPrefix,
+      maskedToken: `bl_live_${record.keyPrefix}_…`,
+      tier: "donor",
+      rateLimitPerMinute: record.rateLimitPerMinute,
+      expiresAt: null,
+    },
     token,
   };
 }
@@ -288,5 +370,10 @@ async function requireNoCode(rpcUrl: string, address: Address): Promise<void> {
   } catch {
     throw new ClaimError(503, "Could not check the account type", "issue_failed", RETRY_60);
   }
-  if (code && code !== "0x") throw new ClaimError(400, "Claim message or signature is invalid: contract accounts cannot claim", "signature_invalid");
+  if (code && code !== "0x")
+    throw new ClaimError(
+      400,
+      "Claim message or signature is invalid: contract accounts cannot claim",
+      "signature_invalid",
+    );
 }

@@ -20,8 +20,13 @@ export interface EmbeddedOwner {
 /** The embedded store is held by another live process (`owner`). */
 export class EmbeddedStoreBusyError extends Error {
   override readonly name = "EmbeddedStoreBusyError";
-  constructor(readonly owner: EmbeddedOwner, readonly stateDir: string) {
-    super(`the ${owner.role === "server" ? "API server" : "key CLI"} (pid ${owner.pid}) owns the embedded state store in ${stateDir}`);
+  constructor(
+    readonly owner: EmbeddedOwner,
+    readonly stateDir: string,
+  ) {
+    super(
+      `the ${owner.role === "server" ? "API server" : "key CLI"} (pid ${owner.pid}) owns the embedded state store in ${stateDir}`,
+    );
   }
 }
 
@@ -74,7 +79,11 @@ export function acquireEmbeddedLock(stateDir: string, role: EmbeddedOwner["role"
   let me: EmbeddedOwner = { pid: process.pid, role, socket: null, startedAt: Date.now() };
   const write = (flag: "wx" | "w") => {
     const fd = openSync(path, flag, 0o600);
-    try { writeSync(fd, JSON.stringify(me)); } finally { closeSync(fd); }
+    try {
+      writeSync(fd, JSON.stringify(me));
+    } finally {
+      closeSync(fd);
+    }
   };
   for (let attempt = 0; ; attempt++) {
     try {

@@ -35,6 +35,8 @@ const memo = new Map<string, ContentCoding>();
  */
 export function compressBody(body: Uint8Array, coding: Exclude<ContentCoding, "identity">): Uint8Array {
   return coding === "br"
-    ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+    ? brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+      })
     : gzipSync(body, { level: 6 });
 }

@@ -22,12 +22,17 @@ export const FEEDBACK_MAX_BYTES = 8192;
 export const TOO_MANY_SUBMISSIONS = "Too many submissions. Please wait a few minutes.";
 
 /** The documented body: `message` (1-4000 characters) required; `email`, `page` (site path or URL), `stablecoinId` optional; nothing else. */
-export const FeedbackBodySchema = z.object({
-  message: z.string().trim().min(1, "must not be empty").max(4000, "at most 4000 characters"),
-  email: z.email().max(200).optional(),
-  page: z.string().max(500, "at most 500 characters").optional(),
-  stablecoinId: z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, "expected a stablecoin id like usdc-circle").optional(),
-}).strict();
+export const FeedbackBodySchema = z
+  .object({
+    message: z.string().trim().min(1, "must not be empty").max(4000, "at most 4000 characters"),
+    email: z.email().max(200).optional(),
+    page: z.string().max(500, "at most 500 characters").optional(),
+    stablecoinId: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, "expected a stablecoin id like usdc-circle")
+      .optional(),
+  })
+  .strict();
 export type FeedbackBody = z.infer<typeof FeedbackBodySchema>;
 
 const SCHEMA = `
@@ -46,7 +51,10 @@ const RETRY_60 = { "Retry-After": "60" };
 export class FeedbackStore {
   private readonly ensureSchema: () => Promise<void>;
 
-  constructor(private readonly sql: SqlClient, private readonly limiter: KeyRateLimiter | null) {
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly limiter: KeyRateLimiter | null,
+  ) {
     this.ensureSchema = schemaOnce(sql, SCHEMA);
   }
 
@@ -70,8 +78,10 @@ export class FeedbackStore {
     const id = randomUUID();
     try {
       await this.ensureSchema();
-      await this.sql.query("insert into feedback (id, message, email, page, stablecoin_id, created_at) values ($1, $2, $3, $4, $5, $6)",
-        [id, body.message, body.email?.toLowerCase() ?? null, body.page ?? null, body.stablecoinId ?? null, nowSec]);
+      await this.sql.query(
+        "insert into feedback (id, message, email, page, stablecoin_id, created_at) values ($1, $2, $3, $4, $5, $6)",
+        [id, body.message, body.email?.toLowerCase() ?? null, body.page ?? null, body.stablecoinId ?? null, nowSec],
+      );
     } catch {
       throw new HttpError(503, "Feedback temporarily unavailable", RETRY_60);
     }
@@ -81,11 +91,24 @@ export class FeedbackStore {
   /** Stored submissions, newest first (operators, tests). @throws the store's error. */
   async list(limit = 100): Promise<(FeedbackBody & { id: string; createdAt: number })[]> {
     await this.ensureSchema();
-    const { rows } = await this.sql.query<{ id: string; message: string; email: string | null; page: string | null; stablecoin_id: string | null; created_at: string | number }>(
-      "select id, message, email, page, stablecoin_id, created_at from feedback order by created_at desc, id limit $1", [limit]);
+    const { rows } = await this.sql.query<{
+      id: string;
+      message: string;
+      email: string | null;
+      page: string | null;
+      stablecoin_id: string | null;
+      created_at: string | number;
+    }>(
+      "select id, message, email, page, stablecoin_id, created_at from feedback order by created_at desc, id limit $1",
+      [limit],
+    );
     return rows.map((r) => ({
-      id: r.id, message: r.message, createdAt: Number(r.created_at),
-      ...(r.email ? { email: r.email } : {}), ...(r.page ? { page: r.page } : {}), ...(r.stablecoin_id ? { stablecoinId: r.stablecoin_id } : {}),
+      id: r.id,
+      message: r.message,
+      createdAt: Number(r.created_at),
+      ...(r.email ? { email: r.email } : {}),
+      ...(r.page ? { page: r.page } : {}),
+      ...(r.stablecoin_id ? { stablecoinId: r.stablecoin_id } : {}),
     }));
   }
 }

@@ -35,10 +35,16 @@ export interface Freshness {
 }
 
 /** Age and status of data observed at `updatedAt` (Unix s) with budget `maxAgeSec`. Unknown time → stale. */
-export function assessFreshness(nowSec: number, updatedAt: number | null, maxAgeSec: number, ratios: { fresh: number; degraded: number } = GENERIC_RATIOS): Freshness {
+export function assessFreshness(
+  nowSec: number,
+  updatedAt: number | null,
+  maxAgeSec: number,
+  ratios: { fresh: number; degraded: number } = GENERIC_RATIOS,
+): Freshness {
   const freshBudgetSec = maxAgeSec * ratios.fresh;
   const degradedBudgetSec = maxAgeSec * ratios.degraded;
-  if (updatedAt === null) return { updatedAt, ageSeconds: null, status: "stale", freshBudgetSec, degradedBudgetSec, maxAgeSec };
+  if (updatedAt === null)
+    return { updatedAt, ageSeconds: null, status: "stale", freshBudgetSec, degradedBudgetSec, maxAgeSec };
   const ageSeconds = Math.max(0, Math.floor(nowSec) - Math.floor(updatedAt));
   const status = ageSeconds <= freshBudgetSec ? "fresh" : ageSeconds <= degradedBudgetSec ? "degraded" : "stale";
   return { updatedAt, ageSeconds, status, freshBudgetSec, degradedBudgetSec, maxAgeSec };
@@ -72,5 +78,11 @@ export function freshnessHeaders(f: Freshness, profile: CacheProfile): Record<st
 
 /** Body `_meta` block (spec 2.17). */
 export function metaBlock(f: Freshness) {
-  return { updatedAt: f.updatedAt, ageSeconds: f.ageSeconds, status: f.status, freshBudgetSec: f.freshBudgetSec, degradedBudgetSec: f.degradedBudgetSec };
+  return {
+    updatedAt: f.updatedAt,
+    ageSeconds: f.ageSeconds,
+    status: f.status,
+    freshBudgetSec: f.freshBudgetSec,
+    degradedBudgetSec: f.degradedBudgetSec,
+  };
 }

@@ -15,4 +15,5 @@ export class HttpError extends Error {
 }
 
 /** 503 for a payload that was never published or failed its contract (spec 7 rule 3). */
-export const notYetAvailable = (what: string) => new HttpError(503, `Data not yet available: ${what}`, { "Retry-After": "60" });
+export const notYetAvailable = (what: string) =>
+  new HttpError(503, `Data not yet available: ${what}`, { "Retry-After": "60" });

@@ -53,7 +53,8 @@ export interface StoredResponse {
 export function idempotencyKeyOf(raw: string | undefined): string | null {
   const key = raw?.trim();
   if (!key) return null;
-  if (key.length > IDEMPOTENCY_KEY_MAX) throw new HttpError(400, `Invalid Idempotency-Key: expected 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  if (key.length > IDEMPOTENCY_KEY_MAX)
+    throw new HttpError(400, `Invalid Idempotency-Key: expected 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
   return key;
 }
 
@@ -62,12 +63,20 @@ export function idempotencyKeyOf(raw: string | undefined): string | null {
  * its decoded pairs sorted by name then value and re-encoded, so parameter order does not matter.
  */
 export function requestFingerprint(method: string, url: URL, body: string): string {
-  const pairs = [...url.searchParams.entries()].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  const pairs = [...url.searchParams.entries()].sort(([a, x], [b, y]) =>
+    a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0,
+  );
   const query = new URLSearchParams(pairs).toString();
   return createHash("sha256").update(`${method.toUpperCase()}\n${url.pathname}\n${query}\n${body}`).digest("hex");
 }
 
-type Row = { request_hash: string; response_status: number; response_body: string | null; created_at: string | number; reservation_owner: string };
+type Row = {
+  request_hash: string;
+  response_status: number;
+  response_body: string | null;
+  created_at: string | number;
+  reservation_owner: string;
+};
 
 /** What `run` answers: the response and whether it is a replay of a stored one. */
 export interface IdempotentOutcome extends StoredResponse {
@@ -78,7 +87,10 @@ export interface IdempotentOutcome extends StoredResponse {
 export class IdempotencyStore {
   private readonly ensureSchema: () => Promise<void>;
 
-  constructor(private readonly sql: SqlClient, private readonly nowMs: () => number = Date.now) {
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly nowMs: () => number = Date.now,
+  ) {
     this.ensureSchema = schemaOnce(sql, SCHEMA);
   }
 
@@ -94,7 +106,12 @@ export class IdempotencyStore {
    * stale, and otherwise waits up to 5 s for the request in flight, then 409 `currently reserved`.
    * @throws HttpError 409/503 as above; 503 `Public API temporarily unavailable` when the store fails.
    */
-  async run(action: string, key: string, requestHash: string, exec: () => Promise<StoredResponse>): Promise<IdempotentOutcome> {
+  async run(
+    action: string,
+    key: string,
+    requestHash: string,
+    exec: () => Promise<StoredResponse>,
+  ): Promise<IdempotentOutcome> {
     const owner = `admin-idempotency:${action}:${randomUUID()}`;
     const reserved = await this.store(async () => {
       await this.ensureSchema();
@@ -110,28 +127,43 @@ export class IdempotencyStore {
     try {
       res = await exec();
     } catch (err) {
-      apiLog("error", "ops", "idempotent operator action failed unexpectedly; stored as execution unknown", { action, error: errorMessage(err) });
+      apiLog("error", "ops", "idempotent operator action failed unexpectedly; stored as execution unknown", {
+        action,
+        error: errorMessage(err),
+      });
       await this.finish(action, key, owner, UNKNOWN, null).catch(() => undefined);
       throw executionUnknown(false);
     }
     if (res.status >= 500) {
-      await this.store(() => this.sql.query("delete from admin_idempotency_keys where action = $1 and idempotency_key = $2 and reservation_owner = $3", [action, key, owner]));
+      await this.store(() =>
+        this.sql.query(
+          "delete from admin_idempotency_keys where action = $1 and idempotency_key = $2 and reservation_owner = $3",
+          [action, key, owner],
+        ),
+      );
       return { ...res, replay: false };
     }
     try {
       await this.finish(action, key, owner, res.status, JSON.stringify(res.body));
     } catch (err) {
-      apiLog("error", "ops", "idempotent operator action ran but its response could not be stored", { action, error: errorMessage(err) });
+      apiLog("error", "ops", "idempotent operator action ran but its response could not be stored", {
+        action,
+        error: errorMessage(err),
+      });
       throw executionUnknown(false);
     }
-    await this.prune().catch((err: unknown) => apiLog("warn", "ops", "idempotency prune failed", { error: errorMessage(err) }));
+    await this.prune().catch((err: unknown) =>
+      apiLog("warn", "ops", "idempotency prune failed", { error: errorMessage(err) }),
+    );
     return { ...res, replay: false };
   }
 
   /** Deletes rows older than the TTL (7 days); returns how many. */
   async prune(): Promise<number> {
     await this.ensureSchema();
-    const { rows } = await this.sql.query("delete from admin_idempotency_keys where created_at < $1 returning action", [this.nowSec() - IDEMPOTENCY_TTL_SEC]);
+    const { rows } = await this.sql.query("delete from admin_idempotency_keys where created_at < $1 returning action", [
+      this.nowSec() - IDEMPOTENCY_TTL_SEC,
+    ]);
     return rows.length;
   }
 
@@ -146,19 +178,28 @@ export class IdempotencyStore {
   private async existing(action: string, key: string, requestHash: string): Promise<IdempotentOutcome> {
     const deadline = this.nowMs() + PENDING_WAIT_MS;
     for (;;) {
-      const row = await this.store(async () => (await this.sql.query<Row>(
-        "select request_hash, response_status, response_body, created_at, reservation_owner from admin_idempotency_keys where action = $1 and idempotency_key = $2",
-        [action, key],
-      )).rows[0]);
+      const row = await this.store(
+        async () =>
+          (
+            await this.sql.query<Row>(
+              "select request_hash, response_status, response_body, created_at, reservation_owner from admin_idempotency_keys where action = $1 and idempotency_key = $2",
+              [action, key],
+            )
+          ).rows[0],
+      );
       if (!row) {
         // Released (a 5xx) between our insert attempt and this read: run it as a new request would.
         throw new HttpError(409, "Idempotency key is currently reserved", { "Retry-After": "1" });
       }
-      if (row.request_hash !== requestHash) throw new HttpError(409, "Idempotency key reuse with different request payload");
+      if (row.request_hash !== requestHash)
+        throw new HttpError(409, "Idempotency key reuse with different request payload");
       const status = Number(row.response_status);
-      if (status >= 0) return { status, body: row.response_body === null ? null : JSON.parse(row.response_body), replay: true };
-      if (status === UNKNOWN || this.nowSec() - Number(row.created_at) > PENDING_STALE_SEC) throw executionUnknown(true);
-      if (this.nowMs() >= deadline) throw new HttpError(409, "Idempotency key is currently reserved", { "Retry-After": "5" });
+      if (status >= 0)
+        return { status, body: row.response_body === null ? null : JSON.parse(row.response_body), replay: true };
+      if (status === UNKNOWN || this.nowSec() - Number(row.created_at) > PENDING_STALE_SEC)
+        throw executionUnknown(true);
+      if (this.nowMs() >= deadline)
+        throw new HttpError(409, "Idempotency key is currently reserved", { "Retry-After": "5" });
       await sleep(100);
     }
   }
@@ -175,7 +216,13 @@ export class IdempotencyStore {
 }
 
 function executionUnknown(replay: boolean): HttpError {
-  return new HttpError(503, "execution_unknown", { "X-Idempotent-Replay": String(replay) }, {
-    message: "The outcome of the first request with this Idempotency-Key is unknown; check the job state before retrying with a new key.",
-  });
+  return new HttpError(
+    503,
+    "execution_unknown",
+    { "X-Idempotent-Replay": String(replay) },
+    {
+      message:
+        "The outcome of the first request with this Idempotency-Key is unknown; check the job state before retrying with a new key.",
+    },
+  );
 }

@@ -87,21 +87,38 @@ export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Default executor: `node --import tsx <script> <args>` in the repository root, output captured (tails). */
 export function childProcessExecutor(env: NodeJS.ProcessEnv = process.env): JobExecutor {
-  return (cmd, signal) => new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", cmd.script, ...cmd.args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], signal, killSignal: "SIGTERM" });
-    let stdout = "", stderr = "";
-    const tail = (s: string) => (s.length > OUTPUT_MAX ? s.slice(-OUTPUT_MAX) : s);
-    child.stdout.setEncoding("utf8").on("data", (d: string) => { stdout = tail(stdout + d); });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr = tail(stderr + d); });
-    let settled = false;
-    const finish = (exitCode: number | null) => { if (!settled) { settled = true; resolve({ exitCode, stdout, stderr }); } };
-    child.on("error", (err) => {
-      if ((err as { name?: string }).name === "AbortError") return; // killed: `close` follows
-      stderr += `\n${errorMessage(err)}`;
-      if (child.pid === undefined) finish(null); // never started (no `close` follows)
+  return (cmd, signal) =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, ["--import", "tsx", cmd.script, ...cmd.args], {
+        cwd: REPO_ROOT,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        signal,
+        killSignal: "SIGTERM",
+      });
+      let stdout = "",
+        stderr = "";
+      const tail = (s: string) => (s.length > OUTPUT_MAX ? s.slice(-OUTPUT_MAX) : s);
+      child.stdout.setEncoding("utf8").on("data", (d: string) => {
+        stdout = tail(stdout + d);
+      });
+      child.stderr.setEncoding("utf8").on("data", (d: string) => {
+        stderr = tail(stderr + d);
+      });
+      let settled = false;
+      const finish = (exitCode: number | null) => {
+        if (!settled) {
+          settled = true;
+          resolve({ exitCode, stdout, stderr });
+        }
+      };
+      child.on("error", (err) => {
+        if ((err as { name?: string }).name === "AbortError") return; // killed: `close` follows
+        stderr += `\n${errorMessage(err)}`;
+        if (child.pid === undefined) finish(null); // never started (no `close` follows)
+      });
+      child.on("close", (code) => finish(code));
     });
-    child.on("close", (code) => finish(code));
-  });
 }
 
 /** Interprets a CLI outcome: status, result and error. */
@@ -116,11 +133,19 @@ export function interpretOutcome(o: JobOutcome): Pick<JobRecord, "status" | "res
   const lastErrLine = o.stderr.trim().split("\n").filter(Boolean).at(-1) ?? null;
   const errorOf = () => {
     const e = (parsed as { error?: unknown } | null | undefined)?.error;
-    return typeof e === "string" ? e : lastErrLine ?? (o.exitCode === null ? "job was stopped" : `exit code ${o.exitCode}`);
+    return typeof e === "string"
+      ? e
+      : (lastErrLine ?? (o.exitCode === null ? "job was stopped" : `exit code ${o.exitCode}`));
   };
-  if (o.exitCode === 0) return { status: "succeeded", result: parsed === undefined ? { output: text } : parsed, error: null, exitCode: 0 };
+  if (o.exitCode === 0)
+    return { status: "succeeded", result: parsed === undefined ? { output: text } : parsed, error: null, exitCode: 0 };
   if (o.exitCode === 2) return { status: "rejected", result: null, error: errorOf(), exitCode: 2 };
-  return { status: "failed", result: parsed === undefined || parsed === null ? null : parsed, error: errorOf(), exitCode: o.exitCode };
+  return {
+    status: "failed",
+    result: parsed === undefined || parsed === null ? null : parsed,
+    error: errorOf(),
+    exitCode: o.exitCode,
+  };
 }
 
 /** Starts, tracks and reports background jobs (see the module comment). */
@@ -133,7 +158,10 @@ export class JobRunner {
   private readonly nowMs: () => number;
   private closed = false;
 
-  constructor(private readonly sql: SqlClient | null, private readonly opts: JobRunnerOptions = {}) {
+  constructor(
+    private readonly sql: SqlClient | null,
+    private readonly opts: JobRunnerOptions = {},
+  ) {
     this.executor = opts.executor ?? childProcessExecutor(opts.env);
     this.nowMs = opts.nowMs ?? Date.now;
     this.ensureSchema = sql ? schemaOnce(sql, SCHEMA) : async () => undefined;
@@ -153,11 +181,27 @@ export class JobRunner {
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          on conflict (request_id) do update set status = excluded.status, result = excluded.result, error = excluded.error,
            exit_code = excluded.exit_code, started_at = excluded.started_at, finished_at = excluded.finished_at`,
-        [r.requestId, r.action, r.status, JSON.stringify(r.params ?? null), r.result === undefined ? null : JSON.stringify(r.result), r.error, r.exitCode, r.createdAt, r.startedAt, r.finishedAt],
+        [
+          r.requestId,
+          r.action,
+          r.status,
+          JSON.stringify(r.params ?? null),
+          r.result === undefined ? null : JSON.stringify(r.result),
+          r.error,
+          r.exitCode,
+          r.createdAt,
+          r.startedAt,
+          r.finishedAt,
+        ],
       );
-      if (r.finishedAt !== null) await sql.query("delete from admin_jobs where finished_at < $1", [this.nowSec() - JOB_TTL_SEC]);
+      if (r.finishedAt !== null)
+        await sql.query("delete from admin_jobs where finished_at < $1", [this.nowSec() - JOB_TTL_SEC]);
     } catch (err) {
-      apiLog("warn", "ops", "job state not stored (kept in this process)", { requestId: r.requestId, action: r.action, error: errorMessage(err) });
+      apiLog("warn", "ops", "job state not stored (kept in this process)", {
+        requestId: r.requestId,
+        action: r.action,
+        error: errorMessage(err),
+      });
     }
   }
 
@@ -165,9 +209,25 @@ export class JobRunner {
    * Starts `cmd` as job `action` (after the jobs of the same `group` started before it) and returns
    * its record (status `queued` or `running`) and a promise of the finished record.
    */
-  start(action: string, cmd: JobCommand, params: unknown, group: string): { record: JobRecord; done: Promise<JobRecord> } {
+  start(
+    action: string,
+    cmd: JobCommand,
+    params: unknown,
+    group: string,
+  ): { record: JobRecord; done: Promise<JobRecord> } {
     if (this.closed) throw new Error("job runner closed");
-    const record: JobRecord = { requestId: randomUUID(), action, status: "queued", params, result: null, error: null, exitCode: null, createdAt: this.nowSec(), startedAt: null, finishedAt: null };
+    const record: JobRecord = {
+      requestId: randomUUID(),
+      action,
+      status: "queued",
+      params,
+      result: null,
+      error: null,
+      exitCode: null,
+      createdAt: this.nowSec(),
+      startedAt: null,
+      finishedAt: null,
+    };
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.opts.maxRunMs ?? 6 * 3600_000);
     timer.unref();
@@ -176,7 +236,11 @@ export class JobRunner {
       await this.persist(record);
       await previous.catch(() => undefined);
       if (abort.signal.aborted) {
-        Object.assign(record, { status: "failed", error: "job was stopped before it started", finishedAt: this.nowSec() });
+        Object.assign(record, {
+          status: "failed",
+          error: "job was stopped before it started",
+          finishedAt: this.nowSec(),
+        });
       } else {
         Object.assign(record, { status: "running", startedAt: this.nowSec() });
         await this.persist(record);
@@ -190,7 +254,12 @@ export class JobRunner {
         Object.assign(record, interpretOutcome(outcome), { finishedAt: this.nowSec() });
       }
       clearTimeout(timer);
-      apiLog(record.status === "succeeded" ? "info" : "warn", "ops", "job finished", { requestId: record.requestId, action, status: record.status, error: record.error });
+      apiLog(record.status === "succeeded" ? "info" : "warn", "ops", "job finished", {
+        requestId: record.requestId,
+        action,
+        status: record.status,
+        error: record.error,
+      });
       await this.persist(record);
       this.running.delete(record.requestId);
       this.finished.set(record.requestId, record);
@@ -205,7 +274,9 @@ export class JobRunner {
   /** The finished record when `done` settles within `ms`, else null (still queued or running). */
   async waitBriefly(done: Promise<JobRecord>, ms: number): Promise<JobRecord | null> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((r) => { timer = setTimeout(() => r(null), ms); });
+    const timeout = new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), ms);
+    });
     try {
       return await Promise.race([done, timeout]);
     } finally {
@@ -219,14 +290,24 @@ export class JobRunner {
     if (local) return { ...local };
     if (!this.sql) return null;
     await this.ensureSchema();
-    const { rows } = await this.sql.query<Record<string, any>>("select * from admin_jobs where request_id = $1", [requestId]);
+    const { rows } = await this.sql.query<Record<string, any>>("select * from admin_jobs where request_id = $1", [
+      requestId,
+    ]);
     const r = rows[0];
     if (!r) return null;
     const json = (s: string | null) => (s === null ? null : JSON.parse(s));
     const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     return {
-      requestId: r.request_id, action: r.action, status: r.status, params: json(r.params), result: json(r.result), error: r.error,
-      exitCode: n(r.exit_code), createdAt: Number(r.created_at), startedAt: n(r.started_at), finishedAt: n(r.finished_at),
+      requestId: r.request_id,
+      action: r.action,
+      status: r.status,
+      params: json(r.params),
+      result: json(r.result),
+      error: r.error,
+      exitCode: n(r.exit_code),
+      createdAt: Number(r.created_at),
+      startedAt: n(r.started_at),
+      finishedAt: n(r.finished_at),
     };
   }
 

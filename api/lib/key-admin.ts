@@ -14,7 +14,16 @@ import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DependencyReason } from "./dependency-reason.ts";
-import { type ApiKeyListing, type ApiKeyRecord, KeyInputError, type KeyInputField, type KeyPatch, type KeyStore, type NewKeyInput, StateStoreUnavailableError } from "./key-store.ts";
+import {
+  type ApiKeyListing,
+  type ApiKeyRecord,
+  KeyInputError,
+  type KeyInputField,
+  type KeyPatch,
+  type KeyStore,
+  type NewKeyInput,
+  StateStoreUnavailableError,
+} from "./key-store.ts";
 import { apiLog, errorMessage } from "./log.ts";
 
 /** The key operations the CLI needs; `KeyStore` and the socket client both provide them. */
@@ -47,32 +56,45 @@ export function adminSocketPath(stateDir: string): string {
  * first: the caller owns the state dir). Resolves once listening; `close` stops it and removes the file.
  * @throws when the socket cannot be bound.
  */
-export async function startKeyAdminSocket(keys: KeyStore, path: string): Promise<{ path: string; close(): Promise<void> }> {
+export async function startKeyAdminSocket(
+  keys: KeyStore,
+  path: string,
+): Promise<{ path: string; close(): Promise<void> }> {
   rmSync(path, { force: true });
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(JSON.stringify(body));
+      res
+        .writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" })
+        .end(JSON.stringify(body));
     };
     let size = 0;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) { send(413, { error: "body too large" }); req.destroy(); return; }
+      if (size > MAX_BODY) {
+        send(413, { error: "body too large" });
+        req.destroy();
+        return;
+      }
       chunks.push(c);
     });
     req.on("end", () => {
       if (res.headersSent) return;
       void (async () => {
         try {
-          const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown : {};
-          if (typeof body !== "object" || body === null || Array.isArray(body)) return send(400, { error: "expected a JSON object", field: "patch" });
+          const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown) : {};
+          if (typeof body !== "object" || body === null || Array.isArray(body))
+            return send(400, { error: "expected a JSON object", field: "patch" });
           const url = req.url ?? "";
           const m = /^\/keys\/([^/]+)\/(update|deactivate|rotate)$/.exec(url);
           if (req.method === "GET" && url === "/keys") return send(200, await keys.list());
           if (req.method === "POST" && url === "/keys") return send(201, await keys.create(body as NewKeyInput));
           if (req.method === "POST" && m) {
             const id = decodeURIComponent(m[1]);
-            if (m[2] === "deactivate") return (await keys.deactivate(id)) ? send(200, { ok: true }) : send(404, { error: `no key with id ${JSON.stringify(id)}` });
+            if (m[2] === "deactivate")
+              return (await keys.deactivate(id))
+                ? send(200, { ok: true })
+                : send(404, { error: `no key with id ${JSON.stringify(id)}` });
             if (m[2] === "rotate") {
               const r = await keys.rotate(id);
               return r ? send(200, r) : send(404, { error: `no active key with id ${JSON.stringify(id)}` });
@@ -94,15 +116,22 @@ export async function startKeyAdminSocket(keys: KeyStore, path: string): Promise
   server.listen(path);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.once("listening", () => { server.off("error", reject); resolve(); });
+    server.once("listening", () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   chmodSync(path, 0o600);
   return {
     path,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => { rmSync(path, { force: true }); resolve(); });
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          rmSync(path, { force: true });
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -112,35 +141,68 @@ export async function startKeyAdminSocket(keys: KeyStore, path: string): Promise
  * `KeyStore`. @throws KeyAdminUnreachableError when nothing answers on the socket (within `timeoutMs`, default 20 s).
  */
 export function keyAdminClient(socketPath: string, timeoutMs = 20_000): KeyAdmin {
-  const call = (method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: any }> => new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = request({ socketPath, method, path, headers: payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
-        } catch {
-          reject(new KeyAdminUnreachableError(`the admin socket ${socketPath} answered something other than JSON`));
-        }
-      });
-      res.on("error", (err) => reject(new KeyAdminUnreachableError(`the admin socket ${socketPath} failed: ${errorMessage(err)}`)));
+  const call = (method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: any }> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const req = request(
+        {
+          socketPath,
+          method,
+          path,
+          headers: payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {},
+          timeout: timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            try {
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+            } catch {
+              reject(new KeyAdminUnreachableError(`the admin socket ${socketPath} answered something other than JSON`));
+            }
+          });
+          res.on("error", (err) =>
+            reject(new KeyAdminUnreachableError(`the admin socket ${socketPath} failed: ${errorMessage(err)}`)),
+          );
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.on("error", (err) =>
+        reject(new KeyAdminUnreachableError(`the admin socket ${socketPath} does not answer (${errorMessage(err)})`)),
+      );
+      req.end(payload);
     });
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", (err) => reject(new KeyAdminUnreachableError(`the admin socket ${socketPath} does not answer (${errorMessage(err)})`)));
-    req.end(payload);
-  });
-  const fail = (r: { status: number; body: { error?: string; field?: KeyInputField; reason?: DependencyReason } }): never => {
+  const fail = (r: {
+    status: number;
+    body: { error?: string; field?: KeyInputField; reason?: DependencyReason };
+  }): never => {
     if (r.status === 400) throw new KeyInputError(r.body.field ?? "patch", r.body.error ?? "invalid input");
-    if (r.status === 503) throw new StateStoreUnavailableError(r.body.error ?? "state store unavailable", { reason: r.body.reason });
+    if (r.status === 503)
+      throw new StateStoreUnavailableError(r.body.error ?? "state store unavailable", { reason: r.body.reason });
     throw new Error(`admin socket answered ${r.status}: ${r.body.error ?? ""}`);
   };
   const path = (id: string, op: string) => `/keys/${encodeURIComponent(id)}/${op}`;
   return {
-    async create(input) { const r = await call("POST", "/keys", input); return r.status === 201 ? r.body : fail(r); },
-    async list() { const r = await call("GET", "/keys"); return r.status === 200 ? r.body : fail(r); },
-    async deactivate(id) { const r = await call("POST", path(id, "deactivate"), {}); return r.status === 200 ? true : r.status === 404 ? false : fail(r); },
-    async rotate(id) { const r = await call("POST", path(id, "rotate"), {}); return r.status === 200 ? r.body : r.status === 404 ? null : fail(r); },
-    async update(id, patch) { const r = await call("POST", path(id, "update"), patch); return r.status === 200 ? r.body : r.status === 404 ? null : fail(r); },
+    async create(input) {
+      const r = await call("POST", "/keys", input);
+      return r.status === 201 ? r.body : fail(r);
+    },
+    async list() {
+      const r = await call("GET", "/keys");
+      return r.status === 200 ? r.body : fail(r);
+    },
+    async deactivate(id) {
+      const r = await call("POST", path(id, "deactivate"), {});
+      return r.status === 200 ? true : r.status === 404 ? false : fail(r);
+    },
+    async rotate(id) {
+      const r = await call("POST", path(id, "rotate"), {});
+      return r.status === 200 ? r.body : r.status === 404 ? null : fail(r);
+    },
+    async update(id, patch) {
+      const r = await call("POST", path(id, "update"), patch);
+      return r.status === 200 ? r.body : r.status === 404 ? null : fail(r);
+    },
   };
 }

@@ -35,7 +35,11 @@ export interface ListenSession {
 }
 
 /** Opens a session listening on a channel; `onLost` fires once when the session dies afterwards. */
-export type Listen = (channel: string, onNotify: (payload: string) => void, onLost: (err: unknown) => void) => Promise<ListenSession>;
+export type Listen = (
+  channel: string,
+  onNotify: (payload: string) => void,
+  onLost: (err: unknown) => void,
+) => Promise<ListenSession>;
 
 /** Settings of {@link KeyCoherence}. Times in ms. */
 export interface KeyCoherenceOptions {
@@ -55,7 +59,8 @@ const REGISTER = `insert into api_key_instances (instance_id, seen_generation, l
   returning seen_generation, 1 + (select count(*)::int from api_key_instances where lease_until > now() and instance_id <> $1) as live`;
 const RENEW = `update api_key_instances set lease_until = now() + $2::int * interval '1 millisecond', seen_generation = greatest(seen_generation, $3::bigint)
   where instance_id = $1 returning 1 + (select count(*)::int from api_key_instances where lease_until > now() and instance_id <> $1) as live`;
-const ACK = "update api_key_instances set seen_generation = greatest(seen_generation, $2::bigint) where instance_id = $1";
+const ACK =
+  "update api_key_instances set seen_generation = greatest(seen_generation, $2::bigint) where instance_id = $1";
 
 /**
  * One instance's side of the protocol above. `trusted()` says whether cached verifications of the
@@ -112,7 +117,10 @@ export class KeyCoherence {
   private schedule(ms: number, fn: () => Promise<void>): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => { this.timer = null; void fn(); }, ms);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void fn();
+    }, ms);
     this.timer.unref();
   }
 
@@ -121,14 +129,26 @@ export class KeyCoherence {
     let session: ListenSession | null = null;
     try {
       await this.opts.ensureSchema();
-      session = await this.opts.listen(KEY_CHANGES_CHANNEL, (p) => this.onNotify(p), (err) => this.onLost(err));
-      if (this.stopped) { await session.close(); return; }
+      session = await this.opts.listen(
+        KEY_CHANGES_CHANNEL,
+        (p) => this.onNotify(p),
+        (err) => this.onLost(err),
+      );
+      if (this.stopped) {
+        await session.close();
+        return;
+      }
       // Verifications started before LISTEN was active may predate a change we will never hear of.
       this.epoch++;
       const sent = performance.now();
-      const { rows } = await session.query<{ seen_generation: string | number; live: number }>(REGISTER, [this.instanceId, this.leaseMs]);
+      const { rows } = await session.query<{ seen_generation: string | number; live: number }>(REGISTER, [
+        this.instanceId,
+        this.leaseMs,
+      ]);
       if (this.stopped) {
-        await session.query("delete from api_key_instances where instance_id = $1", [this.instanceId]).catch(() => undefined);
+        await session
+          .query("delete from api_key_instances where instance_id = $1", [this.instanceId])
+          .catch(() => undefined);
         await session.close();
         return;
       }
@@ -138,9 +158,12 @@ export class KeyCoherence {
       this.trustUntil = sent + this.leaseMs - LEASE_MARGIN_MS;
       this.backoffMs = 500;
       this.warned = false;
-      if (this.everConnected) apiLog("info", "key-cache", "key change notifications restored; cached verifications are re-checked once");
+      if (this.everConnected)
+        apiLog("info", "key-cache", "key change notifications restored; cached verifications are re-checked once");
       this.everConnected = true;
-      void session.query("delete from api_key_instances where lease_until < now() - interval '1 hour'").catch(() => undefined);
+      void session
+        .query("delete from api_key_instances where lease_until < now() - interval '1 hour'")
+        .catch(() => undefined);
       this.schedule(this.renewMs, () => this.renew());
     } catch (err) {
       if (session) await session.close().catch(() => undefined);
@@ -150,7 +173,13 @@ export class KeyCoherence {
 
   private retryLater(err: unknown): void {
     if (this.stopped) return;
-    if (!this.warned) apiLog("warn", "key-cache", "key change notifications unavailable; keys are verified against the store on every request until they are back", { error: errorMessage(err) });
+    if (!this.warned)
+      apiLog(
+        "warn",
+        "key-cache",
+        "key change notifications unavailable; keys are verified against the store on every request until they are back",
+        { error: errorMessage(err) },
+      );
     this.warned = true;
     this.schedule(this.backoffMs, () => this.connect());
     this.backoffMs = Math.min(this.backoffMs * 2, 5000);

@@ -55,7 +55,10 @@ export type KeyInputField = "name" | "tier" | "rateLimitPerMinute" | "ownerEmail
 /** Invalid input to `create` or `update`; `field` names the input. */
 export class KeyInputError extends Error {
   override readonly name = "KeyInputError";
-  constructor(readonly field: KeyInputField, message: string) {
+  constructor(
+    readonly field: KeyInputField,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -203,10 +206,20 @@ const SCHEMA = [
 const SCHEMA_LOCK = 7_340_119;
 
 type KeyRow = {
-  id: string; key_prefix: string; secret_hash: string; name: string; owner_email: string | null; tier: string; rate_limit_per_minute: number;
-  is_active: boolean; expires_at: string | number | null; created_at: string | number; updated_at: string | number | null;
+  id: string;
+  key_prefix: string;
+  secret_hash: string;
+  name: string;
+  owner_email: string | null;
+  tier: string;
+  rate_limit_per_minute: number;
+  is_active: boolean;
+  expires_at: string | number | null;
+  created_at: string | number;
+  updated_at: string | number | null;
 };
-const COLUMNS = "id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, is_active, expires_at, created_at, updated_at";
+const COLUMNS =
+  "id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, is_active, expires_at, created_at, updated_at";
 /** Bumps the change generation and notifies instances, in the statement that changed key `k` (a CTE returning `id`). */
 const NOTIFY_CHANGE = `g as (update api_key_changes set generation = generation + 1 where id = 1 and exists (select 1 from k) returning generation)
   select k.*, g.generation::text as generation, pg_notify('${KEY_CHANGES_CHANNEL}', g.generation::text || ' ' || k.id) as notified from k, g`;
@@ -216,18 +229,33 @@ const num = (v: string | number | null) => (v === null ? null : Number(v));
 
 /** The limit a tier enforces: fixed for donor and self-serve, the stored per-key value for standard. */
 export function tierRateLimit(tier: string, stored: number): number {
-  return tier === "donor" ? DONOR_RATE_LIMIT_PER_MINUTE : tier === "self-serve" ? SELF_SERVE_RATE_LIMIT_PER_MINUTE : stored;
+  return tier === "donor"
+    ? DONOR_RATE_LIMIT_PER_MINUTE
+    : tier === "self-serve"
+      ? SELF_SERVE_RATE_LIMIT_PER_MINUTE
+      : stored;
 }
 
 function toRecord(row: KeyRow): ApiKeyRecord {
   return {
-    id: row.id, keyPrefix: row.key_prefix, name: row.name, tier: row.tier, rateLimitPerMinute: tierRateLimit(row.tier, Number(row.rate_limit_per_minute)),
-    isActive: row.is_active, expiresAt: num(row.expires_at),
+    id: row.id,
+    keyPrefix: row.key_prefix,
+    name: row.name,
+    tier: row.tier,
+    rateLimitPerMinute: tierRateLimit(row.tier, Number(row.rate_limit_per_minute)),
+    isActive: row.is_active,
+    expiresAt: num(row.expires_at),
   };
 }
 
 function toListing(row: KeyRow): ApiKeyListing {
-  return { ...toRecord(row), ownerEmail: row.owner_email, createdAt: Number(row.created_at), updatedAt: num(row.updated_at), maskedToken: maskToken(row.key_prefix) };
+  return {
+    ...toRecord(row),
+    ownerEmail: row.owner_email,
+    createdAt: Number(row.created_at),
+    updatedAt: num(row.updated_at),
+    maskedToken: maskToken(row.key_prefix),
+  };
 }
 
 /** Masked display form of a key: `bl_live_<prefix>_…` (the secret is never stored). */
@@ -237,13 +265,17 @@ export function maskToken(keyPrefix: string): string {
 
 function validName(raw: string | undefined): string {
   const name = (raw ?? "").trim();
-  if (!name || name.length > 80) throw new KeyInputError("name", `Invalid name ${JSON.stringify(raw ?? "")}: expected 1 to 80 characters`);
+  if (!name || name.length > 80)
+    throw new KeyInputError("name", `Invalid name ${JSON.stringify(raw ?? "")}: expected 1 to 80 characters`);
   return name;
 }
 
 function validTier(raw: string): IssuableTier {
   if (!(ISSUABLE_TIERS as readonly string[]).includes(raw)) {
-    throw new KeyInputError("tier", `Invalid tier ${JSON.stringify(raw)}: expected one of ${ISSUABLE_TIERS.join(", ")} (self-serve issuance is retired)`);
+    throw new KeyInputError(
+      "tier",
+      `Invalid tier ${JSON.stringify(raw)}: expected one of ${ISSUABLE_TIERS.join(", ")} (self-serve issuance is retired)`,
+    );
   }
   return raw as IssuableTier;
 }
@@ -252,7 +284,10 @@ function validLimit(raw: number | string, maxRateLimitPerMinute: number): number
   const limit = typeof raw === "string" ? (/^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN) : raw;
   const max = Math.min(maxRateLimitPerMinute, 2_147_483_647);
   if (!Number.isInteger(limit) || limit < RATE_LIMIT_MIN || limit > max) {
-    throw new KeyInputError("rateLimitPerMinute", `Invalid rate limit ${JSON.stringify(raw)}: expected an integer from ${RATE_LIMIT_MIN} to ${max} requests per minute`);
+    throw new KeyInputError(
+      "rateLimitPerMinute",
+      `Invalid rate limit ${JSON.stringify(raw)}: expected an integer from ${RATE_LIMIT_MIN} to ${max} requests per minute`,
+    );
   }
   return limit;
 }
@@ -260,7 +295,10 @@ function validLimit(raw: number | string, maxRateLimitPerMinute: number): number
 function validEmail(raw: string | null | undefined): string | null {
   const email = raw?.trim().toLowerCase() || null;
   if (email !== null && (email.length > 200 || !/^[^\s@]+@[^\s@]+$/.test(email))) {
-    throw new KeyInputError("ownerEmail", `Invalid owner email ${JSON.stringify(raw)}: expected an address of at most 200 characters`);
+    throw new KeyInputError(
+      "ownerEmail",
+      `Invalid owner email ${JSON.stringify(raw)}: expected an address of at most 200 characters`,
+    );
   }
   return email;
 }
@@ -268,7 +306,10 @@ function validEmail(raw: string | null | undefined): string | null {
 /** A donor key's limit is fixed: an explicit other value is an error rather than silently ignored. */
 function donorLimit(raw: number | string | undefined): number {
   if (raw !== undefined && Number(raw) !== DONOR_RATE_LIMIT_PER_MINUTE) {
-    throw new KeyInputError("rateLimitPerMinute", `Invalid rate limit ${JSON.stringify(raw)}: donor keys are fixed at ${DONOR_RATE_LIMIT_PER_MINUTE} requests per minute`);
+    throw new KeyInputError(
+      "rateLimitPerMinute",
+      `Invalid rate limit ${JSON.stringify(raw)}: donor keys are fixed at ${DONOR_RATE_LIMIT_PER_MINUTE} requests per minute`,
+    );
   }
   return DONOR_RATE_LIMIT_PER_MINUTE;
 }
@@ -284,20 +325,32 @@ function donorLimit(raw: number | string | undefined): number {
 export function validateKeyInput(input: NewKeyInput, maxRateLimitPerMinute = RATE_LIMIT_MAX): ValidKeyInput {
   const name = validName(input.name);
   const tier = validTier(input.tier ?? "standard");
-  const limit = tier === "donor" ? donorLimit(input.rateLimitPerMinute) : validLimit(input.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE, maxRateLimitPerMinute);
+  const limit =
+    tier === "donor"
+      ? donorLimit(input.rateLimitPerMinute)
+      : validLimit(input.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE, maxRateLimitPerMinute);
   const email = validEmail(input.ownerEmail);
   const expiresAt = input.expiresAt ?? null;
   if (expiresAt !== null && (!Number.isSafeInteger(expiresAt) || expiresAt <= 0)) {
-    throw new KeyInputError("expiresAt", `Invalid expiry ${JSON.stringify(expiresAt)}: expected a positive integer Unix second or none`);
+    throw new KeyInputError(
+      "expiresAt",
+      `Invalid expiry ${JSON.stringify(expiresAt)}: expected a positive integer Unix second or none`,
+    );
   }
-  if (expiresAt !== null && tier === "donor") throw new KeyInputError("expiresAt", "Invalid expiry: donor keys never expire");
+  if (expiresAt !== null && tier === "donor")
+    throw new KeyInputError("expiresAt", "Invalid expiry: donor keys never expire");
   return { name, tier, rateLimitPerMinute: limit, ownerEmail: email, expiresAt };
 }
 
 /** A dropped or reset connection (worth one retry of an idempotent read on a fresh connection). */
 function isConnectionLoss(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  return e?.code === "57P01" || e?.code === "ECONNRESET" || e?.code === "EPIPE" || /Connection terminated|terminating connection/i.test(e?.message ?? "");
+  return (
+    e?.code === "57P01" ||
+    e?.code === "ECONNRESET" ||
+    e?.code === "EPIPE" ||
+    /Connection terminated|terminating connection/i.test(e?.message ?? "")
+  );
 }
 
 /** Availability failures (count for the breaker and health); `query failed` means the store answered. */
@@ -343,7 +396,12 @@ export class KeyStore {
   private readonly coherence: KeyCoherence | null;
   private readonly leaseMs: number;
   private schemaReady: Promise<void> | null = null;
-  private current: Omit<KeyStoreStatus, "circuit" | "backend"> = { state: "ok", reason: null, lastOkAt: null, lastFailureAt: null };
+  private current: Omit<KeyStoreStatus, "circuit" | "backend"> = {
+    state: "ok",
+    reason: null,
+    lastOkAt: null,
+    lastFailureAt: null,
+  };
   /** Verified standard keys by token, oldest first; `byId` maps key id → token for eviction. */
   private readonly cache = new Map<string, CacheEntry>();
   private readonly byId = new Map<string, string>();
@@ -357,16 +415,26 @@ export class KeyStore {
    * @param sql the store (see `openSqlClient`).
    * @param pepper the HMAC pepper, or `{ current, previous }` during a pepper rotation.
    */
-  constructor(private readonly sql: SqlClient, pepper: string | Peppers, opts: KeyStoreOptions = {}) {
+  constructor(
+    private readonly sql: SqlClient,
+    pepper: string | Peppers,
+    opts: KeyStoreOptions = {},
+  ) {
     this.peppers = typeof pepper === "string" ? { current: pepper } : pepper;
     this.verifyDeadlineMs = opts.verifyDeadlineMs ?? DEFAULT_STATE_TIMEOUT_MS;
     this.adminDeadlineMs = opts.adminDeadlineMs ?? 5000;
     this.breaker = new CircuitBreaker(opts.breaker);
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.cacheMode = opts.cacheMode === "shared" && !sql.listen ? "none" : (opts.cacheMode ?? "none");
-    this.coherence = this.cacheMode === "shared"
-      ? new KeyCoherence({ listen: sql.listen!, ensureSchema: () => this.ensureSchema(), evict: (id) => this.evict(id), leaseMs: this.leaseMs })
-      : null;
+    this.coherence =
+      this.cacheMode === "shared"
+        ? new KeyCoherence({
+            listen: sql.listen!,
+            ensureSchema: () => this.ensureSchema(),
+            evict: (id) => this.evict(id),
+            leaseMs: this.leaseMs,
+          })
+        : null;
   }
 
   /**
@@ -389,7 +457,15 @@ export class KeyStore {
    * never throws. It is a half-open probe even inside the breaker's cool-down (unless one is in flight).
    */
   async check(): Promise<KeyStoreStatus> {
-    await this.run("check", this.verifyDeadlineMs, true, async () => { await this.sql.query("select 1 from api_keys limit 1"); }, true).catch(() => undefined);
+    await this.run(
+      "check",
+      this.verifyDeadlineMs,
+      true,
+      async () => {
+        await this.sql.query("select 1 from api_keys limit 1");
+      },
+      true,
+    ).catch(() => undefined);
     return this.status();
   }
 
@@ -436,7 +512,11 @@ export class KeyStore {
   }
 
   private markFailed(err: StateStoreUnavailableError): void {
-    if (this.current.state === "ok") apiLog("warn", "state-store", "state store unavailable; keyed requests answer 503 until it is back", { error: err.message, reason: err.reason });
+    if (this.current.state === "ok")
+      apiLog("warn", "state-store", "state store unavailable; keyed requests answer 503 until it is back", {
+        error: err.message,
+        reason: err.reason,
+      });
     this.current = { ...this.current, state: "unavailable", reason: err.reason, lastFailureAt: nowSec() };
   }
 
@@ -447,15 +527,35 @@ export class KeyStore {
    * and explicit).
    * @throws StateStoreUnavailableError on timeout, any store failure, or an open breaker.
    */
-  private async run<T>(what: string, deadlineMs: number, retry: boolean, op: () => Promise<T>, probe = false): Promise<T> {
+  private async run<T>(
+    what: string,
+    deadlineMs: number,
+    retry: boolean,
+    op: () => Promise<T>,
+    probe = false,
+  ): Promise<T> {
     if (!this.breaker.tryAcquire(probe)) {
-      throw new StateStoreUnavailableError(`state store: ${what} refused: circuit open (${this.current.reason ?? "unavailable"}), retry in ${Math.ceil(this.breaker.retryInMs())} ms`, { reason: "circuit open" });
+      throw new StateStoreUnavailableError(
+        `state store: ${what} refused: circuit open (${this.current.reason ?? "unavailable"}), retry in ${Math.ceil(this.breaker.retryInMs())} ms`,
+        { reason: "circuit open" },
+      );
     }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StateStoreUnavailableError(`state store: ${what} got no answer within ${deadlineMs} ms`, { reason: "timeout" })), deadlineMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new StateStoreUnavailableError(`state store: ${what} got no answer within ${deadlineMs} ms`, {
+              reason: "timeout",
+            }),
+          ),
+        deadlineMs,
+      );
     });
-    const attempt = async () => { await this.ensureSchema(); return op(); };
+    const attempt = async () => {
+      await this.ensureSchema();
+      return op();
+    };
     const work = attempt().catch((err: unknown) => (retry && isConnectionLoss(err) ? attempt() : Promise.reject(err)));
     work.catch(() => undefined); // a late failure after the deadline is not unhandled
     try {
@@ -464,7 +564,10 @@ export class KeyStore {
       this.markOk();
       return out;
     } catch (err) {
-      const e = err instanceof StateStoreUnavailableError ? err : new StateStoreUnavailableError(`state store: ${what} failed: ${errorMessage(err)}`, { cause: err });
+      const e =
+        err instanceof StateStoreUnavailableError
+          ? err
+          : new StateStoreUnavailableError(`state store: ${what} failed: ${errorMessage(err)}`, { cause: err });
       if (isAvailabilityFailure(e.reason)) {
         this.breaker.failure(e.reason === "timeout" ? "timeout" : "other");
         this.markFailed(e);
@@ -545,7 +648,13 @@ export class KeyStore {
       record = await this.verify(token, nowS);
     } catch (err) {
       if (!(err instanceof StateStoreUnavailableError)) throw err;
-      if (e && cacheableGet && e.record.tier === "standard" && nowMs - e.confirmedAt <= KEY_OUTAGE_GRACE_MS && (e.record.expiresAt === null || e.record.expiresAt > nowS)) {
+      if (
+        e &&
+        cacheableGet &&
+        e.record.tier === "standard" &&
+        nowMs - e.confirmedAt <= KEY_OUTAGE_GRACE_MS &&
+        (e.record.expiresAt === null || e.record.expiresAt > nowS)
+      ) {
         this.counters.outageHits++;
         return { kind: "valid", record: e.record, seen: true, source: "outage-cache" };
       }
@@ -578,17 +687,23 @@ export class KeyStore {
     try {
       for (;;) {
         const { rows } = await this.sql.query<{ n: number }>(
-          "select count(*)::int as n from api_key_instances where lease_until > now() and seen_generation < $1 and instance_id <> $2", [generation, me],
+          "select count(*)::int as n from api_key_instances where lease_until > now() and seen_generation < $1 and instance_id <> $2",
+          [generation, me],
         );
         if (Number(rows[0].n) === 0) return;
         if (performance.now() > deadline) {
-          apiLog("warn", "key-cache", "instances did not acknowledge a key change in time; their leases have run out", { generation, waitedMs: Math.round(performance.now() - started) });
+          apiLog("warn", "key-cache", "instances did not acknowledge a key change in time; their leases have run out", {
+            generation,
+            waitedMs: Math.round(performance.now() - started),
+          });
           return;
         }
         await sleep(5);
       }
     } catch (err) {
-      apiLog("warn", "key-cache", "could not confirm that instances heard a key change; waiting one lease", { error: errorMessage(err) });
+      apiLog("warn", "key-cache", "could not confirm that instances heard a key change; waiting one lease", {
+        error: errorMessage(err),
+      });
       await sleep(Math.max(0, this.leaseMs - (performance.now() - started)));
     }
   }
@@ -598,7 +713,10 @@ export class KeyStore {
    * `opts.maxRateLimitPerMinute` lifts the 10000 bound (development key only).
    * @throws KeyInputError on invalid input (see `validateKeyInput`); StateStoreUnavailableError.
    */
-  async create(input: NewKeyInput, opts: { maxRateLimitPerMinute?: number } = {}): Promise<{ record: ApiKeyRecord; token: string }> {
+  async create(
+    input: NewKeyInput,
+    opts: { maxRateLimitPerMinute?: number } = {},
+  ): Promise<{ record: ApiKeyRecord; token: string }> {
     const v = validateKeyInput(input, opts.maxRateLimitPerMinute);
     return this.insert(v.name, v.tier, v.rateLimitPerMinute, v.ownerEmail, v.expiresAt, "create");
   }
@@ -609,21 +727,54 @@ export class KeyStore {
    * `issuedAt` (Unix s, default now). Returns the record and plaintext token.
    * @throws KeyInputError (name, owner email); StateStoreUnavailableError.
    */
-  async createLegacySelfServe(input: { name: string; ownerEmail?: string | null; issuedAt?: number }): Promise<{ record: ApiKeyRecord; token: string }> {
+  async createLegacySelfServe(input: {
+    name: string;
+    ownerEmail?: string | null;
+    issuedAt?: number;
+  }): Promise<{ record: ApiKeyRecord; token: string }> {
     const issuedAt = input.issuedAt ?? nowSec();
-    return this.insert(validName(input.name), "self-serve", SELF_SERVE_RATE_LIMIT_PER_MINUTE, validEmail(input.ownerEmail), issuedAt + SELF_SERVE_TTL_SEC, "create-self-serve");
+    return this.insert(
+      validName(input.name),
+      "self-serve",
+      SELF_SERVE_RATE_LIMIT_PER_MINUTE,
+      validEmail(input.ownerEmail),
+      issuedAt + SELF_SERVE_TTL_SEC,
+      "create-self-serve",
+    );
   }
 
-  private async insert(name: string, tier: KeyTier, limit: number, email: string | null, expiresAt: number | null, what: string): Promise<{ record: ApiKeyRecord; token: string }> {
+  private async insert(
+    name: string,
+    tier: KeyTier,
+    limit: number,
+    email: string | null,
+    expiresAt: number | null,
+    what: string,
+  ): Promise<{ record: ApiKeyRecord; token: string }> {
     const prefix = randomBytes(8).toString("hex");
     const secret = randomBytes(24).toString("base64url");
     const id = randomUUID();
-    await this.run(what, this.adminDeadlineMs, false, () => this.sql.query(
-      "insert into api_keys (id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, expires_at, created_at) values ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-      [id, prefix, this.hash(secret), name, email, tier, limit, expiresAt, nowSec()],
-    ), true);
+    await this.run(
+      what,
+      this.adminDeadlineMs,
+      false,
+      () =>
+        this.sql.query(
+          "insert into api_keys (id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, expires_at, created_at) values ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+          [id, prefix, this.hash(secret), name, email, tier, limit, expiresAt, nowSec()],
+        ),
+      true,
+    );
     return {
-      record: { id, keyPrefix: prefix, name, tier, rateLimitPerMinute: tierRateLimit(tier, limit), isActive: true, expiresAt },
+      record: {
+        id,
+        keyPrefix: prefix,
+        name,
+        tier,
+        rateLimitPerMinute: tierRateLimit(tier, limit),
+        isActive: true,
+        expiresAt,
+      },
       token: `bl_live_${prefix}_${secret}`,
     };
   }
@@ -633,13 +784,32 @@ export class KeyStore {
    * never claimed; `key` null when the claimed key row is gone (orphaned claim), else whether it is active.
    * @throws StateStoreUnavailableError.
    */
-  async donorClaim(address: string): Promise<{ keyPrefix: string; claimedAt: number; key: { id: string; isActive: boolean } | null } | null> {
-    const { rows } = await this.run("donor-claim", this.adminDeadlineMs, true, () => this.sql.query<{ key_prefix: string; claimed_at: string | number; id: string | null; is_active: boolean | null }>(
-      "select c.key_prefix, c.claimed_at, k.id, k.is_active from api_key_donor_claims c left join api_keys k on k.key_prefix = c.key_prefix where c.address = $1", [address],
-    ), true);
+  async donorClaim(
+    address: string,
+  ): Promise<{ keyPrefix: string; claimedAt: number; key: { id: string; isActive: boolean } | null } | null> {
+    const { rows } = await this.run(
+      "donor-claim",
+      this.adminDeadlineMs,
+      true,
+      () =>
+        this.sql.query<{
+          key_prefix: string;
+          claimed_at: string | number;
+          id: string | null;
+          is_active: boolean | null;
+        }>(
+          "select c.key_prefix, c.claimed_at, k.id, k.is_active from api_key_donor_claims c left join api_keys k on k.key_prefix = c.key_prefix where c.address = $1",
+          [address],
+        ),
+      true,
+    );
     const r = rows[0];
     if (!r) return null;
-    return { keyPrefix: r.key_prefix, claimedAt: Number(r.claimed_at), key: r.id === null ? null : { id: r.id, isActive: r.is_active === true } };
+    return {
+      keyPrefix: r.key_prefix,
+      claimedAt: Number(r.claimed_at),
+      key: r.id === null ? null : { id: r.id, isActive: r.is_active === true },
+    };
   }
 
   /**
@@ -655,18 +825,33 @@ export class KeyStore {
     const name = `donor ${address}`;
     const now = nowSec();
     try {
-      await this.run("issue-donor-key", this.adminDeadlineMs, false, () => this.sql.query(
-        `with k as (insert into api_keys (id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, expires_at, created_at)
+      await this.run(
+        "issue-donor-key",
+        this.adminDeadlineMs,
+        false,
+        () =>
+          this.sql.query(
+            `with k as (insert into api_keys (id, key_prefix, secret_hash, name, owner_email, tier, rate_limit_per_minute, expires_at, created_at)
            values ($1, $2, $3, $4, null, 'donor', $5, null, $6) returning key_prefix)
          insert into api_key_donor_claims (address, key_prefix, claimed_at) select $7, key_prefix, $6 from k`,
-        [id, prefix, this.hash(secret), name, DONOR_RATE_LIMIT_PER_MINUTE, now, address],
-      ), true);
+            [id, prefix, this.hash(secret), name, DONOR_RATE_LIMIT_PER_MINUTE, now, address],
+          ),
+        true,
+      );
     } catch (err) {
       if (isUniqueViolation(err)) return "conflict";
       throw err;
     }
     return {
-      record: { id, keyPrefix: prefix, name, tier: "donor", rateLimitPerMinute: DONOR_RATE_LIMIT_PER_MINUTE, isActive: true, expiresAt: null },
+      record: {
+        id,
+        keyPrefix: prefix,
+        name,
+        tier: "donor",
+        rateLimitPerMinute: DONOR_RATE_LIMIT_PER_MINUTE,
+        isActive: true,
+        expiresAt: null,
+      },
       token: `bl_live_${prefix}_${secret}`,
     };
   }
@@ -689,11 +874,16 @@ export class KeyStore {
   async verify(token: string, nowSec: number): Promise<ApiKeyRecord | null> {
     const m = API_KEY_PATTERN.exec(token);
     if (!m) return null;
-    const { rows } = await this.run("verify", this.verifyDeadlineMs, true, () => this.sql.query<KeyRow>(`select ${COLUMNS} from api_keys where key_prefix = $1`, [m[1]]));
+    const { rows } = await this.run("verify", this.verifyDeadlineMs, true, () =>
+      this.sql.query<KeyRow>(`select ${COLUMNS} from api_keys where key_prefix = $1`, [m[1]]),
+    );
     const row = rows[0];
     if (!row) return null;
     const stored = Buffer.from(row.secret_hash, "hex");
-    const same = (hex: string) => { const b = Buffer.from(hex, "hex"); return stored.length === b.length && timingSafeEqual(stored, b); };
+    const same = (hex: string) => {
+      const b = Buffer.from(hex, "hex");
+      return stored.length === b.length && timingSafeEqual(stored, b);
+    };
     if (!same(this.hash(m[2]))) {
       const previous = this.peppers.previous;
       if (!previous || !same(this.hash(m[2], previous))) return null;
@@ -702,9 +892,12 @@ export class KeyStore {
     const record = toRecord(row);
     if (!record.isActive || (record.expiresAt !== null && record.expiresAt <= nowSec)) return null;
     if (record.tier === "self-serve") {
-      const revoked = await this.run("revocation-list", this.verifyDeadlineMs, true, () => this.sql.query<{ revoked: boolean }>(
-        "select exists (select 1 from api_key_self_serve_revocations where key_prefix = $1) as revoked", [row.key_prefix],
-      ));
+      const revoked = await this.run("revocation-list", this.verifyDeadlineMs, true, () =>
+        this.sql.query<{ revoked: boolean }>(
+          "select exists (select 1 from api_key_self_serve_revocations where key_prefix = $1) as revoked",
+          [row.key_prefix],
+        ),
+      );
       if (revoked.rows[0]?.revoked) return null;
     }
     return record;
@@ -713,23 +906,41 @@ export class KeyStore {
   /** Re-hashes a row verified with the previous pepper; failures are logged, never fail the verification. */
   private async rehash(row: KeyRow, secret: string): Promise<void> {
     try {
-      await this.run("rehash", this.verifyDeadlineMs, false, () => this.sql.query(
-        "update api_keys set secret_hash = $2, pepper_version = pepper_version + 1 where id = $1 and secret_hash = $3", [row.id, this.hash(secret), row.secret_hash],
-      ));
+      await this.run("rehash", this.verifyDeadlineMs, false, () =>
+        this.sql.query(
+          "update api_keys set secret_hash = $2, pepper_version = pepper_version + 1 where id = $1 and secret_hash = $3",
+          [row.id, this.hash(secret), row.secret_hash],
+        ),
+      );
     } catch (err) {
-      apiLog("warn", "state-store", "re-hashing a key with the current pepper failed; it is retried on its next use", { keyId: row.id, reason: (err as StateStoreUnavailableError).reason });
+      apiLog("warn", "state-store", "re-hashing a key with the current pepper failed; it is retried on its next use", {
+        keyId: row.id,
+        reason: (err as StateStoreUnavailableError).reason,
+      });
     }
   }
 
   /** Every key, oldest first, without secrets or hashes. @throws StateStoreUnavailableError. */
   async list(): Promise<ApiKeyListing[]> {
-    const { rows } = await this.run("list", this.adminDeadlineMs, true, () => this.sql.query<KeyRow>(`select ${COLUMNS} from api_keys order by created_at, id`), true);
+    const { rows } = await this.run(
+      "list",
+      this.adminDeadlineMs,
+      true,
+      () => this.sql.query<KeyRow>(`select ${COLUMNS} from api_keys order by created_at, id`),
+      true,
+    );
     return rows.map(toListing);
   }
 
   /** One key by id, without secret or hash; null when unknown. @throws StateStoreUnavailableError. */
   async get(id: string): Promise<ApiKeyListing | null> {
-    const { rows } = await this.run("get", this.adminDeadlineMs, true, () => this.sql.query<KeyRow>(`select ${COLUMNS} from api_keys where id = $1`, [id]), true);
+    const { rows } = await this.run(
+      "get",
+      this.adminDeadlineMs,
+      true,
+      () => this.sql.query<KeyRow>(`select ${COLUMNS} from api_keys where id = $1`, [id]),
+      true,
+    );
     return rows[0] ? toListing(rows[0]) : null;
   }
 
@@ -739,12 +950,19 @@ export class KeyStore {
    * @throws StateStoreUnavailableError.
    */
   async deactivate(id: string): Promise<boolean> {
-    const res = await this.run("deactivate", this.adminDeadlineMs, false, () => this.sql.query<{ id: string; generation: string }>(
-      `with k as (update api_keys set is_active = false, updated_at = $2 where id = $1 returning id, key_prefix, tier),
+    const res = await this.run(
+      "deactivate",
+      this.adminDeadlineMs,
+      false,
+      () =>
+        this.sql.query<{ id: string; generation: string }>(
+          `with k as (update api_keys set is_active = false, updated_at = $2 where id = $1 returning id, key_prefix, tier),
       r as (insert into api_key_self_serve_revocations (key_prefix, revoked_at) select key_prefix, $2 from k where tier = 'self-serve' on conflict (key_prefix) do nothing),
       ${NOTIFY_CHANGE}`,
-      [id, nowSec()],
-    ), true);
+          [id, nowSec()],
+        ),
+      true,
+    );
     if (!res.rows[0]) return false;
     await this.propagate(id, Number(res.rows[0].generation));
     return true;
@@ -756,10 +974,19 @@ export class KeyStore {
    * @throws KeyInputError on a malformed prefix; StateStoreUnavailableError.
    */
   async revokeSelfServe(keyPrefix: string): Promise<boolean> {
-    if (!/^[0-9a-f]{16}$/.test(keyPrefix)) throw new KeyInputError("patch", `Invalid key prefix ${JSON.stringify(keyPrefix)}: expected 16 hex characters`);
-    const res = await this.run("revoke", this.adminDeadlineMs, false, () => this.sql.query(
-      "insert into api_key_self_serve_revocations (key_prefix, revoked_at) values ($1, $2) on conflict (key_prefix) do nothing returning key_prefix", [keyPrefix, nowSec()],
-    ), true);
+    if (!/^[0-9a-f]{16}$/.test(keyPrefix))
+      throw new KeyInputError("patch", `Invalid key prefix ${JSON.stringify(keyPrefix)}: expected 16 hex characters`);
+    const res = await this.run(
+      "revoke",
+      this.adminDeadlineMs,
+      false,
+      () =>
+        this.sql.query(
+          "insert into api_key_self_serve_revocations (key_prefix, revoked_at) values ($1, $2) on conflict (key_prefix) do nothing returning key_prefix",
+          [keyPrefix, nowSec()],
+        ),
+      true,
+    );
     return res.rows.length > 0;
   }
 
@@ -772,13 +999,20 @@ export class KeyStore {
   async rotate(id: string): Promise<{ record: ApiKeyRecord; token: string } | null> {
     const prefix = randomBytes(8).toString("hex");
     const secret = randomBytes(24).toString("base64url");
-    const { rows } = await this.run("rotate", this.adminDeadlineMs, false, () => this.sql.query<KeyRow & { generation: string }>(
-      `with old as (select key_prefix from api_keys where id = $1),
+    const { rows } = await this.run(
+      "rotate",
+      this.adminDeadlineMs,
+      false,
+      () =>
+        this.sql.query<KeyRow & { generation: string }>(
+          `with old as (select key_prefix from api_keys where id = $1),
         k as (update api_keys set key_prefix = $2, secret_hash = $3, updated_at = $4 where id = $1 and is_active returning ${COLUMNS}),
         c as (update api_key_donor_claims set key_prefix = $2 where key_prefix = (select key_prefix from old) and exists (select 1 from k) returning address),
         ${NOTIFY_CHANGE}`,
-      [id, prefix, this.hash(secret), nowSec()],
-    ), true);
+          [id, prefix, this.hash(secret), nowSec()],
+        ),
+      true,
+    );
     if (!rows[0]) return null;
     await this.propagate(id, Number(rows[0].generation));
     return { record: toRecord(rows[0]), token: `bl_live_${prefix}_${secret}` };
@@ -793,43 +1027,70 @@ export class KeyStore {
    * instance applies the change.
    * @throws KeyInputError naming the first invalid field (`patch` when nothing is given); StateStoreUnavailableError.
    */
-  async update(id: string, patch: KeyPatch, opts: { maxRateLimitPerMinute?: number } = {}): Promise<ApiKeyListing | null> {
+  async update(
+    id: string,
+    patch: KeyPatch,
+    opts: { maxRateLimitPerMinute?: number } = {},
+  ): Promise<ApiKeyListing | null> {
     const known = ["name", "ownerEmail", "tier", "rateLimitPerMinute", "isActive"];
     const given = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
     const unknown = given.find((k) => !known.includes(k));
-    if (unknown) throw new KeyInputError("patch", `Invalid field ${JSON.stringify(unknown)}: expected any of ${known.join(", ")}`);
+    if (unknown)
+      throw new KeyInputError("patch", `Invalid field ${JSON.stringify(unknown)}: expected any of ${known.join(", ")}`);
     if (!given.length) throw new KeyInputError("patch", `Empty update: expected any of ${known.join(", ")}`);
     const name = patch.name !== undefined ? validName(patch.name) : undefined;
     const email = patch.ownerEmail !== undefined ? validEmail(patch.ownerEmail) : undefined;
     const tier = patch.tier !== undefined ? validTier(patch.tier) : undefined;
-    if (patch.isActive !== undefined && typeof patch.isActive !== "boolean") throw new KeyInputError("isActive", `Invalid isActive ${JSON.stringify(patch.isActive)}: expected true or false`);
+    if (patch.isActive !== undefined && typeof patch.isActive !== "boolean")
+      throw new KeyInputError("isActive", `Invalid isActive ${JSON.stringify(patch.isActive)}: expected true or false`);
     const existing = await this.get(id);
     if (!existing) return null;
-    if (existing.tier === "self-serve" && tier !== undefined && tier !== existing.tier as string) {
-      throw new KeyInputError("tier", "Invalid tier change: legacy self-serve keys keep their tier until they expire; issue a standard key instead");
+    if (existing.tier === "self-serve" && tier !== undefined && tier !== (existing.tier as string)) {
+      throw new KeyInputError(
+        "tier",
+        "Invalid tier change: legacy self-serve keys keep their tier until they expire; issue a standard key instead",
+      );
     }
     const newTier = tier ?? existing.tier;
     let limit: number | undefined;
     if (newTier === "donor") limit = donorLimit(patch.rateLimitPerMinute);
     else if (newTier === "self-serve") {
-      if (patch.rateLimitPerMinute !== undefined && Number(patch.rateLimitPerMinute) !== SELF_SERVE_RATE_LIMIT_PER_MINUTE) {
-        throw new KeyInputError("rateLimitPerMinute", `Invalid rate limit ${JSON.stringify(patch.rateLimitPerMinute)}: self-serve keys are fixed at ${SELF_SERVE_RATE_LIMIT_PER_MINUTE} requests per minute`);
+      if (
+        patch.rateLimitPerMinute !== undefined &&
+        Number(patch.rateLimitPerMinute) !== SELF_SERVE_RATE_LIMIT_PER_MINUTE
+      ) {
+        throw new KeyInputError(
+          "rateLimitPerMinute",
+          `Invalid rate limit ${JSON.stringify(patch.rateLimitPerMinute)}: self-serve keys are fixed at ${SELF_SERVE_RATE_LIMIT_PER_MINUTE} requests per minute`,
+        );
       }
-    } else if (patch.rateLimitPerMinute !== undefined) limit = validLimit(patch.rateLimitPerMinute, opts.maxRateLimitPerMinute ?? RATE_LIMIT_MAX);
+    } else if (patch.rateLimitPerMinute !== undefined)
+      limit = validLimit(patch.rateLimitPerMinute, opts.maxRateLimitPerMinute ?? RATE_LIMIT_MAX);
     else if (tier === "standard" && existing.tier === "donor") limit = DEFAULT_RATE_LIMIT_PER_MINUTE;
 
     const sets: string[] = [];
     const params: unknown[] = [id, nowSec()];
-    const set = (col: string, v: unknown) => { params.push(v); sets.push(`${col} = $${params.length}`); };
+    const set = (col: string, v: unknown) => {
+      params.push(v);
+      sets.push(`${col} = $${params.length}`);
+    };
     if (name !== undefined) set("name", name);
     if (email !== undefined) set("owner_email", email);
     if (tier !== undefined) set("tier", tier);
     if (limit !== undefined) set("rate_limit_per_minute", limit);
     if (patch.isActive !== undefined) set("is_active", patch.isActive);
     if (newTier === "donor") sets.push("expires_at = null");
-    const { rows } = await this.run("update", this.adminDeadlineMs, false, () => this.sql.query<KeyRow & { generation: string }>(
-      `with k as (update api_keys set ${[...sets, "updated_at = $2"].join(", ")} where id = $1 returning ${COLUMNS}), ${NOTIFY_CHANGE}`, params,
-    ), true);
+    const { rows } = await this.run(
+      "update",
+      this.adminDeadlineMs,
+      false,
+      () =>
+        this.sql.query<KeyRow & { generation: string }>(
+          `with k as (update api_keys set ${[...sets, "updated_at = $2"].join(", ")} where id = $1 returning ${COLUMNS}), ${NOTIFY_CHANGE}`,
+          params,
+        ),
+      true,
+    );
     if (!rows[0]) return null;
     await this.propagate(id, Number(rows[0].generation));
     return toListing(rows[0]);
@@ -856,7 +1117,13 @@ export interface SqlClientOptions {
  * keys, claims and small tables needs no more. Measured (tsx process, 20k-row table): reopen RSS 250 MB
  * with them against 364 MB with PGlite's defaults.
  */
-const PGLITE_CONF = ["shared_buffers=16MB", "work_mem=2MB", "maintenance_work_mem=8MB", "temp_buffers=2MB", "wal_buffers=1MB"];
+const PGLITE_CONF = [
+  "shared_buffers=16MB",
+  "work_mem=2MB",
+  "maintenance_work_mem=8MB",
+  "temp_buffers=2MB",
+  "wal_buffers=1MB",
+];
 
 /**
  * Creates a PGlite data directory in a short-lived child process: `initdb` grows PGlite's WebAssembly
@@ -868,7 +1135,9 @@ async function initPgliteDir(dir: string): Promise<void> {
   const module = import.meta.resolve("@electric-sql/pglite");
   const script = `const { PGlite } = await import(${JSON.stringify(module)}); const db = await PGlite.create(${JSON.stringify(dir)}, { postgresqlconf: ${JSON.stringify(PGLITE_CONF)} }); await db.close();`;
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: 120_000 }, (err, _out, stderr) => (err ? reject(new Error(`PGlite initdb in ${dir} failed: ${stderr || err.message}`)) : resolve()));
+    execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: 120_000 }, (err, _out, stderr) =>
+      err ? reject(new Error(`PGlite initdb in ${dir} failed: ${stderr || err.message}`)) : resolve(),
+    );
   });
 }
 
@@ -882,7 +1151,8 @@ async function initPgliteDir(dir: string): Promise<void> {
  */
 /** Whether a store error (or its cause) is a unique-key violation (SQLSTATE 23505). */
 function isUniqueViolation(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) if (e.code === "23505") return true;
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++)
+    if (e.code === "23505") return true;
   return false;
 }
 
@@ -907,18 +1177,29 @@ export async function openSqlClient(opts: SqlClientOptions): Promise<SqlClient> 
       });
       // An idle connection that dies (pg_terminate_backend, server restart) emits `error` on the
       // pool, which drops it; without this listener the process would crash.
-      p.on("error", (err) => apiLog("warn", "state-store", "idle Postgres connection lost; the pool reconnects on the next query", { error: errorMessage(err), code: (err as { code?: string }).code ?? null }));
+      p.on("error", (err) =>
+        apiLog("warn", "state-store", "idle Postgres connection lost; the pool reconnects on the next query", {
+          error: errorMessage(err),
+          code: (err as { code?: string }).code ?? null,
+        }),
+      );
       // Errors of a checked-out connection reject its query; this guard only keeps a late socket
       // error on any connection from becoming an uncaught exception.
-      p.on("connect", (client) => { client.on("error", () => undefined); });
+      p.on("connect", (client) => {
+        client.on("error", () => undefined);
+      });
       pool = p;
       return p;
     };
     const listen: Listen = async (channel, onNotify, onLost) => {
       const sessionTimeout = Math.max(timeout, 1000);
       const client = new pg.Client({
-        connectionString: opts.databaseUrl, application_name: applicationName, connectionTimeoutMillis: Math.max(connectTimeout, 1000),
-        query_timeout: sessionTimeout, statement_timeout: sessionTimeout, keepAlive: true,
+        connectionString: opts.databaseUrl,
+        application_name: applicationName,
+        connectionTimeoutMillis: Math.max(connectTimeout, 1000),
+        query_timeout: sessionTimeout,
+        statement_timeout: sessionTimeout,
+        keepAlive: true,
       });
       let ready = false;
       let over = false;
@@ -929,7 +1210,9 @@ export async function openSqlClient(opts: SqlClientOptions): Promise<SqlClient> 
       };
       client.on("error", lost);
       client.on("end", () => lost(new Error("Connection terminated")));
-      client.on("notification", (n) => { if (n.channel === channel) onNotify(n.payload ?? ""); });
+      client.on("notification", (n) => {
+        if (n.channel === channel) onNotify(n.payload ?? "");
+      });
       try {
         await client.connect();
         await client.query(`listen ${channel}`);
@@ -941,13 +1224,18 @@ export async function openSqlClient(opts: SqlClientOptions): Promise<SqlClient> 
       ready = true;
       return {
         query: (sql, params) => client.query(sql, params as unknown[]) as never,
-        close: async () => { over = true; await client.end().catch(() => undefined); },
+        close: async () => {
+          over = true;
+          await client.end().catch(() => undefined);
+        },
       };
     };
     return {
       kind: "postgres",
       query: (sql, params) => getPool().query(sql, params as unknown[]) as never,
-      exec: async (sql) => { await getPool().query(sql); },
+      exec: async (sql) => {
+        await getPool().query(sql);
+      },
       listen,
       close: async () => {
         const p = pool;
@@ -963,7 +1251,9 @@ export async function openSqlClient(opts: SqlClientOptions): Promise<SqlClient> 
   return {
     kind: "pglite",
     query: (sql, params) => db.query(sql, params as unknown[]) as never,
-    exec: async (sql) => { await db.exec(sql); },
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
     close: () => db.close(),
   };
 }
@@ -1013,12 +1303,24 @@ export async function openKeyStore(cfg: KeyStoreConfig): Promise<KeyStore> {
   const pgliteDir = join(cfg.dataDir, "state", "pglite");
   if (!cfg.databaseUrl) mkdirSync(join(cfg.dataDir, "state"), { recursive: true });
   const timeoutMs = cfg.timeoutMs ?? DEFAULT_STATE_TIMEOUT_MS;
-  const sql = await openSqlClient({ databaseUrl: cfg.databaseUrl, pgliteDir, applicationName: cfg.applicationName, connectTimeoutMs: timeoutMs, queryTimeoutMs: timeoutMs });
-  const current = cfg.pepper ?? embeddedPepper(cfg.dataDir);
-  const keys = new KeyStore(sql, { current, previous: cfg.previousPepper }, {
-    verifyDeadlineMs: timeoutMs, adminDeadlineMs: cfg.adminDeadlineMs, breaker: cfg.breaker,
-    cacheMode: cfg.cache ? (cfg.databaseUrl ? "shared" : "exclusive") : "none",
+  const sql = await openSqlClient({
+    databaseUrl: cfg.databaseUrl,
+    pgliteDir,
+    applicationName: cfg.applicationName,
+    connectTimeoutMs: timeoutMs,
+    queryTimeoutMs: timeoutMs,
   });
+  const current = cfg.pepper ?? embeddedPepper(cfg.dataDir);
+  const keys = new KeyStore(
+    sql,
+    { current, previous: cfg.previousPepper },
+    {
+      verifyDeadlineMs: timeoutMs,
+      adminDeadlineMs: cfg.adminDeadlineMs,
+      breaker: cfg.breaker,
+      cacheMode: cfg.cache ? (cfg.databaseUrl ? "shared" : "exclusive") : "none",
+    },
+  );
   await keys.init();
   return keys;
 }

@@ -7,7 +7,8 @@ export type SortKey = (string | number)[];
 /** Compares two sort key tuples; negative when `a` sorts first. */
 export function compareKeys(a: SortKey, b: SortKey): number {
   for (let i = 0; i < a.length; i++) {
-    const x = a[i], y = b[i];
+    const x = a[i],
+      y = b[i];
     if (x === y) continue;
     return x < y ? -1 : 1;
   }
@@ -22,27 +23,40 @@ export function compareKeys(a: SortKey, b: SortKey): number {
  * costs O(log n + rows scanned). `total` counts every matching row when `includeTotal`.
  * Returns the rows, the next cursor (null on the last page) and the total (null when not asked).
  */
-export function keysetPage<T>(sorted: T[], key: (row: T) => SortKey, opts: {
-  sortName: string; arity: number; direction: "asc" | "desc";
-  /** Translates a cursor key of another sort order into this order's key of the same row (null: unknown row). */
-  rekey?: (key: SortKey) => SortKey | null;
-  keep: (row: T) => boolean; limit: number; offset?: number; cursor?: string; includeTotal: boolean;
-}): { rows: T[]; nextCursor: string | null; total: number | null } {
-  if (opts.offset !== undefined && opts.cursor !== undefined) throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
+export function keysetPage<T>(
+  sorted: T[],
+  key: (row: T) => SortKey,
+  opts: {
+    sortName: string;
+    arity: number;
+    direction: "asc" | "desc";
+    /** Translates a cursor key of another sort order into this order's key of the same row (null: unknown row). */
+    rekey?: (key: SortKey) => SortKey | null;
+    keep: (row: T) => boolean;
+    limit: number;
+    offset?: number;
+    cursor?: string;
+    includeTotal: boolean;
+  },
+): { rows: T[]; nextCursor: string | null; total: number | null } {
+  if (opts.offset !== undefined && opts.cursor !== undefined)
+    throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
   const sortName = `${opts.sortName}:${opts.direction}`;
   const desc = opts.direction === "desc";
   let i = desc ? sorted.length - 1 : 0;
   if (opts.cursor !== undefined) {
     const after = decodeKeyset(opts.cursor, sortName, opts.arity, opts.rekey);
     // first index whose key is > cursor (asc) / last index whose key is < cursor (desc)
-    let lo = 0, hi = sorted.length;
+    let lo = 0,
+      hi = sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (compareKeys(key(sorted[mid]), after) <= 0) lo = mid + 1;
       else hi = mid;
     }
     if (desc) {
-      lo = 0; hi = sorted.length;
+      lo = 0;
+      hi = sorted.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
         if (compareKeys(key(sorted[mid]), after) < 0) lo = mid + 1;
@@ -58,8 +72,14 @@ export function keysetPage<T>(sorted: T[], key: (row: T) => SortKey, opts: {
   for (; desc ? i >= 0 : i < sorted.length; i += step) {
     const r = sorted[i];
     if (!opts.keep(r)) continue;
-    if (skip > 0) { skip--; continue; }
-    if (rows.length === opts.limit) { more = true; break; }
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    if (rows.length === opts.limit) {
+      more = true;
+      break;
+    }
     rows.push(r);
   }
   let total: number | null = null;

@@ -60,10 +60,19 @@ export class MaintenanceGate {
   private readonly refreshMs: number;
   private readonly nowMs: () => number;
 
-  constructor(private readonly sql: SqlClient | null, opts: MaintenanceOptions = {}) {
+  constructor(
+    private readonly sql: SqlClient | null,
+    opts: MaintenanceOptions = {},
+  ) {
     this.refreshMs = opts.refreshMs ?? 1000;
     this.nowMs = opts.nowMs ?? Date.now;
-    this.state = { enabled: false, message: DEFAULT_MAINTENANCE_MESSAGE, updatedAt: null, updatedBy: null, forcedByEnv: opts.forced === true };
+    this.state = {
+      enabled: false,
+      message: DEFAULT_MAINTENANCE_MESSAGE,
+      updatedAt: null,
+      updatedBy: null,
+      forcedByEnv: opts.forced === true,
+    };
     this.ensureSchema = sql ? schemaOnce(sql, SCHEMA) : async () => undefined;
   }
 
@@ -102,22 +111,33 @@ export class MaintenanceGate {
     this.refreshing ??= (async () => {
       try {
         await this.ensureSchema();
-        const { rows } = await sql.query<{ value: string; updated_at: string | number; updated_by: string | null }>("select value, updated_at, updated_by from ops_settings where name = 'maintenance'");
+        const { rows } = await sql.query<{ value: string; updated_at: string | number; updated_by: string | null }>(
+          "select value, updated_at, updated_by from ops_settings where name = 'maintenance'",
+        );
         const row = rows[0];
         const v = row ? (JSON.parse(row.value) as { enabled?: unknown; message?: unknown }) : {};
         this.state = {
-          enabled: v.enabled === true, message: typeof v.message === "string" && v.message ? v.message : DEFAULT_MAINTENANCE_MESSAGE,
-          updatedAt: row ? Number(row.updated_at) : null, updatedBy: row?.updated_by ?? null, forcedByEnv: this.state.forcedByEnv,
+          enabled: v.enabled === true,
+          message: typeof v.message === "string" && v.message ? v.message : DEFAULT_MAINTENANCE_MESSAGE,
+          updatedAt: row ? Number(row.updated_at) : null,
+          updatedBy: row?.updated_by ?? null,
+          forcedByEnv: this.state.forcedByEnv,
         };
         if (this.failing) apiLog("info", "maintenance", "maintenance switch readable again");
         this.failing = false;
       } catch (err) {
-        if (!this.failing) apiLog("warn", "maintenance", "maintenance switch unreadable; keeping the last known state", { error: errorMessage(err), enabled: this.state.enabled });
+        if (!this.failing)
+          apiLog("warn", "maintenance", "maintenance switch unreadable; keeping the last known state", {
+            error: errorMessage(err),
+            enabled: this.state.enabled,
+          });
         this.failing = true;
       } finally {
         this.readAt = this.nowMs();
       }
-    })().finally(() => { this.refreshing = null; });
+    })().finally(() => {
+      this.refreshing = null;
+    });
     return this.refreshing;
   }
 
@@ -142,7 +162,13 @@ export class MaintenanceGate {
     }
     // A read in flight may have started before the write: let it land, then take what was written.
     await this.refreshing;
-    this.state = { enabled, message: JSON.parse(value).message, updatedAt: now, updatedBy: by, forcedByEnv: this.state.forcedByEnv };
+    this.state = {
+      enabled,
+      message: JSON.parse(value).message,
+      updatedAt: now,
+      updatedBy: by,
+      forcedByEnv: this.state.forcedByEnv,
+    };
     this.readAt = this.nowMs();
     return this.effective();
   }

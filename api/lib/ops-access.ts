@@ -44,7 +44,9 @@ export interface OperatorAccessConfig {
 
 /** Whether `cfg` turns the operator lane on: a complete JWT setting (JWKS, audience, issuer) or a service token. */
 export function operatorLaneConfigured(cfg: OperatorAccessConfig): boolean {
-  return Boolean((cfg.jwksUrl && cfg.audiences?.length && cfg.issuer) || (cfg.serviceTokenId && cfg.serviceTokenSecret));
+  return Boolean(
+    (cfg.jwksUrl && cfg.audiences?.length && cfg.issuer) || (cfg.serviceTokenId && cfg.serviceTokenSecret),
+  );
 }
 
 /** The JWKS could not be fetched or parsed and no usable key set is cached: the operator call answers 502. */
@@ -77,9 +79,15 @@ const JWKS_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"]);
 export class AccessJwtVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
 
-  constructor(private readonly cfg: Required<Pick<OperatorAccessConfig, "jwksUrl" | "audiences" | "issuer">> & OperatorAccessConfig) {
+  constructor(
+    private readonly cfg: Required<Pick<OperatorAccessConfig, "jwksUrl" | "audiences" | "issuer">> &
+      OperatorAccessConfig,
+  ) {
     this.jwks = createRemoteJWKSet(new URL(cfg.jwksUrl), {
-      timeoutDuration: cfg.jwksTimeoutMs ?? 3000, cooldownDuration: 30_000, cacheMaxAge: cfg.jwksCacheMs ?? 600_000, headers: { Accept: "application/json" },
+      timeoutDuration: cfg.jwksTimeoutMs ?? 3000,
+      cooldownDuration: 30_000,
+      cacheMaxAge: cfg.jwksCacheMs ?? 600_000,
+      headers: { Accept: "application/json" },
     });
   }
 
@@ -90,14 +98,22 @@ export class AccessJwtVerifier {
   async verify(token: string): Promise<Record<string, unknown>> {
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
-        audience: this.cfg.audiences, issuer: this.cfg.issuer, algorithms: ALGORITHMS,
-        clockTolerance: this.cfg.clockToleranceSec ?? 5, currentDate: new Date((this.cfg.nowMs ?? Date.now)()), requiredClaims: ["exp"],
+        audience: this.cfg.audiences,
+        issuer: this.cfg.issuer,
+        algorithms: ALGORITHMS,
+        clockTolerance: this.cfg.clockToleranceSec ?? 5,
+        currentDate: new Date((this.cfg.nowMs ?? Date.now)()),
+        requiredClaims: ["exp"],
       });
       return payload as Record<string, unknown>;
     } catch (err) {
       const code = (err as { code?: string }).code;
       // A JOSE error about the token is a 401; a failed fetch of the key set (network, timeout, non-200, not a JWKS) is a 502.
-      if (err instanceof joseErrors.JOSEError && !JWKS_FAILURES.has(code ?? "") && !(code === "ERR_JOSE_GENERIC" && /JSON Web Key Set/.test(err.message))) {
+      if (
+        err instanceof joseErrors.JOSEError &&
+        !JWKS_FAILURES.has(code ?? "") &&
+        !(code === "ERR_JOSE_GENERIC" && /JSON Web Key Set/.test(err.message))
+      ) {
         throw new JwtInvalidError(`${code ?? "invalid"}: ${err.message}`);
       }
       throw new JwksUnavailableError(`access JWKS unavailable: ${errorMessage(err)}`);
@@ -127,9 +143,10 @@ export class OperatorAuth {
   private readonly jwt: AccessJwtVerifier | null;
 
   constructor(private readonly cfg: OperatorAccessConfig) {
-    this.jwt = cfg.jwksUrl && cfg.audiences?.length && cfg.issuer
-      ? new AccessJwtVerifier({ ...cfg, jwksUrl: cfg.jwksUrl, audiences: cfg.audiences, issuer: cfg.issuer })
-      : null;
+    this.jwt =
+      cfg.jwksUrl && cfg.audiences?.length && cfg.issuer
+        ? new AccessJwtVerifier({ ...cfg, jwksUrl: cfg.jwksUrl, audiences: cfg.audiences, issuer: cfg.issuer })
+        : null;
   }
 
   /** Whether any method is configured (the operator listener starts only then). */
@@ -148,7 +165,8 @@ export class OperatorAuth {
       if (!this.jwt) throw this.deny("access JWT presented but no JWKS/audience/issuer is configured");
       try {
         const claims = await this.jwt.verify(assertion);
-        const subject = typeof claims.email === "string" ? claims.email : typeof claims.sub === "string" ? claims.sub : "unknown";
+        const subject =
+          typeof claims.email === "string" ? claims.email : typeof claims.sub === "string" ? claims.sub : "unknown";
         return { kind: "access-jwt", subject };
       } catch (err) {
         if (err instanceof JwksUnavailableError) {
@@ -178,9 +196,11 @@ export class OperatorAuth {
    * @throws HttpError 403.
    */
   checkMutation(req: HeaderSource): void {
-    if (req.header(ADMIN_HEADER)?.trim() !== "1") throw new HttpError(403, "Forbidden: mutating operator requests need X-Ballast-Admin: 1");
+    if (req.header(ADMIN_HEADER)?.trim() !== "1")
+      throw new HttpError(403, "Forbidden: mutating operator requests need X-Ballast-Admin: 1");
     const origin = req.header("Origin");
-    if (origin !== undefined && !(this.cfg.allowedOrigins ?? []).includes(origin)) throw new HttpError(403, "Forbidden: Origin not allowed for operator mutations");
+    if (origin !== undefined && !(this.cfg.allowedOrigins ?? []).includes(origin))
+      throw new HttpError(403, "Forbidden: Origin not allowed for operator mutations");
   }
 
   /** Whether `origin` may call the operator lane from a browser (preflights). */

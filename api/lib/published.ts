@@ -1,7 +1,12 @@
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
-import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, type ManifestFile } from "../../site-data/manifest.ts";
+import {
+  type BuildManifest,
+  BuildManifestSchema,
+  LatestPointerSchema,
+  type ManifestFile,
+} from "../../site-data/manifest.ts";
 import { storedJson } from "../../site-data/snapshot.ts";
 import { HttpError } from "./http-error.ts";
 
@@ -14,7 +19,9 @@ import { HttpError } from "./http-error.ts";
  * can read byte ranges, returns bytes [start, end) of each range of one object (null when absent);
  * without it ServingBuild.fileRanges slices the whole object.
  */
-export type ObjectReader = ((key: string) => Promise<Uint8Array | null>) & { ranges?: (key: string, ranges: readonly [number, number][]) => Promise<Uint8Array[] | null> };
+export type ObjectReader = ((key: string) => Promise<Uint8Array | null>) & {
+  ranges?: (key: string, ranges: readonly [number, number][]) => Promise<Uint8Array[] | null>;
+};
 
 /**
  * Published storage did not answer a read (an object store down, timing out or refusing access):
@@ -24,7 +31,11 @@ export type ObjectReader = ((key: string) => Promise<Uint8Array | null>) & { ran
  * error (logged by the reader, never sent to clients).
  */
 export class StorageUnavailableError extends HttpError {
-  constructor(readonly object: string, readonly reason: string, cause?: unknown) {
+  constructor(
+    readonly object: string,
+    readonly reason: string,
+    cause?: unknown,
+  ) {
     super(503, "Published storage temporarily unavailable", { "Retry-After": "30" });
     this.name = "StorageUnavailableError";
     this.cause = cause;
@@ -50,11 +61,13 @@ export function fsReader(root: string): ObjectReader {
       throw err;
     }
     try {
-      return await Promise.all(ranges.map(async ([start, end]) => {
-        const buf = Buffer.allocUnsafe(end - start);
-        const { bytesRead } = await fh.read(buf, 0, buf.byteLength, start);
-        return bytesRead === buf.byteLength ? buf : buf.subarray(0, bytesRead);
-      }));
+      return await Promise.all(
+        ranges.map(async ([start, end]) => {
+          const buf = Buffer.allocUnsafe(end - start);
+          const { bytesRead } = await fh.read(buf, 0, buf.byteLength, start);
+          return bytesRead === buf.byteLength ? buf : buf.subarray(0, bytesRead);
+        }),
+      );
     } finally {
       await fh.close();
     }
@@ -80,7 +93,11 @@ export class ServingBuild {
   /** Bound of each per-build cache (entries, oldest dropped first): the response cache holds the hot set. */
   static readonly CACHE_ENTRIES = 64;
 
-  constructor(readonly manifest: BuildManifest, readonly firstSeenMs: number, private readonly read: ObjectReader) {
+  constructor(
+    readonly manifest: BuildManifest,
+    readonly firstSeenMs: number,
+    private readonly read: ObjectReader,
+  ) {
     this.files = new Map(manifest.files.map((f) => [f.path, f]));
   }
 
@@ -184,7 +201,9 @@ export class PublishedStore {
   private failure: StorageFailure | null = null;
 
   constructor(
-    private readonly read: ObjectReader, private readonly refreshMs = 1000, private readonly nowMs: () => number = Date.now,
+    private readonly read: ObjectReader,
+    private readonly refreshMs = 1000,
+    private readonly nowMs: () => number = Date.now,
     private readonly opts: PublishedStoreOptions = {},
   ) {}
 
@@ -201,14 +220,18 @@ export class PublishedStore {
   build(): Promise<ServingBuild | null> {
     if (this.refreshing && !this.latest) return this.refreshing;
     if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.latest);
-    this.refreshing ??= this.refresh().finally(() => { this.refreshing = null; });
+    this.refreshing ??= this.refresh().finally(() => {
+      this.refreshing = null;
+    });
     const wait = this.opts.maxRefreshWaitMs;
     if (wait === undefined || !this.latest) return this.refreshing;
     const previous = this.latest;
     let timer: NodeJS.Timeout | undefined;
     return Promise.race([
       this.refreshing.finally(() => clearTimeout(timer)),
-      new Promise<ServingBuild>((resolve) => { timer = setTimeout(() => resolve(previous), wait); }),
+      new Promise<ServingBuild>((resolve) => {
+        timer = setTimeout(() => resolve(previous), wait);
+      }),
     ]);
   }
 
@@ -224,7 +247,11 @@ export class PublishedStore {
       raw = await this.read("latest.json");
       this.failure = null;
     } catch (err) {
-      this.failure ??= { sinceMs: this.nowMs(), error: err instanceof StorageUnavailableError ? `${err.object}: ${err.reason}` : "latest.json could not be read" };
+      this.failure ??= {
+        sinceMs: this.nowMs(),
+        error:
+          err instanceof StorageUnavailableError ? `${err.object}: ${err.reason}` : "latest.json could not be read",
+      };
       return this.latest;
     }
     try {
@@ -251,7 +278,11 @@ export class PublishedStore {
    * against `schema`: null when absent. The outcome is recorded for health (checked).
    * @throws HttpError 500 `corrupt` when the bytes are not JSON or fail the schema (never a partial body).
    */
-  async storedPayload<T>(key: string, schema: z.ZodType<T>, corrupt: string): Promise<{ bytes: Uint8Array; value: T } | null> {
+  async storedPayload<T>(
+    key: string,
+    schema: z.ZodType<T>,
+    corrupt: string,
+  ): Promise<{ bytes: Uint8Array; value: T } | null> {
     const bytes = await this.read(key);
     if (!bytes) return null;
     const value = storedJson(bytes, schema);

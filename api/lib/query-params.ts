@@ -7,13 +7,19 @@ import { z } from "zod";
  */
 export const intParam = (min: number, max: number) => {
   const message = `must be an integer from ${min} to ${max}`;
-  return z.string({ error: message }).regex(/^\d{1,15}$/, message).transform(Number)
+  return z
+    .string({ error: message })
+    .regex(/^\d{1,15}$/, message)
+    .transform(Number)
     .refine((n) => n >= min && n <= max, message);
 };
 
 /** Boolean query parameter `true`/`false`, `def` when absent. */
 export const boolParam = (def: boolean) =>
-  z.enum(["true", "false"], { error: "must be true or false" }).optional().transform((v) => (v === undefined ? def : v === "true"));
+  z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .optional()
+    .transform((v) => (v === undefined ? def : v === "true"));
 
 /** Required `stablecoin` query parameter: a canonical stablecoin id (an unknown id is the route's 404). */
 export const stablecoinParam = () =>

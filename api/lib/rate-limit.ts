@@ -1,5 +1,11 @@
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  RLWrapperTimeouts,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import { apiLog, errorMessage } from "./log.ts";
 
 /** Outcome of one check; `retryAfterSec` (seconds, ≥ 1) when refused. */
@@ -41,7 +47,10 @@ export class KeyRateLimiter {
   private readonly timeoutMs: number;
 
   /** `redis`: an ioredis client (see `openRedis`); in-process limits when undefined. */
-  constructor(private readonly redis?: unknown, opts: KeyRateLimiterOptions = {}) {
+  constructor(
+    private readonly redis?: unknown,
+    opts: KeyRateLimiterOptions = {},
+  ) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_LIMITER_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError(`KeyRateLimiter timeoutMs must be > 0 (got ${this.timeoutMs})`);
   }
@@ -57,11 +66,15 @@ export class KeyRateLimiter {
     if (!l) {
       l = this.redis
         ? new RLWrapperTimeouts({
-          limiter: new RateLimiterRedis({
-            storeClient: this.redis, points, duration: durationSec, keyPrefix: durationSec === 60 ? `ballast_key_${points}` : `ballast_${points}_per_${durationSec}s`, useRedisPackage: false,
-          }),
-          timeoutMs: this.timeoutMs,
-        })
+            limiter: new RateLimiterRedis({
+              storeClient: this.redis,
+              points,
+              duration: durationSec,
+              keyPrefix: durationSec === 60 ? `ballast_key_${points}` : `ballast_${points}_per_${durationSec}s`,
+              useRedisPackage: false,
+            }),
+            timeoutMs: this.timeoutMs,
+          })
         : new RateLimiterMemory({ points, duration: durationSec });
       this.limiters.set(id, l);
     }
@@ -76,7 +89,8 @@ export class KeyRateLimiter {
    * @throws RateLimiterUnavailableError when Redis does not answer within the deadline or is down.
    */
   async consume(bucketKey: string, pointsPerMinute: number, windowSec = 60): Promise<LimitResult> {
-    if (!Number.isInteger(pointsPerMinute) || pointsPerMinute < 1) throw new RangeError(`pointsPerMinute must be a positive integer (got ${pointsPerMinute})`);
+    if (!Number.isInteger(pointsPerMinute) || pointsPerMinute < 1)
+      throw new RangeError(`pointsPerMinute must be a positive integer (got ${pointsPerMinute})`);
     try {
       await this.limiterFor(pointsPerMinute, windowSec).consume(bucketKey, 1);
       return { ok: true };
@@ -100,7 +114,10 @@ export class KeyRateLimiter {
   }
 }
 
-const refused = (r: RateLimiterRes): LimitResult => ({ ok: false, retryAfterSec: Math.max(1, Math.ceil(r.msBeforeNext / 1000)) });
+const refused = (r: RateLimiterRes): LimitResult => ({
+  ok: false,
+  retryAfterSec: Math.max(1, Math.ceil(r.msBeforeNext / 1000)),
+});
 
 /**
  * Opens the ioredis client of the shared limiter with fail-fast settings: no offline queue (commands
@@ -124,7 +141,9 @@ export async function openRedis(url: string, opts: { timeoutMs?: number; readyWa
     const msg = errorMessage(err);
     if (msg === lastLogged) return;
     lastLogged = msg;
-    apiLog("warn", "rate-limit", "Redis connection error; the shared limiter is unavailable until it reconnects", { error: msg });
+    apiLog("warn", "rate-limit", "Redis connection error; the shared limiter is unavailable until it reconnects", {
+      error: msg,
+    });
   });
   redis.on("ready", () => {
     if (lastLogged !== null) apiLog("info", "rate-limit", "Redis available again");
@@ -133,7 +152,11 @@ export async function openRedis(url: string, opts: { timeoutMs?: number; readyWa
   if (redis.status !== "ready") {
     await new Promise<void>((resolve) => {
       const t = setTimeout(done, opts.readyWaitMs ?? 1000);
-      function done() { clearTimeout(t); redis.off("ready", done); resolve(); }
+      function done() {
+        clearTimeout(t);
+        redis.off("ready", done);
+        resolve();
+      }
       redis.once("ready", done);
     });
   }

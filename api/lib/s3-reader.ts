@@ -59,11 +59,20 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
   const requestTimeout = opts.requestTimeoutMs ?? 3000;
   const agent = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
   const client = new S3Client({
-    endpoint: opts.endpoint, region: opts.region, forcePathStyle: opts.forcePathStyle ?? true, maxAttempts: opts.maxAttempts ?? 2,
-    ...(opts.accessKeyId && opts.secretAccessKey ? { credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } } : {}),
+    endpoint: opts.endpoint,
+    region: opts.region,
+    forcePathStyle: opts.forcePathStyle ?? true,
+    maxAttempts: opts.maxAttempts ?? 2,
+    ...(opts.accessKeyId && opts.secretAccessKey
+      ? { credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } }
+      : {}),
     requestHandler: {
-      connectionTimeout: opts.connectTimeoutMs ?? 1000, requestTimeout, throwOnRequestTimeout: true, socketTimeout: requestTimeout,
-      httpAgent: new HttpAgent(agent), httpsAgent: new HttpsAgent(agent),
+      connectionTimeout: opts.connectTimeoutMs ?? 1000,
+      requestTimeout,
+      throwOnRequestTimeout: true,
+      socketTimeout: requestTimeout,
+      httpAgent: new HttpAgent(agent),
+      httpsAgent: new HttpsAgent(agent),
     },
   });
   const prefix = opts.prefix ?? "";
@@ -72,14 +81,24 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
   /** One GET of `key` (the whole object, or bytes [start, end) with a Range header). */
   const get = async (key: string, range?: readonly [number, number]): Promise<Uint8Array | null> => {
     try {
-      const res = await client.send(new GetObjectCommand({ Bucket: opts.bucket, Key: prefix + key, ...(range ? { Range: `bytes=${range[0]}-${range[1] - 1}` } : {}) }));
+      const res = await client.send(
+        new GetObjectCommand({
+          Bucket: opts.bucket,
+          Key: prefix + key,
+          ...(range ? { Range: `bytes=${range[0]}-${range[1] - 1}` } : {}),
+        }),
+      );
       if (!res.Body) return new Uint8Array(0);
       return await res.Body.transformToByteArray();
     } catch (err) {
       if (isMissing(err)) return null;
       if (Date.now() - loggedAt >= LOG_EVERY_MS) {
         loggedAt = Date.now();
-        apiLog("warn", "storage", "object store read failed", { object: describe(key), error: errorMessage(err), status: statusOf(err) ?? null });
+        apiLog("warn", "storage", "object store read failed", {
+          object: describe(key),
+          error: errorMessage(err),
+          status: statusOf(err) ?? null,
+        });
       }
       throw new StorageUnavailableError(describe(key), reasonOf(err), err);
     }
@@ -87,7 +106,9 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
   // Byte ranges (ledger pages, api/queries/blacklist-pages.ts) are Range GETs, several at once.
   const read: ObjectReader = Object.assign((key: string) => get(key), {
     ranges: async (key: string, ranges: readonly [number, number][]) => {
-      const parts = await Promise.all(ranges.map((r) => (r[1] > r[0] ? get(key, r) : Promise.resolve(new Uint8Array(0)))));
+      const parts = await Promise.all(
+        ranges.map((r) => (r[1] > r[0] ? get(key, r) : Promise.resolve(new Uint8Array(0)))),
+      );
       return parts.some((p) => p === null) ? null : (parts as Uint8Array[]);
     },
   });

@@ -19,5 +19,9 @@ export async function ensureTable(sql: SqlClient, ddl: string): Promise<void> {
  */
 export function schemaOnce(sql: SqlClient, ddl: string): () => Promise<void> {
   let ready: Promise<void> | null = null;
-  return () => (ready ??= ensureTable(sql, ddl).catch((err: unknown) => { ready = null; throw err; }));
+  return () =>
+    (ready ??= ensureTable(sql, ddl).catch((err: unknown) => {
+      ready = null;
+      throw err;
+    }));
 }

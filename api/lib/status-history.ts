@@ -106,10 +106,27 @@ export function evaluate(prev: StatusState | null, obs: StatusObservation): Eval
   const raw = obs.raw;
   if (!prev) {
     const state: StatusState = {
-      currentStatus: raw, rawStatus: raw, lastEvaluatedAt: obs.at, lastChangedAt: obs.at,
-      consecutive: { healthy: 0, degraded: 0, stale: 0, [raw]: 1 }, causes: obs.causes, version: 0,
+      currentStatus: raw,
+      rawStatus: raw,
+      lastEvaluatedAt: obs.at,
+      lastChangedAt: obs.at,
+      consecutive: { healthy: 0, degraded: 0, stale: 0, [raw]: 1 },
+      causes: obs.causes,
+      version: 0,
     };
-    return { state, transition: { from: null, to: raw, rawStatus: raw, transitionType: "init", reason: "initial-observation", causes: obs.causes, at: obs.at }, reason: "initial-observation" };
+    return {
+      state,
+      transition: {
+        from: null,
+        to: raw,
+        rawStatus: raw,
+        transitionType: "init",
+        reason: "initial-observation",
+        causes: obs.causes,
+        at: obs.at,
+      },
+      reason: "initial-observation",
+    };
   }
   const gap = obs.at - prev.lastEvaluatedAt > STATUS_SYSTEM_FRESHNESS_SEC;
   const run = (gap ? 0 : prev.consecutive[raw]) + 1;
@@ -117,10 +134,16 @@ export function evaluate(prev: StatusState | null, obs: StatusObservation): Eval
   const base: StatusState = { ...prev, rawStatus: raw, lastEvaluatedAt: obs.at, consecutive, causes: obs.causes };
   const rule = STATUS_HYSTERESIS[prev.currentStatus][raw];
   if (!rule) return { state: base, transition: null, reason: "steady" };
-  if (run < rule.minConsecutive || obs.at - prev.lastChangedAt < rule.minDwellSec) return { state: base, transition: null, reason: "hysteresis-hold" };
+  if (run < rule.minConsecutive || obs.at - prev.lastChangedAt < rule.minDwellSec)
+    return { state: base, transition: null, reason: "hysteresis-hold" };
   const transition: StatusTransition = {
-    from: prev.currentStatus, to: raw, rawStatus: raw, transitionType: SEVERITY[raw] > SEVERITY[prev.currentStatus] ? "degrade" : "recover",
-    reason: rule.reason, causes: obs.causes, at: obs.at,
+    from: prev.currentStatus,
+    to: raw,
+    rawStatus: raw,
+    transitionType: SEVERITY[raw] > SEVERITY[prev.currentStatus] ? "degrade" : "recover",
+    reason: rule.reason,
+    causes: obs.causes,
+    at: obs.at,
   };
   return { state: { ...base, currentStatus: raw, lastChangedAt: obs.at }, transition, reason: rule.reason };
 }
@@ -160,7 +183,8 @@ export function publicReason(t: StatusTransition): string {
 }
 
 /** Status tables, one statement each (PGlite's `query` takes one statement). */
-const SCHEMA = [`
+const SCHEMA = [
+  `
 create table if not exists status_state (
   scope text primary key,
   current_status text not null,
@@ -173,7 +197,8 @@ create table if not exists status_state (
   causes_json jsonb not null,
   updated_at bigint not null,
   version bigint not null
-)`, `
+)`,
+  `
 create table if not exists status_transitions (
   id bigserial primary key,
   scope text not null,
@@ -185,17 +210,31 @@ create table if not exists status_transitions (
   causes_json jsonb not null,
   created_at bigint not null
 )`,
-"create index if not exists status_transitions_scope_created on status_transitions (scope, created_at, id)"];
+  "create index if not exists status_transitions_scope_created on status_transitions (scope, created_at, id)",
+];
 
 type StateRow = {
-  current_status: HealthStatus; raw_status: HealthStatus; last_evaluated_at: string | number; last_changed_at: string | number;
-  consecutive_healthy: number; consecutive_degraded: number; consecutive_stale: number; causes_json: StatusCause[] | string; version: string | number;
+  current_status: HealthStatus;
+  raw_status: HealthStatus;
+  last_evaluated_at: string | number;
+  last_changed_at: string | number;
+  consecutive_healthy: number;
+  consecutive_degraded: number;
+  consecutive_stale: number;
+  causes_json: StatusCause[] | string;
+  version: string | number;
 };
 type TransitionRow = {
-  id: string | number; previous_status: HealthStatus | null; next_status: HealthStatus; raw_status: HealthStatus; transition_type: StatusTransition["transitionType"];
-  reason: string; causes_json: StatusCause[] | string; created_at: string | number;
+  id: string | number;
+  previous_status: HealthStatus | null;
+  next_status: HealthStatus;
+  raw_status: HealthStatus;
+  transition_type: StatusTransition["transitionType"];
+  reason: string;
+  causes_json: StatusCause[] | string;
+  created_at: string | number;
 };
-const json = <T>(v: T | string): T => (typeof v === "string" ? JSON.parse(v) as T : v);
+const json = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
 
 /** Rows the public query walks at most (the newest; 30 days at one transition per 2 min is 21,600). */
 export const STATUS_QUERY_ROW_CAP = 25_000;
@@ -225,27 +264,39 @@ export class StatusHistoryStore {
   private readonly writeDeadlineMs: number;
   private lastPruneAt = -Infinity;
 
-  constructor(private readonly sql: SqlClient, opts: StatusHistoryStoreOptions = {}) {
+  constructor(
+    private readonly sql: SqlClient,
+    opts: StatusHistoryStoreOptions = {},
+  ) {
     this.scope = opts.scope ?? "global";
     this.readDeadlineMs = opts.readDeadlineMs ?? 1000;
     this.writeDeadlineMs = opts.writeDeadlineMs ?? 5000;
   }
 
   private ensureSchema(): Promise<void> {
-    this.schemaReady ??= (async () => { for (const stmt of SCHEMA) await this.sql.query(stmt); })().then(() => undefined, (err: unknown) => {
-      this.schemaReady = null;
-      throw err;
-    });
+    this.schemaReady ??= (async () => {
+      for (const stmt of SCHEMA) await this.sql.query(stmt);
+    })().then(
+      () => undefined,
+      (err: unknown) => {
+        this.schemaReady = null;
+        throw err;
+      },
+    );
     return this.schemaReady;
   }
 
   private async within<T>(what: string, ms: number, op: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`status history: ${what} got no answer within ${ms} ms`)), ms); });
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`status history: ${what} got no answer within ${ms} ms`)), ms);
+    });
     try {
       return await Promise.race([this.ensureSchema().then(op), deadline]);
     } catch (err) {
-      throw err instanceof Error && err.message.startsWith("status history:") ? err : new Error(`status history: ${what} failed: ${errorMessage(err)}`, { cause: err });
+      throw err instanceof Error && err.message.startsWith("status history:")
+        ? err
+        : new Error(`status history: ${what} failed: ${errorMessage(err)}`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
@@ -259,9 +310,17 @@ export class StatusHistoryStore {
     const r = rows[0];
     if (!r) return null;
     return {
-      currentStatus: r.current_status, rawStatus: r.raw_status, lastEvaluatedAt: Number(r.last_evaluated_at), lastChangedAt: Number(r.last_changed_at),
-      consecutive: { healthy: Number(r.consecutive_healthy), degraded: Number(r.consecutive_degraded), stale: Number(r.consecutive_stale) },
-      causes: json(r.causes_json), version: Number(r.version),
+      currentStatus: r.current_status,
+      rawStatus: r.raw_status,
+      lastEvaluatedAt: Number(r.last_evaluated_at),
+      lastChangedAt: Number(r.last_changed_at),
+      consecutive: {
+        healthy: Number(r.consecutive_healthy),
+        degraded: Number(r.consecutive_degraded),
+        stale: Number(r.consecutive_stale),
+      },
+      causes: json(r.causes_json),
+      version: Number(r.version),
     };
   }
 
@@ -276,13 +335,35 @@ export class StatusHistoryStore {
    * together. A concurrent writer's row lock makes the loser re-check the version and write
    * nothing. Returns whether it wrote.
    */
-  private async write(prev: StatusState | null, next: StatusState, transitions: StatusTransition[], wallNow: number): Promise<boolean> {
-    const trs = JSON.stringify(transitions.map((t) => ({
-      previous_status: t.from, next_status: t.to, raw_status: t.rawStatus, transition_type: t.transitionType, reason: t.reason, causes_json: t.causes, created_at: t.at,
-    })));
+  private async write(
+    prev: StatusState | null,
+    next: StatusState,
+    transitions: StatusTransition[],
+    wallNow: number,
+  ): Promise<boolean> {
+    const trs = JSON.stringify(
+      transitions.map((t) => ({
+        previous_status: t.from,
+        next_status: t.to,
+        raw_status: t.rawStatus,
+        transition_type: t.transitionType,
+        reason: t.reason,
+        causes_json: t.causes,
+        created_at: t.at,
+      })),
+    );
     const values = [
-      this.scope, next.currentStatus, next.rawStatus, next.lastEvaluatedAt, next.lastChangedAt, next.consecutive.healthy, next.consecutive.degraded,
-      next.consecutive.stale, JSON.stringify(next.causes), wallNow, trs,
+      this.scope,
+      next.currentStatus,
+      next.rawStatus,
+      next.lastEvaluatedAt,
+      next.lastChangedAt,
+      next.consecutive.healthy,
+      next.consecutive.degraded,
+      next.consecutive.stale,
+      JSON.stringify(next.causes),
+      wallNow,
+      trs,
     ];
     const insertTransitions = (from: string) => `tr as (
       insert into status_transitions (scope, previous_status, next_status, raw_status, transition_type, reason, causes_json, created_at)
@@ -291,15 +372,16 @@ export class StatusHistoryStore {
       order by e.n
       returning 1
     )`;
-    const sql = prev === null
-      ? `with w as (
+    const sql =
+      prev === null
+        ? `with w as (
           insert into status_state (scope, current_status, raw_status, last_evaluated_at, last_changed_at, consecutive_healthy, consecutive_degraded, consecutive_stale, causes_json, updated_at, version)
           values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, 1)
           on conflict (scope) do nothing
           returning version
         ), ${insertTransitions("w")}
         select count(*)::int as n from w`
-      : `with w as (
+        : `with w as (
           update status_state set current_status = $2, raw_status = $3, last_evaluated_at = $4, last_changed_at = $5, consecutive_healthy = $6,
             consecutive_degraded = $7, consecutive_stale = $8, causes_json = $9::jsonb, updated_at = $10, version = version + 1
           where scope = $1 and version = $12
@@ -320,7 +402,10 @@ export class StatusHistoryStore {
    * observation was skipped).
    * @throws Error on store failure or deadline (nothing is written then).
    */
-  record(observations: readonly StatusObservation[], opts: { minSpacingSec?: number; wallNow?: number } = {}): Promise<{ written: number; transitions: StatusTransition[]; state: StatusState | null }> {
+  record(
+    observations: readonly StatusObservation[],
+    opts: { minSpacingSec?: number; wallNow?: number } = {},
+  ): Promise<{ written: number; transitions: StatusTransition[]; state: StatusState | null }> {
     const spacing = Math.max(1, opts.minSpacingSec ?? 1);
     const sorted = [...observations].sort((a, b) => a.at - b.at);
     const wallNow = opts.wallNow ?? sorted.at(-1)?.at ?? 0;
@@ -351,8 +436,14 @@ export class StatusHistoryStore {
   private async prune(wallNow: number): Promise<void> {
     if (wallNow - this.lastPruneAt < 3600) return;
     this.lastPruneAt = wallNow;
-    await this.sql.query("delete from status_transitions where scope = $1 and created_at < $2", [this.scope, wallNow - STATUS_RETENTION_SEC])
-      .catch((err: unknown) => apiLog("warn", "status-history", "pruning old transitions failed", { error: errorMessage(err) }));
+    await this.sql
+      .query("delete from status_transitions where scope = $1 and created_at < $2", [
+        this.scope,
+        wallNow - STATUS_RETENTION_SEC,
+      ])
+      .catch((err: unknown) =>
+        apiLog("warn", "status-history", "pruning old transitions failed", { error: errorMessage(err) }),
+      );
   }
 
   /**
@@ -360,7 +451,11 @@ export class StatusHistoryStore {
    * `windowSec` seconds that `publicTransitions` keeps, newest first, at most `limit`.
    * @throws Error on store failure or deadline (the route answers 503).
    */
-  publicHistory(q: { wallNow: number; windowSec: number; limit: number }): Promise<{ state: StatusState | null; transitions: StoredTransition[] }> {
+  publicHistory(q: {
+    wallNow: number;
+    windowSec: number;
+    limit: number;
+  }): Promise<{ state: StatusState | null; transitions: StoredTransition[] }> {
     const from = q.wallNow - q.windowSec;
     return this.within("public history read", this.readDeadlineMs, async () => {
       const [state, { rows }] = await Promise.all([
@@ -375,10 +470,18 @@ export class StatusHistoryStore {
           [this.scope, from, STATUS_QUERY_ROW_CAP],
         ),
       ]);
-      const ascending = rows.reverse().map((r): StoredTransition => ({
-        id: Number(r.id), from: r.previous_status, to: r.next_status, rawStatus: r.raw_status, transitionType: r.transition_type,
-        reason: r.reason, causes: json(r.causes_json), at: Number(r.created_at),
-      }));
+      const ascending = rows.reverse().map(
+        (r): StoredTransition => ({
+          id: Number(r.id),
+          from: r.previous_status,
+          to: r.next_status,
+          rawStatus: r.raw_status,
+          transitionType: r.transition_type,
+          reason: r.reason,
+          causes: json(r.causes_json),
+          at: Number(r.created_at),
+        }),
+      );
       return { state, transitions: publicTransitions(ascending, from).reverse().slice(0, q.limit) };
     });
   }
@@ -418,13 +521,21 @@ export class StatusRecorder {
   constructor(private readonly opts: StatusRecorderOptions) {
     this.nowMs = opts.nowMs ?? Date.now;
     this.maxPending = opts.maxPending ?? 120;
-    this.current = { state: opts.intervalSec > 0 ? "ok" : "off", lastError: null, lastRecordedAt: null, pendingObservations: 0, intervalSec: opts.intervalSec };
+    this.current = {
+      state: opts.intervalSec > 0 ? "ok" : "off",
+      lastError: null,
+      lastRecordedAt: null,
+      pendingObservations: 0,
+      intervalSec: opts.intervalSec,
+    };
   }
 
   /** Starts the timer (first observation at once); no-op when recording is off or already started. */
   start(): void {
     if (this.opts.intervalSec <= 0 || this.timer) return;
-    this.timer = setInterval(() => { void this.tick(); }, this.opts.intervalSec * 1000);
+    this.timer = setInterval(() => {
+      void this.tick();
+    }, this.opts.intervalSec * 1000);
     this.timer.unref();
     void this.tick();
   }
@@ -443,7 +554,9 @@ export class StatusRecorder {
 
   /** One observation and write (joins one already in flight). Never throws. */
   tick(): Promise<void> {
-    this.inFlight ??= this.run().finally(() => { this.inFlight = null; });
+    this.inFlight ??= this.run().finally(() => {
+      this.inFlight = null;
+    });
     return this.inFlight;
   }
 
@@ -459,14 +572,25 @@ export class StatusRecorder {
     if (!this.pending.length) return;
     try {
       const batch = this.pending;
-      const res = await this.opts.history.record(batch, { minSpacingSec: Math.floor(this.opts.intervalSec / 2), wallNow: at });
+      const res = await this.opts.history.record(batch, {
+        minSpacingSec: Math.floor(this.opts.intervalSec / 2),
+        wallNow: at,
+      });
       this.pending = this.pending.slice(batch.length);
-      if (this.current.state === "unavailable") apiLog("info", "status-history", "status history recording works again", { written: res.written });
-      for (const t of res.transitions) apiLog("info", "status-history", `status ${t.from ?? "(none)"} → ${t.to}`, { reason: t.reason, at: t.at });
+      if (this.current.state === "unavailable")
+        apiLog("info", "status-history", "status history recording works again", { written: res.written });
+      for (const t of res.transitions)
+        apiLog("info", "status-history", `status ${t.from ?? "(none)"} → ${t.to}`, { reason: t.reason, at: t.at });
       // The newest observation the store took: written, or skipped as within the spacing of another instance's.
       this.current = { ...this.current, state: "ok", lastError: null, lastRecordedAt: batch.at(-1)!.at };
     } catch (err) {
-      if (this.current.state !== "unavailable") apiLog("warn", "status-history", "status history recording failed; observations are kept and written once the store answers", { error: errorMessage(err) });
+      if (this.current.state !== "unavailable")
+        apiLog(
+          "warn",
+          "status-history",
+          "status history recording failed; observations are kept and written once the store answers",
+          { error: errorMessage(err) },
+        );
       // Health is public: a generic reason only (the driver's text, with hosts and ports, is logged above).
       this.current = { ...this.current, state: "unavailable", lastError: `status history: ${dependencyReason(err)}` };
     }

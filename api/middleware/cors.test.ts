@@ -7,7 +7,11 @@ describe("Cors (spec 1 rule 2)", () => {
   const cors = new Cors(["https://a.example", "https://b.example"]);
 
   it("echoes an allowlisted Origin, omits a foreign one, and falls back to the first without Origin", () => {
-    expect(cors.headers("https://b.example")).toEqual({ "Access-Control-Allow-Origin": "https://b.example", Vary: "Origin, Accept-Encoding", "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS });
+    expect(cors.headers("https://b.example")).toEqual({
+      "Access-Control-Allow-Origin": "https://b.example",
+      Vary: "Origin, Accept-Encoding",
+      "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS,
+    });
     expect(cors.headers("https://evil.example")["Access-Control-Allow-Origin"]).toBeUndefined();
     expect(cors.headers(undefined)["Access-Control-Allow-Origin"]).toBe("https://a.example");
     expect(cors.headers("https://b.example")).toBe(cors.headers("https://b.example")); // decided once per Origin
@@ -17,9 +21,14 @@ describe("Cors (spec 1 rule 2)", () => {
     const app = new Hono();
     installErrorHandlers(app, cors);
     app.options("*", cors.preflight());
-    const pre = (path: string, origin?: string) => app.request(path, { method: "OPTIONS", headers: origin ? { Origin: origin } : {} });
+    const pre = (path: string, origin?: string) =>
+      app.request(path, { method: "OPTIONS", headers: origin ? { Origin: origin } : {} });
     const ok = await pre("/api/stablecoins", "https://a.example");
-    expect([ok.status, ok.headers.get("access-control-allow-origin"), ok.headers.get("access-control-allow-headers")]).toEqual([204, "https://a.example", "Content-Type, Idempotency-Key, X-API-Key"]);
+    expect([
+      ok.status,
+      ok.headers.get("access-control-allow-origin"),
+      ok.headers.get("access-control-allow-headers"),
+    ]).toEqual([204, "https://a.example", "Content-Type, Idempotency-Key, X-API-Key"]);
     const foreign = await pre("/api/stablecoins", "https://evil.example");
     expect([foreign.status, await foreign.json()]).toEqual([403, { error: "Origin not allowed" }]);
     expect((await pre("/api/stablecoins")).status).toBe(204);

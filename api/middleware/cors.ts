@@ -5,7 +5,8 @@ import { HttpError } from "../lib/http-error.ts";
 export const CORS_METHODS = "GET, HEAD, POST, OPTIONS";
 export const CORS_ALLOW_HEADERS = "Content-Type, Idempotency-Key, X-API-Key";
 /** Response headers a browser script may read: freshness (spec 2.17, 8) and Retry-After. */
-export const CORS_EXPOSE_HEADERS = "X-Data-Age, X-Data-Updated-At, X-Data-Freshness, X-Data-Freshness-Reason, Warning, Retry-After";
+export const CORS_EXPOSE_HEADERS =
+  "X-Data-Age, X-Data-Updated-At, X-Data-Freshness, X-Data-Freshness-Reason, Warning, Retry-After";
 
 /** Static files (`/datasets/…`, `/openapi.json`, …): any origin may read them (spec 1). */
 export const isStaticPath = (path: string) => !path.startsWith("/api/");
@@ -33,7 +34,11 @@ export class Cors {
     let h = this.byOrigin.get(k);
     if (!h) {
       const allowed = this.allowed(origin);
-      h = { ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin, Accept-Encoding", "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS };
+      h = {
+        ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}),
+        Vary: "Origin, Accept-Encoding",
+        "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS,
+      };
       if (this.byOrigin.size >= 1024) this.byOrigin.clear();
       this.byOrigin.set(k, h);
     }
@@ -47,14 +52,21 @@ export class Cors {
   preflight(): MiddlewareHandler {
     return async (c) => {
       if (isStaticPath(c.req.path)) {
-        return c.body(null, 204, { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS", "Access-Control-Max-Age": "86400" });
+        return c.body(null, 204, {
+          "Access-Control-Allow-Origin": "*",
+          "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+          "Access-Control-Max-Age": "86400",
+        });
       }
       const origin = c.req.header("Origin");
       const allowed = this.allowed(origin);
       if (origin && !allowed) throw new HttpError(403, "Origin not allowed");
       return c.body(null, 204, {
-        ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}), Vary: "Origin",
-        "Access-Control-Allow-Methods": CORS_METHODS, "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS, "Access-Control-Max-Age": "86400",
+        ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}),
+        Vary: "Origin",
+        "Access-Control-Allow-Methods": CORS_METHODS,
+        "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
+        "Access-Control-Max-Age": "86400",
       });
     };
   }

@@ -2,11 +2,24 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { AuthRequest } from "../lib/auth.ts";
 import type { serviceNow } from "../lib/clock.ts";
-import { assessFreshness, CACHE_PROFILES, type CacheProfile, freshnessHeaders, GENERIC_RATIOS, metaBlock } from "../lib/freshness.ts";
+import {
+  assessFreshness,
+  CACHE_PROFILES,
+  type CacheProfile,
+  freshnessHeaders,
+  GENERIC_RATIOS,
+  metaBlock,
+} from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { ServingBuild } from "../lib/published.ts";
 import type { CachedResponse } from "../lib/response-cache.ts";
-import { type HandlerContext, type JsonRoute, type RouteDecl, type RouteResult, serveArtifact } from "../routes/route.ts";
+import {
+  type HandlerContext,
+  type JsonRoute,
+  type RouteDecl,
+  type RouteResult,
+  serveArtifact,
+} from "../routes/route.ts";
 
 /**
  * One JSON or static route's request and answer, shared by the app's routes: the lane request of a
@@ -57,7 +70,13 @@ export function bodyReader(c: Context): NonNullable<HandlerContext["readBody"]> 
  * Validates a request's parameters into a handler context (`base`: the store and services).
  * @throws HttpError 400 naming the first bad or unknown parameter.
  */
-export function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, build: ServingBuild | null, clock: ReturnType<typeof serviceNow>, base: Pick<HandlerContext, "store" | "services">): HandlerContext {
+export function validate(
+  route: RouteDecl,
+  raw: ReturnType<typeof requestKey>,
+  build: ServingBuild | null,
+  clock: ReturnType<typeof serviceNow>,
+  base: Pick<HandlerContext, "store" | "services">,
+): HandlerContext {
   let params = raw.params;
   if (route.params) {
     const r = route.params.safeParse(params);
@@ -65,7 +84,8 @@ export function validate(route: RouteDecl, raw: ReturnType<typeof requestKey>, b
     params = r.data as Record<string, string>;
   }
   const known = route.query?.shape ?? {};
-  for (const k of raw.names) if (!Object.hasOwn(known, k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
+  for (const k of raw.names)
+    if (!Object.hasOwn(known, k)) throw new HttpError(400, `Invalid parameter ${k}: unknown parameter`);
   let query: Record<string, unknown> = {};
   if (route.query) {
     const r = route.query.safeParse(raw.query);
@@ -102,24 +122,50 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
   } else if (result.bytes && !route.meta && !(stale && result.whenStale !== undefined)) {
     body = result.bytes;
   } else {
-    let text = stale && result.whenStale !== undefined ? JSON.stringify(result.whenStale)
-      : result.file ? Buffer.from((await ctx.build!.file(result.file))!).toString("utf8").trimEnd()
-      : result.json ?? (result.bytes ? Buffer.from(result.bytes).toString("utf8") : JSON.stringify(result.payload));
+    let text =
+      stale && result.whenStale !== undefined
+        ? JSON.stringify(result.whenStale)
+        : result.file
+          ? Buffer.from((await ctx.build!.file(result.file))!)
+              .toString("utf8")
+              .trimEnd()
+          : (result.json ??
+            (result.bytes ? Buffer.from(result.bytes).toString("utf8") : JSON.stringify(result.payload)));
     if (route.meta && fr.f && text.endsWith("}")) {
       const meta: Record<string, unknown> = { ...metaBlock(fr.f), ...(result.meta ?? {}) };
-      if ("degraded" in meta) { meta.degraded = meta.degraded === true || stale; meta.freshness = fr.status; }
+      if ("degraded" in meta) {
+        meta.degraded = meta.degraded === true || stale;
+        meta.freshness = fr.status;
+      }
       text = `${text.slice(0, -1)},"_meta":${JSON.stringify(meta)}}`;
     }
     body = Buffer.from(text);
   }
   return {
-    buildId: ctx.build?.id ?? null, nowSec: ctx.now, timeDependent: route.meta, dataAsOf: result.dataAsOf, file, noStore: result.noStore, cacheProfile: result.cacheProfile,
-    headers: { ...fr.headers, "Content-Type": JSON_TYPE, ...(result.noStore ? NO_STORE : {}), ...(result.etag ? { ETag: `"${result.etag}"` } : {}) }, bodies: { identity: body },
+    buildId: ctx.build?.id ?? null,
+    nowSec: ctx.now,
+    timeDependent: route.meta,
+    dataAsOf: result.dataAsOf,
+    file,
+    noStore: result.noStore,
+    cacheProfile: result.cacheProfile,
+    headers: {
+      ...fr.headers,
+      "Content-Type": JSON_TYPE,
+      ...(result.noStore ? NO_STORE : {}),
+      ...(result.etag ? { ETag: `"${result.etag}"` } : {}),
+    },
+    bodies: { identity: body },
   };
 }
 
 /** An entry's headers for service second `now` when only the data age moved (a body without `_meta`); its ETag is kept. */
 export function refreshedHeaders(route: JsonRoute, entry: CachedResponse, now: number): Record<string, string> {
   const etag = entry.headers.ETag;
-  return { ...freshness(route, now, entry.dataAsOf, entry.cacheProfile).headers, "Content-Type": JSON_TYPE, ...(entry.noStore ? NO_STORE : {}), ...(etag ? { ETag: etag } : {}) };
+  return {
+    ...freshness(route, now, entry.dataAsOf, entry.cacheProfile).headers,
+    "Content-Type": JSON_TYPE,
+    ...(entry.noStore ? NO_STORE : {}),
+    ...(etag ? { ETag: etag } : {}),
+  };
 }

@@ -7,8 +7,13 @@ import type { RouteDecl } from "../routes/route.ts";
  * carrying `X-Ballast-Site-Proxy-Secret` is judged on the website-internal lane (spec 5.7: the site
  * secret instead of a key, no key quota). One decision for the app and the Node fast path.
  */
-export function routeLane(route: Pick<RouteDecl, "lane" | "method">, header: (name: string) => string | undefined): Lane {
-  return route.lane === "apiKey" && route.method === "GET" && header(SITE_PROXY_HEADER) !== undefined ? "site" : route.lane;
+export function routeLane(
+  route: Pick<RouteDecl, "lane" | "method">,
+  header: (name: string) => string | undefined,
+): Lane {
+  return route.lane === "apiKey" && route.method === "GET" && header(SITE_PROXY_HEADER) !== undefined
+    ? "site"
+    : route.lane;
 }
 
 /**

@@ -9,7 +9,11 @@ import { maintenanceMode } from "./maintenance.ts";
 describe("maintenance mode middleware", () => {
   it("while the gate is on every /api request but preflights answers the gate's 503; static files and preflights pass", async () => {
     let on = true;
-    const gate = { check: async () => { if (on) throw new HttpError(503, "maintenance", { "Retry-After": "300" }, { message: "back soon" }); } } as unknown as MaintenanceGate;
+    const gate = {
+      check: async () => {
+        if (on) throw new HttpError(503, "maintenance", { "Retry-After": "300" }, { message: "back soon" });
+      },
+    } as unknown as MaintenanceGate;
     const app = new Hono();
     installErrorHandlers(app, new Cors([]));
     app.use("/api/*", maintenanceMode(gate));
@@ -17,7 +21,11 @@ describe("maintenance mode middleware", () => {
     app.options("/api/x", (c) => c.body(null, 204));
     app.get("/datasets/x", (c) => c.text("file"));
     const r = await app.request("/api/x");
-    expect([r.status, r.headers.get("retry-after"), await r.json()]).toEqual([503, "300", { error: "maintenance", message: "back soon" }]);
+    expect([r.status, r.headers.get("retry-after"), await r.json()]).toEqual([
+      503,
+      "300",
+      { error: "maintenance", message: "back soon" },
+    ]);
     expect((await app.request("/api/x", { method: "OPTIONS" })).status).toBe(204);
     expect((await app.request("/datasets/x")).status).toBe(200);
     on = false;

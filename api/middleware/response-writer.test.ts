@@ -4,7 +4,11 @@ import type { CachedResponse } from "../lib/response-cache.ts";
 import { codingFor, notModifiedHeaders, sentHeaders } from "./response-writer.ts";
 
 const entry = (bytes: number, headers: Record<string, string> = {}): CachedResponse => ({
-  buildId: "b", nowSec: 0, timeDependent: false, dataAsOf: null, headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
+  buildId: "b",
+  nowSec: 0,
+  timeDependent: false,
+  dataAsOf: null,
+  headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
   bodies: { identity: new Uint8Array(bytes), gzip: new Uint8Array(10) },
 });
 
@@ -19,7 +23,12 @@ describe("response writer", () => {
     const e = entry(2000, { "Cache-Control": "public, max-age=60" });
     const cors = { "Access-Control-Allow-Origin": "https://a.example" };
     const plain = sentHeaders(e, cors, "identity", e.bodies.identity!);
-    expect(plain).toEqual({ ...cors, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=60", "Content-Length": "2000" });
+    expect(plain).toEqual({
+      ...cors,
+      "Content-Type": "application/json; charset=utf-8",
+      "Cache-Control": "public, max-age=60",
+      "Content-Length": "2000",
+    });
     const gz = sentHeaders(e, cors, "gzip", e.bodies.gzip!);
     expect(gz).toMatchObject({ "Content-Encoding": "gzip", "Content-Length": "10" });
     expect(sentHeaders(e, cors, "identity", e.bodies.identity!)).toBe(plain); // reused
@@ -27,10 +36,10 @@ describe("response writer", () => {
   });
 
   it("304 headers only for a matching strong or weak ETag, without Content-Type", () => {
-    const e = entry(10, { ETag: "\"abc\"" });
-    expect(notModifiedHeaders(e, "\"zzz\", W/\"abc\"", { Vary: "Origin" })).toEqual({ Vary: "Origin", ETag: "\"abc\"" });
-    expect(notModifiedHeaders(e, "\"abc\"", {})).toEqual({ ETag: "\"abc\"" });
-    expect(notModifiedHeaders(e, "\"zzz\"", {})).toBeNull();
-    expect(notModifiedHeaders(entry(10), "\"abc\"", {})).toBeNull();
+    const e = entry(10, { ETag: '"abc"' });
+    expect(notModifiedHeaders(e, '"zzz", W/"abc"', { Vary: "Origin" })).toEqual({ Vary: "Origin", ETag: '"abc"' });
+    expect(notModifiedHeaders(e, '"abc"', {})).toEqual({ ETag: '"abc"' });
+    expect(notModifiedHeaders(e, '"zzz"', {})).toBeNull();
+    expect(notModifiedHeaders(entry(10), '"abc"', {})).toBeNull();
   });
 });

@@ -13,15 +13,25 @@ export function codingFor(entry: CachedResponse, acceptEncoding: string | undefi
 }
 
 /** Finished headers of `entry` sent as `coding` with `body`: CORS, the entry's headers, Content-Encoding and Content-Length. */
-export function sentHeaders(entry: CachedResponse, cors: Record<string, string>, coding: ContentCoding, body: Uint8Array): Record<string, string> {
+export function sentHeaders(
+  entry: CachedResponse,
+  cors: Record<string, string>,
+  coding: ContentCoding,
+  body: Uint8Array,
+): Record<string, string> {
   if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
-  return (entry.sent.byCoding[coding] ??= coding === "identity"
-    ? { ...cors, ...entry.headers, "Content-Length": String(body.byteLength) }
-    : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) });
+  return (entry.sent.byCoding[coding] ??=
+    coding === "identity"
+      ? { ...cors, ...entry.headers, "Content-Length": String(body.byteLength) }
+      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) });
 }
 
 /** Headers of a 304 when `ifNoneMatch` lists the entry's ETag (strong or `W/`), else null. */
-export function notModifiedHeaders(entry: CachedResponse, ifNoneMatch: string | undefined, cors: Record<string, string>): Record<string, string> | null {
+export function notModifiedHeaders(
+  entry: CachedResponse,
+  ifNoneMatch: string | undefined,
+  cors: Record<string, string>,
+): Record<string, string> | null {
   const etag = entry.headers.ETag;
   if (!etag || !ifNoneMatch?.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return null;
   const { "Content-Type": _type, ...rest } = entry.headers;

@@ -1,4 +1,12 @@
-import { BLACKLIST_PAGES, cmpStr, LITTLE_ENDIAN, PAGE_SORTS, PAGES_MAGIC, PAGES_VERSION, type PagesHeader } from "../../site-data/blacklist-pages.ts";
+import {
+  BLACKLIST_PAGES,
+  cmpStr,
+  LITTLE_ENDIAN,
+  PAGE_SORTS,
+  PAGES_MAGIC,
+  PAGES_VERSION,
+  type PagesHeader,
+} from "../../site-data/blacklist-pages.ts";
 import { blacklistLedgerArtifact, FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../../site-data/blacklist.ts";
 import { methodology } from "../../site-data/peg-summary.ts";
 import { decodeKeyset, encodeKeyset } from "../lib/cursor.ts";
@@ -34,10 +42,15 @@ export interface PagesIndex {
 const Q_CACHE = 16;
 
 /** Whether `build` publishes the serving layout (builds before it have only the JSON ledger). */
-export const hasPages = (build: ServingBuild) => build.files.has(BLACKLIST_PAGES.index) && build.files.has(BLACKLIST_PAGES.events);
+export const hasPages = (build: ServingBuild) =>
+  build.files.has(BLACKLIST_PAGES.index) && build.files.has(BLACKLIST_PAGES.events);
 
 /** A typed view of `bytes` [off, off + len), copied when the offset is not aligned to the element size. */
-function view<T extends ArrayBufferView>(C: { new (b: ArrayBufferLike, o: number, l: number): T; BYTES_PER_ELEMENT: number }, bytes: Uint8Array, [off, len]: [number, number]): T {
+function view<T extends ArrayBufferView>(
+  C: { new (b: ArrayBufferLike, o: number, l: number): T; BYTES_PER_ELEMENT: number },
+  bytes: Uint8Array,
+  [off, len]: [number, number],
+): T {
   const at = bytes.byteOffset + off;
   if (at % C.BYTES_PER_ELEMENT === 0) return new C(bytes.buffer, at, len / C.BYTES_PER_ELEMENT);
   const copy = new Uint8Array(len);
@@ -52,14 +65,24 @@ export function pagesIndex(build: ServingBuild): Promise<PagesIndex> {
     const bytes = await build.file(BLACKLIST_PAGES.index);
     if (!bytes) throw new Error(`${BLACKLIST_PAGES.index} is missing`);
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (buf.toString("latin1", 0, 4) !== PAGES_MAGIC || buf.readUInt32LE(4) !== PAGES_VERSION) throw new Error(`${BLACKLIST_PAGES.index} is not a version ${PAGES_VERSION} index`);
+    if (buf.toString("latin1", 0, 4) !== PAGES_MAGIC || buf.readUInt32LE(4) !== PAGES_VERSION)
+      throw new Error(`${BLACKLIST_PAGES.index} is not a version ${PAGES_VERSION} index`);
     const header = JSON.parse(buf.toString("utf8", 12, 12 + buf.readUInt32LE(8))) as PagesHeader;
     const s = header.sections;
     return {
-      header, n: header.rows,
-      offsets: view(Float64Array, bytes, s.offsets), ts: view(Float64Array, bytes, s.ts),
-      coin: view(Uint16Array, bytes, s.coin), chainId: view(Uint16Array, bytes, s.chainId), chainName: view(Uint16Array, bytes, s.chainName), type: view(Uint8Array, bytes, s.type),
-      perm: { stablecoin: view(Uint32Array, bytes, s["perm.stablecoin"]), chain: view(Uint32Array, bytes, s["perm.chain"]), event: view(Uint32Array, bytes, s["perm.event"]) },
+      header,
+      n: header.rows,
+      offsets: view(Float64Array, bytes, s.offsets),
+      ts: view(Float64Array, bytes, s.ts),
+      coin: view(Uint16Array, bytes, s.coin),
+      chainId: view(Uint16Array, bytes, s.chainId),
+      chainName: view(Uint16Array, bytes, s.chainName),
+      type: view(Uint8Array, bytes, s.type),
+      perm: {
+        stablecoin: view(Uint32Array, bytes, s["perm.stablecoin"]),
+        chain: view(Uint32Array, bytes, s["perm.chain"]),
+        event: view(Uint32Array, bytes, s["perm.event"]),
+      },
       q: new Map(),
     };
   });
@@ -80,9 +103,17 @@ function qMatches(build: ServingBuild, idx: PagesIndex, needle: string): Promise
     let at = blob.indexOf(nb, 0);
     while (at !== -1) {
       // the row holding byte `at`: last r with aoff[r] <= at
-      let lo = 0, hi = n;
-      while (lo < hi) { const mid = (lo + hi) >>> 1; if (aoff[mid + 1] <= at) lo = mid + 1; else hi = mid; }
-      if (at + nb.byteLength <= aoff[lo + 1]) { hit[lo] = 1; at = blob.indexOf(nb, aoff[lo + 1]); } else at = blob.indexOf(nb, at + 1);
+      let lo = 0,
+        hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (aoff[mid + 1] <= at) lo = mid + 1;
+        else hi = mid;
+      }
+      if (at + nb.byteLength <= aoff[lo + 1]) {
+        hit[lo] = 1;
+        at = blob.indexOf(nb, aoff[lo + 1]);
+      } else at = blob.indexOf(nb, at + 1);
     }
     return hit;
   })();
@@ -103,7 +134,13 @@ const GAP = 4 * 1024;
  * `head`, the rows in the order given separated by commas, then `tail`. One allocation per page
  * besides the ranges read.
  */
-async function pageBody(build: ServingBuild, idx: PagesIndex, rows: readonly number[], head: string, tail: string): Promise<Buffer> {
+async function pageBody(
+  build: ServingBuild,
+  idx: PagesIndex,
+  rows: readonly number[],
+  head: string,
+  tail: string,
+): Promise<Buffer> {
   const sorted = Float64Array.from(rows).sort();
   const spans: [number, number][] = [];
   for (const r of sorted) {
@@ -117,8 +154,13 @@ async function pageBody(build: ServingBuild, idx: PagesIndex, rows: readonly num
   /** The buffer holding row r's JSON and its offset there (spans are sorted: binary search by start). */
   const locate = (r: number): [Uint8Array, number, number] => {
     const [start, end] = rangeOf(idx, r);
-    let lo = 0, hi = spans.length - 1;
-    while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (spans[mid][0] <= start) lo = mid; else hi = mid - 1; }
+    let lo = 0,
+      hi = spans.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (spans[mid][0] <= start) lo = mid;
+      else hi = mid - 1;
+    }
     const b = got[lo];
     const from = start - spans[lo][0];
     if (b.byteLength < from + (end - start)) throw new Error(`${BLACKLIST_PAGES.events} is shorter than its index`);
@@ -142,12 +184,16 @@ async function pageBody(build: ServingBuild, idx: PagesIndex, rows: readonly num
 
 /** The JSON of `rows` (row numbers), one buffer each (binary searches and cursors: a row or two). */
 async function readRows(build: ServingBuild, idx: PagesIndex, rows: readonly number[]): Promise<Uint8Array[]> {
-  const got = await build.fileRanges(BLACKLIST_PAGES.events, rows.map((r) => rangeOf(idx, r)));
+  const got = await build.fileRanges(
+    BLACKLIST_PAGES.events,
+    rows.map((r) => rangeOf(idx, r)),
+  );
   if (!got) throw new Error(`${BLACKLIST_PAGES.events} is missing`);
   return got;
 }
 
-const idOf = (json: Uint8Array) => (JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString("utf8")) as { id: string }).id;
+const idOf = (json: Uint8Array) =>
+  (JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString("utf8")) as { id: string }).id;
 
 /** The prefix column and its table of a non-date sort. */
 function prefixOf(idx: PagesIndex, sort: Sort): { col: Column; names: string[] } | null {
@@ -158,7 +204,13 @@ function prefixOf(idx: PagesIndex, sort: Sort): { col: Column; names: string[] }
 }
 
 /** Sort key of row r (as the in-heap path computes it): [prefix?, timestamp, id]. */
-async function keyOf(build: ServingBuild, idx: PagesIndex, sort: Sort, r: number, json?: Uint8Array): Promise<(string | number)[]> {
+async function keyOf(
+  build: ServingBuild,
+  idx: PagesIndex,
+  sort: Sort,
+  r: number,
+  json?: Uint8Array,
+): Promise<(string | number)[]> {
   const id = idOf(json ?? (await readRows(build, idx, [r]))[0]);
   const p = prefixOf(idx, sort);
   return p ? [p.names[p.col[r]], idx.ts[r], id] : [idx.ts[r], id];
@@ -170,33 +222,59 @@ async function keyOf(build: ServingBuild, idx: PagesIndex, sort: Sort, r: number
  * id, read from events.jsonl at the few probes of a binary search. Throws 400 when the key's element
  * types are not those the sort issues.
  */
-async function rankOf(build: ServingBuild, idx: PagesIndex, sort: Sort, key: (string | number)[], inclusive: boolean): Promise<number> {
+async function rankOf(
+  build: ServingBuild,
+  idx: PagesIndex,
+  sort: Sort,
+  key: (string | number)[],
+  inclusive: boolean,
+): Promise<number> {
   const p = prefixOf(idx, sort);
   const [kp, kt, kid] = p ? key : [undefined, ...key];
-  if ((p && typeof kp !== "string") || typeof kt !== "number" || typeof kid !== "string") throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
+  if ((p && typeof kp !== "string") || typeof kt !== "number" || typeof kid !== "string")
+    throw new HttpError(400, "Invalid parameter cursor: not a cursor returned by this endpoint");
   const at = (i: number) => (sort === "date" ? i : idx.perm[sort as (typeof PAGE_SORTS)[number]][i]);
   // prefix as a doubled rank: 2·k for table entry k, 2·k − 1 for a string between entries k − 1 and k
   let kp2 = 0;
   if (p) {
-    let lo = 0, hi = p.names.length;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (cmpStr(p.names[mid], kp as string) < 0) lo = mid + 1; else hi = mid; }
+    let lo = 0,
+      hi = p.names.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmpStr(p.names[mid], kp as string) < 0) lo = mid + 1;
+      else hi = mid;
+    }
     kp2 = lo < p.names.length && p.names[lo] === kp ? 2 * lo : 2 * lo - 1;
   }
   /** Compares row r with the key on (prefix, time) only. */
   const cmpHead = (r: number) => {
-    if (p) { const d = 2 * p.col[r] - kp2; if (d !== 0) return d; }
+    if (p) {
+      const d = 2 * p.col[r] - kp2;
+      if (d !== 0) return d;
+    }
     const t = idx.ts[r];
     return t === kt ? 0 : t < kt ? -1 : 1;
   };
-  const bound = (pred: (i: number) => boolean) => { let lo = 0, hi = idx.n; while (lo < hi) { const mid = (lo + hi) >>> 1; if (pred(mid)) lo = mid + 1; else hi = mid; } return lo; };
+  const bound = (pred: (i: number) => boolean) => {
+    let lo = 0,
+      hi = idx.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pred(mid)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
   const lo = bound((i) => cmpHead(at(i)) < 0);
   const hi = bound((i) => cmpHead(at(i)) <= 0);
   // within [lo, hi) rows tie on (prefix, time) and are ordered by id
-  let a = lo, b = hi;
+  let a = lo,
+    b = hi;
   while (a < b) {
     const mid = (a + b) >>> 1;
     const c = cmpStr(idOf((await readRows(build, idx, [at(mid)]))[0]), kid);
-    if (c < 0 || (inclusive && c === 0)) a = mid + 1; else b = mid;
+    if (c < 0 || (inclusive && c === 0)) a = mid + 1;
+    else b = mid;
   }
   return a;
 }
@@ -205,7 +283,12 @@ async function rankOf(build: ServingBuild, idx: PagesIndex, sort: Sort, key: (st
  * A cursor issued for another sort order, translated to this order's key of the same row (as the
  * in-heap path's `rekey`): the row is found by its time and id in the date order; null when absent.
  */
-async function rekey(build: ServingBuild, idx: PagesIndex, sort: Sort, key: (string | number)[]): Promise<(string | number)[] | null> {
+async function rekey(
+  build: ServingBuild,
+  idx: PagesIndex,
+  sort: Sort,
+  key: (string | number)[],
+): Promise<(string | number)[] | null> {
   const id = String(key.at(-1));
   const ts = key.at(-2);
   if (typeof ts !== "number") return null;
@@ -217,7 +300,13 @@ async function rekey(build: ServingBuild, idx: PagesIndex, sort: Sort, key: (str
 }
 
 /** Decodes `cursor` for `sortName` like keysetPage does, translating a cursor of another order (async: it may read rows). */
-async function cursorKey(build: ServingBuild, idx: PagesIndex, sort: Sort, sortName: string, cursor: string): Promise<(string | number)[]> {
+async function cursorKey(
+  build: ServingBuild,
+  idx: PagesIndex,
+  sort: Sort,
+  sortName: string,
+  cursor: string,
+): Promise<(string | number)[]> {
   const arity = sort === "date" ? 2 : 3;
   let foreign: (string | number)[] | null = null;
   try {
@@ -241,16 +330,24 @@ async function cursorKey(build: ServingBuild, idx: PagesIndex, sort: Sort, sortN
  */
 export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: BlacklistParams): Promise<Uint8Array> {
   // an unreadable index is a publication problem (503, as a payload failing its schema), not a server error
-  const idx = await pagesIndex(build).catch(() => { throw notYetAvailable(blacklistLedgerArtifact.key); });
+  const idx = await pagesIndex(build).catch(() => {
+    throw notYetAvailable(blacklistLedgerArtifact.key);
+  });
   const h = idx.header;
   let chainId = q.chainId;
   if (q.chain !== undefined) {
     const named = h.chains.find((c) => c.name === q.chain);
-    if (named && chainId !== undefined && chainId !== named.id) throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
-    if (!named && chainId !== undefined) throw new HttpError(400, `Invalid parameter chain: no chain is named ${q.chain}, so it cannot be chainId ${chainId}`);
+    if (named && chainId !== undefined && chainId !== named.id)
+      throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
+    if (!named && chainId !== undefined)
+      throw new HttpError(
+        400,
+        `Invalid parameter chain: no chain is named ${q.chain}, so it cannot be chainId ${chainId}`,
+      );
     chainId = named?.id ?? `\u0000no-chain:${q.chain}`;
   }
-  if (q.offset !== undefined && q.cursor !== undefined) throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
+  if (q.offset !== undefined && q.cursor !== undefined)
+    throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
   const sort = q.sortBy;
   const sortName = `${sort}:${q.sortDirection}`;
   const desc = q.sortDirection === "desc";
@@ -258,13 +355,18 @@ export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: 
 
   // Filters as codes (-1: a value no row has, so nothing matches).
   const code = (t: string[], v: string | undefined) => (v === undefined ? undefined : t.indexOf(v));
-  const coin = code(h.symbols, q.stablecoin), cid = code(h.chainIds, chainId), typ = code(h.eventTypes, q.eventType);
+  const coin = code(h.symbols, q.stablecoin),
+    cid = code(h.chainIds, chainId),
+    typ = code(h.eventTypes, q.eventType);
   const needle = q.q?.toLowerCase();
   const none = coin === -1 || cid === -1 || typ === -1;
   const hit = needle && !none ? await qMatches(build, idx, needle) : null;
   const filtered = coin !== undefined || cid !== undefined || typ !== undefined || hit !== null;
-  const keep = (r: number) => (coin === undefined || idx.coin[r] === coin) && (cid === undefined || idx.chainId[r] === cid)
-    && (typ === undefined || idx.type[r] === typ) && (hit === null || hit[r] === 1);
+  const keep = (r: number) =>
+    (coin === undefined || idx.coin[r] === coin) &&
+    (cid === undefined || idx.chainId[r] === cid) &&
+    (typ === undefined || idx.type[r] === typ) &&
+    (hit === null || hit[r] === 1);
 
   const perm = sort === "date" ? null : idx.perm[sort];
   let i = desc ? n - 1 : 0;
@@ -280,8 +382,14 @@ export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: 
     for (; desc ? i >= 0 : i < n; i += step) {
       const r = perm ? perm[i] : i;
       if (filtered && !keep(r)) continue;
-      if (skip > 0) { skip--; continue; }
-      if (rows.length === q.limit) { more = true; break; }
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      if (rows.length === q.limit) {
+        more = true;
+        break;
+      }
       rows.push(r);
     }
   }
@@ -299,5 +407,11 @@ export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: 
     const lastJson = (await readRows(build, idx, [last]))[0];
     nextCursor = encodeKeyset(sortName, await keyOf(build, idx, sort, last, lastJson));
   }
-  return pageBody(build, idx, rows, '{"events":[', `],"total":${total},"totalExact":${q.includeTotal},"nextCursor":${JSON.stringify(nextCursor)},"methodology":${meta}}`);
+  return pageBody(
+    build,
+    idx,
+    rows,
+    '{"events":[',
+    `],"total":${total},"totalExact":${q.includeTotal},"nextCursor":${JSON.stringify(nextCursor)},"methodology":${meta}}`,
+  );
 }

@@ -4,8 +4,19 @@ import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 
 const SEVERITIES = ["info", "warning", "critical"] as const;
-const list = (re: RegExp, what: string) => z.string().max(500, "must be at most 500 characters").transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(re, what)).min(1, "must name at least one value").max(20, "must name at most 20 values"));
+const list = (re: RegExp, what: string) =>
+  z
+    .string()
+    .max(500, "must be at most 500 characters")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(z.string().regex(re, what)).min(1, "must name at least one value").max(20, "must name at most 20 values"),
+    );
 const unix = intParam(1, 4102444800);
 
 /**
@@ -15,16 +26,36 @@ const unix = intParam(1, 4102444800);
  * of title or symbol (`%`/`_` literal).
  */
 export const EventsQuery = z.object({
-  type: list(/^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/, "must be event type slugs or prefix.*").optional().describe("Event types, comma-separated (`depeg.started`, `depeg.*`)"),
+  type: list(/^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/, "must be event type slugs or prefix.*")
+    .optional()
+    .describe("Event types, comma-separated (`depeg.started`, `depeg.*`)"),
   class: z.enum(["depeg", "freeze", "score"]).optional().describe("Event class"),
-  coin: list(/^[a-z0-9]+(-[a-z0-9]+)+$/, "must be canonical stablecoin ids").optional().describe("Stablecoin ids, comma-separated"),
-  pegCurrency: z.string().regex(/^[A-Z]{3}$/, "must be a 3-letter currency code").optional().describe("Peg currency, e.g. USD, EUR"),
-  chain: z.string().regex(/^[a-z0-9-]+$/, "must be a registry chain id").optional().describe("Registry chain id"),
-  q: z.string().max(200, "must be at most 200 characters").optional().describe("Search in title and symbol (≤ 200 chars)"),
+  coin: list(/^[a-z0-9]+(-[a-z0-9]+)+$/, "must be canonical stablecoin ids")
+    .optional()
+    .describe("Stablecoin ids, comma-separated"),
+  pegCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "must be a 3-letter currency code")
+    .optional()
+    .describe("Peg currency, e.g. USD, EUR"),
+  chain: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, "must be a registry chain id")
+    .optional()
+    .describe("Registry chain id"),
+  q: z
+    .string()
+    .max(200, "must be at most 200 characters")
+    .optional()
+    .describe("Search in title and symbol (≤ 200 chars)"),
   severityFloor: z.enum(SEVERITIES).optional().describe("Minimum severity"),
   since: unix.optional().describe("Events at or after (Unix s)"),
   until: unix.optional().describe("Events before (Unix s)"),
-  cursor: z.string().max(200, "not a cursor returned by this endpoint").optional().describe("Opaque keyset cursor from `nextCursor`"),
+  cursor: z
+    .string()
+    .max(200, "not a cursor returned by this endpoint")
+    .optional()
+    .describe("Opaque keyset cursor from `nextCursor`"),
   limit: intParam(1, 500).optional().describe("1-500, default 50"),
   includeTotal: boolParam(false).describe("true adds the exact `total` (default false)"),
 });
@@ -41,13 +72,28 @@ export function queryEvents(ledger: TapeLedger, q: z.output<typeof EventsQuery>)
     tests.push((e) => exact.has(e.type) || prefixes.some((p) => e.type.startsWith(p)));
   }
   if (q.class) tests.push((e) => e.class === q.class);
-  if (q.coin) { const coins = new Set(q.coin); tests.push((e) => coins.has(e.stablecoinId)); }
+  if (q.coin) {
+    const coins = new Set(q.coin);
+    tests.push((e) => coins.has(e.stablecoinId));
+  }
   if (q.pegCurrency) tests.push((e) => e.pegCurrency === q.pegCurrency);
   if (q.chain) tests.push((e) => e.chain === q.chain);
-  if (q.q) { const needle = q.q.toLowerCase(); tests.push((e) => e.title.toLowerCase().includes(needle) || e.symbol.toLowerCase().includes(needle)); }
-  if (q.severityFloor) { const allowed = new Set<string>(SEVERITIES.slice(SEVERITIES.indexOf(q.severityFloor))); tests.push((e) => allowed.has(e.severity)); }
-  if (q.since !== undefined) { const since = q.since; tests.push((e) => e.ts >= since); }
-  if (q.until !== undefined) { const until = q.until; tests.push((e) => e.ts < until); }
+  if (q.q) {
+    const needle = q.q.toLowerCase();
+    tests.push((e) => e.title.toLowerCase().includes(needle) || e.symbol.toLowerCase().includes(needle));
+  }
+  if (q.severityFloor) {
+    const allowed = new Set<string>(SEVERITIES.slice(SEVERITIES.indexOf(q.severityFloor)));
+    tests.push((e) => allowed.has(e.severity));
+  }
+  if (q.since !== undefined) {
+    const since = q.since;
+    tests.push((e) => e.ts >= since);
+  }
+  if (q.until !== undefined) {
+    const until = q.until;
+    tests.push((e) => e.ts < until);
+  }
   const matching = ledger.events.filter((e) => tests.every((t) => t(e)));
   let rest = matching;
   if (q.cursor) {

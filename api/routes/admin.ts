@@ -6,7 +6,15 @@ import { serviceNow } from "../lib/clock.ts";
 import type { UnreviewedCoin } from "../lib/discovery.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { JobCommand, JobRecord } from "../lib/jobs.ts";
-import { type ApiKeyListing, type ApiKeyRecord, DEFAULT_RATE_LIMIT_PER_MINUTE, ISSUABLE_TIERS, maskToken, RATE_LIMIT_MAX, RATE_LIMIT_MIN } from "../lib/key-store.ts";
+import {
+  type ApiKeyListing,
+  type ApiKeyRecord,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  ISSUABLE_TIERS,
+  maskToken,
+  RATE_LIMIT_MAX,
+  RATE_LIMIT_MIN,
+} from "../lib/key-store.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import type { AdminRoute } from "./route.ts";
@@ -18,8 +26,15 @@ import type { AdminRoute } from "./route.ts";
  * path and everything under it.
  */
 export const ADMIN_PATH_FAMILIES = [
-  "/api/admin", "/api/api-keys", "/api/backfill-", "/api/reclassify-atomic-roundtrips", "/api/audit-depeg-history",
-  "/api/trigger-digest", "/api/reset-blacklist-sync", "/api/remediate-blacklist-amount-gaps", "/api/discovery-candidates",
+  "/api/admin",
+  "/api/api-keys",
+  "/api/backfill-",
+  "/api/reclassify-atomic-roundtrips",
+  "/api/audit-depeg-history",
+  "/api/trigger-digest",
+  "/api/reset-blacklist-sync",
+  "/api/remediate-blacklist-amount-gaps",
+  "/api/discovery-candidates",
   "/api/debug-sync-state",
 ];
 
@@ -28,20 +43,52 @@ const tag = "admin";
 // ---------------------------------------------------------------------------------------------------
 // Parameters (spec 4.5 names and bounds; query strings, except the api-key bodies)
 
-const text = (max: number, what: string) => z.string().trim().min(1, `must be 1 to ${max} characters`).max(max, `must be 1 to ${max} characters`).describe(what);
-const optInt = (min: number, max: number, def: number, what: string) => intParam(min, max).optional().transform((v) => v ?? def).describe(`${what} (${min}-${max}, default ${def})`);
+const text = (max: number, what: string) =>
+  z.string().trim().min(1, `must be 1 to ${max} characters`).max(max, `must be 1 to ${max} characters`).describe(what);
+const optInt = (min: number, max: number, def: number, what: string) =>
+  intParam(min, max)
+    .optional()
+    .transform((v) => v ?? def)
+    .describe(`${what} (${min}-${max}, default ${def})`);
 const trueOnly = (what: string) => z.literal("true", { error: "must be true" }).describe(what);
-const nonNegNumber = (def: number, what: string) => z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative number").transform(Number)
-  .optional().transform((v) => v ?? def).describe(`${what} (≥ 0, default ${def})`);
-const dayParam = (what: string) => z.string().regex(/^(\d{4}-\d{2}-\d{2}|\d{1,12})$/, "must be YYYY-MM-DD or an integer Unix second").optional().describe(what);
-const keyId = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a key id").describe("API key id") });
+const nonNegNumber = (def: number, what: string) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a non-negative number")
+    .transform(Number)
+    .optional()
+    .transform((v) => v ?? def)
+    .describe(`${what} (≥ 0, default ${def})`);
+const dayParam = (what: string) =>
+  z
+    .string()
+    .regex(/^(\d{4}-\d{2}-\d{2}|\d{1,12})$/, "must be YYYY-MM-DD or an integer Unix second")
+    .optional()
+    .describe(what);
+const keyId = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a key id")
+    .describe("API key id"),
+});
 
-const emailField = z.string().trim().toLowerCase().max(200, "must be at most 200 characters").regex(/^[^\s@]+@[^\s@]+$/, "must be an email address");
+const emailField = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(200, "must be at most 200 characters")
+  .regex(/^[^\s@]+@[^\s@]+$/, "must be an email address");
 const keyFields = {
   name: text(80, "Key name (1-80 characters)"),
   ownerEmail: emailField.nullable().describe("Owner email (≤ 200 characters)"),
-  tier: z.enum(ISSUABLE_TIERS, { error: `must be one of ${ISSUABLE_TIERS.join(", ")}` }).describe("Tier (`standard` or `donor`; self-serve issuance is retired)"),
-  rateLimitPerMinute: z.number({ error: "must be an integer" }).int("must be an integer").min(RATE_LIMIT_MIN, `must be from ${RATE_LIMIT_MIN} to ${RATE_LIMIT_MAX}`).max(RATE_LIMIT_MAX, `must be from ${RATE_LIMIT_MIN} to ${RATE_LIMIT_MAX}`)
+  tier: z
+    .enum(ISSUABLE_TIERS, { error: `must be one of ${ISSUABLE_TIERS.join(", ")}` })
+    .describe("Tier (`standard` or `donor`; self-serve issuance is retired)"),
+  rateLimitPerMinute: z
+    .number({ error: "must be an integer" })
+    .int("must be an integer")
+    .min(RATE_LIMIT_MIN, `must be from ${RATE_LIMIT_MIN} to ${RATE_LIMIT_MAX}`)
+    .max(RATE_LIMIT_MAX, `must be from ${RATE_LIMIT_MIN} to ${RATE_LIMIT_MAX}`)
     .describe(`Requests per 60 s (${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX}, default ${DEFAULT_RATE_LIMIT_PER_MINUTE})`),
 };
 const CreateKeyBody = z.strictObject({
@@ -50,13 +97,18 @@ const CreateKeyBody = z.strictObject({
   tier: keyFields.tier.default("standard"),
   rateLimitPerMinute: keyFields.rateLimitPerMinute.default(DEFAULT_RATE_LIMIT_PER_MINUTE),
 });
-const UpdateKeyBody = z.strictObject({
-  name: keyFields.name.optional(),
-  ownerEmail: keyFields.ownerEmail.optional(),
-  tier: keyFields.tier.optional(),
-  rateLimitPerMinute: keyFields.rateLimitPerMinute.optional(),
-  isActive: z.boolean({ error: "must be true or false" }).optional().describe("false deactivates, true reactivates"),
-}).refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give at least one of name, ownerEmail, tier, rateLimitPerMinute, isActive", path: ["body"] });
+const UpdateKeyBody = z
+  .strictObject({
+    name: keyFields.name.optional(),
+    ownerEmail: keyFields.ownerEmail.optional(),
+    tier: keyFields.tier.optional(),
+    rateLimitPerMinute: keyFields.rateLimitPerMinute.optional(),
+    isActive: z.boolean({ error: "must be true or false" }).optional().describe("false deactivates, true reactivates"),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: "give at least one of name, ownerEmail, tier, rateLimitPerMinute, isActive",
+    path: ["body"],
+  });
 
 const stablecoinQ = () => text(200, "Stablecoin id (or symbol where the job accepts one)").optional();
 const AuditQuery = {
@@ -64,7 +116,10 @@ const AuditQuery = {
   offset: optInt(0, 100_000, 0, "Events to skip"),
   "min-supply": nonNegNumber(0, "Minimum circulating USD of the coin"),
   symbol: text(40, "Only this coin symbol").optional(),
-  repair: z.enum(["synthetic-splits"], { error: "must be synthetic-splits" }).optional().describe("Repair mode (`synthetic-splits`)"),
+  repair: z
+    .enum(["synthetic-splits"], { error: "must be synthetic-splits" })
+    .optional()
+    .describe("Repair mode (`synthetic-splits`)"),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -72,11 +127,26 @@ const AuditQuery = {
 
 /** A key as operators see it: the record with owner, creation time and the masked token only. */
 const listing = (k: ApiKeyListing) => ({
-  id: k.id, name: k.name, ownerEmail: k.ownerEmail, tier: k.tier, rateLimitPerMinute: k.rateLimitPerMinute, isActive: k.isActive,
-  expiresAt: k.expiresAt, createdAt: k.createdAt, keyPrefix: k.keyPrefix, maskedToken: k.maskedToken,
+  id: k.id,
+  name: k.name,
+  ownerEmail: k.ownerEmail,
+  tier: k.tier,
+  rateLimitPerMinute: k.rateLimitPerMinute,
+  isActive: k.isActive,
+  expiresAt: k.expiresAt,
+  createdAt: k.createdAt,
+  keyPrefix: k.keyPrefix,
+  maskedToken: k.maskedToken,
 });
 const recordView = (r: ApiKeyRecord) => ({
-  id: r.id, name: r.name, tier: r.tier, rateLimitPerMinute: r.rateLimitPerMinute, isActive: r.isActive, expiresAt: r.expiresAt, keyPrefix: r.keyPrefix, maskedToken: maskToken(r.keyPrefix),
+  id: r.id,
+  name: r.name,
+  tier: r.tier,
+  rateLimitPerMinute: r.rateLimitPerMinute,
+  isActive: r.isActive,
+  expiresAt: r.expiresAt,
+  keyPrefix: r.keyPrefix,
+  maskedToken: maskToken(r.keyPrefix),
 });
 
 /** The answer of a finished job: its result (spec shape) on success, 400 when rejected, 500 when failed. */
@@ -90,11 +160,26 @@ function jobAnswer(r: JobRecord): AdminResult {
  * Starts a job and answers its result when it finishes within the wait (default 4 s), else 202
  * `{ ok, accepted, requestId, status, statusPath }` (poll `GET /api/admin/jobs/:requestId`).
  */
-async function runJob(ctx: AdminContext, action: string, cmd: JobCommand, params: unknown, group: "ledger" | "build"): Promise<AdminResult> {
+async function runJob(
+  ctx: AdminContext,
+  action: string,
+  cmd: JobCommand,
+  params: unknown,
+  group: "ledger" | "build",
+): Promise<AdminResult> {
   const { record, done } = ctx.ops.jobs.start(action, cmd, params, group);
   const finished = await ctx.ops.jobs.waitBriefly(done, ctx.ops.jobWaitMs);
   if (finished) return jobAnswer(finished);
-  return { status: 202, body: { ok: true, accepted: true, requestId: record.requestId, status: "running", statusPath: `/api/admin/jobs/${record.requestId}` } };
+  return {
+    status: 202,
+    body: {
+      ok: true,
+      accepted: true,
+      requestId: record.requestId,
+      status: "running",
+      statusPath: `/api/admin/jobs/${record.requestId}`,
+    },
+  };
 }
 
 /** `build/onchain-cli.ts <job> --ledger <path> --k v …` with the defined parameters. */
@@ -110,7 +195,9 @@ function onchainJob(ctx: AdminContext, job: string, params: Record<string, unkno
 }
 
 /** A spec route whose pipeline job does not exist yet: 503 after its parameters were validated (never invented results). */
-const noJobYet = (job: string) => async (): Promise<AdminResult> => { throw notYetAvailable(job); };
+const noJobYet = (job: string) => async (): Promise<AdminResult> => {
+  throw notYetAvailable(job);
+};
 
 /** The serving build's unreviewed coins (discovery candidates' source). @throws 503 without a build or list. */
 async function unreviewedCoins(ctx: AdminContext): Promise<UnreviewedCoin[]> {
@@ -123,10 +210,17 @@ async function unreviewedCoins(ctx: AdminContext): Promise<UnreviewedCoin[]> {
     list = undefined;
   }
   if (!list) throw notYetAvailable(stablecoinsArtifact.key);
-  return list.peggedAssets.filter((a) => a.unreviewed === true).map((a) => ({
-    id: a.id, name: a.name, symbol: a.symbol, pegType: a.pegType, pegMechanism: a.pegMechanism,
-    marketCapUsd: a.circulating[a.pegType] ?? null, chains: a.chains,
-  }));
+  return list.peggedAssets
+    .filter((a) => a.unreviewed === true)
+    .map((a) => ({
+      id: a.id,
+      name: a.name,
+      symbol: a.symbol,
+      pegType: a.pegType,
+      pegMechanism: a.pegMechanism,
+      marketCapUsd: a.circulating[a.pegType] ?? null,
+      chains: a.chains,
+    }));
 }
 
 const DAY = 86_400;
@@ -135,7 +229,8 @@ const isoDay = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
 function dayOf(name: string, v: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
     const t = Date.parse(`${v}T00:00:00Z`);
-    if (!Number.isFinite(t) || isoDay(t / 1000) !== v) throw new HttpError(400, `Invalid parameter ${name}: not a calendar date`);
+    if (!Number.isFinite(t) || isoDay(t / 1000) !== v)
+      throw new HttpError(400, `Invalid parameter ${name}: not a calendar date`);
     return v;
   }
   return isoDay(Number(v));
@@ -155,18 +250,36 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
   let start: string;
   if (ctx.query.startDay !== undefined) start = dayOf("startDay", ctx.query.startDay);
   else {
-    const ledger = build && await build.payload(depegLedgerArtifact.outputs.main.path, (x) => DepegLedgerSchema.parse(x)).catch(() => undefined);
+    const ledger =
+      build &&
+      (await build
+        .payload(depegLedgerArtifact.outputs.main.path, (x) => DepegLedgerSchema.parse(x))
+        .catch(() => undefined));
     if (!ledger) throw notYetAvailable("depeg-events (default startDay)");
     const first = ledger.events.reduce((m, e) => Math.min(m, e.startedAt), Infinity);
-    if (!Number.isFinite(first)) throw new HttpError(400, "Invalid parameter startDay: required (the serving build has no depeg incident to default from)");
+    if (!Number.isFinite(first))
+      throw new HttpError(
+        400,
+        "Invalid parameter startDay: required (the serving build has no depeg incident to default from)",
+      );
     start = isoDay(first);
   }
   const requestedEnd = ctx.query.endDay !== undefined ? dayOf("endDay", ctx.query.endDay) : lastCompleted;
   const end = requestedEnd > lastCompleted ? lastCompleted : requestedEnd;
-  if (start > end) throw new HttpError(400, `Invalid parameter startDay: ${start} is after endDay ${end} (the current UTC day is never written)`);
+  if (start > end)
+    throw new HttpError(
+      400,
+      `Invalid parameter startDay: ${start} is after endDay ${end} (the current UTC day is never written)`,
+    );
   const dryRun: boolean = ctx.query["dry-run"];
   if (!dryRun) {
-    return runJob(ctx, "backfill-stability-index", { script: "build/cli.ts", args: ["build", "--from", start, "--to", end] }, { startDay: start, endDay: end }, "build");
+    return runJob(
+      ctx,
+      "backfill-stability-index",
+      { script: "build/cli.ts", args: ["build", "--from", start, "--to", end] },
+      { startDay: start, endDay: end },
+      "build",
+    );
   }
   const raw = await ctx.ops.store.object(SNAPSHOT_INDEX_KEY);
   const index = raw ? storedJson(raw, SnapshotIndexSchema) : null;
@@ -174,7 +287,17 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
   const days: string[] = [];
   for (let t = Date.parse(`${start}T00:00:00Z`) / 1000; isoDay(t) <= end; t += DAY) days.push(isoDay(t));
   const wouldBuild = days.filter((d) => !published.has(d));
-  return { body: { dryRun: true, startDay: start, endDay: end, endDayClamped: requestedEnd !== end, days: days.length, alreadyPublished: days.length - wouldBuild.length, wouldBuild } };
+  return {
+    body: {
+      dryRun: true,
+      startDay: start,
+      endDay: end,
+      endDayClamped: requestedEnd !== end,
+      days: days.length,
+      alreadyPublished: days.length - wouldBuild.length,
+      wouldBuild,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -182,7 +305,8 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
 
 type Decl = Omit<AdminRoute, "kind" | "lane" | "tag">;
 const route = (d: Decl): AdminRoute => ({ kind: "admin", lane: "admin", tag, ...d });
-const NOT_YET = "Validates its parameters, then answers 503 `Data not yet available: <job>`: no pipeline job performs this yet (builds recompute it from the recorded history).";
+const NOT_YET =
+  "Validates its parameters, then answers 503 `Data not yet available: <job>`: no pipeline job performs this yet (builds recompute it from the recorded history).";
 
 /**
  * Every operator route of spec 4.5 (plus the lane's own maintenance switch and job status), declared
@@ -190,25 +314,50 @@ const NOT_YET = "Validates its parameters, then answers 503 `Data not yet availa
  */
 export const ADMIN_ROUTES: AdminRoute[] = [
   route({
-    operationId: "listApiKeys", method: "GET", path: "/api/api-keys", action: "list-api-keys", mutating: false,
-    summary: "List API keys (masked tokens)", responseDescription: "`{ keys[], total }`; each key with `maskedToken` `bl_live_<prefix>_…`, never the secret or its hash.",
+    operationId: "listApiKeys",
+    method: "GET",
+    path: "/api/api-keys",
+    action: "list-api-keys",
+    mutating: false,
+    summary: "List API keys (masked tokens)",
+    responseDescription:
+      "`{ keys[], total }`; each key with `maskedToken` `bl_live_<prefix>_…`, never the secret or its hash.",
     handler: async (ctx) => {
       const keys = (await ctx.ops.keys.list()).map(listing);
       return { body: { keys, total: keys.length } };
     },
   }),
   route({
-    operationId: "createApiKey", method: "POST", path: "/api/api-keys", action: "create-api-key", mutating: true, body: CreateKeyBody, successStatus: 201,
-    summary: "Create an API key", responseDescription: "201 `{ key, token }`: the plaintext token is returned once.",
+    operationId: "createApiKey",
+    method: "POST",
+    path: "/api/api-keys",
+    action: "create-api-key",
+    mutating: true,
+    body: CreateKeyBody,
+    successStatus: 201,
+    summary: "Create an API key",
+    responseDescription: "201 `{ key, token }`: the plaintext token is returned once.",
     handler: async (ctx) => {
       const b = ctx.body as z.output<typeof CreateKeyBody>;
-      const { record, token } = await ctx.ops.keys.create({ name: b.name, ownerEmail: b.ownerEmail ?? null, tier: b.tier, rateLimitPerMinute: b.rateLimitPerMinute });
+      const { record, token } = await ctx.ops.keys.create({
+        name: b.name,
+        ownerEmail: b.ownerEmail ?? null,
+        tier: b.tier,
+        rateLimitPerMinute: b.rateLimitPerMinute,
+      });
       return { status: 201, body: { key: { ...recordView(record), ownerEmail: b.ownerEmail ?? null }, token } };
     },
   }),
   route({
-    operationId: "updateApiKey", method: "POST", path: "/api/api-keys/:id/update", action: "update-api-key", mutating: true, params: keyId, body: UpdateKeyBody,
-    summary: "Update an API key", responseDescription: "`{ ok: true, key }` (masked); 404 for an unknown id.",
+    operationId: "updateApiKey",
+    method: "POST",
+    path: "/api/api-keys/:id/update",
+    action: "update-api-key",
+    mutating: true,
+    params: keyId,
+    body: UpdateKeyBody,
+    summary: "Update an API key",
+    responseDescription: "`{ ok: true, key }` (masked); 404 for an unknown id.",
     handler: async (ctx) => {
       const key = await ctx.ops.keys.update(ctx.params.id, ctx.body);
       if (!key) throw new HttpError(404, "Unknown API key");
@@ -216,16 +365,30 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     },
   }),
   route({
-    operationId: "deactivateApiKey", method: "POST", path: "/api/api-keys/:id/deactivate", action: "deactivate-api-key", mutating: true, params: keyId,
-    summary: "Deactivate an API key", responseDescription: "`{ ok: true, id, isActive: false }`; the key answers 401 from then on; 404 for an unknown id.",
+    operationId: "deactivateApiKey",
+    method: "POST",
+    path: "/api/api-keys/:id/deactivate",
+    action: "deactivate-api-key",
+    mutating: true,
+    params: keyId,
+    summary: "Deactivate an API key",
+    responseDescription:
+      "`{ ok: true, id, isActive: false }`; the key answers 401 from then on; 404 for an unknown id.",
     handler: async (ctx) => {
       if (!(await ctx.ops.keys.deactivate(ctx.params.id))) throw new HttpError(404, "Unknown API key");
       return { body: { ok: true, id: ctx.params.id, isActive: false } };
     },
   }),
   route({
-    operationId: "rotateApiKey", method: "POST", path: "/api/api-keys/:id/rotate", action: "rotate-api-key", mutating: true, params: keyId,
-    summary: "Rotate an API key", responseDescription: "`{ ok: true, key, token }`: the old token stops at once, the new one is returned once; 404 for an unknown or inactive key.",
+    operationId: "rotateApiKey",
+    method: "POST",
+    path: "/api/api-keys/:id/rotate",
+    action: "rotate-api-key",
+    mutating: true,
+    params: keyId,
+    summary: "Rotate an API key",
+    responseDescription:
+      "`{ ok: true, key, token }`: the old token stops at once, the new one is returned once; 404 for an unknown or inactive key.",
     handler: async (ctx) => {
       const out = await ctx.ops.keys.rotate(ctx.params.id);
       if (!out) throw new HttpError(404, "Unknown or inactive API key");
@@ -233,173 +396,348 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     },
   }),
   route({
-    operationId: "backfillDepegs", method: "POST", path: "/api/backfill-depegs", action: "backfill-depegs", mutating: true, idempotent: true,
+    operationId: "backfillDepegs",
+    method: "POST",
+    path: "/api/backfill-depegs",
+    action: "backfill-depegs",
+    mutating: true,
+    idempotent: true,
     query: z.object({ stablecoin: stablecoinQ(), batch: optInt(0, 10_000, 0, "Batch of 3 coins") }),
-    summary: "Backfill depeg incidents (3 coins per batch)", description: NOT_YET, responseDescription: "not shown (spec 4.5)",
+    summary: "Backfill depeg incidents (3 coins per batch)",
+    description: NOT_YET,
+    responseDescription: "not shown (spec 4.5)",
     handler: noJobYet("backfill-depegs"),
   }),
   route({
-    operationId: "backfillSupplyHistory", method: "POST", path: "/api/backfill-supply-history", action: "backfill-supply-history", mutating: true, idempotent: true,
+    operationId: "backfillSupplyHistory",
+    method: "POST",
+    path: "/api/backfill-supply-history",
+    action: "backfill-supply-history",
+    mutating: true,
+    idempotent: true,
     query: z.object({
-      stablecoin: stablecoinQ(), batch: optInt(0, 10_000, 0, "Batch index"), batchSize: optInt(1, 100, 10, "Coins per batch"),
-      "allow-constant-price-fallback": boolParam(false).describe("Value supply at a constant price where no price exists (`true`)"),
+      stablecoin: stablecoinQ(),
+      batch: optInt(0, 10_000, 0, "Batch index"),
+      batchSize: optInt(1, 100, 10, "Coins per batch"),
+      "allow-constant-price-fallback": boolParam(false).describe(
+        "Value supply at a constant price where no price exists (`true`)",
+      ),
     }),
-    summary: "Backfill supply history", description: NOT_YET, responseDescription: "not shown (spec 4.5)",
+    summary: "Backfill supply history",
+    description: NOT_YET,
+    responseDescription: "not shown (spec 4.5)",
     handler: noJobYet("backfill-supply-history"),
   }),
   route({
-    operationId: "backfillStabilityIndex", method: "POST", path: "/api/backfill-stability-index", action: "backfill-stability-index", mutating: true, idempotent: true,
+    operationId: "backfillStabilityIndex",
+    method: "POST",
+    path: "/api/backfill-stability-index",
+    action: "backfill-stability-index",
+    mutating: true,
+    idempotent: true,
     query: z.object({
       "dry-run": boolParam(true).describe("Only report the days that would be built (default true)"),
       startDay: dayParam("First day (YYYY-MM-DD or Unix s; default the earliest depeg day)"),
       endDay: dayParam("Last day (YYYY-MM-DD or Unix s; default and upper bound the last completed UTC day)"),
     }),
     summary: "Rebuild the stability index history (dated snapshots)",
-    description: "The PSI of a past day is part of its immutable dated snapshot: this runs the dated-snapshot backfill (`build/cli.ts build --from --to`; published days are skipped) as a background job. Never writes the current UTC day.",
-    responseDescription: "dry-run: `{ dryRun, startDay, endDay, endDayClamped, days, alreadyPublished, wouldBuild[] }`; else the job's result or 202 `{ ok, accepted, requestId }`",
+    description:
+      "The PSI of a past day is part of its immutable dated snapshot: this runs the dated-snapshot backfill (`build/cli.ts build --from --to`; published days are skipped) as a background job. Never writes the current UTC day.",
+    responseDescription:
+      "dry-run: `{ dryRun, startDay, endDay, endDayClamped, days, alreadyPublished, wouldBuild[] }`; else the job's result or 202 `{ ok, accepted, requestId }`",
     handler: backfillStabilityIndex,
   }),
   route({
-    operationId: "backfillCgPrices", method: "POST", path: "/api/backfill-cg-prices", action: "backfill-cg-prices", mutating: true, idempotent: true,
-    query: z.object({ stablecoin: stablecoinQ(), batchSize: optInt(1, 100, 10, "Coins per batch"), batch: optInt(0, 10_000, 0, "Batch index") }),
-    summary: "Backfill CoinGecko prices", description: NOT_YET, responseDescription: "not shown (spec 4.5)",
+    operationId: "backfillCgPrices",
+    method: "POST",
+    path: "/api/backfill-cg-prices",
+    action: "backfill-cg-prices",
+    mutating: true,
+    idempotent: true,
+    query: z.object({
+      stablecoin: stablecoinQ(),
+      batchSize: optInt(1, 100, 10, "Coins per batch"),
+      batch: optInt(0, 10_000, 0, "Batch index"),
+    }),
+    summary: "Backfill CoinGecko prices",
+    description: NOT_YET,
+    responseDescription: "not shown (spec 4.5)",
     handler: noJobYet("backfill-cg-prices"),
   }),
   route({
-    operationId: "backfillMintBurnPrices", method: "POST", path: "/api/backfill-mint-burn-prices", action: "backfill-mint-burn-prices", mutating: true, idempotent: true,
-    summary: "Value unpriced mint/burn rows", description: `${NOT_YET} Mint/burn USD values are computed by every build.`,
-    responseDescription: "`{ totalUpdated, rowsValued, rowsAudited, rowsStillUnpriced, rowsStillMissingAudit, coins[] }`",
+    operationId: "backfillMintBurnPrices",
+    method: "POST",
+    path: "/api/backfill-mint-burn-prices",
+    action: "backfill-mint-burn-prices",
+    mutating: true,
+    idempotent: true,
+    summary: "Value unpriced mint/burn rows",
+    description: `${NOT_YET} Mint/burn USD values are computed by every build.`,
+    responseDescription:
+      "`{ totalUpdated, rowsValued, rowsAudited, rowsStillUnpriced, rowsStillMissingAudit, coins[] }`",
     handler: noJobYet("backfill-mint-burn-prices"),
   }),
   route({
-    operationId: "backfillDews", method: "GET", path: "/api/backfill-dews", action: "backfill-dews", mutating: false,
-    summary: "Validate DEWS against historical depegs", description: NOT_YET, responseDescription: "validation report",
+    operationId: "backfillDews",
+    method: "GET",
+    path: "/api/backfill-dews",
+    action: "backfill-dews",
+    mutating: false,
+    summary: "Validate DEWS against historical depegs",
+    description: NOT_YET,
+    responseDescription: "validation report",
     handler: noJobYet("backfill-dews"),
   }),
   route({
-    operationId: "backfillMintBurn", method: "POST", path: "/api/backfill-mint-burn", action: "backfill-mint-burn", mutating: true, idempotent: true,
-    query: z.object({
-      configKey: text(200, "Supply config key (see debug-sync-state)"),
-      fromBlock: intParam(0, Number.MAX_SAFE_INTEGER).describe("First block"),
-      toBlock: intParam(0, Number.MAX_SAFE_INTEGER).describe("Last block (≥ fromBlock; clamped to the safe head)"),
-      chunkSize: optInt(1, 50_000, 50_000, "Blocks per range"),
-      maxChunks: optInt(1, 1000, 24, "Ranges per call"),
-    }).refine((q) => q.toBlock >= q.fromBlock, { message: "must be ≥ fromBlock", path: ["toBlock"] }),
+    operationId: "backfillMintBurn",
+    method: "POST",
+    path: "/api/backfill-mint-burn",
+    action: "backfill-mint-burn",
+    mutating: true,
+    idempotent: true,
+    query: z
+      .object({
+        configKey: text(200, "Supply config key (see debug-sync-state)"),
+        fromBlock: intParam(0, Number.MAX_SAFE_INTEGER).describe("First block"),
+        toBlock: intParam(0, Number.MAX_SAFE_INTEGER).describe("Last block (≥ fromBlock; clamped to the safe head)"),
+        chunkSize: optInt(1, 50_000, 50_000, "Blocks per range"),
+        maxChunks: optInt(1, 1000, 24, "Ranges per call"),
+      })
+      .refine((q) => q.toBlock >= q.fromBlock, { message: "must be ≥ fromBlock", path: ["toBlock"] }),
     summary: "Re-read mint/burn events of one config over a block range",
-    description: "Runs the on-chain job `backfill-mint-burn` (each range replaces that config's rows in one transaction; never moves the sync cursor). Needs `BALLAST_RPC_<CHAIN>`.",
-    responseDescription: "`{ configKey, fromBlock, toBlock, safeHead, chunks, rows, processedThrough, done, nextFromBlock }`, or 202 `{ ok, accepted, requestId }` while it runs",
+    description:
+      "Runs the on-chain job `backfill-mint-burn` (each range replaces that config's rows in one transaction; never moves the sync cursor). Needs `BALLAST_RPC_<CHAIN>`.",
+    responseDescription:
+      "`{ configKey, fromBlock, toBlock, safeHead, chunks, rows, processedThrough, done, nextFromBlock }`, or 202 `{ ok, accepted, requestId }` while it runs",
     handler: (ctx) => onchainJob(ctx, "backfill-mint-burn", ctx.query),
   }),
   route({
-    operationId: "reclassifyAtomicRoundtrips", method: "POST", path: "/api/reclassify-atomic-roundtrips", action: "reclassify-atomic-roundtrips", mutating: true, idempotent: true,
-    summary: "Reclassify atomic mint/burn round trips (1000 groups per call)", description: `${NOT_YET} Flow types are classified by every build.`,
+    operationId: "reclassifyAtomicRoundtrips",
+    method: "POST",
+    path: "/api/reclassify-atomic-roundtrips",
+    action: "reclassify-atomic-roundtrips",
+    mutating: true,
+    idempotent: true,
+    summary: "Reclassify atomic mint/burn round trips (1000 groups per call)",
+    description: `${NOT_YET} Flow types are classified by every build.`,
     responseDescription: "`{ done, updated, hoursRecalculated, batchSize }`",
     handler: noJobYet("reclassify-atomic-roundtrips"),
   }),
   route({
-    operationId: "previewDepegHistoryAudit", method: "GET", path: "/api/audit-depeg-history", action: "audit-depeg-history", mutating: false, idempotent: true,
+    operationId: "previewDepegHistoryAudit",
+    method: "GET",
+    path: "/api/audit-depeg-history",
+    action: "audit-depeg-history",
+    mutating: false,
+    idempotent: true,
     getAllowed: (q) => q["dry-run"] === "true",
     query: z.object({ "dry-run": trueOnly("Must be `true` on GET (a repair is POST-only)"), ...AuditQuery }),
-    summary: "Preview a depeg history audit", description: `GET only with \`dry-run=true\` (else 405 \`Allow: POST\`). ${NOT_YET}`, responseDescription: "preview",
+    summary: "Preview a depeg history audit",
+    description: `GET only with \`dry-run=true\` (else 405 \`Allow: POST\`). ${NOT_YET}`,
+    responseDescription: "preview",
     handler: noJobYet("audit-depeg-history"),
   }),
   route({
-    operationId: "auditDepegHistory", method: "POST", path: "/api/audit-depeg-history", action: "audit-depeg-history", mutating: true, idempotent: true,
+    operationId: "auditDepegHistory",
+    method: "POST",
+    path: "/api/audit-depeg-history",
+    action: "audit-depeg-history",
+    mutating: true,
+    idempotent: true,
     query: z.object({
-      "dry-run": boolParam(true).describe("Only report (default true)"), ...AuditQuery,
-      delete: z.string().regex(/^[A-Za-z0-9_:.-]{1,100}(,[A-Za-z0-9_:.-]{1,100}){0,999}$/, "must be comma-separated event ids").optional().describe("Comma-separated event ids to delete"),
+      "dry-run": boolParam(true).describe("Only report (default true)"),
+      ...AuditQuery,
+      delete: z
+        .string()
+        .regex(/^[A-Za-z0-9_:.-]{1,100}(,[A-Za-z0-9_:.-]{1,100}){0,999}$/, "must be comma-separated event ids")
+        .optional()
+        .describe("Comma-separated event ids to delete"),
     }),
-    summary: "Audit or repair the depeg history", description: NOT_YET, responseDescription: "audit or repair counts",
+    summary: "Audit or repair the depeg history",
+    description: NOT_YET,
+    responseDescription: "audit or repair counts",
     handler: noJobYet("audit-depeg-history"),
   }),
   route({
-    operationId: "triggerDigest", method: "POST", path: "/api/trigger-digest", action: "trigger-digest", mutating: true, idempotent: true, successStatus: 202,
+    operationId: "triggerDigest",
+    method: "POST",
+    path: "/api/trigger-digest",
+    action: "trigger-digest",
+    mutating: true,
+    idempotent: true,
+    successStatus: 202,
     summary: "Run a build that publishes the daily digest",
-    description: "Starts `build/cli.ts build --as-of <service now>` in the background (the build publishes the digest of the last closed UTC day) and answers at once.",
+    description:
+      "Starts `build/cli.ts build --as-of <service now>` in the background (the build publishes the digest of the last closed UTC day) and answers at once.",
     responseDescription: "202 `{ ok, accepted, requestId }`",
     handler: async (ctx) => {
       const { now } = serviceNow(await ctx.ops.store.build(), ctx.ops.clockMode, ctx.ops.nowMs());
       const asOf = new Date(now * 1000).toISOString();
-      const { record } = ctx.ops.jobs.start("trigger-digest", { script: "build/cli.ts", args: ["build", "--as-of", asOf] }, { asOf }, "build");
+      const { record } = ctx.ops.jobs.start(
+        "trigger-digest",
+        { script: "build/cli.ts", args: ["build", "--as-of", asOf] },
+        { asOf },
+        "build",
+      );
       return { status: 202, body: { ok: true, accepted: true, requestId: record.requestId } };
     },
   }),
   route({
-    operationId: "resetBlacklistSync", method: "POST", path: "/api/reset-blacklist-sync", action: "reset-blacklist-sync", mutating: true, idempotent: true,
-    summary: "Roll the freeze sync cursors back", description: "Runs the on-chain job `reset-blacklist-sync`: EVM cursors back 50000 blocks, Tron back 7 days; no rows deleted.",
+    operationId: "resetBlacklistSync",
+    method: "POST",
+    path: "/api/reset-blacklist-sync",
+    action: "reset-blacklist-sync",
+    mutating: true,
+    idempotent: true,
+    summary: "Roll the freeze sync cursors back",
+    description:
+      "Runs the on-chain job `reset-blacklist-sync`: EVM cursors back 50000 blocks, Tron back 7 days; no rows deleted.",
     responseDescription: "`{ ok, evmReset, tronReset }` (cursors changed)",
     handler: (ctx) => onchainJob(ctx, "reset-blacklist-sync", {}),
   }),
   route({
-    operationId: "debugSyncState", method: "GET", path: "/api/debug-sync-state", action: "debug-sync-state", mutating: false,
-    summary: "Blacklist sync cursors", description: "Runs the on-chain job `debug-sync-state` over the ledger.", responseDescription: "array of `{ config_key, last_block }`",
+    operationId: "debugSyncState",
+    method: "GET",
+    path: "/api/debug-sync-state",
+    action: "debug-sync-state",
+    mutating: false,
+    summary: "Blacklist sync cursors",
+    description: "Runs the on-chain job `debug-sync-state` over the ledger.",
+    responseDescription: "array of `{ config_key, last_block }`",
     handler: (ctx) => onchainJob(ctx, "debug-sync-state", {}),
   }),
   route({
-    operationId: "remediateBlacklistAmountGaps", method: "POST", path: "/api/remediate-blacklist-amount-gaps", action: "remediate-blacklist-amount-gaps", mutating: true, idempotent: true,
+    operationId: "remediateBlacklistAmountGaps",
+    method: "POST",
+    path: "/api/remediate-blacklist-amount-gaps",
+    action: "remediate-blacklist-amount-gaps",
+    mutating: true,
+    idempotent: true,
     query: z.object({
-      chainId: text(64, "Chain id").optional(), stablecoin: stablecoinQ(),
-      limit: optInt(1, 200, 25, "Rows per call"), dryRun: boolParam(true).describe("Only list (default true)"),
+      chainId: text(64, "Chain id").optional(),
+      stablecoin: stablecoinQ(),
+      limit: optInt(1, 200, 25, "Rows per call"),
+      dryRun: boolParam(true).describe("Only list (default true)"),
       onlyMissingProvenance: boolParam(true).describe("Only rows whose amount source is unavailable (default true)"),
       maxAttempts: optInt(0, 10_000, 25, "Skip rows with this many failed reads"),
     }),
-    summary: "Re-read missing freeze amounts", description: "Runs the on-chain job `remediate-blacklist-amount-gaps` (time budget 900 s).",
-    responseDescription: "`{ dryRun, gapRows, exhausted, candidates[], attempted, resolved, failed, skipped, budgetExhausted }`, or 202 while it runs",
+    summary: "Re-read missing freeze amounts",
+    description: "Runs the on-chain job `remediate-blacklist-amount-gaps` (time budget 900 s).",
+    responseDescription:
+      "`{ dryRun, gapRows, exhausted, candidates[], attempted, resolved, failed, skipped, budgetExhausted }`, or 202 while it runs",
     handler: (ctx) => onchainJob(ctx, "remediate-blacklist-amount-gaps", ctx.query),
   }),
   route({
-    operationId: "backfillBlacklistCurrentBalances", method: "POST", path: "/api/backfill-blacklist-current-balances", action: "backfill-blacklist-current-balances", mutating: true, idempotent: true,
-    query: z.object({ stablecoin: stablecoinQ(), chainId: text(64, "Chain id").optional(), limit: optInt(1, 2000, 500, "Addresses per call"), dryRun: boolParam(true).describe("Only count (default true)") }),
-    summary: "Snapshot current balances of blacklisted addresses", description: "Runs the on-chain job `backfill-blacklist-current-balances`; 400 when the filters match no config.",
+    operationId: "backfillBlacklistCurrentBalances",
+    method: "POST",
+    path: "/api/backfill-blacklist-current-balances",
+    action: "backfill-blacklist-current-balances",
+    mutating: true,
+    idempotent: true,
+    query: z.object({
+      stablecoin: stablecoinQ(),
+      chainId: text(64, "Chain id").optional(),
+      limit: optInt(1, 2000, 500, "Addresses per call"),
+      dryRun: boolParam(true).describe("Only count (default true)"),
+    }),
+    summary: "Snapshot current balances of blacklisted addresses",
+    description: "Runs the on-chain job `backfill-blacklist-current-balances`; 400 when the filters match no config.",
     responseDescription: "`{ dryRun, configs[], totals }` (per-config counts), or 202 while it runs",
     handler: (ctx) => onchainJob(ctx, "backfill-blacklist-current-balances", ctx.query),
   }),
   route({
-    operationId: "listDiscoveryCandidates", method: "GET", path: "/api/discovery-candidates", action: "list-discovery-candidates", mutating: false,
+    operationId: "listDiscoveryCandidates",
+    method: "GET",
+    path: "/api/discovery-candidates",
+    action: "list-discovery-candidates",
+    mutating: false,
     query: z.object({
-      status: z.enum(["active", "dismissed", "all"], { error: "must be active, dismissed or all" }).optional().transform((v) => v ?? "active").describe("`active` (default), `dismissed` or `all`"),
-      limit: optInt(1, 200, 50, "Candidates per page"), offset: optInt(0, 100_000, 0, "Candidates to skip"),
+      status: z
+        .enum(["active", "dismissed", "all"], { error: "must be active, dismissed or all" })
+        .optional()
+        .transform((v) => v ?? "active")
+        .describe("`active` (default), `dismissed` or `all`"),
+      limit: optInt(1, 200, 50, "Candidates per page"),
+      offset: optInt(0, 100_000, 0, "Candidates to skip"),
     }),
     summary: "Coins the upstream list carries that the registry does not",
-    description: "The serving build's unreviewed coins with operator decisions. A dismissed candidate resurfaces once its market cap reaches 10× the value at dismissal.",
+    description:
+      "The serving build's unreviewed coins with operator decisions. A dismissed candidate resurfaces once its market cap reaches 10× the value at dismissal.",
     responseDescription: "`{ candidates[], total }`",
     handler: async (ctx) => {
       const all = await ctx.ops.discovery.candidates(await unreviewedCoins(ctx));
       const chosen = ctx.query.status === "all" ? all : all.filter((c) => c.status === ctx.query.status);
-      return { body: { candidates: chosen.slice(ctx.query.offset, ctx.query.offset + ctx.query.limit), total: chosen.length } };
+      return {
+        body: { candidates: chosen.slice(ctx.query.offset, ctx.query.offset + ctx.query.limit), total: chosen.length },
+      };
     },
   }),
   route({
-    operationId: "dismissDiscoveryCandidate", method: "POST", path: "/api/discovery-candidates/:id/dismiss", action: "dismiss-discovery-candidate", mutating: true,
+    operationId: "dismissDiscoveryCandidate",
+    method: "POST",
+    path: "/api/discovery-candidates/:id/dismiss",
+    action: "dismiss-discovery-candidate",
+    mutating: true,
     params: z.object({ id: z.string().min(1).max(200).describe("Candidate (provisional stablecoin) id") }),
-    summary: "Dismiss a discovery candidate", responseDescription: "`{ ok: true }`; 404 when missing or already dismissed",
+    summary: "Dismiss a discovery candidate",
+    responseDescription: "`{ ok: true }`; 404 when missing or already dismissed",
     handler: async (ctx) => {
       const coin = (await unreviewedCoins(ctx)).find((c) => c.id === ctx.params.id);
       if (!coin) throw new HttpError(404, "Unknown discovery candidate");
       const [state] = await ctx.ops.discovery.candidates([coin]);
-      if (state.status === "dismissed" || !(await ctx.ops.discovery.dismiss(coin))) throw new HttpError(404, "Discovery candidate already dismissed");
+      if (state.status === "dismissed" || !(await ctx.ops.discovery.dismiss(coin)))
+        throw new HttpError(404, "Discovery candidate already dismissed");
       return { body: { ok: true } };
     },
   }),
   route({
-    operationId: "getMaintenance", method: "GET", path: "/api/admin/maintenance", action: "get-maintenance", mutating: false,
-    summary: "Maintenance switch state", responseDescription: "`{ enabled, message, updatedAt, updatedBy, forcedByEnv }`",
+    operationId: "getMaintenance",
+    method: "GET",
+    path: "/api/admin/maintenance",
+    action: "get-maintenance",
+    mutating: false,
+    summary: "Maintenance switch state",
+    responseDescription: "`{ enabled, message, updatedAt, updatedBy, forcedByEnv }`",
     handler: async (ctx) => ({ body: await ctx.ops.maintenance.current() }),
   }),
   route({
-    operationId: "setMaintenance", method: "POST", path: "/api/admin/maintenance", action: "set-maintenance", mutating: true,
+    operationId: "setMaintenance",
+    method: "POST",
+    path: "/api/admin/maintenance",
+    action: "set-maintenance",
+    mutating: true,
     body: z.strictObject({
       enabled: z.boolean({ error: "must be true or false" }).describe("Turn maintenance mode on or off"),
-      message: z.string().trim().max(500, "must be at most 500 characters").optional().describe("Message of the 503 answer (default: a brief-maintenance notice)"),
+      message: z
+        .string()
+        .trim()
+        .max(500, "must be at most 500 characters")
+        .optional()
+        .describe("Message of the 503 answer (default: a brief-maintenance notice)"),
     }),
-    summary: "Switch maintenance mode", description: "While on, the public listener answers 503 `{ error: \"maintenance\", message }` with `Retry-After: 300` on every `/api/*` request (preflights excepted); every instance sharing the state store follows within about a second.",
+    summary: "Switch maintenance mode",
+    description:
+      'While on, the public listener answers 503 `{ error: "maintenance", message }` with `Retry-After: 300` on every `/api/*` request (preflights excepted); every instance sharing the state store follows within about a second.',
     responseDescription: "the new state",
-    handler: async (ctx) => ({ body: await ctx.ops.maintenance.set(ctx.body.enabled, ctx.body.message, ctx.operator.subject) }),
+    handler: async (ctx) => ({
+      body: await ctx.ops.maintenance.set(ctx.body.enabled, ctx.body.message, ctx.operator.subject),
+    }),
   }),
   route({
-    operationId: "getAdminJob", method: "GET", path: "/api/admin/jobs/:requestId", action: "get-admin-job", mutating: false,
-    params: z.object({ requestId: z.string().regex(/^[0-9a-f-]{36}$/, "must be a request id").describe("requestId of a 202 answer") }),
-    summary: "State of a background job", responseDescription: "`{ requestId, action, status, params, result, error, exitCode, createdAt, startedAt, finishedAt }`",
+    operationId: "getAdminJob",
+    method: "GET",
+    path: "/api/admin/jobs/:requestId",
+    action: "get-admin-job",
+    mutating: false,
+    params: z.object({
+      requestId: z
+        .string()
+        .regex(/^[0-9a-f-]{36}$/, "must be a request id")
+        .describe("requestId of a 202 answer"),
+    }),
+    summary: "State of a background job",
+    responseDescription:
+      "`{ requestId, action, status, params, result, error, exitCode, createdAt, startedAt, finishedAt }`",
     handler: async (ctx) => {
       const job = await ctx.ops.jobs.get(ctx.params.requestId);
       if (!job) throw new HttpError(404, "Unknown job");

@@ -10,8 +10,19 @@ import { bind, type JsonRoute } from "./route.ts";
 export const ARTIFACT_ROUTES: JsonRoute[] = SITE_DATA_ARTIFACTS.flatMap((a) => {
   const r = (a as SqlArtifact).route;
   if (!r) return [];
-  return [{
-    kind: "json", operationId: r.operationId, method: "GET", path: r.path, lane: "apiKey", tag: r.tag ?? a.key, cache: r.cache, meta: r.meta,
-    artifact: bind(a), summary: r.summary, description: r.description,
-  } satisfies JsonRoute];
+  return [
+    {
+      kind: "json",
+      operationId: r.operationId,
+      method: "GET",
+      path: r.path,
+      lane: "apiKey",
+      tag: r.tag ?? a.key,
+      cache: r.cache,
+      meta: r.meta,
+      artifact: bind(a),
+      summary: r.summary,
+      description: r.description,
+    } satisfies JsonRoute,
+  ];
 });

@@ -1,5 +1,10 @@
 import { BlacklistSummarySchema, blacklistSummaryArtifact } from "../../site-data/blacklist.ts";
-import { MintBurnHourlySchema, mintBurnFlowsArtifact, MintBurnLedgerSchema, mintBurnLedgerArtifact } from "../../site-data/mint-burn.ts";
+import {
+  MintBurnHourlySchema,
+  mintBurnFlowsArtifact,
+  MintBurnLedgerSchema,
+  mintBurnLedgerArtifact,
+} from "../../site-data/mint-burn.ts";
 import { assessHealth, type HealthAssessment, type OnchainHealthInputs } from "../health.ts";
 import { type ClockMode, serviceNow } from "../lib/clock.ts";
 import type { PublishedStore, ServingBuild } from "../lib/published.ts";
@@ -16,15 +21,21 @@ const scheduleReads = new WeakMap<PublishedStore, { atMs: number; value: Promise
  * `tsx build/cli.ts schedule`) through the store's object reader (fs or S3 alike); null when no
  * scheduler writes here or the object is unreadable.
  */
-export function readScheduleStatus(store: PublishedStore | undefined, nowMs = Date.now()): Promise<ScheduleStatus | null> {
+export function readScheduleStatus(
+  store: PublishedStore | undefined,
+  nowMs = Date.now(),
+): Promise<ScheduleStatus | null> {
   if (!store) return Promise.resolve(null);
   const hit = scheduleReads.get(store);
   if (hit && nowMs - hit.atMs < SCHEDULE_READ_TTL_MS) return hit.value;
-  const value = store.object(SCHEDULE_STATUS_KEY).then((raw) => {
-    if (!raw) return null;
-    const parsed = ScheduleStatusSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8")));
-    return parsed.success ? parsed.data : null;
-  }).catch(() => null);
+  const value = store
+    .object(SCHEDULE_STATUS_KEY)
+    .then((raw) => {
+      if (!raw) return null;
+      const parsed = ScheduleStatusSchema.safeParse(JSON.parse(Buffer.from(raw).toString("utf8")));
+      return parsed.success ? parsed.data : null;
+    })
+    .catch(() => null);
   scheduleReads.set(store, { atMs: nowMs, value });
   return value;
 }
@@ -37,17 +48,36 @@ export function readScheduleStatus(store: PublishedStore | undefined, nowMs = Da
 function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs | undefined> {
   if (!build) return Promise.resolve(undefined);
   return build.memo("health-onchain", async () => {
-    const summary = await build.payload(blacklistSummaryArtifact.outputs.main.path, (x) => BlacklistSummarySchema.parse(x)).catch(() => undefined);
-    const ledger = await build.payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x)).catch(() => undefined);
-    const flows = await build.payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x)).catch(() => undefined);
+    const summary = await build
+      .payload(blacklistSummaryArtifact.outputs.main.path, (x) => BlacklistSummarySchema.parse(x))
+      .catch(() => undefined);
+    const ledger = await build
+      .payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x))
+      .catch(() => undefined);
+    const flows = await build
+      .payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x))
+      .catch(() => undefined);
     const latestEventTsBySymbol: Record<string, number> = {};
-    for (const e of ledger?.events ?? []) latestEventTsBySymbol[e.stablecoin] = Math.max(latestEventTsBySymbol[e.stablecoin] ?? 0, e.timestamp);
+    for (const e of ledger?.events ?? [])
+      latestEventTsBySymbol[e.stablecoin] = Math.max(latestEventTsBySymbol[e.stablecoin] ?? 0, e.timestamp);
     const hours = (flows?.coins ?? []).flatMap((c) => c.hourly.map((h) => h.hourTs));
     return {
-      blacklist: summary ? (({ missing, recentMissing, recentWindowSec, missingRatio }) => ({
-        totalEvents: summary.totalEvents, missingAmounts: missing, recentMissingAmounts: recentMissing, recentWindowSec, missingRatio,
-      }))(summary.dataQuality.amountGaps) : null,
-      mintBurn: ledger ? { totalEvents: ledger.events.length, latestEventTsBySymbol, latestHourlyTs: hours.length ? Math.max(...hours) : null } : null,
+      blacklist: summary
+        ? (({ missing, recentMissing, recentWindowSec, missingRatio }) => ({
+            totalEvents: summary.totalEvents,
+            missingAmounts: missing,
+            recentMissingAmounts: recentMissing,
+            recentWindowSec,
+            missingRatio,
+          }))(summary.dataQuality.amountGaps)
+        : null,
+      mintBurn: ledger
+        ? {
+            totalEvents: ledger.events.length,
+            latestEventTsBySymbol,
+            latestHourlyTs: hours.length ? Math.max(...hours) : null,
+          }
+        : null,
     };
   });
 }
@@ -58,11 +88,26 @@ function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs 
  * status from `services`, the on-chain sections from the build. `/api/health`, the public status
  * history's `currentStatus` and the status recorder all use it, so they agree. Never throws.
  */
-export async function servingHealth(build: ServingBuild | null, now: number, clock: "replay" | "wall", wallNow: number, services: RouteServices, store?: PublishedStore): Promise<HealthAssessment> {
-  const telegram = services.telegram ? await services.telegram.summary(wallNow).catch(() => "unavailable" as const) : undefined;
+export async function servingHealth(
+  build: ServingBuild | null,
+  now: number,
+  clock: "replay" | "wall",
+  wallNow: number,
+  services: RouteServices,
+  store?: PublishedStore,
+): Promise<HealthAssessment> {
+  const telegram = services.telegram
+    ? await services.telegram.summary(wallNow).catch(() => "unavailable" as const)
+    : undefined;
   return assessHealth(build, now, clock, {
-    stateStore: services.stateStore?.(), statusHistory: services.statusHistory?.recorder?.(), onchain: await onchainInputs(build), wallNow,
-    corruptStored: store?.corruptObjects().map((o) => o.key), storageFailure: store?.storageFailure(), telegram, schedule: await readScheduleStatus(store),
+    stateStore: services.stateStore?.(),
+    statusHistory: services.statusHistory?.recorder?.(),
+    onchain: await onchainInputs(build),
+    wallNow,
+    corruptStored: store?.corruptObjects().map((o) => o.key),
+    storageFailure: store?.storageFailure(),
+    telegram,
+    schedule: await readScheduleStatus(store),
   });
 }
 
@@ -70,7 +115,12 @@ export async function servingHealth(build: ServingBuild | null, now: number, clo
  * What the status recorder observes: the serving build's health at the current service time, as
  * `/api/health` would answer now (`serviceNow` of the app's clock mode and `nowMs`).
  */
-export function statusObserver(deps: { store: PublishedStore; clockMode: ClockMode; nowMs?: () => number; services: RouteServices }): StatusObserver {
+export function statusObserver(deps: {
+  store: PublishedStore;
+  clockMode: ClockMode;
+  nowMs?: () => number;
+  services: RouteServices;
+}): StatusObserver {
   const nowMs = deps.nowMs ?? Date.now;
   return async () => {
     const build = await deps.store.build();
@@ -83,9 +133,21 @@ export function statusObserver(deps: { store: PublishedStore; clockMode: ClockMo
 /** `/api/health` (spec 2.8): exempt from key, never cached by the API (it reports live dependency state). */
 export const HEALTH_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getHealth", method: "GET", path: "/api/health", lane: "public", tag: "health", cache: "realtime", meta: false, cacheable: false,
+    kind: "json",
+    operationId: "getHealth",
+    method: "GET",
+    path: "/api/health",
+    lane: "public",
+    tag: "health",
+    cache: "realtime",
+    meta: false,
+    cacheable: false,
     summary: "Service health (exempt from key)",
-    description: "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store (state, circuit breaker, backend, a generic reason, never driver text) and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
-    handler: async (ctx) => ({ payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services, ctx.store)).health, dataAsOf: null }),
+    description:
+      "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store (state, circuit breaker, backend, a generic reason, never driver text) and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
+    handler: async (ctx) => ({
+      payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services, ctx.store)).health,
+      dataAsOf: null,
+    }),
   },
 ];

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { outputPath } from "../../site-data/contract.ts";
-import { type DexLiquidityHistoryRowSchema, dexLiquidityArtifact, dexLiquidityHistoryArtifact } from "../../site-data/dex-liquidity.ts";
+import {
+  type DexLiquidityHistoryRowSchema,
+  dexLiquidityArtifact,
+  dexLiquidityHistoryArtifact,
+} from "../../site-data/dex-liquidity.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
@@ -14,8 +18,11 @@ export const DEX_HISTORY_DAYS = { min: 1, max: 365, default: 90 } as const;
 
 const HistoryQuery = z.object({
   stablecoin: stablecoinParam(),
-  days: intParam(DEX_HISTORY_DAYS.min, DEX_HISTORY_DAYS.max).optional()
-    .describe(`Window in days ending at the build's as-of (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default})`),
+  days: intParam(DEX_HISTORY_DAYS.min, DEX_HISTORY_DAYS.max)
+    .optional()
+    .describe(
+      `Window in days ending at the build's as-of (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default})`,
+    ),
 });
 
 /**
@@ -26,7 +33,14 @@ const HistoryQuery = z.object({
  */
 export const MARKETS_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getDexLiquidity", method: "GET", path: "/api/dex-liquidity", lane: "apiKey", tag, cache: "custom", meta: true,
+    kind: "json",
+    operationId: "getDexLiquidity",
+    method: "GET",
+    path: "/api/dex-liquidity",
+    lane: "apiKey",
+    tag,
+    cache: "custom",
+    meta: true,
     artifact: bind(dexLiquidityArtifact),
     summary: "DEX liquidity scores, top pools, chain/protocol breakdowns, quality metadata",
     description: [
@@ -37,16 +51,28 @@ export const MARKETS_ROUTES: RouteDecl[] = [
     ].join(" "),
   },
   {
-    kind: "json", operationId: "getDexLiquidityHistory", method: "GET", path: "/api/dex-liquidity-history", lane: "apiKey", tag, cache: "slow", meta: false,
-    artifact: bind(dexLiquidityHistoryArtifact), query: HistoryQuery, id: (ctx) => ctx.query.stablecoin,
+    kind: "json",
+    operationId: "getDexLiquidityHistory",
+    method: "GET",
+    path: "/api/dex-liquidity-history",
+    lane: "apiKey",
+    tag,
+    cache: "slow",
+    meta: false,
+    artifact: bind(dexLiquidityHistoryArtifact),
+    query: HistoryQuery,
+    id: (ctx) => ctx.query.stablecoin,
     summary: "DEX liquidity score history of one stablecoin",
     description: `Rows ascending by UTC day (Unix s, 00:00) of each pool capture day: \`{date, liquidityScore, totalTvlUsd, poolCount, hhi, totalVolume24hUsd, activityStatus, liquidityScoreUnavailableReason, observedAt, methodologyVersion}\`. \`days\` (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default}) keeps the rows whose day starts at or after as-of minus that many days. Unknown id: 404; a known coin outside the scored universe (dead at as-of): \`[]\`; no pool capture in the build: 503 \`Data not yet available: dex-liquidity-history\`.`,
     async handler(ctx, route) {
       const build = need(ctx.build);
       const id: string = ctx.query.stablecoin;
-      const known = build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id)) || build.files.has(outputPath(route.artifact!.output, id));
+      const known =
+        build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id)) ||
+        build.files.has(outputPath(route.artifact!.output, id));
       if (!known) throw new HttpError(404, `Unknown stablecoin id: ${id}`);
-      if (!build.files.has(dexLiquidityArtifact.outputs.main.path)) throw notYetAvailable(dexLiquidityHistoryArtifact.key);
+      if (!build.files.has(dexLiquidityArtifact.outputs.main.path))
+        throw notYetAvailable(dexLiquidityHistoryArtifact.key);
       const found = await perCoinRows<HistoryRow[]>(route, ctx);
       if (!found) return { payload: [], dataAsOf: build.dataAsOf(dexLiquidityArtifact.outputs.main.path) };
       const start = build.manifest.asOf - (ctx.query.days ?? DEX_HISTORY_DAYS.default) * 86400;

@@ -12,10 +12,26 @@ import type { JsonRoute, RouteDecl } from "./route.ts";
  * A spec route whose data no build publishes yet: declared now, so it authenticates and answers 503 `Data not yet available: <feature>` with `Retry-After: 60` (spec 7
  * rule 3); it never invents data. Health lists the same features as not yet available.
  */
-export function later(operationId: string, path: string, feature: string, cache: CacheProfile, summary: string, lane: Lane = "apiKey"): JsonRoute {
+export function later(
+  operationId: string,
+  path: string,
+  feature: string,
+  cache: CacheProfile,
+  summary: string,
+  lane: Lane = "apiKey",
+): JsonRoute {
   return {
-    kind: "json", operationId, method: "GET", path, lane, tag: "not-yet-available", cache, meta: false, notYetAvailable: feature,
-    summary, description: `${summary}. Not yet published by any build: answers 503 \`Data not yet available: ${feature}\` with \`Retry-After: 60\` until it is.`,
+    kind: "json",
+    operationId,
+    method: "GET",
+    path,
+    lane,
+    tag: "not-yet-available",
+    cache,
+    meta: false,
+    notYetAvailable: feature,
+    summary,
+    description: `${summary}. Not yet published by any build: answers 503 \`Data not yet available: ${feature}\` with \`Retry-After: 60\` until it is.`,
   };
 }
 
@@ -27,7 +43,12 @@ export const NOT_YET_AVAILABLE_ROUTES: RouteDecl[] = [];
  * rows, `Artifact.optional`). Listed here rather than read from `routes/index.ts`, which imports the
  * health route (an import cycle); a health test checks every optional binding of the table is here.
  */
-export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [...RATINGS_ROUTES, ...MARKETS_ROUTES, ...USDS_ROUTES, ...YIELD_ROUTES];
+export const OPTIONAL_ARTIFACT_ROUTES: RouteDecl[] = [
+  ...RATINGS_ROUTES,
+  ...MARKETS_ROUTES,
+  ...USDS_ROUTES,
+  ...YIELD_ROUTES,
+];
 
 /** Whether an output is published: its file, or for a `{id}` template any file under the template's prefix. */
 function isPublished(path: string, published: ReadonlySet<string>): boolean {
@@ -48,12 +69,15 @@ export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set
   const out: Record<string, string[]> = {};
   for (const r of [...NOT_YET_AVAILABLE_ROUTES, ...OPTIONAL_ARTIFACT_ROUTES]) {
     if (r.kind !== "json") continue;
-    const feature = r.notYetAvailable ?? (r.artifact?.optional && !isPublished(r.artifact.output.path, published) ? r.artifact.key : undefined);
+    const feature =
+      r.notYetAvailable ??
+      (r.artifact?.optional && !isPublished(r.artifact.output.path, published) ? r.artifact.key : undefined);
     if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   for (const r of OG_ROUTES) {
     const image = Object.values(OG_IMAGES).find((i) => i.route === r.path);
-    if (r.feature && image && !isPublished(image.path, published)) (out[r.feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
+    if (r.feature && image && !isPublished(image.path, published))
+      (out[r.feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   return out;
 }

@@ -17,10 +17,24 @@ async function image(ctx: HandlerContext, path: string): Promise<StaticResult> {
   return { bytes, contentType: OG_MEDIA_TYPE, cacheControl: CACHE_PROFILES["og-image"] };
 }
 
-function og(operationId: string, name: OgImageName, summary: string, description: string, handler: (ctx: HandlerContext) => Promise<StaticResult>): StaticRoute {
+function og(
+  operationId: string,
+  name: OgImageName,
+  summary: string,
+  description: string,
+  handler: (ctx: HandlerContext) => Promise<StaticResult>,
+): StaticRoute {
   return {
-    kind: "static", operationId, method: "GET", path: OG_IMAGES[name].route, lane: "public", tag: "og", mediaType: OG_MEDIA_TYPE,
-    cache: "og-image", feature: OG_FEATURE, summary,
+    kind: "static",
+    operationId,
+    method: "GET",
+    path: OG_IMAGES[name].route,
+    lane: "public",
+    tag: "og",
+    mediaType: OG_MEDIA_TYPE,
+    cache: "og-image",
+    feature: OG_FEATURE,
+    summary,
     description: `${description} 1200×630 PNG rendered when the build is made, from the same payloads the JSON routes serve; GET and HEAD, no key. 503 \`Data not yet available: og-images\` when the serving build has no such image.`,
     handler,
   };
@@ -29,19 +43,39 @@ function og(operationId: string, name: OgImageName, summary: string, description
 /** Share images (spec 4.1 `/api/og/*`, exempt): PNG files of the serving build (build/og renders them). */
 export const OG_ROUTES: StaticRoute[] = [
   {
-    ...og("getOgStablecoin", "stablecoin", "Share image of one stablecoin (image/png)",
+    ...og(
+      "getOgStablecoin",
+      "stablecoin",
+      "Share image of one stablecoin (image/png)",
       "Name and symbol, circulating supply (USD, 7-day change), price (USD), peg deviation (bps, peg score), safety grade. Published for the largest coins by circulating supply; 404 for an unknown coin id.",
       async (ctx) => {
         const id = ctx.params.stablecoinId;
-        if (!ctx.build?.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) throw new HttpError(404, `Unknown stablecoin id: ${id}`);
+        if (!ctx.build?.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id)))
+          throw new HttpError(404, `Unknown stablecoin id: ${id}`);
         return image(ctx, ogPath("stablecoin", id));
-      }),
+      },
+    ),
     params: z.object({ stablecoinId: z.string().max(200, "must be at most 200 characters") }),
   },
-  og("getOgSafetyScores", "safety-scores", "Share image of the safety scores (image/png)",
-    "Coins graded, coins per letter grade, grades of the five largest coins.", (ctx) => image(ctx, ogPath("safety-scores"))),
-  og("getOgDepeg", "depeg", "Share image of depeg monitoring (image/png)",
-    "Open depeg incidents, incidents opened in the last 30 days, pending ones, the four newest incidents.", (ctx) => image(ctx, ogPath("depeg"))),
-  og("getOgStabilityIndex", "stability-index", "Share image of the stability index (image/png)",
-    "Current score and band, 24 h average, coins in open depeg, market cap covered, the last year of daily scores.", (ctx) => image(ctx, ogPath("stability-index"))),
+  og(
+    "getOgSafetyScores",
+    "safety-scores",
+    "Share image of the safety scores (image/png)",
+    "Coins graded, coins per letter grade, grades of the five largest coins.",
+    (ctx) => image(ctx, ogPath("safety-scores")),
+  ),
+  og(
+    "getOgDepeg",
+    "depeg",
+    "Share image of depeg monitoring (image/png)",
+    "Open depeg incidents, incidents opened in the last 30 days, pending ones, the four newest incidents.",
+    (ctx) => image(ctx, ogPath("depeg")),
+  ),
+  og(
+    "getOgStabilityIndex",
+    "stability-index",
+    "Share image of the stability index (image/png)",
+    "Current score and band, 24 h average, coins in open depeg, market cap covered, the last year of daily scores.",
+    (ctx) => image(ctx, ogPath("stability-index")),
+  ),
 ];

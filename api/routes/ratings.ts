@@ -11,7 +11,14 @@ const tag = "ratings";
  */
 export const RATINGS_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getBluechipRatings", method: "GET", path: "/api/bluechip-ratings", lane: "apiKey", tag, cache: "slow", meta: true,
+    kind: "json",
+    operationId: "getBluechipRatings",
+    method: "GET",
+    path: "/api/bluechip-ratings",
+    lane: "apiKey",
+    tag,
+    cache: "slow",
+    meta: true,
     artifact: bind(bluechipRatingsArtifact),
     summary: "Third-party safety ratings (Bluechip)",
     description: [

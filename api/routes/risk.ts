@@ -1,10 +1,25 @@
 import { z } from "zod";
 import {
-  dependencyGraphArtifact, dependencyScenariosArtifact, type ReportCardsV9PayloadSchema, reportCardsArtifact, reportCardsV9Artifact, safetyGradesArtifact,
-  type SafetyHistoryRowSchema, SafetyHistorySchema, safetyScoreHistoryArtifact,
+  dependencyGraphArtifact,
+  dependencyScenariosArtifact,
+  type ReportCardsV9PayloadSchema,
+  reportCardsArtifact,
+  reportCardsV9Artifact,
+  safetyGradesArtifact,
+  type SafetyHistoryRowSchema,
+  SafetyHistorySchema,
+  safetyScoreHistoryArtifact,
 } from "../../site-data/report-cards.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, type HandlerContext, type JsonRoute, perCoinRows, type RouteDecl, type RouteResult } from "./route.ts";
+import {
+  artifactPayload,
+  bind,
+  type HandlerContext,
+  type JsonRoute,
+  perCoinRows,
+  type RouteDecl,
+  type RouteResult,
+} from "./route.ts";
 
 const tag = "risk";
 type HistoryRow = z.infer<typeof SafetyHistoryRowSchema>;
@@ -19,7 +34,10 @@ const HistoryQuery = z.object({
  * the row in force at the window's start (as the seed: prev null), then every change inside it.
  * 404 for an unknown id; a listed coin without rows gives `[]`.
  */
-async function historyWindow(ctx: HandlerContext, route: JsonRoute): Promise<{ rows: HistoryRow[]; dataAsOf: number | null }> {
+async function historyWindow(
+  ctx: HandlerContext,
+  route: JsonRoute,
+): Promise<{ rows: HistoryRow[]; dataAsOf: number | null }> {
   const found = await perCoinRows<HistoryRow[]>(route, ctx);
   if (!found) return { rows: [], dataAsOf: null };
   const { value: all, path } = found;
@@ -32,35 +50,69 @@ async function historyWindow(ctx: HandlerContext, route: JsonRoute): Promise<{ r
   return { rows, dataAsOf: build.dataAsOf(path) };
 }
 
-const HISTORY_DESCRIPTION = "Rows ascending by UTC day (Unix s, 00:00): a row whenever the grade or score changed, recomputed per day from what was known that day (incidents started by then, priced days, supply, deaths) with today's registry facts; the as-of row is the published grade. `days` (1-3650, default 365) keeps the window ending at the build's as-of; its first row is the grade in force at the window's start, with `prevGrade`/`prevScore` null (the seed). Unknown id: 404; a listed coin without rows: `[]`.";
+const HISTORY_DESCRIPTION =
+  "Rows ascending by UTC day (Unix s, 00:00): a row whenever the grade or score changed, recomputed per day from what was known that day (incidents started by then, priced days, supply, deaths) with today's registry facts; the as-of row is the published grade. `days` (1-3650, default 365) keeps the window ending at the build's as-of; its first row is the grade in force at the window's start, with `prevGrade`/`prevScore` null (the seed). Unknown id: 404; a listed coin without rows: `[]`.";
 
 /** Risk routes: safety grades and report cards, their history, the dependency graph and scenarios. */
 export const RISK_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getReportCardsV9", method: "GET", path: "/api/report-cards/v9", lane: "apiKey", tag, cache: "standard", meta: false,
+    kind: "json",
+    operationId: "getReportCardsV9",
+    method: "GET",
+    path: "/api/report-cards/v9",
+    lane: "apiKey",
+    tag,
+    cache: "standard",
+    meta: false,
     artifact: bind(reportCardsV9Artifact),
     summary: "Safety score report cards (current model)",
-    description: "One card per listed coin (`ballast-safety-score-v1`): pillars Backing 40%, Exit 35%, Economic control 25% (grade, score, reason each), peg multiplier, caps applied, missing inputs (NR), coverage class and every raw input, so the grade can be recomputed. `publication.status` is `held` when the price inputs are older than 48 h at as-of; a held publication is served with `Cache-Control: no-store`.",
+    description:
+      "One card per listed coin (`ballast-safety-score-v1`): pillars Backing 40%, Exit 35%, Economic control 25% (grade, score, reason each), peg multiplier, caps applied, missing inputs (NR), coverage class and every raw input, so the grade can be recomputed. `publication.status` is `held` when the price inputs are older than 48 h at as-of; a held publication is served with `Cache-Control: no-store`.",
     async handler(ctx, route): Promise<RouteResult> {
       const { value, path } = await artifactPayload<z.infer<typeof ReportCardsV9PayloadSchema>>(route, ctx);
       return { file: path, dataAsOf: ctx.build!.dataAsOf(path), noStore: value.publication.status === "held" };
     },
   },
   {
-    kind: "json", operationId: "getReportCards", method: "GET", path: "/api/report-cards", lane: "apiKey", tag, cache: "standard", meta: false,
+    kind: "json",
+    operationId: "getReportCards",
+    method: "GET",
+    path: "/api/report-cards",
+    lane: "apiKey",
+    tag,
+    cache: "standard",
+    meta: false,
     artifact: bind(reportCardsArtifact),
     summary: "Legacy report cards",
-    description: "Spec 2.11 (`ballast-report-card-v1`): five dimensions (pegStability as a multiplier, liquidity = effective exit, resilience, decentralization, dependencyRisk), weights, `pegMultiplierExponent`, grade thresholds A+..F, `NR` with `missingInputs`, `ratedDimensions`, dependencies (weights sum ≤ 1), `rawInputs`, `isDefunct`, and the dependency graph (edges upstream → dependent).",
+    description:
+      "Spec 2.11 (`ballast-report-card-v1`): five dimensions (pegStability as a multiplier, liquidity = effective exit, resilience, decentralization, dependencyRisk), weights, `pegMultiplierExponent`, grade thresholds A+..F, `NR` with `missingInputs`, `ratedDimensions`, dependencies (weights sum ≤ 1), `rawInputs`, `isDefunct`, and the dependency graph (edges upstream → dependent).",
   },
   {
-    kind: "json", operationId: "getSafetyGrades", method: "GET", path: "/api/safety-grades", lane: "public", tag, cache: "standard", meta: false,
+    kind: "json",
+    operationId: "getSafetyGrades",
+    method: "GET",
+    path: "/api/safety-grades",
+    lane: "public",
+    tag,
+    cache: "standard",
+    meta: false,
     artifact: bind(safetyGradesArtifact),
     summary: "One safety grade per listed stablecoin (exempt from key)",
-    description: "Score 0-100 and grade (A+..F, NR with the missing inputs named; defunct coins F) per listed coin with methodology version and publication status. Exempt from `X-API-Key` (spec 5.2).",
+    description:
+      "Score 0-100 and grade (A+..F, NR with the missing inputs named; defunct coins F) per listed coin with methodology version and publication status. Exempt from `X-API-Key` (spec 5.2).",
   },
   {
-    kind: "json", operationId: "getSafetyScoreHistory", method: "GET", path: "/api/safety-score-history", lane: "apiKey", tag, cache: "slow", meta: false,
-    artifact: bind(safetyScoreHistoryArtifact), query: HistoryQuery, id: (ctx) => ctx.query.stablecoin,
+    kind: "json",
+    operationId: "getSafetyScoreHistory",
+    method: "GET",
+    path: "/api/safety-score-history",
+    lane: "apiKey",
+    tag,
+    cache: "slow",
+    meta: false,
+    artifact: bind(safetyScoreHistoryArtifact),
+    query: HistoryQuery,
+    id: (ctx) => ctx.query.stablecoin,
     response: z.array(SafetyHistorySchema.element.omit({ publication: true })),
     summary: "Safety score history of one stablecoin",
     description: `Spec 2.13. ${HISTORY_DESCRIPTION}`,
@@ -70,8 +122,17 @@ export const RISK_ROUTES: RouteDecl[] = [
     },
   },
   {
-    kind: "json", operationId: "getSafetyScoreHistoryV2", method: "GET", path: "/api/safety-score-history-v2", lane: "apiKey", tag, cache: "slow", meta: false,
-    artifact: bind(safetyScoreHistoryArtifact), query: HistoryQuery, id: (ctx) => ctx.query.stablecoin,
+    kind: "json",
+    operationId: "getSafetyScoreHistoryV2",
+    method: "GET",
+    path: "/api/safety-score-history-v2",
+    lane: "apiKey",
+    tag,
+    cache: "slow",
+    meta: false,
+    artifact: bind(safetyScoreHistoryArtifact),
+    query: HistoryQuery,
+    id: (ctx) => ctx.query.stablecoin,
     summary: "Identity-aware safety score history of one stablecoin",
     description: `${HISTORY_DESCRIPTION} Each row keeps the identity of the publication it came from: \`publication.kind\` \`backfill\` (recomputed by the build from recorded history) or \`published\` (the build's own as-of grade), its methodology version and the as-of of the build that computed it.`,
     async handler(ctx, route) {
@@ -80,15 +141,31 @@ export const RISK_ROUTES: RouteDecl[] = [
     },
   },
   {
-    kind: "json", operationId: "getDependencyGraph", method: "GET", path: "/api/dependency-graph/v1", lane: "public", tag, cache: "standard", meta: false,
+    kind: "json",
+    operationId: "getDependencyGraph",
+    method: "GET",
+    path: "/api/dependency-graph/v1",
+    lane: "public",
+    tag,
+    cache: "standard",
+    meta: false,
     artifact: bind(dependencyGraphArtifact),
     summary: "Dependency graph (exempt from key)",
-    description: "Curated dependencies between coins (registry `risk.dependencies`): edges `{from (upstream), to (dependent), weight, type}` with type collateral, custody, bridge, wrapper or mechanism, and each node's current safety grade.",
+    description:
+      "Curated dependencies between coins (registry `risk.dependencies`): edges `{from (upstream), to (dependent), weight, type}` with type collateral, custody, bridge, wrapper or mechanism, and each node's current safety grade.",
   },
   {
-    kind: "json", operationId: "getDependencyScenarios", method: "GET", path: "/api/dependency-scenarios/v1", lane: "public", tag, cache: "standard", meta: false,
+    kind: "json",
+    operationId: "getDependencyScenarios",
+    method: "GET",
+    path: "/api/dependency-scenarios/v1",
+    lane: "public",
+    tag,
+    cache: "standard",
+    meta: false,
     artifact: bind(dependencyScenariosArtifact),
     summary: "Modelled dependency scenarios (exempt from key)",
-    description: "One scenario per upstream coin with dependents: it fails (score 0, grade F) and every coin reachable through dependency edges is regraded in dependency order from its published raw inputs. Each scenario states its assumptions and lists impacts (depth, before, after).",
+    description:
+      "One scenario per upstream coin with dependents: it fails (score 0, grade F) and every coin reachable through dependency edges is regraded in dependency order from its published raw inputs. Each scenario states its assumptions and lists impacts (depth, before, after).",
   },
 ];

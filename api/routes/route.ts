@@ -276,12 +276,19 @@ export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext):
  * the validated payload; 404 for an unknown id, 503 when the build lacks the data (for an optional
  * artifact: when the build publishes no file of it at all, rather than `[]` for every coin).
  */
-export async function perCoinRows<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string } | null> {
+export async function perCoinRows<T>(
+  route: JsonRoute,
+  ctx: HandlerContext,
+): Promise<{ value: T; path: string } | null> {
   const build = need(ctx.build);
   const id: string = ctx.query.stablecoin;
-  if (!build.files.has(outputPath(route.artifact!.output, id)) && build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))) {
+  if (
+    !build.files.has(outputPath(route.artifact!.output, id)) &&
+    build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))
+  ) {
     // An optional artifact with no file at all in this build is not published yet: 503, not an empty history.
-    if (route.artifact!.optional && !(await publishesArtifact(build, route.artifact!.key))) throw notYetAvailable(route.artifact!.key);
+    if (route.artifact!.optional && !(await publishesArtifact(build, route.artifact!.key)))
+      throw notYetAvailable(route.artifact!.key);
     return null;
   }
   return artifactPayload<T>(route, ctx);
@@ -295,7 +302,8 @@ function publishesArtifact(build: ServingBuild, key: string): Promise<boolean> {
 /** 404 naming the unknown id for templated outputs, else 503 not yet available. */
 export function missing(route: JsonRoute, ctx: HandlerContext): HttpError {
   const b = route.artifact!;
-  if (b.output.path.includes("{id}")) return new HttpError(404, `Unknown ${route.idLabel ?? "stablecoin id"}: ${(route.id ?? firstParam)(ctx)}`);
+  if (b.output.path.includes("{id}"))
+    return new HttpError(404, `Unknown ${route.idLabel ?? "stablecoin id"}: ${(route.id ?? firstParam)(ctx)}`);
   return notYetAvailable(b.key);
 }
 
@@ -313,7 +321,11 @@ export async function serveArtifact(route: JsonRoute, ctx: HandlerContext): Prom
  * turns the parsed, schema-checked ledger into the payload, or into `{ bytes }` (serialised JSON);
  * the data time is the ledger file's.
  */
-export async function ledgerPage<T>(route: JsonRoute, ctx: HandlerContext, page: (ledger: T) => unknown): Promise<RouteResult> {
+export async function ledgerPage<T>(
+  route: JsonRoute,
+  ctx: HandlerContext,
+  page: (ledger: T) => unknown,
+): Promise<RouteResult> {
   const { value, path } = await artifactPayload<T>(route, ctx);
   const out = await page(value);
   const dataAsOf = ctx.build!.dataAsOf(path);

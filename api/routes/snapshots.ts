@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
-  CalendarDaySchema, type Snapshot, SNAPSHOT_INDEX_KEY, SnapshotIndexPageSchema, SnapshotIndexSchema, snapshotKey, SnapshotProjectionSchema, SnapshotSchema,
+  CalendarDaySchema,
+  type Snapshot,
+  SNAPSHOT_INDEX_KEY,
+  SnapshotIndexPageSchema,
+  SnapshotIndexSchema,
+  snapshotKey,
+  SnapshotProjectionSchema,
+  SnapshotSchema,
 } from "../../site-data/snapshot.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
@@ -10,14 +17,19 @@ import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
 const tag = "snapshots";
 
 /** The stored snapshot of `day` as bytes and its validated envelope: 404 when none is stored, 500 when it fails its schema. */
-async function storedSnapshot(ctx: HandlerContext, day: string): Promise<{ bytes: Uint8Array; snapshot: Snapshot; hash: string }> {
+async function storedSnapshot(
+  ctx: HandlerContext,
+  day: string,
+): Promise<{ bytes: Uint8Array; snapshot: Snapshot; hash: string }> {
   const stored = await ctx.store.storedPayload(snapshotKey(day), SnapshotSchema, `Snapshot payload corrupted: ${day}`);
   if (!stored) throw new HttpError(404, `No snapshot for this date: ${day}`);
   return { bytes: stored.bytes, snapshot: stored.value, hash: createHash("sha256").update(stored.bytes).digest("hex") };
 }
 
 /** `{date}.json` path segment: a real calendar date followed by `.json`. */
-const SnapshotFileParam = z.string().regex(/^\d{4}-\d{2}-\d{2}\.json$/, "must be YYYY-MM-DD.json")
+const SnapshotFileParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}\.json$/, "must be YYYY-MM-DD.json")
   .refine((s) => CalendarDaySchema.safeParse(s.slice(0, 10)).success, "must be a real calendar date (YYYY-MM-DD.json)");
 
 /**
@@ -28,27 +40,54 @@ const SnapshotFileParam = z.string().regex(/^\d{4}-\d{2}-\d{2}\.json$/, "must be
  */
 export const SNAPSHOT_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "listSnapshots", method: "GET", path: "/api/snapshots/index", lane: "apiKey", tag, cache: "archive", meta: false, cacheable: false,
+    kind: "json",
+    operationId: "listSnapshots",
+    method: "GET",
+    path: "/api/snapshots/index",
+    lane: "apiKey",
+    tag,
+    cache: "archive",
+    meta: false,
+    cacheable: false,
     summary: "Public snapshot index",
-    description: "Every stored dated snapshot, newest first: `snapshotDate`, `buildId`, `methodologyVersions`, `contentHash` (sha256 of the stored bytes, the snapshot's ETag), `byteSize`, `createdAt` (the snapshot's as-of, Unix s). Keyset pagination: `cursor` is the last `snapshotDate` of the previous page (rows strictly older follow); `limit` 1-500, default 100. `{snapshots: [], ...}` before any snapshot is published.",
+    description:
+      "Every stored dated snapshot, newest first: `snapshotDate`, `buildId`, `methodologyVersions`, `contentHash` (sha256 of the stored bytes, the snapshot's ETag), `byteSize`, `createdAt` (the snapshot's as-of, Unix s). Keyset pagination: `cursor` is the last `snapshotDate` of the previous page (rows strictly older follow); `limit` 1-500, default 100. `{snapshots: [], ...}` before any snapshot is published.",
     query: z.object({
       limit: intParam(1, 500).optional().describe("Rows per page, 1-500 (default 100)"),
-      cursor: CalendarDaySchema.optional().describe("Keyset cursor: the last snapshotDate of the previous page (YYYY-MM-DD)"),
+      cursor: CalendarDaySchema.optional().describe(
+        "Keyset cursor: the last snapshotDate of the previous page (YYYY-MM-DD)",
+      ),
     }),
     response: SnapshotIndexPageSchema,
     async handler(ctx) {
-      const rows = (await ctx.store.storedPayload(SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, "Snapshot index corrupted"))?.value.snapshots ?? [];
+      const rows =
+        (await ctx.store.storedPayload(SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, "Snapshot index corrupted"))?.value
+          .snapshots ?? [];
       const limit: number = ctx.query.limit ?? 100;
       const after = ctx.query.cursor ? rows.filter((r) => r.snapshotDate < ctx.query.cursor) : rows;
       const page = after.slice(0, limit);
       const hasMore = after.length > limit;
-      return { payload: { snapshots: page, pagination: { limit, hasMore, nextCursor: hasMore ? page[page.length - 1].snapshotDate : null } }, dataAsOf: null };
+      return {
+        payload: {
+          snapshots: page,
+          pagination: { limit, hasMore, nextCursor: hasMore ? page[page.length - 1].snapshotDate : null },
+        },
+        dataAsOf: null,
+      };
     },
   },
   {
-    kind: "json", operationId: "getSnapshot", method: "GET", path: "/api/snapshots/:snapshot", lane: "apiKey", tag, cache: "immutable-snapshot", meta: false,
+    kind: "json",
+    operationId: "getSnapshot",
+    method: "GET",
+    path: "/api/snapshots/:snapshot",
+    lane: "apiKey",
+    tag,
+    cache: "immutable-snapshot",
+    meta: false,
     summary: "Immutable snapshot for a day (`/api/snapshots/{date}.json`)",
-    description: "The stored snapshot of one UTC day, byte for byte (never rewritten once published): version, snapshotDate, asOf (the day's close: the next day's 00:00:00Z, Unix s), generatedAt, buildId, methodologyVersions, inputs (every capture with its sha256), stablecoins, fxFallbackRates, reportCards, psi, dews, liquidity, depegIncidents (open at as-of or started that day) and `unavailable` (section → why it is empty). `ETag` = sha256 of the bytes; 304 on a matching `If-None-Match`. 400 invalid date, 404 no snapshot, 500 when the stored payload fails its schema.",
+    description:
+      "The stored snapshot of one UTC day, byte for byte (never rewritten once published): version, snapshotDate, asOf (the day's close: the next day's 00:00:00Z, Unix s), generatedAt, buildId, methodologyVersions, inputs (every capture with its sha256), stablecoins, fxFallbackRates, reportCards, psi, dews, liquidity, depegIncidents (open at as-of or started that day) and `unavailable` (section → why it is empty). `ETag` = sha256 of the bytes; 304 on a matching `If-None-Match`. 400 invalid date, 404 no snapshot, 500 when the stored payload fails its schema.",
     params: z.object({ snapshot: SnapshotFileParam.describe("`YYYY-MM-DD.json`") }),
     response: SnapshotSchema,
     async handler(ctx) {
@@ -57,10 +96,21 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
     },
   },
   {
-    kind: "json", operationId: "getSnapshotStablecoin", method: "GET", path: "/api/snapshot/:date/stablecoin/:stablecoinId", lane: "apiKey", tag, cache: "immutable-snapshot", meta: false,
+    kind: "json",
+    operationId: "getSnapshotStablecoin",
+    method: "GET",
+    path: "/api/snapshot/:date/stablecoin/:stablecoinId",
+    lane: "apiKey",
+    tag,
+    cache: "immutable-snapshot",
+    meta: false,
     summary: "One stablecoin in a dated snapshot",
-    description: "Projection of one coin of a dated snapshot (spec 2.15): snapshotDate, stablecoinId, generatedAt, methodologyVersions, the coin's row, and its scores (reportCard, psi, dews, liquidity; each null when the snapshot has none for it). `ETag: <sha256>-<stablecoinId>`. 400 invalid date, 404 no snapshot or coin absent from it, 500 when the stored payload fails its schema.",
-    params: z.object({ date: CalendarDaySchema.describe("UTC day YYYY-MM-DD"), stablecoinId: z.string().max(200, "must be at most 200 characters") }),
+    description:
+      "Projection of one coin of a dated snapshot (spec 2.15): snapshotDate, stablecoinId, generatedAt, methodologyVersions, the coin's row, and its scores (reportCard, psi, dews, liquidity; each null when the snapshot has none for it). `ETag: <sha256>-<stablecoinId>`. 400 invalid date, 404 no snapshot or coin absent from it, 500 when the stored payload fails its schema.",
+    params: z.object({
+      date: CalendarDaySchema.describe("UTC day YYYY-MM-DD"),
+      stablecoinId: z.string().max(200, "must be at most 200 characters"),
+    }),
     response: SnapshotProjectionSchema,
     async handler(ctx) {
       const { snapshot, hash } = await storedSnapshot(ctx, ctx.params.date);
@@ -68,7 +118,11 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
       const stablecoin = snapshot.stablecoins.find((c) => c.id === id);
       if (!stablecoin) throw new HttpError(404, `Stablecoin ${id} is not in the snapshot of ${ctx.params.date}`);
       const payload = SnapshotProjectionSchema.parse({
-        snapshotDate: snapshot.snapshotDate, stablecoinId: id, generatedAt: snapshot.generatedAt, methodologyVersions: snapshot.methodologyVersions, stablecoin,
+        snapshotDate: snapshot.snapshotDate,
+        stablecoinId: id,
+        generatedAt: snapshot.generatedAt,
+        methodologyVersions: snapshot.methodologyVersions,
+        stablecoin,
         scores: {
           reportCard: snapshot.reportCards.find((c) => c.id === id) ?? null,
           psi: snapshot.psi,

@@ -1,63 +1,124 @@
 import { z } from "zod";
 import { stablecoinChartsArtifact } from "../../site-data/stablecoin-charts.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
-import { StablecoinSummarySchema, stablecoinSummaryArtifact, type StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
+import {
+  StablecoinSummarySchema,
+  stablecoinSummaryArtifact,
+  type StablecoinSummariesSchema,
+} from "../../site-data/stablecoin-summary.ts";
 import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { supplyHistoryArtifact } from "../../site-data/supply-history.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";
 
-const StablecoinIdParam = z.object({ stablecoinId: z.string().max(200, "must be at most 200 characters").describe("Canonical stablecoin id `<ticker>-<issuer>`") });
+const StablecoinIdParam = z.object({
+  stablecoinId: z
+    .string()
+    .max(200, "must be at most 200 characters")
+    .describe("Canonical stablecoin id `<ticker>-<issuer>`"),
+});
 const tag = "stablecoins";
 
 /** Supply routes: the list, one coin's history and summary, aggregate charts, supply history. */
 export const STABLECOIN_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "listStablecoins", method: "GET", path: "/api/stablecoins", lane: "apiKey", tag, cache: "producer-backed", meta: true,
+    kind: "json",
+    operationId: "listStablecoins",
+    method: "GET",
+    path: "/api/stablecoins",
+    lane: "apiKey",
+    tag,
+    cache: "producer-backed",
+    meta: true,
     artifact: bind(stablecoinsArtifact),
     summary: "All listed stablecoins",
-    description: "StablecoinData rows (spec 2.2), largest USD supply first. `circulating*` are USD keyed by pegType; `chainCirculating` is keyed by DefiLlama chain display label. Captures observed before 2025-12-01 carry native peg units upstream and are converted with the coin's price, else the ECB reference rate (`fxFallbackRates`), else par for USD pegs.",
+    description:
+      "StablecoinData rows (spec 2.2), largest USD supply first. `circulating*` are USD keyed by pegType; `chainCirculating` is keyed by DefiLlama chain display label. Captures observed before 2025-12-01 carry native peg units upstream and are converted with the coin's price, else the ECB reference rate (`fxFallbackRates`), else par for USD pegs.",
   },
   {
-    kind: "json", operationId: "getStablecoin", method: "GET", path: "/api/stablecoin/:stablecoinId", lane: "apiKey", tag, cache: "per-coin", meta: false,
-    artifact: bind(stablecoinDetailArtifact), params: StablecoinIdParam,
+    kind: "json",
+    operationId: "getStablecoin",
+    method: "GET",
+    path: "/api/stablecoin/:stablecoinId",
+    lane: "apiKey",
+    tag,
+    cache: "per-coin",
+    meta: false,
+    artifact: bind(stablecoinDetailArtifact),
+    params: StablecoinIdParam,
     summary: "Daily supply history of one stablecoin",
-    description: "TokenPoint history (spec 2.3). USD-pegged coins report USD at face value; non-USD pegs keep native units native and convert USD with the current price.",
+    description:
+      "TokenPoint history (spec 2.3). USD-pegged coins report USD at face value; non-USD pegs keep native units native and convert USD with the current price.",
   },
   {
-    kind: "json", operationId: "getStablecoinSummary", method: "GET", path: "/api/stablecoin-summary/:stablecoinId", lane: "apiKey", tag, cache: "producer-backed", meta: false,
-    artifact: bind(stablecoinSummaryArtifact), params: StablecoinIdParam, response: StablecoinSummarySchema,
+    kind: "json",
+    operationId: "getStablecoinSummary",
+    method: "GET",
+    path: "/api/stablecoin-summary/:stablecoinId",
+    lane: "apiKey",
+    tag,
+    cache: "producer-backed",
+    meta: false,
+    artifact: bind(stablecoinSummaryArtifact),
+    params: StablecoinIdParam,
+    response: StablecoinSummarySchema,
     summary: "Supply summary of one stablecoin",
-    description: "Summary (spec 2.4). `supplyUsd.change1d/7d/30d` are USD differences (current − previous), null unless both values were observed. 503 when the shared summary cache is missing or corrupt, 404 when the coin is absent from it.",
+    description:
+      "Summary (spec 2.4). `supplyUsd.change1d/7d/30d` are USD differences (current − previous), null unless both values were observed. 503 when the shared summary cache is missing or corrupt, 404 when the coin is absent from it.",
     async handler(ctx, route) {
       const { value: all, path } = await artifactPayload<z.output<typeof StablecoinSummariesSchema>>(route, ctx);
       const id = ctx.params.stablecoinId;
       const summary = Object.hasOwn(all, id) ? all[id] : undefined;
       if (!summary) throw new HttpError(404, `Unknown stablecoin id: ${id}`);
-      return { json: await ctx.build!.memo(`summary:${id}`, () => JSON.stringify(summary)), dataAsOf: ctx.build!.dataAsOf(path) };
+      return {
+        json: await ctx.build!.memo(`summary:${id}`, () => JSON.stringify(summary)),
+        dataAsOf: ctx.build!.dataAsOf(path),
+      };
     },
   },
   {
-    kind: "json", operationId: "getStablecoinCharts", method: "GET", path: "/api/stablecoin-charts", lane: "apiKey", tag, cache: "standard", meta: false,
+    kind: "json",
+    operationId: "getStablecoinCharts",
+    method: "GET",
+    path: "/api/stablecoin-charts",
+    lane: "apiKey",
+    tag,
+    cache: "standard",
+    meta: false,
     artifact: bind(stablecoinChartsArtifact),
     summary: "Aggregate supply over time",
-    description: "Top-level array (spec 2.3). `aggregateUniverse` `defillama-all` points (2020-12 → 2023-07) carry only the all-peg `total`; `ballast-listed` points carry one key per pegType plus `total`.",
+    description:
+      "Top-level array (spec 2.3). `aggregateUniverse` `defillama-all` points (2020-12 → 2023-07) carry only the all-peg `total`; `ballast-listed` points carry one key per pegType plus `total`.",
   },
   {
-    kind: "json", operationId: "getSupplyHistory", method: "GET", path: "/api/supply-history", lane: "apiKey", tag, cache: "slow", meta: false,
+    kind: "json",
+    operationId: "getSupplyHistory",
+    method: "GET",
+    path: "/api/supply-history",
+    lane: "apiKey",
+    tag,
+    cache: "slow",
+    meta: false,
     artifact: bind(supplyHistoryArtifact),
-    query: z.object({ stablecoin: stablecoinParam(), days: intParam(1, 3650).optional().describe("Last N days before the newest point (default: all)") }),
+    query: z.object({
+      stablecoin: stablecoinParam(),
+      days: intParam(1, 3650).optional().describe("Last N days before the newest point (default: all)"),
+    }),
     id: (ctx) => ctx.query.stablecoin,
     summary: "Daily supply history of one stablecoin",
-    description: "Array of `{date, circulatingUsd, circulatingNative, source}` oldest first; `days` keeps the last N days before the newest point (default: all). A listed coin without accepted history points answers `[]`; an unknown id is 404.",
+    description:
+      "Array of `{date, circulatingUsd, circulatingNative, source}` oldest first; `days` keeps the last N days before the newest point (default: all). A listed coin without accepted history points answers `[]`; an unknown id is 404.",
     async handler(ctx, route) {
       const found = await perCoinRows<{ date: number }[]>(route, ctx);
       if (!found) return { payload: [], dataAsOf: null };
       const { value: points, path } = found;
       const last = points.at(-1)?.date ?? 0;
       const days: number | undefined = ctx.query.days;
-      return { payload: days ? points.filter((p) => p.date > last - days * 86400) : points, dataAsOf: ctx.build!.dataAsOf(path) };
+      return {
+        payload: days ? points.filter((p) => p.date > last - days * 86400) : points,
+        dataAsOf: ctx.build!.dataAsOf(path),
+      };
     },
   },
 ];

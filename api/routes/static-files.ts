@@ -7,7 +7,11 @@ import { buildPostmanCollection, buildPostmanEnvironment } from "../postman.ts";
 import type { HandlerContext, RouteDecl, StaticResult } from "./route.ts";
 
 const TYPES: Record<string, string> = {
-  csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8", ndjson: "application/x-ndjson", md: "text/markdown; charset=utf-8", duckdb: "application/octet-stream",
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  ndjson: "application/x-ndjson",
+  md: "text/markdown; charset=utf-8",
+  duckdb: "application/octet-stream",
   parquet: "application/vnd.apache.parquet",
 };
 const typeOf = (path: string) => TYPES[path.slice(path.lastIndexOf(".") + 1)] ?? "application/octet-stream";
@@ -26,7 +30,10 @@ function generated(make: () => unknown): () => StaticResult {
   return () => {
     if (!result) {
       const bytes = Buffer.from(`${JSON.stringify(make(), null, 1)}\n`);
-      const forms: Record<StoredEncoding, Uint8Array> = { br: compressBody(bytes, "br"), gzip: compressBody(bytes, "gzip") };
+      const forms: Record<StoredEncoding, Uint8Array> = {
+        br: compressBody(bytes, "br"),
+        gzip: compressBody(bytes, "gzip"),
+      };
       result = { bytes, contentType: typeOf(".json"), encoded: async (e) => forms[e] };
     }
     return result;
@@ -38,7 +45,12 @@ const FORMATS = "csv|json|ndjson|parquet";
 
 const DatasetFile = z.object({
   topic: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a dataset topic"),
-  file: z.string().regex(new RegExp(`^((latest|\\d{4}-\\d{2}-\\d{2})\\.(${FORMATS})|datapackage\\.json)$`), "must be latest or YYYY-MM-DD with .csv, .json, .ndjson or .parquet, or datapackage.json"),
+  file: z
+    .string()
+    .regex(
+      new RegExp(`^((latest|\\d{4}-\\d{2}-\\d{2})\\.(${FORMATS})|datapackage\\.json)$`),
+      "must be latest or YYYY-MM-DD with .csv, .json, .ndjson or .parquet, or datapackage.json",
+    ),
 });
 
 /** A dated file of the serving build: `datasets/<topic>/<YYYY-MM-DD>.<ext>`. */
@@ -55,13 +67,20 @@ async function datasetFile(ctx: HandlerContext): Promise<StaticResult | null> {
   const [day, ext] = file.split(".");
   if (day === "latest") {
     const pattern = datedIn(topic, ext);
-    const dated = [...(ctx.build?.files.keys() ?? [])].filter((p) => pattern.test(p)).sort().at(-1);
+    const dated = [...(ctx.build?.files.keys() ?? [])]
+      .filter((p) => pattern.test(p))
+      .sort()
+      .at(-1);
     return buildFile(ctx.build, dated ?? `datasets/${topic}.${ext}`);
   }
   const key = `datasets/${topic}/${file}`;
   const bytes = await ctx.store.object(key);
   if (!bytes) return null;
-  return { bytes, contentType: typeOf(file), encoded: ext === "parquet" ? async () => null : (e) => ctx.store.object(`${key}${e === "br" ? ".br" : ".gz"}`) };
+  return {
+    bytes,
+    contentType: typeOf(file),
+    encoded: ext === "parquet" ? async () => null : (e) => ctx.store.object(`${key}${e === "br" ? ".br" : ".gz"}`),
+  };
 }
 
 const openApi = generated(buildOpenApi);
@@ -71,51 +90,115 @@ const postmanEnvironment = generated(buildPostmanEnvironment);
 /** Static files (spec 1): no key, `Access-Control-Allow-Origin: *`, br/gzip by `Accept-Encoding`. */
 export const STATIC_ROUTES: RouteDecl[] = [
   {
-    kind: "static", operationId: "getDatasetFile", method: "GET", path: "/datasets/:topic/:file", lane: "public", tag, mediaType: "text/csv", params: DatasetFile,
+    kind: "static",
+    operationId: "getDatasetFile",
+    method: "GET",
+    path: "/datasets/:topic/:file",
+    lane: "public",
+    tag,
+    mediaType: "text/csv",
+    params: DatasetFile,
     summary: "Dataset export (dated or latest)",
-    description: "`/datasets/<topic>/latest.{csv,json,ndjson,parquet}` (the newest dated file; for an undated topic its `/datasets/<topic>.<fmt>` file), `/datasets/<topic>/<YYYY-MM-DD>.{csv,json,ndjson,parquet}` (kept 90 days; a missing dated URL means no published run, not an empty dataset) and `/datasets/<topic>/datapackage.json` (Frictionless tabular data package: resources, table schema with units, primary key, sources, licences, as-of, build id). CSVs start with one `#` provenance comment line; Parquet is served as `application/vnd.apache.parquet`.",
+    description:
+      "`/datasets/<topic>/latest.{csv,json,ndjson,parquet}` (the newest dated file; for an undated topic its `/datasets/<topic>.<fmt>` file), `/datasets/<topic>/<YYYY-MM-DD>.{csv,json,ndjson,parquet}` (kept 90 days; a missing dated URL means no published run, not an empty dataset) and `/datasets/<topic>/datapackage.json` (Frictionless tabular data package: resources, table schema with units, primary key, sources, licences, as-of, build id). CSVs start with one `#` provenance comment line; Parquet is served as `application/vnd.apache.parquet`.",
     handler: datasetFile,
   },
   {
-    kind: "static", operationId: "getDatasetExport", method: "GET", path: "/datasets/:file", lane: "public", tag, mediaType: "application/json",
-    params: z.object({ file: z.string().regex(new RegExp(`^[a-z0-9-]{1,64}\\.(${FORMATS})$`), "must be <topic>.csv, .json, .ndjson or .parquet") }),
+    kind: "static",
+    operationId: "getDatasetExport",
+    method: "GET",
+    path: "/datasets/:file",
+    lane: "public",
+    tag,
+    mediaType: "application/json",
+    params: z.object({
+      file: z
+        .string()
+        .regex(new RegExp(`^[a-z0-9-]{1,64}\\.(${FORMATS})$`), "must be <topic>.csv, .json, .ndjson or .parquet"),
+    }),
     summary: "Undated dataset export (e.g. the stablecoin cemetery, source-quality)",
     handler: (ctx) => buildFile(ctx.build, `datasets/${ctx.params.file}`),
   },
   {
-    kind: "static", operationId: "getSheet", method: "GET", path: "/sheets/:file", lane: "public", tag, mediaType: "text/csv",
+    kind: "static",
+    operationId: "getSheet",
+    method: "GET",
+    path: "/sheets/:file",
+    lane: "public",
+    tag,
+    mediaType: "text/csv",
     params: z.object({ file: z.string().regex(/^[a-z0-9-]{1,64}\.csv$/, "must be <topic>.csv") }),
     summary: "Spreadsheet-friendly CSV of a dataset topic",
     handler: (ctx) => buildFile(ctx.build, `sheets/${ctx.params.file}`),
   },
   {
-    kind: "static", operationId: "getPublishedDatabase", method: "GET", path: "/ballast.duckdb", lane: "public", tag, mediaType: "application/octet-stream",
+    kind: "static",
+    operationId: "getPublishedDatabase",
+    method: "GET",
+    path: "/ballast.duckdb",
+    lane: "public",
+    tag,
+    mediaType: "application/octet-stream",
     summary: "The published DuckDB database of the serving build",
     description: "Registry and every mart of the serving build, for `duckdb -readonly`.",
     handler: (ctx) => buildFile(ctx.build, "ballast.duckdb"),
   },
   {
-    kind: "static", operationId: "getMethodologyChangelog", method: "GET", path: "/methodology/:file", lane: "public", tag, mediaType: "text/markdown",
+    kind: "static",
+    operationId: "getMethodologyChangelog",
+    method: "GET",
+    path: "/methodology/:file",
+    lane: "public",
+    tag,
+    mediaType: "text/markdown",
     params: z.object({ file: z.string().regex(/^[a-z0-9-]{1,64}\.md$/, "must be <analytic>.md") }),
     summary: "Changelog of an analytic's methodology (the `changelogPath` of methodology objects)",
     handler: (ctx) => buildFile(ctx.build, `methodology/${ctx.params.file}`),
   },
   {
-    kind: "static", operationId: "getOpenApi", method: "GET", path: "/openapi.json", lane: "public", tag, mediaType: "application/json",
-    summary: "This OpenAPI 3.1 description", handler: async () => openApi(),
+    kind: "static",
+    operationId: "getOpenApi",
+    method: "GET",
+    path: "/openapi.json",
+    lane: "public",
+    tag,
+    mediaType: "application/json",
+    summary: "This OpenAPI 3.1 description",
+    handler: async () => openApi(),
   },
   {
-    kind: "static", operationId: "getApiReference", method: "GET", path: "/docs", lane: "public", tag, mediaType: "text/html",
+    kind: "static",
+    operationId: "getApiReference",
+    method: "GET",
+    path: "/docs",
+    lane: "public",
+    tag,
+    mediaType: "text/html",
     summary: "API reference page (HTML) rendered from this OpenAPI description",
-    description: "Redoc page generated by `redocly build-docs` from `/openapi.json` on the first request after the description changes (then kept). Served with a Content-Security-Policy that lets the page load nothing outside itself (inline scripts by hash, data: images and fonts, no connections).",
+    description:
+      "Redoc page generated by `redocly build-docs` from `/openapi.json` on the first request after the description changes (then kept). Served with a Content-Security-Policy that lets the page load nothing outside itself (inline scripts by hash, data: images and fonts, no connections).",
     handler: (ctx) => apiDocsPage(openApi().bytes, ctx.services.docsDir),
   },
   {
-    kind: "static", operationId: "getPostmanCollection", method: "GET", path: "/postman/ballast.postman_collection.json", lane: "public", tag, mediaType: "application/json",
-    summary: "Postman collection of every public route", handler: async () => postmanCollection(),
+    kind: "static",
+    operationId: "getPostmanCollection",
+    method: "GET",
+    path: "/postman/ballast.postman_collection.json",
+    lane: "public",
+    tag,
+    mediaType: "application/json",
+    summary: "Postman collection of every public route",
+    handler: async () => postmanCollection(),
   },
   {
-    kind: "static", operationId: "getPostmanEnvironment", method: "GET", path: "/postman/ballast.postman_environment.json", lane: "public", tag, mediaType: "application/json",
-    summary: "Postman environment (baseUrl, apiKey)", handler: async () => postmanEnvironment(),
+    kind: "static",
+    operationId: "getPostmanEnvironment",
+    method: "GET",
+    path: "/postman/ballast.postman_environment.json",
+    lane: "public",
+    tag,
+    mediaType: "application/json",
+    summary: "Postman environment (baseUrl, apiKey)",
+    handler: async () => postmanEnvironment(),
   },
 ];

@@ -21,8 +21,13 @@ const Status = z.enum(["healthy", "degraded", "stale"]);
 
 /** Query of `/api/public-status-history`: `limit` 1-200 (default 50) and `window` (default 30d); out-of-range or unknown values are 400 naming the parameter. */
 const PublicStatusHistoryQuery = z.object({
-  limit: intParam(STATUS_LIMIT.min, STATUS_LIMIT.max).optional().describe("Transitions, newest first, 1-200 (default 50)"),
-  window: z.enum(["24h", "7d", "30d"], { error: "must be 24h, 7d or 30d" }).optional().describe("Window ending now: `24h`, `7d` or `30d` (default `30d`)"),
+  limit: intParam(STATUS_LIMIT.min, STATUS_LIMIT.max)
+    .optional()
+    .describe("Transitions, newest first, 1-200 (default 50)"),
+  window: z
+    .enum(["24h", "7d", "30d"], { error: "must be 24h, 7d or 30d" })
+    .optional()
+    .describe("Window ending now: `24h`, `7d` or `30d` (default `30d`)"),
 });
 
 /** Body of `/api/public-status-history` (spec 2.9). Times Unix s on the service clock (that of `/api/health` `timestamp`). */
@@ -30,14 +35,16 @@ export const PublicStatusHistorySchema = z.object({
   timestamp: z.number().int(),
   currentStatus: Status,
   lastChangedAt: z.number().int().nullable(),
-  transitions: z.array(z.object({
-    id: z.number().int(),
-    from: Status.nullable(),
-    to: Status,
-    transitionType: z.enum(["init", "degrade", "recover"]),
-    reason: z.string(),
-    at: z.number().int(),
-  })),
+  transitions: z.array(
+    z.object({
+      id: z.number().int(),
+      from: Status.nullable(),
+      to: Status,
+      transitionType: z.enum(["init", "degrade", "recover"]),
+      reason: z.string(),
+      at: z.number().int(),
+    }),
+  ),
 });
 export type PublicStatusHistory = z.infer<typeof PublicStatusHistorySchema>;
 
@@ -47,11 +54,22 @@ const unavailable = () => new HttpError(503, "Public status history unavailable"
 /** `/api/public-status-history` (spec 2.9, 4.1). */
 export const STATUS_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getPublicStatusHistory", method: "GET", path: "/api/public-status-history", lane: "apiKey", tag: "status",
-    cache: "public-status", meta: false, cacheable: false, maxAgeSec: STATUS_HISTORY_MAX_AGE_SEC, ratios: { fresh: 1, degraded: 2 },
-    query: PublicStatusHistoryQuery, response: PublicStatusHistorySchema,
+    kind: "json",
+    operationId: "getPublicStatusHistory",
+    method: "GET",
+    path: "/api/public-status-history",
+    lane: "apiKey",
+    tag: "status",
+    cache: "public-status",
+    meta: false,
+    cacheable: false,
+    maxAgeSec: STATUS_HISTORY_MAX_AGE_SEC,
+    ratios: { fresh: 1, degraded: 2 },
+    query: PublicStatusHistoryQuery,
+    response: PublicStatusHistorySchema,
     summary: "Public status transitions",
-    description: "Public status history (spec 2.9). `currentStatus` is the status `/api/health` reports now; `lastChangedAt` and `transitions` come from the hysteresis state the API instances record every 60 s (`STATUS_HYSTERESIS`, README \"Status history\"). Only incidents opened by public-impact causes (cache ratio, FX cached fallback, mint/burn lane, open circuit groups, state store unhealthy, no published build) are listed, with every later row up to the recovery to `healthy`; newest first, at most `limit` (1-200, default 50) within `window` (`24h`, `7d`, `30d`; default `30d`). Times are Unix s on the clock of `/api/health` `timestamp`. `X-Data-Age` is the time since the status was last evaluated. 503 `Public status history unavailable` with `Cache-Control: no-store` when the state store cannot be read.",
+    description:
+      'Public status history (spec 2.9). `currentStatus` is the status `/api/health` reports now; `lastChangedAt` and `transitions` come from the hysteresis state the API instances record every 60 s (`STATUS_HYSTERESIS`, README "Status history"). Only incidents opened by public-impact causes (cache ratio, FX cached fallback, mint/burn lane, open circuit groups, state store unhealthy, no published build) are listed, with every later row up to the recovery to `healthy`; newest first, at most `limit` (1-200, default 50) within `window` (`24h`, `7d`, `30d`; default `30d`). Times are Unix s on the clock of `/api/health` `timestamp`. `X-Data-Age` is the time since the status was last evaluated. 503 `Public status history unavailable` with `Cache-Control: no-store` when the state store cannot be read.',
     handler: async (ctx) => {
       const svc = ctx.services.statusHistory;
       if (!svc) throw unavailable();
@@ -70,7 +88,14 @@ export const STATUS_ROUTES: RouteDecl[] = [
         timestamp: ctx.now,
         currentStatus: assessment.health.status,
         lastChangedAt: history.state ? history.state.lastChangedAt + shift : null,
-        transitions: history.transitions.map((t) => ({ id: t.id, from: t.from, to: t.to, transitionType: t.transitionType, reason: publicReason(t), at: t.at + shift })),
+        transitions: history.transitions.map((t) => ({
+          id: t.id,
+          from: t.from,
+          to: t.to,
+          transitionType: t.transitionType,
+          reason: publicReason(t),
+          at: t.at + shift,
+        })),
       };
       return { payload: body, dataAsOf: history.state ? history.state.lastEvaluatedAt + shift : null };
     },

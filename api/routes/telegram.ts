@@ -32,7 +32,8 @@ async function jsonBody<T>(ctx: WriteContext, schema: z.ZodType<T>, maxBytes: nu
 
 const MINI_APP_ERRORS = {
   "400": "Body is not JSON, or a field is missing or invalid (the message names it)",
-  "401": "Init data invalid (`reason: init_data_invalid`: hash missing or wrong, no user) or expired (`reason: init_data_expired`)",
+  "401":
+    "Init data invalid (`reason: init_data_invalid`: hash missing or wrong, no user) or expired (`reason: init_data_expired`)",
   "403": "Refused on the website-internal lane (the request carries `X-Ballast-Site-Proxy-Secret`)",
   "413": `Body larger than ${MINI_APP_MAX_BYTES} bytes`,
   "503": "No bot configured, or the state store is unavailable (`Retry-After: 60`)",
@@ -54,31 +55,55 @@ const scope = (ctx: WriteContext | HandlerContext) => ({ build: ctx.build, wallN
 /** The messaging-bot routes of spec 4.4 and 2.16. */
 export const TELEGRAM_ROUTES: RouteDecl[] = [
   {
-    kind: "write", operationId: "telegramWebhook", method: "POST", path: "/api/telegram-webhook", lane: "webhook", tag: "writes",
+    kind: "write",
+    operationId: "telegramWebhook",
+    method: "POST",
+    path: "/api/telegram-webhook",
+    lane: "webhook",
+    tag: "writes",
     summary: "Messaging-bot webhook",
-    description: "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token` (compared in constant time). Answers plain-text `ok` once the update is handled; "
-      + "replies go out through the Bot API. An update whose handling fails for another reason than the state store is logged and still acknowledged with `ok` "
-      + "(no retry storm); 503 when the state store (or the Bot API, for the bot's identity) is unavailable, so Telegram retries it later. 404 while no webhook secret is configured.",
-    requestBody: { mediaType: "application/json", schema: UpdateSchema, description: `A Telegram Update object (at most ${WEBHOOK_MAX_BYTES} bytes).` },
+    description:
+      "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token` (compared in constant time). Answers plain-text `ok` once the update is handled; " +
+      "replies go out through the Bot API. An update whose handling fails for another reason than the state store is logged and still acknowledged with `ok` " +
+      "(no retry storm); 503 when the state store (or the Bot API, for the bot's identity) is unavailable, so Telegram retries it later. 404 while no webhook secret is configured.",
+    requestBody: {
+      mediaType: "application/json",
+      schema: UpdateSchema,
+      description: `A Telegram Update object (at most ${WEBHOOK_MAX_BYTES} bytes).`,
+    },
     responses: {
-      "200": "Plain-text `ok`", "400": "Body is not JSON, or not an update (no integer `update_id`)", "401": "Missing or wrong secret", "404": "Webhook not configured",
-      "413": `Update larger than ${WEBHOOK_MAX_BYTES} bytes`, "503": "No bot configured, or its state store is unavailable: Telegram retries (`Retry-After: 60`)",
+      "200": "Plain-text `ok`",
+      "400": "Body is not JSON, or not an update (no integer `update_id`)",
+      "401": "Missing or wrong secret",
+      "404": "Webhook not configured",
+      "413": `Update larger than ${WEBHOOK_MAX_BYTES} bytes`,
+      "503": "No bot configured, or its state store is unavailable: Telegram retries (`Retry-After: 60`)",
     },
     responseMediaType: "text/plain",
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-webhook");
-      const update = await jsonBody(ctx, UpdateSchema, WEBHOOK_MAX_BYTES) as TelegramUpdate;
+      const update = (await jsonBody(ctx, UpdateSchema, WEBHOOK_MAX_BYTES)) as TelegramUpdate;
       await t.handleUpdate(update, scope(ctx));
       return { status: 200, text: "ok" };
     },
   } satisfies WriteRoute,
   {
-    kind: "write", operationId: "telegramMiniAppSession", method: "POST", path: "/api/telegram-mini-app/session", lane: "init-data", tag: "writes",
+    kind: "write",
+    operationId: "telegramMiniAppSession",
+    method: "POST",
+    path: "/api/telegram-mini-app/session",
+    lane: "init-data",
+    tag: "writes",
     summary: "Mini-app session",
-    description: "Opens a mini-app session: verifies the signed init data (HMAC with the bot token, `auth_date` at most 24 h old by default, a user payload) "
-      + "and answers the user's private chat: `{ chatId, active, inactiveReason, coins: [{id, symbol}], presets, availablePresets: [{name, description, coins}], mutateUntil }` "
-      + "(`mutateUntil`: Unix s until which this init data is accepted by `/mutate`). Refused on the website-internal lane. Always `no-store`.",
-    requestBody: { mediaType: "application/json", schema: MiniAppSessionBodySchema, description: "`{ initData }`: `Telegram.WebApp.initData` as received." },
+    description:
+      "Opens a mini-app session: verifies the signed init data (HMAC with the bot token, `auth_date` at most 24 h old by default, a user payload) " +
+      "and answers the user's private chat: `{ chatId, active, inactiveReason, coins: [{id, symbol}], presets, availablePresets: [{name, description, coins}], mutateUntil }` " +
+      "(`mutateUntil`: Unix s until which this init data is accepted by `/mutate`). Refused on the website-internal lane. Always `no-store`.",
+    requestBody: {
+      mediaType: "application/json",
+      schema: MiniAppSessionBodySchema,
+      description: "`{ initData }`: `Telegram.WebApp.initData` as received.",
+    },
     responses: { "200": "The user's follows", ...MINI_APP_ERRORS },
     handler: async (ctx) => {
       const t = await miniAppBot(ctx);
@@ -87,16 +112,29 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     },
   } satisfies WriteRoute,
   {
-    kind: "write", operationId: "telegramMiniAppMutate", method: "POST", path: "/api/telegram-mini-app/mutate", lane: "init-data", tag: "writes",
+    kind: "write",
+    operationId: "telegramMiniAppMutate",
+    method: "POST",
+    path: "/api/telegram-mini-app/mutate",
+    lane: "init-data",
+    tag: "writes",
     summary: "Mini-app mutation",
-    description: "Follows or unfollows one stablecoin or preset for the user's private chat, after verifying the init data (`auth_date` at most 1 h old by default). "
-      + "Answers the session's state plus `{ action, target, changed }`. The same `(initData, requestId)` twice is a replay claim: 409 `reason: init_data_replayed`, nothing changes. "
-      + "A follow opts the chat in (unless it blocked the bot). Refused on the website-internal lane. Always `no-store`.",
-    requestBody: { mediaType: "application/json", schema: MiniAppMutateBodySchema, description: "`{ initData, requestId, action: follow|unfollow, coin | preset }`." },
+    description:
+      "Follows or unfollows one stablecoin or preset for the user's private chat, after verifying the init data (`auth_date` at most 1 h old by default). " +
+      "Answers the session's state plus `{ action, target, changed }`. The same `(initData, requestId)` twice is a replay claim: 409 `reason: init_data_replayed`, nothing changes. " +
+      "A follow opts the chat in (unless it blocked the bot). Refused on the website-internal lane. Always `no-store`.",
+    requestBody: {
+      mediaType: "application/json",
+      schema: MiniAppMutateBodySchema,
+      description: "`{ initData, requestId, action: follow|unfollow, coin | preset }`.",
+    },
     responses: {
-      "200": "The user's follows after the mutation", ...MINI_APP_ERRORS, "404": "Unknown stablecoin id or preset",
+      "200": "The user's follows after the mutation",
+      ...MINI_APP_ERRORS,
+      "404": "Unknown stablecoin id or preset",
       "409": "Replay claim: requestId already used with this init data (`reason: init_data_replayed`)",
-      "503": "No bot configured, no coin list published yet (coin mutations), or the state store is unavailable (`Retry-After: 60`)",
+      "503":
+        "No bot configured, no coin list published yet (coin mutations), or the state store is unavailable (`Retry-After: 60`)",
     },
     handler: async (ctx) => {
       const t = await miniAppBot(ctx);
@@ -105,15 +143,29 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     },
   } satisfies WriteRoute,
   {
-    kind: "write", operationId: "telegramAdoption", method: "POST", path: "/api/telegram-adoption", lane: "site", tag: "writes",
+    kind: "write",
+    operationId: "telegramAdoption",
+    method: "POST",
+    path: "/api/telegram-adoption",
+    lane: "site",
+    tag: "writes",
     summary: "Adoption snapshot (website-internal)",
-    description: "Records today's (UTC) watcher lifecycle snapshot, replacing an earlier one of the same day, so the pulse reads `historySource: snapshot`; the website's "
-      + "scheduler calls it once a day. Answers the snapshot `{ day, snapshotAt, activeWatchers, newWatchers, churnedWatchers, reactivatedWatchers, coinSubscriptions, "
-      + "explicitCoinSubscriptions, presetImpliedCoinSubscriptions, activePresetFollowers }` (exact counts: internal). Needs `X-Ballast-Site-Proxy-Secret`; 404 while none is configured.",
-    requestBody: { mediaType: "application/json", schema: AdoptionBodySchema, description: "Empty, or `{}`: the snapshot is computed from the state store." },
+    description:
+      "Records today's (UTC) watcher lifecycle snapshot, replacing an earlier one of the same day, so the pulse reads `historySource: snapshot`; the website's " +
+      "scheduler calls it once a day. Answers the snapshot `{ day, snapshotAt, activeWatchers, newWatchers, churnedWatchers, reactivatedWatchers, coinSubscriptions, " +
+      "explicitCoinSubscriptions, presetImpliedCoinSubscriptions, activePresetFollowers }` (exact counts: internal). Needs `X-Ballast-Site-Proxy-Secret`; 404 while none is configured.",
+    requestBody: {
+      mediaType: "application/json",
+      schema: AdoptionBodySchema,
+      description: "Empty, or `{}`: the snapshot is computed from the state store.",
+    },
     responses: {
-      "200": "The recorded snapshot", "400": "Body is not empty, `{}` or JSON", "401": "Missing or wrong site secret", "404": "Lane not configured",
-      "413": `Body larger than ${ADOPTION_MAX_BYTES} bytes`, "503": "No bot configured, or the state store is unavailable (`Retry-After: 60`)",
+      "200": "The recorded snapshot",
+      "400": "Body is not empty, `{}` or JSON",
+      "401": "Missing or wrong site secret",
+      "404": "Lane not configured",
+      "413": `Body larger than ${ADOPTION_MAX_BYTES} bytes`,
+      "503": "No bot configured, or the state store is unavailable (`Retry-After: 60`)",
     },
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-adoption");
@@ -122,11 +174,20 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     },
   } satisfies WriteRoute,
   {
-    kind: "json", operationId: "getTelegramPulse", method: "GET", path: "/api/telegram-pulse", lane: "apiKey", tag: "peg", cache: "custom", meta: false, cacheable: false,
+    kind: "json",
+    operationId: "getTelegramPulse",
+    method: "GET",
+    path: "/api/telegram-pulse",
+    lane: "apiKey",
+    tag: "peg",
+    cache: "custom",
+    meta: false,
+    cacheable: false,
     maxAgeSec: PULSE_EVERY_SEC,
     summary: "Messaging-bot adoption pulse",
-    description: "Adoption of the bot (spec 2.16), computed from the state store on request (wall clock, UTC days). Counts of people from 1 to 4 are null and listed in "
-      + "`privacy.suppressedFields`. 503 while no bot is configured or its state store is unavailable.",
+    description:
+      "Adoption of the bot (spec 2.16), computed from the state store on request (wall clock, UTC days). Counts of people from 1 to 4 are null and listed in " +
+      "`privacy.suppressedFields`. 503 while no bot is configured or its state store is unavailable.",
     response: TelegramPulseSchema,
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-pulse");

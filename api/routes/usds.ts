@@ -12,7 +12,14 @@ const tag = "usds";
  */
 export const USDS_ROUTES: RouteDecl[] = [
   {
-    kind: "json", operationId: "getUsdsStatus", method: "GET", path: "/api/usds-status", lane: "apiKey", tag, cache: "standard", meta: true,
+    kind: "json",
+    operationId: "getUsdsStatus",
+    method: "GET",
+    path: "/api/usds-status",
+    lane: "apiKey",
+    tag,
+    cache: "standard",
+    meta: true,
     artifact: bind(usdsStatusArtifact),
     summary: "USDS protocol status (freeze module)",
     description: [

@@ -1,12 +1,31 @@
-import { CLAIM_ATTEMPTS_PER_MINUTE, CLAIM_BODY_MAX_BYTES, CLAIM_STATEMENT, ClaimBodyDoc, claimDonorKey, ClaimError, DONOR_MIN_USD } from "../lib/donor-claims.ts";
-import { FEEDBACK_MAX_BYTES, FEEDBACK_MAX_SUBMISSIONS, FEEDBACK_WINDOW_SEC, FeedbackBodySchema, TOO_MANY_SUBMISSIONS } from "../lib/feedback.ts";
+import {
+  CLAIM_ATTEMPTS_PER_MINUTE,
+  CLAIM_BODY_MAX_BYTES,
+  CLAIM_STATEMENT,
+  ClaimBodyDoc,
+  claimDonorKey,
+  ClaimError,
+  DONOR_MIN_USD,
+} from "../lib/donor-claims.ts";
+import {
+  FEEDBACK_MAX_BYTES,
+  FEEDBACK_MAX_SUBMISSIONS,
+  FEEDBACK_WINDOW_SEC,
+  FeedbackBodySchema,
+  TOO_MANY_SUBMISSIONS,
+} from "../lib/feedback.ts";
 import { HttpError } from "../lib/http-error.ts";
 import type { RouteDecl, WriteRoute } from "./route.ts";
 
 /** Public-host write routes of spec 4.4 besides the bot's: donor key claims and feedback. */
 export const WRITE_ROUTES: RouteDecl[] = [
   {
-    kind: "write", operationId: "claimDonorKey", method: "POST", path: "/api/donor-key-claims", lane: "signed-wallet", tag: "writes",
+    kind: "write",
+    operationId: "claimDonorKey",
+    method: "POST",
+    path: "/api/donor-key-claims",
+    lane: "signed-wallet",
+    tag: "writes",
     summary: "Claim a supporter (donor) key",
     description: [
       `A wallet whose donations in qualifying stablecoins total at least USD ${DONOR_MIN_USD} (receipt-date value; coins graded A+ to B- now) signs an EIP-4361 message (personal_sign) and gets one \`donor\` key: 10 requests per minute, no expiry (spec 5.3).`,
@@ -14,15 +33,22 @@ export const WRITE_ROUTES: RouteDecl[] = [
       `Order: closed switch (403 \`claims_closed\`); ${CLAIM_ATTEMPTS_PER_MINUTE} attempts per 60 s per client IP before the body is read (429 \`rate_limited\`, \`Retry-After: 60\`); ledger; body ≤ ${CLAIM_BODY_MAX_BYTES} bytes; message; signature; an existing claim (409 \`claim_exists\` / \`claim_orphaned\`, 403 \`claim_revoked\`; re-signing never rotates); grades; eligibility; issuance of key and claim together.`,
       "Every answer is `Cache-Control: no-store`; failures are `{ error, reason }`, and 403 `ineligible` adds `ledgerUpdatedAt`, `qualifyingUsd`, `countedAssets`.",
     ].join("\n\n"),
-    requestBody: { mediaType: "application/json", schema: ClaimBodyDoc, description: "`{ message, signature }`: the EIP-4361 message and its personal_sign signature (0x hex)." },
+    requestBody: {
+      mediaType: "application/json",
+      schema: ClaimBodyDoc,
+      description: "`{ message, signature }`: the EIP-4361 message and its personal_sign signature (0x hex).",
+    },
     responses: {
-      "201": "`{ status: \"issued\", key: { keyPrefix, maskedToken, tier: \"donor\", rateLimitPerMinute: 10, expiresAt: null }, token }`; the token is shown once",
+      "201":
+        '`{ status: "issued", key: { keyPrefix, maskedToken, tier: "donor", rateLimitPerMinute: 10, expiresAt: null }, token }`; the token is shown once',
       "400": "`body_invalid`, `siwe_invalid`, `signature_invalid`",
-      "403": "`claims_closed`, `claim_revoked`, `ineligible` (with `ledgerUpdatedAt`, `qualifyingUsd`, `countedAssets`)",
+      "403":
+        "`claims_closed`, `claim_revoked`, `ineligible` (with `ledgerUpdatedAt`, `qualifyingUsd`, `countedAssets`)",
       "409": "`claim_exists`, `claim_orphaned`",
       "413": "`body_invalid`: body over 4096 bytes",
       "429": "`rate_limited`, `Retry-After: 60`",
-      "503": "`rate_limiter_missing`, `rate_limit_unavailable`, `donations_ledger_invalid`, `safety_scores_unavailable`, `grade_unavailable`, `pepper_missing`, `issue_failed` (`Retry-After: 60`)",
+      "503":
+        "`rate_limiter_missing`, `rate_limit_unavailable`, `donations_ledger_invalid`, `safety_scores_unavailable`, `grade_unavailable`, `pepper_missing`, `issue_failed` (`Retry-After: 60`)",
     },
     handler: async (ctx) => {
       const deps = ctx.services.donorClaims;
@@ -31,12 +57,22 @@ export const WRITE_ROUTES: RouteDecl[] = [
     },
   } satisfies WriteRoute,
   {
-    kind: "write", operationId: "submitFeedback", method: "POST", path: "/api/feedback", lane: "public", tag: "writes",
+    kind: "write",
+    operationId: "submitFeedback",
+    method: "POST",
+    path: "/api/feedback",
+    lane: "public",
+    tag: "writes",
     summary: "Submit feedback",
     description: `A feedback form submission, stored for the operators. JSON body of at most ${FEEDBACK_MAX_BYTES} bytes; unknown fields are 400. Limited to ${FEEDBACK_MAX_SUBMISSIONS} submissions per ${FEEDBACK_WINDOW_SEC / 60} minutes per client IP, separately from key quotas (429 \`${TOO_MANY_SUBMISSIONS}\` with \`Retry-After\`); 503 with \`Retry-After: 60\` while that limiter or the state store is unavailable. The client IP is never stored.`,
-    requestBody: { mediaType: "application/json", schema: FeedbackBodySchema, description: "`message` (required, 1-4000 characters); optional `email`, `page` (the site page it is about), `stablecoinId`." },
+    requestBody: {
+      mediaType: "application/json",
+      schema: FeedbackBodySchema,
+      description:
+        "`message` (required, 1-4000 characters); optional `email`, `page` (the site page it is about), `stablecoinId`.",
+    },
     responses: {
-      "201": "`{ status: \"received\", id }`",
+      "201": '`{ status: "received", id }`',
       "400": "Invalid JSON or field: the message names it",
       "413": `Body over ${FEEDBACK_MAX_BYTES} bytes`,
       "429": TOO_MANY_SUBMISSIONS,

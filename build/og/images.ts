@@ -35,7 +35,10 @@ export interface OgRenderResult {
  * missing or fail their schema is not rendered (listed in `skipped`; its route answers 503); nothing
  * is invented. Deterministic: same payloads and as-of → same bytes.
  */
-export async function renderOgImages(files: ReadonlyMap<string, string | Uint8Array>, asOf: number): Promise<OgRenderResult> {
+export async function renderOgImages(
+  files: ReadonlyMap<string, string | Uint8Array>,
+  asOf: number,
+): Promise<OgRenderResult> {
   const summaries = emittedPayload(files, stablecoinSummaryArtifact, StablecoinSummariesSchema);
   const peg = emittedPayload(files, pegSummaryArtifact, PegSummaryPayloadSchema);
   const grades = emittedPayload(files, safetyGradesArtifact, SafetyGradesPayloadSchema);
@@ -44,23 +47,53 @@ export async function renderOgImages(files: ReadonlyMap<string, string | Uint8Ar
 
   const jobs: { name: OgImageName; path: string; node: () => OgNode | null; missing: string }[] = [];
   const [prefix, suffix] = stablecoinDetailArtifact.outputs.main.path.split("{id}");
-  const ids = [...files.keys()].filter((p) => p.startsWith(prefix) && p.endsWith(suffix)).map((p) => p.slice(prefix.length, -suffix.length)).sort();
+  const ids = [...files.keys()]
+    .filter((p) => p.startsWith(prefix) && p.endsWith(suffix))
+    .map((p) => p.slice(prefix.length, -suffix.length))
+    .sort();
   const pegById = new Map((peg?.coins ?? []).map((c) => [c.id, c]));
   const gradeById = new Map((grades?.grades ?? []).map((g) => [g.id, g]));
   const supply = (id: string) => summaries?.[id]?.supplyUsd.current ?? null;
-  const largest = ids.filter((id) => supply(id) !== null).sort((a, b) => supply(b)! - supply(a)! || a.localeCompare(b)).slice(0, OG_STABLECOIN_LIMIT).sort();
+  const largest = ids
+    .filter((id) => supply(id) !== null)
+    .sort((a, b) => supply(b)! - supply(a)! || a.localeCompare(b))
+    .slice(0, OG_STABLECOIN_LIMIT)
+    .sort();
   for (const id of largest) {
-    jobs.push({ name: "stablecoin", path: ogPath("stablecoin", id), missing: "no summary entry", node: () => stablecoinCard(asOf, summaries![id], pegById.get(id) ?? null, gradeById.get(id) ?? null) });
+    jobs.push({
+      name: "stablecoin",
+      path: ogPath("stablecoin", id),
+      missing: "no summary entry",
+      node: () => stablecoinCard(asOf, summaries![id], pegById.get(id) ?? null, gradeById.get(id) ?? null),
+    });
   }
-  jobs.push({ name: "safety-scores", path: ogPath("safety-scores"), missing: "no safety grades or summary", node: () => (grades && summaries ? safetyScoresCard(asOf, grades, summaries) : null) });
-  jobs.push({ name: "depeg", path: ogPath("depeg"), missing: "no depeg ledger", node: () => (depeg ? depegCard(asOf, depeg) : null) });
-  jobs.push({ name: "stability-index", path: ogPath("stability-index"), missing: "no current stability index reading", node: () => (stability?.current ? stabilityIndexCard(asOf, { ...stability, current: stability.current }) : null) });
+  jobs.push({
+    name: "safety-scores",
+    path: ogPath("safety-scores"),
+    missing: "no safety grades or summary",
+    node: () => (grades && summaries ? safetyScoresCard(asOf, grades, summaries) : null),
+  });
+  jobs.push({
+    name: "depeg",
+    path: ogPath("depeg"),
+    missing: "no depeg ledger",
+    node: () => (depeg ? depegCard(asOf, depeg) : null),
+  });
+  jobs.push({
+    name: "stability-index",
+    path: ogPath("stability-index"),
+    missing: "no current stability index reading",
+    node: () => (stability?.current ? stabilityIndexCard(asOf, { ...stability, current: stability.current }) : null),
+  });
 
   const started = performance.now();
   const out: OgRenderResult = { images: [], skipped: [], refused: [], renderMs: 0 };
   for (const job of jobs) {
     const node = job.node();
-    if (!node) { out.skipped.push(`${job.path}: ${job.missing}`); continue; }
+    if (!node) {
+      out.skipped.push(`${job.path}: ${job.missing}`);
+      continue;
+    }
     const { png, refused } = await renderPng(node);
     out.images.push({ path: job.path, name: job.name, png });
     for (const u of refused) if (!out.refused.includes(u)) out.refused.push(u);

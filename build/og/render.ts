@@ -25,7 +25,9 @@ export function drawable(text: string): string {
  * otherwise (satori lays out flex boxes only); falsy children are dropped; text goes through `drawable`.
  */
 export function h(type: string, style: Style, ...children: OgChild[]): OgNode {
-  const kids = children.filter((c) => c !== null && c !== undefined && c !== false).map((c) => (typeof c === "string" ? drawable(c) : c));
+  const kids = children
+    .filter((c) => c !== null && c !== undefined && c !== false)
+    .map((c) => (typeof c === "string" ? drawable(c) : c));
   const s = type === "div" ? { display: "flex", ...style } : style;
   return { type, props: { style: s, ...(kids.length === 0 ? {} : { children: kids.length === 1 ? kids[0] : kids }) } };
 }
@@ -54,7 +56,10 @@ export async function renderPng(root: OgNode): Promise<{ png: Uint8Array; refuse
   }) as typeof fetch;
   try {
     // The element type is React's; a plain element-shaped object is what satori reads.
-    const res = new ImageResponse(root as unknown as ConstructorParameters<typeof ImageResponse>[0], { width: OG_WIDTH, height: OG_HEIGHT });
+    const res = new ImageResponse(root as unknown as ConstructorParameters<typeof ImageResponse>[0], {
+      width: OG_WIDTH,
+      height: OG_HEIGHT,
+    });
     const png = new Uint8Array(await res.arrayBuffer());
     return { png, refused };
   } finally {

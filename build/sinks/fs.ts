@@ -42,7 +42,10 @@ export class FsSink implements PublishSink {
 
   async listDirs(prefix: string): Promise<string[]> {
     try {
-      return (await readdir(join(this.root, prefix), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      return (await readdir(join(this.root, prefix), { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw err;
@@ -84,7 +87,9 @@ export class FsSink implements PublishSink {
         throw err;
       }
       for (const e of entries) {
-        const key = relative(this.root, join(this.root, folder, e.name)).split(sep).join("/");
+        const key = relative(this.root, join(this.root, folder, e.name))
+          .split(sep)
+          .join("/");
         if (e.isFile()) keys.push(key);
         else if (e.isDirectory() && !skipFolders.includes(`${key}/`)) await walk(key);
       }

@@ -1,4 +1,12 @@
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, type ListObjectsV2CommandOutput, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { assertFolderPrefix, type PublishSink } from "./sink.ts";
 
 /** Settings of an S3-compatible object store (AWS, MinIO, R2, s3rver). */
@@ -18,7 +26,9 @@ export class S3Sink implements PublishSink {
   private readonly client: S3Client;
   constructor(private readonly opts: S3SinkOptions) {
     this.client = new S3Client({
-      endpoint: opts.endpoint, region: opts.region, forcePathStyle: true,
+      endpoint: opts.endpoint,
+      region: opts.region,
+      forcePathStyle: true,
       credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
     });
   }
@@ -65,10 +75,16 @@ export class S3Sink implements PublishSink {
     assertFolderPrefix(prefix);
     const keys = await this.list(prefix);
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
-      const res = await this.client.send(new DeleteObjectsCommand({
-        Bucket: this.opts.bucket, Delete: { Objects: keys.slice(i, i + DELETE_BATCH).map((Key) => ({ Key })), Quiet: true },
-      }));
-      if (res.Errors?.length) throw new Error(`deletePrefix ${prefix}: ${res.Errors.length} objects not deleted (first: ${res.Errors[0].Key}: ${res.Errors[0].Message})`);
+      const res = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.opts.bucket,
+          Delete: { Objects: keys.slice(i, i + DELETE_BATCH).map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      if (res.Errors?.length)
+        throw new Error(
+          `deletePrefix ${prefix}: ${res.Errors.length} objects not deleted (first: ${res.Errors[0].Key}: ${res.Errors[0].Message})`,
+        );
     }
   }
 
@@ -80,7 +96,14 @@ export class S3Sink implements PublishSink {
   private async *pages(prefix: string, delimiter?: string): AsyncGenerator<ListObjectsV2CommandOutput> {
     let token: string | undefined;
     do {
-      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }));
+      const res = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.opts.bucket,
+          Prefix: prefix,
+          Delimiter: delimiter,
+          ContinuationToken: token,
+        }),
+      );
       yield res;
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);

@@ -26,7 +26,11 @@ export interface PublishSink extends Sink {
 
 /** Throws unless `prefix` names a folder (non-empty, ends with `/`, no `..` or empty segment): guards recursive deletes. */
 export function assertFolderPrefix(prefix: string): void {
-  if (!prefix.endsWith("/") || prefix === "/" || prefix.split("/").some((p, i, a) => p === ".." || (p === "" && i < a.length - 1))) {
+  if (
+    !prefix.endsWith("/") ||
+    prefix === "/" ||
+    prefix.split("/").some((p, i, a) => p === ".." || (p === "" && i < a.length - 1))
+  ) {
     throw new Error(`deletePrefix: ${JSON.stringify(prefix)} is not a folder prefix like "builds/<id>/"`);
   }
 }

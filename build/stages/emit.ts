@@ -16,7 +16,11 @@ import type { ModelledBuild } from "./model.ts";
  * body, as EmitContext.emitted or an EmittedBuild holds them), parsed with `schema`; null when the build
  * has no such file or it fails the schema. Readers of emitted payloads (OG images, dated snapshots) use it.
  */
-export function emittedPayload<S extends z.ZodType>(files: ReadonlyMap<string, string | Uint8Array>, artifact: Artifact, schema: S): z.infer<S> | null {
+export function emittedPayload<S extends z.ZodType>(
+  files: ReadonlyMap<string, string | Uint8Array>,
+  artifact: Artifact,
+  schema: S,
+): z.infer<S> | null {
   const body = files.get(artifact.outputs.main.path);
   if (body === undefined) return null;
   const res = schema.safeParse(JSON.parse(typeof body === "string" ? body : Buffer.from(body).toString("utf8")));
@@ -25,7 +29,10 @@ export function emittedPayload<S extends z.ZodType>(files: ReadonlyMap<string, s
 
 /** Thrown when an emitted payload or dataset row fails its schema; names the artifact. */
 export class ArtifactError extends Error {
-  constructor(message: string, readonly artifact: string) {
+  constructor(
+    message: string,
+    readonly artifact: string,
+  ) {
     super(message);
     this.name = "ArtifactError";
   }
@@ -38,7 +45,12 @@ export function stampOf(asOf: number): string {
 
 /** sha256 of the sorted `<path>:<sha256>` lines of the captures a build read (EmitContext.inputsSha256). */
 export function inputsDigest(captures: readonly { path: string; sha256: string }[]): string {
-  return sha256(captures.map((c) => `${c.path}:${c.sha256}`).sort().join("\n"));
+  return sha256(
+    captures
+      .map((c) => `${c.path}:${c.sha256}`)
+      .sort()
+      .join("\n"),
+  );
 }
 
 /** Stable JSON: object keys in insertion order (fixed by the contracts), newline-terminated. */
@@ -137,7 +149,9 @@ export interface EmittedBuild {
  * emitter, or an Error when two emitters claim one path.
  */
 export async function emitBuild(
-  ctx: Omit<EmitContext, "scratchDir" | "emitted" | "logger">, emitters: readonly Emitter[], opts: { scratchDir?: string; logger?: Logger } = {},
+  ctx: Omit<EmitContext, "scratchDir" | "emitted" | "logger">,
+  emitters: readonly Emitter[],
+  opts: { scratchDir?: string; logger?: Logger } = {},
 ): Promise<EmittedBuild> {
   const scratchDir = await mkdtemp(join(opts.scratchDir ?? tmpdir(), "ballast-emit-"));
   const logger = opts.logger ?? log;
@@ -153,7 +167,11 @@ export async function emitBuild(
     const add = (f: Omit<EmittedFile, "unstable">, flag?: "unstable" | "derived") => {
       const bytes = typeof f.body === "string" ? Buffer.byteLength(f.body) : f.body.byteLength;
       const encodings = isCompressible(f.path) ? { encodings: [...STORED_ENCODINGS] } : {};
-      files.push({ file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings }, body: f.body, ...(flag ? { [flag]: true as const } : {}) });
+      files.push({
+        file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings },
+        body: f.body,
+        ...(flag ? { [flag]: true as const } : {}),
+      });
     };
     const emitted = new Map<string, string | Uint8Array>();
     for (const emitter of emitters) {
@@ -168,7 +186,12 @@ export async function emitBuild(
       datedCopies.push(...out.datedCopies);
     }
     files.sort((a, b) => a.file.path.localeCompare(b.file.path));
-    const contentHash = sha256(files.filter((f) => !f.unstable).map((f) => `${f.file.path}:${f.file.sha256}`).join("\n"));
+    const contentHash = sha256(
+      files
+        .filter((f) => !f.unstable)
+        .map((f) => `${f.file.path}:${f.file.sha256}`)
+        .join("\n"),
+    );
     const buildId = `${stampOf(ctx.asOf)}-${contentHash.slice(0, 7)}`;
     for (const d of deferred) add({ path: d.path, body: d.render(buildId), extras: d.extras }, "derived");
     files.sort((a, b) => a.file.path.localeCompare(b.file.path));
@@ -190,11 +213,25 @@ export async function readCircuits(sink: Sink): Promise<BuildManifest["circuits"
  * `clock` is `replay` when every list capture was recorded.
  */
 export function assembleManifest(
-  modelled: Pick<ModelledBuild, "asOf" | "captures" | "sources" | "readerDropped" | "readerProblems" | "modelRun" | "qualityRejections" | "warnings" | "skippedCaptures" | "sourceLineage">,
+  modelled: Pick<
+    ModelledBuild,
+    | "asOf"
+    | "captures"
+    | "sources"
+    | "readerDropped"
+    | "readerProblems"
+    | "modelRun"
+    | "qualityRejections"
+    | "warnings"
+    | "skippedCaptures"
+    | "sourceLineage"
+  >,
   emitted: EmittedBuild,
   circuits: BuildManifest["circuits"],
 ): BuildManifest {
-  const replay = modelled.captures.filter((c) => c.endpoint === "defillama.stablecoins").every((c) => c.origin === "recorded");
+  const replay = modelled.captures
+    .filter((c) => c.endpoint === "defillama.stablecoins")
+    .every((c) => c.origin === "recorded");
   return {
     schemaVersion: MANIFEST_SCHEMA_VERSION,
     buildId: emitted.buildId,
@@ -204,8 +241,19 @@ export function assembleManifest(
     contentHash: emitted.contentHash,
     files: emitted.files.map((f) => f.file),
     sources: modelled.sources.map((s) => ({
-      endpoint: s.endpoint, status: s.status, rows: s.rows, dropped: s.dropped, newestObservedAt: s.newestObservedAt,
-      captures: s.captures.map((c) => ({ path: c.path, origin: c.origin, observedAt: c.observedAt, sha256: c.sha256, rows: c.rows, ...(c.rejected ? { rejected: c.rejected } : {}) })),
+      endpoint: s.endpoint,
+      status: s.status,
+      rows: s.rows,
+      dropped: s.dropped,
+      newestObservedAt: s.newestObservedAt,
+      captures: s.captures.map((c) => ({
+        path: c.path,
+        origin: c.origin,
+        observedAt: c.observedAt,
+        sha256: c.sha256,
+        rows: c.rows,
+        ...(c.rejected ? { rejected: c.rejected } : {}),
+      })),
     })),
     readerDropped: modelled.readerDropped,
     readerProblems: modelled.readerProblems,

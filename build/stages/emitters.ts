@@ -9,18 +9,58 @@ import type { Artifact } from "../../site-data/contract.ts";
 import { OG_FEATURE } from "../../site-data/og-images.ts";
 import { sha256 } from "../captures.ts";
 import { renderOgImages } from "../og/images.ts";
-import { ArtifactError, type DeferredFile, type EmitContext, type Emitter, type EmittedFile, type DatedCopy, toJson } from "./emit.ts";
+import {
+  ArtifactError,
+  type DeferredFile,
+  type EmitContext,
+  type Emitter,
+  type EmittedFile,
+  type DatedCopy,
+  toJson,
+} from "./emit.ts";
 
 /** Tables copied into the researchers' `ballast.duckdb`. */
 const PUBLISHED_TABLES = [
-  "registry_coins", "registry_chains", "stablecoins", "stablecoin_chain_supply", "chain_supply", "chain_health", "supply_history_daily",
-  "total_supply_daily", "non_usd_share_daily", "fx_rates_daily", "price_history_daily", "chain_supply_samples",
-  "depeg_events", "depeg_pending", "tape_events", "peg_scores", "price_consensus_slots", "price_observation_rejections",
-  "supply_value_rejections", "supply_chain_guard", "listed_supply_daily", "source_quality_daily", "source_lineage_check",
-  "blacklist_events", "mint_burn_events", "mint_burn_hourly", "mint_burn_daily", "bluechip_ratings", "usds_status",
-  "report_cards", "safety_score_history", "dependency_edges",
-  "stability_index_daily", "dews_daily", "redemption_backstops",
-  "yield_pools", "pool_coin_matches", "yield_single_asset_pools", "dex_liquidity", "dex_liquidity_daily",
+  "registry_coins",
+  "registry_chains",
+  "stablecoins",
+  "stablecoin_chain_supply",
+  "chain_supply",
+  "chain_health",
+  "supply_history_daily",
+  "total_supply_daily",
+  "non_usd_share_daily",
+  "fx_rates_daily",
+  "price_history_daily",
+  "chain_supply_samples",
+  "depeg_events",
+  "depeg_pending",
+  "tape_events",
+  "peg_scores",
+  "price_consensus_slots",
+  "price_observation_rejections",
+  "supply_value_rejections",
+  "supply_chain_guard",
+  "listed_supply_daily",
+  "source_quality_daily",
+  "source_lineage_check",
+  "blacklist_events",
+  "mint_burn_events",
+  "mint_burn_hourly",
+  "mint_burn_daily",
+  "bluechip_ratings",
+  "usds_status",
+  "report_cards",
+  "safety_score_history",
+  "dependency_edges",
+  "stability_index_daily",
+  "dews_daily",
+  "redemption_backstops",
+  "yield_pools",
+  "pool_coin_matches",
+  "yield_single_asset_pools",
+  "dex_liquidity",
+  "dex_liquidity_daily",
 ];
 
 /** Newest DefiLlama list capture used (Unix s): the `dataAsOf` of datasets and the DuckDB file. */
@@ -37,18 +77,39 @@ export function siteDataEmitterOf(artifacts: readonly Artifact[]): Emitter {
   return { name: "site-data", emit: (ctx) => emitSiteData(ctx, artifacts) };
 }
 
-async function emitSiteData(ctx: EmitContext, artifacts: readonly Artifact[]): Promise<{ files: EmittedFile[]; datedCopies: DatedCopy[] }> {
+async function emitSiteData(
+  ctx: EmitContext,
+  artifacts: readonly Artifact[],
+): Promise<{ files: EmittedFile[]; datedCopies: DatedCopy[] }> {
   const files: EmittedFile[] = [];
   for (const artifact of artifacts) {
     const rows: Record<string, Record<string, unknown>[]> = {};
     for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await ctx.db.all(sql);
-    const { files: out, dataAsOf } = artifact.assemble(rows, { asOf: ctx.asOf, sourceObservedAt: ctx.sourceObservedAt });
+    const { files: out, dataAsOf } = artifact.assemble(rows, {
+      asOf: ctx.asOf,
+      sourceObservedAt: ctx.sourceObservedAt,
+    });
     for (const f of out) {
-      const extras = { artifact: artifact.key, rows: f.rows, dataAsOf, schemaVersion: artifact.schemaVersion, maxAgeSec: artifact.maxAgeSec };
-      if (f.body) { files.push({ path: f.path, body: f.body, extras }); continue; }
+      const extras = {
+        artifact: artifact.key,
+        rows: f.rows,
+        dataAsOf,
+        schemaVersion: artifact.schemaVersion,
+        maxAgeSec: artifact.maxAgeSec,
+      };
+      if (f.body) {
+        files.push({ path: f.path, body: f.body, extras });
+        continue;
+      }
       const res = artifact.schema.safeParse(f.payload);
       if (!res.success) {
-        throw new ArtifactError(`artifact ${artifact.key} (${f.path}) failed its schema: ${res.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, artifact.key);
+        throw new ArtifactError(
+          `artifact ${artifact.key} (${f.path}) failed its schema: ${res.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join(".")}: ${i.message}`)
+            .join("; ")}`,
+          artifact.key,
+        );
       }
       files.push({ path: f.path, body: toJson(f.payload), extras });
     }
@@ -76,11 +137,13 @@ async function parquetOf(db: EmitContext["db"], sql: string, file: string): Prom
 }
 
 /** Methodology versions in force of a dataset's analytics, in declaration order. */
-const methodologyOf = (analytics: string[]) => analytics.flatMap((a) => {
-  const versions = METHODOLOGY_CHANGELOGS.filter((c) => c.analytic === a);
-  if (!versions.length) throw new Error(`dataset methodology ${a} has no changelog (pipelines/analytics/changelogs.ts)`);
-  return versions.map((c) => ({ analytic: a, versionId: c.versionId }));
-});
+const methodologyOf = (analytics: string[]) =>
+  analytics.flatMap((a) => {
+    const versions = METHODOLOGY_CHANGELOGS.filter((c) => c.analytic === a);
+    if (!versions.length)
+      throw new Error(`dataset methodology ${a} has no changelog (pipelines/analytics/changelogs.ts)`);
+    return versions.map((c) => ({ analytic: a, versionId: c.versionId }));
+  });
 
 /**
  * Datasets (`datasets/datasets.ts`), every row checked against its zod schema, in every format
@@ -101,32 +164,59 @@ export const datasetsEmitter: Emitter = {
       const rows = await ctx.db.all(ds.sql);
       for (const [i, r] of rows.entries()) {
         const res = ds.row.safeParse(r);
-        if (!res.success) throw new ArtifactError(`dataset ${ds.topic} row ${i} failed its schema: ${res.error.issues[0]?.path.join(".")}: ${res.error.issues[0]?.message}`, ds.topic);
+        if (!res.success)
+          throw new ArtifactError(
+            `dataset ${ds.topic} row ${i} failed its schema: ${res.error.issues[0]?.path.join(".")}: ${res.error.issues[0]?.message}`,
+            ds.topic,
+          );
       }
-      const described = await ctx.db.all<{ column_name: string; column_type: string }>(`describe select * from (\n${ds.sql.trim().replace(/;$/, "")}\n)`);
+      const described = await ctx.db.all<{ column_name: string; column_type: string }>(
+        `describe select * from (\n${ds.sql.trim().replace(/;$/, "")}\n)`,
+      );
       const columnTypes = Object.fromEntries(described.map((c) => [c.column_name, c.column_type]));
       const missing = ds.columns.filter((c) => !(c in columnTypes));
       if (missing.length || described.length !== ds.columns.length) {
-        throw new ArtifactError(`dataset ${ds.topic}: SQL columns ${described.map((c) => c.column_name).join(",")} do not match the declared ${ds.columns.join(",")}`, ds.topic);
+        throw new ArtifactError(
+          `dataset ${ds.topic}: SQL columns ${described.map((c) => c.column_name).join(",")} do not match the declared ${ds.columns.join(",")}`,
+          ds.topic,
+        );
       }
       const methodology = methodologyOf(ds.methodologies);
-      const comment = csvProvenance({ topic: ds.topic, asOf: ctx.asOf, methodology: methodology.map((m) => m.versionId), inputsSha256: ctx.inputsSha256 });
+      const comment = csvProvenance({
+        topic: ds.topic,
+        asOf: ctx.asOf,
+        methodology: methodology.map((m) => m.versionId),
+        inputsSha256: ctx.inputsSha256,
+      });
       const extras = { artifact: `dataset:${ds.topic}`, rows: rows.length, dataAsOf, schemaVersion: "1.0.0" };
       const packaged: DatapackageFile[] = [];
       for (const fmt of DATASET_FORMATS) {
-        const body = fmt === "parquet" ? await parquetOf(ctx.db, ds.sql, join(ctx.scratchDir, `${ds.topic}.parquet`)) : serialise(rows, ds.columns, fmt, fmt === "csv" ? comment : undefined);
+        const body =
+          fmt === "parquet"
+            ? await parquetOf(ctx.db, ds.sql, join(ctx.scratchDir, `${ds.topic}.parquet`))
+            : serialise(rows, ds.columns, fmt, fmt === "csv" ? comment : undefined);
         const path = ds.dated ? `datasets/${ds.topic}/${ctx.asOfDay}.${fmt}` : `datasets/${ds.topic}.${fmt}`;
         files.push({ path, body, extras });
-        packaged.push({ format: fmt, path: ds.dated ? `${ctx.asOfDay}.${fmt}` : `latest.${fmt}`, bytes: typeof body === "string" ? Buffer.byteLength(body) : body.byteLength, sha256: sha256(body) });
+        packaged.push({
+          format: fmt,
+          path: ds.dated ? `${ctx.asOfDay}.${fmt}` : `latest.${fmt}`,
+          bytes: typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+          sha256: sha256(body),
+        });
         if (ds.dated) datedCopies.push({ key: path, body });
         if (ds.sheet && fmt === "csv") {
-          files.push({ path: `sheets/${ds.topic}.csv`, body: serialise(rows, ds.columns, "csv"), extras: { ...extras, artifact: `sheet:${ds.topic}` } });
+          files.push({
+            path: `sheets/${ds.topic}.csv`,
+            body: serialise(rows, ds.columns, "csv"),
+            extras: { ...extras, artifact: `sheet:${ds.topic}` },
+          });
         }
       }
       deferred.push({
         path: `datasets/${ds.topic}/datapackage.json`,
         extras: { ...extras, artifact: `datapackage:${ds.topic}` },
-        render: (buildId) => `${JSON.stringify(buildDatapackage({ dataset: ds, columnTypes, rows: rows.length, files: packaged, asOf: ctx.asOf, buildId, methodology, inputsSha256: ctx.inputsSha256 }), null, 1)}\n`,
+        render: (buildId) =>
+          `${JSON.stringify(buildDatapackage({ dataset: ds, columnTypes, rows: rows.length, files: packaged, asOf: ctx.asOf, buildId, methodology, inputsSha256: ctx.inputsSha256 }), null, 1)}\n`,
       });
     }
     return { files, datedCopies, deferred };
@@ -141,7 +231,12 @@ export const duckdbEmitter: Emitter = {
     await ctx.db.exec(`attach '${dbPath.replace(/'/g, "''")}' as pub`);
     for (const t of PUBLISHED_TABLES) await ctx.db.exec(`create table pub.${t} as select * from ${t} order by all`);
     await ctx.db.exec("detach pub");
-    const file: EmittedFile = { path: "ballast.duckdb", body: await readFile(dbPath), extras: { artifact: "duckdb", rows: null, dataAsOf: listObservedAt(ctx), schemaVersion: "1.0.0" }, unstable: true };
+    const file: EmittedFile = {
+      path: "ballast.duckdb",
+      body: await readFile(dbPath),
+      extras: { artifact: "duckdb", rows: null, dataAsOf: listObservedAt(ctx), schemaVersion: "1.0.0" },
+      unstable: true,
+    };
     return { files: [file], datedCopies: [] };
   },
 };
@@ -158,7 +253,11 @@ export const methodologyEmitter: Emitter = {
     for (const c of METHODOLOGY_CHANGELOGS) {
       const path = c.path.slice(1);
       if (files.some((f) => f.path === path)) continue;
-      files.push({ path, body: await readFile(c.file), extras: { artifact: "methodology", rows: null, dataAsOf: null, schemaVersion: "1.0.0" } });
+      files.push({
+        path,
+        body: await readFile(c.file),
+        extras: { artifact: "methodology", rows: null, dataAsOf: null, schemaVersion: "1.0.0" },
+      });
     }
     return { files, datedCopies: [] };
   },
@@ -174,14 +273,36 @@ export const ogImagesEmitter: Emitter = {
   name: OG_FEATURE,
   async emit(ctx) {
     const r = await renderOgImages(ctx.emitted, ctx.asOf);
-    ctx.logger("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, { skipped: r.skipped.length });
-    if (r.skipped.length) ctx.logger("warn", "emit", `OG images left out: ${r.skipped.slice(0, 5).join("; ")}${r.skipped.length > 5 ? ` (+${r.skipped.length - 5} more)` : ""}`);
-    if (r.refused.length) ctx.logger("warn", "emit", `OG renderer asked for glyphs outside its font (refused, drawn without): ${r.refused.slice(0, 3).join(", ")}`);
+    ctx.logger("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, {
+      skipped: r.skipped.length,
+    });
+    if (r.skipped.length)
+      ctx.logger(
+        "warn",
+        "emit",
+        `OG images left out: ${r.skipped.slice(0, 5).join("; ")}${r.skipped.length > 5 ? ` (+${r.skipped.length - 5} more)` : ""}`,
+      );
+    if (r.refused.length)
+      ctx.logger(
+        "warn",
+        "emit",
+        `OG renderer asked for glyphs outside its font (refused, drawn without): ${r.refused.slice(0, 3).join(", ")}`,
+      );
     const dataAsOf = listObservedAt(ctx);
-    const files: EmittedFile[] = r.images.map((i) => ({ path: i.path, body: i.png, extras: { artifact: `og:${i.name}`, rows: null, dataAsOf, schemaVersion: "1.0.0" } }));
+    const files: EmittedFile[] = r.images.map((i) => ({
+      path: i.path,
+      body: i.png,
+      extras: { artifact: `og:${i.name}`, rows: null, dataAsOf, schemaVersion: "1.0.0" },
+    }));
     return { files, datedCopies: [] };
   },
 };
 
 /** Every emitter of a build, in run order. Adding a kind of published file = adding an entry here. */
-export const EMITTERS: readonly Emitter[] = [siteDataEmitter, datasetsEmitter, duckdbEmitter, methodologyEmitter, ogImagesEmitter];
+export const EMITTERS: readonly Emitter[] = [
+  siteDataEmitter,
+  datasetsEmitter,
+  duckdbEmitter,
+  methodologyEmitter,
+  ogImagesEmitter,
+];

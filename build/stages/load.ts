@@ -26,23 +26,32 @@ export type LoadOptions = {
   /** Folder DuckDB spills to when memory runs short (its `temp_directory`; default DuckDB's `.tmp` in the cwd). */
   spillDir?: string;
 } & (
-  | { effects: LoadEffects; captureDir?: never; captures?: never; warehousePath?: never; sink?: never; onchainLedgerPath?: never }
+  | {
+      effects: LoadEffects;
+      captureDir?: never;
+      captures?: never;
+      warehousePath?: never;
+      sink?: never;
+      onchainLedgerPath?: never;
+    }
   | ({
-    effects?: never;
-    /** Persistent warehouse file whose history tables are read when it exists; null/absent for none. */
-    warehousePath?: string | null;
-    /** Storage holding live raw captures (`raw/`); absent: recorded captures only. */
-    sink?: Sink;
-    /** On-chain ledger file the ingestion jobs write (read when it exists); null/absent for none. */
-    onchainLedgerPath?: string | null;
-  } & ({ captureDir: string; captures?: never } | { captures: Capture[]; captureDir?: never }))
+      effects?: never;
+      /** Persistent warehouse file whose history tables are read when it exists; null/absent for none. */
+      warehousePath?: string | null;
+      /** Storage holding live raw captures (`raw/`); absent: recorded captures only. */
+      sink?: Sink;
+      /** On-chain ledger file the ingestion jobs write (read when it exists); null/absent for none. */
+      onchainLedgerPath?: string | null;
+    } & ({ captureDir: string; captures?: never } | { captures: Capture[]; captureDir?: never }))
 );
 
 /** The effects LoadOptions name: `effects` itself, or the ones its paths describe (stderr logger). */
 export function loadEffectsOf(opts: LoadOptions): LoadEffects {
   if (opts.effects) return opts.effects;
   return {
-    captures: opts.captures ? listCaptures(opts.captures, { select: false }) : recordedCaptures(opts.captureDir as string, opts.sink),
+    captures: opts.captures
+      ? listCaptures(opts.captures, { select: false })
+      : recordedCaptures(opts.captureDir as string, opts.sink),
     warehouse: opts.warehousePath ? fileWarehouse(opts.warehousePath) : null,
     ledger: opts.onchainLedgerPath ? fileLedger(opts.onchainLedgerPath) : null,
     logger: log,
@@ -93,37 +102,104 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
   // primary-key asserts only after minutes of work), so it stops the build here.
   const seen = new Set<string>();
   const repeated = [...new Set(registry.coins.map((c) => c.id).filter((id) => seen.size === seen.add(id).size))];
-  if (repeated.length) throw new Error(`registry: coin id${repeated.length > 1 ? "s" : ""} ${repeated.join(", ")} appear${repeated.length > 1 ? "" : "s"} more than once; a coin is one curated registry record (pipelines/registry/registry.json)`);
-  await db.loadRows("registry_coins", {
-    id: "VARCHAR", llama_id: "VARCHAR", gecko_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", issuer: "VARCHAR", peg_type: "VARCHAR",
-    peg_currency: "VARCHAR", peg_mechanism: "VARCHAR", nav_token: "BOOLEAN", floating_peg: "BOOLEAN", is_dead: "BOOLEAN",
-    dead_from: "VARCHAR", cause_of_death: "VARCHAR", contracts_json: "VARCHAR", exchange_symbols_json: "VARCHAR", unreviewed: "BOOLEAN",
-    death_known_on: "VARCHAR", risk_json: "VARCHAR", redemption_json: "VARCHAR", reserves_json: "VARCHAR",
-    peak_mcap_usd: "DOUBLE",
-  }, registry.coins.map((c) => {
-    const known = deathKnownOn(c.deadFrom);
-    const dead = known !== null && known <= asOfDay;
-    return {
-      id: c.id, llama_id: c.llamaId, gecko_id: c.geckoId, name: c.name, symbol: c.symbol, issuer: c.issuer, peg_type: c.pegType,
-      peg_currency: c.pegCurrency, peg_mechanism: c.pegMechanism, nav_token: c.navToken, floating_peg: c.floatingPeg, is_dead: dead,
-      dead_from: dead ? c.deadFrom : null, cause_of_death: dead ? c.causeOfDeath : null, contracts_json: JSON.stringify(c.contracts),
-      exchange_symbols_json: JSON.stringify(c.exchangeSymbols), unreviewed: c.provenance.includes("unreviewed"),
-      death_known_on: dead ? known : null, risk_json: c.risk ? JSON.stringify(c.risk) : null,
-      redemption_json: c.redemption ? JSON.stringify(c.redemption) : null, reserves_json: c.reserves ? JSON.stringify(c.reserves) : null,
-      // the cemetery's peak market cap, like the cause of death, only once the death is known at as-of
-      peak_mcap_usd: dead ? c.peakMcapUsd ?? null : null,
-    };
-  }));
-  await db.loadRows("registry_chains", { id: "VARCHAR", name: "VARCHAR", tier: "VARCHAR", tier_source: "VARCHAR" },
-    registry.chains.map((c) => ({ id: c.id, name: c.name, tier: c.tier ?? null, tier_source: c.tierSource?.label ?? null })));
+  if (repeated.length)
+    throw new Error(
+      `registry: coin id${repeated.length > 1 ? "s" : ""} ${repeated.join(", ")} appear${repeated.length > 1 ? "" : "s"} more than once; a coin is one curated registry record (pipelines/registry/registry.json)`,
+    );
+  await db.loadRows(
+    "registry_coins",
+    {
+      id: "VARCHAR",
+      llama_id: "VARCHAR",
+      gecko_id: "VARCHAR",
+      name: "VARCHAR",
+      symbol: "VARCHAR",
+      issuer: "VARCHAR",
+      peg_type: "VARCHAR",
+      peg_currency: "VARCHAR",
+      peg_mechanism: "VARCHAR",
+      nav_token: "BOOLEAN",
+      floating_peg: "BOOLEAN",
+      is_dead: "BOOLEAN",
+      dead_from: "VARCHAR",
+      cause_of_death: "VARCHAR",
+      contracts_json: "VARCHAR",
+      exchange_symbols_json: "VARCHAR",
+      unreviewed: "BOOLEAN",
+      death_known_on: "VARCHAR",
+      risk_json: "VARCHAR",
+      redemption_json: "VARCHAR",
+      reserves_json: "VARCHAR",
+      peak_mcap_usd: "DOUBLE",
+    },
+    registry.coins.map((c) => {
+      const known = deathKnownOn(c.deadFrom);
+      const dead = known !== null && known <= asOfDay;
+      return {
+        id: c.id,
+        llama_id: c.llamaId,
+        gecko_id: c.geckoId,
+        name: c.name,
+        symbol: c.symbol,
+        issuer: c.issuer,
+        peg_type: c.pegType,
+        peg_currency: c.pegCurrency,
+        peg_mechanism: c.pegMechanism,
+        nav_token: c.navToken,
+        floating_peg: c.floatingPeg,
+        is_dead: dead,
+        dead_from: dead ? c.deadFrom : null,
+        cause_of_death: dead ? c.causeOfDeath : null,
+        contracts_json: JSON.stringify(c.contracts),
+        exchange_symbols_json: JSON.stringify(c.exchangeSymbols),
+        unreviewed: c.provenance.includes("unreviewed"),
+        death_known_on: dead ? known : null,
+        risk_json: c.risk ? JSON.stringify(c.risk) : null,
+        redemption_json: c.redemption ? JSON.stringify(c.redemption) : null,
+        reserves_json: c.reserves ? JSON.stringify(c.reserves) : null,
+        // the cemetery's peak market cap, like the cause of death, only once the death is known at as-of
+        peak_mcap_usd: dead ? (c.peakMcapUsd ?? null) : null,
+      };
+    }),
+  );
+  await db.loadRows(
+    "registry_chains",
+    { id: "VARCHAR", name: "VARCHAR", tier: "VARCHAR", tier_source: "VARCHAR" },
+    registry.chains.map((c) => ({
+      id: c.id,
+      name: c.name,
+      tier: c.tier ?? null,
+      tier_source: c.tierSource?.label ?? null,
+    })),
+  );
   await db.loadRows("registry_bridges", { chain: "VARCHAR", address: "VARCHAR", name: "VARCHAR" }, registry.bridges);
-  await db.loadRows("registry_tracked_contracts", {
-    config_key: "VARCHAR", stablecoin_id: "VARCHAR", symbol: "VARCHAR", chain_id: "VARCHAR", contract_address: "VARCHAR", family: "VARCHAR",
-    purpose: "VARCHAR", decimals: "BIGINT", start_block: "BIGINT", unsupported_reason: "VARCHAR",
-  }, trackedConfigs(registry).map((c) => ({
-    config_key: c.configKey, stablecoin_id: c.stablecoinId, symbol: c.symbol, chain_id: c.chain, contract_address: c.address, family: c.family,
-    purpose: c.purpose, decimals: c.decimals, start_block: c.startBlock, unsupported_reason: c.unsupportedReason,
-  })));
+  await db.loadRows(
+    "registry_tracked_contracts",
+    {
+      config_key: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      chain_id: "VARCHAR",
+      contract_address: "VARCHAR",
+      family: "VARCHAR",
+      purpose: "VARCHAR",
+      decimals: "BIGINT",
+      start_block: "BIGINT",
+      unsupported_reason: "VARCHAR",
+    },
+    trackedConfigs(registry).map((c) => ({
+      config_key: c.configKey,
+      stablecoin_id: c.stablecoinId,
+      symbol: c.symbol,
+      chain_id: c.chain,
+      contract_address: c.address,
+      family: c.family,
+      purpose: c.purpose,
+      decimals: c.decimals,
+      start_block: c.startBlock,
+      unsupported_reason: c.unsupportedReason,
+    })),
+  );
   return loadDonationTables(db, loadDonations(registry));
 }
 
@@ -134,17 +210,43 @@ async function loadRegistryTables(db: Db, registry: Registry, asOfDay: string): 
  * rejected receipt.
  */
 async function loadDonationTables(db: Db, ledger: DonationsLedger): Promise<string[]> {
-  await db.loadRows("registry_donation_receipts", {
-    tx_hash: "VARCHAR", log_index: "BIGINT", chain: "VARCHAR", token_address: "VARCHAR", from_address: "VARCHAR", amount: "VARCHAR", received_at: "BIGINT", kind: "VARCHAR",
-  }, ledger.receipts.map((r) => ({
-    tx_hash: r.txHash, log_index: r.logIndex, chain: r.chain, token_address: r.token, from_address: r.from, amount: r.amount,
-    received_at: Math.floor(Date.parse(r.receivedAt) / 1000), kind: r.kind,
-  })));
-  await db.loadRows("registry_donation_contracts", { stablecoin_id: "VARCHAR", chain: "VARCHAR", contract_address: "VARCHAR" },
-    ledger.qualifying.map((q) => ({ stablecoin_id: q.stablecoinId, chain: q.chain, contract_address: q.contract })));
-  await db.loadRows("registry_donations_meta", { reconciled_at: "BIGINT", rejected_receipts: "BIGINT" },
-    [{ reconciled_at: ledger.reconciledAt, rejected_receipts: Object.values(ledger.rejected).reduce((a, b) => a + b, 0) }]);
-  return Object.entries(ledger.rejected).map(([reason, n]) => `donations ledger ${ledger.path}: ${n} receipt${n === 1 ? "" : "s"} rejected (${reason})`);
+  await db.loadRows(
+    "registry_donation_receipts",
+    {
+      tx_hash: "VARCHAR",
+      log_index: "BIGINT",
+      chain: "VARCHAR",
+      token_address: "VARCHAR",
+      from_address: "VARCHAR",
+      amount: "VARCHAR",
+      received_at: "BIGINT",
+      kind: "VARCHAR",
+    },
+    ledger.receipts.map((r) => ({
+      tx_hash: r.txHash,
+      log_index: r.logIndex,
+      chain: r.chain,
+      token_address: r.token,
+      from_address: r.from,
+      amount: r.amount,
+      received_at: Math.floor(Date.parse(r.receivedAt) / 1000),
+      kind: r.kind,
+    })),
+  );
+  await db.loadRows(
+    "registry_donation_contracts",
+    { stablecoin_id: "VARCHAR", chain: "VARCHAR", contract_address: "VARCHAR" },
+    ledger.qualifying.map((q) => ({ stablecoin_id: q.stablecoinId, chain: q.chain, contract_address: q.contract })),
+  );
+  await db.loadRows("registry_donations_meta", { reconciled_at: "BIGINT", rejected_receipts: "BIGINT" }, [
+    {
+      reconciled_at: ledger.reconciledAt,
+      rejected_receipts: Object.values(ledger.rejected).reduce((a, b) => a + b, 0),
+    },
+  ]);
+  return Object.entries(ledger.rejected).map(
+    ([reason, n]) => `donations ledger ${ledger.path}: ${n} receipt${n === 1 ? "" : "s"} rejected (${reason})`,
+  );
 }
 
 /**
@@ -154,18 +256,36 @@ async function loadDonationTables(db: Db, ledger: DonationsLedger): Promise<stri
  */
 export async function prepareBuildDb(db: Db, asOf: number, registry?: Registry): Promise<void> {
   const asOfDay = utcDay(asOf);
-  await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", { as_of: asOf, as_of_day: asOfDay });
+  await db.exec("create table build_context as select $as_of::bigint as as_of, $as_of_day::date as as_of_day", {
+    as_of: asOf,
+    as_of_day: asOfDay,
+  });
   await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
   if (registry) await loadRegistryTables(db, registry, asOfDay);
 }
 
 /** Assets of the newest DefiLlama `/stablecoins` capture loaded into the raw table (none without one). */
 export async function loadedListAssets(db: Db): Promise<ListAsset[]> {
-  const rows = await db.all<{ llama_id: string; name: string; symbol: string; gecko_id: string | null; peg_type: string; peg_mechanism: string | null }>(
+  const rows = await db.all<{
+    llama_id: string;
+    name: string;
+    symbol: string;
+    gecko_id: string | null;
+    peg_type: string;
+    peg_mechanism: string | null;
+  }>(
     `select llama_id, name, symbol, gecko_id, peg_type, peg_mechanism from raw_defillama__stablecoins
      qualify row_number() over (partition by llama_id order by _observed_at desc) = 1
-     order by llama_id`);
-  return rows.map((r) => ({ llamaId: r.llama_id, name: r.name, symbol: r.symbol, geckoId: r.gecko_id, pegType: r.peg_type, pegMechanism: r.peg_mechanism }));
+     order by llama_id`,
+  );
+  return rows.map((r) => ({
+    llamaId: r.llama_id,
+    name: r.name,
+    symbol: r.symbol,
+    geckoId: r.gecko_id,
+    pegType: r.peg_type,
+    pegMechanism: r.peg_mechanism,
+  }));
 }
 
 /**
@@ -196,14 +316,32 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
   if (!sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
     // As-of fallback (int_coins_supply_current): current state from the supply history instead.
-    warnings.push("source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)");
+    warnings.push(
+      "source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)",
+    );
   }
   for (const s of sources) {
     const n = s.dropped["duplicate-conflicting"] ?? 0;
-    if (n) warnings.push(`source ${s.endpoint}: ${n} repeated upstream entr${n === 1 ? "y" : "ies"} with the id of an earlier entry but other values (dropped \`duplicate-conflicting\`): the upstream gave two answers for one coin; the first in payload order is used`);
+    if (n)
+      warnings.push(
+        `source ${s.endpoint}: ${n} repeated upstream entr${n === 1 ? "y" : "ies"} with the id of an earlier entry but other values (dropped \`duplicate-conflicting\`): the upstream gave two answers for one coin; the first in payload order is used`,
+      );
   }
   const unknown = Object.entries(ledger?.unknownTopics ?? {}).filter(([, n]) => n > 0);
-  if (unknown.length) warnings.push(`on-chain ledger: logs with a topic no tracked family decodes were counted, not loaded: ${unknown.map(([k, n]) => `${k} ${n}`).join("; ")}`);
+  if (unknown.length)
+    warnings.push(
+      `on-chain ledger: logs with a topic no tracked family decodes were counted, not loaded: ${unknown.map(([k, n]) => `${k} ${n}`).join("; ")}`,
+    );
   const sourceObservedAt = Object.fromEntries(sources.map((s) => [s.endpoint, s.newestObservedAt]));
-  return { asOf: opts.asOf, asOfDay: utcDay(opts.asOf), captures, sources, readerDropped, readerProblems, skippedCaptures, warnings, sourceObservedAt };
+  return {
+    asOf: opts.asOf,
+    asOfDay: utcDay(opts.asOf),
+    captures,
+    sources,
+    readerDropped,
+    readerProblems,
+    skippedCaptures,
+    warnings,
+    sourceObservedAt,
+  };
 }

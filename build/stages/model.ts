@@ -29,36 +29,75 @@ export interface ModelledBuild extends LoadedInputs {
  * database. Throws ModelError naming the model/assert, or an Error when no coin has a current supply
  * (no list capture and no supply history within 3 days of as-of: nothing to build).
  */
-export async function runModelStage(db: Db, logger: Logger = log): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "sourceLineage" | "modelWarnings">> {
+export async function runModelStage(
+  db: Db,
+  logger: Logger = log,
+): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "sourceLineage" | "modelWarnings">> {
   const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
   logger("info", "model", "models built", { count: modelRun.tables.length });
   const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
   if (currentCoins === 0) {
-    throw new Error("source defillama.stablecoins: no capture observed at or before as-of and no supply history in the 3 days up to as-of; nothing to build");
+    throw new Error(
+      "source defillama.stablecoins: no capture observed at or before as-of and no supply history in the 3 days up to as-of; nothing to build",
+    );
   }
-  const supplyRejections = Object.fromEntries((await db.all<{ reason: string; n: number }>(
-    "select reason, count(*)::integer as n from supply_value_rejections group by reason order by reason")).map((r) => [r.reason, r.n]));
-  const guarded = await db.all<{ stablecoin_id: string; total_usd: number | null; chain_total_usd: number; chain_count: number }>(
-    "select stablecoin_id, total_usd, chain_total_usd, chain_count from supply_chain_guard order by stablecoin_id");
+  const supplyRejections = Object.fromEntries(
+    (
+      await db.all<{ reason: string; n: number }>(
+        "select reason, count(*)::integer as n from supply_value_rejections group by reason order by reason",
+      )
+    ).map((r) => [r.reason, r.n]),
+  );
+  const guarded = await db.all<{
+    stablecoin_id: string;
+    total_usd: number | null;
+    chain_total_usd: number;
+    chain_count: number;
+  }>("select stablecoin_id, total_usd, chain_total_usd, chain_count from supply_chain_guard order by stablecoin_id");
   const qualityRejections = {
     ...modelRun.rejected,
     ...(Object.keys(supplyRejections).length ? { supply_value_rejections: supplyRejections } : {}),
-    ...(guarded.length ? { supply_chain_guard: { "chain-sum-above-total": guarded.reduce((n, g) => n + g.chain_count, 0) } } : {}),
+    ...(guarded.length
+      ? { supply_chain_guard: { "chain-sum-above-total": guarded.reduce((n, g) => n + g.chain_count, 0) } }
+      : {}),
   };
-  const guardWarnings = guarded.map((g) => `supply-chain guard: ${g.stablecoin_id} quarantined: its ${g.chain_count} chains sum to $${Math.round(g.chain_total_usd)} but its total is ${g.total_usd === null ? "unknown" : `$${Math.round(g.total_usd)}`} (more than 1% apart); the total is published as the upstream reports it, its chain rows are withheld (supplyChainGuard in /api/stablecoins)`);
-  const lineage = await db.all<{ source_a: string; source_b: string; family_a: string; family_b: string; years: string; shared: number; equal: number; copies: number; undeclared: number }>(
+  const guardWarnings = guarded.map(
+    (g) =>
+      `supply-chain guard: ${g.stablecoin_id} quarantined: its ${g.chain_count} chains sum to $${Math.round(g.chain_total_usd)} but its total is ${g.total_usd === null ? "unknown" : `$${Math.round(g.total_usd)}`} (more than 1% apart); the total is published as the upstream reports it, its chain rows are withheld (supplyChainGuard in /api/stablecoins)`,
+  );
+  const lineage = await db.all<{
+    source_a: string;
+    source_b: string;
+    family_a: string;
+    family_b: string;
+    years: string;
+    shared: number;
+    equal: number;
+    copies: number;
+    undeclared: number;
+  }>(
     `select source_a, source_b, any_value(family_a) as family_a, any_value(family_b) as family_b,
        coalesce(string_agg(gecko_id || ' ' || year, ', ' order by gecko_id, year) filter (where verdict = 'undeclared-copy'), '') as years,
        sum(shared_days)::integer as shared, sum(equal_days)::integer as equal,
        (count(*) filter (where verdict <> 'independent-by-evidence'))::integer as copies,
        (count(*) filter (where verdict = 'undeclared-copy'))::integer as undeclared
-     from source_lineage_check group by source_a, source_b order by source_a, source_b`);
+     from source_lineage_check group by source_a, source_b order by source_a, source_b`,
+  );
   const sourceLineage: SourceLineagePair[] = lineage.map((r) => ({
-    sourceA: r.source_a, sourceB: r.source_b, familyA: r.family_a, familyB: r.family_b, sharedDays: r.shared, equalDays: r.equal,
+    sourceA: r.source_a,
+    sourceB: r.source_b,
+    familyA: r.family_a,
+    familyB: r.family_b,
+    sharedDays: r.shared,
+    equalDays: r.equal,
     verdict: r.undeclared ? "undeclared-copy" : r.copies ? "declared-same-family" : "independent-by-evidence",
   }));
-  const modelWarnings = lineage.filter((r) => r.undeclared > 0)
-    .map((r) => `source lineage: ${r.source_a} and ${r.source_b} agree to 1e-9 on ${r.equal} of ${r.shared} shared days (${r.years}) but are declared independent families: by evidence they are one family (declare the copy in its source module, pipelines/sources/lineage.ts)`);
+  const modelWarnings = lineage
+    .filter((r) => r.undeclared > 0)
+    .map(
+      (r) =>
+        `source lineage: ${r.source_a} and ${r.source_b} agree to 1e-9 on ${r.equal} of ${r.shared} shared days (${r.years}) but are declared independent families: by evidence they are one family (declare the copy in its source module, pipelines/sources/lineage.ts)`,
+    );
   return { modelRun, qualityRejections, sourceLineage, modelWarnings: [...guardWarnings, ...modelWarnings] };
 }
 

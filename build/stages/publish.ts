@@ -2,7 +2,12 @@ import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import type { z } from "zod";
 import { DATASET_RETENTION_DAYS } from "../../datasets/contract.ts";
-import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, type StoredEncoding } from "../../site-data/manifest.ts";
+import {
+  type BuildManifest,
+  BuildManifestSchema,
+  LatestPointerSchema,
+  type StoredEncoding,
+} from "../../site-data/manifest.ts";
 import { sha256 } from "../captures.ts";
 import { log, type Logger } from "../log.ts";
 import { ENCODING_SUFFIX, encodeBody, isCompressible, STORED_ENCODINGS } from "../precompress.ts";
@@ -44,7 +49,12 @@ const SummarySchema = BuildManifestSchema.pick({ buildId: true, asOf: true, gene
 
 /** Every folder under `builds/` with its manifest bytes (null: no manifest, a partial build). */
 async function buildFolders(sink: PublishSink): Promise<{ buildId: string; manifest: Uint8Array | null }[]> {
-  return Promise.all((await sink.listDirs("builds/")).map(async (buildId) => ({ buildId, manifest: await sink.get(manifestKeyOf(buildId)) })));
+  return Promise.all(
+    (await sink.listDirs("builds/")).map(async (buildId) => ({
+      buildId,
+      manifest: await sink.get(manifestKeyOf(buildId)),
+    })),
+  );
 }
 
 /** The summary of a stored manifest, or null when it does not parse. */
@@ -77,9 +87,12 @@ export async function sweepLeftovers(sink: PublishSink, logger: Logger = log): P
   // into place last), and those go whole below.
   const abandonedFiles = await sink.listAbandoned(["builds/"]);
   for (const key of abandonedFiles) await sink.delete(key);
-  const partialBuilds = (await buildFolders(sink)).filter((b) => b.manifest === null && b.buildId !== serving).map((b) => b.buildId);
+  const partialBuilds = (await buildFolders(sink))
+    .filter((b) => b.manifest === null && b.buildId !== serving)
+    .map((b) => b.buildId);
   for (const id of partialBuilds) await sink.deletePrefix(buildPrefix(id));
-  if (abandonedFiles.length || partialBuilds.length) logger("info", "publish", "swept leftovers of a killed run", { abandonedFiles, partialBuilds });
+  if (abandonedFiles.length || partialBuilds.length)
+    logger("info", "publish", "swept leftovers of a killed run", { abandonedFiles, partialBuilds });
   return { abandonedFiles, partialBuilds };
 }
 
@@ -87,7 +100,12 @@ export async function sweepLeftovers(sink: PublishSink, logger: Logger = log): P
  * Writes `key` and its precompressed siblings `<key>.br` / `<key>.gz` for the given encodings (computed
  * once per body hash: a dated copy reuses its build file's). Returns the number of objects written.
  */
-type ObjectWriter = (key: string, body: string | Uint8Array, hash: string, encodings: readonly StoredEncoding[]) => Promise<number>;
+type ObjectWriter = (
+  key: string,
+  body: string | Uint8Array,
+  hash: string,
+  encodings: readonly StoredEncoding[],
+) => Promise<number>;
 
 function objectWriter(sink: Sink): ObjectWriter {
   const limit = pLimit(WRITE_CONCURRENCY);
@@ -96,7 +114,11 @@ function objectWriter(sink: Sink): ObjectWriter {
   return async (key, body, hash, encodings) => {
     const puts: Promise<void>[] = [limit(() => sink.put(key, body))];
     if (encodings.length) {
-      if (!encoded.has(hash)) encoded.set(hash, encodeLimit(() => encodeBody(body)));
+      if (!encoded.has(hash))
+        encoded.set(
+          hash,
+          encodeLimit(() => encodeBody(body)),
+        );
       const siblings = await encoded.get(hash)!;
       for (const enc of encodings) puts.push(limit(() => sink.put(`${key}${ENCODING_SUFFIX[enc]}`, siblings[enc])));
     }
@@ -130,7 +152,9 @@ export interface PublishResult {
  * id has another content hash (an id collision) rather than serving different bytes.
  */
 export async function publishBuild(
-  sink: Sink, manifest: BuildManifest, build: { files: BuildFile[]; datedCopies: DatedCopy[] },
+  sink: Sink,
+  manifest: BuildManifest,
+  build: { files: BuildFile[]; datedCopies: DatedCopy[] },
   opts: { beforePointer?: () => Promise<void>; logger?: Logger } = {},
 ): Promise<PublishResult> {
   const manifestKey = manifestKeyOf(manifest.buildId);
@@ -141,17 +165,25 @@ export async function publishBuild(
   if (stored) {
     serving = BuildManifestSchema.parse(JSON.parse(Buffer.from(stored).toString("utf8")));
     if (serving.contentHash !== manifest.contentHash) {
-      throw new Error(`build ${manifest.buildId} already exists with another content hash (${serving.contentHash.slice(0, 12)} ≠ ${manifest.contentHash.slice(0, 12)}); not overwriting a published build`);
+      throw new Error(
+        `build ${manifest.buildId} already exists with another content hash (${serving.contentHash.slice(0, 12)} ≠ ${manifest.contentHash.slice(0, 12)}); not overwriting a published build`,
+      );
     }
-    (opts.logger ?? log)("info", "publish", "complete build with this id exists; reusing it as-is", { buildId: manifest.buildId });
+    (opts.logger ?? log)("info", "publish", "complete build with this id exists; reusing it as-is", {
+      buildId: manifest.buildId,
+    });
   } else {
     const prefix = buildPrefix(manifest.buildId);
-    const counts = await Promise.all(build.files.map((f) => write(`${prefix}${f.file.path}`, f.body, f.file.sha256, f.file.encodings ?? [])));
+    const counts = await Promise.all(
+      build.files.map((f) => write(`${prefix}${f.file.path}`, f.body, f.file.sha256, f.file.encodings ?? [])),
+    );
     objectsWritten += counts.reduce((a, b) => a + b, 0);
     await sink.put(manifestKey, toJson(manifest));
     objectsWritten++;
   }
-  const copies = await Promise.all(build.datedCopies.map((c) => write(c.key, c.body, sha256(c.body), isCompressible(c.key) ? STORED_ENCODINGS : [])));
+  const copies = await Promise.all(
+    build.datedCopies.map((c) => write(c.key, c.body, sha256(c.body), isCompressible(c.key) ? STORED_ENCODINGS : [])),
+  );
   objectsWritten += copies.reduce((a, b) => a + b, 0);
   await opts.beforePointer?.();
   await sink.put(POINTER_KEY, toJson({ buildId: serving.buildId, asOf: serving.asOf, manifest: manifestKey }));
@@ -164,14 +196,19 @@ export function retentionCutoffDay(newestAsOf: number): string {
 }
 
 /** Newest first: asOf, then generatedAt, then build id. */
-const newestFirst = (a: BuildSummary, b: BuildSummary) => b.asOf - a.asOf || b.generatedAt - a.generatedAt || b.buildId.localeCompare(a.buildId);
+const newestFirst = (a: BuildSummary, b: BuildSummary) =>
+  b.asOf - a.asOf || b.generatedAt - a.generatedAt || b.buildId.localeCompare(a.buildId);
 
 /**
  * Build ids retention keeps: the `keepBuilds` newest, the serving one, and for every UTC as-of day
  * from retentionCutoffDay(newest as-of) on, the newest build of that day (the build a dated file of
  * that day is served from). Pure.
  */
-export function buildsToKeep(builds: readonly BuildSummary[], servingBuildId: string | null, keepBuilds: number): Set<string> {
+export function buildsToKeep(
+  builds: readonly BuildSummary[],
+  servingBuildId: string | null,
+  keepBuilds: number,
+): Set<string> {
   const ordered = [...builds].sort(newestFirst);
   const keep = new Set(ordered.slice(0, keepBuilds).map((b) => b.buildId));
   if (servingBuildId) keep.add(servingBuildId);
@@ -207,7 +244,10 @@ export interface RetentionReport {
  * a manifest are left to sweepLeftovers), and dated dataset files (with siblings) dated before the
  * window ending on the newest build's as-of day. Logs what it deleted (to `opts.logger`, default stderr).
  */
-export async function applyRetention(sink: PublishSink, opts: { keepBuilds: number; logger?: Logger }): Promise<RetentionReport> {
+export async function applyRetention(
+  sink: PublishSink,
+  opts: { keepBuilds: number; logger?: Logger },
+): Promise<RetentionReport> {
   const logger = opts.logger ?? log;
   const serving = (await readPointer(sink))?.buildId ?? null;
   const complete: BuildSummary[] = [];
@@ -223,9 +263,25 @@ export async function applyRetention(sink: PublishSink, opts: { keepBuilds: numb
   const deletedBuilds = ordered.filter((b) => !keep.has(b.buildId)).map((b) => b.buildId);
   for (const id of deletedBuilds) await sink.deletePrefix(buildPrefix(id));
   const cutoff = ordered.length ? retentionCutoffDay(ordered[0].asOf) : null;
-  const deletedDatedFiles = cutoff ? (await sink.list("datasets/")).filter((k) => { const day = DATED_FILE.exec(k)?.[1]; return day !== undefined && day < cutoff; }) : [];
+  const deletedDatedFiles = cutoff
+    ? (await sink.list("datasets/")).filter((k) => {
+        const day = DATED_FILE.exec(k)?.[1];
+        return day !== undefined && day < cutoff;
+      })
+    : [];
   for (const key of deletedDatedFiles) await sink.delete(key);
-  if (unreadable.length) logger("warn", "publish", "build folders with an unreadable manifest kept", { builds: unreadable });
-  if (deletedBuilds.length || deletedDatedFiles.length) logger("info", "publish", "retention pruned", { deletedBuilds, deletedDatedFiles: deletedDatedFiles.length, cutoff });
-  return { keptBuilds: ordered.filter((b) => keep.has(b.buildId)).map((b) => b.buildId), deletedBuilds, deletedDatedFiles, unreadableBuilds: unreadable };
+  if (unreadable.length)
+    logger("warn", "publish", "build folders with an unreadable manifest kept", { builds: unreadable });
+  if (deletedBuilds.length || deletedDatedFiles.length)
+    logger("info", "publish", "retention pruned", {
+      deletedBuilds,
+      deletedDatedFiles: deletedDatedFiles.length,
+      cutoff,
+    });
+  return {
+    keptBuilds: ordered.filter((b) => keep.has(b.buildId)).map((b) => b.buildId),
+    deletedBuilds,
+    deletedDatedFiles,
+    unreadableBuilds: unreadable,
+  };
 }

@@ -69,6 +69,9 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
  */
 export function changelogPathOf(versionId: string): string {
   const c = METHODOLOGY_CHANGELOGS.find((m) => m.versionId === versionId || m.previousVersionIds.includes(versionId));
-  if (!c) throw new Error(`no methodology changelog describes version ${versionId} (add it to pipelines/analytics/changelogs.ts)`);
+  if (!c)
+    throw new Error(
+      `no methodology changelog describes version ${versionId} (add it to pipelines/analytics/changelogs.ts)`,
+    );
   return c.path;
 }

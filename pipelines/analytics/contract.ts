@@ -25,5 +25,8 @@ export interface Analytic {
    * Computes every output table. `rejected` counts input rows refused by a quality rule, by
    * reason; the build reports them in the manifest.
    */
-  run(inputs: Record<string, Row[]>, ctx: { asOf: number }): { tables: Record<string, Row[]>; rejected?: Record<string, number> };
+  run(
+    inputs: Record<string, Row[]>,
+    ctx: { asOf: number },
+  ): { tables: Record<string, Row[]>; rejected?: Record<string, number> };
 }

@@ -185,7 +185,10 @@ export interface PendingIncident {
 
 /** Deterministic numeric event id (< 2^52) from coin, start and source. */
 export function depegEventId(stablecoinId: string, startedAt: number, source: string): number {
-  return Number.parseInt(createHash("sha256").update(`${stablecoinId}|${startedAt}|${source}`).digest("hex").slice(0, 13), 16);
+  return Number.parseInt(
+    createHash("sha256").update(`${stablecoinId}|${startedAt}|${source}`).digest("hex").slice(0, 13),
+    16,
+  );
 }
 
 interface Pending {
@@ -202,15 +205,26 @@ interface Pending {
 }
 
 interface Open {
-  row: Omit<DepegEventRow, "endedAt" | "recoveryPrice" | "closeReason" | "trace" | "id" | "families"> & { trace: Omit<DepegEventRow["trace"], "closed"> };
+  row: Omit<DepegEventRow, "endedAt" | "recoveryPrice" | "closeReason" | "trace" | "id" | "families"> & {
+    trace: Omit<DepegEventRow["trace"], "closed">;
+  };
   providers: Set<string>;
   families: Set<string>;
 }
 
 function traceOf(slot: Slot, bps: number): EventTrace {
   return {
-    ts: slot.ts, price: slot.consensus.price!, bps, priceSource: slot.consensus.priceSource,
-    quotes: slot.quotes.map((q) => ({ source: q.source, category: q.category, price: q.price, observedAt: q.observedAt, family: q.family })),
+    ts: slot.ts,
+    price: slot.consensus.price!,
+    bps,
+    priceSource: slot.consensus.priceSource,
+    quotes: slot.quotes.map((q) => ({
+      source: q.source,
+      category: q.category,
+      price: q.price,
+      observedAt: q.observedAt,
+      family: q.family,
+    })),
   };
 }
 
@@ -238,7 +252,11 @@ function labelOf(q: Quote): string {
  * copy then stands in for its family: e.g. the DefiLlama price archive for coins CoinGecko's recorded
  * charts do not cover). A copy contradicted by its original in the same slot is never evidence.
  */
-function evidenceOf(slot: Slot, direction: "above" | "below", threshold: number): { labels: string[]; categories: string[]; families: string[]; original: boolean } {
+function evidenceOf(
+  slot: Slot,
+  direction: "above" | "below",
+  threshold: number,
+): { labels: string[]; categories: string[]; families: string[]; original: boolean } {
   const labels: string[] = [];
   const categories: string[] = [];
   const families: string[] = [];
@@ -281,7 +299,12 @@ export interface DetectionContext {
  * The dependency incident confirming a condition seen in `slot` going `direction`: same direction, its
  * interval [startedAt, endedAt or as-of] overlapping the time the slot stands for [ts − cadence, ts].
  */
-function dependencyConfirmation(deps: DependencyIncident[], slot: Slot, direction: "above" | "below", asOf: number): DependencyIncident | null {
+function dependencyConfirmation(
+  deps: DependencyIncident[],
+  slot: Slot,
+  direction: "above" | "below",
+  asOf: number,
+): DependencyIncident | null {
   const from = slot.ts - Math.max(slot.cadenceSec, SLOT_SEC);
   return deps.find((d) => d.direction === direction && d.startedAt <= slot.ts && (d.endedAt ?? asOf) >= from) ?? null;
 }
@@ -290,7 +313,12 @@ function dependencyConfirmation(deps: DependencyIncident[], slot: Slot, directio
  * Runs detection over one coin's slots (ascending `ts`). Returns raw event rows (open ones have
  * `endedAt` null) and the pending incident still alive at `asOf`, if any.
  */
-export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegType: string }, slots: Slot[], asOf: number, ctx: DetectionContext = {}): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number } {
+export function detectDepegs(
+  coin: { stablecoinId: string; symbol: string; pegType: string },
+  slots: Slot[],
+  asOf: number,
+  ctx: DetectionContext = {},
+): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number } {
   const threshold = thresholdBps(coin.pegType);
   const endsAt = ctx.trackingEndsAt ?? null;
   const deps = ctx.dependencyIncidents ?? [];
@@ -299,14 +327,30 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
   let pending: Pending | null = null;
   let expiredPending = 0;
   // The uninterrupted run of the current condition (same direction, no judged slot inside the threshold).
-  type Run = { direction: "above" | "below"; first: EventTrace; firstSlot: Slot; peak: EventTrace; families: Set<string> };
+  type Run = {
+    direction: "above" | "below";
+    first: EventTrace;
+    firstSlot: Slot;
+    peak: EventTrace;
+    families: Set<string>;
+  };
   let run = null as Run | null;
   let lastJudged: Slot | null = null;
   let lastTrace: EventTrace | null = null;
 
-  const finish = (o: Open, endedAt: number | null, reason: DepegEventRow["closeReason"], recoveryPrice: number | null, closed: EventTrace | null) => {
+  const finish = (
+    o: Open,
+    endedAt: number | null,
+    reason: DepegEventRow["closeReason"],
+    recoveryPrice: number | null,
+    closed: EventTrace | null,
+  ) => {
     rows.push({
-      ...o.row, id: depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source), endedAt, recoveryPrice, closeReason: reason,
+      ...o.row,
+      id: depegEventId(coin.stablecoinId, o.row.startedAt, o.row.source),
+      endedAt,
+      recoveryPrice,
+      closeReason: reason,
       provenance: { ...o.row.provenance, sourcePriceProviders: [...o.providers].sort() },
       families: [...o.families].sort(),
       trace: { ...o.row.trace, closed },
@@ -317,19 +361,53 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     open = null;
   };
 
-  const openEvent = (first: EventTrace, firstSlot: Slot, peak: EventTrace, direction: "above" | "below", confirmation: { sources: string | null; reasons: string | null; policy: DepegEventRow["provenance"]["confirmationPolicy"]; points: number }, opened: EventTrace, families: Set<string>) => {
-    const low = firstSlot.consensus.priceConfidence === "low" || firstSlot.consensus.priceConfidence === "fallback" || families.size < 2;
+  const openEvent = (
+    first: EventTrace,
+    firstSlot: Slot,
+    peak: EventTrace,
+    direction: "above" | "below",
+    confirmation: {
+      sources: string | null;
+      reasons: string | null;
+      policy: DepegEventRow["provenance"]["confirmationPolicy"];
+      points: number;
+    },
+    opened: EventTrace,
+    families: Set<string>,
+  ) => {
+    const low =
+      firstSlot.consensus.priceConfidence === "low" ||
+      firstSlot.consensus.priceConfidence === "fallback" ||
+      families.size < 2;
     open = {
       row: {
-        stablecoinId: coin.stablecoinId, symbol: coin.symbol, pegType: coin.pegType, direction,
-        peakDeviationBps: peak.bps, startedAt: first.ts, startPrice: first.price, peakPrice: peak.price,
-        pegReference: firstSlot.pegReference!, source: firstSlot.kind,
-        confirmationSources: confirmation.sources, pendingReason: confirmation.reasons, constituentEventCount: 1,
+        stablecoinId: coin.stablecoinId,
+        symbol: coin.symbol,
+        pegType: coin.pegType,
+        direction,
+        peakDeviationBps: peak.bps,
+        startedAt: first.ts,
+        startPrice: first.price,
+        peakPrice: peak.price,
+        pegReference: firstSlot.pegReference!,
+        source: firstSlot.kind,
+        confirmationSources: confirmation.sources,
+        pendingReason: confirmation.reasons,
+        constituentEventCount: 1,
         provenance: {
-          sourceKind: firstSlot.kind, replayRunId: null, replayVersion: DEPEG_METHODOLOGY_VERSION, sourcePriceProviders: [],
-          quoteMode: "slot-consensus-15m", pegReferenceSource: firstSlot.referenceSource, supplySource: firstSlot.supplySource,
-          confirmationPolicy: confirmation.policy, confirmationPointCount: confirmation.points, confidenceTier: low ? "low" : "high",
-          auditVerdict: null, pegScoreEligible: true, updatedAt: asOf,
+          sourceKind: firstSlot.kind,
+          replayRunId: null,
+          replayVersion: DEPEG_METHODOLOGY_VERSION,
+          sourcePriceProviders: [],
+          quoteMode: "slot-consensus-15m",
+          pegReferenceSource: firstSlot.referenceSource,
+          supplySource: firstSlot.supplySource,
+          confirmationPolicy: confirmation.policy,
+          confirmationPointCount: confirmation.points,
+          confidenceTier: low ? "low" : "high",
+          auditVerdict: null,
+          pegScoreEligible: true,
+          updatedAt: asOf,
         },
         trace: { firstSeen: first, opened, peak },
       },
@@ -345,8 +423,20 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     if (endsAt !== null && slot.ts > endsAt) break;
     // Coverage gap: claim nothing across time that was not observed.
     if (lastJudged && slot.ts - lastJudged.ts > coverageGapSec(lastJudged)) {
-      if (open) { finish(open, lastJudged.ts + Math.max(lastJudged.cadenceSec, SLOT_SEC), "orphan-tracking-removed", null, lastTrace); open = null; }
-      if (pending) { if (slot.ts - pending.first.ts <= pending.expirySec) expiredPending++; pending = null; }
+      if (open) {
+        finish(
+          open,
+          lastJudged.ts + Math.max(lastJudged.cadenceSec, SLOT_SEC),
+          "orphan-tracking-removed",
+          null,
+          lastTrace,
+        );
+        open = null;
+      }
+      if (pending) {
+        if (slot.ts - pending.first.ts <= pending.expirySec) expiredPending++;
+        pending = null;
+      }
       run = null;
     }
     lastJudged = slot;
@@ -361,7 +451,9 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
       continue;
     }
     if (!beyond || run?.direction !== direction) run = null;
-    const ev = beyond ? evidenceOf(slot, direction, threshold) : { labels: [], categories: [], families: [], original: false };
+    const ev = beyond
+      ? evidenceOf(slot, direction, threshold)
+      : { labels: [], categories: [], families: [], original: false };
     if (beyond) {
       const t = lastTrace;
       const x = extremeOf(slot, direction, t);
@@ -385,9 +477,16 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
         continue;
       }
       if (beyond) close(slot, "superseded-direction", null, bps);
-      else { close(slot, "recovered-primary", price, bps); pending = null; continue; }
+      else {
+        close(slot, "recovered-primary", price, bps);
+        pending = null;
+        continue;
+      }
     }
-    if (!beyond) { pending = null; continue; }
+    if (!beyond) {
+      pending = null;
+      continue;
+    }
     // Only a copy of another upstream's series shows the condition: not evidence on its own.
     if (!ev.original) continue;
 
@@ -395,8 +494,10 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     const reasons: string[] = [];
     const daily = slot.kind === "backfill" && slot.cadenceSec >= 86400;
     const supply = slot.supplyUsd ?? 0;
-    if (supply >= LARGE_CAP_USD || (supply >= SOFT_LARGE_CAP_USD && Math.abs(bps) >= 2 * threshold)) reasons.push("large-cap");
-    if (slot.consensus.priceConfidence === "low" || slot.consensus.priceConfidence === "fallback") reasons.push("low-confidence");
+    if (supply >= LARGE_CAP_USD || (supply >= SOFT_LARGE_CAP_USD && Math.abs(bps) >= 2 * threshold))
+      reasons.push("large-cap");
+    if (slot.consensus.priceConfidence === "low" || slot.consensus.priceConfidence === "fallback")
+      reasons.push("low-confidence");
     if (Math.abs(bps) >= EXTREME_MOVE_BPS && !daily) reasons.push("extreme-move");
     // Daily history: one point of one family is not enough (two-point rule), except a crash ≥ 5000 bps.
     if (daily && new Set(ev.labels).size < 2 && Math.abs(bps) < EXTREME_MOVE_BPS) reasons.push("single-daily-point");
@@ -405,13 +506,29 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
       pending = null;
     }
     if (!pending && reasons.length === 0) {
-      openEvent(run!.first, run!.firstSlot, run!.peak, direction, { sources: null, reasons: null, policy: "none", points: 1 }, t, run!.families);
+      openEvent(
+        run!.first,
+        run!.firstSlot,
+        run!.peak,
+        direction,
+        { sources: null, reasons: null, policy: "none", points: 1 },
+        t,
+        run!.families,
+      );
       continue;
     }
     if (!pending) {
       pending = {
-        direction, first: t, firstSlot: slot, last: t, peak: t, reasons: new Set(reasons), evidence: new Set(ev.labels),
-        categories: new Set(ev.categories), points: 1, expirySec: daily ? DAILY_PENDING_EXPIRY_SEC : INTRADAY_PENDING_EXPIRY_SEC,
+        direction,
+        first: t,
+        firstSlot: slot,
+        last: t,
+        peak: t,
+        reasons: new Set(reasons),
+        evidence: new Set(ev.labels),
+        categories: new Set(ev.categories),
+        points: 1,
+        expirySec: daily ? DAILY_PENDING_EXPIRY_SEC : INTRADAY_PENDING_EXPIRY_SEC,
       };
     } else {
       const p: Pending = pending;
@@ -427,36 +544,68 @@ export function detectDepegs(coin: { stablecoinId: string; symbol: string; pegTy
     const hasMarket = [...p.categories].some((c) => c !== "off-chain");
     const byCategory = p.evidence.size >= 2 && (!needsMarket || hasMarket);
     const elapsed = slot.ts - p.first.ts;
-    const byTwoPoint = daily && p.points >= 2 && elapsed >= DAILY_SECOND_POINT_MIN_SEC && elapsed <= DAILY_PENDING_EXPIRY_SEC;
+    const byTwoPoint =
+      daily && p.points >= 2 && elapsed >= DAILY_SECOND_POINT_MIN_SEC && elapsed <= DAILY_PENDING_EXPIRY_SEC;
     // Dependency confirmation: a confirmed incident of a curated upstream dependency, same direction, at the same time.
     const dep = byCategory || byTwoPoint || needsMarket ? null : dependencyConfirmation(deps, slot, direction, asOf);
     if (byCategory || byTwoPoint || dep) {
-      openEvent(run!.first, run!.firstSlot, run!.peak, direction, {
-        sources: [...[...p.evidence].sort(), ...(dep && !byCategory && !byTwoPoint ? [`dependency:${dep.stablecoinId}`] : [])].join("+") || null,
-        reasons: [...p.reasons].sort().join("+") || null,
-        policy: byCategory ? "second-category" : byTwoPoint ? "two-point-daily" : "dependency",
-        points: p.points,
-      }, t, run!.families);
+      openEvent(
+        run!.first,
+        run!.firstSlot,
+        run!.peak,
+        direction,
+        {
+          sources:
+            [
+              ...[...p.evidence].sort(),
+              ...(dep && !byCategory && !byTwoPoint ? [`dependency:${dep.stablecoinId}`] : []),
+            ].join("+") || null,
+          reasons: [...p.reasons].sort().join("+") || null,
+          policy: byCategory ? "second-category" : byTwoPoint ? "two-point-daily" : "dependency",
+          points: p.points,
+        },
+        t,
+        run!.families,
+      );
       for (const q of run!.firstSlot.quotes) open!.providers.add(q.source);
       pending = null;
     }
   }
   // Tracking lost by as-of: the coin's tracking ended (death), or its last judged slot is older than the coverage gap. An
   // event still open ends after its last observation; nothing is claimed across unobserved time.
-  const trackingLost = lastJudged !== null && ((endsAt !== null && endsAt <= asOf) || asOf - lastJudged.ts > coverageGapSec(lastJudged));
+  const trackingLost =
+    lastJudged !== null && ((endsAt !== null && endsAt <= asOf) || asOf - lastJudged.ts > coverageGapSec(lastJudged));
   if (open) {
-    if (trackingLost) finish(open, lastJudged!.ts + Math.max(lastJudged!.cadenceSec, SLOT_SEC), "orphan-tracking-removed", null, lastTrace);
+    if (trackingLost)
+      finish(
+        open,
+        lastJudged!.ts + Math.max(lastJudged!.cadenceSec, SLOT_SEC),
+        "orphan-tracking-removed",
+        null,
+        lastTrace,
+      );
     else finish(open, null, null, null, null);
   }
-  if (trackingLost && pending) { expiredPending++; pending = null; }
+  if (trackingLost && pending) {
+    expiredPending++;
+    pending = null;
+  }
   let alive: PendingIncident | null = null;
   if (pending && asOf - pending.first.ts <= pending.expirySec) {
     const p: Pending = pending;
     const all = ["off-chain", "CEX", "DEX", "Pool"];
     alive = {
-      stablecoinId: coin.stablecoinId, symbol: coin.symbol, direction: p.direction, firstSeenAt: p.first.ts, lastSeenAt: p.last.ts,
-      firstSeenBps: p.first.bps, lastSeenBps: p.last.bps, peakSeenBps: p.peak.bps, reason: [...p.reasons].sort().join("+"),
-      ageSec: asOf - p.first.ts, expiresAt: p.first.ts + p.expirySec,
+      stablecoinId: coin.stablecoinId,
+      symbol: coin.symbol,
+      direction: p.direction,
+      firstSeenAt: p.first.ts,
+      lastSeenAt: p.last.ts,
+      firstSeenBps: p.first.bps,
+      lastSeenBps: p.last.bps,
+      peakSeenBps: p.peak.bps,
+      reason: [...p.reasons].sort().join("+"),
+      ageSec: asOf - p.first.ts,
+      expiresAt: p.first.ts + p.expirySec,
       availableConfirmationCategories: all.filter((c) => p.categories.has(c)),
       missingConfirmationCategories: all.filter((c) => !p.categories.has(c)),
     };
@@ -474,19 +623,29 @@ export function linkIncidents(rows: DepegEventRow[]): DepegEventRow[] {
   const out: DepegEventRow[] = [];
   for (const r of sorted) {
     const prev = out.at(-1);
-    if (prev && prev.stablecoinId === r.stablecoinId && prev.direction === r.direction && prev.endedAt !== null
-      && prev.closeReason === "recovered-primary" && r.startedAt - prev.endedAt <= REOPEN_WINDOW_SEC) {
+    if (
+      prev &&
+      prev.stablecoinId === r.stablecoinId &&
+      prev.direction === r.direction &&
+      prev.endedAt !== null &&
+      prev.closeReason === "recovered-primary" &&
+      r.startedAt - prev.endedAt <= REOPEN_WINDOW_SEC
+    ) {
       const worse = Math.abs(r.peakDeviationBps) > Math.abs(prev.peakDeviationBps);
       out[out.length - 1] = {
         ...prev,
         peakDeviationBps: worse ? r.peakDeviationBps : prev.peakDeviationBps,
         peakPrice: worse ? r.peakPrice : prev.peakPrice,
-        endedAt: r.endedAt, recoveryPrice: r.recoveryPrice, closeReason: r.closeReason,
+        endedAt: r.endedAt,
+        recoveryPrice: r.recoveryPrice,
+        closeReason: r.closeReason,
         constituentEventCount: prev.constituentEventCount + r.constituentEventCount,
         families: [...new Set([...prev.families, ...r.families])].sort(),
         provenance: {
           ...prev.provenance,
-          sourcePriceProviders: [...new Set([...prev.provenance.sourcePriceProviders, ...r.provenance.sourcePriceProviders])].sort(),
+          sourcePriceProviders: [
+            ...new Set([...prev.provenance.sourcePriceProviders, ...r.provenance.sourcePriceProviders]),
+          ].sort(),
           confirmationPointCount: prev.provenance.confirmationPointCount + r.provenance.confirmationPointCount,
         },
         trace: { ...prev.trace, peak: worse ? r.trace.peak : prev.trace.peak, closed: r.trace.closed },

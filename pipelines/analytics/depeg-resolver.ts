@@ -58,7 +58,11 @@ export interface ResolverIncident {
 }
 
 /** A judged slot of the incident's coin. */
-export interface ResolverPoint { ts: number; bps: number; market: boolean }
+export interface ResolverPoint {
+  ts: number;
+  bps: number;
+  market: boolean;
+}
 
 type Verdict = "recovery_likely" | "at_risk" | "recovery_unlikely" | "insufficient_signal";
 
@@ -79,7 +83,10 @@ function readinessAt(inc: ResolverIncident, points: ResolverPoint[], t: number, 
   if (seen.length < 2 || !last) verdict = "insufficient_signal";
   else if (Math.abs(last.bps) <= Math.abs(peak) / 2 && Math.abs(last.bps) <= 2 * threshold) {
     verdict = "recovery_likely";
-    factors = (Math.abs(last.bps) < threshold ? 1 : 0) + (seen.some((p) => p.market) ? 1 : 0) + (Math.abs(peak) <= 1000 ? 1 : 0);
+    factors =
+      (Math.abs(last.bps) < threshold ? 1 : 0) +
+      (seen.some((p) => p.market) ? 1 : 0) +
+      (Math.abs(peak) <= 1000 ? 1 : 0);
   } else if (Math.abs(last.bps) > 2500 && Math.abs(last.bps) >= 0.8 * Math.abs(peak)) {
     verdict = "recovery_unlikely";
     factors = (Math.abs(last.bps) > 5000 ? 1 : 0) + (t - inc.startedAt > 24 * 3600 ? 1 : 0);
@@ -88,20 +95,38 @@ function readinessAt(inc: ResolverIncident, points: ResolverPoint[], t: number, 
     factors = (Math.abs(last.bps) > 2 * threshold ? 1 : 0) + (seen.length >= 4 ? 1 : 0);
   }
   const stratum = depthStratum(peak || inc.peakDeviationBps);
-  const comparable = closed.filter((c) => c.endedAt !== null && c.endedAt <= t && depthStratum(c.peakDeviationBps) === stratum);
+  const comparable = closed.filter(
+    (c) => c.endedAt !== null && c.endedAt <= t && depthStratum(c.peakDeviationBps) === stratum,
+  );
   const n = comparable.length;
   const cell = n >= 5 ? 1 : n >= 2 ? 0.65 : 0.35;
   const components = {
     input_coverage: r3(Math.max(0, 1 - 0.28 * missing.length)),
-    resolution_signal: r3(verdict === "insufficient_signal" ? 0.05 : verdict === "at_risk" ? 0.62 + Math.min(0.08, 0.02 * factors) : 0.9 + Math.min(0.1, 0.025 * factors)),
+    resolution_signal: r3(
+      verdict === "insufficient_signal"
+        ? 0.05
+        : verdict === "at_risk"
+          ? 0.62 + Math.min(0.08, 0.02 * factors)
+          : 0.9 + Math.min(0.1, 0.025 * factors),
+    ),
     duration_support: r3(0.75 * cell + 0.25 * (n >= 5 ? 1 : 0.55)),
     observation_maturity: r3(t - inc.startedAt < 3600 ? 0 : Math.min(1, (t - inc.startedAt - 3600) / (5 * 3600))),
   };
-  const score = r3(0.3 * components.input_coverage + 0.25 * components.resolution_signal + 0.2 * components.duration_support + 0.25 * components.observation_maturity);
+  const score = r3(
+    0.3 * components.input_coverage +
+      0.25 * components.resolution_signal +
+      0.2 * components.duration_support +
+      0.25 * components.observation_maturity,
+  );
   const durations = comparable.map((c) => c.endedAt! - c.startedAt);
   const recovered = comparable.filter((c) => c.closeReason === "recovered-primary").length;
   return {
-    score, components, missing, verdict, stratum, healthy: !missing.includes("live-price"),
+    score,
+    components,
+    missing,
+    verdict,
+    stratum,
+    healthy: !missing.includes("live-price"),
     comparableCount: n,
     predictedDurationSec: durations.length ? Math.round(median(durations)) : null,
     recoveryLikelihood: n ? r3(recovered / n) : null,
@@ -110,67 +135,91 @@ function readinessAt(inc: ResolverIncident, points: ResolverPoint[], t: number, 
 }
 
 /** One resolver row (spec 2.7) per incident; `points` keyed by stablecoin id, ascending. */
-export function resolveIncidents(incidents: ResolverIncident[], points: Map<string, ResolverPoint[]>, asOf: number): Row[] {
+export function resolveIncidents(
+  incidents: ResolverIncident[],
+  points: Map<string, ResolverPoint[]>,
+  asOf: number,
+): Row[] {
   const closed = incidents.filter((i) => i.endedAt !== null);
-  return [...incidents].sort((a, b) => b.startedAt - a.startedAt || b.id - a.id).map((inc) => {
-    const pts = (points.get(inc.stablecoinId) ?? []).filter((p) => p.ts >= inc.startedAt && (inc.endedAt === null || p.ts <= inc.endedAt));
-    const backstopAt = inc.startedAt + BACKSTOP_DELAY_SEC;
-    const runs = [...new Set([...pts.map((p) => p.ts), backstopAt])].filter((t) => t <= asOf && (inc.endedAt === null || t < inc.endedAt)).sort((a, b) => a - b);
-    let lock: { at: number; trigger: "forecast_readiness" | "readiness_backstop"; r: ReturnType<typeof readinessAt> } | null = null;
-    let deferralCount = 0;
-    let lastR: ReturnType<typeof readinessAt> | null = null;
-    let dueSince: number | null = null;
-    for (const t of runs) {
-      const r = readinessAt(inc, pts, t, closed);
-      lastR = r;
-      const early = r.score > LOCK_THRESHOLD;
-      const backstop = t >= backstopAt;
-      if (!early && !backstop) continue;
-      if (!r.healthy) { deferralCount++; dueSince ??= t; continue; }
-      lock = { at: t, trigger: early ? "forecast_readiness" : "readiness_backstop", r };
-      break;
-    }
-    const nowR = lastR ?? readinessAt(inc, pts, Math.min(asOf, inc.endedAt ?? asOf), closed);
-    const r = lock?.r ?? nowR;
-    let state: string;
-    if (lock) state = lock.r.verdict === "insufficient_signal" ? "no_call" : "frozen";
-    else if (inc.endedAt !== null) state = "closed_pre_lock";
-    else if (deferralCount > 0) state = "lock_deferred";
-    else state = "pending_lock";
-    const sealed = state === "frozen";
-    return {
-      incidentKey: `${inc.stablecoinId}:${inc.startedAt}`,
-      eventId: inc.id,
-      stablecoinId: inc.stablecoinId,
-      symbol: inc.symbol,
-      state,
-      startedAt: inc.startedAt,
-      depthStratum: depthStratum(inc.peakDeviationBps),
-      lockTrigger: lock?.trigger ?? null,
-      lockedAt: lock?.at ?? null,
-      lockTimingSec: lock ? lock.at - inc.startedAt : null,
-      verdict: lock && state !== "no_call" ? lock.r.verdict : null,
-      predictedDurationSec: sealed ? lock!.r.predictedDurationSec : null,
-      recoveryLikelihood: sealed ? lock!.r.recoveryLikelihood : null,
-      missingInputs: state === "no_call" ? lock!.r.missing : [],
-      readiness: {
-        version: READINESS_VERSION, score: r.score, threshold: LOCK_THRESHOLD, strictEarlyLockReady: r.score > LOCK_THRESHOLD,
-        reasons: r.missing.map((m) => `missing:${m}`).concat(`verdict:${r.verdict}`, `comparable-closures:${r.comparableCount}`), components: r.components,
-      },
-      backstop: { version: READINESS_VERSION, delaySec: BACKSTOP_DELAY_SEC, backstopAt, reached: asOf >= backstopAt },
-      deferralReason: deferralCount > 0 ? "inputs-stale" : null,
-      deferralCount,
-      policyVersion: RESOLVER_POLICY_VERSION,
-      liveOverlay: {
-        active: inc.endedAt === null,
-        endedAt: inc.endedAt,
-        closeReason: inc.closeReason,
-        peakDeviationBps: inc.peakDeviationBps,
-        currentDeviationBps: nowR.lastBps,
-        observedDurationSec: (inc.endedAt ?? asOf) - inc.startedAt,
-      },
-    };
-  });
+  return [...incidents]
+    .sort((a, b) => b.startedAt - a.startedAt || b.id - a.id)
+    .map((inc) => {
+      const pts = (points.get(inc.stablecoinId) ?? []).filter(
+        (p) => p.ts >= inc.startedAt && (inc.endedAt === null || p.ts <= inc.endedAt),
+      );
+      const backstopAt = inc.startedAt + BACKSTOP_DELAY_SEC;
+      const runs = [...new Set([...pts.map((p) => p.ts), backstopAt])]
+        .filter((t) => t <= asOf && (inc.endedAt === null || t < inc.endedAt))
+        .sort((a, b) => a - b);
+      let lock: {
+        at: number;
+        trigger: "forecast_readiness" | "readiness_backstop";
+        r: ReturnType<typeof readinessAt>;
+      } | null = null;
+      let deferralCount = 0;
+      let lastR: ReturnType<typeof readinessAt> | null = null;
+      let dueSince: number | null = null;
+      for (const t of runs) {
+        const r = readinessAt(inc, pts, t, closed);
+        lastR = r;
+        const early = r.score > LOCK_THRESHOLD;
+        const backstop = t >= backstopAt;
+        if (!early && !backstop) continue;
+        if (!r.healthy) {
+          deferralCount++;
+          dueSince ??= t;
+          continue;
+        }
+        lock = { at: t, trigger: early ? "forecast_readiness" : "readiness_backstop", r };
+        break;
+      }
+      const nowR = lastR ?? readinessAt(inc, pts, Math.min(asOf, inc.endedAt ?? asOf), closed);
+      const r = lock?.r ?? nowR;
+      let state: string;
+      if (lock) state = lock.r.verdict === "insufficient_signal" ? "no_call" : "frozen";
+      else if (inc.endedAt !== null) state = "closed_pre_lock";
+      else if (deferralCount > 0) state = "lock_deferred";
+      else state = "pending_lock";
+      const sealed = state === "frozen";
+      return {
+        incidentKey: `${inc.stablecoinId}:${inc.startedAt}`,
+        eventId: inc.id,
+        stablecoinId: inc.stablecoinId,
+        symbol: inc.symbol,
+        state,
+        startedAt: inc.startedAt,
+        depthStratum: depthStratum(inc.peakDeviationBps),
+        lockTrigger: lock?.trigger ?? null,
+        lockedAt: lock?.at ?? null,
+        lockTimingSec: lock ? lock.at - inc.startedAt : null,
+        verdict: lock && state !== "no_call" ? lock.r.verdict : null,
+        predictedDurationSec: sealed ? lock!.r.predictedDurationSec : null,
+        recoveryLikelihood: sealed ? lock!.r.recoveryLikelihood : null,
+        missingInputs: state === "no_call" ? lock!.r.missing : [],
+        readiness: {
+          version: READINESS_VERSION,
+          score: r.score,
+          threshold: LOCK_THRESHOLD,
+          strictEarlyLockReady: r.score > LOCK_THRESHOLD,
+          reasons: r.missing
+            .map((m) => `missing:${m}`)
+            .concat(`verdict:${r.verdict}`, `comparable-closures:${r.comparableCount}`),
+          components: r.components,
+        },
+        backstop: { version: READINESS_VERSION, delaySec: BACKSTOP_DELAY_SEC, backstopAt, reached: asOf >= backstopAt },
+        deferralReason: deferralCount > 0 ? "inputs-stale" : null,
+        deferralCount,
+        policyVersion: RESOLVER_POLICY_VERSION,
+        liveOverlay: {
+          active: inc.endedAt === null,
+          endedAt: inc.endedAt,
+          closeReason: inc.closeReason,
+          peakDeviationBps: inc.peakDeviationBps,
+          currentDeviationBps: nowR.lastBps,
+          observedDurationSec: (inc.endedAt ?? asOf) - inc.startedAt,
+        },
+      };
+    });
 }
 
 /**
@@ -184,8 +233,15 @@ export function reviewPredictions(rows: Row[]): Row {
     const recovered = r.liveOverlay.closeReason === "recovered-primary";
     const observed = r.liveOverlay.observedDurationSec as number;
     return {
-      incidentKey: r.incidentKey, stablecoinId: r.stablecoinId, symbol: r.symbol, verdict: r.verdict, lockTrigger: r.lockTrigger,
-      recoveryLikelihood: r.recoveryLikelihood, recovered, predictedDurationSec: r.predictedDurationSec, observedDurationSec: observed,
+      incidentKey: r.incidentKey,
+      stablecoinId: r.stablecoinId,
+      symbol: r.symbol,
+      verdict: r.verdict,
+      lockTrigger: r.lockTrigger,
+      recoveryLikelihood: r.recoveryLikelihood,
+      recovered,
+      predictedDurationSec: r.predictedDurationSec,
+      observedDurationSec: observed,
       durationErrorSec: r.predictedDurationSec === null ? null : observed - r.predictedDurationSec,
     };
   });
@@ -194,10 +250,21 @@ export function reviewPredictions(rows: Row[]): Row {
   return {
     summary: {
       reviewedCount: outcomes.length,
-      recoveryLikelihoodAccuracy: withLikelihood.length ? r3(withLikelihood.filter((o) => (o.recoveryLikelihood! >= 0.5) === o.recovered).length / withLikelihood.length) : null,
-      recoveryLikelihoodBrier: withLikelihood.length ? r3(withLikelihood.reduce((s, o) => s + (o.recoveryLikelihood! - (o.recovered ? 1 : 0)) ** 2, 0) / withLikelihood.length) : null,
-      meanAbsDurationErrorSec: withDuration.length ? Math.round(withDuration.reduce((s, o) => s + Math.abs(o.durationErrorSec!), 0) / withDuration.length) : null,
-      medianDurationErrorSec: withDuration.length ? [...withDuration.map((o) => o.durationErrorSec!)].sort((a, b) => a - b)[withDuration.length >> 1] : null,
+      recoveryLikelihoodAccuracy: withLikelihood.length
+        ? r3(withLikelihood.filter((o) => o.recoveryLikelihood! >= 0.5 === o.recovered).length / withLikelihood.length)
+        : null,
+      recoveryLikelihoodBrier: withLikelihood.length
+        ? r3(
+            withLikelihood.reduce((s, o) => s + (o.recoveryLikelihood! - (o.recovered ? 1 : 0)) ** 2, 0) /
+              withLikelihood.length,
+          )
+        : null,
+      meanAbsDurationErrorSec: withDuration.length
+        ? Math.round(withDuration.reduce((s, o) => s + Math.abs(o.durationErrorSec!), 0) / withDuration.length)
+        : null,
+      medianDurationErrorSec: withDuration.length
+        ? [...withDuration.map((o) => o.durationErrorSec!)].sort((a, b) => a - b)[withDuration.length >> 1]
+        : null,
       resolvedBeforePrediction: rows.filter((r) => r.state === "closed_pre_lock").length,
       noCall: rows.filter((r) => r.state === "no_call").length,
       awaitingOutcome: rows.filter((r) => r.state === "frozen" && r.liveOverlay.active).length,
@@ -225,14 +292,23 @@ export const depegResolver: Analytic = {
     const incidents: ResolverIncident[] = inputs.incidents.map((r) => {
       const prov = JSON.parse(r.provenance_json);
       return {
-        id: Number(r.id), stablecoinId: r.stablecoin_id, symbol: r.symbol, pegType: r.peg_type, startedAt: r.started_at, endedAt: r.ended_at,
-        peakDeviationBps: r.peak_deviation_bps, closeReason: r.close_reason, supplyKnown: prov.supplySource !== "unknown",
+        id: Number(r.id),
+        stablecoinId: r.stablecoin_id,
+        symbol: r.symbol,
+        pegType: r.peg_type,
+        startedAt: r.started_at,
+        endedAt: r.ended_at,
+        peakDeviationBps: r.peak_deviation_bps,
+        closeReason: r.close_reason,
+        supplyKnown: prov.supplySource !== "unknown",
         referenceTrusted: prov.pegReferenceSource === "par" || prov.pegReferenceSource === "fx",
       };
     });
     const points = new Map<string, ResolverPoint[]>();
     for (const p of inputs.points) {
-      const market = (JSON.parse(p.quotes_json) as [string, string, number][]).some(([, category]) => category !== "off-chain");
+      const market = (JSON.parse(p.quotes_json) as [string, string, number][]).some(
+        ([, category]) => category !== "off-chain",
+      );
       const a = points.get(p.stablecoin_id) ?? [];
       a.push({ ts: p.ts, bps: p.bps, market });
       points.set(p.stablecoin_id, a);
@@ -240,7 +316,12 @@ export const depegResolver: Analytic = {
     const rows = resolveIncidents(incidents, points, asOf);
     return {
       tables: {
-        depeg_resolver_rows: rows.map((r) => ({ incident_key: r.incidentKey, started_at: r.startedAt, state: r.state, row_json: JSON.stringify(r) })),
+        depeg_resolver_rows: rows.map((r) => ({
+          incident_key: r.incidentKey,
+          started_at: r.startedAt,
+          state: r.state,
+          row_json: JSON.stringify(r),
+        })),
         depeg_resolver_review: [{ review_json: JSON.stringify(reviewPredictions(rows)) }],
       },
     };

@@ -38,7 +38,8 @@ import { buildCoinIndex, MATCH_INPUTS, matchCoinsFrom, matchPool, matchPoolFrom 
  *   both tables empty (the artifacts are then not published: 503 not yet available).
  */
 export const DEX_LIQUIDITY_VERSION = "ballast-dex-liquidity-v1";
-export const DEX_LIQUIDITY_LABEL = "DEX liquidity score v1 (TVL depth, concentration, protocol/chain spread, pool count; activity when volumes exist)";
+export const DEX_LIQUIDITY_LABEL =
+  "DEX liquidity score v1 (TVL depth, concentration, protocol/chain spread, pool count; activity when volumes exist)";
 
 export const MIN_POOL_TVL_USD = 10_000;
 export const ACTIVITY_COVERAGE_FLOOR = 0.5;
@@ -62,7 +63,13 @@ export interface CoinPool {
   poolMeta: string | null;
 }
 
-export interface DexComponents { depth: number; activity: number | null; concentration: number; spread: number; poolCount: number }
+export interface DexComponents {
+  depth: number;
+  activity: number | null;
+  concentration: number;
+  spread: number;
+  poolCount: number;
+}
 
 export interface DexScore {
   score: number | null;
@@ -97,7 +104,8 @@ export function hhi(tvls: number[]): number | null {
   const total = tvls.reduce((s, x) => s + x, 0);
   return total > 0 ? tvls.reduce((s, x) => s + (x / total) ** 2, 0) : null;
 }
-export const spreadComponent = (protocols: number, chains: number) => 0.5 * Math.min(100, 25 * Math.max(0, protocols - 1)) + 0.5 * Math.min(100, 25 * Math.max(0, chains - 1));
+export const spreadComponent = (protocols: number, chains: number) =>
+  0.5 * Math.min(100, 25 * Math.max(0, protocols - 1)) + 0.5 * Math.min(100, 25 * Math.max(0, chains - 1));
 export const poolCountComponent = (n: number) => Math.min(100, 5 * n);
 
 /** The score of one coin from its retained pools (see the module doc). */
@@ -105,38 +113,87 @@ export function dexLiquidityScore(pools: CoinPool[]): DexScore {
   const retained = pools.filter((p) => p.tvlUsd >= MIN_POOL_TVL_USD);
   if (retained.length === 0) {
     return {
-      score: null, components: null, totalTvlUsd: 0, poolCount: 0, protocolCount: 0, chainCount: 0, hhi: null, totalVolume24hUsd: null,
-      totalVolume7dUsd: null, volumeCoverageShare: null, activityStatus: null, unavailableReason: "no-retained-pools", warning: null,
+      score: null,
+      components: null,
+      totalTvlUsd: 0,
+      poolCount: 0,
+      protocolCount: 0,
+      chainCount: 0,
+      hhi: null,
+      totalVolume24hUsd: null,
+      totalVolume7dUsd: null,
+      volumeCoverageShare: null,
+      activityStatus: null,
+      unavailableReason: "no-retained-pools",
+      warning: null,
     };
   }
   const tvl = retained.reduce((s, p) => s + p.tvlUsd, 0);
   const withVol = retained.filter((p) => p.volume24hUsd !== null);
   const volTvl = withVol.reduce((s, p) => s + p.tvlUsd, 0);
   const coverage = tvl > 0 ? volTvl / tvl : 0;
-  const activityStatus: ActivityStatus = withVol.length === 0 ? "activity-missing" : coverage < ACTIVITY_COVERAGE_FLOOR ? "activity-coverage-below-floor" : "observed";
-  const activity = activityStatus === "observed" ? activityComponent(withVol.reduce((s, p) => s + p.volume24hUsd!, 0), volTvl) : null;
+  const activityStatus: ActivityStatus =
+    withVol.length === 0
+      ? "activity-missing"
+      : coverage < ACTIVITY_COVERAGE_FLOOR
+        ? "activity-coverage-below-floor"
+        : "observed";
+  const activity =
+    activityStatus === "observed"
+      ? activityComponent(
+          withVol.reduce((s, p) => s + p.volume24hUsd!, 0),
+          volTvl,
+        )
+      : null;
   const h = hhi(retained.map((p) => p.tvlUsd))!;
   const protocols = new Set(retained.map((p) => p.project)).size;
   const chains = new Set(retained.map((p) => p.chain)).size;
   const c: DexComponents = {
-    depth: depthComponent(tvl), activity, concentration: (1 - h) * 100, spread: spreadComponent(protocols, chains), poolCount: poolCountComponent(retained.length),
+    depth: depthComponent(tvl),
+    activity,
+    concentration: (1 - h) * 100,
+    spread: spreadComponent(protocols, chains),
+    poolCount: poolCountComponent(retained.length),
   };
-  let num = DEX_WEIGHTS.depth * c.depth + DEX_WEIGHTS.concentration * c.concentration + DEX_WEIGHTS.spread * c.spread + DEX_WEIGHTS.poolCount * c.poolCount;
+  let num =
+    DEX_WEIGHTS.depth * c.depth +
+    DEX_WEIGHTS.concentration * c.concentration +
+    DEX_WEIGHTS.spread * c.spread +
+    DEX_WEIGHTS.poolCount * c.poolCount;
   let den = DEX_WEIGHTS.depth + DEX_WEIGHTS.concentration + DEX_WEIGHTS.spread + DEX_WEIGHTS.poolCount;
-  if (c.activity !== null) { num += DEX_WEIGHTS.activity * c.activity; den += DEX_WEIGHTS.activity; }
-  const all = (k: "volume24hUsd" | "volume7dUsd") => (retained.every((p) => p[k] !== null) ? retained.reduce((s, p) => s + p[k]!, 0) : null);
+  if (c.activity !== null) {
+    num += DEX_WEIGHTS.activity * c.activity;
+    den += DEX_WEIGHTS.activity;
+  }
+  const all = (k: "volume24hUsd" | "volume7dUsd") =>
+    retained.every((p) => p[k] !== null) ? retained.reduce((s, p) => s + p[k]!, 0) : null;
   const n = retained.length;
-  const warning = activityStatus === "activity-missing"
-    ? `activity-missing: none of the ${n} retained pool${n === 1 ? "" : "s"} reports a 24 h volume; score from depth, concentration, spread and pool count only (activity weight left out)`
-    : activityStatus === "activity-coverage-below-floor"
-      ? `activity-coverage-below-floor: pools reporting a 24 h volume hold ${Math.round(coverage * 100)}% of retained TVL (< ${ACTIVITY_COVERAGE_FLOOR * 100}%); activity weight left out`
-      : null;
+  const warning =
+    activityStatus === "activity-missing"
+      ? `activity-missing: none of the ${n} retained pool${n === 1 ? "" : "s"} reports a 24 h volume; score from depth, concentration, spread and pool count only (activity weight left out)`
+      : activityStatus === "activity-coverage-below-floor"
+        ? `activity-coverage-below-floor: pools reporting a 24 h volume hold ${Math.round(coverage * 100)}% of retained TVL (< ${ACTIVITY_COVERAGE_FLOOR * 100}%); activity weight left out`
+        : null;
   return {
     score: Math.round(clamp(num / den)),
-    components: { depth: r2(c.depth), activity: c.activity === null ? null : r2(c.activity), concentration: r2(c.concentration), spread: r2(c.spread), poolCount: r2(c.poolCount) },
-    totalTvlUsd: tvl, poolCount: n, protocolCount: protocols, chainCount: chains, hhi: r6(h),
-    totalVolume24hUsd: all("volume24hUsd"), totalVolume7dUsd: all("volume7dUsd"), volumeCoverageShare: r6(coverage),
-    activityStatus, unavailableReason: null, warning,
+    components: {
+      depth: r2(c.depth),
+      activity: c.activity === null ? null : r2(c.activity),
+      concentration: r2(c.concentration),
+      spread: r2(c.spread),
+      poolCount: r2(c.poolCount),
+    },
+    totalTvlUsd: tvl,
+    poolCount: n,
+    protocolCount: protocols,
+    chainCount: chains,
+    hhi: r6(h),
+    totalVolume24hUsd: all("volume24hUsd"),
+    totalVolume7dUsd: all("volume7dUsd"),
+    volumeCoverageShare: r6(coverage),
+    activityStatus,
+    unavailableReason: null,
+    warning,
   };
 }
 
@@ -147,7 +204,13 @@ function breakdown(pools: CoinPool[], key: "chain" | "project", total: number) {
     const cur = m.get(p[key]) ?? { tvlUsd: 0, poolCount: 0 };
     m.set(p[key], { tvlUsd: cur.tvlUsd + p.tvlUsd, poolCount: cur.poolCount + 1 });
   }
-  return [...m.entries()].map(([k, v]) => ({ [key === "chain" ? "chain" : "protocol"]: k, tvlUsd: v.tvlUsd, share: total > 0 ? r6(v.tvlUsd / total) : null, poolCount: v.poolCount }))
+  return [...m.entries()]
+    .map(([k, v]) => ({
+      [key === "chain" ? "chain" : "protocol"]: k,
+      tvlUsd: v.tvlUsd,
+      share: total > 0 ? r6(v.tvlUsd / total) : null,
+      poolCount: v.poolCount,
+    }))
     .sort((a, b) => b.tvlUsd - a.tvlUsd || String(Object.values(a)[0]).localeCompare(String(Object.values(b)[0])));
 }
 
@@ -164,11 +227,24 @@ export function coinPools(pools: Row[], index: ReturnType<typeof buildCoinIndex>
       const list = out.get(m.stablecoinId) ?? [];
       const same = list.find((x) => x.poolId === m.poolId);
       const tvl = Number(p.tvl_usd) / k;
-      const v1 = num(p.volume_usd_1d), v7 = num(p.volume_usd_7d);
-      if (same) { same.tvlUsd += tvl; same.volume24hUsd = same.volume24hUsd === null || v1 === null ? null : same.volume24hUsd + v1 / k; same.volume7dUsd = same.volume7dUsd === null || v7 === null ? null : same.volume7dUsd + v7 / k; continue; }
+      const v1 = num(p.volume_usd_1d),
+        v7 = num(p.volume_usd_7d);
+      if (same) {
+        same.tvlUsd += tvl;
+        same.volume24hUsd = same.volume24hUsd === null || v1 === null ? null : same.volume24hUsd + v1 / k;
+        same.volume7dUsd = same.volume7dUsd === null || v7 === null ? null : same.volume7dUsd + v7 / k;
+        continue;
+      }
       list.push({
-        poolId: m.poolId, project: String(p.project), chain: String(p.chain), symbol: String(p.symbol), tvlUsd: tvl,
-        volume24hUsd: v1 === null ? null : v1 / k, volume7dUsd: v7 === null ? null : v7 / k, apy: num(p.apy), poolMeta: p.pool_meta ?? null,
+        poolId: m.poolId,
+        project: String(p.project),
+        chain: String(p.chain),
+        symbol: String(p.symbol),
+        tvlUsd: tvl,
+        volume24hUsd: v1 === null ? null : v1 / k,
+        volume7dUsd: v7 === null ? null : v7 / k,
+        apy: num(p.apy),
+        poolMeta: p.pool_meta ?? null,
       });
       out.set(m.stablecoinId, list);
     }
@@ -189,15 +265,43 @@ export const dexLiquidityAnalytic: Analytic = {
   },
   outputs: {
     dex_liquidity: {
-      stablecoin_id: "VARCHAR", symbol: "VARCHAR", liquidity_score: "DOUBLE", depth_score: "DOUBLE", activity_score: "DOUBLE", concentration_score: "DOUBLE",
-      spread_score: "DOUBLE", pool_count_score: "DOUBLE", total_tvl_usd: "DOUBLE", pool_count: "BIGINT", protocol_count: "BIGINT", chain_count: "BIGINT",
-      hhi: "DOUBLE", total_volume_24h_usd: "DOUBLE", total_volume_7d_usd: "DOUBLE", volume_coverage_share: "DOUBLE", activity_status: "VARCHAR",
-      unavailable_reason: "VARCHAR", warning: "VARCHAR", top_pools_json: "VARCHAR", chains_json: "VARCHAR", protocols_json: "VARCHAR",
-      observed_at: "BIGINT", methodology_version: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      liquidity_score: "DOUBLE",
+      depth_score: "DOUBLE",
+      activity_score: "DOUBLE",
+      concentration_score: "DOUBLE",
+      spread_score: "DOUBLE",
+      pool_count_score: "DOUBLE",
+      total_tvl_usd: "DOUBLE",
+      pool_count: "BIGINT",
+      protocol_count: "BIGINT",
+      chain_count: "BIGINT",
+      hhi: "DOUBLE",
+      total_volume_24h_usd: "DOUBLE",
+      total_volume_7d_usd: "DOUBLE",
+      volume_coverage_share: "DOUBLE",
+      activity_status: "VARCHAR",
+      unavailable_reason: "VARCHAR",
+      warning: "VARCHAR",
+      top_pools_json: "VARCHAR",
+      chains_json: "VARCHAR",
+      protocols_json: "VARCHAR",
+      observed_at: "BIGINT",
+      methodology_version: "VARCHAR",
     },
     dex_liquidity_daily: {
-      date: "DATE", stablecoin_id: "VARCHAR", liquidity_score: "DOUBLE", total_tvl_usd: "DOUBLE", pool_count: "BIGINT", hhi: "DOUBLE",
-      total_volume_24h_usd: "DOUBLE", activity_status: "VARCHAR", unavailable_reason: "VARCHAR", observed_at: "BIGINT", methodology_version: "VARCHAR",
+      date: "DATE",
+      stablecoin_id: "VARCHAR",
+      liquidity_score: "DOUBLE",
+      total_tvl_usd: "DOUBLE",
+      pool_count: "BIGINT",
+      hhi: "DOUBLE",
+      total_volume_24h_usd: "DOUBLE",
+      activity_status: "VARCHAR",
+      unavailable_reason: "VARCHAR",
+      observed_at: "BIGINT",
+      methodology_version: "VARCHAR",
     },
   },
   run(inputs) {
@@ -216,24 +320,58 @@ export const dexLiquidityAnalytic: Analytic = {
         const list = perCoin.get(coin.id) ?? [];
         const s = dexLiquidityScore(list);
         daily.push({
-          date: day, stablecoin_id: coin.id, liquidity_score: s.score, total_tvl_usd: s.totalTvlUsd, pool_count: s.poolCount, hhi: s.hhi,
-          total_volume_24h_usd: s.totalVolume24hUsd, activity_status: s.activityStatus, unavailable_reason: s.unavailableReason, observed_at: observedAt,
+          date: day,
+          stablecoin_id: coin.id,
+          liquidity_score: s.score,
+          total_tvl_usd: s.totalTvlUsd,
+          pool_count: s.poolCount,
+          hhi: s.hhi,
+          total_volume_24h_usd: s.totalVolume24hUsd,
+          activity_status: s.activityStatus,
+          unavailable_reason: s.unavailableReason,
+          observed_at: observedAt,
           methodology_version: DEX_LIQUIDITY_VERSION,
         });
         if (!isLast) continue;
-        const retained = list.filter((p) => p.tvlUsd >= MIN_POOL_TVL_USD).sort((a, b) => b.tvlUsd - a.tvlUsd || a.poolId.localeCompare(b.poolId));
+        const retained = list
+          .filter((p) => p.tvlUsd >= MIN_POOL_TVL_USD)
+          .sort((a, b) => b.tvlUsd - a.tvlUsd || a.poolId.localeCompare(b.poolId));
         const top = retained.slice(0, TOP_POOLS).map((p) => ({
-          poolId: p.poolId, project: p.project, chain: p.chain, symbol: p.symbol, tvlUsd: p.tvlUsd, share: s.totalTvlUsd > 0 ? r6(p.tvlUsd / s.totalTvlUsd) : null,
-          apy: p.apy, poolMeta: p.poolMeta, volume24hUsd: p.volume24hUsd,
+          poolId: p.poolId,
+          project: p.project,
+          chain: p.chain,
+          symbol: p.symbol,
+          tvlUsd: p.tvlUsd,
+          share: s.totalTvlUsd > 0 ? r6(p.tvlUsd / s.totalTvlUsd) : null,
+          apy: p.apy,
+          poolMeta: p.poolMeta,
+          volume24hUsd: p.volume24hUsd,
         }));
         current.push({
-          stablecoin_id: coin.id, symbol: coin.symbol, liquidity_score: s.score, depth_score: s.components?.depth ?? null, activity_score: s.components?.activity ?? null,
-          concentration_score: s.components?.concentration ?? null, spread_score: s.components?.spread ?? null, pool_count_score: s.components?.poolCount ?? null,
-          total_tvl_usd: s.totalTvlUsd, pool_count: s.poolCount, protocol_count: s.protocolCount, chain_count: s.chainCount, hhi: s.hhi,
-          total_volume_24h_usd: s.totalVolume24hUsd, total_volume_7d_usd: s.totalVolume7dUsd, volume_coverage_share: s.volumeCoverageShare,
-          activity_status: s.activityStatus, unavailable_reason: s.unavailableReason, warning: s.warning, top_pools_json: JSON.stringify(top),
-          chains_json: JSON.stringify(breakdown(retained, "chain", s.totalTvlUsd)), protocols_json: JSON.stringify(breakdown(retained, "project", s.totalTvlUsd)),
-          observed_at: observedAt, methodology_version: DEX_LIQUIDITY_VERSION,
+          stablecoin_id: coin.id,
+          symbol: coin.symbol,
+          liquidity_score: s.score,
+          depth_score: s.components?.depth ?? null,
+          activity_score: s.components?.activity ?? null,
+          concentration_score: s.components?.concentration ?? null,
+          spread_score: s.components?.spread ?? null,
+          pool_count_score: s.components?.poolCount ?? null,
+          total_tvl_usd: s.totalTvlUsd,
+          pool_count: s.poolCount,
+          protocol_count: s.protocolCount,
+          chain_count: s.chainCount,
+          hhi: s.hhi,
+          total_volume_24h_usd: s.totalVolume24hUsd,
+          total_volume_7d_usd: s.totalVolume7dUsd,
+          volume_coverage_share: s.volumeCoverageShare,
+          activity_status: s.activityStatus,
+          unavailable_reason: s.unavailableReason,
+          warning: s.warning,
+          top_pools_json: JSON.stringify(top),
+          chains_json: JSON.stringify(breakdown(retained, "chain", s.totalTvlUsd)),
+          protocols_json: JSON.stringify(breakdown(retained, "project", s.totalTvlUsd)),
+          observed_at: observedAt,
+          methodology_version: DEX_LIQUIDITY_VERSION,
         });
       }
     }

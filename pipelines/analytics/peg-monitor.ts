@@ -1,8 +1,27 @@
 import { isCopiedSource, sourceFamily } from "../sources/lineage.ts";
 import type { Analytic, Row } from "./contract.ts";
-import { BAR_WICK_GUARD_BPS, type BarExtreme, type DependencyIncident, type DepegEventRow, detectDepegs, deviationBps, linkIncidents, type PendingIncident, SLOT_SEC, type Slot, thresholdBps } from "./depeg-detection.ts";
+import {
+  BAR_WICK_GUARD_BPS,
+  type BarExtreme,
+  type DependencyIncident,
+  type DepegEventRow,
+  detectDepegs,
+  deviationBps,
+  linkIncidents,
+  type PendingIncident,
+  SLOT_SEC,
+  type Slot,
+  thresholdBps,
+} from "./depeg-detection.ts";
 import { DEATH_GRACE_DAYS, deathPeriod } from "./stress-signals.ts";
-import { AGREEMENT_BPS, computeConsensus, type Consensus, divergenceBps, type Quote, type QuoteCategory } from "./price-consensus.ts";
+import {
+  AGREEMENT_BPS,
+  computeConsensus,
+  type Consensus,
+  divergenceBps,
+  type Quote,
+  type QuoteCategory,
+} from "./price-consensus.ts";
 
 /**
  * Peg monitor: quality-filters every price observation, forms the 15-minute consensus grid, judges
@@ -61,24 +80,44 @@ function usableReference(o: Obs, pegCurrency: string): number | null {
 }
 
 /** Splits a coin's observations into kept and rejected (with reasons), applying the quality rules. */
-export function filterObservations(obs: Obs[], pegCurrency: string, pegType = "peggedUSD", judged = true): { kept: Obs[]; rejected: { obs: Obs; reason: string }[] } {
+export function filterObservations(
+  obs: Obs[],
+  pegCurrency: string,
+  pegType = "peggedUSD",
+  judged = true,
+): { kept: Obs[]; rejected: { obs: Obs; reason: string }[] } {
   const rejected: { obs: Obs; reason: string }[] = [];
   const candidates: Obs[] = [];
   const overBound: Obs[] = [];
   for (const o of obs) {
-    if (!Number.isFinite(o.price) || o.price <= 0) { rejected.push({ obs: o, reason: "price-non-positive-or-nan" }); continue; }
+    if (!Number.isFinite(o.price) || o.price <= 0) {
+      rejected.push({ obs: o, reason: "price-non-positive-or-nan" });
+      continue;
+    }
     const ref = usableReference(o, pegCurrency);
-    if (judged && ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > PRICE_BOUND * ref) { rejected.push({ obs: o, reason: "above-price-bound" }); overBound.push(o); continue; }
+    if (judged && ref !== null && !COMMODITY_CURRENCIES.has(pegCurrency) && o.price > PRICE_BOUND * ref) {
+      rejected.push({ obs: o, reason: "above-price-bound" });
+      overBound.push(o);
+      continue;
+    }
     candidates.push(o);
   }
   const glitch = judged ? glitchRuns(candidates, overBound, pegCurrency, thresholdBps(pegType)) : new Set<Obs>();
   for (const o of glitch) rejected.push({ obs: o, reason: "glitch-run" });
   const plausible = candidates.filter((o) => !glitch.has(o));
   const bySource = new Map<string, Obs[]>();
-  for (const o of plausible) { const a = bySource.get(o.source); if (a) a.push(o); else bySource.set(o.source, [o]); }
+  for (const o of plausible) {
+    const a = bySource.get(o.source);
+    if (a) a.push(o);
+    else bySource.set(o.source, [o]);
+  }
   const slotOf = (o: Obs) => Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
   const bySlot = new Map<number, Obs[]>();
-  for (const o of plausible) { const a = bySlot.get(slotOf(o)); if (a) a.push(o); else bySlot.set(slotOf(o), [o]); }
+  for (const o of plausible) {
+    const a = bySlot.get(slotOf(o));
+    if (a) a.push(o);
+    else bySlot.set(slotOf(o), [o]);
+  }
   const spikes = new Set<Obs>();
   for (const seq of bySource.values()) {
     seq.sort((a, b) => a.ts - b.ts);
@@ -113,15 +152,20 @@ function glitchRuns(candidates: Obs[], overBound: Obs[], pegCurrency: string, th
   if (!overBound.length) return out;
   const sources = new Set(overBound.map((o) => o.source));
   for (const source of sources) {
-    const seq = [...candidates.filter((o) => o.source === source).map((o) => ({ o, bound: false })), ...overBound.filter((o) => o.source === source).map((o) => ({ o, bound: true }))]
-      .sort((a, b) => a.o.ts - b.o.ts);
+    const seq = [
+      ...candidates.filter((o) => o.source === source).map((o) => ({ o, bound: false })),
+      ...overBound.filter((o) => o.source === source).map((o) => ({ o, bound: true })),
+    ].sort((a, b) => a.o.ts - b.o.ts);
     const beyond = (o: Obs) => {
       const ref = usableReference(o, pegCurrency);
       return ref !== null && deviationBps(o.price, ref) >= threshold;
     };
     let i = 0;
     while (i < seq.length) {
-      if (!seq[i].bound && !beyond(seq[i].o)) { i++; continue; }
+      if (!seq[i].bound && !beyond(seq[i].o)) {
+        i++;
+        continue;
+      }
       let j = i;
       while (j + 1 < seq.length && (seq[j + 1].bound || beyond(seq[j + 1].o))) j++;
       if (seq.slice(i, j + 1).some((x) => x.bound)) for (let k = i; k <= j; k++) if (!seq[k].bound) out.add(seq[k].o);
@@ -158,7 +202,11 @@ function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number)
           const next = seq[j + 1];
           const nextRef = next ? usableReference(next, pegCurrency) : null;
           const nextBps = next && nextRef !== null ? deviationBps(next.price, nextRef) : 0;
-          const move = next !== undefined && span <= 2 * Math.max(seq[i].intervalSec, SLOT_SEC) && Math.sign(nextBps) === Math.sign(bps) && Math.abs(nextBps) >= threshold;
+          const move =
+            next !== undefined &&
+            span <= 2 * Math.max(seq[i].intervalSec, SLOT_SEC) &&
+            Math.sign(nextBps) === Math.sign(bps) &&
+            Math.abs(nextBps) >= threshold;
           if (!move) for (let k = i; k <= j; k++) out.add(seq[k]);
         }
       }
@@ -168,7 +216,15 @@ function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number)
   return out;
 }
 
-const toQuote = (o: Obs): Quote => ({ source: o.source, category: o.category, family: sourceFamily(o.source), copied: isCopiedSource(o.source), price: o.price, observedAt: o.ts, observedAtMode: o.mode });
+const toQuote = (o: Obs): Quote => ({
+  source: o.source,
+  category: o.category,
+  family: sourceFamily(o.source),
+  copied: isCopiedSource(o.source),
+  price: o.price,
+  observedAt: o.ts,
+  observedAtMode: o.mode,
+});
 
 /**
  * Guarded bar extremes of a slot's observations: lowest low / highest high of bars (interval
@@ -180,10 +236,22 @@ function barExtremes(bars: Obs[]): { low: BarExtreme | null; high: BarExtreme | 
   for (const o of bars) {
     if (o.intervalSec <= 0 || o.intervalSec >= 86400 || o.low === o.high) continue;
     if (Math.abs(deviationBps(o.low, o.price)) <= BAR_WICK_GUARD_BPS && (!low || o.low < low.price)) {
-      low = { price: o.low, source: o.source, family: sourceFamily(o.source), barEndTs: o.ts, intervalSec: o.intervalSec };
+      low = {
+        price: o.low,
+        source: o.source,
+        family: sourceFamily(o.source),
+        barEndTs: o.ts,
+        intervalSec: o.intervalSec,
+      };
     }
     if (Math.abs(deviationBps(o.high, o.price)) <= BAR_WICK_GUARD_BPS && (!high || o.high > high.price)) {
-      high = { price: o.high, source: o.source, family: sourceFamily(o.source), barEndTs: o.ts, intervalSec: o.intervalSec };
+      high = {
+        price: o.high,
+        source: o.source,
+        family: sourceFamily(o.source),
+        barEndTs: o.ts,
+        intervalSec: o.intervalSec,
+      };
     }
   }
   return { low, high };
@@ -194,18 +262,33 @@ function barExtremes(bars: Obs[]): { low: BarExtreme | null; high: BarExtreme | 
  * history use the current supply; backfill slots before the first history point are unknown (no
  * floor, not large-cap): a dead coin's current supply says nothing about its past.
  */
-function supplyAt(history: { dayTs: number; usd: number }[], ts: number, current: number | null, live: boolean): { usd: number | null; source: Slot["supplySource"] } {
-  let lo = 0, hi = history.length - 1, found = -1;
+function supplyAt(
+  history: { dayTs: number; usd: number }[],
+  ts: number,
+  current: number | null,
+  live: boolean,
+): { usd: number | null; source: Slot["supplySource"] } {
+  let lo = 0,
+    hi = history.length - 1,
+    found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (history[mid].dayTs <= ts) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    if (history[mid].dayTs <= ts) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   if (found >= 0) return { usd: history[found].usd, source: "history" };
   return live && current !== null ? { usd: current, source: "current" } : { usd: null, source: "unknown" };
 }
 
 /** Builds a coin's slots: last quote per source per 15-minute slot, judged against the slot's reference. */
-export function buildSlots(obs: Obs[], pegCurrency: string, supplyHistory: { dayTs: number; usd: number }[], currentSupply: number | null): Slot[] {
+export function buildSlots(
+  obs: Obs[],
+  pegCurrency: string,
+  supplyHistory: { dayTs: number; usd: number }[],
+  currentSupply: number | null,
+): Slot[] {
   const bySlot = new Map<number, Map<string, Obs>>();
   const barsBySlot = new Map<number, Obs[]>();
   for (const o of obs) {
@@ -216,34 +299,74 @@ export function buildSlots(obs: Obs[], pegCurrency: string, supplyHistory: { day
     bySlot.set(ts, m);
     if (o.low !== o.high) barsBySlot.set(ts, [...(barsBySlot.get(ts) ?? []), o]);
   }
-  return [...bySlot.entries()].sort(([a], [b]) => a - b).map(([ts, m]) => {
-    const extremes = barExtremes(barsBySlot.get(ts) ?? []);
-    const latest = [...m.values()].sort((a, b) => b.ts - a.ts || a.source.localeCompare(b.source));
-    const ref = usableReference(latest[0], pegCurrency);
-    const quotes = latest.map(toQuote).sort((a, b) => a.source.localeCompare(b.source));
-    const live = latest.some((o) => o.kind === "live");
-    const supply = supplyAt(supplyHistory, ts, currentSupply, live);
-    return {
-      ts, consensus: computeConsensus(quotes, ref), quotes, pegReference: ref, referenceSource: latest[0].referenceSource,
-      supplyUsd: supply.usd, supplySource: supply.source, kind: live ? "live" : "backfill",
-      cadenceSec: Math.max(...latest.map((o) => o.intervalSec)),
-      barLow: extremes.low, barHigh: extremes.high,
-    };
-  });
+  return [...bySlot.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([ts, m]) => {
+      const extremes = barExtremes(barsBySlot.get(ts) ?? []);
+      const latest = [...m.values()].sort((a, b) => b.ts - a.ts || a.source.localeCompare(b.source));
+      const ref = usableReference(latest[0], pegCurrency);
+      const quotes = latest.map(toQuote).sort((a, b) => a.source.localeCompare(b.source));
+      const live = latest.some((o) => o.kind === "live");
+      const supply = supplyAt(supplyHistory, ts, currentSupply, live);
+      return {
+        ts,
+        consensus: computeConsensus(quotes, ref),
+        quotes,
+        pegReference: ref,
+        referenceSource: latest[0].referenceSource,
+        supplyUsd: supply.usd,
+        supplySource: supply.source,
+        kind: live ? "live" : "backfill",
+        cadenceSec: Math.max(...latest.map((o) => o.intervalSec)),
+        barLow: extremes.low,
+        barHigh: extremes.high,
+      };
+    });
 }
 
 const j = (v: unknown) => JSON.stringify(v);
 const ROW_COLUMNS = {
-  id: "BIGINT", stablecoin_id: "VARCHAR", symbol: "VARCHAR", peg_type: "VARCHAR", direction: "VARCHAR", peak_deviation_bps: "BIGINT",
-  started_at: "BIGINT", ended_at: "BIGINT", start_price: "DOUBLE", peak_price: "DOUBLE", recovery_price: "DOUBLE", peg_reference: "DOUBLE",
-  source: "VARCHAR", confirmation_sources: "VARCHAR", pending_reason: "VARCHAR", close_reason: "VARCHAR", constituent_event_count: "BIGINT",
-  provenance_json: "VARCHAR", trace_json: "VARCHAR", source_families: "VARCHAR",
+  id: "BIGINT",
+  stablecoin_id: "VARCHAR",
+  symbol: "VARCHAR",
+  peg_type: "VARCHAR",
+  direction: "VARCHAR",
+  peak_deviation_bps: "BIGINT",
+  started_at: "BIGINT",
+  ended_at: "BIGINT",
+  start_price: "DOUBLE",
+  peak_price: "DOUBLE",
+  recovery_price: "DOUBLE",
+  peg_reference: "DOUBLE",
+  source: "VARCHAR",
+  confirmation_sources: "VARCHAR",
+  pending_reason: "VARCHAR",
+  close_reason: "VARCHAR",
+  constituent_event_count: "BIGINT",
+  provenance_json: "VARCHAR",
+  trace_json: "VARCHAR",
+  source_families: "VARCHAR",
 } as const;
 const eventRow = (e: DepegEventRow): Row => ({
-  id: e.id, stablecoin_id: e.stablecoinId, symbol: e.symbol, peg_type: e.pegType, direction: e.direction, peak_deviation_bps: e.peakDeviationBps,
-  started_at: e.startedAt, ended_at: e.endedAt, start_price: e.startPrice, peak_price: e.peakPrice, recovery_price: e.recoveryPrice,
-  peg_reference: e.pegReference, source: e.source, confirmation_sources: e.confirmationSources, pending_reason: e.pendingReason,
-  close_reason: e.closeReason, constituent_event_count: e.constituentEventCount, provenance_json: j(e.provenance), trace_json: j(e.trace),
+  id: e.id,
+  stablecoin_id: e.stablecoinId,
+  symbol: e.symbol,
+  peg_type: e.pegType,
+  direction: e.direction,
+  peak_deviation_bps: e.peakDeviationBps,
+  started_at: e.startedAt,
+  ended_at: e.endedAt,
+  start_price: e.startPrice,
+  peak_price: e.peakPrice,
+  recovery_price: e.recoveryPrice,
+  peg_reference: e.pegReference,
+  source: e.source,
+  confirmation_sources: e.confirmationSources,
+  pending_reason: e.pendingReason,
+  close_reason: e.closeReason,
+  constituent_event_count: e.constituentEventCount,
+  provenance_json: j(e.provenance),
+  trace_json: j(e.trace),
   source_families: e.families.join("+"),
 });
 
@@ -293,7 +416,12 @@ export type PriceUnavailableReason = "no-observation" | "stale-beyond-window";
  * gives `no-reference`. The confidence label is the consensus's own. Without a quote in its window:
  * price null, source `missing`, and `unavailableReason` says whether anything was ever observed.
  */
-export function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number, flags: { navToken?: boolean; floatingPeg?: boolean } = {}): CurrentPrice {
+export function currentConsensus(
+  obs: Obs[],
+  pegCurrency: string,
+  asOf: number,
+  flags: { navToken?: boolean; floatingPeg?: boolean } = {},
+): CurrentPrice {
   const latest = new Map<string, Obs>();
   let seen = false;
   for (const o of obs) {
@@ -305,12 +433,30 @@ export function currentConsensus(obs: Obs[], pegCurrency: string, asOf: number, 
   }
   const quotes = [...latest.values()];
   if (!quotes.length) {
-    return { consensus: computeConsensus([], null), reference: null, referenceSource: null, unjudgedReason: null, unavailableReason: seen ? "stale-beyond-window" : "no-observation" };
+    return {
+      consensus: computeConsensus([], null),
+      reference: null,
+      referenceSource: null,
+      unjudgedReason: null,
+      unavailableReason: seen ? "stale-beyond-window" : "no-observation",
+    };
   }
   const newest = [...quotes].sort((a, b) => b.ts - a.ts)[0];
   const reference = usableReference(newest, pegCurrency);
-  const unjudgedReason: UnjudgedReason | null = flags.navToken ? "nav-token" : flags.floatingPeg ? "floating-peg" : reference === null ? "no-reference" : null;
-  return { consensus: computeConsensus(quotes.map(toQuote), reference), reference, referenceSource: newest.referenceSource, unjudgedReason, unavailableReason: null };
+  const unjudgedReason: UnjudgedReason | null = flags.navToken
+    ? "nav-token"
+    : flags.floatingPeg
+      ? "floating-peg"
+      : reference === null
+        ? "no-reference"
+        : null;
+  return {
+    consensus: computeConsensus(quotes.map(toQuote), reference),
+    reference,
+    referenceSource: newest.referenceSource,
+    unjudgedReason,
+    unavailableReason: null,
+  };
 }
 
 /** The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current prices). */
@@ -322,51 +468,121 @@ export const pegMonitor: Analytic = {
           from int_price_observations o
           left join int_peg_references r on r.peg_type = o.peg_type and r.day = cast(make_timestamp(o.ts * 1000000) as date)
           order by o.stablecoin_id, o.ts, o.source`,
-    coins: "select id, symbol, peg_type, peg_currency, nav_token, floating_peg, dead_from, risk_json from registry_coins order by id",
+    coins:
+      "select id, symbol, peg_type, peg_currency, nav_token, floating_peg, dead_from, risk_json from registry_coins order by id",
     supplyHistory: `select stablecoin_id, epoch(date)::integer as day_ts, usd from int_supply_history_points where usd is not null
           qualify row_number() over (partition by stablecoin_id, date order by priority, source) = 1
           order by stablecoin_id, day_ts`,
-    supplyCurrent: "select stablecoin_id, circulating_usd from int_coins_supply_usd where circulating_usd is not null order by stablecoin_id",
+    supplyCurrent:
+      "select stablecoin_id, circulating_usd from int_coins_supply_usd where circulating_usd is not null order by stablecoin_id",
   },
   outputs: {
     price_consensus_slots: {
-      stablecoin_id: "VARCHAR", slot_ts: "BIGINT", price: "DOUBLE", price_source: "VARCHAR", price_confidence: "VARCHAR", agree_sources: "VARCHAR",
-      consensus_sources: "VARCHAR", peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT", kind: "VARCHAR", quotes_json: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      slot_ts: "BIGINT",
+      price: "DOUBLE",
+      price_source: "VARCHAR",
+      price_confidence: "VARCHAR",
+      agree_sources: "VARCHAR",
+      consensus_sources: "VARCHAR",
+      peg_reference: "DOUBLE",
+      reference_source: "VARCHAR",
+      deviation_bps: "BIGINT",
+      kind: "VARCHAR",
+      quotes_json: "VARCHAR",
     },
     price_current: {
-      stablecoin_id: "VARCHAR", price: "DOUBLE", price_source: "VARCHAR", price_confidence: "VARCHAR", consensus_sources_json: "VARCHAR",
-      agree_sources_json: "VARCHAR", price_observed_at: "BIGINT", price_observed_at_mode: "VARCHAR", price_synced_at: "BIGINT",
-      peg_reference: "DOUBLE", reference_source: "VARCHAR", deviation_bps: "BIGINT", unjudged_reason: "VARCHAR", price_unavailable_reason: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      price: "DOUBLE",
+      price_source: "VARCHAR",
+      price_confidence: "VARCHAR",
+      consensus_sources_json: "VARCHAR",
+      agree_sources_json: "VARCHAR",
+      price_observed_at: "BIGINT",
+      price_observed_at_mode: "VARCHAR",
+      price_synced_at: "BIGINT",
+      peg_reference: "DOUBLE",
+      reference_source: "VARCHAR",
+      deviation_bps: "BIGINT",
+      unjudged_reason: "VARCHAR",
+      price_unavailable_reason: "VARCHAR",
     },
-    price_observation_rejections: { stablecoin_id: "VARCHAR", source: "VARCHAR", ts: "BIGINT", price_usd: "DOUBLE", reason: "VARCHAR" },
+    price_observation_rejections: {
+      stablecoin_id: "VARCHAR",
+      source: "VARCHAR",
+      ts: "BIGINT",
+      price_usd: "DOUBLE",
+      reason: "VARCHAR",
+    },
     source_quality_daily: {
-      stablecoin_id: "VARCHAR", date: "VARCHAR", judged: "BOOLEAN", slots: "BIGINT", sources_quoted: "VARCHAR", families_quoted: "VARCHAR",
-      disagreeing_sources: "VARCHAR", stuck_sources: "VARCHAR", rejected_quotes: "BIGINT", rejected_json: "VARCHAR",
-      consensus_low: "DOUBLE", consensus_high: "DOUBLE", high_confidence_slots: "BIGINT",
+      stablecoin_id: "VARCHAR",
+      date: "VARCHAR",
+      judged: "BOOLEAN",
+      slots: "BIGINT",
+      sources_quoted: "VARCHAR",
+      families_quoted: "VARCHAR",
+      disagreeing_sources: "VARCHAR",
+      stuck_sources: "VARCHAR",
+      rejected_quotes: "BIGINT",
+      rejected_json: "VARCHAR",
+      consensus_low: "DOUBLE",
+      consensus_high: "DOUBLE",
+      high_confidence_slots: "BIGINT",
     },
     depeg_event_rows: { ...ROW_COLUMNS },
     depeg_incidents: { ...ROW_COLUMNS },
     depeg_pending: {
-      stablecoin_id: "VARCHAR", symbol: "VARCHAR", direction: "VARCHAR", first_seen_at: "BIGINT", last_seen_at: "BIGINT", first_seen_bps: "BIGINT",
-      last_seen_bps: "BIGINT", peak_seen_bps: "BIGINT", reason: "VARCHAR", age_sec: "BIGINT", expires_at: "BIGINT",
-      available_categories_json: "VARCHAR", missing_categories_json: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      direction: "VARCHAR",
+      first_seen_at: "BIGINT",
+      last_seen_at: "BIGINT",
+      first_seen_bps: "BIGINT",
+      last_seen_bps: "BIGINT",
+      peak_seen_bps: "BIGINT",
+      reason: "VARCHAR",
+      age_sec: "BIGINT",
+      expires_at: "BIGINT",
+      available_categories_json: "VARCHAR",
+      missing_categories_json: "VARCHAR",
     },
   },
   run(inputs, { asOf }) {
     const coins = new Map(inputs.coins.map((c) => [c.id as string, c]));
     const group = <T>(rows: Row[], f: (r: Row) => T) => {
       const m = new Map<string, T[]>();
-      for (const r of rows) { const k = r.stablecoin_id as string; const a = m.get(k); if (a) a.push(f(r)); else m.set(k, [f(r)]); }
+      for (const r of rows) {
+        const k = r.stablecoin_id as string;
+        const a = m.get(k);
+        if (a) a.push(f(r));
+        else m.set(k, [f(r)]);
+      }
       return m;
     };
     const obsBy = group<Obs>(inputs.obs, (r) => ({
-      source: r.source, category: r.category, kind: r.kind, ts: r.ts, intervalSec: r.interval_sec, price: r.price_usd === null ? NaN : Number(r.price_usd),
-      low: r.low_usd === null ? NaN : Number(r.low_usd), high: r.high_usd === null ? NaN : Number(r.high_usd),
-      mode: r.observed_at_mode, reference: r.reference_usd === null ? null : Number(r.reference_usd), referenceSource: r.reference_source ?? "missing",
+      source: r.source,
+      category: r.category,
+      kind: r.kind,
+      ts: r.ts,
+      intervalSec: r.interval_sec,
+      price: r.price_usd === null ? NaN : Number(r.price_usd),
+      low: r.low_usd === null ? NaN : Number(r.low_usd),
+      high: r.high_usd === null ? NaN : Number(r.high_usd),
+      mode: r.observed_at_mode,
+      reference: r.reference_usd === null ? null : Number(r.reference_usd),
+      referenceSource: r.reference_source ?? "missing",
     }));
     const histBy = group(inputs.supplyHistory, (r) => ({ dayTs: r.day_ts as number, usd: Number(r.usd) }));
     const current = new Map(inputs.supplyCurrent.map((r) => [r.stablecoin_id as string, Number(r.circulating_usd)]));
-    const tables: Record<string, Row[]> = { price_consensus_slots: [], price_current: [], price_observation_rejections: [], source_quality_daily: [], depeg_event_rows: [], depeg_incidents: [], depeg_pending: [] };
+    const tables: Record<string, Row[]> = {
+      price_consensus_slots: [],
+      price_current: [],
+      price_observation_rejections: [],
+      source_quality_daily: [],
+      depeg_event_rows: [],
+      depeg_incidents: [],
+      depeg_pending: [],
+    };
     const rejected: Record<string, number> = {};
     let expired = 0;
     // Upstream dependencies first, so dependency confirmation reads their finished incidents.
@@ -378,34 +594,74 @@ export const pegMonitor: Analytic = {
       const { kept, rejected: rej } = filterObservations(obsBy.get(id)!, coin.peg_currency, coin.peg_type, judged);
       for (const r of rej) {
         rejected[r.reason] = (rejected[r.reason] ?? 0) + 1;
-        tables.price_observation_rejections.push({ stablecoin_id: id, source: r.obs.source, ts: r.obs.ts, price_usd: Number.isFinite(r.obs.price) ? r.obs.price : null, reason: r.reason });
+        tables.price_observation_rejections.push({
+          stablecoin_id: id,
+          source: r.obs.source,
+          ts: r.obs.ts,
+          price_usd: Number.isFinite(r.obs.price) ? r.obs.price : null,
+          reason: r.reason,
+        });
       }
       const slots = buildSlots(kept, coin.peg_currency, histBy.get(id) ?? [], current.get(id) ?? null);
       for (const s of slots) {
         tables.price_consensus_slots.push({
-          stablecoin_id: id, slot_ts: s.ts, price: s.consensus.price, price_source: s.consensus.priceSource, price_confidence: s.consensus.priceConfidence,
-          agree_sources: s.consensus.agreeSources.join("+"), consensus_sources: s.consensus.consensusSources.join("+"), peg_reference: s.pegReference,
-          reference_source: s.referenceSource, deviation_bps: s.pegReference !== null && s.consensus.price !== null ? deviationBps(s.consensus.price, s.pegReference) : null,
-          kind: s.kind, quotes_json: j(s.quotes.map((q) => [q.source, q.category, q.price])),
+          stablecoin_id: id,
+          slot_ts: s.ts,
+          price: s.consensus.price,
+          price_source: s.consensus.priceSource,
+          price_confidence: s.consensus.priceConfidence,
+          agree_sources: s.consensus.agreeSources.join("+"),
+          consensus_sources: s.consensus.consensusSources.join("+"),
+          peg_reference: s.pegReference,
+          reference_source: s.referenceSource,
+          deviation_bps:
+            s.pegReference !== null && s.consensus.price !== null
+              ? deviationBps(s.consensus.price, s.pegReference)
+              : null,
+          kind: s.kind,
+          quotes_json: j(s.quotes.map((q) => [q.source, q.category, q.price])),
         });
       }
-      const cur = currentConsensus(kept, coin.peg_currency, asOf, { navToken: Boolean(coin.nav_token), floatingPeg: Boolean(coin.floating_peg) });
+      const cur = currentConsensus(kept, coin.peg_currency, asOf, {
+        navToken: Boolean(coin.nav_token),
+        floatingPeg: Boolean(coin.floating_peg),
+      });
       const c = cur.consensus;
       tables.price_current.push({
-        stablecoin_id: id, price: c.price, price_source: c.priceSource, price_confidence: c.priceConfidence,
-        consensus_sources_json: j(c.consensusSources), agree_sources_json: j(c.agreeSources), price_observed_at: c.observedAt,
-        price_observed_at_mode: c.observedAtMode, price_synced_at: c.price === null ? null : asOf, peg_reference: cur.reference,
-        reference_source: cur.referenceSource, deviation_bps: cur.reference !== null && c.price !== null ? deviationBps(c.price, cur.reference) : null,
-        unjudged_reason: c.price === null ? null : cur.unjudgedReason, price_unavailable_reason: cur.unavailableReason,
+        stablecoin_id: id,
+        price: c.price,
+        price_source: c.priceSource,
+        price_confidence: c.priceConfidence,
+        consensus_sources_json: j(c.consensusSources),
+        agree_sources_json: j(c.agreeSources),
+        price_observed_at: c.observedAt,
+        price_observed_at_mode: c.observedAtMode,
+        price_synced_at: c.price === null ? null : asOf,
+        peg_reference: cur.reference,
+        reference_source: cur.referenceSource,
+        deviation_bps: cur.reference !== null && c.price !== null ? deviationBps(c.price, cur.reference) : null,
+        unjudged_reason: c.price === null ? null : cur.unjudgedReason,
+        price_unavailable_reason: cur.unavailableReason,
       });
       tables.source_quality_daily.push(...sourceQualityDays(id, judged, obsBy.get(id)!, rej, slots));
       if (!judged) continue;
       const dependencyIncidents = dependencyIds(coin).flatMap((d) => confirmed.get(d) ?? []);
-      const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf, { trackingEndsAt: trackingEndsAt(coin.dead_from ?? null), dependencyIncidents });
+      const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf, {
+        trackingEndsAt: trackingEndsAt(coin.dead_from ?? null),
+        dependencyIncidents,
+      });
       expired += det.expiredPending;
       for (const r of det.rows) tables.depeg_event_rows.push(eventRow(r));
       const incidents = linkIncidents(det.rows);
-      confirmed.set(id, incidents.map((r) => ({ stablecoinId: id, direction: r.direction, startedAt: r.startedAt, endedAt: r.endedAt })));
+      confirmed.set(
+        id,
+        incidents.map((r) => ({
+          stablecoinId: id,
+          direction: r.direction,
+          startedAt: r.startedAt,
+          endedAt: r.endedAt,
+        })),
+      );
       for (const r of incidents) tables.depeg_incidents.push(eventRow(r));
       if (det.pending) tables.depeg_pending.push(pendingRow(det.pending));
     }
@@ -459,13 +715,42 @@ const joinSorted = (xs: Iterable<string>) => [...new Set(xs)].sort().join("+");
  * sources whose quote sat outside the agreement window of a slot's consensus, stuck sources, and
  * rejected quotes by source and rule — so every consensus price can be audited.
  */
-function sourceQualityDays(id: string, judged: boolean, obs: Obs[], rejected: { obs: Obs; reason: string }[], slots: Slot[]): Row[] {
-  type Day = { sources: Set<string>; disagree: Set<string>; stuck: Set<string>; rejected: Record<string, Record<string, number>>; nRejected: number; slots: number; high: number; lo: number | null; hi: number | null };
+function sourceQualityDays(
+  id: string,
+  judged: boolean,
+  obs: Obs[],
+  rejected: { obs: Obs; reason: string }[],
+  slots: Slot[],
+): Row[] {
+  type Day = {
+    sources: Set<string>;
+    disagree: Set<string>;
+    stuck: Set<string>;
+    rejected: Record<string, Record<string, number>>;
+    nRejected: number;
+    slots: number;
+    high: number;
+    lo: number | null;
+    hi: number | null;
+  };
   const days = new Map<string, Day>();
   const day = (ts: number) => {
     const k = dayOf(ts - 1);
     let d = days.get(k);
-    if (!d) { d = { sources: new Set(), disagree: new Set(), stuck: new Set(), rejected: {}, nRejected: 0, slots: 0, high: 0, lo: null, hi: null }; days.set(k, d); }
+    if (!d) {
+      d = {
+        sources: new Set(),
+        disagree: new Set(),
+        stuck: new Set(),
+        rejected: {},
+        nRejected: 0,
+        slots: 0,
+        high: 0,
+        lo: null,
+        hi: null,
+      };
+      days.set(k, d);
+    }
     return d;
   };
   for (const o of obs) day(o.ts).sources.add(o.source);
@@ -486,16 +771,37 @@ function sourceQualityDays(id: string, judged: boolean, obs: Obs[], rejected: { 
     d.hi = d.hi === null ? p : Math.max(d.hi, p);
     for (const q of s.quotes) if (divergenceBps(q.price, p) > AGREEMENT_BPS) d.disagree.add(q.source);
   }
-  return [...days.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([date, d]) => ({
-    stablecoin_id: id, date, judged, slots: d.slots, sources_quoted: joinSorted(d.sources), families_quoted: joinSorted([...d.sources].map(sourceFamily)),
-    disagreeing_sources: joinSorted(d.disagree), stuck_sources: joinSorted(d.stuck), rejected_quotes: d.nRejected,
-    rejected_json: j(Object.fromEntries(Object.entries(d.rejected).sort(([a], [b]) => a.localeCompare(b)))),
-    consensus_low: d.lo, consensus_high: d.hi, high_confidence_slots: d.high,
-  }));
+  return [...days.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([date, d]) => ({
+      stablecoin_id: id,
+      date,
+      judged,
+      slots: d.slots,
+      sources_quoted: joinSorted(d.sources),
+      families_quoted: joinSorted([...d.sources].map(sourceFamily)),
+      disagreeing_sources: joinSorted(d.disagree),
+      stuck_sources: joinSorted(d.stuck),
+      rejected_quotes: d.nRejected,
+      rejected_json: j(Object.fromEntries(Object.entries(d.rejected).sort(([a], [b]) => a.localeCompare(b)))),
+      consensus_low: d.lo,
+      consensus_high: d.hi,
+      high_confidence_slots: d.high,
+    }));
 }
 
 const pendingRow = (p: PendingIncident): Row => ({
-  stablecoin_id: p.stablecoinId, symbol: p.symbol, direction: p.direction, first_seen_at: p.firstSeenAt, last_seen_at: p.lastSeenAt,
-  first_seen_bps: p.firstSeenBps, last_seen_bps: p.lastSeenBps, peak_seen_bps: p.peakSeenBps, reason: p.reason, age_sec: p.ageSec,
-  expires_at: p.expiresAt, available_categories_json: j(p.availableConfirmationCategories), missing_categories_json: j(p.missingConfirmationCategories),
+  stablecoin_id: p.stablecoinId,
+  symbol: p.symbol,
+  direction: p.direction,
+  first_seen_at: p.firstSeenAt,
+  last_seen_at: p.lastSeenAt,
+  first_seen_bps: p.firstSeenBps,
+  last_seen_bps: p.lastSeenBps,
+  peak_seen_bps: p.peakSeenBps,
+  reason: p.reason,
+  age_sec: p.ageSec,
+  expires_at: p.expiresAt,
+  available_categories_json: j(p.availableConfirmationCategories),
+  missing_categories_json: j(p.missingConfirmationCategories),
 });

@@ -48,7 +48,14 @@ export interface PegScore {
   activeDepeg: boolean;
   lastEventAt: number | null;
   trackingSpanDays: number;
-  recent90d: { pegPct: number | null; incidentCount: number; thresholdCrossingCount: number; coverageLimited: boolean; observedDays: number | null; coveragePct: number | null };
+  recent90d: {
+    pegPct: number | null;
+    incidentCount: number;
+    thresholdCrossingCount: number;
+    coverageLimited: boolean;
+    observedDays: number | null;
+    coveragePct: number | null;
+  };
 }
 
 /** Share of the recent window that must be observed (priced days) for it not to be coverage-limited. */
@@ -64,9 +71,15 @@ function timeInDepeg(incidents: ScoredIncident[], from: number, now: number): nu
     .map((e) => [Math.max(e.startedAt, from), Math.min(e.endedAt ?? now, now)] as const)
     .filter(([a, b]) => b > a)
     .sort((x, y) => x[0] - y[0]);
-  let total = 0, curA = -1, curB = -1;
+  let total = 0,
+    curA = -1,
+    curB = -1;
   for (const [a, b] of iv) {
-    if (a > curB) { if (curB > curA) total += curB - curA; curA = a; curB = b; } else curB = Math.max(curB, b);
+    if (a > curB) {
+      if (curB > curA) total += curB - curA;
+      curA = a;
+      curB = b;
+    } else curB = Math.max(curB, b);
   }
   if (curB > curA) total += curB - curA;
   return total;
@@ -77,13 +90,27 @@ function timeInDepeg(incidents: ScoredIncident[], from: number, now: number): nu
  * `now`, `observedSec`, the time with price observations inside the window (default: all of it), and
  * `recentObservedDays`, the priced UTC days of the last 90 (default: unknown, the whole span counts).
  */
-export function pegScore(incidents: ScoredIncident[], trackingStart: number | null, now: number, observedSec = Number.POSITIVE_INFINITY, recentObservedDays: number | null = null): PegScore {
+export function pegScore(
+  incidents: ScoredIncident[],
+  trackingStart: number | null,
+  now: number,
+  observedSec = Number.POSITIVE_INFINITY,
+  recentObservedDays: number | null = null,
+): PegScore {
   const anchor = trackingStart ?? (incidents.length ? Math.min(...incidents.map((e) => e.startedAt)) : null);
   const start = anchor === null ? null : Math.max(anchor, now - LOOKBACK_SEC);
-  const inWindow = start === null ? [] : incidents.filter((e) => e.startedAt <= now && ((e.endedAt ?? now) > start || isOpenAt(e, now)));
-  const worst = inWindow.reduce<number | null>((w, e) => (w === null || Math.abs(e.peakDeviationBps) > Math.abs(w) ? e.peakDeviationBps : w), null);
+  const inWindow =
+    start === null
+      ? []
+      : incidents.filter((e) => e.startedAt <= now && ((e.endedAt ?? now) > start || isOpenAt(e, now)));
+  const worst = inWindow.reduce<number | null>(
+    (w, e) => (w === null || Math.abs(e.peakDeviationBps) > Math.abs(w) ? e.peakDeviationBps : w),
+    null,
+  );
   const open = incidents.filter((e) => isOpenAt(e, now));
-  const activePenalty = open.length ? Math.max(...open.map((e) => Math.min(50, Math.max(5, Math.abs(e.peakDeviationBps) / 50)))) : 0;
+  const activePenalty = open.length
+    ? Math.max(...open.map((e) => Math.min(50, Math.max(5, Math.abs(e.peakDeviationBps) / 50))))
+    : 0;
   const peaks = inWindow.map((e) => Math.abs(e.peakDeviationBps));
   let spreadPenalty = 0;
   if (peaks.length >= 2) {
@@ -99,16 +126,27 @@ export function pegScore(incidents: ScoredIncident[], trackingStart: number | nu
   const recentObservedSec = observedDays === null ? recentSpan : Math.min(recentSpan, observedDays * 86400);
   const recentDepeg = timeInDepeg(recentInc, recentFrom, now);
   const recent90d = {
-    pegPct: start === null || recentSpan <= 0 || recentObservedSec <= 0 ? null : round2(Math.max(0, (1 - recentDepeg / Math.max(recentObservedSec, recentDepeg)) * 100)),
+    pegPct:
+      start === null || recentSpan <= 0 || recentObservedSec <= 0
+        ? null
+        : round2(Math.max(0, (1 - recentDepeg / Math.max(recentObservedSec, recentDepeg)) * 100)),
     incidentCount: recentInc.length,
     thresholdCrossingCount: recentInc.reduce((s, e) => s + Math.max(1, e.constituentEventCount), 0),
-    coverageLimited: start === null || start > now - RECENT_DAYS * 86400 || (observedDays !== null && observedDays < RECENT_MIN_COVERAGE * RECENT_DAYS),
+    coverageLimited:
+      start === null ||
+      start > now - RECENT_DAYS * 86400 ||
+      (observedDays !== null && observedDays < RECENT_MIN_COVERAGE * RECENT_DAYS),
     observedDays,
     coveragePct: observedDays === null ? null : round2((observedDays / RECENT_DAYS) * 100),
   };
   const base = {
-    spreadPenalty: round2(spreadPenalty), activePenalty: round2(activePenalty), eventCount: inWindow.length, worstDeviationBps: worst,
-    activeDepeg: open.length > 0, lastEventAt: inWindow.length ? Math.max(...inWindow.map((e) => e.startedAt)) : null, recent90d,
+    spreadPenalty: round2(spreadPenalty),
+    activePenalty: round2(activePenalty),
+    eventCount: inWindow.length,
+    worstDeviationBps: worst,
+    activeDepeg: open.length > 0,
+    lastEventAt: inWindow.length ? Math.max(...inWindow.map((e) => e.startedAt)) : null,
+    recent90d,
   };
   if (start === null) return { pegScore: null, pegPct: null, severityScore: null, trackingSpanDays: 0, ...base };
   const span = Math.max(now - start, 1);
@@ -125,7 +163,10 @@ export function pegScore(incidents: ScoredIncident[], trackingStart: number | nu
     penalties += Math.max((peak / 100) * (days / 30) * recency, (peak / 2000) * recency);
   }
   const severityScore = Math.max(0, 100 - penalties);
-  const score = Math.min(100, Math.max(0, Math.round(0.5 * pegPct + 0.5 * severityScore - activePenalty - spreadPenalty)));
+  const score = Math.min(
+    100,
+    Math.max(0, Math.round(0.5 * pegPct + 0.5 * severityScore - activePenalty - spreadPenalty)),
+  );
   return { pegScore: score, pegPct: round2(pegPct), severityScore: round2(severityScore), trackingSpanDays, ...base };
 }
 

@@ -15,7 +15,12 @@ import { PEG_SCORE_VERSION, pegScore, type ScoredIncident } from "./peg-score.ts
 export const MIN_PRICED_DAYS = 30;
 
 /** Why a coin has no peg score, or null when it has one. */
-export function pegScoreUnavailableReason(c: { navToken: boolean; floatingPeg: boolean; pricedDays: number; hasCurrentPrice: boolean }): string | null {
+export function pegScoreUnavailableReason(c: {
+  navToken: boolean;
+  floatingPeg: boolean;
+  pricedDays: number;
+  hasCurrentPrice: boolean;
+}): string | null {
   if (c.navToken) return "nav-token";
   if (c.floatingPeg) return "floating-peg";
   if (c.pricedDays === 0) return "no-price";
@@ -39,11 +44,32 @@ export const pegSummary: Analytic = {
   },
   outputs: {
     peg_scores: {
-      stablecoin_id: "VARCHAR", symbol: "VARCHAR", name: "VARCHAR", peg_type: "VARCHAR", peg_currency: "VARCHAR", peg_mechanism: "VARCHAR",
-      current_deviation_bps: "BIGINT", price: "DOUBLE", price_confidence: "VARCHAR", peg_reference: "DOUBLE", reference_source: "VARCHAR",
-      peg_score: "BIGINT", peg_pct: "DOUBLE", severity_score: "DOUBLE", spread_penalty: "DOUBLE", active_penalty: "DOUBLE", event_count: "BIGINT",
-      worst_deviation_bps: "BIGINT", active_depeg: "BOOLEAN", last_event_at: "BIGINT", tracking_span_days: "BIGINT", observation_started_at: "BIGINT",
-      recent90d_json: "VARCHAR", methodology_version: "VARCHAR", peg_score_unavailable_reason: "VARCHAR", priced_days: "BIGINT",
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      name: "VARCHAR",
+      peg_type: "VARCHAR",
+      peg_currency: "VARCHAR",
+      peg_mechanism: "VARCHAR",
+      current_deviation_bps: "BIGINT",
+      price: "DOUBLE",
+      price_confidence: "VARCHAR",
+      peg_reference: "DOUBLE",
+      reference_source: "VARCHAR",
+      peg_score: "BIGINT",
+      peg_pct: "DOUBLE",
+      severity_score: "DOUBLE",
+      spread_penalty: "DOUBLE",
+      active_penalty: "DOUBLE",
+      event_count: "BIGINT",
+      worst_deviation_bps: "BIGINT",
+      active_depeg: "BOOLEAN",
+      last_event_at: "BIGINT",
+      tracking_span_days: "BIGINT",
+      observation_started_at: "BIGINT",
+      recent90d_json: "VARCHAR",
+      methodology_version: "VARCHAR",
+      peg_score_unavailable_reason: "VARCHAR",
+      priced_days: "BIGINT",
       unjudged_reason: "VARCHAR",
     },
   },
@@ -61,20 +87,47 @@ export const pegSummary: Analytic = {
     const rows = inputs.coins.map((c) => {
       const k = cur.get(c.id);
       const reason = pegScoreUnavailableReason({
-        navToken: Boolean(c.nav_token), floatingPeg: Boolean(c.floating_peg), pricedDays: pricedDays.get(c.id) ?? 0,
+        navToken: Boolean(c.nav_token),
+        floatingPeg: Boolean(c.floating_peg),
+        pricedDays: pricedDays.get(c.id) ?? 0,
         hasCurrentPrice: k?.price !== null && k?.price !== undefined,
       });
       const judged = !c.nav_token && !c.floating_peg;
-      const computed = pegScore(inc.get(c.id) ?? [], starts.get(c.id) ?? null, asOf, (pricedDays.get(c.id) ?? 0) * 86400, recentDays.get(c.id) ?? 0);
+      const computed = pegScore(
+        inc.get(c.id) ?? [],
+        starts.get(c.id) ?? null,
+        asOf,
+        (pricedDays.get(c.id) ?? 0) * 86400,
+        recentDays.get(c.id) ?? 0,
+      );
       const s = reason === null ? computed : { ...computed, pegScore: null, pegPct: null, severityScore: null };
       return {
-        stablecoin_id: c.id, symbol: c.symbol, name: c.name, peg_type: c.peg_type, peg_currency: c.peg_currency, peg_mechanism: c.peg_mechanism,
-        current_deviation_bps: judged ? k?.deviation_bps ?? null : null, price: k?.price ?? null, price_confidence: k?.price_confidence ?? null,
-        peg_reference: k?.peg_reference ?? null, reference_source: k?.reference_source ?? null,
-        peg_score: s.pegScore, peg_pct: s.pegPct, severity_score: s.severityScore, spread_penalty: s.spreadPenalty, active_penalty: s.activePenalty,
-        event_count: s.eventCount, worst_deviation_bps: s.worstDeviationBps, active_depeg: s.activeDepeg, last_event_at: s.lastEventAt,
-        tracking_span_days: s.trackingSpanDays, observation_started_at: starts.get(c.id) ?? null, recent90d_json: JSON.stringify(s.recent90d),
-        methodology_version: PEG_SCORE_VERSION, peg_score_unavailable_reason: reason, priced_days: pricedDays.get(c.id) ?? 0,
+        stablecoin_id: c.id,
+        symbol: c.symbol,
+        name: c.name,
+        peg_type: c.peg_type,
+        peg_currency: c.peg_currency,
+        peg_mechanism: c.peg_mechanism,
+        current_deviation_bps: judged ? (k?.deviation_bps ?? null) : null,
+        price: k?.price ?? null,
+        price_confidence: k?.price_confidence ?? null,
+        peg_reference: k?.peg_reference ?? null,
+        reference_source: k?.reference_source ?? null,
+        peg_score: s.pegScore,
+        peg_pct: s.pegPct,
+        severity_score: s.severityScore,
+        spread_penalty: s.spreadPenalty,
+        active_penalty: s.activePenalty,
+        event_count: s.eventCount,
+        worst_deviation_bps: s.worstDeviationBps,
+        active_depeg: s.activeDepeg,
+        last_event_at: s.lastEventAt,
+        tracking_span_days: s.trackingSpanDays,
+        observation_started_at: starts.get(c.id) ?? null,
+        recent90d_json: JSON.stringify(s.recent90d),
+        methodology_version: PEG_SCORE_VERSION,
+        peg_score_unavailable_reason: reason,
+        priced_days: pricedDays.get(c.id) ?? 0,
         unjudged_reason: k?.unjudged_reason ?? null,
       };
     });

@@ -80,7 +80,10 @@ export function buildCoinIndex(coins: MatchCoin[]): CoinIndex {
 
 /** Tokens of a pool symbol: split on `-` and `/`, trimmed, empties dropped (`USDC-USDT` → [USDC, USDT]). */
 export function poolTokens(symbol: string): string[] {
-  return symbol.split(/[-/]/).map((t) => t.trim()).filter(Boolean);
+  return symbol
+    .split(/[-/]/)
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 function evidenceOn(c: MatchCoin, chain: string): ChainEvidence | "elsewhere" {
@@ -96,8 +99,14 @@ export function matchPool(pool: MatchPool, index: CoinIndex): PoolTokenMatch[] {
     return pool.underlyingTokens.map((address, tokenIndex) => {
       const id = index.byAddress.get(`${pool.chain}|${address.toLowerCase()}`) ?? null;
       return {
-        ...base, tokenIndex, token: address, stablecoinId: id, matchMethod: "address" as const,
-        unmatchedReason: id ? null : "no-stablecoin-token" as const, candidateIds: [], chainEvidence: id ? "contract" as const : null,
+        ...base,
+        tokenIndex,
+        token: address,
+        stablecoinId: id,
+        matchMethod: "address" as const,
+        unmatchedReason: id ? null : ("no-stablecoin-token" as const),
+        candidateIds: [],
+        chainEvidence: id ? ("contract" as const) : null,
       };
     });
   }
@@ -105,24 +114,54 @@ export function matchPool(pool: MatchPool, index: CoinIndex): PoolTokenMatch[] {
     const coins = index.bySymbol.get(symKey(token)) ?? [];
     const row = { ...base, tokenIndex, token, matchMethod: "symbol-chain" as const };
     if (coins.length === 0) {
-      return { ...row, stablecoinId: null, unmatchedReason: pool.isStablecoin ? "unknown-symbol" as const : "no-stablecoin-token" as const, candidateIds: [], chainEvidence: null };
+      return {
+        ...row,
+        stablecoinId: null,
+        unmatchedReason: pool.isStablecoin ? ("unknown-symbol" as const) : ("no-stablecoin-token" as const),
+        candidateIds: [],
+        chainEvidence: null,
+      };
     }
     const placed = coins.map((c) => ({ c, ev: evidenceOn(c, pool.chain) })).filter((x) => x.ev !== "elsewhere");
     if (placed.length === 1) {
-      return { ...row, stablecoinId: placed[0].c.id, unmatchedReason: null, candidateIds: [placed[0].c.id], chainEvidence: placed[0].ev as ChainEvidence };
+      return {
+        ...row,
+        stablecoinId: placed[0].c.id,
+        unmatchedReason: null,
+        candidateIds: [placed[0].c.id],
+        chainEvidence: placed[0].ev as ChainEvidence,
+      };
     }
-    if (placed.length === 0) return { ...row, stablecoinId: null, unmatchedReason: "not-on-chain" as const, candidateIds: coins.map((c) => c.id), chainEvidence: null };
-    return { ...row, stablecoinId: null, unmatchedReason: "ambiguous-symbol" as const, candidateIds: placed.map((x) => x.c.id), chainEvidence: null };
+    if (placed.length === 0)
+      return {
+        ...row,
+        stablecoinId: null,
+        unmatchedReason: "not-on-chain" as const,
+        candidateIds: coins.map((c) => c.id),
+        chainEvidence: null,
+      };
+    return {
+      ...row,
+      stablecoinId: null,
+      unmatchedReason: "ambiguous-symbol" as const,
+      candidateIds: placed.map((x) => x.c.id),
+      chainEvidence: null,
+    };
   });
 }
 
 /** Coins for matching from `registry_coins` rows (live at as-of) and `(stablecoin_id, chain_id)` supply rows. */
 export function matchCoinsFrom(coins: Row[], supplyChains: Row[]): MatchCoin[] {
   const chainsOf = new Map<string, string[]>();
-  for (const r of supplyChains) chainsOf.set(r.stablecoin_id, [...(chainsOf.get(r.stablecoin_id) ?? []), String(r.chain_id)]);
+  for (const r of supplyChains)
+    chainsOf.set(r.stablecoin_id, [...(chainsOf.get(r.stablecoin_id) ?? []), String(r.chain_id)]);
   return coins.map((c) => ({
-    id: String(c.id), symbol: String(c.symbol),
-    contracts: (JSON.parse(String(c.contracts_json ?? "[]")) as { chain: string; address: string }[]).map((d) => ({ chain: d.chain, address: d.address })),
+    id: String(c.id),
+    symbol: String(c.symbol),
+    contracts: (JSON.parse(String(c.contracts_json ?? "[]")) as { chain: string; address: string }[]).map((d) => ({
+      chain: d.chain,
+      address: d.address,
+    })),
     supplyChains: chainsOf.get(String(c.id)) ?? [],
   }));
 }
@@ -130,8 +169,11 @@ export function matchCoinsFrom(coins: Row[], supplyChains: Row[]): MatchCoin[] {
 /** A pool row of `yield_pools` / `int_yield_pools_daily` → MatchPool. */
 export function matchPoolFrom(r: Row): MatchPool {
   return {
-    poolId: String(r.pool_id), chain: String(r.chain), symbol: String(r.symbol), isStablecoin: Boolean(r.is_stablecoin),
-    underlyingTokens: r.underlying_tokens_json ? JSON.parse(String(r.underlying_tokens_json)) as string[] : null,
+    poolId: String(r.pool_id),
+    chain: String(r.chain),
+    symbol: String(r.symbol),
+    isStablecoin: Boolean(r.is_stablecoin),
+    underlyingTokens: r.underlying_tokens_json ? (JSON.parse(String(r.underlying_tokens_json)) as string[]) : null,
   };
 }
 
@@ -152,8 +194,15 @@ export const poolCoinMatchesAnalytic: Analytic = {
   },
   outputs: {
     pool_coin_matches: {
-      pool_id: "VARCHAR", token_index: "BIGINT", token: "VARCHAR", chain: "VARCHAR", stablecoin_id: "VARCHAR", match_method: "VARCHAR",
-      unmatched_reason: "VARCHAR", candidate_ids: "VARCHAR", chain_evidence: "VARCHAR",
+      pool_id: "VARCHAR",
+      token_index: "BIGINT",
+      token: "VARCHAR",
+      chain: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      match_method: "VARCHAR",
+      unmatched_reason: "VARCHAR",
+      candidate_ids: "VARCHAR",
+      chain_evidence: "VARCHAR",
     },
   },
   run(inputs) {
@@ -162,8 +211,15 @@ export const poolCoinMatchesAnalytic: Analytic = {
     for (const p of inputs.pools) {
       for (const m of matchPool(matchPoolFrom(p), index)) {
         rows.push({
-          pool_id: m.poolId, token_index: m.tokenIndex, token: m.token, chain: m.chain, stablecoin_id: m.stablecoinId, match_method: m.matchMethod,
-          unmatched_reason: m.unmatchedReason, candidate_ids: m.candidateIds.length ? m.candidateIds.join(",") : null, chain_evidence: m.chainEvidence,
+          pool_id: m.poolId,
+          token_index: m.tokenIndex,
+          token: m.token,
+          chain: m.chain,
+          stablecoin_id: m.stablecoinId,
+          match_method: m.matchMethod,
+          unmatched_reason: m.unmatchedReason,
+          candidate_ids: m.candidateIds.length ? m.candidateIds.join(",") : null,
+          chain_evidence: m.chainEvidence,
         });
       }
     }

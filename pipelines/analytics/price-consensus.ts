@@ -81,15 +81,17 @@ export function median(xs: number[]): number {
 function collapse(quotes: Quote[]): Quote[] {
   const by = new Map<string, Quote[]>();
   for (const q of quotes) by.set(q.source, [...(by.get(q.source) ?? []), q]);
-  return [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([source, qs]) => ({
-    source,
-    category: qs[0].category,
-    family: qs[0].family,
-    copied: qs[0].copied,
-    price: median(qs.map((q) => q.price)),
-    observedAt: Math.min(...qs.map((q) => q.observedAt)),
-    observedAtMode: qs.every((q) => q.observedAtMode === qs[0].observedAtMode) ? qs[0].observedAtMode : "unknown",
-  }));
+  return [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([source, qs]) => ({
+      source,
+      category: qs[0].category,
+      family: qs[0].family,
+      copied: qs[0].copied,
+      price: median(qs.map((q) => q.price)),
+      observedAt: Math.min(...qs.map((q) => q.observedAt)),
+      observedAtMode: qs.every((q) => q.observedAtMode === qs[0].observedAtMode) ? qs[0].observedAtMode : "unknown",
+    }));
 }
 
 function modeOf(qs: Quote[]): Consensus["observedAtMode"] {
@@ -101,12 +103,31 @@ function modeOf(qs: Quote[]): Consensus["observedAtMode"] {
  * Non-finite or non-positive quotes are ignored.
  */
 export function computeConsensus(quotes: Quote[], pegReference: number | null): Consensus {
-  const qs = collapse(quotes.filter((q) => Number.isFinite(q.price) && q.price > 0)).sort((a, b) => a.price - b.price || a.source.localeCompare(b.source));
+  const qs = collapse(quotes.filter((q) => Number.isFinite(q.price) && q.price > 0)).sort(
+    (a, b) => a.price - b.price || a.source.localeCompare(b.source),
+  );
   const consensusSources = qs.map((q) => q.source).sort();
-  if (qs.length === 0) return { price: null, priceSource: "missing", priceConfidence: null, consensusSources, agreeSources: [], observedAt: null, observedAtMode: null };
+  if (qs.length === 0)
+    return {
+      price: null,
+      priceSource: "missing",
+      priceConfidence: null,
+      consensusSources,
+      agreeSources: [],
+      observedAt: null,
+      observedAtMode: null,
+    };
   const ref = pegReference ?? median(qs.map((q) => q.price));
   if (qs.length === 1) {
-    return { price: qs[0].price, priceSource: qs[0].source, priceConfidence: "single-source", consensusSources, agreeSources: [qs[0].source], observedAt: qs[0].observedAt, observedAtMode: qs[0].observedAtMode };
+    return {
+      price: qs[0].price,
+      priceSource: qs[0].source,
+      priceConfidence: "single-source",
+      consensusSources,
+      agreeSources: [qs[0].source],
+      observedAt: qs[0].observedAt,
+      observedAtMode: qs[0].observedAtMode,
+    };
   }
   type Cand = { members: Quote[]; weight: number; hard: number; spread: number; dist: number; label: string };
   let best: Cand | null = null;
@@ -120,7 +141,10 @@ export function computeConsensus(quotes: Quote[], pegReference: number | null): 
         hard: members.some((q) => tier(q) === 1) ? 1 : 0,
         spread: divergenceBps(members[0].price, members.at(-1)!.price),
         dist: Math.abs(median(members.map((q) => q.price)) - ref),
-        label: members.map((q) => q.source).sort().join("+"),
+        label: members
+          .map((q) => q.source)
+          .sort()
+          .join("+"),
       };
       if (!best || better(c, best)) best = c;
     }
@@ -137,11 +161,28 @@ export function computeConsensus(quotes: Quote[], pegReference: number | null): 
       observedAtMode: modeOf(best.members),
     };
   }
-  const pick = [...qs].sort((a, b) => tier(a) - tier(b) || Math.abs(a.price - ref) - Math.abs(b.price - ref) || weight(b) - weight(a) || a.source.localeCompare(b.source))[0];
-  return { price: pick.price, priceSource: pick.source, priceConfidence: "low", consensusSources, agreeSources: [pick.source], observedAt: pick.observedAt, observedAtMode: pick.observedAtMode };
+  const pick = [...qs].sort(
+    (a, b) =>
+      tier(a) - tier(b) ||
+      Math.abs(a.price - ref) - Math.abs(b.price - ref) ||
+      weight(b) - weight(a) ||
+      a.source.localeCompare(b.source),
+  )[0];
+  return {
+    price: pick.price,
+    priceSource: pick.source,
+    priceConfidence: "low",
+    consensusSources,
+    agreeSources: [pick.source],
+    observedAt: pick.observedAt,
+    observedAtMode: pick.observedAtMode,
+  };
 }
 
-function better(a: { members: Quote[]; weight: number; hard: number; spread: number; dist: number; label: string }, b: typeof a): boolean {
+function better(
+  a: { members: Quote[]; weight: number; hard: number; spread: number; dist: number; label: string },
+  b: typeof a,
+): boolean {
   if (a.members.length !== b.members.length) return a.members.length > b.members.length;
   if (a.weight !== b.weight) return a.weight > b.weight;
   if (a.hard !== b.hard) return a.hard > b.hard;

@@ -29,18 +29,63 @@ import type { Analytic, Row } from "./contract.ts";
  */
 export const REDEMPTION_BACKSTOP_VERSION = "ballast-redemption-backstop-v1";
 
-export const COMPONENT_WEIGHTS = { access: 0.2, settlement: 0.15, executionCertainty: 0.15, capacity: 0.25, outputAssetQuality: 0.15, cost: 0.1 } as const;
-export const ACCESS_SCORE = { "permissionless-onchain": 100, "whitelisted-onchain": 75, "issuer-api": 40, manual: 20 } as const;
+export const COMPONENT_WEIGHTS = {
+  access: 0.2,
+  settlement: 0.15,
+  executionCertainty: 0.15,
+  capacity: 0.25,
+  outputAssetQuality: 0.15,
+  cost: 0.1,
+} as const;
+export const ACCESS_SCORE = {
+  "permissionless-onchain": 100,
+  "whitelisted-onchain": 75,
+  "issuer-api": 40,
+  manual: 20,
+} as const;
 export const SETTLEMENT_SCORE = { atomic: 100, immediate: 90, "same-day": 65, days: 35, queued: 20 } as const;
-export const EXECUTION_SCORE = { "deterministic-onchain": 100, "deterministic-basket": 80, "rules-based-nav": 60, opaque: 30 } as const;
-export const OUTPUT_SCORE = { "stable-single": 100, "stable-basket": 80, "bluechip-collateral": 65, "mixed-collateral": 45, nav: 20 } as const;
+export const EXECUTION_SCORE = {
+  "deterministic-onchain": 100,
+  "deterministic-basket": 80,
+  "rules-based-nav": 60,
+  opaque: 30,
+} as const;
+export const OUTPUT_SCORE = {
+  "stable-single": 100,
+  "stable-basket": 80,
+  "bluechip-collateral": 65,
+  "mixed-collateral": 45,
+  nav: 20,
+} as const;
 /** Route-family caps of the score and the cap names published in `capsApplied`. */
-export const ROUTE_FAMILY_CAPS = { "queue-redeem": { max: 70, cap: "queue-route-cap" }, "offchain-issuer": { max: 65, cap: "offchain-route-cap" } } as const;
-export const COVERAGE_BREAKPOINTS: [number, number][] = [[0, 0], [0.01, 20], [0.05, 40], [0.1, 60], [0.25, 80], [0.5, 100]];
-export const ABSOLUTE_BREAKPOINTS: [number, number][] = [[0, 0], [1e5, 20], [1e6, 40], [1e7, 60], [5e7, 80], [2.5e8, 100]];
+export const ROUTE_FAMILY_CAPS = {
+  "queue-redeem": { max: 70, cap: "queue-route-cap" },
+  "offchain-issuer": { max: 65, cap: "offchain-route-cap" },
+} as const;
+export const COVERAGE_BREAKPOINTS: [number, number][] = [
+  [0, 0],
+  [0.01, 20],
+  [0.05, 40],
+  [0.1, 60],
+  [0.25, 80],
+  [0.5, 100],
+];
+export const ABSOLUTE_BREAKPOINTS: [number, number][] = [
+  [0, 0],
+  [1e5, 20],
+  [1e6, 40],
+  [1e7, 60],
+  [5e7, 80],
+  [2.5e8, 100],
+];
 export const SETTLEMENT_MULTIPLIER = { atomic: 1, immediate: 1, "same-day": 0.9, days: 0.75, queued: 0.6 } as const;
 export const QUEUE_MULTIPLIER = 0.9;
-export const ELIGIBILITY_MULTIPLIER = { any: 1, "verified-customer": 0.9, "whitelisted-primary": 0.85, "issuer-discretionary": 0.6 } as const;
+export const ELIGIBILITY_MULTIPLIER = {
+  any: 1,
+  "verified-customer": 0.9,
+  "whitelisted-primary": 0.85,
+  "issuer-discretionary": 0.6,
+} as const;
 /** Cost score when the fee is not known (`undisclosed-reviewed`, or a governance-set fee read from chain). */
 export const UNKNOWN_FEE_COST_SCORE = 50;
 /** Open below-peg incident at or beyond this |peak| (bps) impairs the route. */
@@ -66,7 +111,11 @@ export function interpolate(x: number, points: [number, number][]): number {
  * Capacity score 0-100 (before rounding the blend) of an immediate capacity given as a share of supply
  * and/or in USD, times the route's constraint multipliers; null when neither side is known.
  */
-export function capacityScore(ratio: number | null, usd: number | null, f: Pick<RedemptionFacts, "settlementModel" | "queueEnabled" | "minimumRedeemUsd" | "holderEligibility">): number | null {
+export function capacityScore(
+  ratio: number | null,
+  usd: number | null,
+  f: Pick<RedemptionFacts, "settlementModel" | "queueEnabled" | "minimumRedeemUsd" | "holderEligibility">,
+): number | null {
   const coverage = ratio === null ? null : Math.round(interpolate(ratio, COVERAGE_BREAKPOINTS));
   const absolute = usd === null ? null : Math.round(interpolate(usd, ABSOLUTE_BREAKPOINTS));
   if (coverage === null && absolute === null) return null;
@@ -84,13 +133,23 @@ export function costScore(feeBps: number | null): number {
 }
 
 /** Route score and the family cap applied; null score when capacity is null. */
-export function routeScore(f: RedemptionFacts, capacity: number | null): { score: number | null; capsApplied: ("queue-route-cap" | "offchain-route-cap")[] } {
+export function routeScore(
+  f: RedemptionFacts,
+  capacity: number | null,
+): { score: number | null; capsApplied: ("queue-route-cap" | "offchain-route-cap")[] } {
   if (capacity === null) return { score: null, capsApplied: [] };
   const w = COMPONENT_WEIGHTS;
-  const raw = w.access * ACCESS_SCORE[f.accessModel] + w.settlement * SETTLEMENT_SCORE[f.settlementModel] + w.executionCertainty * EXECUTION_SCORE[f.executionModel]
-    + w.capacity * capacity + w.outputAssetQuality * OUTPUT_SCORE[f.outputAssetType] + w.cost * costScore(f.fee.feeBps);
+  const raw =
+    w.access * ACCESS_SCORE[f.accessModel] +
+    w.settlement * SETTLEMENT_SCORE[f.settlementModel] +
+    w.executionCertainty * EXECUTION_SCORE[f.executionModel] +
+    w.capacity * capacity +
+    w.outputAssetQuality * OUTPUT_SCORE[f.outputAssetType] +
+    w.cost * costScore(f.fee.feeBps);
   let score = Math.round(Math.min(100, Math.max(0, raw)));
-  const cap = (ROUTE_FAMILY_CAPS as Record<string, { max: number; cap: "queue-route-cap" | "offchain-route-cap" }>)[f.routeFamily];
+  const cap = (ROUTE_FAMILY_CAPS as Record<string, { max: number; cap: "queue-route-cap" | "offchain-route-cap" }>)[
+    f.routeFamily
+  ];
   if (cap && score > cap.max) return { score: cap.max, capsApplied: [cap.cap] };
   return { score, capsApplied: [] };
 }
@@ -99,12 +158,22 @@ export function routeScore(f: RedemptionFacts, capacity: number | null): { score
  * Effective exit score (reference 7.4) from DEX liquidity `L` and route score `route` (each 0-100 or null),
  * the route's immediate capacity (USD, null = unknown), supply and model confidence.
  */
-export function effectiveExitScore(L: number | null, route: number | null, o: { immediateCapacityUsd: number | null; supplyUsd: number | null; confidence: Confidence; independentIssuerRail: boolean }): number | null {
+export function effectiveExitScore(
+  L: number | null,
+  route: number | null,
+  o: {
+    immediateCapacityUsd: number | null;
+    supplyUsd: number | null;
+    confidence: Confidence;
+    independentIssuerRail: boolean;
+  },
+): number | null {
   const clamp = (x: number) => Math.min(100, Math.max(0, x));
   let R: number | null = null;
   if (route !== null) {
     const exitSize = Math.min(Math.max((o.supplyUsd ?? 0) * 0.05, 1e5), 2.5e7);
-    const capacityFactor = o.immediateCapacityUsd === null ? 1 : Math.min(1, Math.max(0, o.immediateCapacityUsd / exitSize));
+    const capacityFactor =
+      o.immediateCapacityUsd === null ? 1 : Math.min(1, Math.max(0, o.immediateCapacityUsd / exitSize));
     R = Math.round(clamp(route) * capacityFactor * CONFIDENCE_FACTOR[o.confidence]);
   }
   const l = L === null ? null : clamp(L);
@@ -117,7 +186,9 @@ export function effectiveExitScore(L: number | null, route: number | null, o: { 
 }
 
 /** Fee confidence of spec 2.12 from the curated fee model: fixed bps → `fixed`, a formula or documented variable fee → `formula`. */
-export function feeConfidence(kind: RedemptionFacts["fee"]["feeModelKind"]): "fixed" | "formula" | "undisclosed-reviewed" {
+export function feeConfidence(
+  kind: RedemptionFacts["fee"]["feeModelKind"],
+): "fixed" | "formula" | "undisclosed-reviewed" {
   return kind === "fixed-bps" ? "fixed" : kind === "undisclosed-reviewed" ? "undisclosed-reviewed" : "formula";
 }
 
@@ -172,31 +243,76 @@ export interface BackstopEntry {
  * no current supply), the worst open below-peg incident peak (|bps|, null when none) and its DEX
  * liquidity score (null until published), at `asOf`.
  */
-export function backstopEntry(id: string, f: RedemptionFacts, o: { supplyUsd: number | null; openBelowPegBps: number | null; dexLiquidityScore: number | null; asOf: number }): BackstopEntry {
+export function backstopEntry(
+  id: string,
+  f: RedemptionFacts,
+  o: { supplyUsd: number | null; openBelowPegBps: number | null; dexLiquidityScore: number | null; asOf: number },
+): BackstopEntry {
   const { supplyUsd } = o;
-  const ratio = f.capacity.immediateCapacityRatio ?? (f.capacity.immediateCapacityUsd !== null && supplyUsd ? Math.min(1, f.capacity.immediateCapacityUsd / supplyUsd) : null);
-  const usd = f.capacity.immediateCapacityUsd ?? (f.capacity.immediateCapacityRatio !== null && supplyUsd !== null ? f.capacity.immediateCapacityRatio * supplyUsd : null);
+  const ratio =
+    f.capacity.immediateCapacityRatio ??
+    (f.capacity.immediateCapacityUsd !== null && supplyUsd
+      ? Math.min(1, f.capacity.immediateCapacityUsd / supplyUsd)
+      : null);
+  const usd =
+    f.capacity.immediateCapacityUsd ??
+    (f.capacity.immediateCapacityRatio !== null && supplyUsd !== null
+      ? f.capacity.immediateCapacityRatio * supplyUsd
+      : null);
   const capacity = capacityScore(ratio, usd, f);
   const impaired = o.openBelowPegBps !== null && o.openBelowPegBps >= SEVERE_DEPEG_BPS;
   const route = routeScore(f, capacity);
   const confidence = modelConfidence(f, impaired);
   const score = impaired ? null : route.score;
-  const resolutionState = impaired ? "failed" : capacity === null ? "missing-capacity" : supplyUsd === null ? "missing-cache" : "resolved";
+  const resolutionState = impaired
+    ? "failed"
+    : capacity === null
+      ? "missing-capacity"
+      : supplyUsd === null
+        ? "missing-cache"
+        : "resolved";
   return {
-    stablecoinId: id, score,
-    effectiveExitScore: effectiveExitScore(o.dexLiquidityScore, score, { immediateCapacityUsd: usd, supplyUsd, confidence, independentIssuerRail: f.routeFamily === "offchain-issuer" }),
+    stablecoinId: id,
+    score,
+    effectiveExitScore: effectiveExitScore(o.dexLiquidityScore, score, {
+      immediateCapacityUsd: usd,
+      supplyUsd,
+      confidence,
+      independentIssuerRail: f.routeFamily === "offchain-issuer",
+    }),
     dexLiquidityScore: o.dexLiquidityScore,
-    routeFamily: f.routeFamily, accessModel: f.accessModel, settlementModel: f.settlementModel, executionModel: f.executionModel, outputAssetType: f.outputAssetType,
-    sourceMode: "static", resolutionState,
-    capacityConfidence: f.capacity.kind, capacityBasis: f.capacity.basis,
-    capacitySemantics: f.settlementModel === "days" || f.settlementModel === "queued" || f.queueEnabled ? "eventual-only" : "immediate-bounded",
-    feeConfidence: feeConfidence(f.fee.feeModelKind), feeModelKind: f.fee.feeModelKind, modelConfidence: confidence,
-    immediateCapacityUsd: usd === null ? null : Math.round(usd), immediateCapacityRatio: ratio === null ? null : Math.round(ratio * 1e6) / 1e6, capacityScore: capacity,
-    feeBps: f.fee.feeBps, feeDescription: f.fee.feeDescription, queueEnabled: f.queueEnabled, minimumRedeemUsd: f.minimumRedeemUsd,
-    holderEligibility: f.holderEligibility, docs: f.docs, notes: f.notes,
+    routeFamily: f.routeFamily,
+    accessModel: f.accessModel,
+    settlementModel: f.settlementModel,
+    executionModel: f.executionModel,
+    outputAssetType: f.outputAssetType,
+    sourceMode: "static",
+    resolutionState,
+    capacityConfidence: f.capacity.kind,
+    capacityBasis: f.capacity.basis,
+    capacitySemantics:
+      f.settlementModel === "days" || f.settlementModel === "queued" || f.queueEnabled
+        ? "eventual-only"
+        : "immediate-bounded",
+    feeConfidence: feeConfidence(f.fee.feeModelKind),
+    feeModelKind: f.fee.feeModelKind,
+    modelConfidence: confidence,
+    immediateCapacityUsd: usd === null ? null : Math.round(usd),
+    immediateCapacityRatio: ratio === null ? null : Math.round(ratio * 1e6) / 1e6,
+    capacityScore: capacity,
+    feeBps: f.fee.feeBps,
+    feeDescription: f.fee.feeDescription,
+    queueEnabled: f.queueEnabled,
+    minimumRedeemUsd: f.minimumRedeemUsd,
+    holderEligibility: f.holderEligibility,
+    docs: f.docs,
+    notes: f.notes,
     capsApplied: impaired ? [] : route.capsApplied,
-    impairedReason: impaired ? `open below-peg depeg incident at ${o.openBelowPegBps} bps (≥ ${SEVERE_DEPEG_BPS})` : null,
-    updatedAt: o.asOf, methodologyVersion: REDEMPTION_BACKSTOP_VERSION,
+    impairedReason: impaired
+      ? `open below-peg depeg incident at ${o.openBelowPegBps} bps (≥ ${SEVERE_DEPEG_BPS})`
+      : null,
+    updatedAt: o.asOf,
+    methodologyVersion: REDEMPTION_BACKSTOP_VERSION,
   };
 }
 
@@ -221,8 +337,16 @@ export const redemptionBackstops: Analytic = {
   },
   outputs: {
     redemption_backstops: {
-      stablecoin_id: "VARCHAR", score: "BIGINT", effective_exit_score: "BIGINT", route_family: "VARCHAR", resolution_state: "VARCHAR",
-      model_confidence: "VARCHAR", immediate_capacity_usd: "DOUBLE", immediate_capacity_ratio: "DOUBLE", entry_json: "VARCHAR", methodology_version: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      score: "BIGINT",
+      effective_exit_score: "BIGINT",
+      route_family: "VARCHAR",
+      resolution_state: "VARCHAR",
+      model_confidence: "VARCHAR",
+      immediate_capacity_usd: "DOUBLE",
+      immediate_capacity_ratio: "DOUBLE",
+      entry_json: "VARCHAR",
+      methodology_version: "VARCHAR",
     },
   },
   run(inputs, { asOf }) {
@@ -230,12 +354,22 @@ export const redemptionBackstops: Analytic = {
     const dex = new Map(inputs.dex.map((r: Row) => [r.stablecoin_id as string, r.score as number]));
     const rows = inputs.coins.map((c: Row) => {
       const e = backstopEntry(c.id, JSON.parse(c.redemption_json), {
-        supplyUsd: c.circulating_usd ?? null, openBelowPegBps: worst.get(c.id) ?? null, dexLiquidityScore: dex.get(c.id) ?? null, asOf,
+        supplyUsd: c.circulating_usd ?? null,
+        openBelowPegBps: worst.get(c.id) ?? null,
+        dexLiquidityScore: dex.get(c.id) ?? null,
+        asOf,
       });
       return {
-        stablecoin_id: c.id, score: e.score, effective_exit_score: e.effectiveExitScore, route_family: e.routeFamily, resolution_state: e.resolutionState,
-        model_confidence: e.modelConfidence, immediate_capacity_usd: e.immediateCapacityUsd, immediate_capacity_ratio: e.immediateCapacityRatio,
-        entry_json: JSON.stringify(e), methodology_version: REDEMPTION_BACKSTOP_VERSION,
+        stablecoin_id: c.id,
+        score: e.score,
+        effective_exit_score: e.effectiveExitScore,
+        route_family: e.routeFamily,
+        resolution_state: e.resolutionState,
+        model_confidence: e.modelConfidence,
+        immediate_capacity_usd: e.immediateCapacityUsd,
+        immediate_capacity_ratio: e.immediateCapacityRatio,
+        entry_json: JSON.stringify(e),
+        methodology_version: REDEMPTION_BACKSTOP_VERSION,
       };
     });
     return { tables: { redemption_backstops: rows } };

@@ -4,7 +4,14 @@ import { thresholdBps } from "./depeg-detection.ts";
 import { pegScoreUnavailableReason } from "./peg-summary.ts";
 import { pegScore, type ScoredIncident } from "./peg-score.ts";
 import {
-  effectiveExitScore, GOVERNANCE_QUALITY, legacyCard, type RawInputs, REDEMPTION_ROUTE, REPORT_CARD_VERSION, SAFETY_SCORE_VERSION, safetyScore,
+  effectiveExitScore,
+  GOVERNANCE_QUALITY,
+  legacyCard,
+  type RawInputs,
+  REDEMPTION_ROUTE,
+  REPORT_CARD_VERSION,
+  SAFETY_SCORE_VERSION,
+  safetyScore,
 } from "./safety-score.ts";
 
 /**
@@ -44,20 +51,39 @@ export const reportCards: Analytic = {
     supply: `select h.stablecoin_id, (epoch(h.date) // 86400)::integer as day, h.circulating_usd
         from int_supply_daily h inner join registry_coins c on c.id = h.stablecoin_id
         where c.risk_json is not null and h.rejection_reason is null and h.circulating_usd is not null order by h.stablecoin_id, day`,
-    bluechip: "select stablecoin_id, grade from bluechip_ratings where stablecoin_id is not null order by stablecoin_id",
+    bluechip:
+      "select stablecoin_id, grade from bluechip_ratings where stablecoin_id is not null order by stablecoin_id",
     dex: "select stablecoin_id, round(liquidity_score)::integer as score, hhi from dex_liquidity where liquidity_score is not null order by stablecoin_id",
     backstops: `select stablecoin_id, score::integer as score, route_family, model_confidence, immediate_capacity_usd, immediate_capacity_ratio
         from redemption_backstops order by stablecoin_id`,
   },
   outputs: {
     report_cards: {
-      stablecoin_id: "VARCHAR", symbol: "VARCHAR", name: "VARCHAR", safety_score: "BIGINT", safety_grade: "VARCHAR", safety_json: "VARCHAR",
-      report_card_score: "BIGINT", report_card_grade: "VARCHAR", report_card_json: "VARCHAR", raw_inputs_json: "VARCHAR", is_defunct: "BOOLEAN",
-      coverage_class: "VARCHAR", methodology_version: "VARCHAR", report_card_methodology_version: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      name: "VARCHAR",
+      safety_score: "BIGINT",
+      safety_grade: "VARCHAR",
+      safety_json: "VARCHAR",
+      report_card_score: "BIGINT",
+      report_card_grade: "VARCHAR",
+      report_card_json: "VARCHAR",
+      raw_inputs_json: "VARCHAR",
+      is_defunct: "BOOLEAN",
+      coverage_class: "VARCHAR",
+      methodology_version: "VARCHAR",
+      report_card_methodology_version: "VARCHAR",
     },
     safety_score_history: {
-      stablecoin_id: "VARCHAR", symbol: "VARCHAR", date: "BIGINT", grade: "VARCHAR", score: "BIGINT", prev_grade: "VARCHAR", prev_score: "BIGINT",
-      methodology_version: "VARCHAR", publication_kind: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      date: "BIGINT",
+      grade: "VARCHAR",
+      score: "BIGINT",
+      prev_grade: "VARCHAR",
+      prev_score: "BIGINT",
+      methodology_version: "VARCHAR",
+      publication_kind: "VARCHAR",
     },
     dependency_edges: { from_id: "VARCHAR", to_id: "VARCHAR", weight: "DOUBLE", type: "VARCHAR" },
   },
@@ -65,7 +91,8 @@ export const reportCards: Analytic = {
     const asOfDay = Math.floor(asOf / 86400);
     // One card per id: a duplicated registry record (which the marts' asserts reject) must not multiply the daily history work.
     const seen = new Set<string>();
-    const coins = inputs.coins.filter((c) => !seen.has(c.id) && seen.add(c.id))
+    const coins = inputs.coins
+      .filter((c) => !seen.has(c.id) && seen.add(c.id))
       .map((c): Row & { risk: RiskFacts | null } => ({ ...c, risk: c.risk_json ? JSON.parse(c.risk_json) : null }));
     const byId = new Map(coins.map((c) => [c.id as string, c]));
     const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id as string, r]));
@@ -75,10 +102,18 @@ export const reportCards: Analytic = {
     const bluechip = new Map(inputs.bluechip.map((r) => [r.stablecoin_id as string, r.grade as string]));
     const dex = new Map(inputs.dex.map((r) => [r.stablecoin_id as string, r]));
     const backstops = new Map(inputs.backstops.map((r) => [r.stablecoin_id as string, r]));
-    const order = dependencyOrder(coins.map((c) => ({ id: c.id, deps: (c.risk?.dependencies ?? []).map((d) => d.id).filter((id) => byId.has(id)) })));
+    const order = dependencyOrder(
+      coins.map((c) => ({
+        id: c.id,
+        deps: (c.risk?.dependencies ?? []).map((d) => d.id).filter((id) => byId.has(id)),
+      })),
+    );
 
     // Current cards, upstream first.
-    const current = new Map<string, { safety: ReturnType<typeof safetyScore>; legacy: ReturnType<typeof legacyCard>; raw: RawInputs }>();
+    const current = new Map<
+      string,
+      { safety: ReturnType<typeof safetyScore>; legacy: ReturnType<typeof legacyCard>; raw: RawInputs }
+    >();
     for (const id of order) {
       const c = byId.get(id)!;
       const p = peg.get(id);
@@ -86,28 +121,55 @@ export const reportCards: Analytic = {
       const openBps = open.length ? Math.max(...open.map((e) => Math.abs(e.peak))) : null;
       const cur = p?.current_deviation_bps ?? null;
       const beyond = cur !== null && Math.abs(cur) >= thresholdBps(c.peg_type) ? Math.abs(cur) : null;
-      const raw = rawInputs(c, {
-        pegScore: p?.peg_score ?? null, pegScoreUnavailableReason: p?.peg_score_unavailable_reason ?? "no-price", pricedDays: p?.priced_days ?? 0,
-        activeDepeg: open.length > 0, activeDepegBps: maxOrNull(openBps, beyond), currentDeviationBps: cur, depegEventCount: p?.event_count ?? 0,
-        lastEventAt: p?.last_event_at ?? null, circulatingUsd: c.circulating_usd ?? null, isDefunct: Boolean(c.is_dead),
-        bluechipGrade: bluechip.get(id) ?? null, ...markets(dex.get(id), backstops.get(id)),
-      }, (up) => { const u = current.get(up); return u && { safety: u.safety.score, legacy: u.legacy.overallScore }; });
+      const raw = rawInputs(
+        c,
+        {
+          pegScore: p?.peg_score ?? null,
+          pegScoreUnavailableReason: p?.peg_score_unavailable_reason ?? "no-price",
+          pricedDays: p?.priced_days ?? 0,
+          activeDepeg: open.length > 0,
+          activeDepegBps: maxOrNull(openBps, beyond),
+          currentDeviationBps: cur,
+          depegEventCount: p?.event_count ?? 0,
+          lastEventAt: p?.last_event_at ?? null,
+          circulatingUsd: c.circulating_usd ?? null,
+          isDefunct: Boolean(c.is_dead),
+          bluechipGrade: bluechip.get(id) ?? null,
+          ...markets(dex.get(id), backstops.get(id)),
+        },
+        (up) => {
+          const u = current.get(up);
+          return u && { safety: u.safety.score, legacy: u.legacy.overallScore };
+        },
+      );
       current.set(id, { safety: safetyScore(raw), legacy: legacyCard(raw), raw });
     }
 
     const cards = coins.map((c) => {
       const { safety, legacy, raw } = current.get(c.id)!;
       return {
-        stablecoin_id: c.id, symbol: c.symbol, name: c.name, safety_score: safety.score, safety_grade: safety.grade, safety_json: JSON.stringify(safety),
-        report_card_score: legacy.overallScore, report_card_grade: legacy.overallGrade, report_card_json: JSON.stringify(legacy),
-        raw_inputs_json: JSON.stringify(raw), is_defunct: raw.isDefunct, coverage_class: coverageClass(raw, safety.grade),
-        methodology_version: SAFETY_SCORE_VERSION, report_card_methodology_version: REPORT_CARD_VERSION,
+        stablecoin_id: c.id,
+        symbol: c.symbol,
+        name: c.name,
+        safety_score: safety.score,
+        safety_grade: safety.grade,
+        safety_json: JSON.stringify(safety),
+        report_card_score: legacy.overallScore,
+        report_card_grade: legacy.overallGrade,
+        report_card_json: JSON.stringify(legacy),
+        raw_inputs_json: JSON.stringify(raw),
+        is_defunct: raw.isDefunct,
+        coverage_class: coverageClass(raw, safety.grade),
+        methodology_version: SAFETY_SCORE_VERSION,
+        report_card_methodology_version: REPORT_CARD_VERSION,
       };
     });
 
     // Daily history, every coin upstream first within a day.
     const history: Row[] = [];
-    const first = new Map(coins.map((c) => [c.id as string, (days.get(c.id)?.[0]?.day as number | undefined) ?? asOfDay]));
+    const first = new Map(
+      coins.map((c) => [c.id as string, (days.get(c.id)?.[0]?.day as number | undefined) ?? asOfDay]),
+    );
     const startDay = Math.max(asOfDay - 3650, Math.min(...first.values()));
     const last = new Map<string, { grade: string; score: number | null }>();
     const cursor = new Map<string, Cursor>(coins.map((c) => [c.id, { supply: 0, days: 0, window: 0 }]));
@@ -115,8 +177,15 @@ export const reportCards: Analytic = {
       const prev = last.get(c.id);
       if (prev && prev.grade === grade && prev.score === score) return;
       history.push({
-        stablecoin_id: c.id, symbol: c.symbol, date, grade, score, prev_grade: prev?.grade ?? null, prev_score: prev?.score ?? null,
-        methodology_version: SAFETY_SCORE_VERSION, publication_kind: kind,
+        stablecoin_id: c.id,
+        symbol: c.symbol,
+        date,
+        grade,
+        score,
+        prev_grade: prev?.grade ?? null,
+        prev_score: prev?.score ?? null,
+        methodology_version: SAFETY_SCORE_VERSION,
+        publication_kind: kind,
       });
       last.set(c.id, { grade, score });
     };
@@ -132,7 +201,17 @@ export const reportCards: Analytic = {
           push(c, t, dead ? "F" : "NR", dead ? 0 : null, "backfill");
           continue;
         }
-        const s = safetyScore(historicalRaw(c, day, incidents.get(id) ?? [], days.get(id) ?? [], supply.get(id) ?? [], cursor.get(id)!, (up) => scores.get(up)));
+        const s = safetyScore(
+          historicalRaw(
+            c,
+            day,
+            incidents.get(id) ?? [],
+            days.get(id) ?? [],
+            supply.get(id) ?? [],
+            cursor.get(id)!,
+            (up) => scores.get(up),
+          ),
+        );
         scores.set(id, { safety: s.score, legacy: null });
         push(c, t, s.grade, s.score, "backfill");
       }
@@ -141,28 +220,59 @@ export const reportCards: Analytic = {
       const { safety } = current.get(c.id)!;
       push(c, asOfDay * 86400, safety.grade, safety.score, "published");
     }
-    history.sort((a, b) => (a.stablecoin_id < b.stablecoin_id ? -1 : a.stablecoin_id > b.stablecoin_id ? 1 : a.date - b.date));
+    history.sort((a, b) =>
+      a.stablecoin_id < b.stablecoin_id ? -1 : a.stablecoin_id > b.stablecoin_id ? 1 : a.date - b.date,
+    );
 
-    const edges = coins.flatMap((c) => (c.risk?.dependencies ?? []).map((d) => ({ from_id: d.id, to_id: c.id, weight: d.weight, type: d.type })))
+    const edges = coins
+      .flatMap((c) =>
+        (c.risk?.dependencies ?? []).map((d) => ({ from_id: d.id, to_id: c.id, weight: d.weight, type: d.type })),
+      )
       .sort((a, b) => (a.from_id + a.to_id < b.from_id + b.to_id ? -1 : 1));
     return { tables: { report_cards: cards, safety_score_history: history, dependency_edges: edges } };
   },
 };
 
 /** Time-varying inputs of one coin's grade. */
-type Observed = Pick<RawInputs, "pegScore" | "pegScoreUnavailableReason" | "pricedDays" | "activeDepeg" | "activeDepegBps" | "currentDeviationBps"
-  | "depegEventCount" | "lastEventAt" | "circulatingUsd" | "isDefunct" | "bluechipGrade"> & Partial<Markets>;
+type Observed = Pick<
+  RawInputs,
+  | "pegScore"
+  | "pegScoreUnavailableReason"
+  | "pricedDays"
+  | "activeDepeg"
+  | "activeDepegBps"
+  | "currentDeviationBps"
+  | "depegEventCount"
+  | "lastEventAt"
+  | "circulatingUsd"
+  | "isDefunct"
+  | "bluechipGrade"
+> &
+  Partial<Markets>;
 
 /** Market inputs of a coin: DEX liquidity (score, HHI) and its redemption backstop, when published. */
-type Markets = Pick<RawInputs, "liquidityScore" | "concentrationHhi" | "redemptionBackstopScore" | "redemptionRouteFamily" | "redemptionModelConfidence"
-  | "redemptionUsedForLiquidity" | "redemptionImmediateCapacityUsd" | "redemptionImmediateCapacityRatio">;
+type Markets = Pick<
+  RawInputs,
+  | "liquidityScore"
+  | "concentrationHhi"
+  | "redemptionBackstopScore"
+  | "redemptionRouteFamily"
+  | "redemptionModelConfidence"
+  | "redemptionUsedForLiquidity"
+  | "redemptionImmediateCapacityUsd"
+  | "redemptionImmediateCapacityRatio"
+>;
 
 function markets(dex: Row | undefined, backstop: Row | undefined): Markets {
   return {
-    liquidityScore: dex?.score ?? null, concentrationHhi: dex?.hhi ?? null, redemptionBackstopScore: backstop?.score ?? null,
-    redemptionRouteFamily: backstop?.route_family ?? null, redemptionModelConfidence: backstop?.model_confidence ?? null,
+    liquidityScore: dex?.score ?? null,
+    concentrationHhi: dex?.hhi ?? null,
+    redemptionBackstopScore: backstop?.score ?? null,
+    redemptionRouteFamily: backstop?.route_family ?? null,
+    redemptionModelConfidence: backstop?.model_confidence ?? null,
     redemptionUsedForLiquidity: backstop?.score !== null && backstop?.score !== undefined,
-    redemptionImmediateCapacityUsd: backstop?.immediate_capacity_usd ?? null, redemptionImmediateCapacityRatio: backstop?.immediate_capacity_ratio ?? null,
+    redemptionImmediateCapacityUsd: backstop?.immediate_capacity_usd ?? null,
+    redemptionImmediateCapacityRatio: backstop?.immediate_capacity_ratio ?? null,
   };
 }
 
@@ -172,24 +282,53 @@ type Upstream = { safety: number | null; legacy: number | null };
 type Cursor = { supply: number; days: number; window: number };
 
 /** rawInputs of coin `c` from its observed inputs, its registry facts and its upstreams' scores. */
-function rawInputs(c: Row & { risk: RiskFacts | null }, o: Observed, upstream: (id: string) => Upstream | undefined): RawInputs {
+function rawInputs(
+  c: Row & { risk: RiskFacts | null },
+  o: Observed,
+  upstream: (id: string) => Upstream | undefined,
+): RawInputs {
   const f = c.risk;
   const m: Markets = {
-    liquidityScore: null, concentrationHhi: null, redemptionBackstopScore: null, redemptionModelConfidence: null, redemptionUsedForLiquidity: false,
-    redemptionImmediateCapacityUsd: null, redemptionImmediateCapacityRatio: null, ...o,
+    liquidityScore: null,
+    concentrationHhi: null,
+    redemptionBackstopScore: null,
+    redemptionModelConfidence: null,
+    redemptionUsedForLiquidity: false,
+    redemptionImmediateCapacityUsd: null,
+    redemptionImmediateCapacityRatio: null,
+    ...o,
     redemptionRouteFamily: o.redemptionRouteFamily ?? (f ? REDEMPTION_ROUTE[f.backing].family : null),
   };
   return {
-    ...o, ...m,
-    effectiveExitScore: effectiveExitScore(f?.backing ?? null, o.circulatingUsd, m.liquidityScore, m.redemptionBackstopScore),
-    canBeBlacklisted: f?.canBeBlacklisted ?? null, chainTier: f?.chainTier ?? null, deploymentModel: f?.deploymentModel ?? null,
-    backing: f?.backing ?? null, collateralQuality: f?.collateralQuality ?? null, custodyModel: f?.custodyModel ?? null,
-    proofOfReserves: f?.proofOfReserves ?? null, governanceTier: f?.governance ?? null, governanceQuality: f ? GOVERNANCE_QUALITY[f.governance] : null,
+    ...o,
+    ...m,
+    effectiveExitScore: effectiveExitScore(
+      f?.backing ?? null,
+      o.circulatingUsd,
+      m.liquidityScore,
+      m.redemptionBackstopScore,
+    ),
+    canBeBlacklisted: f?.canBeBlacklisted ?? null,
+    chainTier: f?.chainTier ?? null,
+    deploymentModel: f?.deploymentModel ?? null,
+    backing: f?.backing ?? null,
+    collateralQuality: f?.collateralQuality ?? null,
+    custodyModel: f?.custodyModel ?? null,
+    proofOfReserves: f?.proofOfReserves ?? null,
+    governanceTier: f?.governance ?? null,
+    governanceQuality: f ? GOVERNANCE_QUALITY[f.governance] : null,
     dependencies: (f?.dependencies ?? []).map((d) => {
       const u = upstream(d.id);
-      return { id: d.id, weight: d.weight, type: d.type, upstreamSafetyScore: u?.safety ?? null, upstreamReportCardScore: u?.legacy ?? null };
+      return {
+        id: d.id,
+        weight: d.weight,
+        type: d.type,
+        upstreamSafetyScore: u?.safety ?? null,
+        upstreamReportCardScore: u?.legacy ?? null,
+      };
     }),
-    navToken: Boolean(c.nav_token), floatingPeg: Boolean(c.floating_peg),
+    navToken: Boolean(c.nav_token),
+    floatingPeg: Boolean(c.floating_peg),
   };
 }
 
@@ -197,8 +336,15 @@ function rawInputs(c: Row & { risk: RiskFacts | null }, o: Observed, upstream: (
  * rawInputs of coin `c` as known at 00:00 UTC of `day` (days since the epoch). `cur` holds forward-only
  * cursors into the coin's sorted supply and priced-day rows (days are visited in ascending order).
  */
-function historicalRaw(c: Row & { risk: RiskFacts | null }, day: number, incidents: Row[], priced: Row[], supply: Row[], cur: Cursor,
-  upstream: (id: string) => Upstream | undefined): RawInputs {
+function historicalRaw(
+  c: Row & { risk: RiskFacts | null },
+  day: number,
+  incidents: Row[],
+  priced: Row[],
+  supply: Row[],
+  cur: Cursor,
+  upstream: (id: string) => Upstream | undefined,
+): RawInputs {
   const t = day * 86400;
   while (cur.days < priced.length && priced[cur.days].day < day) cur.days++;
   while (cur.supply < supply.length && supply[cur.supply].day <= day) cur.supply++;
@@ -212,21 +358,40 @@ function historicalRaw(c: Row & { risk: RiskFacts | null }, day: number, inciden
     const open = e.ended_at === null || e.ended_at > t;
     if (open) {
       let worst = 0;
-      for (let i = cur.days - 1; i >= 0 && priced[i].day >= Math.floor(e.started_at / 86400); i--) worst = Math.max(worst, priced[i].worst_bps);
+      for (let i = cur.days - 1; i >= 0 && priced[i].day >= Math.floor(e.started_at / 86400); i--)
+        worst = Math.max(worst, priced[i].worst_bps);
       activeBps = Math.max(activeBps ?? 0, worst);
     }
-    known.push({ startedAt: e.started_at, endedAt: open ? null : e.ended_at, peakDeviationBps: open ? (Math.sign(e.peak) || -1) * activeBps! : e.peak, constituentEventCount: e.n });
+    known.push({
+      startedAt: e.started_at,
+      endedAt: open ? null : e.ended_at,
+      peakDeviationBps: open ? (Math.sign(e.peak) || -1) * activeBps! : e.peak,
+      constituentEventCount: e.n,
+    });
   }
   const lastPriced = cur.days > 0 ? priced[cur.days - 1].day : null;
   const hasCurrentPrice = lastPriced !== null && lastPriced >= day - 2;
-  const reason = pegScoreUnavailableReason({ navToken: Boolean(c.nav_token), floatingPeg: Boolean(c.floating_peg), pricedDays, hasCurrentPrice });
+  const reason = pegScoreUnavailableReason({
+    navToken: Boolean(c.nav_token),
+    floatingPeg: Boolean(c.floating_peg),
+    pricedDays,
+    hasCurrentPrice,
+  });
   const firstTs = priced.length ? priced[0].day * 86400 : null;
   const s = pegScore(known, firstTs, t, pricedDays * 86400);
   const sup = cur.supply > 0 && supply[cur.supply - 1].day >= day - 7 ? supply[cur.supply - 1].circulating_usd : null;
   const o: Observed = {
-    pegScore: reason === null ? s.pegScore : null, pegScoreUnavailableReason: reason, pricedDays, activeDepeg: s.activeDepeg,
-    activeDepegBps: activeBps, currentDeviationBps: null, depegEventCount: s.eventCount, lastEventAt: s.lastEventAt, circulatingUsd: sup,
-    isDefunct: false, bluechipGrade: null,
+    pegScore: reason === null ? s.pegScore : null,
+    pegScoreUnavailableReason: reason,
+    pricedDays,
+    activeDepeg: s.activeDepeg,
+    activeDepegBps: activeBps,
+    currentDeviationBps: null,
+    depegEventCount: s.eventCount,
+    lastEventAt: s.lastEventAt,
+    circulatingUsd: sup,
+    isDefunct: false,
+    bluechipGrade: null,
   };
   return rawInputs(c, o, upstream);
 }
@@ -249,7 +414,10 @@ export function dependencyOrder(nodes: { id: string; deps: string[] }[]): string
   while (pending.length) {
     const ready = pending.filter((n) => n.deps.every((d) => done.has(d) || d === n.id));
     const take = ready.length ? ready : [pending[0]];
-    for (const n of take) { out.push(n.id); done.add(n.id); }
+    for (const n of take) {
+      out.push(n.id);
+      done.add(n.id);
+    }
     pending = pending.filter((n) => !done.has(n.id));
   }
   return out;
@@ -259,7 +427,8 @@ function groupBy(rows: Row[]): Map<string, Row[]> {
   const m = new Map<string, Row[]>();
   for (const r of rows) {
     const a = m.get(r.stablecoin_id);
-    if (a) a.push(r); else m.set(r.stablecoin_id, [r]);
+    if (a) a.push(r);
+    else m.set(r.stablecoin_id, [r]);
   }
   return m;
 }

@@ -31,8 +31,17 @@ export type Grade = "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | 
 
 /** Grade thresholds, best first: the first `min` at or below the score gives the grade. */
 export const GRADE_THRESHOLDS: { grade: Exclude<Grade, "NR">; min: number }[] = [
-  { grade: "A+", min: 87 }, { grade: "A", min: 83 }, { grade: "A-", min: 80 }, { grade: "B+", min: 75 }, { grade: "B", min: 70 },
-  { grade: "B-", min: 65 }, { grade: "C+", min: 60 }, { grade: "C", min: 55 }, { grade: "C-", min: 50 }, { grade: "D", min: 40 }, { grade: "F", min: 0 },
+  { grade: "A+", min: 87 },
+  { grade: "A", min: 83 },
+  { grade: "A-", min: 80 },
+  { grade: "B+", min: 75 },
+  { grade: "B", min: 70 },
+  { grade: "B-", min: 65 },
+  { grade: "C+", min: 60 },
+  { grade: "C", min: 55 },
+  { grade: "C-", min: 50 },
+  { grade: "D", min: 40 },
+  { grade: "F", min: 0 },
 ];
 
 /** Grade of a 0-100 score (clamped); null → `NR`. */
@@ -52,16 +61,54 @@ export function gradeRank(g: Grade): number {
 /** Collateral by risk tier of what backs the coin. */
 export const COLLATERAL_SCORE = { "very-low": 100, low: 75, medium: 50, high: 25, "very-high": 5 } as const;
 /** Custody of the backing. */
-export const CUSTODY_SCORE = { onchain: 100, "institutional-top": 80, "institutional-regulated": 55, "institutional-unregulated": 30, "institutional-sanctioned": 5, cex: 0 } as const;
+export const CUSTODY_SCORE = {
+  onchain: 100,
+  "institutional-top": 80,
+  "institutional-regulated": 55,
+  "institutional-unregulated": 30,
+  "institutional-sanctioned": 5,
+  cex: 0,
+} as const;
 /** Proof of reserves. */
-export const PROOF_SCORE = { "real-time": 100, "independent-audit": 90, attestation: 75, "self-reported": 40, none: 10 } as const;
+export const PROOF_SCORE = {
+  "real-time": 100,
+  "independent-audit": 90,
+  attestation: 75,
+  "self-reported": 40,
+  none: 10,
+} as const;
 /** Legacy decentralization: governance quality. */
-export const GOVERNANCE_QUALITY = { "immutable-code": 100, "dao-governance": 85, multisig: 55, "regulated-entity": 40, "single-entity": 20, wrapper: 10 } as const;
+export const GOVERNANCE_QUALITY = {
+  "immutable-code": 100,
+  "dao-governance": 85,
+  multisig: 55,
+  "regulated-entity": 40,
+  "single-entity": 20,
+  wrapper: 10,
+} as const;
 /** Safety score economic control: who can change the rules, and under what oversight. */
-export const CONTROL_SCORE = { "immutable-code": 95, "regulated-entity": 85, "dao-governance": 75, multisig: 50, "single-entity": 35, wrapper: 50 } as const;
+export const CONTROL_SCORE = {
+  "immutable-code": 95,
+  "regulated-entity": 85,
+  "dao-governance": 75,
+  multisig: 50,
+  "single-entity": 35,
+  wrapper: 50,
+} as const;
 /** Home-chain tier and deployment multiplier (infrastructure = round(tier × multiplier)). */
-export const CHAIN_TIER_SCORE = { ethereum: 100, "stage1-l2": 66, "mature-alt-l1": 45, "established-alt-l1": 20, unproven: 0 } as const;
-export const DEPLOYMENT_MULTIPLIER = { "single-chain": 1, "canonical-bridge": 0.9, "native-multichain": 0.75, "third-party-bridge": 0.6 } as const;
+export const CHAIN_TIER_SCORE = {
+  ethereum: 100,
+  "stage1-l2": 66,
+  "mature-alt-l1": 45,
+  "established-alt-l1": 20,
+  unproven: 0,
+} as const;
+export const DEPLOYMENT_MULTIPLIER = {
+  "single-chain": 1,
+  "canonical-bridge": 0.9,
+  "native-multichain": 0.75,
+  "third-party-bridge": 0.6,
+} as const;
 /**
  * Redemption route by backing: how directly a holder redeems at par. Off-chain issuer redemption (KYC,
  * minimums, business days) is capped at 65 like the reference's offchain-issuer family; permissionless
@@ -83,7 +130,13 @@ const SELF_BACKED = { decentralized: 90, "centralized-dependent": 75, centralize
 export const UNRATED_UPSTREAM_SCORE = 70;
 
 export const PEG_MULTIPLIER_EXPONENT = 0.4;
-export const LEGACY_WEIGHTS = { pegStability: 0, liquidity: 0.3, resilience: 0.2, decentralization: 0.15, dependencyRisk: 0.25 } as const;
+export const LEGACY_WEIGHTS = {
+  pegStability: 0,
+  liquidity: 0.3,
+  resilience: 0.2,
+  decentralization: 0.15,
+  dependencyRisk: 0.25,
+} as const;
 export const PILLAR_WEIGHTS = { backing: 0.4, exit: 0.35, economicControl: 0.25 } as const;
 export const NO_LIQUIDITY_PENALTY = 0.9;
 export const LIMITED_EVIDENCE_CEILING = 80;
@@ -145,7 +198,15 @@ export interface RawInputs {
 }
 
 /** Curated fact names a grade needs (the registry `risk` block). */
-export const REQUIRED_FACTS = ["backing", "collateralQuality", "custodyModel", "proofOfReserves", "governanceTier", "chainTier", "deploymentModel"] as const;
+export const REQUIRED_FACTS = [
+  "backing",
+  "collateralQuality",
+  "custodyModel",
+  "proofOfReserves",
+  "governanceTier",
+  "chainTier",
+  "deploymentModel",
+] as const;
 
 /**
  * Effective exit (0-100), the reference's exit rule (methodology 7.4): exit = round(min(100, max(L, R) +
@@ -155,9 +216,18 @@ export const REQUIRED_FACTS = ["backing", "collateralQuality", "custodyModel", "
  * route of the backing ({@link REDEMPTION_ROUTE}). Null without backing facts, or without both a DEX
  * score and circulating supply.
  */
-export function effectiveExitScore(backing: RawInputs["backing"], circulatingUsd: number | null, liquidityScore: number | null = null, redemptionScore: number | null = null): number | null {
+export function effectiveExitScore(
+  backing: RawInputs["backing"],
+  circulatingUsd: number | null,
+  liquidityScore: number | null = null,
+  redemptionScore: number | null = null,
+): number | null {
   if (backing === null) return null;
-  const depth = liquidityScore ?? (circulatingUsd !== null && circulatingUsd > 0 ? Math.min(100, Math.max(0, 20 * Math.log10(circulatingUsd / 1e6))) : null);
+  const depth =
+    liquidityScore ??
+    (circulatingUsd !== null && circulatingUsd > 0
+      ? Math.min(100, Math.max(0, 20 * Math.log10(circulatingUsd / 1e6)))
+      : null);
   if (depth === null) return null;
   const route = redemptionScore ?? REDEMPTION_ROUTE[backing].score;
   return Math.round(Math.min(100, Math.max(depth, route) + 0.1 * Math.min(depth, route)));
@@ -165,7 +235,9 @@ export function effectiveExitScore(backing: RawInputs["backing"], circulatingUsd
 
 /** Infrastructure score of the home chain: round(tier × deployment multiplier). */
 function chainInfra(r: RawInputs): number | null {
-  return r.chainTier && r.deploymentModel ? Math.round(CHAIN_TIER_SCORE[r.chainTier] * DEPLOYMENT_MULTIPLIER[r.deploymentModel]) : null;
+  return r.chainTier && r.deploymentModel
+    ? Math.round(CHAIN_TIER_SCORE[r.chainTier] * DEPLOYMENT_MULTIPLIER[r.deploymentModel])
+    : null;
 }
 
 /** One dimension or pillar: grade, score 0-100 (null when NR) and a one-line reason. */
@@ -180,20 +252,49 @@ const clampRound = (x: number) => Math.min(100, Math.max(0, Math.round(x)));
 const missingFacts = (r: RawInputs) => REQUIRED_FACTS.filter((k) => r[k] === null);
 
 /** Peg evidence: multiplier, ceiling, and NR reasons. */
-function pegEvidence(r: RawInputs): { multiplier: number | null; ceiling: number | null; missing: string[]; note: string } {
-  if (r.navToken || r.floatingPeg) return { multiplier: 1, ceiling: null, missing: [], note: r.navToken ? "NAV token: not judged against par" : "floating peg: no fixed target" };
-  if (r.pegScore !== null) return { multiplier: (r.pegScore / 100) ** PEG_MULTIPLIER_EXPONENT, ceiling: null, missing: [], note: `peg score ${r.pegScore}` };
+function pegEvidence(r: RawInputs): {
+  multiplier: number | null;
+  ceiling: number | null;
+  missing: string[];
+  note: string;
+} {
+  if (r.navToken || r.floatingPeg)
+    return {
+      multiplier: 1,
+      ceiling: null,
+      missing: [],
+      note: r.navToken ? "NAV token: not judged against par" : "floating peg: no fixed target",
+    };
+  if (r.pegScore !== null)
+    return {
+      multiplier: (r.pegScore / 100) ** PEG_MULTIPLIER_EXPONENT,
+      ceiling: null,
+      missing: [],
+      note: `peg score ${r.pegScore}`,
+    };
   if (r.pegScoreUnavailableReason === "insufficient-history") {
-    return { multiplier: 1, ceiling: LIMITED_EVIDENCE_CEILING, missing: [], note: `limited peg history (${r.pricedDays} priced days < 30): capped at ${LIMITED_EVIDENCE_CEILING}` };
+    return {
+      multiplier: 1,
+      ceiling: LIMITED_EVIDENCE_CEILING,
+      missing: [],
+      note: `limited peg history (${r.pricedDays} priced days < 30): capped at ${LIMITED_EVIDENCE_CEILING}`,
+    };
   }
-  return { multiplier: null, ceiling: null, missing: [`pegScore (${r.pegScoreUnavailableReason ?? "missing"})`], note: `no peg evidence (${r.pegScoreUnavailableReason ?? "missing"})` };
+  return {
+    multiplier: null,
+    ceiling: null,
+    missing: [`pegScore (${r.pegScoreUnavailableReason ?? "missing"})`],
+    note: `no peg evidence (${r.pegScoreUnavailableReason ?? "missing"})`,
+  };
 }
 
 /** Active-depeg cap, or null. */
 function activeCap(r: RawInputs): { max: number; reason: string } | null {
   const bps = r.activeDepegBps === null ? 0 : Math.abs(r.activeDepegBps);
-  if (bps >= ACTIVE_DEPEG_CAPS.f.bps) return { max: ACTIVE_DEPEG_CAPS.f.max, reason: `active depeg ${bps} bps ≥ ${ACTIVE_DEPEG_CAPS.f.bps}` };
-  if (bps >= ACTIVE_DEPEG_CAPS.d.bps) return { max: ACTIVE_DEPEG_CAPS.d.max, reason: `active depeg ${bps} bps ≥ ${ACTIVE_DEPEG_CAPS.d.bps}` };
+  if (bps >= ACTIVE_DEPEG_CAPS.f.bps)
+    return { max: ACTIVE_DEPEG_CAPS.f.max, reason: `active depeg ${bps} bps ≥ ${ACTIVE_DEPEG_CAPS.f.bps}` };
+  if (bps >= ACTIVE_DEPEG_CAPS.d.bps)
+    return { max: ACTIVE_DEPEG_CAPS.d.max, reason: `active depeg ${bps} bps ≥ ${ACTIVE_DEPEG_CAPS.d.bps}` };
   return null;
 }
 
@@ -216,46 +317,116 @@ export interface SafetyScore {
  * at upstream − 3 and a mechanism dependency at upstream, whatever its weight.
  */
 export function safetyScore(r: RawInputs): SafetyScore {
-  const nr = (missing: string[], pillars: SafetyScore["pillars"]): SafetyScore => ({ score: null, grade: "NR", pillars, baseScore: null, pegMultiplier: null, caps: [], missingInputs: missing });
+  const nr = (missing: string[], pillars: SafetyScore["pillars"]): SafetyScore => ({
+    score: null,
+    grade: "NR",
+    pillars,
+    baseScore: null,
+    pegMultiplier: null,
+    caps: [],
+    missingInputs: missing,
+  });
   if (r.isDefunct) {
     const f = dim(0, "defunct");
-    return { score: 0, grade: "F", pillars: { backing: f, exit: f, economicControl: f }, baseScore: 0, pegMultiplier: null, caps: ["defunct"], missingInputs: [] };
+    return {
+      score: 0,
+      grade: "F",
+      pillars: { backing: f, exit: f, economicControl: f },
+      baseScore: 0,
+      pegMultiplier: null,
+      caps: ["defunct"],
+      missingInputs: [],
+    };
   }
-  const backing = r.collateralQuality && r.custodyModel && r.proofOfReserves
-    ? dim(clampRound(0.5 * COLLATERAL_SCORE[r.collateralQuality] + 0.25 * CUSTODY_SCORE[r.custodyModel] + 0.25 * PROOF_SCORE[r.proofOfReserves]),
-      `collateral ${r.collateralQuality} risk, custody ${r.custodyModel}, proof of reserves ${r.proofOfReserves}`)
-    : dim(null, "no curated backing facts");
-  const exit = r.effectiveExitScore !== null
-    ? dim(r.effectiveExitScore, `redemption route ${r.redemptionRouteFamily}, market depth $${Math.round((r.circulatingUsd ?? 0) / 1e6)}M circulating`)
-    : dim(null, r.backing === null ? "no curated backing facts" : "no circulating supply");
+  const backing =
+    r.collateralQuality && r.custodyModel && r.proofOfReserves
+      ? dim(
+          clampRound(
+            0.5 * COLLATERAL_SCORE[r.collateralQuality] +
+              0.25 * CUSTODY_SCORE[r.custodyModel] +
+              0.25 * PROOF_SCORE[r.proofOfReserves],
+          ),
+          `collateral ${r.collateralQuality} risk, custody ${r.custodyModel}, proof of reserves ${r.proofOfReserves}`,
+        )
+      : dim(null, "no curated backing facts");
+  const exit =
+    r.effectiveExitScore !== null
+      ? dim(
+          r.effectiveExitScore,
+          `redemption route ${r.redemptionRouteFamily}, market depth $${Math.round((r.circulatingUsd ?? 0) / 1e6)}M circulating`,
+        )
+      : dim(null, r.backing === null ? "no curated backing facts" : "no circulating supply");
   const infra = chainInfra(r);
-  const control = r.governanceTier && infra !== null
-    ? dim(clampRound(0.6 * CONTROL_SCORE[r.governanceTier] + 0.4 * infra), `governance ${r.governanceTier}, chain ${r.chainTier} ${r.deploymentModel}`)
-    : dim(null, "no curated governance or chain facts");
+  const control =
+    r.governanceTier && infra !== null
+      ? dim(
+          clampRound(0.6 * CONTROL_SCORE[r.governanceTier] + 0.4 * infra),
+          `governance ${r.governanceTier}, chain ${r.chainTier} ${r.deploymentModel}`,
+        )
+      : dim(null, "no curated governance or chain facts");
   const pillars = { backing, exit, economicControl: control };
   const peg = pegEvidence(r);
-  const missing = [...missingFacts(r), ...(r.effectiveExitScore === null && r.backing !== null ? ["circulatingUsd"] : []), ...peg.missing];
-  if (peg.multiplier === 0) return { score: 0, grade: "F", pillars, baseScore: null, pegMultiplier: 0, caps: [ZERO_PEG], missingInputs: [] };
-  if (missing.length || backing.score === null || exit.score === null || control.score === null || peg.multiplier === null) return nr(missing, pillars);
-  const base = PILLAR_WEIGHTS.backing * backing.score + PILLAR_WEIGHTS.exit * exit.score + PILLAR_WEIGHTS.economicControl * control.score;
+  const missing = [
+    ...missingFacts(r),
+    ...(r.effectiveExitScore === null && r.backing !== null ? ["circulatingUsd"] : []),
+    ...peg.missing,
+  ];
+  if (peg.multiplier === 0)
+    return { score: 0, grade: "F", pillars, baseScore: null, pegMultiplier: 0, caps: [ZERO_PEG], missingInputs: [] };
+  if (
+    missing.length ||
+    backing.score === null ||
+    exit.score === null ||
+    control.score === null ||
+    peg.multiplier === null
+  )
+    return nr(missing, pillars);
+  const base =
+    PILLAR_WEIGHTS.backing * backing.score +
+    PILLAR_WEIGHTS.exit * exit.score +
+    PILLAR_WEIGHTS.economicControl * control.score;
   let s = base * peg.multiplier;
   const caps: string[] = [];
   s = applyDependencies(s, r.dependencies, (d) => d.upstreamSafetyScore, caps);
   const cap = activeCap(r);
-  if (cap && s > cap.max) { s = cap.max; caps.push(cap.reason); }
-  if (peg.ceiling !== null && s > peg.ceiling) { s = peg.ceiling; caps.push(peg.note); }
+  if (cap && s > cap.max) {
+    s = cap.max;
+    caps.push(cap.reason);
+  }
+  if (peg.ceiling !== null && s > peg.ceiling) {
+    s = peg.ceiling;
+    caps.push(peg.note);
+  }
   const score = clampRound(s);
-  return { score, grade: gradeOf(score), pillars, baseScore: Math.round(base * 10) / 10, pegMultiplier: Math.round(peg.multiplier * 1e4) / 1e4, caps, missingInputs: [] };
+  return {
+    score,
+    grade: gradeOf(score),
+    pillars,
+    baseScore: Math.round(base * 10) / 10,
+    pegMultiplier: Math.round(peg.multiplier * 1e4) / 1e4,
+    caps,
+    missingInputs: [],
+  };
 }
 
 /** Dependency exposure (see {@link safetyScore}); records binding ceilings in `caps`. */
-function applyDependencies(s: number, deps: DependencyInput[], up: (d: DependencyInput) => number | null, caps: string[]): number {
+function applyDependencies(
+  s: number,
+  deps: DependencyInput[],
+  up: (d: DependencyInput) => number | null,
+  caps: string[],
+): number {
   const exposure = deps.filter((d) => d.type !== "wrapper" && d.type !== "mechanism");
   const w = exposure.reduce((a, d) => a + d.weight, 0);
-  let out = (1 - Math.min(1, w)) * s + exposure.reduce((a, d) => a + (d.weight / Math.max(1, w)) * Math.min(s, up(d) ?? UNRATED_UPSTREAM_SCORE), 0);
+  let out =
+    (1 - Math.min(1, w)) * s +
+    exposure.reduce((a, d) => a + (d.weight / Math.max(1, w)) * Math.min(s, up(d) ?? UNRATED_UPSTREAM_SCORE), 0);
   for (const d of deps.filter((x) => x.type === "wrapper" || x.type === "mechanism")) {
     const ceiling = Math.max(0, (up(d) ?? UNRATED_UPSTREAM_SCORE) - (d.type === "wrapper" ? WRAPPER_PENALTY : 0));
-    if (out > ceiling) { out = ceiling; caps.push(`${d.type} dependency ${d.id}: ≤ ${ceiling}`); }
+    if (out > ceiling) {
+      out = ceiling;
+      caps.push(`${d.type} dependency ${d.id}: ≤ ${ceiling}`);
+    }
   }
   return out;
 }
@@ -279,46 +450,92 @@ export interface LegacyCard {
 export function legacyCard(r: RawInputs): LegacyCard {
   const keys = Object.keys(LEGACY_WEIGHTS) as (keyof typeof LEGACY_WEIGHTS)[];
   if (r.isDefunct) {
-    return { overallScore: 0, overallGrade: "F", baseScore: 0, dimensions: Object.fromEntries(keys.map((k) => [k, dim(0, "defunct")])) as LegacyCard["dimensions"], ratedDimensions: 5, missingInputs: [] };
+    return {
+      overallScore: 0,
+      overallGrade: "F",
+      baseScore: 0,
+      dimensions: Object.fromEntries(keys.map((k) => [k, dim(0, "defunct")])) as LegacyCard["dimensions"],
+      ratedDimensions: 5,
+      missingInputs: [],
+    };
   }
   const peg = pegEvidence(r);
-  const pegStability = r.pegScore !== null ? dim(Math.round(r.pegScore), `peg score ${r.pegScore}`) : dim(null, peg.note);
-  const liquidity = r.effectiveExitScore !== null ? dim(r.effectiveExitScore, "effective exit: redemption route and market depth (no DEX liquidity data yet)") : dim(null, "No DEX liquidity data");
-  const resilience = r.collateralQuality && r.custodyModel
-    ? dim(Math.round((COLLATERAL_SCORE[r.collateralQuality] + CUSTODY_SCORE[r.custodyModel]) / 2), `collateral ${r.collateralQuality} risk, custody ${r.custodyModel}`)
-    : dim(null, "no curated collateral or custody facts");
+  const pegStability =
+    r.pegScore !== null ? dim(Math.round(r.pegScore), `peg score ${r.pegScore}`) : dim(null, peg.note);
+  const liquidity =
+    r.effectiveExitScore !== null
+      ? dim(r.effectiveExitScore, "effective exit: redemption route and market depth (no DEX liquidity data yet)")
+      : dim(null, "No DEX liquidity data");
+  const resilience =
+    r.collateralQuality && r.custodyModel
+      ? dim(
+          Math.round((COLLATERAL_SCORE[r.collateralQuality] + CUSTODY_SCORE[r.custodyModel]) / 2),
+          `collateral ${r.collateralQuality} risk, custody ${r.custodyModel}`,
+        )
+      : dim(null, "no curated collateral or custody facts");
   const infra = chainInfra(r);
   let decentralization = dim(null, "no curated governance or chain facts");
   if (r.governanceTier && infra !== null) {
-    const penalty = r.governanceTier === "dao-governance" || r.governanceTier === "multisig"
-      ? (infra >= 80 ? 0 : infra >= 60 ? 10 : infra >= 40 ? 25 : infra >= 20 ? 40 : 60) : 0;
-    decentralization = dim(clampRound(GOVERNANCE_QUALITY[r.governanceTier] - penalty), `governance ${r.governanceTier}${penalty ? `, chain infrastructure −${penalty}` : ""}`);
+    const penalty =
+      r.governanceTier === "dao-governance" || r.governanceTier === "multisig"
+        ? infra >= 80
+          ? 0
+          : infra >= 60
+            ? 10
+            : infra >= 40
+              ? 25
+              : infra >= 20
+                ? 40
+                : 60
+        : 0;
+    decentralization = dim(
+      clampRound(GOVERNANCE_QUALITY[r.governanceTier] - penalty),
+      `governance ${r.governanceTier}${penalty ? `, chain infrastructure −${penalty}` : ""}`,
+    );
   }
   let dependencyRisk = dim(null, "no curated dependency facts");
   if (r.governanceTier !== null) {
-    const selfScore = SELF_BACKED[r.governanceTier === "dao-governance" || r.governanceTier === "immutable-code" ? "decentralized"
-      : r.governanceTier === "multisig" || r.governanceTier === "wrapper" ? "centralized-dependent" : "centralized"];
+    const selfScore =
+      SELF_BACKED[
+        r.governanceTier === "dao-governance" || r.governanceTier === "immutable-code"
+          ? "decentralized"
+          : r.governanceTier === "multisig" || r.governanceTier === "wrapper"
+            ? "centralized-dependent"
+            : "centralized"
+      ];
     if (!r.dependencies.length) dependencyRisk = dim(selfScore, "self-backed");
     else {
       const raw = r.dependencies.reduce((a, d) => a + d.weight, 0);
       const norm = raw > 1 ? raw : 1;
       const ups = r.dependencies.map((d) => d.upstreamReportCardScore ?? UNRATED_UPSTREAM_SCORE);
-      let s = r.dependencies.reduce((a, d, i) => a + (ups[i] * d.weight) / norm, 0) + (1 - Math.min(1, raw)) * selfScore;
+      let s =
+        r.dependencies.reduce((a, d, i) => a + (ups[i] * d.weight) / norm, 0) + (1 - Math.min(1, raw)) * selfScore;
       if (ups.some((u) => u < 75)) s -= 10;
       for (const [i, d] of r.dependencies.entries()) {
         if (d.type === "wrapper") s = Math.min(s, ups[i] - WRAPPER_PENALTY);
         if (d.type === "mechanism") s = Math.min(s, ups[i]);
       }
-      dependencyRisk = dim(clampRound(s), `depends on ${r.dependencies.map((d) => `${d.id} (${d.type}, ${d.weight})`).join(", ")}`);
+      dependencyRisk = dim(
+        clampRound(s),
+        `depends on ${r.dependencies.map((d) => `${d.id} (${d.type}, ${d.weight})`).join(", ")}`,
+      );
     }
   }
   const dimensions = { pegStability, liquidity, resilience, decentralization, dependencyRisk };
   const base = keys.filter((k) => k !== "pegStability" && dimensions[k].score !== null);
   const ratedDimensions = base.length + (pegStability.score !== null ? 1 : 0);
   const missing = [...missingFacts(r), ...peg.missing];
-  if (peg.multiplier === 0) return { overallScore: 0, overallGrade: "F", baseScore: null, dimensions, ratedDimensions, missingInputs: [] };
+  if (peg.multiplier === 0)
+    return { overallScore: 0, overallGrade: "F", baseScore: null, dimensions, ratedDimensions, missingInputs: [] };
   if (base.length < 2 || peg.multiplier === null) {
-    return { overallScore: null, overallGrade: "NR", baseScore: null, dimensions, ratedDimensions, missingInputs: missing.length ? missing : ["fewer than 2 rated dimensions"] };
+    return {
+      overallScore: null,
+      overallGrade: "NR",
+      baseScore: null,
+      dimensions,
+      ratedDimensions,
+      missingInputs: missing.length ? missing : ["fewer than 2 rated dimensions"],
+    };
   }
   const wsum = base.reduce((a, k) => a + LEGACY_WEIGHTS[k], 0);
   const baseScore = base.reduce((a, k) => a + LEGACY_WEIGHTS[k] * dimensions[k].score!, 0) / wsum;
@@ -328,5 +545,12 @@ export function legacyCard(r: RawInputs): LegacyCard {
   if (cap) s = Math.min(s, cap.max);
   if (peg.ceiling !== null) s = Math.min(s, peg.ceiling);
   const overallScore = clampRound(s);
-  return { overallScore, overallGrade: gradeOf(overallScore), baseScore: Math.round(baseScore * 10) / 10, dimensions, ratedDimensions, missingInputs: missing };
+  return {
+    overallScore,
+    overallGrade: gradeOf(overallScore),
+    baseScore: Math.round(baseScore * 10) / 10,
+    dimensions,
+    ratedDimensions,
+    missingInputs: missing,
+  };
 }

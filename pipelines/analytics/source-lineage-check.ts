@@ -18,7 +18,12 @@ export const LINEAGE_MIN_SHARED_DAYS = 30;
 export const LINEAGE_COPY_SHARE = 0.95;
 
 /** Verdict of one measured pair of series (see module docs). */
-export function lineageVerdict(sharedDays: number, equalDays: number, familyA: string, familyB: string): "declared-same-family" | "undeclared-copy" | "independent-by-evidence" {
+export function lineageVerdict(
+  sharedDays: number,
+  equalDays: number,
+  familyA: string,
+  familyB: string,
+): "declared-same-family" | "undeclared-copy" | "independent-by-evidence" {
   const copy = sharedDays >= LINEAGE_MIN_SHARED_DAYS && equalDays >= LINEAGE_COPY_SHARE * sharedDays;
   if (!copy) return "independent-by-evidence";
   return familyA === familyB ? "declared-same-family" : "undeclared-copy";
@@ -36,15 +41,27 @@ export const sourceLineageCheck: Analytic = {
   },
   outputs: {
     source_lineage_check: {
-      source_a: "VARCHAR", source_b: "VARCHAR", gecko_id: "VARCHAR", year: "BIGINT", shared_days: "BIGINT", equal_days: "BIGINT",
-      equal_share: "DOUBLE", family_a: "VARCHAR", family_b: "VARCHAR", verdict: "VARCHAR",
+      source_a: "VARCHAR",
+      source_b: "VARCHAR",
+      gecko_id: "VARCHAR",
+      year: "BIGINT",
+      shared_days: "BIGINT",
+      equal_days: "BIGINT",
+      equal_share: "DOUBLE",
+      family_a: "VARCHAR",
+      family_b: "VARCHAR",
+      verdict: "VARCHAR",
     },
   },
   run(inputs) {
     const rows = inputs.pairs.map((r) => {
-      const familyA = sourceFamily(r.source_a), familyB = sourceFamily(r.source_b);
+      const familyA = sourceFamily(r.source_a),
+        familyB = sourceFamily(r.source_b);
       return {
-        ...r, equal_share: r.shared_days ? r.equal_days / r.shared_days : 0, family_a: familyA, family_b: familyB,
+        ...r,
+        equal_share: r.shared_days ? r.equal_days / r.shared_days : 0,
+        family_a: familyA,
+        family_b: familyB,
         verdict: lineageVerdict(r.shared_days, r.equal_days, familyA, familyB),
       };
     });

@@ -37,7 +37,17 @@ export const PSI_LABEL = "Stability index v1 (daily, open depeg incidents weight
 export const PSI_BANDS = ["BEDROCK", "STEADY", "TREMOR", "FRACTURE", "CRISIS", "MELTDOWN"] as const;
 export type PsiBand = (typeof PSI_BANDS)[number];
 export function psiBand(score: number): PsiBand {
-  return score >= 90 ? "BEDROCK" : score >= 75 ? "STEADY" : score >= 60 ? "TREMOR" : score >= 40 ? "FRACTURE" : score >= 20 ? "CRISIS" : "MELTDOWN";
+  return score >= 90
+    ? "BEDROCK"
+    : score >= 75
+      ? "STEADY"
+      : score >= 60
+        ? "TREMOR"
+        : score >= 40
+          ? "FRACTURE"
+          : score >= 20
+            ? "CRISIS"
+            : "MELTDOWN";
 }
 
 /** Depreciation of an old open incident: 1 up to 30 days, then linear to a floor of 0.25 at 120 days. */
@@ -45,8 +55,21 @@ export function depreciation(ageDays: number): number {
   return ageDays <= 30 ? 1 : Math.max(0.25, 1 - (ageDays - 30) / 120);
 }
 
-export interface PsiContributor { id: string; symbol: string; bps: number; mcapUsd: number | null; ageDays: number; factor: number; mcapBasis: "supply" | "cemetery-peak" | "unknown" }
-export interface PsiComponents { severity: number; breadth: number; stressBreadth: number; trend: number }
+export interface PsiContributor {
+  id: string;
+  symbol: string;
+  bps: number;
+  mcapUsd: number | null;
+  ageDays: number;
+  factor: number;
+  mcapBasis: "supply" | "cemetery-peak" | "unknown";
+}
+export interface PsiComponents {
+  severity: number;
+  breadth: number;
+  stressBreadth: number;
+  trend: number;
+}
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -56,9 +79,14 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * stressed DEWS rows, and the paired 7-day change (%; null → 0). Null score when totalMcap is
  * missing or ≤ 0.
  */
-export function stabilityIndex(contributors: PsiContributor[], totalMcap: number | null, stressedMcaps: number[], mcap7dChangePct: number | null):
-  { score: number | null; band: PsiBand | null; components: PsiComponents } {
-  let sev = 0, br = 0;
+export function stabilityIndex(
+  contributors: PsiContributor[],
+  totalMcap: number | null,
+  stressedMcaps: number[],
+  mcap7dChangePct: number | null,
+): { score: number | null; band: PsiBand | null; components: PsiComponents } {
+  let sev = 0,
+    br = 0;
   if (totalMcap !== null && totalMcap > 0) {
     for (const c of contributors) {
       if (c.mcapUsd === null || !(c.mcapUsd > 0)) continue;
@@ -69,11 +97,21 @@ export function stabilityIndex(contributors: PsiContributor[], totalMcap: number
   const components: PsiComponents = {
     severity: r2(Math.min(68, sev)),
     breadth: r2(Math.min(17, br)),
-    stressBreadth: r2(Math.min(5, stressedMcaps.reduce((s, m) => s + (m > 0 ? Math.sqrt(m / 1e9) * 1.5 : 0), 0))),
+    stressBreadth: r2(
+      Math.min(
+        5,
+        stressedMcaps.reduce((s, m) => s + (m > 0 ? Math.sqrt(m / 1e9) * 1.5 : 0), 0),
+      ),
+    ),
     trend: r2(Math.max(-5, Math.min(5, mcap7dChangePct ?? 0))),
   };
   if (totalMcap === null || !(totalMcap > 0)) return { score: null, band: null, components };
-  const score = r1(Math.max(0, Math.min(100, 100 - Math.min(68, sev) - Math.min(17, br) - components.stressBreadth + components.trend)));
+  const score = r1(
+    Math.max(
+      0,
+      Math.min(100, 100 - Math.min(68, sev) - Math.min(17, br) - components.stressBreadth + components.trend),
+    ),
+  );
   return { score, band: psiBand(score), components };
 }
 
@@ -97,8 +135,16 @@ export const stabilityIndexAnalytic: Analytic = {
   },
   outputs: {
     stability_index_daily: {
-      date: "DATE", score: "DOUBLE", band: "VARCHAR", severity: "DOUBLE", breadth: "DOUBLE", stress_breadth: "DOUBLE", trend: "DOUBLE",
-      total_mcap_usd: "DOUBLE", contributors_json: "VARCHAR", methodology_version: "VARCHAR",
+      date: "DATE",
+      score: "DOUBLE",
+      band: "VARCHAR",
+      severity: "DOUBLE",
+      breadth: "DOUBLE",
+      stress_breadth: "DOUBLE",
+      trend: "DOUBLE",
+      total_mcap_usd: "DOUBLE",
+      contributors_json: "VARCHAR",
+      methodology_version: "VARCHAR",
     },
   },
   run(inputs, { asOf }) {
@@ -124,20 +170,31 @@ export const stabilityIndexAnalytic: Analytic = {
       incidents.set(r.stablecoin_id, a);
     }
     const stressed = new Map<string, number[]>();
-    for (const r of inputs.stressed) { const a = stressed.get(r.date) ?? []; a.push(Number(r.mcap_usd)); stressed.set(r.date, a); }
+    for (const r of inputs.stressed) {
+      const a = stressed.get(r.date) ?? [];
+      a.push(Number(r.mcap_usd));
+      stressed.set(r.date, a);
+    }
     const firstSlot = inputs.slots.reduce((m, s) => Math.min(m, s.ts as number), Number.POSITIVE_INFINITY); // no spread: slots can exceed the call-stack argument limit
     const out: Row[] = [];
     if (!Number.isFinite(firstSlot)) return { tables: { stability_index_daily: out } };
     for (let d = slotDay(firstSlot); d <= lastDay(asOf); d += DAY) {
       const end = Math.min(d + DAY, asOf);
-      let total = 0, cur = 0, prev = 0, any = false;
+      let total = 0,
+        cur = 0,
+        prev = 0,
+        any = false;
       for (const [id, pts] of supply) {
         if (deadBefore(coins.get(id)?.dead_from ?? null, d)) continue;
         const now = pointAt(pts, end, 7);
         if (!now) continue;
-        total += now.usd; any = true;
+        total += now.usd;
+        any = true;
         const before = pointAt(pts, end - 7 * DAY, 7);
-        if (before && before.usd > 0) { cur += now.usd; prev += before.usd; }
+        if (before && before.usd > 0) {
+          cur += now.usd;
+          prev += before.usd;
+        }
       }
       const contributors: PsiContributor[] = [];
       for (const [id, list] of incidents) {
@@ -148,7 +205,9 @@ export const stabilityIndexAnalytic: Analytic = {
         const inIncident = (ts: number) => open.some((i) => ts >= i.start && (i.end === null || ts <= i.end));
         let bps: number | null = null;
         const coinSlots = slots.get(id) ?? [];
-        for (const s of coinSlots) if (s.ts > d && s.ts <= end && inIncident(s.ts) && (bps === null || Math.abs(s.bps) > Math.abs(bps))) bps = s.bps;
+        for (const s of coinSlots)
+          if (s.ts > d && s.ts <= end && inIncident(s.ts) && (bps === null || Math.abs(s.bps) > Math.abs(bps)))
+            bps = s.bps;
         if (bps === null) {
           const earliest = Math.min(...open.map((i) => i.start));
           for (let k = coinSlots.length - 1; k >= 0; k--) {
@@ -164,20 +223,49 @@ export const stabilityIndexAnalytic: Analytic = {
         const point = pointAt(supply.get(id) ?? [], end, 7);
         let mcapUsd: number | null = point?.usd ?? null;
         let mcapBasis: PsiContributor["mcapBasis"] = mcapUsd === null ? "unknown" : "supply";
-        if (mcapUsd === null && coin.peak_mcap_usd !== null && coin.peak_mcap_usd !== undefined && aroundDeath(coin.dead_from, d)) {
+        if (
+          mcapUsd === null &&
+          coin.peak_mcap_usd !== null &&
+          coin.peak_mcap_usd !== undefined &&
+          aroundDeath(coin.dead_from, d)
+        ) {
           mcapUsd = Number(coin.peak_mcap_usd) * Math.max(0, 1 + bps / 10000);
           mcapBasis = "cemetery-peak";
-          total += mcapUsd; any = true;
+          total += mcapUsd;
+          any = true;
         }
-        contributors.push({ id, symbol: coin.symbol, bps, mcapUsd: mcapUsd === null ? null : Math.round(mcapUsd), ageDays, factor: r2(depreciation(ageDays)), mcapBasis });
+        contributors.push({
+          id,
+          symbol: coin.symbol,
+          bps,
+          mcapUsd: mcapUsd === null ? null : Math.round(mcapUsd),
+          ageDays,
+          factor: r2(depreciation(ageDays)),
+          mcapBasis,
+        });
       }
-      contributors.sort((a, b) => (b.mcapUsd ?? 0) * Math.abs(b.bps) - (a.mcapUsd ?? 0) * Math.abs(a.bps) || a.id.localeCompare(b.id));
+      contributors.sort(
+        (a, b) => (b.mcapUsd ?? 0) * Math.abs(b.bps) - (a.mcapUsd ?? 0) * Math.abs(a.bps) || a.id.localeCompare(b.id),
+      );
       const date = isoDay(d);
       const change = prev > 0 ? ((cur - prev) / prev) * 100 : null;
-      const { score, band, components } = stabilityIndex(contributors, any ? total : null, stressed.get(date) ?? [], change);
+      const { score, band, components } = stabilityIndex(
+        contributors,
+        any ? total : null,
+        stressed.get(date) ?? [],
+        change,
+      );
       out.push({
-        date, score, band, severity: components.severity, breadth: components.breadth, stress_breadth: components.stressBreadth, trend: components.trend,
-        total_mcap_usd: any ? total : null, contributors_json: JSON.stringify(contributors), methodology_version: PSI_VERSION,
+        date,
+        score,
+        band,
+        severity: components.severity,
+        breadth: components.breadth,
+        stress_breadth: components.stressBreadth,
+        trend: components.trend,
+        total_mcap_usd: any ? total : null,
+        contributors_json: JSON.stringify(contributors),
+        methodology_version: PSI_VERSION,
       });
     }
     return { tables: { stability_index_daily: out } };

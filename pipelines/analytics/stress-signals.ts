@@ -62,11 +62,24 @@ export function dewsBand(score: number): DewsBand {
 }
 
 export const SIGNAL_WEIGHTS = {
-  supplyVelocity: 0.25, poolDrift: 0.2, liquidityErosion: 0.15, priceConfidence: 0.15, divergence: 0.15, blacklist: 0.1, mintBurnFlow: 0.1, yield: 0.05,
+  supplyVelocity: 0.25,
+  poolDrift: 0.2,
+  liquidityErosion: 0.15,
+  priceConfidence: 0.15,
+  divergence: 0.15,
+  blacklist: 0.1,
+  mintBurnFlow: 0.1,
+  yield: 0.05,
 } as const;
 export type SignalName = keyof typeof SIGNAL_WEIGHTS;
 /** One signal of a coin-day: value 0-100 (null when unavailable), its weight, and why it is unavailable. */
-export interface Signal { value: number | null; weight: number; available: boolean; reason?: string; inputs?: Record<string, number | string | null> }
+export interface Signal {
+  value: number | null;
+  weight: number;
+  available: boolean;
+  reason?: string;
+  inputs?: Record<string, number | string | null>;
+}
 
 type Curve = readonly (readonly [number, number])[];
 /** Piecewise-linear curve through `points` (ascending x), flat beyond both ends. */
@@ -81,12 +94,49 @@ export function curve(points: Curve, x: number): number {
   }
   return points[points.length - 1][1];
 }
-export const SUPPLY_1D: Curve = [[0, 0], [1, 15], [3, 40], [5, 65], [10, 85], [20, 100]];
-export const SUPPLY_7D: Curve = [[0, 0], [3, 15], [7, 40], [15, 70], [30, 100]];
-export const DIVERGENCE: Curve = [[0, 0], [25, 10], [50, 25], [75, 50], [100, 75], [200, 90], [500, 100]];
-export const BLACKLIST_SPIKE: Curve = [[0, 0], [1, 10], [2, 30], [5, 70], [10, 100]];
-export const BURN_SURGE: Curve = [[1, 0], [2, 30], [4, 70], [8, 100]];
-export const BURN_SHARE: Curve = [[0.5, 0], [0.7, 40], [0.9, 80], [1, 100]];
+export const SUPPLY_1D: Curve = [
+  [0, 0],
+  [1, 15],
+  [3, 40],
+  [5, 65],
+  [10, 85],
+  [20, 100],
+];
+export const SUPPLY_7D: Curve = [
+  [0, 0],
+  [3, 15],
+  [7, 40],
+  [15, 70],
+  [30, 100],
+];
+export const DIVERGENCE: Curve = [
+  [0, 0],
+  [25, 10],
+  [50, 25],
+  [75, 50],
+  [100, 75],
+  [200, 90],
+  [500, 100],
+];
+export const BLACKLIST_SPIKE: Curve = [
+  [0, 0],
+  [1, 10],
+  [2, 30],
+  [5, 70],
+  [10, 100],
+];
+export const BURN_SURGE: Curve = [
+  [1, 0],
+  [2, 30],
+  [4, 70],
+  [8, 100],
+];
+export const BURN_SHARE: Curve = [
+  [0.5, 0],
+  [0.7, 40],
+  [0.9, 80],
+  [1, 100],
+];
 const CONFIDENCE_POINTS: Record<string, number> = { high: 0, "single-source": 25, low: 60, fallback: 80 };
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -109,37 +159,61 @@ export interface DewsDayInput {
   flow: { burned: number; minted: number; meanBurn: number; baselineDays: number } | null;
 }
 
-const unavailable = (name: SignalName, reason: string): Signal => ({ value: null, weight: SIGNAL_WEIGHTS[name], available: false, reason });
-const signal = (name: SignalName, value: number, inputs?: Signal["inputs"]): Signal => ({ value: r2(Math.max(0, Math.min(100, value))), weight: SIGNAL_WEIGHTS[name], available: true, ...(inputs ? { inputs } : {}) });
+const unavailable = (name: SignalName, reason: string): Signal => ({
+  value: null,
+  weight: SIGNAL_WEIGHTS[name],
+  available: false,
+  reason,
+});
+const signal = (name: SignalName, value: number, inputs?: Signal["inputs"]): Signal => ({
+  value: r2(Math.max(0, Math.min(100, value))),
+  weight: SIGNAL_WEIGHTS[name],
+  available: true,
+  ...(inputs ? { inputs } : {}),
+});
 
 /** Every signal of one coin-day. */
 export function dewsSignals(d: DewsDayInput): Record<SignalName, Signal> {
   // supply velocity
   let supplyVelocity: Signal;
-  const pct = (prev: number | null) => (d.supplyNow !== null && prev !== null && prev > 0 ? ((d.supplyNow - prev) / prev) * 100 : null);
-  const c1 = pct(d.supplyPrevDay), c7 = pct(d.supplyPrevWeek);
+  const pct = (prev: number | null) =>
+    d.supplyNow !== null && prev !== null && prev > 0 ? ((d.supplyNow - prev) / prev) * 100 : null;
+  const c1 = pct(d.supplyPrevDay),
+    c7 = pct(d.supplyPrevWeek);
   if (c1 === null && c7 === null) supplyVelocity = unavailable("supplyVelocity", "no-supply-history");
   else {
     const n1 = c1 === null ? null : curve(SUPPLY_1D, Math.max(0, -c1));
     const n7 = c7 === null ? null : curve(SUPPLY_7D, Math.max(0, -c7));
     const mix = n1 !== null && n7 !== null ? 0.6 * n1 + 0.4 * n7 : (n1 ?? n7)!;
     const scale = Math.min(1, Math.log10(Math.max(d.mcapUsd ?? 0, 1e6) / 1e6) / 3);
-    supplyVelocity = signal("supplyVelocity", mix * scale, { change1dPct: c1 === null ? null : r2(c1), change7dPct: c7 === null ? null : r2(c7) });
+    supplyVelocity = signal("supplyVelocity", mix * scale, {
+      change1dPct: c1 === null ? null : r2(c1),
+      change7dPct: c7 === null ? null : r2(c7),
+    });
   }
   // price confidence
   let priceConfidence: Signal;
   if (d.confidence === undefined) priceConfidence = unavailable("priceConfidence", "no-quote-that-day");
   else {
-    const pts = (l: string | null | undefined) => (l === null || l === undefined ? 100 : CONFIDENCE_POINTS[l] ?? 100);
+    const pts = (l: string | null | undefined) => (l === null || l === undefined ? 100 : (CONFIDENCE_POINTS[l] ?? 100));
     const degraded = d.prevConfidence !== undefined && pts(d.confidence) > pts(d.prevConfidence);
-    priceConfidence = signal("priceConfidence", pts(d.confidence) + (degraded ? 15 : 0), { label: d.confidence ?? "no-price" });
+    priceConfidence = signal("priceConfidence", pts(d.confidence) + (degraded ? 15 : 0), {
+      label: d.confidence ?? "no-price",
+    });
   }
-  const divergence = d.worstAbsBps === null
-    ? unavailable("divergence", "no-judged-price-that-day")
-    : signal("divergence", curve(DIVERGENCE, d.worstAbsBps) * (d.pegCurrency === "USD" ? 1 : 0.7), { worstAbsBps: d.worstAbsBps });
-  const blacklist = d.blacklist === null
-    ? unavailable("blacklist", "not-tracked-or-outside-coverage")
-    : signal("blacklist", curve(BLACKLIST_SPIKE, d.blacklist.count / Math.max(1, d.blacklist.avgPrev7)), { freezes: d.blacklist.count, avgPrev7: r2(d.blacklist.avgPrev7) });
+  const divergence =
+    d.worstAbsBps === null
+      ? unavailable("divergence", "no-judged-price-that-day")
+      : signal("divergence", curve(DIVERGENCE, d.worstAbsBps) * (d.pegCurrency === "USD" ? 1 : 0.7), {
+          worstAbsBps: d.worstAbsBps,
+        });
+  const blacklist =
+    d.blacklist === null
+      ? unavailable("blacklist", "not-tracked-or-outside-coverage")
+      : signal("blacklist", curve(BLACKLIST_SPIKE, d.blacklist.count / Math.max(1, d.blacklist.avgPrev7)), {
+          freezes: d.blacklist.count,
+          avgPrev7: r2(d.blacklist.avgPrev7),
+        });
   let mintBurnFlow: Signal;
   if (d.flow === null) mintBurnFlow = unavailable("mintBurnFlow", "no-flow-records");
   else if (d.flow.baselineDays < 7) mintBurnFlow = unavailable("mintBurnFlow", "baseline-under-7-days");
@@ -147,19 +221,32 @@ export function dewsSignals(d: DewsDayInput): Record<SignalName, Signal> {
     const f = d.flow;
     const surge = f.burned === 0 ? 0 : f.meanBurn > 0 ? f.burned / f.meanBurn : Infinity;
     const share = f.burned + f.minted > 0 ? f.burned / (f.burned + f.minted) : 0;
-    mintBurnFlow = signal("mintBurnFlow", 0.6 * curve(BURN_SURGE, surge) + 0.4 * curve(BURN_SHARE, share),
-      { burnSurge: Number.isFinite(surge) ? r2(surge) : "no-baseline-burns", burnShare: r2(share) });
+    mintBurnFlow = signal("mintBurnFlow", 0.6 * curve(BURN_SURGE, surge) + 0.4 * curve(BURN_SHARE, share), {
+      burnSurge: Number.isFinite(surge) ? r2(surge) : "no-baseline-burns",
+      burnShare: r2(share),
+    });
   }
   return {
-    supplyVelocity, poolDrift: unavailable("poolDrift", "no-dex-pool-input"), liquidityErosion: unavailable("liquidityErosion", "no-dex-liquidity-input"),
-    priceConfidence, divergence, blacklist, mintBurnFlow, yield: unavailable("yield", "no-yield-input"),
+    supplyVelocity,
+    poolDrift: unavailable("poolDrift", "no-dex-pool-input"),
+    liquidityErosion: unavailable("liquidityErosion", "no-dex-liquidity-input"),
+    priceConfidence,
+    divergence,
+    blacklist,
+    mintBurnFlow,
+    yield: unavailable("yield", "no-yield-input"),
   };
 }
 
 /** Weighted mean over available signals, or null when their weight is below MIN_AVAILABLE_WEIGHT. */
 export function dewsBase(signals: Record<SignalName, Signal>): { base: number | null; availableWeight: number } {
-  let w = 0, sum = 0;
-  for (const s of Object.values(signals)) if (s.available) { w += s.weight; sum += s.weight * s.value!; }
+  let w = 0,
+    sum = 0;
+  for (const s of Object.values(signals))
+    if (s.available) {
+      w += s.weight;
+      sum += s.weight * s.value!;
+    }
   const availableWeight = Math.round(w * 1000) / 1000;
   return { base: availableWeight < MIN_AVAILABLE_WEIGHT ? null : sum / w, availableWeight };
 }
@@ -183,7 +270,12 @@ export function contagionAmplifier(otherBands: DewsBand[]): number {
 }
 
 /** Final score: round(clamp(base × psiAmp × contagion, 0, 100)) with the evidence cap. */
-export function dewsFinal(base: number, psiAmp: number, contagion: number, signals: Record<SignalName, Signal>): number {
+export function dewsFinal(
+  base: number,
+  psiAmp: number,
+  contagion: number,
+  signals: Record<SignalName, Signal>,
+): number {
   return Math.round(evidenceCap(Math.max(0, Math.min(100, base * psiAmp * contagion)), signals));
 }
 
@@ -217,13 +309,22 @@ export function aroundDeath(deadFrom: string | null, d: number): boolean {
   return p !== null && d >= p.start - DEATH_GRACE_DAYS * DAY && !deadBefore(deadFrom, d);
 }
 
-interface SupplyPoint { dayTs: number; usd: number | null; native: number | null }
+interface SupplyPoint {
+  dayTs: number;
+  usd: number | null;
+  native: number | null;
+}
 /** Latest point at or before `ts` (ascending list), at most `maxAgeDays` old. */
 export function pointAt<T extends { dayTs: number }>(list: T[], ts: number, maxAgeDays: number): T | null {
-  let lo = 0, hi = list.length - 1, found = -1;
+  let lo = 0,
+    hi = list.length - 1,
+    found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (list[mid].dayTs <= ts) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    if (list[mid].dayTs <= ts) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   return found >= 0 && list[found].dayTs >= ts - maxAgeDays * DAY ? list[found] : null;
 }
@@ -231,7 +332,11 @@ const exactAt = (byDay: Map<number, SupplyPoint>, ts: number) => byDay.get(ts) ?
 
 const group = (rows: Row[]) => {
   const m = new Map<string, Row[]>();
-  for (const r of rows) { const a = m.get(r.stablecoin_id); if (a) a.push(r); else m.set(r.stablecoin_id, [r]); }
+  for (const r of rows) {
+    const a = m.get(r.stablecoin_id);
+    if (a) a.push(r);
+    else m.set(r.stablecoin_id, [r]);
+  }
   return m;
 };
 
@@ -240,12 +345,14 @@ export const dewsBaseAnalytic: Analytic = {
   name: "dews_base",
   layer: "marts",
   inputs: {
-    coins: "select id, symbol, peg_type, peg_currency, nav_token, floating_peg, dead_from from registry_coins order by id",
+    coins:
+      "select id, symbol, peg_type, peg_currency, nav_token, floating_peg, dead_from from registry_coins order by id",
     slots: `select stablecoin_id, slot_ts::bigint::double as ts, deviation_bps::double as bps, price_confidence as confidence, price is not null as priced
           from price_consensus_slots order by stablecoin_id, slot_ts`,
     supply: `select stablecoin_id, epoch(date)::bigint::double as day_ts, circulating_usd, circulating_native
           from supply_history_daily order by stablecoin_id, date`,
-    tracked: "select distinct stablecoin_id from registry_tracked_contracts where purpose = 'freeze' order by stablecoin_id",
+    tracked:
+      "select distinct stablecoin_id from registry_tracked_contracts where purpose = 'freeze' order by stablecoin_id",
     freezes: `select stablecoin_id, (ts - ts % 86400)::bigint::double as day_ts, count(*) filter (where event_type = 'blacklist')::double as n
           from blacklist_events group by all order by stablecoin_id, day_ts`,
     flows: `select stablecoin_id, epoch(date)::bigint::double as day_ts, minted_native::double as minted, burned_native::double as burned
@@ -253,12 +360,21 @@ export const dewsBaseAnalytic: Analytic = {
   },
   outputs: {
     dews_base_daily: {
-      stablecoin_id: "VARCHAR", date: "DATE", peg_type: "VARCHAR", base_score: "DOUBLE", base_band: "VARCHAR", available_weight: "DOUBLE",
-      mcap_usd: "DOUBLE", signals_json: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      date: "DATE",
+      peg_type: "VARCHAR",
+      base_score: "DOUBLE",
+      base_band: "VARCHAR",
+      available_weight: "DOUBLE",
+      mcap_usd: "DOUBLE",
+      signals_json: "VARCHAR",
     },
   },
   run(inputs, { asOf }) {
-    const slotsBy = group(inputs.slots), supplyBy = group(inputs.supply), freezesBy = group(inputs.freezes), flowsBy = group(inputs.flows);
+    const slotsBy = group(inputs.slots),
+      supplyBy = group(inputs.supply),
+      freezesBy = group(inputs.freezes),
+      flowsBy = group(inputs.flows);
     const tracked = new Set(inputs.tracked.map((r) => r.stablecoin_id as string));
     const end = lastDay(asOf);
     const out: Row[] = [];
@@ -272,19 +388,37 @@ export const dewsBaseAnalytic: Analytic = {
         if (d > end) continue;
         const cur = days.get(d) ?? { worst: null, conf: null, lastTs: -Infinity };
         if (s.bps !== null && (cur.worst === null || Math.abs(s.bps) > cur.worst)) cur.worst = Math.abs(s.bps);
-        if (s.ts >= cur.lastTs) { cur.lastTs = s.ts; cur.conf = s.priced ? s.confidence : null; }
+        if (s.ts >= cur.lastTs) {
+          cur.lastTs = s.ts;
+          cur.conf = s.priced ? s.confidence : null;
+        }
         days.set(d, cur);
       }
-      const supply: SupplyPoint[] = (supplyBy.get(id) ?? []).map((r) => ({ dayTs: r.day_ts, usd: r.circulating_usd === null ? null : Number(r.circulating_usd), native: r.circulating_native === null ? null : Number(r.circulating_native) }));
+      const supply: SupplyPoint[] = (supplyBy.get(id) ?? []).map((r) => ({
+        dayTs: r.day_ts,
+        usd: r.circulating_usd === null ? null : Number(r.circulating_usd),
+        native: r.circulating_native === null ? null : Number(r.circulating_native),
+      }));
       const supplyByDay = new Map(supply.map((p) => [p.dayTs, p]));
-      for (const p of supply) if (p.dayTs - DAY <= end && p.dayTs - DAY >= 0 && !days.has(p.dayTs - DAY)) days.set(p.dayTs - DAY, { worst: null, conf: null, lastTs: -Infinity });
+      for (const p of supply)
+        if (p.dayTs - DAY <= end && p.dayTs - DAY >= 0 && !days.has(p.dayTs - DAY))
+          days.set(p.dayTs - DAY, { worst: null, conf: null, lastTs: -Infinity });
       const freezes = new Map((freezesBy.get(id) ?? []).map((r) => [r.day_ts as number, Number(r.n)]));
-      const flows = new Map((flowsBy.get(id) ?? []).map((r) => [r.day_ts as number, { minted: Number(r.minted), burned: Number(r.burned) }]));
+      const flows = new Map(
+        (flowsBy.get(id) ?? []).map((r) => [
+          r.day_ts as number,
+          { minted: Number(r.minted), burned: Number(r.burned) },
+        ]),
+      );
       const onchainDays = [...freezes.keys(), ...flows.keys()];
-      const covFrom = onchainDays.length ? Math.min(...onchainDays) : Infinity, covTo = onchainDays.length ? Math.max(...onchainDays) : -Infinity;
+      const covFrom = onchainDays.length ? Math.min(...onchainDays) : Infinity,
+        covTo = onchainDays.length ? Math.max(...onchainDays) : -Infinity;
       const flowDays = [...flows.keys()];
-      const flowFrom = flowDays.length ? Math.min(...flowDays) : Infinity, flowTo = flowDays.length ? Math.max(...flowDays) : -Infinity;
-      if (tracked.has(id)) for (let d = covFrom; d <= Math.min(covTo, end); d += DAY) if (!days.has(d)) days.set(d, { worst: null, conf: null, lastTs: -Infinity });
+      const flowFrom = flowDays.length ? Math.min(...flowDays) : Infinity,
+        flowTo = flowDays.length ? Math.max(...flowDays) : -Infinity;
+      if (tracked.has(id))
+        for (let d = covFrom; d <= Math.min(covTo, end); d += DAY)
+          if (!days.has(d)) days.set(d, { worst: null, conf: null, lastTs: -Infinity });
       let prevConf: string | null | undefined;
       for (const d of [...days.keys()].sort((a, b) => a - b)) {
         if (deadBefore(c.dead_from, d)) continue;
@@ -301,25 +435,42 @@ export const dewsBaseAnalytic: Analytic = {
         }
         let flow: DewsDayInput["flow"] = null;
         if (d >= flowFrom && d <= flowTo) {
-          let n = 0, burns = 0;
-          for (let k = 1; k <= 30; k++) { const t = d - k * DAY; if (t < flowFrom) break; n++; burns += flows.get(t)?.burned ?? 0; }
+          let n = 0,
+            burns = 0;
+          for (let k = 1; k <= 30; k++) {
+            const t = d - k * DAY;
+            if (t < flowFrom) break;
+            n++;
+            burns += flows.get(t)?.burned ?? 0;
+          }
           const today = flows.get(d) ?? { minted: 0, burned: 0 };
           flow = { burned: today.burned, minted: today.minted, meanBurn: n ? burns / n : 0, baselineDays: n };
         }
         const signals = dewsSignals({
-          pegCurrency: c.peg_currency, mcapUsd: now?.usd ?? null, supplyNow: now?.native ?? null,
-          supplyPrevDay: nowDay === null ? null : exactAt(supplyByDay, nowDay - DAY)?.native ?? null,
-          supplyPrevWeek: nowDay === null ? null : exactAt(supplyByDay, nowDay - 7 * DAY)?.native ?? null,
-          worstAbsBps: day.worst, ...(hasSlot ? { confidence: day.conf } : {}), ...(prevConf !== undefined ? { prevConfidence: prevConf } : {}),
-          blacklist, flow,
+          pegCurrency: c.peg_currency,
+          mcapUsd: now?.usd ?? null,
+          supplyNow: now?.native ?? null,
+          supplyPrevDay: nowDay === null ? null : (exactAt(supplyByDay, nowDay - DAY)?.native ?? null),
+          supplyPrevWeek: nowDay === null ? null : (exactAt(supplyByDay, nowDay - 7 * DAY)?.native ?? null),
+          worstAbsBps: day.worst,
+          ...(hasSlot ? { confidence: day.conf } : {}),
+          ...(prevConf !== undefined ? { prevConfidence: prevConf } : {}),
+          blacklist,
+          flow,
         });
         if (hasSlot) prevConf = day.conf;
         const { base, availableWeight } = dewsBase(signals);
         if (base === null) continue;
         const capped = evidenceCap(base, signals);
         out.push({
-          stablecoin_id: id, date: isoDay(d), peg_type: c.peg_type, base_score: r2(capped), base_band: dewsBand(capped), available_weight: availableWeight,
-          mcap_usd: now?.usd ?? null, signals_json: JSON.stringify(signals),
+          stablecoin_id: id,
+          date: isoDay(d),
+          peg_type: c.peg_type,
+          base_score: r2(capped),
+          base_band: dewsBand(capped),
+          available_weight: availableWeight,
+          mcap_usd: now?.usd ?? null,
+          signals_json: JSON.stringify(signals),
         });
       }
     }
@@ -338,30 +489,58 @@ export const dewsAnalytic: Analytic = {
   },
   outputs: {
     dews_daily: {
-      stablecoin_id: "VARCHAR", date: "DATE", score: "BIGINT", band: "VARCHAR", base_score: "DOUBLE", psi_amplifier: "DOUBLE", contagion_amplifier: "DOUBLE",
-      signals_json: "VARCHAR", available_weight: "DOUBLE", mcap_usd: "DOUBLE", methodology_version: "VARCHAR",
+      stablecoin_id: "VARCHAR",
+      date: "DATE",
+      score: "BIGINT",
+      band: "VARCHAR",
+      base_score: "DOUBLE",
+      psi_amplifier: "DOUBLE",
+      contagion_amplifier: "DOUBLE",
+      signals_json: "VARCHAR",
+      available_weight: "DOUBLE",
+      mcap_usd: "DOUBLE",
+      methodology_version: "VARCHAR",
     },
   },
   run(inputs) {
     const psi = new Map(inputs.psi.map((r) => [r.date as string, r.score === null ? null : Number(r.score)]));
     const byDate = new Map<string, Row[]>();
-    for (const r of inputs.base) { const a = byDate.get(r.date); if (a) a.push(r); else byDate.set(r.date, [r]); }
+    for (const r of inputs.base) {
+      const a = byDate.get(r.date);
+      if (a) a.push(r);
+      else byDate.set(r.date, [r]);
+    }
     const out: Row[] = [];
     for (const [date, rows] of byDate) {
       const pa = psiAmplifier(psi.get(date) ?? null);
       // per peg type: how many coins have each base band that day (a coin never amplifies itself)
       const counts = new Map<string, Record<string, number>>();
-      for (const r of rows) { const c = counts.get(r.peg_type) ?? {}; c[r.base_band] = (c[r.base_band] ?? 0) + 1; counts.set(r.peg_type, c); }
+      for (const r of rows) {
+        const c = counts.get(r.peg_type) ?? {};
+        c[r.base_band] = (c[r.base_band] ?? 0) + 1;
+        counts.set(r.peg_type, c);
+      }
       for (const r of rows) {
         const c = counts.get(r.peg_type)!;
         const others = (["DANGER", "WARNING"] as const).filter((b) => (c[b] ?? 0) - (r.base_band === b ? 1 : 0) > 0);
         const ca = contagionAmplifier(others);
         const raw = Number(r.base_score) * pa * ca;
         // the evidence cap only matters above 35: parse the signals only then
-        const score = raw > WATCH_CAP ? dewsFinal(Number(r.base_score), pa, ca, JSON.parse(r.signals_json)) : Math.round(Math.max(0, raw));
+        const score =
+          raw > WATCH_CAP
+            ? dewsFinal(Number(r.base_score), pa, ca, JSON.parse(r.signals_json))
+            : Math.round(Math.max(0, raw));
         out.push({
-          stablecoin_id: r.stablecoin_id, date, score, band: dewsBand(score), base_score: Number(r.base_score), psi_amplifier: Math.round(pa * 1000) / 1000,
-          contagion_amplifier: ca, signals_json: r.signals_json, available_weight: Number(r.available_weight), mcap_usd: r.mcap_usd === null ? null : Number(r.mcap_usd),
+          stablecoin_id: r.stablecoin_id,
+          date,
+          score,
+          band: dewsBand(score),
+          base_score: Number(r.base_score),
+          psi_amplifier: Math.round(pa * 1000) / 1000,
+          contagion_amplifier: ca,
+          signals_json: r.signals_json,
+          available_weight: Number(r.available_weight),
+          mcap_usd: r.mcap_usd === null ? null : Number(r.mcap_usd),
           methodology_version: DEWS_VERSION,
         });
       }

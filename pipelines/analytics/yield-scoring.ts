@@ -65,22 +65,39 @@ export const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d
 
 /** USD benchmark proxy and the other currencies' (unavailable) benchmarks, from the snapshot's pools. */
 export function benchmarks(pools: PoolInput[], currencies: string[], asOf: number): Record<string, Benchmark> {
-  const funds = pools.filter((p) => p.backing === "treasury-fund" && p.pegCurrency === "USD" && !p.outlier && p.tvlUsd > 0);
+  const funds = pools.filter(
+    (p) => p.backing === "treasury-fund" && p.pegCurrency === "USD" && !p.outlier && p.tvlUsd > 0,
+  );
   const tvl = funds.reduce((s, p) => s + p.tvlUsd, 0);
   const fetchedAt = pools.length ? Math.max(...pools.map((p) => p.observedAt)) : null;
   const out: Record<string, Benchmark> = {
     USD: {
-      key: "usd-tbill-fund-proxy", label: "USD: TVL-weighted APY of tokenised T-bill fund pools (proxy of the 3-month T-bill)", currency: "USD",
+      key: "usd-tbill-fund-proxy",
+      label: "USD: TVL-weighted APY of tokenised T-bill fund pools (proxy of the 3-month T-bill)",
+      currency: "USD",
       rate: tvl > 0 ? round(funds.reduce((s, p) => s + p.apy * p.tvlUsd, 0) / tvl, 4) : null,
-      recordDate: fetchedAt === null ? null : new Date(fetchedAt * 1000).toISOString().slice(0, 10), fetchedAt,
-      ageSeconds: fetchedAt === null ? null : Math.max(0, asOf - fetchedAt), source: `defillama-yields: ${funds.length} treasury-fund pools`,
-      isFallback: tvl <= 0, fallbackMode: tvl > 0 ? "none" : "unavailable", isProxy: true,
+      recordDate: fetchedAt === null ? null : new Date(fetchedAt * 1000).toISOString().slice(0, 10),
+      fetchedAt,
+      ageSeconds: fetchedAt === null ? null : Math.max(0, asOf - fetchedAt),
+      source: `defillama-yields: ${funds.length} treasury-fund pools`,
+      isFallback: tvl <= 0,
+      fallbackMode: tvl > 0 ? "none" : "unavailable",
+      isProxy: true,
     },
   };
   for (const c of [...new Set(currencies)].filter((c) => c !== "USD").sort()) {
     out[c] = {
-      key: `${c.toLowerCase()}-unavailable`, label: `${c}: no recorded benchmark rate`, currency: c, rate: null, recordDate: null, fetchedAt: null, ageSeconds: null,
-      source: "none recorded", isFallback: true, fallbackMode: "unavailable", isProxy: false,
+      key: `${c.toLowerCase()}-unavailable`,
+      label: `${c}: no recorded benchmark rate`,
+      currency: c,
+      rate: null,
+      recordDate: null,
+      fetchedAt: null,
+      ageSeconds: null,
+      source: "none recorded",
+      isFallback: true,
+      fallbackMode: "unavailable",
+      isProxy: false,
     };
   }
   return out;
@@ -120,7 +137,13 @@ export function baseYield(p: PoolInput, bench: Record<string, Benchmark>): BaseY
     basis = "reward-share-and-trend";
   }
   return {
-    rewardShare: round(rewardShare, 4), benchmarkRate: rate, excessYield: excess === null ? null : round(excess, 4), effectiveYield: round(effectiveYield, 4),
-    sourceRiskPenalty: round(sourceRiskPenalty, 4), rowUtility: round(effectiveYield / sourceRiskPenalty, 4), sustainability: round(sustainability, 4), sustainabilityBasis: basis,
+    rewardShare: round(rewardShare, 4),
+    benchmarkRate: rate,
+    excessYield: excess === null ? null : round(excess, 4),
+    effectiveYield: round(effectiveYield, 4),
+    sourceRiskPenalty: round(sourceRiskPenalty, 4),
+    rowUtility: round(effectiveYield / sourceRiskPenalty, 4),
+    sustainability: round(sustainability, 4),
+    sustainabilityBasis: basis,
   };
 }

@@ -16,9 +16,22 @@ export const EVENT_KINDS = ["blacklist", "unblacklist", "destroy", "mint", "burn
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** Where an event's amount came from (spec 2.5 `amountSource`). */
-export const AMOUNT_SOURCES = ["event", "historical_balance", "current_balance_snapshot", "derived", "legacy_migration", "unavailable"] as const;
+export const AMOUNT_SOURCES = [
+  "event",
+  "historical_balance",
+  "current_balance_snapshot",
+  "derived",
+  "legacy_migration",
+  "unavailable",
+] as const;
 /** Whether an event's amount is known (spec 2.5 `amountStatus`); a failed provider read is `provider_failed`, never zero. */
-export const AMOUNT_STATUSES = ["resolved", "recoverable_pending", "permanently_unavailable", "provider_failed", "ambiguous"] as const;
+export const AMOUNT_STATUSES = [
+  "resolved",
+  "recoverable_pending",
+  "permanently_unavailable",
+  "provider_failed",
+  "ambiguous",
+] as const;
 
 /** One row of `raw_onchain_events` / the ledger's `onchain_events`. */
 export const OnchainEventRowSchema = z.object({
@@ -62,10 +75,28 @@ export type OnchainEventRow = z.infer<typeof OnchainEventRowSchema>;
 
 /** DuckDB column types of the row, in column order (raw table and ledger table alike). */
 export const ONCHAIN_EVENT_COLUMNS: Record<keyof OnchainEventRow, ColumnType> = {
-  id: "VARCHAR", chain_id: "VARCHAR", stablecoin_id: "VARCHAR", config_key: "VARCHAR", contract_address: "VARCHAR", family: "VARCHAR",
-  event_name: "VARCHAR", event_signature: "VARCHAR", topic0: "VARCHAR", kind: "VARCHAR", address: "VARCHAR", amount_raw: "VARCHAR",
-  decimals: "BIGINT", amount_source: "VARCHAR", amount_status: "VARCHAR", tx_hash: "VARCHAR", tx_from: "VARCHAR", block_number: "BIGINT",
-  block_hash: "VARCHAR", log_index: "BIGINT", ts: "BIGINT", origin: "VARCHAR",
+  id: "VARCHAR",
+  chain_id: "VARCHAR",
+  stablecoin_id: "VARCHAR",
+  config_key: "VARCHAR",
+  contract_address: "VARCHAR",
+  family: "VARCHAR",
+  event_name: "VARCHAR",
+  event_signature: "VARCHAR",
+  topic0: "VARCHAR",
+  kind: "VARCHAR",
+  address: "VARCHAR",
+  amount_raw: "VARCHAR",
+  decimals: "BIGINT",
+  amount_source: "VARCHAR",
+  amount_status: "VARCHAR",
+  tx_hash: "VARCHAR",
+  tx_from: "VARCHAR",
+  block_number: "BIGINT",
+  block_hash: "VARCHAR",
+  log_index: "BIGINT",
+  ts: "BIGINT",
+  origin: "VARCHAR",
 };
 
 /** Event id of spec 2.5: `{chainId}-{txHash}-{logIndex}`. */

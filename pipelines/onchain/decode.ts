@@ -98,8 +98,14 @@ export function familyEventOf(config: TrackedConfig, log: Pick<RawLog, "topics">
 /** True when the log's event carries no address at all (USDT Issue/Redeem), so the decoder needs the transaction sender. */
 export function needsTxFrom(config: TrackedConfig, log: Pick<RawLog, "topics">): boolean {
   const ev = familyEventOf(config, log);
-  return !!ev && ev.kind !== "transfer" && !ev.addressArrayData && ev.addressTopicIndex === undefined && ev.addressDataIndex === undefined
-    && !argTypes(ev.signature).includes("address");
+  return (
+    !!ev &&
+    ev.kind !== "transfer" &&
+    !ev.addressArrayData &&
+    ev.addressTopicIndex === undefined &&
+    ev.addressDataIndex === undefined &&
+    !argTypes(ev.signature).includes("address")
+  );
 }
 
 class Malformed extends Error {}
@@ -128,12 +134,14 @@ function asAddress(w: Hex, where: string): string {
  * built row fails OnchainEventRowSchema (a bug).
  */
 export function decodeLog(config: TrackedConfig, log: RawLog, ctx: DecodeContext): DecodeResult {
-  if (config.address === null || config.decimals === null) throw new Error(`decodeLog: config ${config.configKey} is unsupported (${config.unsupportedReason})`);
+  if (config.address === null || config.decimals === null)
+    throw new Error(`decodeLog: config ${config.configKey} is unsupported (${config.unsupportedReason})`);
   const t0 = log.topics[0]?.toLowerCase() ?? null;
   const ev = t0 === null ? undefined : config.events.find((e) => e.topic0 === t0);
   if (!ev || t0 === null) return { status: "unknown-topic", topic0: t0 };
   try {
-    if (log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !isHex(log.data)) throw new Malformed("log-fields-missing");
+    if (log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !isHex(log.data))
+      throw new Malformed("log-fields-missing");
     if (!/^0x[0-9a-fA-F]{64}$/.test(log.transactionHash)) throw new Malformed("tx-hash-invalid");
     const types = argTypes(ev.signature);
     let kind: OnchainEventRow["kind"];
@@ -142,15 +150,23 @@ export function decodeLog(config: TrackedConfig, log: RawLog, ctx: DecodeContext
     if (ev.kind === "transfer") {
       let from: string, to: string;
       if (log.topics.length >= 3) {
-        from = asAddress(topic(log, 1), "topic-1"); to = asAddress(topic(log, 2), "topic-2");
-        amount = hexToBigInt(ev.amountTopicIndex !== undefined ? topic(log, ev.amountTopicIndex) : word(log.data, ev.amountDataIndex ?? 0));
+        from = asAddress(topic(log, 1), "topic-1");
+        to = asAddress(topic(log, 2), "topic-2");
+        amount = hexToBigInt(
+          ev.amountTopicIndex !== undefined ? topic(log, ev.amountTopicIndex) : word(log.data, ev.amountDataIndex ?? 0),
+        );
       } else if (log.topics.length === 1) {
-        from = asAddress(word(log.data, 0), "data-word-0"); to = asAddress(word(log.data, 1), "data-word-1");
+        from = asAddress(word(log.data, 0), "data-word-0");
+        to = asAddress(word(log.data, 1), "data-word-1");
         amount = hexToBigInt(word(log.data, 2));
       } else throw new Malformed("transfer-topics-unexpected");
-      if (from === ZERO_ADDRESS) { kind = "mint"; addresses = [to]; }
-      else if (to === ZERO_ADDRESS) { kind = "burn"; addresses = [from]; }
-      else return { status: "ignored", reason: "transfer-not-mint-or-burn" };
+      if (from === ZERO_ADDRESS) {
+        kind = "mint";
+        addresses = [to];
+      } else if (to === ZERO_ADDRESS) {
+        kind = "burn";
+        addresses = [from];
+      } else return { status: "ignored", reason: "transfer-not-mint-or-burn" };
     } else {
       kind = ev.kind;
       let dataAddressWord: number | null = null;
@@ -176,8 +192,10 @@ export function decodeLog(config: TrackedConfig, log: RawLog, ctx: DecodeContext
         addresses = [(ctx.txFrom ?? config.address).toLowerCase()];
       }
       if (ev.hasAmount) {
-        const w = ev.amountTopicIndex !== undefined ? topic(log, ev.amountTopicIndex)
-          : word(log.data, ev.amountDataIndex ?? (dataAddressWord !== null ? dataAddressWord + 1 : 0));
+        const w =
+          ev.amountTopicIndex !== undefined
+            ? topic(log, ev.amountTopicIndex)
+            : word(log.data, ev.amountDataIndex ?? (dataAddressWord !== null ? dataAddressWord + 1 : 0));
         amount = hexToBigInt(w);
       }
     }
@@ -187,13 +205,28 @@ export function decodeLog(config: TrackedConfig, log: RawLog, ctx: DecodeContext
     const freezeKind = kind === "blacklist" || kind === "unblacklist" || kind === "destroy";
     const events = addresses.map((address, i): DecodedEvent => {
       const row: OnchainEventRow = {
-        id: arrayEventId(chainId, txHash, log.logIndex as number, i), chain_id: chainId, stablecoin_id: config.stablecoinId,
-        config_key: config.configKey, contract_address: (config.address as string).toLowerCase(), family: config.family,
-        event_name: eventName(ev.signature), event_signature: ev.signature, topic0: ev.topic0, kind, address,
-        amount_raw: resolved ? (amount as bigint).toString() : null, decimals: config.decimals as number,
-        amount_source: resolved ? "event" : "unavailable", amount_status: resolved ? "resolved" : "recoverable_pending",
-        tx_hash: txHash, tx_from: ctx.txFrom ? ctx.txFrom.toLowerCase() : null, block_number: Number(log.blockNumber),
-        block_hash: log.blockHash ? log.blockHash.toLowerCase() : null, log_index: log.logIndex as number, ts: ctx.ts, origin: "live",
+        id: arrayEventId(chainId, txHash, log.logIndex as number, i),
+        chain_id: chainId,
+        stablecoin_id: config.stablecoinId,
+        config_key: config.configKey,
+        contract_address: (config.address as string).toLowerCase(),
+        family: config.family,
+        event_name: eventName(ev.signature),
+        event_signature: ev.signature,
+        topic0: ev.topic0,
+        kind,
+        address,
+        amount_raw: resolved ? (amount as bigint).toString() : null,
+        decimals: config.decimals as number,
+        amount_source: resolved ? "event" : "unavailable",
+        amount_status: resolved ? "resolved" : "recoverable_pending",
+        tx_hash: txHash,
+        tx_from: ctx.txFrom ? ctx.txFrom.toLowerCase() : null,
+        block_number: Number(log.blockNumber),
+        block_hash: log.blockHash ? log.blockHash.toLowerCase() : null,
+        log_index: log.logIndex as number,
+        ts: ctx.ts,
+        origin: "live",
       };
       return { row: OnchainEventRowSchema.parse(row), needsBalanceRead: !resolved && freezeKind };
     });
@@ -225,7 +258,10 @@ export interface ChainReader {
  */
 export class BlockHeaderCache {
   private readonly cache = new Map<bigint, Promise<BlockHeader | null>>();
-  constructor(private readonly reader: ChainReader, readonly chain: string) {}
+  constructor(
+    private readonly reader: ChainReader,
+    readonly chain: string,
+  ) {}
 
   /** Cached header of `blockNumber` (null when the chain has no such block). Throws as ChainReader.blockHeader. */
   get(blockNumber: bigint): Promise<BlockHeader | null> {
@@ -270,29 +306,60 @@ export interface DecodedBatch {
  * transaction sender for address-less events, and a consistency check of each log's blockHash
  * against its block's header. Throws when a header or sender read fails on every provider.
  */
-export async function decodeLogs(config: TrackedConfig, logs: readonly RawLog[], headers: BlockHeaderCache, reader: ChainReader): Promise<DecodedBatch> {
+export async function decodeLogs(
+  config: TrackedConfig,
+  logs: readonly RawLog[],
+  headers: BlockHeaderCache,
+  reader: ChainReader,
+): Promise<DecodedBatch> {
   const out: DecodedBatch = { events: [], unknownTopics: new Map(), ignored: 0, malformed: [], reorg: null };
   const removed = logs.find((l) => l.removed);
-  if (removed) { out.reorg = `removed log ${removed.transactionHash}:${removed.logIndex}`; return out; }
+  if (removed) {
+    out.reorg = `removed log ${removed.transactionHash}:${removed.logIndex}`;
+    return out;
+  }
   const blocks = [...new Set(logs.filter((l) => l.blockNumber !== null).map((l) => l.blockNumber as bigint))];
   const hdr = new Map<bigint, BlockHeader | null>();
-  await Promise.all(blocks.map(async (b) => { hdr.set(b, await headers.get(b)); }));
-  const txs = [...new Set(logs.filter((l) => l.transactionHash && needsTxFrom(config, l)).map((l) => (l.transactionHash as string).toLowerCase()))];
+  await Promise.all(
+    blocks.map(async (b) => {
+      hdr.set(b, await headers.get(b));
+    }),
+  );
+  const txs = [
+    ...new Set(
+      logs
+        .filter((l) => l.transactionHash && needsTxFrom(config, l))
+        .map((l) => (l.transactionHash as string).toLowerCase()),
+    ),
+  ];
   const from = new Map<string, string>();
-  await Promise.all(txs.map(async (t) => { from.set(t, (await reader.transactionFrom(config.chain, t)).toLowerCase()); }));
+  await Promise.all(
+    txs.map(async (t) => {
+      from.set(t, (await reader.transactionFrom(config.chain, t)).toLowerCase());
+    }),
+  );
   for (const log of logs) {
     const h = log.blockNumber === null ? undefined : hdr.get(log.blockNumber);
     if (h === null || (h && log.blockHash && h.hash !== log.blockHash.toLowerCase())) {
       out.reorg = `block ${log.blockNumber} hash ${log.blockHash} is no longer ${h ? h.hash : "on chain"}`;
       return out;
     }
-    const res = decodeLog(config, log, { ts: h ? h.timestamp : 0, txFrom: log.transactionHash ? from.get(log.transactionHash.toLowerCase()) ?? null : null });
+    const res = decodeLog(config, log, {
+      ts: h ? h.timestamp : 0,
+      txFrom: log.transactionHash ? (from.get(log.transactionHash.toLowerCase()) ?? null) : null,
+    });
     if (res.status === "rows") out.events.push(...res.events);
     else if (res.status === "ignored") out.ignored += 1;
     else if (res.status === "unknown-topic") {
       const k = res.topic0 ?? "none";
       out.unknownTopics.set(k, (out.unknownTopics.get(k) ?? 0) + 1);
-    } else out.malformed.push({ topic0: res.topic0, reason: res.reason, txHash: log.transactionHash, logIndex: log.logIndex });
+    } else
+      out.malformed.push({
+        topic0: res.topic0,
+        reason: res.reason,
+        txHash: log.transactionHash,
+        logIndex: log.logIndex,
+      });
   }
   return out;
 }

@@ -15,7 +15,11 @@ const EXPLORERS: Record<string, { tx: string; address: string }> = {
 };
 
 /** Explorer URLs of a transaction and an address on `chainId`; nulls for a chain without a known explorer. */
-export function explorerUrls(chainId: string, txHash: string, address: string): { explorerTxUrl: string | null; explorerAddressUrl: string | null } {
+export function explorerUrls(
+  chainId: string,
+  txHash: string,
+  address: string,
+): { explorerTxUrl: string | null; explorerAddressUrl: string | null } {
   const e = EXPLORERS[chainId];
   if (!e) return { explorerTxUrl: null, explorerAddressUrl: null };
   const tx = chainId === "tron" ? txHash.replace(/^0x/, "") : txHash;

@@ -24,19 +24,47 @@ export interface TronSyncResult {
  * `startMs` is where a config without a cursor starts (default 0: the whole history). A failing
  * page leaves the cursor at the last committed page and returns status `failed` with the reason.
  */
-export async function syncTronConfig(ledger: LedgerStore, client: HttpClient | null, config: TrackedConfig, opts: {
-  startMs?: number; maxBlockTimestampMs?: number; pageSize?: number; apiKey?: string; nowSec?: () => number; minRequestIntervalMs?: number;
-} = {}): Promise<TronSyncResult> {
-  const result: TronSyncResult = { configKey: config.configKey, status: "synced", reason: null, pages: 0, rows: 0, unknownEvents: 0, droppedEvents: 0, cursorMs: null };
+export async function syncTronConfig(
+  ledger: LedgerStore,
+  client: HttpClient | null,
+  config: TrackedConfig,
+  opts: {
+    startMs?: number;
+    maxBlockTimestampMs?: number;
+    pageSize?: number;
+    apiKey?: string;
+    nowSec?: () => number;
+    minRequestIntervalMs?: number;
+  } = {},
+): Promise<TronSyncResult> {
+  const result: TronSyncResult = {
+    configKey: config.configKey,
+    status: "synced",
+    reason: null,
+    pages: 0,
+    rows: 0,
+    unknownEvents: 0,
+    droppedEvents: 0,
+    cursorMs: null,
+  };
   const nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
   const cursor = (await ledger.cursors()).find((c) => c.configKey === config.configKey);
-  const from = cursor && cursor.lastBlock >= 0 ? cursor.lastBlock : opts.startMs ?? 0;
+  const from = cursor && cursor.lastBlock >= 0 ? cursor.lastBlock : (opts.startMs ?? 0);
   result.cursorMs = cursor ? cursor.lastBlock : null;
   try {
     for await (const page of fetchTronEventPages(client, config, {
-      minBlockTimestampMs: from, maxBlockTimestampMs: opts.maxBlockTimestampMs, pageSize: opts.pageSize, apiKey: opts.apiKey, minRequestIntervalMs: opts.minRequestIntervalMs,
+      minBlockTimestampMs: from,
+      maxBlockTimestampMs: opts.maxBlockTimestampMs,
+      pageSize: opts.pageSize,
+      apiKey: opts.apiKey,
+      minRequestIntervalMs: opts.minRequestIntervalMs,
     })) {
-      await ledger.commitRange({ configKey: config.configKey, rows: page.rows, cursor: { lastBlock: page.cursorMs, lastBlockHash: null }, nowSec: nowSec() });
+      await ledger.commitRange({
+        configKey: config.configKey,
+        rows: page.rows,
+        cursor: { lastBlock: page.cursorMs, lastBlockHash: null },
+        nowSec: nowSec(),
+      });
       result.pages++;
       result.rows += page.rows.length;
       result.unknownEvents += Object.values(page.unknown).reduce((s, n) => s + n, 0);

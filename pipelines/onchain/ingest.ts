@@ -72,7 +72,24 @@ export interface SyncResult {
 const DEFAULTS = { chunkSize: MAX_CHUNK_SIZE, reorgDepth: 64 };
 
 function emptyResult(configKey: string): SyncResult {
-  return { configKey, status: "synced", reason: null, fromBlock: null, lastBlock: null, headBlock: null, chunks: 0, rows: 0, unknownLogs: 0, ignoredLogs: 0, malformedLogs: 0, balanceReads: 0, balanceFailures: 0, reorgs: 0, rolledBackRows: 0, caughtUp: false };
+  return {
+    configKey,
+    status: "synced",
+    reason: null,
+    fromBlock: null,
+    lastBlock: null,
+    headBlock: null,
+    chunks: 0,
+    rows: 0,
+    unknownLogs: 0,
+    ignoredLogs: 0,
+    malformedLogs: 0,
+    balanceReads: 0,
+    balanceFailures: 0,
+    reorgs: 0,
+    rolledBackRows: 0,
+    caughtUp: false,
+  };
 }
 
 /** Why a config cannot be synced by EVM ingestion with this RPC, or null when it can. */
@@ -86,7 +103,8 @@ export function unsyncableReason(config: TrackedConfig, rpc: Pick<EvmRpc, "hasCh
 /** Validated chunk size: integer 1..50000, default 50000. Throws RangeError otherwise. */
 export function chunkSizeOf(n: number | undefined): number {
   const v = n ?? MAX_CHUNK_SIZE;
-  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_CHUNK_SIZE) throw new RangeError(`chunkSize must be an integer in 1..${MAX_CHUNK_SIZE}, got ${n}`);
+  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_CHUNK_SIZE)
+    throw new RangeError(`chunkSize must be an integer in 1..${MAX_CHUNK_SIZE}, got ${n}`);
   return v;
 }
 
@@ -112,24 +130,39 @@ export interface ReadRange {
  * null, source `unavailable`, status `provider_failed`. A block-0 event → `permanently_unavailable`.
  * Returns the rows and the read/failure counts; never throws for a failed read.
  */
-export async function resolveBalances(rpc: EvmRpc, config: TrackedConfig, events: DecodedEvent[]): Promise<{ rows: OnchainEventRow[]; reads: number; failures: number; errors: Map<string, string> }> {
+export async function resolveBalances(
+  rpc: EvmRpc,
+  config: TrackedConfig,
+  events: DecodedEvent[],
+): Promise<{ rows: OnchainEventRow[]; reads: number; failures: number; errors: Map<string, string> }> {
   type Read = { ok: true; value: bigint } | { ok: false; error: string };
   const reads = new Map<string, Promise<Read>>();
   const keyOf = (e: DecodedEvent) => `${e.row.address}@${e.row.block_number - 1}`;
   for (const e of events) {
     if (!e.needsBalanceRead || e.row.block_number < 1 || reads.has(keyOf(e))) continue;
-    reads.set(keyOf(e), rpc.balanceOf(config.chain, config.address as string, e.row.address, BigInt(e.row.block_number - 1))
-      .then((value) => ({ ok: true as const, value }), (err: Error) => ({ ok: false as const, error: err.message })));
+    reads.set(
+      keyOf(e),
+      rpc.balanceOf(config.chain, config.address as string, e.row.address, BigInt(e.row.block_number - 1)).then(
+        (value) => ({ ok: true as const, value }),
+        (err: Error) => ({ ok: false as const, error: err.message }),
+      ),
+    );
   }
   const settled = new Map<string, Read>();
-  await Promise.all([...reads].map(async ([k, p]) => { settled.set(k, await p); }));
+  await Promise.all(
+    [...reads].map(async ([k, p]) => {
+      settled.set(k, await p);
+    }),
+  );
   let failures = 0;
   const errors = new Map<string, string>();
   const rows = events.map(({ row, needsBalanceRead }): OnchainEventRow => {
     if (!needsBalanceRead) return row;
-    if (row.block_number < 1) return { ...row, amount_raw: null, amount_source: "unavailable", amount_status: "permanently_unavailable" };
+    if (row.block_number < 1)
+      return { ...row, amount_raw: null, amount_source: "unavailable", amount_status: "permanently_unavailable" };
     const r = settled.get(keyOf({ row, needsBalanceRead }));
-    if (r && r.ok) return { ...row, amount_raw: r.value.toString(), amount_source: "historical_balance", amount_status: "resolved" };
+    if (r && r.ok)
+      return { ...row, amount_raw: r.value.toString(), amount_source: "historical_balance", amount_status: "resolved" };
     failures += 1;
     errors.set(row.id, r && !r.ok ? r.error : "no read");
     return { ...row, amount_raw: null, amount_source: "unavailable", amount_status: "provider_failed" };
@@ -143,12 +176,23 @@ export async function resolveBalances(rpc: EvmRpc, config: TrackedConfig, events
  * reads. Throws RpcUnavailableError when a read fails on every provider, or an Error when the last
  * block of the range does not exist.
  */
-export async function readRange(rpc: EvmRpc, config: TrackedConfig, fromBlock: number, toBlock: number, headers: BlockHeaderCache): Promise<ReadRange> {
+export async function readRange(
+  rpc: EvmRpc,
+  config: TrackedConfig,
+  fromBlock: number,
+  toBlock: number,
+  headers: BlockHeaderCache,
+): Promise<ReadRange> {
   const end = await headers.fresh(BigInt(toBlock));
   if (!end) throw new Error(`${config.chain}: block ${toBlock} not available`);
   const logs = await rpc.getLogs(config, BigInt(fromBlock), BigInt(toBlock));
   const batch = await decodeLogs(config, logs, headers, rpc);
-  const base = { unknownTopics: batch.unknownTopics, ignored: batch.ignored, malformed: batch.malformed, endHash: end.hash };
+  const base = {
+    unknownTopics: batch.unknownTopics,
+    ignored: batch.ignored,
+    malformed: batch.malformed,
+    endHash: end.hash,
+  };
   if (batch.reorg) return { ...base, rows: [], balanceReads: 0, balanceFailures: 0, reorg: batch.reorg };
   const resolved = await resolveBalances(rpc, config, batch.events);
   const endAfter = await headers.fresh(BigInt(toBlock));
@@ -162,7 +206,12 @@ export async function readRange(rpc: EvmRpc, config: TrackedConfig, fromBlock: n
  * RpcUnavailableError or a ledger error after committing every range it completed (the cursor
  * marks where the next call resumes); throws RangeError for a bad chunkSize.
  */
-export async function syncConfig(ledger: LedgerStore, rpc: EvmRpc, config: TrackedConfig, opts: SyncOptions = {}): Promise<SyncResult> {
+export async function syncConfig(
+  ledger: LedgerStore,
+  rpc: EvmRpc,
+  config: TrackedConfig,
+  opts: SyncOptions = {},
+): Promise<SyncResult> {
   const res = emptyResult(config.configKey);
   const skip = unsyncableReason(config, rpc);
   if (skip) return { ...res, status: "skipped", reason: skip };
@@ -193,7 +242,13 @@ export async function syncConfig(ledger: LedgerStore, rpc: EvmRpc, config: Track
     const h = target >= 0 && target >= start ? await headers.fresh(BigInt(target)) : null;
     const deleted = await ledger.rollback(config.configKey, target >= start ? target : -1, h ? h.hash : null, now());
     res.rolledBackRows += deleted;
-    log("warn", "reorg: rolled back", { configKey: config.configKey, reason: why, fromCursor: cursor.lastBlock, toBlock: target, deletedRows: deleted });
+    log("warn", "reorg: rolled back", {
+      configKey: config.configKey,
+      reason: why,
+      fromCursor: cursor.lastBlock,
+      toBlock: target,
+      deletedRows: deleted,
+    });
     cursor = await ledger.getCursor(config.configKey);
   };
 
@@ -201,12 +256,17 @@ export async function syncConfig(ledger: LedgerStore, rpc: EvmRpc, config: Track
     if (cursor && cursor.lastBlockHash) {
       const current = await headers.fresh(BigInt(cursor.lastBlock));
       if (!current || current.hash !== cursor.lastBlockHash) {
-        await rollBack(`cursor block ${cursor.lastBlock} hash ${cursor.lastBlockHash} is now ${current ? current.hash : "missing"}`);
+        await rollBack(
+          `cursor block ${cursor.lastBlock} hash ${cursor.lastBlockHash} is now ${current ? current.hash : "missing"}`,
+        );
         continue;
       }
     }
     const from = cursor ? cursor.lastBlock + 1 : start;
-    if (from > head) { res.caughtUp = true; break; }
+    if (from > head) {
+      res.caughtUp = true;
+      break;
+    }
     if (res.chunks >= maxChunks) break;
     const to = Math.min(from + chunkSize - 1, head);
     const range = await readRange(rpc, config, from, to, headers);
@@ -215,17 +275,36 @@ export async function syncConfig(ledger: LedgerStore, rpc: EvmRpc, config: Track
       continue;
     }
     consecutiveReorgs = 0;
-    await ledger.commitRange({ configKey: config.configKey, rows: range.rows, cursor: { lastBlock: to, lastBlockHash: range.endHash }, unknownTopics: range.unknownTopics, nowSec: now() });
+    await ledger.commitRange({
+      configKey: config.configKey,
+      rows: range.rows,
+      cursor: { lastBlock: to, lastBlockHash: range.endHash },
+      unknownTopics: range.unknownTopics,
+      nowSec: now(),
+    });
     cursor = { configKey: config.configKey, lastBlock: to, lastBlockHash: range.endHash, updatedAt: now() };
     res.chunks += 1;
     res.rows += range.rows.length;
     res.unknownLogs += [...range.unknownTopics.values()].reduce((a, b) => a + b, 0);
     res.ignoredLogs += range.ignored;
     res.malformedLogs += range.malformed.length;
-    if (range.malformed.length) log("warn", "malformed logs skipped", { configKey: config.configKey, fromBlock: from, toBlock: to, logs: range.malformed.slice(0, 20) });
+    if (range.malformed.length)
+      log("warn", "malformed logs skipped", {
+        configKey: config.configKey,
+        fromBlock: from,
+        toBlock: to,
+        logs: range.malformed.slice(0, 20),
+      });
     res.balanceReads += range.balanceReads;
     res.balanceFailures += range.balanceFailures;
-    log("info", "range committed", { configKey: config.configKey, fromBlock: from, toBlock: to, rows: range.rows.length, balanceFailures: range.balanceFailures, malformed: range.malformed.length });
+    log("info", "range committed", {
+      configKey: config.configKey,
+      fromBlock: from,
+      toBlock: to,
+      rows: range.rows.length,
+      balanceFailures: range.balanceFailures,
+      malformed: range.malformed.length,
+    });
   }
   res.lastBlock = cursor ? cursor.lastBlock : null;
   return res;
@@ -237,18 +316,32 @@ export async function syncConfig(ledger: LedgerStore, rpc: EvmRpc, config: Track
  * (the others still run; committed ranges stay). Saves the providers' circuit states to the ledger at
  * the end. Results are in input order.
  */
-export async function syncAll(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], opts: SyncOptions = {}): Promise<SyncResult[]> {
+export async function syncAll(
+  ledger: LedgerStore,
+  rpc: EvmRpc,
+  configs: TrackedConfig[],
+  opts: SyncOptions = {},
+): Promise<SyncResult[]> {
   chunkSizeOf(opts.chunkSize);
   const limit = pLimit(opts.configConcurrency ?? 4);
   const log = opts.log ?? (() => {});
-  const results = await Promise.all(configs.map((c) => limit(async () => {
-    try {
-      return await syncConfig(ledger, rpc, c, opts);
-    } catch (err) {
-      log("error", "config sync failed", { configKey: c.configKey, error: (err as Error).message });
-      return { ...emptyResult(c.configKey), status: "failed" as const, reason: (err as Error).message, lastBlock: (await ledger.getCursor(c.configKey))?.lastBlock ?? null };
-    }
-  })));
+  const results = await Promise.all(
+    configs.map((c) =>
+      limit(async () => {
+        try {
+          return await syncConfig(ledger, rpc, c, opts);
+        } catch (err) {
+          log("error", "config sync failed", { configKey: c.configKey, error: (err as Error).message });
+          return {
+            ...emptyResult(c.configKey),
+            status: "failed" as const,
+            reason: (err as Error).message,
+            lastBlock: (await ledger.getCursor(c.configKey))?.lastBlock ?? null,
+          };
+        }
+      }),
+    ),
+  );
   await ledger.saveProviderStates(rpc.providerStates());
   return results;
 }

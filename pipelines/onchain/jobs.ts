@@ -33,25 +33,40 @@ export const RESET_TRON_MS = 7 * 86_400 * 1000;
 
 const FREEZE_KINDS = ["blacklist", "unblacklist", "destroy"] as const;
 
-const intParam = (min: number, max: number) => z.union([z.number(), z.string().trim().regex(/^-?\d+$/, "expected an integer").transform(Number)])
-  .pipe(z.number().int().min(min).max(max));
-const boolParam = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
+const intParam = (min: number, max: number) =>
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^-?\d+$/, "expected an integer")
+        .transform(Number),
+    ])
+    .pipe(z.number().int().min(min).max(max));
+const boolParam = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1"),
+]);
 const optText = z.string().trim().min(1).optional();
 
 function parse<S extends z.ZodType>(schema: S, params: unknown): z.output<S> {
   const r = schema.safeParse(params ?? {});
-  if (!r.success) throw new JobInputError(r.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; "));
+  if (!r.success)
+    throw new JobInputError(r.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; "));
   return r.data;
 }
 
 /** Parameters of backfill-mint-burn: configKey, fromBlock, toBlock (≥ fromBlock), chunkSize 1..50000 (50000), maxChunks 1..1000 (24). */
-export const BackfillMintBurnParamsSchema = z.object({
-  configKey: z.string().trim().min(1),
-  fromBlock: intParam(0, Number.MAX_SAFE_INTEGER),
-  toBlock: intParam(0, Number.MAX_SAFE_INTEGER),
-  chunkSize: intParam(1, 50_000).default(50_000),
-  maxChunks: intParam(1, 1000).default(24),
-}).refine((p) => p.toBlock >= p.fromBlock, { message: "toBlock must be ≥ fromBlock", path: ["toBlock"] });
+export const BackfillMintBurnParamsSchema = z
+  .object({
+    configKey: z.string().trim().min(1),
+    fromBlock: intParam(0, Number.MAX_SAFE_INTEGER),
+    toBlock: intParam(0, Number.MAX_SAFE_INTEGER),
+    chunkSize: intParam(1, 50_000).default(50_000),
+    maxChunks: intParam(1, 1000).default(24),
+  })
+  .refine((p) => p.toBlock >= p.fromBlock, { message: "toBlock must be ≥ fromBlock", path: ["toBlock"] });
 
 /** Parameters of remediate-blacklist-amount-gaps: chainId?, stablecoin? (id or symbol), limit 1..200 (25), dryRun (true), onlyMissingProvenance (true), maxAttempts 0..10000 (25). */
 export const RemediateParamsSchema = z.object({
@@ -79,7 +94,8 @@ export const IngestParamsSchema = z.object({
   configKey: optText,
 });
 
-const matchesCoin = (c: TrackedConfig, coin: string | undefined) => !coin || c.stablecoinId === coin.toLowerCase() || c.symbol.toLowerCase() === coin.toLowerCase();
+const matchesCoin = (c: TrackedConfig, coin: string | undefined) =>
+  !coin || c.stablecoinId === coin.toLowerCase() || c.symbol.toLowerCase() === coin.toLowerCase();
 const nowSecDefault = () => Math.floor(Date.now() / 1000);
 
 /**
@@ -88,15 +104,27 @@ const nowSecDefault = () => Math.floor(Date.now() / 1000);
  * Returns `{ ok, results: SyncResult[], tron: TronSyncResult[] }`; ok is false when any config
  * failed. Throws JobInputError for bad params or an unknown configKey.
  */
-export async function runIngest(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], params: unknown,
-  opts: Pick<SyncOptions, "log" | "nowSec" | "toBlock"> & { tron?: { client: HttpClient } } = {}): Promise<{ ok: boolean; results: SyncResult[]; tron: TronSyncResult[] }> {
+export async function runIngest(
+  ledger: LedgerStore,
+  rpc: EvmRpc,
+  configs: TrackedConfig[],
+  params: unknown,
+  opts: Pick<SyncOptions, "log" | "nowSec" | "toBlock"> & { tron?: { client: HttpClient } } = {},
+): Promise<{ ok: boolean; results: SyncResult[]; tron: TronSyncResult[] }> {
   const p = parse(IngestParamsSchema, params);
   const selected = p.configKey ? configs.filter((c) => c.configKey === p.configKey) : configs;
   if (p.configKey && selected.length === 0) throw new JobInputError(`unknown configKey: ${p.configKey}`);
-  const results = await syncAll(ledger, rpc, selected, { ...opts, chunkSize: p.chunkSize, maxChunks: p.maxChunks, reorgDepth: p.reorgDepth });
+  const results = await syncAll(ledger, rpc, selected, {
+    ...opts,
+    chunkSize: p.chunkSize,
+    maxChunks: p.maxChunks,
+    reorgDepth: p.reorgDepth,
+  });
   const tron: TronSyncResult[] = [];
   if (opts.tron) {
-    for (const c of selected.filter((x) => x.chain === "tron" && x.purpose === "freeze" && x.unsupportedReason === null)) {
+    for (const c of selected.filter(
+      (x) => x.chain === "tron" && x.purpose === "freeze" && x.unsupportedReason === null,
+    )) {
       tron.push(await syncTronConfig(ledger, opts.tron.client, c, { nowSec: opts.nowSec }));
     }
   }
@@ -109,19 +137,32 @@ export async function runIngest(ledger: LedgerStore, rpc: EvmRpc, configs: Track
  * config's start block is removed (the next sync starts there). Stored block hashes are cleared.
  * Returns `{ ok: true, evmReset, tronReset }` (cursors changed).
  */
-export async function resetBlacklistSync(ledger: LedgerStore, configs: TrackedConfig[], opts: { nowSec?: () => number } = {}): Promise<{ ok: true; evmReset: number; tronReset: number }> {
+export async function resetBlacklistSync(
+  ledger: LedgerStore,
+  configs: TrackedConfig[],
+  opts: { nowSec?: () => number } = {},
+): Promise<{ ok: true; evmReset: number; tronReset: number }> {
   const freeze = new Map(configs.filter((c) => c.purpose === "freeze").map((c) => [c.configKey, c]));
   const updates: { configKey: string; lastBlock: number; lastBlockHash: string | null }[] = [];
-  let evmReset = 0, tronReset = 0;
+  let evmReset = 0,
+    tronReset = 0;
   for (const cur of await ledger.cursors()) {
     const c = freeze.get(cur.configKey);
     if (!c) continue;
     if (c.chain === "tron") {
-      updates.push({ configKey: cur.configKey, lastBlock: Math.max(cur.lastBlock - RESET_TRON_MS, 0), lastBlockHash: null });
+      updates.push({
+        configKey: cur.configKey,
+        lastBlock: Math.max(cur.lastBlock - RESET_TRON_MS, 0),
+        lastBlockHash: null,
+      });
       tronReset += 1;
     } else {
       const back = cur.lastBlock - RESET_EVM_BLOCKS;
-      updates.push({ configKey: cur.configKey, lastBlock: back < (c.startBlock ?? 0) ? -1 : back, lastBlockHash: null });
+      updates.push({
+        configKey: cur.configKey,
+        lastBlock: back < (c.startBlock ?? 0) ? -1 : back,
+        lastBlockHash: null,
+      });
       evmReset += 1;
     }
   }
@@ -157,7 +198,13 @@ export interface BackfillMintBurnResult {
  * synced here (Tron, unsupported, no RPC); RpcUnavailableError when a read fails everywhere
  * (committed ranges stay).
  */
-export async function backfillMintBurn(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], params: unknown, opts: { nowSec?: () => number; log?: SyncOptions["log"] } = {}): Promise<BackfillMintBurnResult> {
+export async function backfillMintBurn(
+  ledger: LedgerStore,
+  rpc: EvmRpc,
+  configs: TrackedConfig[],
+  params: unknown,
+  opts: { nowSec?: () => number; log?: SyncOptions["log"] } = {},
+): Promise<BackfillMintBurnResult> {
   const p = parse(BackfillMintBurnParamsSchema, params);
   const config = configs.find((c) => c.configKey === p.configKey);
   if (!config) throw new JobInputError(`unknown configKey: ${p.configKey}`);
@@ -170,7 +217,17 @@ export async function backfillMintBurn(ledger: LedgerStore, rpc: EvmRpc, configs
   const toBlock = Math.min(p.toBlock, safeHead);
   const now = opts.nowSec ?? nowSecDefault;
   const headers = new BlockHeaderCache(rpc, config.chain);
-  const res: BackfillMintBurnResult = { configKey: config.configKey, fromBlock: p.fromBlock, toBlock, safeHead, chunks: 0, rows: 0, processedThrough: null, done: false, nextFromBlock: p.fromBlock };
+  const res: BackfillMintBurnResult = {
+    configKey: config.configKey,
+    fromBlock: p.fromBlock,
+    toBlock,
+    safeHead,
+    chunks: 0,
+    rows: 0,
+    processedThrough: null,
+    done: false,
+    nextFromBlock: p.fromBlock,
+  };
   let from = p.fromBlock;
   while (from <= toBlock && res.chunks < p.maxChunks) {
     const to = Math.min(from + chunkSize - 1, toBlock);
@@ -180,9 +237,26 @@ export async function backfillMintBurn(ledger: LedgerStore, rpc: EvmRpc, configs
       range = await readRange(rpc, config, from, to, headers);
     }
     if (range.reorg) throw new Error(`${config.configKey}: blocks ${from}-${to} keep changing (${range.reorg})`);
-    if (range.malformed.length) opts.log?.("warn", "malformed logs skipped", { configKey: config.configKey, fromBlock: from, toBlock: to, logs: range.malformed.slice(0, 20) });
-    await ledger.commitRange({ configKey: config.configKey, rows: range.rows, unknownTopics: range.unknownTopics, replaceBlocks: { fromBlock: from, toBlock: to }, nowSec: now() });
-    opts.log?.("info", "backfill range committed", { configKey: config.configKey, fromBlock: from, toBlock: to, rows: range.rows.length });
+    if (range.malformed.length)
+      opts.log?.("warn", "malformed logs skipped", {
+        configKey: config.configKey,
+        fromBlock: from,
+        toBlock: to,
+        logs: range.malformed.slice(0, 20),
+      });
+    await ledger.commitRange({
+      configKey: config.configKey,
+      rows: range.rows,
+      unknownTopics: range.unknownTopics,
+      replaceBlocks: { fromBlock: from, toBlock: to },
+      nowSec: now(),
+    });
+    opts.log?.("info", "backfill range committed", {
+      configKey: config.configKey,
+      fromBlock: from,
+      toBlock: to,
+      rows: range.rows.length,
+    });
     res.chunks += 1;
     res.rows += range.rows.length;
     res.processedThrough = to;
@@ -220,44 +294,94 @@ export interface RemediateResult {
  * keeps amount_raw null, sets `provider_failed` and counts an attempt. Stops starting reads after
  * `budgetMs` (default 900 s). Throws JobInputError for bad params.
  */
-export async function remediateBlacklistAmountGaps(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], params: unknown, opts: { nowSec?: () => number; budgetMs?: number; log?: SyncOptions["log"] } = {}): Promise<RemediateResult> {
+export async function remediateBlacklistAmountGaps(
+  ledger: LedgerStore,
+  rpc: EvmRpc,
+  configs: TrackedConfig[],
+  params: unknown,
+  opts: { nowSec?: () => number; budgetMs?: number; log?: SyncOptions["log"] } = {},
+): Promise<RemediateResult> {
   const p = parse(RemediateParamsSchema, params);
   const now = opts.nowSec ?? nowSecDefault;
-  const coinIds = p.stablecoin ? new Set(configs.filter((c) => matchesCoin(c, p.stablecoin)).map((c) => c.stablecoinId)) : null;
+  const coinIds = p.stablecoin
+    ? new Set(configs.filter((c) => matchesCoin(c, p.stablecoin)).map((c) => c.stablecoinId))
+    : null;
   if (coinIds && coinIds.size === 0) coinIds.add(p.stablecoin!.toLowerCase());
-  const gaps = (await ledger.events({
-    kinds: [...FREEZE_KINDS], amountStatuses: ["provider_failed", "recoverable_pending"],
-    ...(p.onlyMissingProvenance ? { amountSources: ["unavailable" as const] } : {}),
-    ...(p.chainId ? { chainId: p.chainId } : {}),
-  })).filter((r) => !coinIds || coinIds.has(r.stablecoin_id));
+  const gaps = (
+    await ledger.events({
+      kinds: [...FREEZE_KINDS],
+      amountStatuses: ["provider_failed", "recoverable_pending"],
+      ...(p.onlyMissingProvenance ? { amountSources: ["unavailable" as const] } : {}),
+      ...(p.chainId ? { chainId: p.chainId } : {}),
+    })
+  ).filter((r) => !coinIds || coinIds.has(r.stablecoin_id));
   const attempts = await ledger.amountAttempts();
   const eligible = gaps.filter((r) => (attempts.get(r.id) ?? 0) < p.maxAttempts);
   const selected = eligible.slice(0, p.limit);
-  const res: RemediateResult = { dryRun: p.dryRun, gapRows: gaps.length, exhausted: gaps.length - eligible.length, candidates: selected.map((r) => r.id), attempted: 0, resolved: 0, failed: 0, skipped: 0, budgetExhausted: false };
+  const res: RemediateResult = {
+    dryRun: p.dryRun,
+    gapRows: gaps.length,
+    exhausted: gaps.length - eligible.length,
+    candidates: selected.map((r) => r.id),
+    attempted: 0,
+    resolved: 0,
+    failed: 0,
+    skipped: 0,
+    budgetExhausted: false,
+  };
   if (p.dryRun) return res;
   const byKey = new Map(configs.map((c) => [c.configKey, c]));
   const deadline = Date.now() + (opts.budgetMs ?? 900_000);
   const updates: AmountUpdate[] = [];
   const failed: { id: string; error: string }[] = [];
   const limit = pLimit(8);
-  await Promise.all(selected.map((row) => limit(async () => {
-    if (row.chain_id === "tron" || !rpc.hasChain(row.chain_id) || row.block_number < 1) { res.skipped += 1; return; }
-    if (Date.now() > deadline) { res.budgetExhausted = true; return; }
-    const cfg = byKey.get(row.config_key);
-    if (cfg) rpc.expectChainId(cfg.chain, cfg.evmChainId);
-    res.attempted += 1;
-    try {
-      const bal = await rpc.balanceOf(row.chain_id, row.contract_address, row.address, BigInt(row.block_number - 1));
-      updates.push({ id: row.id, amount_raw: bal.toString(), amount_source: "historical_balance", amount_status: "resolved" });
-      res.resolved += 1;
-    } catch (err) {
-      updates.push({ id: row.id, amount_raw: null, amount_source: row.amount_source, amount_status: "provider_failed" });
-      failed.push({ id: row.id, error: (err as Error).message });
-      res.failed += 1;
-    }
-  })));
+  await Promise.all(
+    selected.map((row) =>
+      limit(async () => {
+        if (row.chain_id === "tron" || !rpc.hasChain(row.chain_id) || row.block_number < 1) {
+          res.skipped += 1;
+          return;
+        }
+        if (Date.now() > deadline) {
+          res.budgetExhausted = true;
+          return;
+        }
+        const cfg = byKey.get(row.config_key);
+        if (cfg) rpc.expectChainId(cfg.chain, cfg.evmChainId);
+        res.attempted += 1;
+        try {
+          const bal = await rpc.balanceOf(
+            row.chain_id,
+            row.contract_address,
+            row.address,
+            BigInt(row.block_number - 1),
+          );
+          updates.push({
+            id: row.id,
+            amount_raw: bal.toString(),
+            amount_source: "historical_balance",
+            amount_status: "resolved",
+          });
+          res.resolved += 1;
+        } catch (err) {
+          updates.push({
+            id: row.id,
+            amount_raw: null,
+            amount_source: row.amount_source,
+            amount_status: "provider_failed",
+          });
+          failed.push({ id: row.id, error: (err as Error).message });
+          res.failed += 1;
+        }
+      }),
+    ),
+  );
   await ledger.updateAmounts(updates, failed, now());
-  opts.log?.("info", "blacklist amount gaps remediated", { attempted: res.attempted, resolved: res.resolved, failed: res.failed });
+  opts.log?.("info", "blacklist amount gaps remediated", {
+    attempted: res.attempted,
+    resolved: res.resolved,
+    failed: res.failed,
+  });
   return res;
 }
 
@@ -282,46 +406,108 @@ export interface CurrentBalancesConfigResult {
  * At most `limit` addresses in total. dryRun (default) only counts. Throws JobInputError when the
  * filters match no freeze config (HTTP 400) or params are bad.
  */
-export async function backfillBlacklistCurrentBalances(ledger: LedgerStore, rpc: EvmRpc, configs: TrackedConfig[], params: unknown, opts: { nowSec?: () => number; log?: SyncOptions["log"] } = {}): Promise<{ dryRun: boolean; configs: CurrentBalancesConfigResult[]; totals: { selected: number; read: number; written: number; failed: number } }> {
+export async function backfillBlacklistCurrentBalances(
+  ledger: LedgerStore,
+  rpc: EvmRpc,
+  configs: TrackedConfig[],
+  params: unknown,
+  opts: { nowSec?: () => number; log?: SyncOptions["log"] } = {},
+): Promise<{
+  dryRun: boolean;
+  configs: CurrentBalancesConfigResult[];
+  totals: { selected: number; read: number; written: number; failed: number };
+}> {
   const p = parse(CurrentBalancesParamsSchema, params);
-  const matched = configs.filter((c) => c.purpose === "freeze" && c.unsupportedReason === null && matchesCoin(c, p.stablecoin) && (!p.chainId || c.chain === p.chainId));
-  if (matched.length === 0) throw new JobInputError(`no tracked freeze config matches${p.stablecoin ? ` stablecoin=${p.stablecoin}` : ""}${p.chainId ? ` chainId=${p.chainId}` : ""}`);
+  const matched = configs.filter(
+    (c) =>
+      c.purpose === "freeze" &&
+      c.unsupportedReason === null &&
+      matchesCoin(c, p.stablecoin) &&
+      (!p.chainId || c.chain === p.chainId),
+  );
+  if (matched.length === 0)
+    throw new JobInputError(
+      `no tracked freeze config matches${p.stablecoin ? ` stablecoin=${p.stablecoin}` : ""}${p.chainId ? ` chainId=${p.chainId}` : ""}`,
+    );
   const now = opts.nowSec ?? nowSecDefault;
-  const snaps = new Map((await ledger.currentBalances(matched.map((c) => c.configKey))).map((s) => [`${s.configKey}|${s.address}`, s.observedAt]));
+  const snaps = new Map(
+    (await ledger.currentBalances(matched.map((c) => c.configKey))).map((s) => [
+      `${s.configKey}|${s.address}`,
+      s.observedAt,
+    ]),
+  );
   // Candidates across every matched config: never-snapshotted addresses first, then the oldest snapshots.
   const out: CurrentBalancesConfigResult[] = [];
   const candidates: { config: TrackedConfig; address: string; observedAt: number }[] = [];
   for (const c of matched) {
-    const addrs = [...new Set((await ledger.events({ configKeys: [c.configKey], kinds: ["blacklist"] })).map((r) => r.address))];
+    const addrs = [
+      ...new Set((await ledger.events({ configKeys: [c.configKey], kinds: ["blacklist"] })).map((r) => r.address)),
+    ];
     const skipped = unsyncableReason(c, rpc);
-    out.push({ configKey: c.configKey, blacklistedAddresses: addrs.length, selected: 0, read: 0, written: 0, failed: 0, skipped });
-    if (!skipped) for (const address of addrs) candidates.push({ config: c, address, observedAt: snaps.get(`${c.configKey}|${address}`) ?? -1 });
+    out.push({
+      configKey: c.configKey,
+      blacklistedAddresses: addrs.length,
+      selected: 0,
+      read: 0,
+      written: 0,
+      failed: 0,
+      skipped,
+    });
+    if (!skipped)
+      for (const address of addrs)
+        candidates.push({ config: c, address, observedAt: snaps.get(`${c.configKey}|${address}`) ?? -1 });
   }
-  candidates.sort((a, b) => a.observedAt - b.observedAt || (a.config.configKey < b.config.configKey ? -1 : a.config.configKey > b.config.configKey ? 1 : 0) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  candidates.sort(
+    (a, b) =>
+      a.observedAt - b.observedAt ||
+      (a.config.configKey < b.config.configKey ? -1 : a.config.configKey > b.config.configKey ? 1 : 0) ||
+      (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+  );
   const selected = candidates.slice(0, p.limit);
   const resultOf = new Map(out.map((r) => [r.configKey, r]));
   for (const x of selected) resultOf.get(x.config.configKey)!.selected += 1;
   if (!p.dryRun && selected.length > 0) {
     const heads = new Map<string, Promise<bigint>>();
     const limit = pLimit(8);
-    const rows = (await Promise.all(selected.map((x) => limit(async () => {
-      const c = x.config, r = resultOf.get(c.configKey)!;
-      try {
-        rpc.expectChainId(c.chain, c.evmChainId);
-        if (!heads.has(c.chain)) heads.set(c.chain, rpc.safeHead(c.chain));
-        const head = await heads.get(c.chain)!;
-        const bal = await rpc.balanceOf(c.chain, c.address as string, x.address, head);
-        r.read += 1;
-        return { configKey: c.configKey, address: x.address, balanceRaw: bal.toString(), blockNumber: Number(head), observedAt: now() };
-      } catch {
-        r.failed += 1;
-        return null;
-      }
-    })))).filter((x) => x !== null);
+    const rows = (
+      await Promise.all(
+        selected.map((x) =>
+          limit(async () => {
+            const c = x.config,
+              r = resultOf.get(c.configKey)!;
+            try {
+              rpc.expectChainId(c.chain, c.evmChainId);
+              if (!heads.has(c.chain)) heads.set(c.chain, rpc.safeHead(c.chain));
+              const head = await heads.get(c.chain)!;
+              const bal = await rpc.balanceOf(c.chain, c.address as string, x.address, head);
+              r.read += 1;
+              return {
+                configKey: c.configKey,
+                address: x.address,
+                balanceRaw: bal.toString(),
+                blockNumber: Number(head),
+                observedAt: now(),
+              };
+            } catch {
+              r.failed += 1;
+              return null;
+            }
+          }),
+        ),
+      )
+    ).filter((x) => x !== null);
     await ledger.upsertCurrentBalances(rows);
     for (const row of rows) resultOf.get(row.configKey)!.written += 1;
   }
   const sum = (k: "selected" | "read" | "written" | "failed") => out.reduce((a, r) => a + r[k], 0);
-  opts.log?.("info", "blacklist current balances", { configs: out.length, written: sum("written"), failed: sum("failed") });
-  return { dryRun: p.dryRun, configs: out, totals: { selected: sum("selected"), read: sum("read"), written: sum("written"), failed: sum("failed") } };
+  opts.log?.("info", "blacklist current balances", {
+    configs: out.length,
+    written: sum("written"),
+    failed: sum("failed"),
+  });
+  return {
+    dryRun: p.dryRun,
+    configs: out,
+    totals: { selected: sum("selected"), read: sum("read"), written: sum("written"), failed: sum("failed") },
+  };
 }

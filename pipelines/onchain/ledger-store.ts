@@ -119,14 +119,27 @@ const DDL = [
   "create table if not exists onchain_amount_attempts (id varchar primary key, attempts bigint not null, last_error varchar, last_attempt_at bigint not null)",
   "create table if not exists onchain_current_balances (config_key varchar not null, address varchar not null, balance_raw varchar not null, block_number bigint not null, observed_at bigint not null, primary key (config_key, address))",
 ];
-const KEEP_RESOLVED = (c: string) => `${c} = case when excluded.amount_status = 'resolved' or onchain_events.amount_status <> 'resolved' then excluded.${c} else onchain_events.${c} end`;
+const KEEP_RESOLVED = (c: string) =>
+  `${c} = case when excluded.amount_status = 'resolved' or onchain_events.amount_status <> 'resolved' then excluded.${c} else onchain_events.${c} end`;
 const UPSERT_EVENTS = `insert into onchain_events select * from (select unnest(from_json($rows::json, '[${JSON_STRUCT}]'), recursive := true))
-  on conflict (id) do update set ${COLS.filter((c) => c !== "id").map((c) => (c === "amount_raw" || c === "amount_source" || c === "amount_status" ? KEEP_RESOLVED(c) : `"${c}" = excluded."${c}"`)).join(", ")}`;
+  on conflict (id) do update set ${COLS.filter((c) => c !== "id")
+    .map((c) =>
+      c === "amount_raw" || c === "amount_source" || c === "amount_status"
+        ? KEEP_RESOLVED(c)
+        : `"${c}" = excluded."${c}"`,
+    )
+    .join(", ")}`;
 
 /** Converts a row read back from DuckDB (BIGINTs as strings) into a validated OnchainEventRow. */
 function toRow(r: Record<string, unknown>): OnchainEventRow {
   const num = (v: unknown) => (v === null || v === undefined ? v : Number(v));
-  return OnchainEventRowSchema.parse({ ...r, decimals: num(r.decimals), block_number: num(r.block_number), log_index: num(r.log_index), ts: num(r.ts) });
+  return OnchainEventRowSchema.parse({
+    ...r,
+    decimals: num(r.decimals),
+    block_number: num(r.block_number),
+    log_index: num(r.log_index),
+    ts: num(r.ts),
+  });
 }
 
 /** The ledger file (see module doc). */
@@ -135,7 +148,12 @@ export class LedgerStore {
   private readonly queue = pLimit(1);
   private closed = false;
 
-  private constructor(readonly path: string, private readonly instance: DuckDBInstance, private readonly conn: DuckDBConnection, readonly readOnly: boolean) {}
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    private readonly conn: DuckDBConnection,
+    readonly readOnly: boolean,
+  ) {}
 
   /**
    * Opens (creating the file, its directory and the tables when missing) the ledger at `path`.
@@ -145,7 +163,10 @@ export class LedgerStore {
   static async open(path: string, opts: { readOnly?: boolean } = {}): Promise<LedgerStore> {
     const readOnly = opts.readOnly ?? false;
     if (!readOnly && path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
-    const instance = await DuckDBInstance.create(path, { threads: "2", ...(readOnly ? { access_mode: "READ_ONLY" } : {}) });
+    const instance = await DuckDBInstance.create(path, {
+      threads: "2",
+      ...(readOnly ? { access_mode: "READ_ONLY" } : {}),
+    });
     const conn = await instance.connect();
     const store = new LedgerStore(path, instance, conn, readOnly);
     if (!readOnly) for (const sql of DDL) await conn.run(sql);
@@ -186,7 +207,8 @@ export class LedgerStore {
       if (seen.has(r.id)) throw new Error(`duplicate event id in one commit: ${r.id}`);
       seen.add(r.id);
     }
-    for (let i = 0; i < rows.length; i += 20_000) await this.conn.run(UPSERT_EVENTS, { rows: JSON.stringify(rows.slice(i, i + 20_000)) });
+    for (let i = 0; i < rows.length; i += 20_000)
+      await this.conn.run(UPSERT_EVENTS, { rows: JSON.stringify(rows.slice(i, i + 20_000)) });
   }
 
   /**
@@ -197,23 +219,34 @@ export class LedgerStore {
    */
   async commitRange(c: RangeCommit): Promise<void> {
     const rows = c.rows.map((r) => OnchainEventRowSchema.parse(r));
-    for (const r of rows) if (r.config_key !== c.configKey) throw new Error(`row ${r.id} belongs to ${r.config_key}, not ${c.configKey}`);
+    for (const r of rows)
+      if (r.config_key !== c.configKey) throw new Error(`row ${r.id} belongs to ${r.config_key}, not ${c.configKey}`);
     await this.tx(async () => {
       if (c.replaceBlocks) {
-        await this.conn.run("delete from onchain_events where config_key = $k and block_number between $f and $t",
-          { k: c.configKey, f: BigInt(c.replaceBlocks.fromBlock), t: BigInt(c.replaceBlocks.toBlock) });
+        await this.conn.run("delete from onchain_events where config_key = $k and block_number between $f and $t", {
+          k: c.configKey,
+          f: BigInt(c.replaceBlocks.fromBlock),
+          t: BigInt(c.replaceBlocks.toBlock),
+        });
       }
       await this.upsertRows(rows);
       for (const [topic0, n] of c.unknownTopics ?? []) {
-        await this.conn.run("insert into onchain_unknown_topics values ($k, $t, $n) on conflict (config_key, topic0) do update set count = onchain_unknown_topics.count + excluded.count",
-          { k: c.configKey, t: topic0, n: BigInt(n) });
+        await this.conn.run(
+          "insert into onchain_unknown_topics values ($k, $t, $n) on conflict (config_key, topic0) do update set count = onchain_unknown_topics.count + excluded.count",
+          { k: c.configKey, t: topic0, n: BigInt(n) },
+        );
       }
       if (c.cursor) await this.putCursor(c.configKey, c.cursor.lastBlock, c.cursor.lastBlockHash, c.nowSec);
     });
   }
 
   private async putCursor(configKey: string, lastBlock: number, hash: string | null, nowSec: number): Promise<void> {
-    await this.conn.run("insert or replace into onchain_cursors values ($k, $b, $h, $u)", { k: configKey, b: BigInt(lastBlock), h: hash, u: BigInt(nowSec) });
+    await this.conn.run("insert or replace into onchain_cursors values ($k, $b, $h, $u)", {
+      k: configKey,
+      b: BigInt(lastBlock),
+      h: hash,
+      u: BigInt(nowSec),
+    });
   }
 
   /**
@@ -223,8 +256,14 @@ export class LedgerStore {
    */
   async rollback(configKey: string, toBlock: number, hash: string | null, nowSec: number): Promise<number> {
     return this.tx(async () => {
-      const [{ n }] = await this.raw<{ n: string }>("select count(*) as n from onchain_events where config_key = $k and block_number > $b", { k: configKey, b: BigInt(toBlock) });
-      await this.conn.run("delete from onchain_events where config_key = $k and block_number > $b", { k: configKey, b: BigInt(toBlock) });
+      const [{ n }] = await this.raw<{ n: string }>(
+        "select count(*) as n from onchain_events where config_key = $k and block_number > $b",
+        { k: configKey, b: BigInt(toBlock) },
+      );
+      await this.conn.run("delete from onchain_events where config_key = $k and block_number > $b", {
+        k: configKey,
+        b: BigInt(toBlock),
+      });
       if (toBlock < 0) await this.conn.run("delete from onchain_cursors where config_key = $k", { k: configKey });
       else await this.putCursor(configKey, toBlock, hash, nowSec);
       return Number(n);
@@ -234,26 +273,48 @@ export class LedgerStore {
   /** Cursor of `configKey`, or null when the config was never synced. */
   async getCursor(configKey: string): Promise<LedgerCursor | null> {
     const [r] = await this.all<{ last_block: string; last_block_hash: string | null; updated_at: string }>(
-      "select last_block, last_block_hash, updated_at from onchain_cursors where config_key = $k", { k: configKey });
-    return r ? { configKey, lastBlock: Number(r.last_block), lastBlockHash: r.last_block_hash, updatedAt: Number(r.updated_at) } : null;
+      "select last_block, last_block_hash, updated_at from onchain_cursors where config_key = $k",
+      { k: configKey },
+    );
+    return r
+      ? {
+          configKey,
+          lastBlock: Number(r.last_block),
+          lastBlockHash: r.last_block_hash,
+          updatedAt: Number(r.updated_at),
+        }
+      : null;
   }
 
   /** Every cursor, sorted by config key. */
   async cursors(): Promise<LedgerCursor[]> {
-    const rows = await this.all<{ config_key: string; last_block: string; last_block_hash: string | null; updated_at: string }>(
-      "select * from onchain_cursors order by config_key");
-    return rows.map((r) => ({ configKey: r.config_key, lastBlock: Number(r.last_block), lastBlockHash: r.last_block_hash, updatedAt: Number(r.updated_at) }));
+    const rows = await this.all<{
+      config_key: string;
+      last_block: string;
+      last_block_hash: string | null;
+      updated_at: string;
+    }>("select * from onchain_cursors order by config_key");
+    return rows.map((r) => ({
+      configKey: r.config_key,
+      lastBlock: Number(r.last_block),
+      lastBlockHash: r.last_block_hash,
+      updatedAt: Number(r.updated_at),
+    }));
   }
 
   /**
    * Moves cursors in ONE transaction without touching rows (admin reset): `lastBlock` < 0 deletes the
    * cursor (next sync starts at the config's start block). Returns the number of cursors changed.
    */
-  async setCursors(updates: { configKey: string; lastBlock: number; lastBlockHash: string | null }[], nowSec: number): Promise<number> {
+  async setCursors(
+    updates: { configKey: string; lastBlock: number; lastBlockHash: string | null }[],
+    nowSec: number,
+  ): Promise<number> {
     if (updates.length === 0) return 0;
     return this.tx(async () => {
       for (const u of updates) {
-        if (u.lastBlock < 0) await this.conn.run("delete from onchain_cursors where config_key = $k", { k: u.configKey });
+        if (u.lastBlock < 0)
+          await this.conn.run("delete from onchain_cursors where config_key = $k", { k: u.configKey });
         else await this.putCursor(u.configKey, u.lastBlock, u.lastBlockHash, nowSec);
       }
       return updates.length;
@@ -269,22 +330,41 @@ export class LedgerStore {
       v[name] = JSON.stringify(values);
     };
     if (filter.configKeys) inList("e.config_key", "keys", filter.configKeys);
-    if (filter.chainId) { where.push("e.chain_id = $chain"); v.chain = filter.chainId; }
-    if (filter.stablecoinId) { where.push("e.stablecoin_id = $coin"); v.coin = filter.stablecoinId; }
-    if (filter.kinds) inList("e.kind", "kinds", filter.kinds.filter((k) => (EVENT_KINDS as readonly string[]).includes(k)));
+    if (filter.chainId) {
+      where.push("e.chain_id = $chain");
+      v.chain = filter.chainId;
+    }
+    if (filter.stablecoinId) {
+      where.push("e.stablecoin_id = $coin");
+      v.coin = filter.stablecoinId;
+    }
+    if (filter.kinds)
+      inList(
+        "e.kind",
+        "kinds",
+        filter.kinds.filter((k) => (EVENT_KINDS as readonly string[]).includes(k)),
+      );
     if (filter.amountStatuses) inList("e.amount_status", "statuses", filter.amountStatuses);
     if (filter.amountSources) inList("e.amount_source", "sources", filter.amountSources);
-    if (filter.maxAttemptsBelow !== undefined) { where.push("coalesce(a.attempts, 0) < $maxa"); v.maxa = BigInt(filter.maxAttemptsBelow); }
+    if (filter.maxAttemptsBelow !== undefined) {
+      where.push("coalesce(a.attempts, 0) < $maxa");
+      v.maxa = BigInt(filter.maxAttemptsBelow);
+    }
     if (filter.limit !== undefined) v.lim = BigInt(filter.limit);
     const rows = await this.all(
       `select e.* from onchain_events e left join onchain_amount_attempts a on a.id = e.id
-       ${where.length ? `where ${where.join(" and ")}` : ""} order by e.ts, e.block_number, e.log_index, e.id${filter.limit !== undefined ? " limit $lim" : ""}`, v);
+       ${where.length ? `where ${where.join(" and ")}` : ""} order by e.ts, e.block_number, e.log_index, e.id${filter.limit !== undefined ? " limit $lim" : ""}`,
+      v,
+    );
     return rows.map(toRow);
   }
 
   /** Number of event rows (optionally of one config). */
   async countEvents(configKey?: string): Promise<number> {
-    const [r] = await this.all<{ n: string }>(`select count(*) as n from onchain_events${configKey ? " where config_key = $k" : ""}`, configKey ? { k: configKey } : undefined);
+    const [r] = await this.all<{ n: string }>(
+      `select count(*) as n from onchain_events${configKey ? " where config_key = $k" : ""}`,
+      configKey ? { k: configKey } : undefined,
+    );
     return Number(r.n);
   }
 
@@ -296,27 +376,36 @@ export class LedgerStore {
     if (updates.length === 0 && failed.length === 0) return;
     await this.tx(async () => {
       for (const u of updates) {
-        await this.conn.run("update onchain_events set amount_raw = $a, amount_source = $s, amount_status = $st where id = $id",
-          { a: u.amount_raw, s: u.amount_source, st: u.amount_status, id: u.id });
-        if (u.amount_status === "resolved") await this.conn.run("delete from onchain_amount_attempts where id = $id", { id: u.id });
+        await this.conn.run(
+          "update onchain_events set amount_raw = $a, amount_source = $s, amount_status = $st where id = $id",
+          { a: u.amount_raw, s: u.amount_source, st: u.amount_status, id: u.id },
+        );
+        if (u.amount_status === "resolved")
+          await this.conn.run("delete from onchain_amount_attempts where id = $id", { id: u.id });
       }
       for (const f of failed) {
-        await this.conn.run(`insert into onchain_amount_attempts values ($id, 1, $e, $t)
+        await this.conn.run(
+          `insert into onchain_amount_attempts values ($id, 1, $e, $t)
           on conflict (id) do update set attempts = onchain_amount_attempts.attempts + 1, last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at`,
-        { id: f.id, e: f.error.slice(0, 500), t: BigInt(nowSec) });
+          { id: f.id, e: f.error.slice(0, 500), t: BigInt(nowSec) },
+        );
       }
     });
   }
 
   /** Failed balance-read attempts per id (ids without failures are absent). */
   async amountAttempts(): Promise<Map<string, number>> {
-    const rows = await this.all<{ id: string; attempts: string }>("select id, attempts from onchain_amount_attempts order by id");
+    const rows = await this.all<{ id: string; attempts: string }>(
+      "select id, attempts from onchain_amount_attempts order by id",
+    );
     return new Map(rows.map((r) => [r.id, Number(r.attempts)]));
   }
 
   /** Unknown-topic counts, sorted by (config_key, topic0). */
   async unknownTopics(): Promise<{ config_key: string; topic0: string; count: number }[]> {
-    const rows = await this.all<{ config_key: string; topic0: string; count: string }>("select * from onchain_unknown_topics order by config_key, topic0");
+    const rows = await this.all<{ config_key: string; topic0: string; count: string }>(
+      "select * from onchain_unknown_topics order by config_key, topic0",
+    );
     return rows.map((r) => ({ ...r, count: Number(r.count) }));
   }
 
@@ -325,16 +414,30 @@ export class LedgerStore {
     if (states.length === 0) return;
     await this.tx(async () => {
       for (const s of states) {
-        await this.conn.run("insert or replace into onchain_provider_state values ($p, $s, $f, $l)",
-          { p: s.provider, s: s.state, f: BigInt(s.consecutiveFailures), l: s.lastSuccessAt === null ? null : BigInt(s.lastSuccessAt) });
+        await this.conn.run("insert or replace into onchain_provider_state values ($p, $s, $f, $l)", {
+          p: s.provider,
+          s: s.state,
+          f: BigInt(s.consecutiveFailures),
+          l: s.lastSuccessAt === null ? null : BigInt(s.lastSuccessAt),
+        });
       }
     });
   }
 
   /** Saved provider states, sorted by provider. */
   async providerStates(): Promise<StoredProviderState[]> {
-    const rows = await this.all<{ provider: string; state: string; consecutive_failures: string; last_success_at: string | null }>("select * from onchain_provider_state order by provider");
-    return rows.map((r) => ({ provider: r.provider, state: r.state, consecutiveFailures: Number(r.consecutive_failures), lastSuccessAt: r.last_success_at === null ? null : Number(r.last_success_at) }));
+    const rows = await this.all<{
+      provider: string;
+      state: string;
+      consecutive_failures: string;
+      last_success_at: string | null;
+    }>("select * from onchain_provider_state order by provider");
+    return rows.map((r) => ({
+      provider: r.provider,
+      state: r.state,
+      consecutiveFailures: Number(r.consecutive_failures),
+      lastSuccessAt: r.last_success_at === null ? null : Number(r.last_success_at),
+    }));
   }
 
   /** Upserts current-balance snapshots in one transaction. */
@@ -342,18 +445,36 @@ export class LedgerStore {
     if (rows.length === 0) return;
     await this.tx(async () => {
       for (const r of rows) {
-        await this.conn.run("insert or replace into onchain_current_balances values ($k, $a, $b, $n, $o)",
-          { k: r.configKey, a: r.address, b: r.balanceRaw, n: BigInt(r.blockNumber), o: BigInt(r.observedAt) });
+        await this.conn.run("insert or replace into onchain_current_balances values ($k, $a, $b, $n, $o)", {
+          k: r.configKey,
+          a: r.address,
+          b: r.balanceRaw,
+          n: BigInt(r.blockNumber),
+          o: BigInt(r.observedAt),
+        });
       }
     });
   }
 
   /** Current-balance snapshots (optionally of some configs), sorted by (config_key, address). */
   async currentBalances(configKeys?: string[]): Promise<CurrentBalance[]> {
-    const rows = await this.all<{ config_key: string; address: string; balance_raw: string; block_number: string; observed_at: string }>(
+    const rows = await this.all<{
+      config_key: string;
+      address: string;
+      balance_raw: string;
+      block_number: string;
+      observed_at: string;
+    }>(
       `select * from onchain_current_balances${configKeys ? " where config_key in (select unnest(from_json($k::json, '[\"VARCHAR\"]')))" : ""} order by config_key, address`,
-      configKeys ? { k: JSON.stringify(configKeys) } : undefined);
-    return rows.map((r) => ({ configKey: r.config_key, address: r.address, balanceRaw: r.balance_raw, blockNumber: Number(r.block_number), observedAt: Number(r.observed_at) }));
+      configKeys ? { k: JSON.stringify(configKeys) } : undefined,
+    );
+    return rows.map((r) => ({
+      configKey: r.config_key,
+      address: r.address,
+      balanceRaw: r.balance_raw,
+      blockNumber: Number(r.block_number),
+      observedAt: Number(r.observed_at),
+    }));
   }
 
   /** Waits for pending writes, then closes the connection and the database (idempotent). */

@@ -29,13 +29,27 @@ export interface TrackedConfig {
 export function trackedConfigs(registry: Registry): TrackedConfig[] {
   const out: TrackedConfig[] = [];
   for (const coin of registry.coins) {
-    for (const [purpose, list] of [["freeze", coin.freezeContracts], ["supply", coin.supplyContracts]] as const) {
+    for (const [purpose, list] of [
+      ["freeze", coin.freezeContracts],
+      ["supply", coin.supplyContracts],
+    ] as const) {
       for (const c of list) {
-        const unsupportedReason = c.address === null ? "contract-address-unresolved" : c.decimals === null ? "decimals-unknown" : null;
+        const unsupportedReason =
+          c.address === null ? "contract-address-unresolved" : c.decimals === null ? "decimals-unknown" : null;
         out.push({
-          configKey: configKey(coin.id, c.chain, c.address ?? "unresolved", c.family), stablecoinId: coin.id, symbol: coin.symbol.toUpperCase(),
-          chain: c.chain, evmChainId: c.evmChainId, address: c.address, decimals: c.decimals, startBlock: c.startBlock, family: c.family,
-          events: registry.eventFamilies[c.family] ?? [], purpose, contractSource: c.contractSource, unsupportedReason,
+          configKey: configKey(coin.id, c.chain, c.address ?? "unresolved", c.family),
+          stablecoinId: coin.id,
+          symbol: coin.symbol.toUpperCase(),
+          chain: c.chain,
+          evmChainId: c.evmChainId,
+          address: c.address,
+          decimals: c.decimals,
+          startBlock: c.startBlock,
+          family: c.family,
+          events: registry.eventFamilies[c.family] ?? [],
+          purpose,
+          contractSource: c.contractSource,
+          unsupportedReason,
         });
       }
     }

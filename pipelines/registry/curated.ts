@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ContractDeploymentSchema, RedemptionFactsSchema, RiskFactsSchema, StablecoinIdSchema, TrackedContractSchema } from "./schema.ts";
+import {
+  ContractDeploymentSchema,
+  RedemptionFactsSchema,
+  RiskFactsSchema,
+  StablecoinIdSchema,
+  TrackedContractSchema,
+} from "./schema.ts";
 
 /**
  * The curated coin records (`pipelines/registry/coins.curated.json`): one record per coin, the
@@ -110,11 +116,19 @@ export type CuratedCoin = z.infer<typeof CuratedCoinSchema>;
  */
 export function curatedProblems(records: CuratedCoin[]): string[] {
   const problems: string[] = [];
-  const seen = { id: new Map<string, string>(), llamaId: new Map<string, string>(), geckoId: new Map<string, string>(), pharosId: new Map<string, string>() };
+  const seen = {
+    id: new Map<string, string>(),
+    llamaId: new Map<string, string>(),
+    geckoId: new Map<string, string>(),
+    pharosId: new Map<string, string>(),
+  };
   let prev = "";
   for (const r of records) {
     const expected = coinIdFor(r.symbol, r.issuer, r.variant);
-    if (r.id !== expected) problems.push(`${r.id}: id must be ${expected} (ticker ${r.symbol}, issuer ${r.issuer}${r.variant ? `, variant ${r.variant}` : ""})`);
+    if (r.id !== expected)
+      problems.push(
+        `${r.id}: id must be ${expected} (ticker ${r.symbol}, issuer ${r.issuer}${r.variant ? `, variant ${r.variant}` : ""})`,
+      );
     if (r.id <= prev) problems.push(`${r.id}: records must be sorted by id, unique (after ${prev})`);
     prev = r.id;
     for (const key of ["id", "llamaId", "geckoId", "pharosId"] as const) {
@@ -144,7 +158,10 @@ function riskDependencyProblems(records: CuratedCoin[]): string[] {
       if (d.id === r.id) problems.push(`${r.id}: risk.dependencies.${i}.id: a coin cannot depend on itself`);
       else if (!ids.has(d.id)) problems.push(`${r.id}: risk.dependencies.${i}.id: unknown registry coin ${d.id}`);
     }
-    deps.set(r.id, (r.risk?.dependencies ?? []).map((d) => d.id).filter((id) => ids.has(id) && id !== r.id));
+    deps.set(
+      r.id,
+      (r.risk?.dependencies ?? []).map((d) => d.id).filter((id) => ids.has(id) && id !== r.id),
+    );
   }
   const state = new Map<string, "open" | "done">();
   const visit = (id: string, path: string[]): void => {
@@ -170,8 +187,12 @@ export function schemaProblems(records: unknown[], schema: z.ZodType): string[] 
   for (const [i, rec] of records.entries()) {
     const parsed = schema.safeParse(rec);
     if (parsed.success) continue;
-    const id = rec && typeof rec === "object" && typeof (rec as { id?: unknown }).id === "string" ? (rec as { id: string }).id : `#${i}`;
-    for (const issue of parsed.error.issues) problems.push(`${id}: ${issue.path.join(".") || "(record)"}: ${issue.message}`);
+    const id =
+      rec && typeof rec === "object" && typeof (rec as { id?: unknown }).id === "string"
+        ? (rec as { id: string }).id
+        : `#${i}`;
+    for (const issue of parsed.error.issues)
+      problems.push(`${id}: ${issue.path.join(".") || "(record)"}: ${issue.message}`);
   }
   return problems;
 }
@@ -186,7 +207,8 @@ export function parseCuratedCoins(text: string): CuratedCoin[] {
   if (invalid.length > 0) throw new Error(`curated registry: ${invalid.length} problem(s):\n  ${invalid.join("\n  ")}`);
   const records = raw.map((r) => CuratedCoinSchema.parse(r));
   const problems = curatedProblems(records);
-  if (problems.length > 0) throw new Error(`curated registry: ${problems.length} problem(s):\n  ${problems.join("\n  ")}`);
+  if (problems.length > 0)
+    throw new Error(`curated registry: ${problems.length} problem(s):\n  ${problems.join("\n  ")}`);
   return records;
 }
 
@@ -201,8 +223,26 @@ export function byId(a: { id: string }, b: { id: string }): number {
 }
 
 const KEY_ORDER: (keyof CuratedCoin)[] = [
-  "id", "symbol", "issuer", "variant", "name", "pegType", "pegMechanism", "navToken", "floatingPeg",
-  "llamaId", "geckoId", "pharosId", "exchangeSymbols", "archiveNames", "contracts", "freezeContracts", "supplyContracts", "deadFrom", "risk", "redemption",
+  "id",
+  "symbol",
+  "issuer",
+  "variant",
+  "name",
+  "pegType",
+  "pegMechanism",
+  "navToken",
+  "floatingPeg",
+  "llamaId",
+  "geckoId",
+  "pharosId",
+  "exchangeSymbols",
+  "archiveNames",
+  "contracts",
+  "freezeContracts",
+  "supplyContracts",
+  "deadFrom",
+  "risk",
+  "redemption",
 ];
 
 /**

@@ -23,12 +23,18 @@ export const DONATIONS_PATH = join(dirname(fileURLToPath(import.meta.url)), "don
  */
 export const RECEIPT_KINDS = ["donation", "founder", "pool", "stream", "exchange"] as const;
 
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address").transform((a) => a.toLowerCase());
+const Address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address")
+  .transform((a) => a.toLowerCase());
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD");
 
 /** One received transfer. `amount` is in token units (decimal string, as reconciled); `receivedAt` an ISO time with its zone. */
 export const DonationReceiptSchema = z.object({
-  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex hash").transform((h) => h.toLowerCase()),
+  txHash: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex hash")
+    .transform((h) => h.toLowerCase()),
   logIndex: z.number().int().min(0),
   chain: z.string().min(1),
   token: Address,
@@ -71,29 +77,40 @@ export interface DonationsLedger {
  * dropped and counted under `rejected`; a repeated (txHash, logIndex) is dropped as `duplicate`.
  * @throws Error naming the file and problem when the file is unreadable or not the ledger's shape.
  */
-export function loadDonations(registry: Registry, path = process.env.BALLAST_DONATIONS_LEDGER || DONATIONS_PATH): DonationsLedger {
+export function loadDonations(
+  registry: Registry,
+  path = process.env.BALLAST_DONATIONS_LEDGER || DONATIONS_PATH,
+): DonationsLedger {
   let file: z.infer<typeof LedgerFileSchema>;
   try {
     file = LedgerFileSchema.parse(JSON.parse(readFileSync(path, "utf8")));
   } catch (err) {
-    throw new Error(`donations ledger ${path}: ${err instanceof z.ZodError ? z.prettifyError(err) : (err as Error).message}`);
+    throw new Error(
+      `donations ledger ${path}: ${err instanceof z.ZodError ? z.prettifyError(err) : (err as Error).message}`,
+    );
   }
   const coins = new Map(registry.coins.map((c) => [c.id, c]));
   const unresolved: string[] = [];
-  const qualifying = file.qualifying.flatMap(({ stablecoinId, chains }) => chains.flatMap((chain) => {
-    const contract = coins.get(stablecoinId)?.contracts.find((c) => c.chain === chain)?.address;
-    if (!contract) {
-      unresolved.push(`${stablecoinId} on ${chain}`);
-      return [];
-    }
-    return [{ stablecoinId, chain, contract: contract.toLowerCase() }];
-  }));
+  const qualifying = file.qualifying.flatMap(({ stablecoinId, chains }) =>
+    chains.flatMap((chain) => {
+      const contract = coins.get(stablecoinId)?.contracts.find((c) => c.chain === chain)?.address;
+      if (!contract) {
+        unresolved.push(`${stablecoinId} on ${chain}`);
+        return [];
+      }
+      return [{ stablecoinId, chain, contract: contract.toLowerCase() }];
+    }),
+  );
   const rejected: Record<string, number> = {};
   const seen = new Set<string>();
   const receipts: DonationReceipt[] = [];
   for (const raw of file.receipts) {
     const r = DonationReceiptSchema.safeParse(raw);
-    const reason = r.success ? (seen.has(`${r.data.txHash}:${r.data.logIndex}`) ? "duplicate" : null) : `${r.error.issues[0]!.path.join(".") || "(row)"}: ${r.error.issues[0]!.message}`;
+    const reason = r.success
+      ? seen.has(`${r.data.txHash}:${r.data.logIndex}`)
+        ? "duplicate"
+        : null
+      : `${r.error.issues[0]!.path.join(".") || "(row)"}: ${r.error.issues[0]!.message}`;
     if (reason) {
       rejected[reason] = (rejected[reason] ?? 0) + 1;
       continue;
@@ -101,5 +118,12 @@ export function loadDonations(registry: Registry, path = process.env.BALLAST_DON
     seen.add(`${r.data!.txHash}:${r.data!.logIndex}`);
     receipts.push(r.data!);
   }
-  return { reconciledAt: Date.parse(`${file.reconciledAt}T00:00:00Z`) / 1000, receipts, qualifying, unresolved, rejected, path };
+  return {
+    reconciledAt: Date.parse(`${file.reconciledAt}T00:00:00Z`) / 1000,
+    receipts,
+    qualifying,
+    unresolved,
+    rejected,
+    path,
+  };
 }

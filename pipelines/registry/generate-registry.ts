@@ -4,7 +4,16 @@ import { join } from "node:path";
 import { z } from "zod";
 import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyOf, slug } from "./curated.ts";
 import { toEventSelector } from "viem";
-import { type Chain, CHAIN_TIERS, type Coin, CoinSchema, FamilyEventSchema, type Registry, ReserveRiskSchema, type TrackedContract } from "./schema.ts";
+import {
+  type Chain,
+  CHAIN_TIERS,
+  type Coin,
+  CoinSchema,
+  FamilyEventSchema,
+  type Registry,
+  ReserveRiskSchema,
+  type TrackedContract,
+} from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 import { parseRegistry } from "./registry.ts";
 
@@ -25,7 +34,6 @@ export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
  * silently drops; the committed registry has none.
  */
 
-
 const CHAIN_ID_OVERRIDES: Record<string, string> = {
   "OP Mainnet": "optimism",
   "ZKsync Era": "zksync",
@@ -33,8 +41,8 @@ const CHAIN_ID_OVERRIDES: Record<string, string> = {
   "World Chain": "worldchain",
   "X Layer": "xlayer",
   "Plume Mainnet": "plume",
-  "Kaia": "klaytn",
-  "Morph": "morph-l2",
+  Kaia: "klaytn",
+  Morph: "morph-l2",
 };
 
 /** Non-chain keys DefiLlama sometimes leaves in chain maps. */
@@ -74,7 +82,11 @@ const CemeteryRow = z.object({
   pegCurrency: z.string(),
   causeOfDeath: z.string(),
   deathDate: z.string(),
-  peakMcapUsd: z.string().transform((v) => (v.trim() === "" ? null : Number(v))).pipe(z.number().positive().nullable()).optional(),
+  peakMcapUsd: z
+    .string()
+    .transform((v) => (v.trim() === "" ? null : Number(v)))
+    .pipe(z.number().positive().nullable())
+    .optional(),
 });
 
 /** Paths of the recorded inputs, relative to the capture dir. */
@@ -87,16 +99,32 @@ export const REGISTRY_INPUTS = {
 } as const;
 
 const TrackedEvent = z.object({
-  signature: z.string(), topicHash: z.string(), eventType: z.enum(["blacklist", "unblacklist", "destroy"]), hasAmount: z.boolean(),
-  addressTopicIndex: z.number().optional(), addressDataIndex: z.number().optional(), addressArrayData: z.boolean().optional(),
-  amountTopicIndex: z.number().optional(), amountDataIndex: z.number().optional(), tronResultKey: z.string().optional(), amountNote: z.string().optional(),
+  signature: z.string(),
+  topicHash: z.string(),
+  eventType: z.enum(["blacklist", "unblacklist", "destroy"]),
+  hasAmount: z.boolean(),
+  addressTopicIndex: z.number().optional(),
+  addressDataIndex: z.number().optional(),
+  addressArrayData: z.boolean().optional(),
+  amountTopicIndex: z.number().optional(),
+  amountDataIndex: z.number().optional(),
+  tronResultKey: z.string().optional(),
+  amountNote: z.string().optional(),
 });
 const TrackedContracts = z.object({
   eventFamilies: z.record(z.string(), z.array(TrackedEvent)),
-  trackedContracts: z.array(z.object({
-    chain: z.string(), evmChainId: z.number().nullable().optional(), stablecoinId: z.string(), contractSource: z.enum(["primary", "traded"]),
-    contractAddress: z.string().nullable(), decimals: z.number().nullable(), startBlock: z.number().nullable(), eventFamily: z.string(),
-  })),
+  trackedContracts: z.array(
+    z.object({
+      chain: z.string(),
+      evmChainId: z.number().nullable().optional(),
+      stablecoinId: z.string(),
+      contractSource: z.enum(["primary", "traded"]),
+      contractAddress: z.string().nullable(),
+      decimals: z.number().nullable(),
+      startBlock: z.number().nullable(),
+      eventFamily: z.string(),
+    }),
+  ),
 });
 
 /**
@@ -107,8 +135,14 @@ const KNOWN_BRIDGES: Registry["bridges"] = [
   { chain: "ethereum", address: "0xc4922d64a24675e16e1586e3e3aa56c06fabe907", name: "Circle CCTP TokenMinter" },
 ];
 
-const L2BEAT = { label: "L2BEAT scaling summary (stage 1 rollups: Arbitrum One, OP Mainnet, Base)", url: "https://l2beat.com/scaling/summary" };
-const TIER_VOCABULARY = (what: string) => ({ label: `Ballast curated chain tier: ${what} (chainTier vocabulary of pipelines/registry/schema.ts)`, url: null });
+const L2BEAT = {
+  label: "L2BEAT scaling summary (stage 1 rollups: Arbitrum One, OP Mainnet, Base)",
+  url: "https://l2beat.com/scaling/summary",
+};
+const TIER_VOCABULARY = (what: string) => ({
+  label: `Ballast curated chain tier: ${what} (chainTier vocabulary of pipelines/registry/schema.ts)`,
+  url: null,
+});
 
 /**
  * Curated chain tiers (chain health `chainEnvironment`; we hold no L2BEAT snapshot): Ethereum itself;
@@ -116,8 +150,14 @@ const TIER_VOCABULARY = (what: string) => ({ label: `Ballast curated chain tier:
  * `chainTier` vocabulary names (Tron, BNB Chain, Solana, Avalanche, Stellar, XRPL); `established-alt-l1`
  * for the younger or smaller L1s it names (Gnosis, Sui). Every other chain has no tier (not guessed).
  */
-export const CURATED_CHAIN_TIERS: Record<string, { tier: (typeof CHAIN_TIERS)[number]; tierSource: { label: string; url: string | null } }> = {
-  ethereum: { tier: "ethereum", tierSource: { label: "Ethereum mainnet (reference settlement layer)", url: "https://ethereum.org/" } },
+export const CURATED_CHAIN_TIERS: Record<
+  string,
+  { tier: (typeof CHAIN_TIERS)[number]; tierSource: { label: string; url: string | null } }
+> = {
+  ethereum: {
+    tier: "ethereum",
+    tierSource: { label: "Ethereum mainnet (reference settlement layer)", url: "https://ethereum.org/" },
+  },
   arbitrum: { tier: "stage1-l2", tierSource: L2BEAT },
   base: { tier: "stage1-l2", tierSource: L2BEAT },
   optimism: { tier: "stage1-l2", tierSource: L2BEAT },
@@ -140,9 +180,15 @@ const TRACKED_ID_ALIASES: Record<string, string> = { "tgbp-tokenised": "tgbp-bcp
  * (Paxos contracts also emit `Transfer` from/to zero for the same supply change, so only one family is
  * tracked per contract). Topics are computed with keccak256 at generation time.
  */
-const SUPPLY_FAMILIES: Record<string, { signature: string; kind: "mint" | "burn" | "transfer"; addressTopicIndex?: number; amountDataIndex: number }[]> = {
+const SUPPLY_FAMILIES: Record<
+  string,
+  { signature: string; kind: "mint" | "burn" | "transfer"; addressTopicIndex?: number; amountDataIndex: number }[]
+> = {
   "erc20-supply": [{ signature: "Transfer(address,address,uint256)", kind: "transfer", amountDataIndex: 0 }],
-  "tether-supply": [{ signature: "Issue(uint256)", kind: "mint", amountDataIndex: 0 }, { signature: "Redeem(uint256)", kind: "burn", amountDataIndex: 0 }],
+  "tether-supply": [
+    { signature: "Issue(uint256)", kind: "mint", amountDataIndex: 0 },
+    { signature: "Redeem(uint256)", kind: "burn", amountDataIndex: 0 },
+  ],
   "paxos-supply": [
     { signature: "SupplyIncreased(address,uint256)", kind: "mint", addressTopicIndex: 1, amountDataIndex: 0 },
     { signature: "SupplyDecreased(address,uint256)", kind: "burn", addressTopicIndex: 1, amountDataIndex: 0 },
@@ -158,12 +204,17 @@ export function eventFamilies(tracked: z.infer<typeof TrackedContracts>): Regist
   for (const [key, events] of Object.entries(tracked.eventFamilies).sort(([a], [b]) => a.localeCompare(b))) {
     out[key] = events.map(({ topicHash, eventType, ...e }) => {
       const topic0 = toEventSelector(e.signature);
-      if (topic0 !== topicHash.toLowerCase()) throw new Error(`tracked-contracts family ${key}: ${e.signature} topic ${topicHash} is not keccak256 ${topic0}`);
+      if (topic0 !== topicHash.toLowerCase())
+        throw new Error(
+          `tracked-contracts family ${key}: ${e.signature} topic ${topicHash} is not keccak256 ${topic0}`,
+        );
       return FamilyEventSchema.parse({ ...e, topic0, kind: eventType });
     });
   }
   for (const [key, events] of Object.entries(SUPPLY_FAMILIES)) {
-    out[key] = events.map((e) => FamilyEventSchema.parse({ ...e, topic0: toEventSelector(e.signature), hasAmount: true }));
+    out[key] = events.map((e) =>
+      FamilyEventSchema.parse({ ...e, topic0: toEventSelector(e.signature), hasAmount: true }),
+    );
   }
   return out;
 }
@@ -180,10 +231,14 @@ export interface RegistryInputs {
 /** Reads and validates the recorded upstream inputs from the capture dir. Throws on schema failure. */
 export function readRegistryInputs(captureDir: string): RegistryInputs {
   const read = (p: string) => readFileSync(join(captureDir, p), "utf8");
-  const rows = Papa.parse<Record<string, string>>(read(REGISTRY_INPUTS.cemetery), { header: true, skipEmptyLines: true }).data;
+  const rows = Papa.parse<Record<string, string>>(read(REGISTRY_INPUTS.cemetery), {
+    header: true,
+    skipEmptyLines: true,
+  }).data;
   return {
     metadata: z.array(LooseAsset).parse(JSON.parse(read(REGISTRY_INPUTS.metadata))),
-    list: z.object({ peggedAssets: z.array(LooseAsset), chains: z.array(z.looseObject({ name: z.string() })) })
+    list: z
+      .object({ peggedAssets: z.array(LooseAsset), chains: z.array(z.looseObject({ name: z.string() })) })
       .parse(JSON.parse(read(REGISTRY_INPUTS.list))),
     core: z.array(CoreCoin).parse(JSON.parse(read(REGISTRY_INPUTS.core))),
     cemetery: rows.map((r) => CemeteryRow.parse(r)),
@@ -204,16 +259,25 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
   const cemById = new Map(inputs.cemetery.map((c) => [c.id, c]));
   const families = eventFamilies(inputs.trackedContracts);
   // Tracked-contracts names coins by Pharos id: our record with that pharosId, else an alias, else the same id.
-  const ourId = (pharos: string) => curated.find((c) => c.pharosId === pharos)?.id ?? curated.find((c) => c.id === (TRACKED_ID_ALIASES[pharos] ?? pharos))?.id;
-  const unknownTracked = [...new Set(inputs.trackedContracts.trackedContracts.map((t) => t.stablecoinId))].filter((id) => !ourId(id));
+  const ourId = (pharos: string) =>
+    curated.find((c) => c.pharosId === pharos)?.id ??
+    curated.find((c) => c.id === (TRACKED_ID_ALIASES[pharos] ?? pharos))?.id;
+  const unknownTracked = [...new Set(inputs.trackedContracts.trackedContracts.map((t) => t.stablecoinId))].filter(
+    (id) => !ourId(id),
+  );
   if (unknownTracked.length) throw new Error(`tracked-contracts: unknown stablecoin ids ${unknownTracked.join(", ")}`);
   const trackedBy = new Map<string, TrackedContract[]>();
   for (const t of inputs.trackedContracts.trackedContracts) {
     const id = ourId(t.stablecoinId)!;
     const list = trackedBy.get(id) ?? [];
     list.push({
-      chain: t.chain, evmChainId: t.evmChainId ?? null, address: t.chain === "tron" || !t.contractAddress ? t.contractAddress : t.contractAddress.toLowerCase(),
-      decimals: t.decimals, startBlock: t.startBlock, family: t.eventFamily, contractSource: t.contractSource,
+      chain: t.chain,
+      evmChainId: t.evmChainId ?? null,
+      address: t.chain === "tron" || !t.contractAddress ? t.contractAddress : t.contractAddress.toLowerCase(),
+      decimals: t.decimals,
+      startBlock: t.startBlock,
+      family: t.eventFamily,
+      contractSource: t.contractSource,
     });
     trackedBy.set(id, list);
   }
@@ -257,11 +321,24 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
 
   // Upstream coins nobody has curated: listed with a provisional id, flagged `unreviewed`.
   const curatedLlama = new Set(curated.map((c) => c.llamaId).filter(Boolean));
-  const uncurated: ListAsset[] = [...new Set([...meta.keys(), ...listed.keys()])].filter((id) => !curatedLlama.has(id)).map((id) => {
-    const a = (meta.get(id) ?? listed.get(id))!;
-    return { llamaId: id, name: a.name, symbol: a.symbol, geckoId: a.gecko_id ?? null, pegType: a.pegType, pegMechanism: a.pegMechanism ?? null };
-  });
-  coins.push(...withUnreviewedCoins({ coins, chains: [], bridges: [], eventFamilies: families }, uncurated).registry.coins.slice(coins.length));
+  const uncurated: ListAsset[] = [...new Set([...meta.keys(), ...listed.keys()])]
+    .filter((id) => !curatedLlama.has(id))
+    .map((id) => {
+      const a = (meta.get(id) ?? listed.get(id))!;
+      return {
+        llamaId: id,
+        name: a.name,
+        symbol: a.symbol,
+        geckoId: a.gecko_id ?? null,
+        pegType: a.pegType,
+        pegMechanism: a.pegMechanism ?? null,
+      };
+    });
+  coins.push(
+    ...withUnreviewedCoins({ coins, chains: [], bridges: [], eventFamilies: families }, uncurated).registry.coins.slice(
+      coins.length,
+    ),
+  );
   coins.sort(byId);
 
   const labels = new Set<string>();
@@ -273,7 +350,15 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
     const id = chainIdForLabel(label);
     if (!chains.has(id)) chains.set(id, { id, name: label, ...(CURATED_CHAIN_TIERS[id] ?? {}) });
   }
-  return parseRegistry({ coins, chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)), bridges: KNOWN_BRIDGES, eventFamilies: families }, "generated registry");
+  return parseRegistry(
+    {
+      coins,
+      chains: [...chains.values()].sort((a, b) => a.id.localeCompare(b.id)),
+      bridges: KNOWN_BRIDGES,
+      eventFamilies: families,
+    },
+    "generated registry",
+  );
 }
 
 /** Reads the recorded inputs and the committed curated records and returns the registry. */
@@ -290,14 +375,24 @@ export function reserveComposition(core: z.infer<typeof CoreCoin> | undefined): 
   const { path, commit } = core._source;
   return {
     components: core.reserves.map((r) => ({ name: r.name, pct: r.pct, risk: ReserveRiskSchema.parse(r.risk) })),
-    source: { label: `pharos-core ${path}@${commit}`, url: `https://github.com/TokenBrice/pharos-watch/blob/${commit}/${path}` },
+    source: {
+      label: `pharos-core ${path}@${commit}`,
+      url: `https://github.com/TokenBrice/pharos-watch/blob/${commit}/${path}`,
+    },
   };
 }
 
 /** Tracked contracts sorted by chain, family, address; throws on a family the registry does not define. */
 function sortTracked(cs: TrackedContract[], families: Registry["eventFamilies"]): TrackedContract[] {
-  for (const c of cs) if (!families[c.family]) throw new Error(`tracked contract ${c.chain} ${c.address}: unknown event family ${c.family}`);
-  return [...cs].sort((a, b) => a.chain.localeCompare(b.chain) || a.family.localeCompare(b.family) || String(a.address).localeCompare(String(b.address)));
+  for (const c of cs)
+    if (!families[c.family])
+      throw new Error(`tracked contract ${c.chain} ${c.address}: unknown event family ${c.family}`);
+  return [...cs].sort(
+    (a, b) =>
+      a.chain.localeCompare(b.chain) ||
+      a.family.localeCompare(b.family) ||
+      String(a.address).localeCompare(String(b.address)),
+  );
 }
 
 /** Deployments sorted by chain then address, duplicates (same chain and address) dropped. */

@@ -14,7 +14,10 @@ export const REGISTRY_PATH = join(HERE, "registry.json");
 export function parseRegistry(data: unknown, label = "registry.json"): Registry {
   const parsed = RegistrySchema.safeParse(data);
   if (parsed.success) return parsed.data;
-  const coins = data && typeof data === "object" && Array.isArray((data as { coins?: unknown }).coins) ? (data as { coins: unknown[] }).coins : [];
+  const coins =
+    data && typeof data === "object" && Array.isArray((data as { coins?: unknown }).coins)
+      ? (data as { coins: unknown[] }).coins
+      : [];
   const problems = parsed.error.issues.map((issue) => {
     const [head, index, ...rest] = issue.path;
     if (head === "coins" && typeof index === "number") {

@@ -51,7 +51,15 @@ export const TrackedContractSchema = z.object({
 export type TrackedContract = z.infer<typeof TrackedContractSchema>;
 
 const RISK_FACT_FIELDS = [
-  "backing", "collateralQuality", "custodyModel", "governance", "chainTier", "deploymentModel", "canBeBlacklisted", "proofOfReserves", "dependencies",
+  "backing",
+  "collateralQuality",
+  "custodyModel",
+  "governance",
+  "chainTier",
+  "deploymentModel",
+  "canBeBlacklisted",
+  "proofOfReserves",
+  "dependencies",
 ] as const;
 /** Names of the fact fields of a risk block (every one must be cited by a source). */
 export const RiskFactFieldSchema = z.enum(RISK_FACT_FIELDS);
@@ -91,9 +99,14 @@ export function citationSchema<F extends readonly [string, ...string[]]>(fields:
  * The every-field-cited rule of a curated fact block: one issue on `sources` per fact field that no
  * source names (`no source cites <field>`). Call from the block's superRefine.
  */
-export function requireCitations(fields: readonly string[], sources: { fields: readonly string[] }[], ctx: z.RefinementCtx): void {
+export function requireCitations(
+  fields: readonly string[],
+  sources: { fields: readonly string[] }[],
+  ctx: z.RefinementCtx,
+): void {
   const cited = new Set(sources.flatMap((s) => s.fields));
-  for (const f of fields) if (!cited.has(f)) ctx.addIssue({ code: "custom", path: ["sources"], message: `no source cites ${f}` });
+  for (const f of fields)
+    if (!cited.has(f)) ctx.addIssue({ code: "custom", path: ["sources"], message: `no source cites ${f}` });
 }
 
 /** Citation of a risk block: which fact fields it supports, a label and a public URL. */
@@ -106,78 +119,118 @@ export type RiskSource = z.infer<typeof RiskSourceSchema>;
  * Facts come from the recorded Pharos core extract where it has them, else from the issuer's public
  * documentation; `sources` cites each field. Judged for the coin as it operates (not its history).
  */
-export const RiskFactsSchema = z.strictObject({
-  /**
-   * What backs the coin: `fiat-reserves` (cash, T-bills, repo held by the issuer), `treasury-fund`
-   * (tokenised T-bill / money-market fund shares, or a coin backed by them), `commodity` (allocated
-   * metal), `crypto-overcollateralized` (CDP), `delta-neutral` (spot crypto hedged with short perps),
-   * `rwa-credit` (private credit / loans), `algorithmic` (own-token or seigniorage), `hybrid` (mix of
-   * several, none dominant by design).
-   */
-  backing: z.enum(["fiat-reserves", "treasury-fund", "commodity", "crypto-overcollateralized", "delta-neutral", "rwa-credit", "algorithmic", "hybrid"]),
-  /**
-   * Risk tier of what backs the coin, reserve-weighted: `very-low` (T-bills, cash at top banks,
-   * allocated gold), `low` (mostly very-low with a minority of riskier assets, or ETH-only CDPs),
-   * `medium` (diversified crypto / RWA collateral), `high` (delta-neutral books, bridged or wrapped
-   * collateral, illiquid assets), `very-high` (sanctioned bank deposits, frozen or impaired reserves,
-   * reflexive own-token collateral).
-   */
-  collateralQuality: z.enum(["very-low", "low", "medium", "high", "very-high"]),
-  /**
-   * Who holds the backing: `onchain` (smart contracts), `institutional-top` (top-tier banks and
-   * custodians: BNY, State Street, national trust banks), `institutional-regulated` (licensed
-   * custodians), `institutional-unregulated` (custodians without a comparable licence, off-exchange
-   * settlement), `institutional-sanctioned` (sanctioned institution), `cex` (a centralised exchange).
-   */
-  custodyModel: z.enum(["onchain", "institutional-top", "institutional-regulated", "institutional-unregulated", "institutional-sanctioned", "cex"]),
-  /**
-   * Who can change the coin: `immutable-code` (no admin), `dao-governance` (token-holder votes),
-   * `multisig` (admin keys of a team), `regulated-entity` (licensed, supervised, independently audited
-   * issuer), `single-entity` (a company without that supervision), `wrapper` (inherits the wrapped coin's).
-   */
-  governance: z.enum(["immutable-code", "dao-governance", "multisig", "regulated-entity", "single-entity", "wrapper"]),
-  /**
-   * Tier of the coin's home chain (where it is issued against its backing; for a coin the issuer
-   * mints natively on several chains, the one holding most of its supply): `ethereum`, `stage1-l2`
-   * (rollup at L2BEAT stage 1: Arbitrum, Base, OP Mainnet), `mature-alt-l1` (Tron, BNB Chain, Solana,
-   * Avalanche, Stellar, XRPL), `established-alt-l1` (younger or smaller L1s: Gnosis, Sui), `unproven`.
-   */
-  chainTier: z.enum(["ethereum", "stage1-l2", "mature-alt-l1", "established-alt-l1", "unproven"]),
-  /**
-   * How the coin reaches other chains: `single-chain`, `canonical-bridge` (the rollups' own bridges),
-   * `native-multichain` (the issuer mints natively on each chain, incl. burn-and-mint like CCTP),
-   * `third-party-bridge` (LayerZero OFT, CCIP, Wormhole, an exchange's peg).
-   */
-  deploymentModel: z.enum(["single-chain", "canonical-bridge", "native-multichain", "third-party-bridge"]),
-  /**
-   * Whether holders can be frozen: `true` (the token contract has a freeze/blacklist), `false` (no
-   * such power), `"possible"` (an admin can add one: upgradeable contract, permissioned token without
-   * a documented freeze), `"inherited"` (≥25% of reserves are blacklistable coins, e.g. DAI via USDC).
-   */
-  canBeBlacklisted: z.union([z.boolean(), z.enum(["possible", "inherited"])]),
-  /**
-   * Reserve verification: `real-time` (on-chain collateral or a live proof-of-reserve feed),
-   * `independent-audit` (auditor's examination of the reserves, monthly, or a registered fund's
-   * audited reporting), `attestation` (periodic accountant's attestation, or a private fund's
-   * administrator reports), `self-reported` (issuer's own reports), `none`.
-   */
-  proofOfReserves: z.enum(["real-time", "independent-audit", "attestation", "self-reported", "none"]),
-  /** Upstream coins this coin's risk depends on (may be empty); weights sum to at most 1. */
-  dependencies: z.array(RiskDependencySchema),
-  /** Citations: every fact field above is named by at least one source. */
-  sources: z.array(RiskSourceSchema).min(1),
-}).superRefine((r, ctx) => {
-  const total = r.dependencies.reduce((s, d) => s + d.weight, 0);
-  // Tolerance for decimal sums such as 0.7 + 0.2 + 0.1.
-  if (total > 1 + 1e-9) ctx.addIssue({ code: "custom", path: ["dependencies"], message: `dependency weights sum to ${+total.toFixed(6)}, more than 1` });
-  const ids = r.dependencies.map((d) => d.id);
-  for (const [i, id] of ids.entries()) if (ids.indexOf(id) !== i) ctx.addIssue({ code: "custom", path: ["dependencies", i, "id"], message: `dependency ${id} listed twice` });
-  requireCitations(RISK_FACT_FIELDS, r.sources, ctx);
-});
+export const RiskFactsSchema = z
+  .strictObject({
+    /**
+     * What backs the coin: `fiat-reserves` (cash, T-bills, repo held by the issuer), `treasury-fund`
+     * (tokenised T-bill / money-market fund shares, or a coin backed by them), `commodity` (allocated
+     * metal), `crypto-overcollateralized` (CDP), `delta-neutral` (spot crypto hedged with short perps),
+     * `rwa-credit` (private credit / loans), `algorithmic` (own-token or seigniorage), `hybrid` (mix of
+     * several, none dominant by design).
+     */
+    backing: z.enum([
+      "fiat-reserves",
+      "treasury-fund",
+      "commodity",
+      "crypto-overcollateralized",
+      "delta-neutral",
+      "rwa-credit",
+      "algorithmic",
+      "hybrid",
+    ]),
+    /**
+     * Risk tier of what backs the coin, reserve-weighted: `very-low` (T-bills, cash at top banks,
+     * allocated gold), `low` (mostly very-low with a minority of riskier assets, or ETH-only CDPs),
+     * `medium` (diversified crypto / RWA collateral), `high` (delta-neutral books, bridged or wrapped
+     * collateral, illiquid assets), `very-high` (sanctioned bank deposits, frozen or impaired reserves,
+     * reflexive own-token collateral).
+     */
+    collateralQuality: z.enum(["very-low", "low", "medium", "high", "very-high"]),
+    /**
+     * Who holds the backing: `onchain` (smart contracts), `institutional-top` (top-tier banks and
+     * custodians: BNY, State Street, national trust banks), `institutional-regulated` (licensed
+     * custodians), `institutional-unregulated` (custodians without a comparable licence, off-exchange
+     * settlement), `institutional-sanctioned` (sanctioned institution), `cex` (a centralised exchange).
+     */
+    custodyModel: z.enum([
+      "onchain",
+      "institutional-top",
+      "institutional-regulated",
+      "institutional-unregulated",
+      "institutional-sanctioned",
+      "cex",
+    ]),
+    /**
+     * Who can change the coin: `immutable-code` (no admin), `dao-governance` (token-holder votes),
+     * `multisig` (admin keys of a team), `regulated-entity` (licensed, supervised, independently audited
+     * issuer), `single-entity` (a company without that supervision), `wrapper` (inherits the wrapped coin's).
+     */
+    governance: z.enum([
+      "immutable-code",
+      "dao-governance",
+      "multisig",
+      "regulated-entity",
+      "single-entity",
+      "wrapper",
+    ]),
+    /**
+     * Tier of the coin's home chain (where it is issued against its backing; for a coin the issuer
+     * mints natively on several chains, the one holding most of its supply): `ethereum`, `stage1-l2`
+     * (rollup at L2BEAT stage 1: Arbitrum, Base, OP Mainnet), `mature-alt-l1` (Tron, BNB Chain, Solana,
+     * Avalanche, Stellar, XRPL), `established-alt-l1` (younger or smaller L1s: Gnosis, Sui), `unproven`.
+     */
+    chainTier: z.enum(["ethereum", "stage1-l2", "mature-alt-l1", "established-alt-l1", "unproven"]),
+    /**
+     * How the coin reaches other chains: `single-chain`, `canonical-bridge` (the rollups' own bridges),
+     * `native-multichain` (the issuer mints natively on each chain, incl. burn-and-mint like CCTP),
+     * `third-party-bridge` (LayerZero OFT, CCIP, Wormhole, an exchange's peg).
+     */
+    deploymentModel: z.enum(["single-chain", "canonical-bridge", "native-multichain", "third-party-bridge"]),
+    /**
+     * Whether holders can be frozen: `true` (the token contract has a freeze/blacklist), `false` (no
+     * such power), `"possible"` (an admin can add one: upgradeable contract, permissioned token without
+     * a documented freeze), `"inherited"` (≥25% of reserves are blacklistable coins, e.g. DAI via USDC).
+     */
+    canBeBlacklisted: z.union([z.boolean(), z.enum(["possible", "inherited"])]),
+    /**
+     * Reserve verification: `real-time` (on-chain collateral or a live proof-of-reserve feed),
+     * `independent-audit` (auditor's examination of the reserves, monthly, or a registered fund's
+     * audited reporting), `attestation` (periodic accountant's attestation, or a private fund's
+     * administrator reports), `self-reported` (issuer's own reports), `none`.
+     */
+    proofOfReserves: z.enum(["real-time", "independent-audit", "attestation", "self-reported", "none"]),
+    /** Upstream coins this coin's risk depends on (may be empty); weights sum to at most 1. */
+    dependencies: z.array(RiskDependencySchema),
+    /** Citations: every fact field above is named by at least one source. */
+    sources: z.array(RiskSourceSchema).min(1),
+  })
+  .superRefine((r, ctx) => {
+    const total = r.dependencies.reduce((s, d) => s + d.weight, 0);
+    // Tolerance for decimal sums such as 0.7 + 0.2 + 0.1.
+    if (total > 1 + 1e-9)
+      ctx.addIssue({
+        code: "custom",
+        path: ["dependencies"],
+        message: `dependency weights sum to ${+total.toFixed(6)}, more than 1`,
+      });
+    const ids = r.dependencies.map((d) => d.id);
+    for (const [i, id] of ids.entries())
+      if (ids.indexOf(id) !== i)
+        ctx.addIssue({ code: "custom", path: ["dependencies", i, "id"], message: `dependency ${id} listed twice` });
+    requireCitations(RISK_FACT_FIELDS, r.sources, ctx);
+  });
 export type RiskFacts = z.infer<typeof RiskFactsSchema>;
 
 const REDEMPTION_FACT_FIELDS = [
-  "routeFamily", "accessModel", "settlementModel", "executionModel", "outputAssetType", "capacity", "fee", "queueEnabled", "minimumRedeemUsd",
+  "routeFamily",
+  "accessModel",
+  "settlementModel",
+  "executionModel",
+  "outputAssetType",
+  "capacity",
+  "fee",
+  "queueEnabled",
+  "minimumRedeemUsd",
   "holderEligibility",
 ] as const;
 /** Names of the fact fields of a redemption block (every one must be cited by a source). */
@@ -195,58 +248,76 @@ export type RedemptionSource = z.infer<typeof RedemptionSourceSchema>;
  * cites each fact field (the issuer's redemption or documentation page). Judged for the route as it
  * operates (not its history).
  */
-export const RedemptionFactsSchema = z.strictObject({
-  /**
-   * `stablecoin-redeem` (the issuer's contract swaps it for another stablecoin), `basket-redeem` (for
-   * a basket of assets), `collateral-redeem` (for the protocol's collateral, e.g. Liquity troves),
-   * `psm-swap` (a peg stability module swaps it 1:1 for a reserve stablecoin), `queue-redeem`
-   * (requests wait in a queue), `offchain-issuer` (the issuer pays fiat off-chain to its customers).
-   */
-  routeFamily: z.enum(["stablecoin-redeem", "basket-redeem", "collateral-redeem", "psm-swap", "queue-redeem", "offchain-issuer"]),
-  /** Who can start it: `permissionless-onchain`, `whitelisted-onchain` (allow-listed addresses), `issuer-api` (an issuer account or platform), `manual` (by request). */
-  accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
-  /** When the holder is paid: `atomic` (same transaction), `immediate` (minutes), `same-day`, `days` (business days), `queued`. */
-  settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
-  /** How the payout is set: `deterministic-onchain` (contract rule), `deterministic-basket`, `rules-based-nav` (published NAV), `opaque` (issuer quote or discretion). */
-  executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
-  /** What the holder receives: `stable-single` (one stablecoin or fiat), `stable-basket`, `bluechip-collateral` (ETH, BTC, gold), `mixed-collateral`, `nav` (fund shares at NAV). */
-  outputAssetType: z.enum(["stable-single", "stable-basket", "bluechip-collateral", "mixed-collateral", "nav"]),
-  /**
-   * Immediate redemption capacity: `documented-bound` (a limit the issuer or protocol documents) or
-   * `heuristic` (our stated assumption, named in `basis`); USD, share of supply (0-1], or both; null
-   * when not stated. The score uses whichever is given (the other derived from current supply).
-   */
-  capacity: z.strictObject({
-    kind: z.enum(["documented-bound", "heuristic"]),
-    immediateCapacityUsd: z.number().nonnegative().nullable(),
-    immediateCapacityRatio: z.number().gt(0).lte(1).nullable(),
-    basis: z.string().min(1),
-  }),
-  /** Holder's fee: bps when known (null otherwise), how it is set, and the documented terms in words. */
-  fee: z.strictObject({
-    feeBps: z.number().nonnegative().nullable(),
-    feeModelKind: z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]),
-    feeDescription: z.string().min(1),
-  }),
-  /** Redemptions wait in a queue (withdrawal request, cooldown). */
-  queueEnabled: z.boolean(),
-  /** Smallest redemption (USD), null when none is documented. */
-  minimumRedeemUsd: z.number().nonnegative().nullable(),
-  /** Who may redeem: `any`, `verified-customer` (KYC'd account), `whitelisted-primary` (allow-listed institutions), `issuer-discretionary`. */
-  holderEligibility: z.enum(["any", "verified-customer", "whitelisted-primary", "issuer-discretionary"]),
-  /** Documentation URLs of the route (published with the entry). */
-  docs: z.array(z.url({ protocol: /^https$/ })).min(1),
-  /** Free-text notes (published with the entry). */
-  notes: z.string(),
-  /** Citations: every fact field above is named by at least one source. */
-  sources: z.array(RedemptionSourceSchema).min(1),
-}).superRefine((r, ctx) => {
-  if (r.capacity.immediateCapacityUsd === null && r.capacity.immediateCapacityRatio === null && r.capacity.kind === "documented-bound") {
-    ctx.addIssue({ code: "custom", path: ["capacity"], message: "a documented bound needs immediateCapacityUsd or immediateCapacityRatio" });
-  }
-  if (r.fee.feeModelKind === "fixed-bps" && r.fee.feeBps === null) ctx.addIssue({ code: "custom", path: ["fee", "feeBps"], message: "fixed-bps needs feeBps" });
-  requireCitations(REDEMPTION_FACT_FIELDS, r.sources, ctx);
-});
+export const RedemptionFactsSchema = z
+  .strictObject({
+    /**
+     * `stablecoin-redeem` (the issuer's contract swaps it for another stablecoin), `basket-redeem` (for
+     * a basket of assets), `collateral-redeem` (for the protocol's collateral, e.g. Liquity troves),
+     * `psm-swap` (a peg stability module swaps it 1:1 for a reserve stablecoin), `queue-redeem`
+     * (requests wait in a queue), `offchain-issuer` (the issuer pays fiat off-chain to its customers).
+     */
+    routeFamily: z.enum([
+      "stablecoin-redeem",
+      "basket-redeem",
+      "collateral-redeem",
+      "psm-swap",
+      "queue-redeem",
+      "offchain-issuer",
+    ]),
+    /** Who can start it: `permissionless-onchain`, `whitelisted-onchain` (allow-listed addresses), `issuer-api` (an issuer account or platform), `manual` (by request). */
+    accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
+    /** When the holder is paid: `atomic` (same transaction), `immediate` (minutes), `same-day`, `days` (business days), `queued`. */
+    settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
+    /** How the payout is set: `deterministic-onchain` (contract rule), `deterministic-basket`, `rules-based-nav` (published NAV), `opaque` (issuer quote or discretion). */
+    executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
+    /** What the holder receives: `stable-single` (one stablecoin or fiat), `stable-basket`, `bluechip-collateral` (ETH, BTC, gold), `mixed-collateral`, `nav` (fund shares at NAV). */
+    outputAssetType: z.enum(["stable-single", "stable-basket", "bluechip-collateral", "mixed-collateral", "nav"]),
+    /**
+     * Immediate redemption capacity: `documented-bound` (a limit the issuer or protocol documents) or
+     * `heuristic` (our stated assumption, named in `basis`); USD, share of supply (0-1], or both; null
+     * when not stated. The score uses whichever is given (the other derived from current supply).
+     */
+    capacity: z.strictObject({
+      kind: z.enum(["documented-bound", "heuristic"]),
+      immediateCapacityUsd: z.number().nonnegative().nullable(),
+      immediateCapacityRatio: z.number().gt(0).lte(1).nullable(),
+      basis: z.string().min(1),
+    }),
+    /** Holder's fee: bps when known (null otherwise), how it is set, and the documented terms in words. */
+    fee: z.strictObject({
+      feeBps: z.number().nonnegative().nullable(),
+      feeModelKind: z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]),
+      feeDescription: z.string().min(1),
+    }),
+    /** Redemptions wait in a queue (withdrawal request, cooldown). */
+    queueEnabled: z.boolean(),
+    /** Smallest redemption (USD), null when none is documented. */
+    minimumRedeemUsd: z.number().nonnegative().nullable(),
+    /** Who may redeem: `any`, `verified-customer` (KYC'd account), `whitelisted-primary` (allow-listed institutions), `issuer-discretionary`. */
+    holderEligibility: z.enum(["any", "verified-customer", "whitelisted-primary", "issuer-discretionary"]),
+    /** Documentation URLs of the route (published with the entry). */
+    docs: z.array(z.url({ protocol: /^https$/ })).min(1),
+    /** Free-text notes (published with the entry). */
+    notes: z.string(),
+    /** Citations: every fact field above is named by at least one source. */
+    sources: z.array(RedemptionSourceSchema).min(1),
+  })
+  .superRefine((r, ctx) => {
+    if (
+      r.capacity.immediateCapacityUsd === null &&
+      r.capacity.immediateCapacityRatio === null &&
+      r.capacity.kind === "documented-bound"
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["capacity"],
+        message: "a documented bound needs immediateCapacityUsd or immediateCapacityRatio",
+      });
+    }
+    if (r.fee.feeModelKind === "fixed-bps" && r.fee.feeBps === null)
+      ctx.addIssue({ code: "custom", path: ["fee", "feeBps"], message: "fixed-bps needs feeBps" });
+    requireCitations(REDEMPTION_FACT_FIELDS, r.sources, ctx);
+  });
 export type RedemptionFacts = z.infer<typeof RedemptionFactsSchema>;
 
 /** Risk tier of a reserve component, as the Pharos core extract records it. */
@@ -258,14 +329,23 @@ export const ReserveRiskSchema = z.enum(["very-low", "low", "medium", "high", "v
  * its source; null when the extract has none. Undated, like every registry fact.
  */
 export const ReserveCompositionSchema = z.strictObject({
-  components: z.array(z.strictObject({ name: z.string().min(1), pct: z.number().min(0).max(100), risk: ReserveRiskSchema })).min(1),
+  components: z
+    .array(z.strictObject({ name: z.string().min(1), pct: z.number().min(0).max(100), risk: ReserveRiskSchema }))
+    .min(1),
   /** `pharos-core <_source.path>@<commit>` and the Pharos file at its commit. */
   source: z.strictObject({ label: z.string().min(1), url: z.url({ protocol: /^https$/ }) }),
 });
 export type ReserveComposition = z.infer<typeof ReserveCompositionSchema>;
 
 /** Where a registry record's facts came from. `unreviewed`: added at build time from an upstream list, not curated. */
-export const ProvenanceSchema = z.enum(["curated", "defillama-metadata", "defillama-list", "pharos-core", "pharos-cemetery", "unreviewed"]);
+export const ProvenanceSchema = z.enum([
+  "curated",
+  "defillama-metadata",
+  "defillama-list",
+  "pharos-core",
+  "pharos-cemetery",
+  "unreviewed",
+]);
 
 /**
  * One coin of the registry: the single record every pipeline, artifact and route joins on.
@@ -298,7 +378,10 @@ export const CoinSchema = z.object({
   /** Names of the coin in recorded archives (e.g. the CoinGecko market-cap scrape's `coin_name`). */
   archiveNames: z.array(z.string()),
   /** Date (or month/year: `YYYY-MM-DD`, `YYYY-MM`, `YYYY`) of death, when dead; judged against as-of at build time. */
-  deadFrom: z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/).nullable(),
+  deadFrom: z
+    .string()
+    .regex(/^\d{4}(-\d{2}(-\d{2})?)?$/)
+    .nullable(),
   causeOfDeath: z.string().nullable(),
   /**
    * Peak market cap (USD) of a dead coin as the Pharos cemetery records it; absent for live coins. A
@@ -334,28 +417,40 @@ export const CHAIN_TIERS = ["ethereum", "stage1-l2", "mature-alt-l1", "establish
  * curated tier omit both (chain health then uses a neutral environment score and says so). `tierSource.url`
  * is null for tiers that rest on the registry's own vocabulary rather than an external ranking.
  */
-export const ChainSchema = z.object({
-  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
-  name: z.string(),
-  tier: z.enum(CHAIN_TIERS).optional(),
-  tierSource: z.object({ label: z.string().min(1), url: z.string().url().nullable() }).optional(),
-}).refine((c) => (c.tier === undefined) === (c.tierSource === undefined), { message: "tier and tierSource go together", path: ["tierSource"] });
+export const ChainSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
+    name: z.string(),
+    tier: z.enum(CHAIN_TIERS).optional(),
+    tierSource: z.object({ label: z.string().min(1), url: z.string().url().nullable() }).optional(),
+  })
+  .refine((c) => (c.tier === undefined) === (c.tierSource === undefined), {
+    message: "tier and tierSource go together",
+    path: ["tierSource"],
+  });
 export type Chain = z.infer<typeof ChainSchema>;
 
-export const RegistrySchema = z.object({
-  coins: z.array(CoinSchema),
-  chains: z.array(ChainSchema),
-  /** Known bridge contracts per chain: a mint to / burn from one is a bridge transfer, not issuance (curated). */
-  bridges: z.array(z.object({ chain: z.string(), address: z.string(), name: z.string() })),
-  /** On-chain event families by key (freeze families of the tracked-contracts config, supply families curated). */
-  eventFamilies: z.record(z.string(), z.array(FamilyEventSchema)),
-}).superRefine((reg, ctx) => {
-  // Risk dependencies name registry coins (the report-card dependency graph joins on them).
-  const ids = new Set(reg.coins.map((c) => c.id));
-  for (const [i, c] of reg.coins.entries()) {
-    for (const [j, d] of (c.risk?.dependencies ?? []).entries()) {
-      if (!ids.has(d.id) || d.id === c.id) ctx.addIssue({ code: "custom", path: ["coins", i, "risk", "dependencies", j, "id"], message: d.id === c.id ? "a coin cannot depend on itself" : `unknown registry coin ${d.id}` });
+export const RegistrySchema = z
+  .object({
+    coins: z.array(CoinSchema),
+    chains: z.array(ChainSchema),
+    /** Known bridge contracts per chain: a mint to / burn from one is a bridge transfer, not issuance (curated). */
+    bridges: z.array(z.object({ chain: z.string(), address: z.string(), name: z.string() })),
+    /** On-chain event families by key (freeze families of the tracked-contracts config, supply families curated). */
+    eventFamilies: z.record(z.string(), z.array(FamilyEventSchema)),
+  })
+  .superRefine((reg, ctx) => {
+    // Risk dependencies name registry coins (the report-card dependency graph joins on them).
+    const ids = new Set(reg.coins.map((c) => c.id));
+    for (const [i, c] of reg.coins.entries()) {
+      for (const [j, d] of (c.risk?.dependencies ?? []).entries()) {
+        if (!ids.has(d.id) || d.id === c.id)
+          ctx.addIssue({
+            code: "custom",
+            path: ["coins", i, "risk", "dependencies", j, "id"],
+            message: d.id === c.id ? "a coin cannot depend on itself" : `unknown registry coin ${d.id}`,
+          });
+      }
     }
-  }
-});
+  });
 export type Registry = z.infer<typeof RegistrySchema>;

@@ -33,7 +33,10 @@ export function unreviewedCoinId(symbol: string, llamaId: string): string {
  * coin's prices and market caps). Assets that cannot form a valid record (e.g. a malformed peg type)
  * are skipped with a warning instead.
  */
-export function withUnreviewedCoins(registry: Registry, listAssets: readonly ListAsset[]): { registry: Registry; warnings: string[] } {
+export function withUnreviewedCoins(
+  registry: Registry,
+  listAssets: readonly ListAsset[],
+): { registry: Registry; warnings: string[] } {
   const knownLlama = new Set(registry.coins.map((c) => c.llamaId).filter((x): x is string => x !== null));
   const knownGecko = new Set(registry.coins.map((c) => c.geckoId).filter((x): x is string => x !== null));
   const knownIds = new Set(registry.coins.map((c) => c.id));
@@ -46,23 +49,42 @@ export function withUnreviewedCoins(registry: Registry, listAssets: readonly Lis
     const id = unreviewedCoinId(a.symbol, a.llamaId);
     const geckoId = a.geckoId && !knownGecko.has(a.geckoId) ? a.geckoId : null;
     const candidate = {
-      id, llamaId: a.llamaId, geckoId, name: a.name, symbol: a.symbol, issuer: UNREVIEWED_ISSUER,
-      pegType: a.pegType, pegCurrency: pegCurrencyOf(a.pegType), pegMechanism: a.pegMechanism ?? "unknown",
-      navToken: false, floatingPeg: a.pegType === "peggedVAR", exchangeSymbols: [], archiveNames: [],
-      deadFrom: null, causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["unreviewed" as const],
+      id,
+      llamaId: a.llamaId,
+      geckoId,
+      name: a.name,
+      symbol: a.symbol,
+      issuer: UNREVIEWED_ISSUER,
+      pegType: a.pegType,
+      pegCurrency: pegCurrencyOf(a.pegType),
+      pegMechanism: a.pegMechanism ?? "unknown",
+      navToken: false,
+      floatingPeg: a.pegType === "peggedVAR",
+      exchangeSymbols: [],
+      archiveNames: [],
+      deadFrom: null,
+      causeOfDeath: null,
+      contracts: [],
+      freezeContracts: [],
+      supplyContracts: [],
+      provenance: ["unreviewed" as const],
       risk: null,
       redemption: null,
       reserves: null,
     };
     const parsed = CoinSchema.safeParse(candidate);
     if (!parsed.success || knownIds.has(id)) {
-      warnings.push(`unreviewed coin skipped: DefiLlama list asset ${a.llamaId} (${a.symbol}) cannot form a registry record (${parsed.success ? `id ${id} taken` : parsed.error.issues[0]?.path.join(".")})`);
+      warnings.push(
+        `unreviewed coin skipped: DefiLlama list asset ${a.llamaId} (${a.symbol}) cannot form a registry record (${parsed.success ? `id ${id} taken` : parsed.error.issues[0]?.path.join(".")})`,
+      );
       continue;
     }
     knownIds.add(id);
     if (geckoId) knownGecko.add(geckoId);
     added.push(parsed.data);
-    warnings.push(`unreviewed coin ${id}: DefiLlama list asset ${a.llamaId} (${a.symbol}, ${a.name}, ${a.pegType}) is not in the registry; published with a provisional id until reviewed`);
+    warnings.push(
+      `unreviewed coin ${id}: DefiLlama list asset ${a.llamaId} (${a.symbol}, ${a.name}, ${a.pegType}) is not in the registry; published with a provisional id until reviewed`,
+    );
   }
   return { registry: { ...registry, coins: [...registry.coins, ...added] }, warnings };
 }

@@ -32,16 +32,33 @@ export const alchemyDailyPricesArchive: Endpoint = {
   maxStalenessSec: Number.POSITIVE_INFINITY,
   payloadSchema: z.object({ geckoId: z.string(), points: z.array(z.unknown()) }),
   rowSchema: AlchemyPriceRow,
-  table: { name: "raw_price_history", columns: { source: "VARCHAR", gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE" } },
+  table: {
+    name: "raw_price_history",
+    columns: { source: "VARCHAR", gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE" },
+  },
   toRows(payload: { geckoId: string; points: unknown[] }) {
     const rc = new RowCollector(AlchemyPriceRow);
     for (const raw of payload.points) {
       const p = (raw && typeof raw === "object" ? raw : {}) as { date?: unknown; price?: unknown };
-      if (typeof p.date !== "string") { rc.drop("time-label-invalid"); continue; }
+      if (typeof p.date !== "string") {
+        rc.drop("time-label-invalid");
+        continue;
+      }
       const day = alignDailyLabel(p.date, "UTC");
-      if (!day.ok) { rc.drop(day.reason); continue; }
-      const price = typeof p.price === "string" && p.price.trim() !== "" ? Number(p.price) : typeof p.price === "number" ? p.price : NaN;
-      if (!Number.isFinite(price) || price <= 0) { rc.drop("price-non-positive-or-nan"); continue; }
+      if (!day.ok) {
+        rc.drop(day.reason);
+        continue;
+      }
+      const price =
+        typeof p.price === "string" && p.price.trim() !== ""
+          ? Number(p.price)
+          : typeof p.price === "number"
+            ? p.price
+            : NaN;
+      if (!Number.isFinite(price) || price <= 0) {
+        rc.drop("price-non-positive-or-nan");
+        continue;
+      }
       rc.add({ source: "alchemy", gecko_id: payload.geckoId, date: day.date, price_usd: price });
     }
     return rc.result();
@@ -82,22 +99,39 @@ export const onchainSupplySamplesArchive: Endpoint = {
   table: {
     name: "raw_onchain__total_supply_samples",
     columns: {
-      chain_id: "VARCHAR", contract_address: "VARCHAR", symbol: "VARCHAR", block_number: "BIGINT", date: "VARCHAR",
-      observed_at: "BIGINT", supply_raw: "HUGEINT", decimals: "BIGINT",
+      chain_id: "VARCHAR",
+      contract_address: "VARCHAR",
+      symbol: "VARCHAR",
+      block_number: "BIGINT",
+      date: "VARCHAR",
+      observed_at: "BIGINT",
+      supply_raw: "HUGEINT",
+      decimals: "BIGINT",
     },
   },
   toRows(payload: { chainId: string; decimals: number; rows: unknown[] }) {
     const rc = new RowCollector(SupplySampleRow);
     for (const raw of payload.rows) {
-      if (!raw || typeof raw !== "object" || Array.isArray(raw)) { rc.drop("sample-row-invalid"); continue; }
+      if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+        rc.drop("sample-row-invalid");
+        continue;
+      }
       const r = raw as Record<string, string>;
       const label = typeof r.ts === "string" ? parseTimeLabel(r.ts, "UTC") : null;
-      if (!label || label.kind !== "instant") { rc.drop("sample-timestamp-invalid"); continue; }
+      if (!label || label.kind !== "instant") {
+        rc.drop("sample-timestamp-invalid");
+        continue;
+      }
       const ts = Math.floor(label.unixSec);
       rc.add({
-        chain_id: payload.chainId, contract_address: String(r.address ?? "").toLowerCase(), symbol: r.symbol,
-        block_number: Number(r.block), date: new Date(ts * 1000).toISOString().slice(0, 10), observed_at: ts,
-        supply_raw: r.supply, decimals: payload.decimals,
+        chain_id: payload.chainId,
+        contract_address: String(r.address ?? "").toLowerCase(),
+        symbol: r.symbol,
+        block_number: Number(r.block),
+        date: new Date(ts * 1000).toISOString().slice(0, 10),
+        observed_at: ts,
+        supply_raw: r.supply,
+        decimals: payload.decimals,
       });
     }
     return rc.result();

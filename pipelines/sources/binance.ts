@@ -35,8 +35,16 @@ export const PriceBarRow = z.object({
 export const PRICE_BARS_TABLE = {
   name: "raw_price_bars",
   columns: {
-    source: "VARCHAR", gecko_id: "VARCHAR", quote: "VARCHAR", date: "VARCHAR", ts: "BIGINT", interval_sec: "BIGINT",
-    open: "DOUBLE", high: "DOUBLE", low: "DOUBLE", close: "DOUBLE",
+    source: "VARCHAR",
+    gecko_id: "VARCHAR",
+    quote: "VARCHAR",
+    date: "VARCHAR",
+    ts: "BIGINT",
+    interval_sec: "BIGINT",
+    open: "DOUBLE",
+    high: "DOUBLE",
+    low: "DOUBLE",
+    close: "DOUBLE",
   },
 } as const;
 
@@ -69,20 +77,49 @@ export const binanceKlinesEndpoint: Endpoint = {
     const rc = new RowCollector(PriceBarRow);
     const pair = BINANCE_PAIRS[capture.params.symbol ?? ""];
     const interval = INTERVAL_SEC[capture.params.interval ?? ""];
-    if (!pair || !interval) { rc.drop("unknown-pair-or-interval", payload.length); return rc.result(); }
+    if (!pair || !interval) {
+      rc.drop("unknown-pair-or-interval", payload.length);
+      return rc.result();
+    }
     for (const k of payload) {
-      if (!Array.isArray(k) || k.length < 7) { rc.drop("kline-row-invalid"); continue; }
+      if (!Array.isArray(k) || k.length < 7) {
+        rc.drop("kline-row-invalid");
+        continue;
+      }
       const [open, high, low, close] = [k[1], k[2], k[3], k[4]].map(toFiniteNumber);
       const closeTimeMs = toFiniteNumber(k[6]);
-      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) { rc.drop("price-non-positive-or-nan"); continue; }
-      if (closeTimeMs === undefined || closeTimeMs === null) { rc.drop("close-time-invalid"); continue; }
-      if (high! < low!) { rc.drop("high-below-low"); continue; }
+      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) {
+        rc.drop("price-non-positive-or-nan");
+        continue;
+      }
+      if (closeTimeMs === undefined || closeTimeMs === null) {
+        rc.drop("close-time-invalid");
+        continue;
+      }
+      if (high! < low!) {
+        rc.drop("high-below-low");
+        continue;
+      }
       const ts = Math.round((closeTimeMs + 1) / 1000);
-      rc.add({ source: "binance", gecko_id: pair.geckoId, quote: pair.quote, date: isoDay(ts), ts, interval_sec: interval, open, high, low, close });
+      rc.add({
+        source: "binance",
+        gecko_id: pair.geckoId,
+        quote: pair.quote,
+        date: isoDay(ts),
+        ts,
+        interval_sec: interval,
+        open,
+        high,
+        low,
+        close,
+      });
     }
     return rc.result();
   },
-  fetchLive: (client, params) => client.getJson(`api/v3/klines?symbol=${encodeURIComponent(params.symbol)}&interval=${encodeURIComponent(params.interval)}&limit=1000`),
+  fetchLive: (client, params) =>
+    client.getJson(
+      `api/v3/klines?symbol=${encodeURIComponent(params.symbol)}&interval=${encodeURIComponent(params.interval)}&limit=1000`,
+    ),
 };
 
 /**
@@ -98,21 +135,46 @@ export const coingeckoPriceBarsArchive: Endpoint = {
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: Number.POSITIVE_INFINITY,
-  payloadSchema: z.object({ geckoId: z.string(), intervalSec: z.number().int().positive(), bars: z.array(z.unknown()) }),
+  payloadSchema: z.object({
+    geckoId: z.string(),
+    intervalSec: z.number().int().positive(),
+    bars: z.array(z.unknown()),
+  }),
   rowSchema: PriceBarRow,
   table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
   toRows(payload: { geckoId: string; intervalSec: number; bars: unknown[] }) {
     const rc = new RowCollector(PriceBarRow);
     for (const raw of payload.bars) {
-      if (!raw || typeof raw !== "object" || Array.isArray(raw)) { rc.drop("bar-invalid"); continue; }
+      if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+        rc.drop("bar-invalid");
+        continue;
+      }
       const b = raw as Record<string, unknown>;
       const [open, high, low, close] = [b.o, b.h, b.l, b.c].map(toFiniteNumber);
-      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) { rc.drop("price-non-positive-or-nan"); continue; }
+      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) {
+        rc.drop("price-non-positive-or-nan");
+        continue;
+      }
       // `dt` must carry an explicit UTC designator (`Z` or +00:00); a zone-less label is ambiguous.
-      const start = typeof b.dt === "string" && /(Z|[+-]00:?00)$/.test(b.dt) ? Math.floor(Date.parse(b.dt) / 1000) : NaN;
-      if (!Number.isFinite(start)) { rc.drop("bar-time-invalid"); continue; }
+      const start =
+        typeof b.dt === "string" && /(Z|[+-]00:?00)$/.test(b.dt) ? Math.floor(Date.parse(b.dt) / 1000) : NaN;
+      if (!Number.isFinite(start)) {
+        rc.drop("bar-time-invalid");
+        continue;
+      }
       const ts = start + payload.intervalSec;
-      rc.add({ source: "coingecko", gecko_id: payload.geckoId, quote: "USD", date: isoDay(ts), ts, interval_sec: payload.intervalSec, open, high, low, close });
+      rc.add({
+        source: "coingecko",
+        gecko_id: payload.geckoId,
+        quote: "USD",
+        date: isoDay(ts),
+        ts,
+        interval_sec: payload.intervalSec,
+        open,
+        high,
+        low,
+        close,
+      });
     }
     return rc.result();
   },
@@ -142,6 +204,9 @@ export function readBinanceKlinesCsv(symbol: string, interval: string) {
 export function readCoingeckoRangeBarsJson(geckoId: string, intervalSec: number) {
   return (text: string): ReaderOutput => {
     const doc = parseJsonText(text) as { data?: unknown } | null;
-    return { captures: [{ params: { id: geckoId }, payload: { geckoId, intervalSec, bars: doc?.data ?? [] } }], dropped: {} };
+    return {
+      captures: [{ params: { id: geckoId }, payload: { geckoId, intervalSec, bars: doc?.data ?? [] } }],
+      dropped: {},
+    };
   };
 }

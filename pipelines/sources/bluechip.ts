@@ -25,8 +25,25 @@ export const BLUECHIP_REPORT_BASE = "https://bluechip.org/en/coins/";
  * skipped and logged, never synthesized.
  */
 export const BLUECHIP_SLUGS: readonly string[] = [
-  "usdc", "usdt", "dai", "lusd", "bold", "pyusd", "paxg", "xaut", "gusd", "usdp", "eurc", "fdusd", "frax", "gho", "tusd",
-  "rlusd", "xsgd", "ousd", "cetes",
+  "usdc",
+  "usdt",
+  "dai",
+  "lusd",
+  "bold",
+  "pyusd",
+  "paxg",
+  "xaut",
+  "gusd",
+  "usdp",
+  "eurc",
+  "fdusd",
+  "frax",
+  "gho",
+  "tusd",
+  "rlusd",
+  "xsgd",
+  "ousd",
+  "cetes",
 ];
 
 /** Bluechip is a primary, independent upstream family (its own analysts' ratings). */
@@ -36,7 +53,10 @@ export const BLUECHIP_LINEAGE: SourceLineage = { family: "bluechip", derivedFrom
  * A rating is a snapshot observed at capture time; `date_of_rating` / `date_last_change` are calendar
  * days as published (read as UTC days; a full timestamp is reduced to its UTC day).
  */
-export const BLUECHIP_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at observedAt; report dates are the published calendar day (UTC)" };
+export const BLUECHIP_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at observedAt; report dates are the published calendar day (UTC)",
+};
 
 /** Letter grades Bluechip publishes, best first. */
 export const BLUECHIP_GRADES = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D+", "D", "D-", "F"] as const;
@@ -92,8 +112,11 @@ export function bluechipDay(v: unknown): string | null | undefined {
 /** Grade text normalised (`a+` → `A+`, `A−` → `A-`); undefined when it is not a Bluechip letter grade. */
 export function bluechipGrade(v: unknown): (typeof BLUECHIP_GRADES)[number] | undefined {
   if (typeof v !== "string") return undefined;
-  const g = v.trim().toUpperCase().replace(/[\u2212\u2013]/g, "-");
-  return (BLUECHIP_GRADES as readonly string[]).includes(g) ? g as (typeof BLUECHIP_GRADES)[number] : undefined;
+  const g = v
+    .trim()
+    .toUpperCase()
+    .replace(/[\u2212\u2013]/g, "-");
+  return (BLUECHIP_GRADES as readonly string[]).includes(g) ? (g as (typeof BLUECHIP_GRADES)[number]) : undefined;
 }
 
 /**
@@ -107,7 +130,10 @@ export async function fetchBluechipCoin(client: HttpClient, slug: string): Promi
   const env = CoinDataEnvelope.safeParse(body);
   if (!env.success) {
     const issue = env.error.issues[0];
-    throw new UpstreamError(`bluechip: ${path} returned a payload that is not a coin-data record list (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`, "bluechip");
+    throw new UpstreamError(
+      `bluechip: ${path} returned a payload that is not a coin-data record list (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`,
+      "bluechip",
+    );
   }
   return body;
 }
@@ -135,32 +161,75 @@ export const bluechipRatingsEndpoint: Endpoint = {
   table: {
     name: "raw_bluechip__ratings",
     columns: {
-      slug: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR", grade: "VARCHAR", score: "DOUBLE", report_date: "VARCHAR",
-      last_change_date: "VARCHAR", url: "VARCHAR", observed_at: "BIGINT",
+      slug: "VARCHAR",
+      name: "VARCHAR",
+      symbol: "VARCHAR",
+      grade: "VARCHAR",
+      score: "DOUBLE",
+      report_date: "VARCHAR",
+      last_change_date: "VARCHAR",
+      url: "VARCHAR",
+      observed_at: "BIGINT",
     },
   },
   toRows(payload: { data: unknown[] }, capture: Capture) {
     const rc = new RowCollector(RatingRow);
     const slug = (capture.params.slug ?? "").trim().toLowerCase();
-    if (!slug) { rc.drop("slug-missing", Math.max(payload.data.length, 1)); return rc.result(); }
-    if (payload.data.length === 0) { rc.drop("coin-data-empty"); return rc.result(); }
+    if (!slug) {
+      rc.drop("slug-missing", Math.max(payload.data.length, 1));
+      return rc.result();
+    }
+    if (payload.data.length === 0) {
+      rc.drop("coin-data-empty");
+      return rc.result();
+    }
     if (payload.data.length > 1) rc.drop("extra-record", payload.data.length - 1);
     const p = CoinRecord.safeParse(payload.data[0]);
-    if (!p.success || typeof payload.data[0] !== "object" || Array.isArray(payload.data[0])) { rc.drop("coin-record-invalid"); return rc.result(); }
+    if (!p.success || typeof payload.data[0] !== "object" || Array.isArray(payload.data[0])) {
+      rc.drop("coin-record-invalid");
+      return rc.result();
+    }
     const c = p.data;
-    if (c.grade === null || c.grade === undefined || c.grade === "") { rc.drop("grade-missing"); return rc.result(); }
+    if (c.grade === null || c.grade === undefined || c.grade === "") {
+      rc.drop("grade-missing");
+      return rc.result();
+    }
     const grade = bluechipGrade(c.grade);
-    if (!grade) { rc.drop("grade-invalid"); return rc.result(); }
+    if (!grade) {
+      rc.drop("grade-invalid");
+      return rc.result();
+    }
     const reportDate = bluechipDay(c.date_of_rating);
     const lastChange = bluechipDay(c.date_last_change);
-    if (reportDate === undefined || lastChange === undefined) { rc.drop("report-date-invalid"); return rc.result(); }
+    if (reportDate === undefined || lastChange === undefined) {
+      rc.drop("report-date-invalid");
+      return rc.result();
+    }
     const score = toFiniteNumber(c.score);
-    if (score === undefined || (score !== null && (score < 0 || score > 100))) { rc.drop("score-invalid"); return rc.result(); }
-    const symbol = c.symbol !== undefined && c.symbol !== null ? text(c.symbol) : c.ticker !== undefined && c.ticker !== null ? text(c.ticker) : slug.toUpperCase();
-    if (!symbol) { rc.drop("symbol-missing"); return rc.result(); }
+    if (score === undefined || (score !== null && (score < 0 || score > 100))) {
+      rc.drop("score-invalid");
+      return rc.result();
+    }
+    const symbol =
+      c.symbol !== undefined && c.symbol !== null
+        ? text(c.symbol)
+        : c.ticker !== undefined && c.ticker !== null
+          ? text(c.ticker)
+          : slug.toUpperCase();
+    if (!symbol) {
+      rc.drop("symbol-missing");
+      return rc.result();
+    }
     rc.add({
-      slug, name: text(c.name), symbol, grade, score, report_date: reportDate, last_change_date: lastChange,
-      url: text(c.url) ?? `${BLUECHIP_REPORT_BASE}${encodeURIComponent(slug)}`, observed_at: capture.observedAt,
+      slug,
+      name: text(c.name),
+      symbol,
+      grade,
+      score,
+      report_date: reportDate,
+      last_change_date: lastChange,
+      url: text(c.url) ?? `${BLUECHIP_REPORT_BASE}${encodeURIComponent(slug)}`,
+      observed_at: capture.observedAt,
     });
     return rc.result();
   },
@@ -169,6 +238,11 @@ export const bluechipRatingsEndpoint: Endpoint = {
 
 /** Slugs of the live capture: `BALLAST_BLUECHIP_SLUGS` (comma-separated) when set, else BLUECHIP_SLUGS. */
 export function bluechipSlugs(configured?: string): string[] {
-  const list = configured ? configured.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) : [...BLUECHIP_SLUGS];
+  const list = configured
+    ? configured
+        .split(",")
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean)
+    : [...BLUECHIP_SLUGS];
   return [...new Set(list)];
 }

@@ -50,22 +50,41 @@ export const coinsMarketsEndpoint: Endpoint = {
   table: {
     name: "raw_coingecko__markets",
     columns: {
-      observed_at: "BIGINT", gecko_id: "VARCHAR", symbol: "VARCHAR", price_usd: "DOUBLE", market_cap_usd: "DOUBLE",
-      volume_24h_usd: "DOUBLE", circulating_supply: "DOUBLE", last_updated_at: "BIGINT",
+      observed_at: "BIGINT",
+      gecko_id: "VARCHAR",
+      symbol: "VARCHAR",
+      price_usd: "DOUBLE",
+      market_cap_usd: "DOUBLE",
+      volume_24h_usd: "DOUBLE",
+      circulating_supply: "DOUBLE",
+      last_updated_at: "BIGINT",
     },
   },
   toRows(payload: unknown[], capture: Capture) {
     const rc = new RowCollector(MarketRow);
     for (const item of payload) {
       const p = MarketItem.safeParse(item);
-      if (!p.success) { rc.drop("market-item-invalid"); continue; }
-      const nums = [p.data.current_price, p.data.market_cap, p.data.total_volume, p.data.circulating_supply].map(toFiniteNumber);
-      if (nums.some((n) => n === undefined)) { rc.drop("market-value-invalid"); continue; }
+      if (!p.success) {
+        rc.drop("market-item-invalid");
+        continue;
+      }
+      const nums = [p.data.current_price, p.data.market_cap, p.data.total_volume, p.data.circulating_supply].map(
+        toFiniteNumber,
+      );
+      if (nums.some((n) => n === undefined)) {
+        rc.drop("market-value-invalid");
+        continue;
+      }
       const updated = p.data.last_updated ? Math.floor(Date.parse(p.data.last_updated) / 1000) : null;
       rc.addUnique(p.data.id, {
-        observed_at: capture.observedAt, gecko_id: p.data.id, symbol: p.data.symbol,
-        price_usd: nums[0] !== null && nums[0]! > 0 ? nums[0] : null, market_cap_usd: nums[1], volume_24h_usd: nums[2],
-        circulating_supply: nums[3], last_updated_at: Number.isFinite(updated) ? updated : null,
+        observed_at: capture.observedAt,
+        gecko_id: p.data.id,
+        symbol: p.data.symbol,
+        price_usd: nums[0] !== null && nums[0]! > 0 ? nums[0] : null,
+        market_cap_usd: nums[1],
+        volume_24h_usd: nums[2],
+        circulating_supply: nums[3],
+        last_updated_at: Number.isFinite(updated) ? updated : null,
       });
     }
     return rc.result();
@@ -97,23 +116,45 @@ export const marketChartEndpoint: Endpoint = {
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
-  payloadSchema: z.looseObject({ prices: Series.optional(), market_caps: Series.optional(), total_volumes: Series.optional() }),
+  payloadSchema: z.looseObject({
+    prices: Series.optional(),
+    market_caps: Series.optional(),
+    total_volumes: Series.optional(),
+  }),
   rowSchema: ChartRow,
   table: {
     name: "raw_coingecko__market_chart",
-    columns: { gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE", market_cap_usd: "DOUBLE", volume_usd: "DOUBLE" },
+    columns: {
+      gecko_id: "VARCHAR",
+      date: "VARCHAR",
+      price_usd: "DOUBLE",
+      market_cap_usd: "DOUBLE",
+      volume_usd: "DOUBLE",
+    },
   },
   toRows(payload: Record<"prices" | "market_caps" | "total_volumes", unknown[] | undefined>, capture: Capture) {
     const rc = new RowCollector(ChartRow);
-    const byDay = new Map<string, { price_usd: number | null; market_cap_usd: number | null; volume_usd: number | null }>();
+    const byDay = new Map<
+      string,
+      { price_usd: number | null; market_cap_usd: number | null; volume_usd: number | null }
+    >();
     const put = (series: unknown[] | undefined, field: "price_usd" | "market_cap_usd" | "volume_usd") => {
       for (const point of series ?? []) {
-        if (!Array.isArray(point) || point.length < 2) { rc.drop(`${field}-point-invalid`); continue; }
+        if (!Array.isArray(point) || point.length < 2) {
+          rc.drop(`${field}-point-invalid`);
+          continue;
+        }
         const ms = toFiniteNumber(point[0]);
         const n = toFiniteNumber(point[1]);
-        if (ms === undefined || ms === null || n === undefined) { rc.drop(`${field}-point-invalid`); continue; }
+        if (ms === undefined || ms === null || n === undefined) {
+          rc.drop(`${field}-point-invalid`);
+          continue;
+        }
         const aligned = alignDailyInstant(ms / 1000);
-        if (!aligned.ok) { rc.drop(aligned.reason); continue; }
+        if (!aligned.ok) {
+          rc.drop(aligned.reason);
+          continue;
+        }
         const day = aligned.date;
         const row = byDay.get(day) ?? { price_usd: null, market_cap_usd: null, volume_usd: null };
         row[field] = n === null || (field !== "volume_usd" && n <= 0) ? null : n;
@@ -142,7 +183,10 @@ export const COINGECKO_EXPORT_TIME: SourceTime = { zone: "UTC", dailyBucket: "00
  * Market-cap scrape (partrita): `date` is the scrape time (UTC); a row is the value of the UTC day
  * of that time, so the reader reads the label's date part as a UTC day label.
  */
-export const COINGECKO_SCRAPE_TIME: SourceTime = { zone: "UTC", dailyBucket: "UTC calendar day of the scrape = that day's 00:00 UTC point" };
+export const COINGECKO_SCRAPE_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "UTC calendar day of the scrape = that day's 00:00 UTC point",
+};
 
 /**
  * CoinGecko daily chart export CSV (`snapped_at` in `zone`, `price`, `market_cap`, `total_volume`
@@ -157,7 +201,10 @@ export function readCoingeckoChartExportCsv(geckoId: string, zone: string) {
     const total_volumes: [number, string][] = [];
     for (const r of readCsvRows(text, drops)) {
       const label = parseTimeLabel(r.snapped_at ?? "", zone);
-      if (!label || label.kind !== "instant") { drops.drop(TIME_LABEL_INVALID); continue; }
+      if (!label || label.kind !== "instant") {
+        drops.drop(TIME_LABEL_INVALID);
+        continue;
+      }
       const ms = label.unixSec * 1000;
       prices.push([ms, r.price]);
       market_caps.push([ms, r.market_cap]);
@@ -179,18 +226,28 @@ export function readCoingeckoMarketCapScrapeCsv(nameToGeckoId: Record<string, st
     const series = new Map<string, { at: number; point: [number, string] }[]>();
     for (const r of readCsvRows(text, drops)) {
       const gecko = nameToGeckoId[r.coin_name];
-      if (!gecko) { drops.drop("coin-name-unmapped"); continue; }
+      if (!gecko) {
+        drops.drop("coin-name-unmapped");
+        continue;
+      }
       const label = parseTimeLabel(r.date ?? "", zone);
       const day = label ? labelToUtcInstant((r.date ?? "").slice(0, 10), zone) : null;
-      if (!label || !day || !day.ok) { drops.drop(day && !day.ok ? day.reason : TIME_LABEL_INVALID); continue; }
+      if (!label || !day || !day.ok) {
+        drops.drop(day && !day.ok ? day.reason : TIME_LABEL_INVALID);
+        continue;
+      }
       const at = label.kind === "instant" ? label.unixSec : label.startSec;
       const list = series.get(gecko) ?? [];
       list.push({ at, point: [day.unixSec * 1000, r.market_cap] });
       series.set(gecko, list);
     }
     return drops.output(
-      [...series.entries()].sort(([a], [b]) => a.localeCompare(b))
-        .map(([id, pts]) => ({ params: { id }, payload: { market_caps: pts.sort((a, b) => a.at - b.at).map((p) => p.point) } })),
+      [...series.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([id, pts]) => ({
+          params: { id },
+          payload: { market_caps: pts.sort((a, b) => a.at - b.at).map((p) => p.point) },
+        })),
     );
   };
 }

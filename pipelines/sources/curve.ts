@@ -18,7 +18,10 @@ export const CURVE_BASE_URL = "https://api.curve.finance/";
 
 /** The Curve API reports Curve's own contracts: its own upstream family. */
 export const CURVE_LINEAGE: SourceLineage = { family: "curve", derivedFrom: null };
-export const CURVE_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at observedAt; observed_day = UTC day of observedAt" };
+export const CURVE_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at observedAt; observed_day = UTC day of observedAt",
+};
 
 /** One coin of one pool in `raw_curve__pools` (one row per pool coin and capture). */
 const CurveRow = z.object({
@@ -39,9 +42,25 @@ const CurveRow = z.object({
   coin_balance_raw: z.string().regex(/^\d+$/).nullable(),
 });
 
-const CurveEnvelope = z.looseObject({ success: z.boolean().optional(), data: z.looseObject({ poolData: z.array(z.unknown()) }) });
-const CurvePool = z.looseObject({ address: z.string().min(1), name: z.string().nullable().optional(), usdTotal: z.unknown(), amplificationCoefficient: z.unknown().optional(), isMetaPool: z.unknown().optional(), coins: z.array(z.unknown()) });
-const CurveCoin = z.looseObject({ address: z.string().min(1), symbol: z.string().nullable().optional(), decimals: z.unknown().optional(), usdPrice: z.unknown().optional(), poolBalance: z.unknown().optional() });
+const CurveEnvelope = z.looseObject({
+  success: z.boolean().optional(),
+  data: z.looseObject({ poolData: z.array(z.unknown()) }),
+});
+const CurvePool = z.looseObject({
+  address: z.string().min(1),
+  name: z.string().nullable().optional(),
+  usdTotal: z.unknown(),
+  amplificationCoefficient: z.unknown().optional(),
+  isMetaPool: z.unknown().optional(),
+  coins: z.array(z.unknown()),
+});
+const CurveCoin = z.looseObject({
+  address: z.string().min(1),
+  symbol: z.string().nullable().optional(),
+  decimals: z.unknown().optional(),
+  usdPrice: z.unknown().optional(),
+  poolBalance: z.unknown().optional(),
+});
 
 /**
  * `getPools/{chain}/{registry}` (params `{chain, registry}`; `chain` is Curve's blockchain id, which
@@ -63,9 +82,21 @@ export const curvePoolsEndpoint: Endpoint = {
   table: {
     name: "raw_curve__pools",
     columns: {
-      observed_at: "BIGINT", observed_day: "VARCHAR", chain: "VARCHAR", registry: "VARCHAR", pool_address: "VARCHAR", pool_name: "VARCHAR", tvl_usd: "DOUBLE",
-      amplification: "DOUBLE", is_meta_pool: "BOOLEAN", coin_index: "BIGINT", coin_address: "VARCHAR", coin_symbol: "VARCHAR", coin_decimals: "BIGINT",
-      coin_usd_price: "DOUBLE", coin_balance_raw: "VARCHAR",
+      observed_at: "BIGINT",
+      observed_day: "VARCHAR",
+      chain: "VARCHAR",
+      registry: "VARCHAR",
+      pool_address: "VARCHAR",
+      pool_name: "VARCHAR",
+      tvl_usd: "DOUBLE",
+      amplification: "DOUBLE",
+      is_meta_pool: "BOOLEAN",
+      coin_index: "BIGINT",
+      coin_address: "VARCHAR",
+      coin_symbol: "VARCHAR",
+      coin_decimals: "BIGINT",
+      coin_usd_price: "DOUBLE",
+      coin_balance_raw: "VARCHAR",
     },
   },
   toRows(payload: { data: { poolData: unknown[] } }, capture: Capture) {
@@ -74,23 +105,49 @@ export const curvePoolsEndpoint: Endpoint = {
     const registry = (capture.params.registry ?? "").trim().toLowerCase();
     for (const item of payload.data.poolData) {
       const p = CurvePool.safeParse(item);
-      if (!p.success) { rc.drop("pool-invalid"); continue; }
+      if (!p.success) {
+        rc.drop("pool-invalid");
+        continue;
+      }
       const tvl = toPlausibleAmount(p.data.usdTotal);
-      if (tvl === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
-      if (tvl === null || tvl === "malformed" || tvl < 0) { rc.drop("tvl-invalid"); continue; }
+      if (tvl === "implausible") {
+        rc.drop(IMPLAUSIBLE_VALUE);
+        continue;
+      }
+      if (tvl === null || tvl === "malformed" || tvl < 0) {
+        rc.drop("tvl-invalid");
+        continue;
+      }
       const a = toFiniteNumber(p.data.amplificationCoefficient);
       p.data.coins.forEach((raw, i) => {
         const c = CurveCoin.safeParse(raw);
-        if (!c.success) { rc.drop("coin-invalid"); return; }
+        if (!c.success) {
+          rc.drop("coin-invalid");
+          return;
+        }
         const decimals = toFiniteNumber(c.data.decimals);
         const price = toFiniteNumber(c.data.usdPrice);
         const bal = c.data.poolBalance === undefined || c.data.poolBalance === null ? null : String(c.data.poolBalance);
-        if (decimals === undefined || price === undefined || (bal !== null && !/^\d+$/.test(bal))) { rc.drop("coin-value-invalid"); return; }
+        if (decimals === undefined || price === undefined || (bal !== null && !/^\d+$/.test(bal))) {
+          rc.drop("coin-value-invalid");
+          return;
+        }
         rc.add({
-          observed_at: capture.observedAt, observed_day: isoDay(capture.observedAt), chain, registry, pool_address: p.data.address.toLowerCase(),
-          pool_name: p.data.name ?? null, tvl_usd: tvl, amplification: a === undefined ? null : a,
-          is_meta_pool: typeof p.data.isMetaPool === "boolean" ? p.data.isMetaPool : null, coin_index: i, coin_address: c.data.address.toLowerCase(),
-          coin_symbol: c.data.symbol ?? null, coin_decimals: decimals, coin_usd_price: price, coin_balance_raw: bal,
+          observed_at: capture.observedAt,
+          observed_day: isoDay(capture.observedAt),
+          chain,
+          registry,
+          pool_address: p.data.address.toLowerCase(),
+          pool_name: p.data.name ?? null,
+          tvl_usd: tvl,
+          amplification: a === undefined ? null : a,
+          is_meta_pool: typeof p.data.isMetaPool === "boolean" ? p.data.isMetaPool : null,
+          coin_index: i,
+          coin_address: c.data.address.toLowerCase(),
+          coin_symbol: c.data.symbol ?? null,
+          coin_decimals: decimals,
+          coin_usd_price: price,
+          coin_balance_raw: bal,
         });
       });
     }
@@ -109,12 +166,18 @@ export async function fetchCurvePools(client: HttpClient, chain: string, registr
   const env = CurveEnvelope.safeParse(body);
   if (!env.success || env.data.success === false) {
     const issue = env.success ? undefined : env.error.issues[0];
-    throw new UpstreamError(`curve: ${path} returned a payload that is not a pool list (${issue ? `${issue.path.join(".") || "root"}: ${issue.message}` : "success: false"})`, "curve");
+    throw new UpstreamError(
+      `curve: ${path} returned a payload that is not a pool list (${issue ? `${issue.path.join(".") || "root"}: ${issue.message}` : "success: false"})`,
+      "curve",
+    );
   }
   return body;
 }
 
 /** Capture reader of a saved `getPools` answer (JSON as returned; invalid JSON throws naming the position). */
 export function readCurvePoolsJson(chain: string, registry: string) {
-  return (text: string): ReaderOutput => ({ captures: [{ params: { chain, registry }, payload: parseJsonText(text) }], dropped: {} });
+  return (text: string): ReaderOutput => ({
+    captures: [{ params: { chain, registry }, payload: parseJsonText(text) }],
+    dropped: {},
+  });
 }

@@ -21,7 +21,10 @@ export const DEFILLAMA_YIELDS_BASE_URL = "https://yields.llama.fi/";
 export const DEFILLAMA_YIELDS_LINEAGE: SourceLineage = { family: "defillama", derivedFrom: null };
 
 /** A `/pools` answer is a snapshot at its observation time (UTC); rows are bucketed by the UTC day of that time. */
-export const DEFILLAMA_YIELDS_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at observedAt; observed_day = UTC day of observedAt" };
+export const DEFILLAMA_YIELDS_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at observedAt; observed_day = UTC day of observedAt",
+};
 
 const nullableNum = z.number().nullable();
 
@@ -81,7 +84,14 @@ function tokenList(v: unknown): string | null | undefined {
   return list.length ? JSON.stringify(list) : null;
 }
 
-const APY_FIELDS = [["apy", "apy"], ["apyBase", "apy_base"], ["apyReward", "apy_reward"], ["apyPct1D", "apy_pct_1d"], ["apyPct7D", "apy_pct_7d"], ["apyPct30D", "apy_pct_30d"]] as const;
+const APY_FIELDS = [
+  ["apy", "apy"],
+  ["apyBase", "apy_base"],
+  ["apyReward", "apy_reward"],
+  ["apyPct1D", "apy_pct_1d"],
+  ["apyPct7D", "apy_pct_7d"],
+  ["apyPct30D", "apy_pct_30d"],
+] as const;
 
 /**
  * `GET /pools` (no params) — history mode: every capture contributes its pools dated by the UTC day
@@ -109,10 +119,28 @@ export const yieldPoolsEndpoint: Endpoint = {
   table: {
     name: "raw_defillama__yield_pools",
     columns: {
-      observed_at: "BIGINT", observed_day: "VARCHAR", pool_id: "VARCHAR", project: "VARCHAR", chain_label: "VARCHAR", symbol: "VARCHAR",
-      tvl_usd: "DOUBLE", apy: "DOUBLE", apy_base: "DOUBLE", apy_reward: "DOUBLE", apy_pct_1d: "DOUBLE", apy_pct_7d: "DOUBLE", apy_pct_30d: "DOUBLE",
-      is_stablecoin: "BOOLEAN", il_risk: "VARCHAR", exposure: "VARCHAR", pool_meta: "VARCHAR", outlier: "BOOLEAN",
-      underlying_tokens_json: "VARCHAR", reward_tokens_json: "VARCHAR", volume_usd_1d: "DOUBLE", volume_usd_7d: "DOUBLE",
+      observed_at: "BIGINT",
+      observed_day: "VARCHAR",
+      pool_id: "VARCHAR",
+      project: "VARCHAR",
+      chain_label: "VARCHAR",
+      symbol: "VARCHAR",
+      tvl_usd: "DOUBLE",
+      apy: "DOUBLE",
+      apy_base: "DOUBLE",
+      apy_reward: "DOUBLE",
+      apy_pct_1d: "DOUBLE",
+      apy_pct_7d: "DOUBLE",
+      apy_pct_30d: "DOUBLE",
+      is_stablecoin: "BOOLEAN",
+      il_risk: "VARCHAR",
+      exposure: "VARCHAR",
+      pool_meta: "VARCHAR",
+      outlier: "BOOLEAN",
+      underlying_tokens_json: "VARCHAR",
+      reward_tokens_json: "VARCHAR",
+      volume_usd_1d: "DOUBLE",
+      volume_usd_7d: "DOUBLE",
     },
   },
   toRows(payload: { data: unknown[] }, capture: Capture) {
@@ -120,45 +148,107 @@ export const yieldPoolsEndpoint: Endpoint = {
     const seen = new Set<string>();
     for (const item of payload.data) {
       const p = PoolItem.safeParse(item);
-      if (!p.success || typeof item !== "object" || item === null || Array.isArray(item)) { rc.drop("pool-invalid"); continue; }
+      if (!p.success || typeof item !== "object" || item === null || Array.isArray(item)) {
+        rc.drop("pool-invalid");
+        continue;
+      }
       const o = p.data as Record<string, unknown>;
       const poolId = text(o.pool);
-      if (!poolId) { rc.drop("pool-id-missing"); continue; }
+      if (!poolId) {
+        rc.drop("pool-id-missing");
+        continue;
+      }
       const chain = text(o.chain);
-      if (!chain) { rc.drop("chain-missing"); continue; }
+      if (!chain) {
+        rc.drop("chain-missing");
+        continue;
+      }
       const project = text(o.project);
-      if (!project) { rc.drop("project-missing"); continue; }
+      if (!project) {
+        rc.drop("project-missing");
+        continue;
+      }
       const symbol = text(o.symbol);
-      if (!symbol) { rc.drop("symbol-missing"); continue; }
+      if (!symbol) {
+        rc.drop("symbol-missing");
+        continue;
+      }
       const tvl = toPlausibleAmount(o.tvlUsd);
-      if (tvl === null) { rc.drop("tvl-missing"); continue; }
-      if (tvl === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
-      if (tvl === "malformed" || tvl < 0) { rc.drop("tvl-invalid"); continue; }
+      if (tvl === null) {
+        rc.drop("tvl-missing");
+        continue;
+      }
+      if (tvl === "implausible") {
+        rc.drop(IMPLAUSIBLE_VALUE);
+        continue;
+      }
+      if (tvl === "malformed" || tvl < 0) {
+        rc.drop("tvl-invalid");
+        continue;
+      }
       const apys: Record<string, number | null> = {};
       let bad = false;
       for (const [inKey, outKey] of APY_FIELDS) {
         const n = toFiniteNumber(o[inKey]);
-        if (n === undefined) { bad = true; break; }
+        if (n === undefined) {
+          bad = true;
+          break;
+        }
         apys[outKey] = n;
       }
-      if (bad) { rc.drop("apy-invalid"); continue; }
+      if (bad) {
+        rc.drop("apy-invalid");
+        continue;
+      }
       const vol1d = toFiniteNumber(o.volumeUsd1d);
       const vol7d = toFiniteNumber(o.volumeUsd7d);
-      if (vol1d === undefined || vol7d === undefined || (vol1d ?? 0) < 0 || (vol7d ?? 0) < 0) { rc.drop("volume-invalid"); continue; }
+      if (vol1d === undefined || vol7d === undefined || (vol1d ?? 0) < 0 || (vol7d ?? 0) < 0) {
+        rc.drop("volume-invalid");
+        continue;
+      }
       const stable = toBool(o.stablecoin);
-      if (stable === undefined) { rc.drop("stablecoin-flag-invalid"); continue; }
+      if (stable === undefined) {
+        rc.drop("stablecoin-flag-invalid");
+        continue;
+      }
       const outlier = toBool(o.outlier);
-      if (outlier === undefined) { rc.drop("outlier-flag-invalid"); continue; }
+      if (outlier === undefined) {
+        rc.drop("outlier-flag-invalid");
+        continue;
+      }
       const underlying = tokenList(o.underlyingTokens);
-      if (underlying === undefined) { rc.drop("underlying-tokens-invalid"); continue; }
+      if (underlying === undefined) {
+        rc.drop("underlying-tokens-invalid");
+        continue;
+      }
       const rewards = tokenList(o.rewardTokens);
-      if (rewards === undefined) { rc.drop("reward-tokens-invalid"); continue; }
-      if (seen.has(poolId)) { rc.drop("duplicate-pool"); continue; }
+      if (rewards === undefined) {
+        rc.drop("reward-tokens-invalid");
+        continue;
+      }
+      if (seen.has(poolId)) {
+        rc.drop("duplicate-pool");
+        continue;
+      }
       seen.add(poolId);
       rc.add({
-        observed_at: capture.observedAt, observed_day: isoDay(capture.observedAt), pool_id: poolId, project, chain_label: chain, symbol,
-        tvl_usd: tvl, ...apys, is_stablecoin: stable ?? false, il_risk: text(o.ilRisk), exposure: text(o.exposure), pool_meta: text(o.poolMeta),
-        outlier, underlying_tokens_json: underlying, reward_tokens_json: rewards, volume_usd_1d: vol1d, volume_usd_7d: vol7d,
+        observed_at: capture.observedAt,
+        observed_day: isoDay(capture.observedAt),
+        pool_id: poolId,
+        project,
+        chain_label: chain,
+        symbol,
+        tvl_usd: tvl,
+        ...apys,
+        is_stablecoin: stable ?? false,
+        il_risk: text(o.ilRisk),
+        exposure: text(o.exposure),
+        pool_meta: text(o.poolMeta),
+        outlier,
+        underlying_tokens_json: underlying,
+        reward_tokens_json: rewards,
+        volume_usd_1d: vol1d,
+        volume_usd_7d: vol7d,
       });
     }
     return rc.result();
@@ -176,10 +266,16 @@ export async function fetchYieldPools(client: HttpClient): Promise<unknown> {
   const env = PoolsEnvelope.safeParse(body);
   if (!env.success) {
     const issue = env.error.issues[0];
-    throw new UpstreamError(`defillama-yields: pools returned a payload that is not a pool list (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`, "defillama-yields");
+    throw new UpstreamError(
+      `defillama-yields: pools returned a payload that is not a pool list (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`,
+      "defillama-yields",
+    );
   }
   if (env.data.status !== undefined && env.data.status !== "success") {
-    throw new UpstreamError(`defillama-yields: pools answered status ${JSON.stringify(env.data.status)}`, "defillama-yields");
+    throw new UpstreamError(
+      `defillama-yields: pools answered status ${JSON.stringify(env.data.status)}`,
+      "defillama-yields",
+    );
   }
   return body;
 }
@@ -202,12 +298,30 @@ export function readOpenDefiYieldsCsv(observedAt: number) {
     const data: Record<string, unknown>[] = [];
     for (const r of readCsvRows(textIn, drops)) {
       const t = Date.parse(r.scrapedAt ?? "");
-      if (!Number.isFinite(t)) { drops.drop("scraped-at-invalid"); continue; }
-      if (Math.floor(t / 1000) !== observedAt) { drops.drop("scraped-at-mismatch"); continue; }
+      if (!Number.isFinite(t)) {
+        drops.drop("scraped-at-invalid");
+        continue;
+      }
+      if (Math.floor(t / 1000) !== observedAt) {
+        drops.drop("scraped-at-mismatch");
+        continue;
+      }
       data.push({
-        pool: r.poolId, chain: r.chain, project: r.project, symbol: r.symbol, tvlUsd: r.tvlUsd, apy: r.apy, apyBase: r.apyBase,
-        apyReward: r.apyReward, apyPct1D: r.apyPct1D, apyPct7D: r.apyPct7D, stablecoin: r.stablecoin, ilRisk: r.ilRisk, exposure: r.exposure,
-        poolMeta: r.poolMeta, outlier: r.outlier,
+        pool: r.poolId,
+        chain: r.chain,
+        project: r.project,
+        symbol: r.symbol,
+        tvlUsd: r.tvlUsd,
+        apy: r.apy,
+        apyBase: r.apyBase,
+        apyReward: r.apyReward,
+        apyPct1D: r.apyPct1D,
+        apyPct7D: r.apyPct7D,
+        stablecoin: r.stablecoin,
+        ilRisk: r.ilRisk,
+        exposure: r.exposure,
+        poolMeta: r.poolMeta,
+        outlier: r.outlier,
       });
     }
     return drops.output([{ params: {}, payload: { status: "success", data } }]);
@@ -215,4 +329,7 @@ export function readOpenDefiYieldsCsv(observedAt: number) {
 }
 
 /** The open-defi-data scrape's time labels: ISO-8601 instants in UTC (`scrapedAt`). */
-export const OPEN_DEFI_YIELDS_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at scrapedAt (UTC); observed_day = its UTC day" };
+export const OPEN_DEFI_YIELDS_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at scrapedAt (UTC); observed_day = its UTC day",
+};

@@ -41,8 +41,14 @@ const PegBuckets = z.unknown();
  */
 function cleanBuckets(map: unknown, rc: RowCollector): Record<string, number> | null {
   if (map === null || map === undefined) return null;
-  if (map === 0) { rc.drop("bucket-legacy-zero-absent"); return null; } // pre-2025-12 "no record" marker
-  if (typeof map !== "object") { rc.drop("bucket-not-a-map"); return null; }
+  if (map === 0) {
+    rc.drop("bucket-legacy-zero-absent");
+    return null;
+  } // pre-2025-12 "no record" marker
+  if (typeof map !== "object") {
+    rc.drop("bucket-not-a-map");
+    return null;
+  }
   const out: Record<string, number> = {};
   for (const [peg, raw] of Object.entries(map as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) {
     const n = toPlausibleAmount(raw);
@@ -118,16 +124,30 @@ export const stablecoinsEndpoint: Endpoint = {
   table: {
     name: "raw_defillama__stablecoins",
     columns: {
-      observed_at: "BIGINT", circulating_unit: "VARCHAR", llama_id: "VARCHAR", name: "VARCHAR", symbol: "VARCHAR",
-      gecko_id: "VARCHAR", peg_type: "VARCHAR", peg_mechanism: "VARCHAR", price_source: "VARCHAR", price: "DOUBLE",
-      buckets_json: "VARCHAR", chain_buckets_json: "VARCHAR", chains_json: "VARCHAR", is_deprecated: "BOOLEAN",
+      observed_at: "BIGINT",
+      circulating_unit: "VARCHAR",
+      llama_id: "VARCHAR",
+      name: "VARCHAR",
+      symbol: "VARCHAR",
+      gecko_id: "VARCHAR",
+      peg_type: "VARCHAR",
+      peg_mechanism: "VARCHAR",
+      price_source: "VARCHAR",
+      price: "DOUBLE",
+      buckets_json: "VARCHAR",
+      chain_buckets_json: "VARCHAR",
+      chains_json: "VARCHAR",
+      is_deprecated: "BOOLEAN",
     },
   },
   toRows(payload: { peggedAssets: unknown[] }, capture: Capture) {
     const rc = new RowCollector(ListRow);
     for (const item of payload.peggedAssets) {
       const parsed = ListAsset.safeParse(item);
-      if (!parsed.success) { rc.drop(`asset-invalid-${parsed.error.issues[0]?.path.join(".") || "shape"}`); continue; }
+      if (!parsed.success) {
+        rc.drop(`asset-invalid-${parsed.error.issues[0]?.path.join(".") || "shape"}`);
+        continue;
+      }
       const a = parsed.data;
       const rawPrice = toPlausibleAmount(a.price);
       if (rawPrice === "implausible") rc.drop(IMPLAUSIBLE_VALUE);
@@ -140,7 +160,10 @@ export const stablecoinsEndpoint: Endpoint = {
       }
       const chainBuckets: Record<string, Record<string, Record<string, number>>> = {};
       for (const [label, raw] of Object.entries(a.chainCirculating ?? {}).sort(([x], [y]) => x.localeCompare(y))) {
-        if (!raw || typeof raw !== "object") { rc.drop("chain-bucket-invalid"); continue; }
+        if (!raw || typeof raw !== "object") {
+          rc.drop("chain-bucket-invalid");
+          continue;
+        }
         const cb: Record<string, Record<string, number>> = {};
         for (const [outKey] of BUCKET_KEYS) {
           const b = cleanBuckets((raw as Record<string, unknown>)[outKey], rc);
@@ -188,13 +211,25 @@ function addTokenRows(rc: RowCollector, llamaId: string, chain: string | null, t
   for (const t of tokens) {
     const p = TokenPoint.safeParse(t);
     const date = p.success ? toFiniteNumber(p.data.date) : undefined;
-    if (!p.success || date === undefined || date === null) { rc.drop("token-point-invalid"); continue; }
+    if (!p.success || date === undefined || date === null) {
+      rc.drop("token-point-invalid");
+      continue;
+    }
     const day = alignDailyInstant(date);
-    if (!day.ok) { rc.drop(day.reason); continue; }
+    if (!day.ok) {
+      rc.drop(day.reason);
+      continue;
+    }
     for (const [peg, raw] of Object.entries(p.data.circulating ?? {})) {
       const n = toPlausibleAmount(raw);
-      if (n === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
-      if (n === "malformed" || n === null || n < 0) { rc.drop("token-value-invalid"); continue; }
+      if (n === "implausible") {
+        rc.drop(IMPLAUSIBLE_VALUE);
+        continue;
+      }
+      if (n === "malformed" || n === null || n < 0) {
+        rc.drop("token-value-invalid");
+        continue;
+      }
       rc.add({ llama_id: llamaId, chain_label: chain, date: day.date, peg_type: peg, circulating_native: n });
     }
   }
@@ -222,14 +257,23 @@ export const stablecoinDetailEndpoint: Endpoint = {
   rowSchema: DetailRow,
   table: {
     name: "raw_defillama__stablecoin_detail",
-    columns: { llama_id: "VARCHAR", chain_label: "VARCHAR", date: "VARCHAR", peg_type: "VARCHAR", circulating_native: "DOUBLE" },
+    columns: {
+      llama_id: "VARCHAR",
+      chain_label: "VARCHAR",
+      date: "VARCHAR",
+      peg_type: "VARCHAR",
+      circulating_native: "DOUBLE",
+    },
   },
   toRows(payload: { id: string; tokens?: unknown[]; chainBalances?: Record<string, unknown> }) {
     const rc = new RowCollector(DetailRow);
     addTokenRows(rc, payload.id, null, payload.tokens ?? []);
     for (const [label, cb] of Object.entries(payload.chainBalances ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       const tokens = cb && typeof cb === "object" ? (cb as { tokens?: unknown }).tokens : undefined;
-      if (!Array.isArray(tokens)) { rc.drop("chain-balance-invalid"); continue; }
+      if (!Array.isArray(tokens)) {
+        rc.drop("chain-balance-invalid");
+        continue;
+      }
       addTokenRows(rc, payload.id, label, tokens);
     }
     return rc.result();
@@ -268,7 +312,13 @@ export const stablecoinChartsEndpoint: Endpoint = {
   rowSchema: ChartRow,
   table: {
     name: "raw_defillama__stablecoincharts",
-    columns: { chart: "VARCHAR", date: "VARCHAR", peg_type: "VARCHAR", circulating_usd: "DOUBLE", circulating_native: "DOUBLE" },
+    columns: {
+      chart: "VARCHAR",
+      date: "VARCHAR",
+      peg_type: "VARCHAR",
+      circulating_usd: "DOUBLE",
+      circulating_native: "DOUBLE",
+    },
   },
   toRows(payload: unknown[], capture: Capture) {
     const rc = new RowCollector(ChartRow);
@@ -276,15 +326,30 @@ export const stablecoinChartsEndpoint: Endpoint = {
     for (const item of payload) {
       const p = ChartPoint.safeParse(item);
       const date = p.success ? toFiniteNumber(p.data.date) : undefined;
-      if (!p.success || date === undefined || date === null) { rc.drop("chart-point-invalid"); continue; }
+      if (!p.success || date === undefined || date === null) {
+        rc.drop("chart-point-invalid");
+        continue;
+      }
       const day = alignDailyInstant(date);
-      if (!day.ok) { rc.drop(day.reason); continue; }
-      const pegs = new Set([...Object.keys(p.data.totalCirculatingUSD ?? {}), ...Object.keys(p.data.totalCirculating ?? {})]);
+      if (!day.ok) {
+        rc.drop(day.reason);
+        continue;
+      }
+      const pegs = new Set([
+        ...Object.keys(p.data.totalCirculatingUSD ?? {}),
+        ...Object.keys(p.data.totalCirculating ?? {}),
+      ]);
       for (const peg of [...pegs].sort()) {
         const usd = toPlausibleAmount(p.data.totalCirculatingUSD?.[peg]);
         const native = toPlausibleAmount(p.data.totalCirculating?.[peg]);
-        if (usd === "implausible" || native === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
-        if (usd === "malformed" || native === "malformed") { rc.drop("chart-value-invalid"); continue; }
+        if (usd === "implausible" || native === "implausible") {
+          rc.drop(IMPLAUSIBLE_VALUE);
+          continue;
+        }
+        if (usd === "malformed" || native === "malformed") {
+          rc.drop("chart-value-invalid");
+          continue;
+        }
         rc.add({ chart, date: day.date, peg_type: peg, circulating_usd: usd, circulating_native: native });
       }
     }
@@ -338,16 +403,31 @@ export const stablecoinPricesEndpoint: Endpoint = {
     const rc = new RowCollector(PriceRow);
     for (const raw of payload) {
       const item = PricePoint.safeParse(raw);
-      if (!item.success) { rc.drop("price-point-invalid"); continue; }
+      if (!item.success) {
+        rc.drop("price-point-invalid");
+        continue;
+      }
       const date = toFiniteNumber(item.data.date);
-      if (date === undefined || date === null) { rc.drop("price-date-invalid"); continue; }
+      if (date === undefined || date === null) {
+        rc.drop("price-date-invalid");
+        continue;
+      }
       const day = alignDailyInstant(date);
-      if (!day.ok) { rc.drop(day.reason); continue; }
+      if (!day.ok) {
+        rc.drop(day.reason);
+        continue;
+      }
       for (const [gecko, v] of Object.entries(item.data.prices).sort(([a], [b]) => a.localeCompare(b))) {
         const n = toPlausibleAmount(v);
         if (n === null) continue; // upstream deletes nulls from history; a null here is "no price", not malformed
-        if (n === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
-        if (n === "malformed" || n <= 0) { rc.drop("price-non-positive-or-nan"); continue; }
+        if (n === "implausible") {
+          rc.drop(IMPLAUSIBLE_VALUE);
+          continue;
+        }
+        if (n === "malformed" || n <= 0) {
+          rc.drop("price-non-positive-or-nan");
+          continue;
+        }
         rc.add({ source: "defillama-prices", gecko_id: gecko, date: day.date, price_usd: n });
       }
     }
@@ -363,7 +443,10 @@ export const stablecoinPricesEndpoint: Endpoint = {
  * The check-sked archive CSVs label DefiLlama's 00:00 UTC points in US Eastern time: a row
  * labelled D (date-only) or `D 19:00:00`/`D 20:00:00` (EST/EDT) is 00:00 UTC of D+1.
  */
-export const DEFILLAMA_ARCHIVE_TIME: SourceTime = { zone: "America/New_York", dailyBucket: "America/New_York labels of 00:00 UTC points" };
+export const DEFILLAMA_ARCHIVE_TIME: SourceTime = {
+  zone: "America/New_York",
+  dailyBucket: "America/New_York labels of 00:00 UTC points",
+};
 
 /**
  * Converts a label of an archive row to the epoch seconds (UTC) the live endpoint would have sent
@@ -371,7 +454,10 @@ export const DEFILLAMA_ARCHIVE_TIME: SourceTime = { zone: "America/New_York", da
  */
 function archiveDate(label: string | undefined, zone: string, drops: ReaderDrops): number | null {
   const t = labelToUtcInstant(label ?? "", zone);
-  if (!t.ok) { drops.drop(t.reason); return null; }
+  if (!t.ok) {
+    drops.drop(t.reason);
+    return null;
+  }
   return t.unixSec;
 }
 

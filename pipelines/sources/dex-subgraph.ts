@@ -16,7 +16,10 @@ export const DEX_SUBGRAPH_BASE_URL = "https://gateway.thegraph.com/api/";
 
 /** Subgraph indexers read the DEX contracts: their own family (`dex-subgraph`). */
 export const DEX_SUBGRAPH_LINEAGE: SourceLineage = { family: "dex-subgraph", derivedFrom: null };
-export const DEX_SUBGRAPH_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at observedAt; poolDayData.date is a 00:00 UTC day (Unix s)" };
+export const DEX_SUBGRAPH_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at observedAt; poolDayData.date is a 00:00 UTC day (Unix s)",
+};
 
 export const DEX_SUBGRAPH_QUERY = `{ pools(first: 500, orderBy: totalValueLockedUSD, orderDirection: desc) {
   id feeTier totalValueLockedUSD token0 { id symbol } token1 { id symbol }
@@ -35,14 +38,21 @@ const SubgraphRow = z.object({
   token0_symbol: z.string().nullable(),
   token1_address: z.string().min(1),
   token1_symbol: z.string().nullable(),
-  day_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(),
+  day_date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullable(),
   day_volume_usd: z.number().nonnegative().nullable(),
 });
 
 const SubgraphEnvelope = z.looseObject({ data: z.looseObject({ pools: z.array(z.unknown()) }) });
 const Token = z.looseObject({ id: z.string().min(1), symbol: z.string().nullable().optional() });
 const SubgraphPool = z.looseObject({
-  id: z.string().min(1), feeTier: z.unknown().optional(), totalValueLockedUSD: z.unknown(), token0: Token, token1: Token,
+  id: z.string().min(1),
+  feeTier: z.unknown().optional(),
+  totalValueLockedUSD: z.unknown(),
+  token0: Token,
+  token1: Token,
   poolDayDatas: z.array(z.looseObject({ date: z.unknown(), volumeUSD: z.unknown() })).optional(),
 });
 
@@ -65,28 +75,60 @@ export const dexSubgraphPoolsEndpoint: Endpoint = {
   table: {
     name: "raw_dex_subgraph__pools",
     columns: {
-      observed_at: "BIGINT", observed_day: "VARCHAR", subgraph: "VARCHAR", chain: "VARCHAR", pool_address: "VARCHAR", fee_tier: "BIGINT", tvl_usd: "DOUBLE",
-      token0_address: "VARCHAR", token0_symbol: "VARCHAR", token1_address: "VARCHAR", token1_symbol: "VARCHAR", day_date: "VARCHAR", day_volume_usd: "DOUBLE",
+      observed_at: "BIGINT",
+      observed_day: "VARCHAR",
+      subgraph: "VARCHAR",
+      chain: "VARCHAR",
+      pool_address: "VARCHAR",
+      fee_tier: "BIGINT",
+      tvl_usd: "DOUBLE",
+      token0_address: "VARCHAR",
+      token0_symbol: "VARCHAR",
+      token1_address: "VARCHAR",
+      token1_symbol: "VARCHAR",
+      day_date: "VARCHAR",
+      day_volume_usd: "DOUBLE",
     },
   },
   toRows(payload: { data: { pools: unknown[] } }, capture: Capture) {
     const rc = new RowCollector(SubgraphRow);
     for (const item of payload.data.pools) {
       const p = SubgraphPool.safeParse(item);
-      if (!p.success) { rc.drop("pool-invalid"); continue; }
+      if (!p.success) {
+        rc.drop("pool-invalid");
+        continue;
+      }
       const tvl = toPlausibleAmount(p.data.totalValueLockedUSD);
-      if (tvl === "implausible") { rc.drop(IMPLAUSIBLE_VALUE); continue; }
-      if (tvl === null || tvl === "malformed" || tvl < 0) { rc.drop("tvl-invalid"); continue; }
+      if (tvl === "implausible") {
+        rc.drop(IMPLAUSIBLE_VALUE);
+        continue;
+      }
+      if (tvl === null || tvl === "malformed" || tvl < 0) {
+        rc.drop("tvl-invalid");
+        continue;
+      }
       const fee = toFiniteNumber(p.data.feeTier);
       const day = p.data.poolDayDatas?.[0];
       const dayTs = day ? toFiniteNumber(day.date) : null;
       const vol = day ? toFiniteNumber(day.volumeUSD) : null;
-      if (fee === undefined || dayTs === undefined || vol === undefined || (vol !== null && vol < 0)) { rc.drop("day-data-invalid"); continue; }
+      if (fee === undefined || dayTs === undefined || vol === undefined || (vol !== null && vol < 0)) {
+        rc.drop("day-data-invalid");
+        continue;
+      }
       rc.add({
-        observed_at: capture.observedAt, observed_day: isoDay(capture.observedAt), subgraph: capture.params.subgraph ?? "", chain: capture.params.chain ?? "",
-        pool_address: p.data.id.toLowerCase(), fee_tier: fee, tvl_usd: tvl, token0_address: p.data.token0.id.toLowerCase(), token0_symbol: p.data.token0.symbol ?? null,
-        token1_address: p.data.token1.id.toLowerCase(), token1_symbol: p.data.token1.symbol ?? null,
-        day_date: dayTs === null ? null : isoDay(dayTs), day_volume_usd: dayTs === null ? null : vol,
+        observed_at: capture.observedAt,
+        observed_day: isoDay(capture.observedAt),
+        subgraph: capture.params.subgraph ?? "",
+        chain: capture.params.chain ?? "",
+        pool_address: p.data.id.toLowerCase(),
+        fee_tier: fee,
+        tvl_usd: tvl,
+        token0_address: p.data.token0.id.toLowerCase(),
+        token0_symbol: p.data.token0.symbol ?? null,
+        token1_address: p.data.token1.id.toLowerCase(),
+        token1_symbol: p.data.token1.symbol ?? null,
+        day_date: dayTs === null ? null : isoDay(dayTs),
+        day_volume_usd: dayTs === null ? null : vol,
       });
     }
     return rc.result();
@@ -102,17 +144,29 @@ export async function fetchSubgraphPools(client: HttpClient, subgraph: string): 
   const body = await client.postJson(subgraph, { query: DEX_SUBGRAPH_QUERY });
   const errors = (body as { errors?: { message?: string }[] } | null)?.errors;
   if (Array.isArray(errors) && errors.length) {
-    throw new UpstreamError(`dex-subgraph: ${subgraph} answered GraphQL errors: ${errors.map((e) => e?.message ?? "?").slice(0, 3).join("; ")}`, "dex-subgraph");
+    throw new UpstreamError(
+      `dex-subgraph: ${subgraph} answered GraphQL errors: ${errors
+        .map((e) => e?.message ?? "?")
+        .slice(0, 3)
+        .join("; ")}`,
+      "dex-subgraph",
+    );
   }
   const env = SubgraphEnvelope.safeParse(body);
   if (!env.success) {
     const issue = env.error.issues[0];
-    throw new UpstreamError(`dex-subgraph: ${subgraph} returned a payload that is not a pool list (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`, "dex-subgraph");
+    throw new UpstreamError(
+      `dex-subgraph: ${subgraph} returned a payload that is not a pool list (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`,
+      "dex-subgraph",
+    );
   }
   return body;
 }
 
 /** Capture reader of a saved subgraph answer (JSON as returned; invalid JSON throws naming the position). */
 export function readSubgraphPoolsJson(subgraph: string, chain: string) {
-  return (text: string): ReaderOutput => ({ captures: [{ params: { subgraph, chain }, payload: parseJsonText(text) }], dropped: {} });
+  return (text: string): ReaderOutput => ({
+    captures: [{ params: { subgraph, chain }, payload: parseJsonText(text) }],
+    dropped: {},
+  });
 }

@@ -5,7 +5,13 @@ import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from ".
 import { CURVE_BASE_URL, curvePoolsEndpoint } from "./curve.ts";
 import { DEX_SUBGRAPH_BASE_URL, dexSubgraphPoolsEndpoint } from "./dex-subgraph.ts";
 import { DEFILLAMA_YIELDS_BASE_URL, yieldPoolsEndpoint } from "./defillama-yields.ts";
-import { DEFILLAMA_BASE_URL, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint } from "./defillama.ts";
+import {
+  DEFILLAMA_BASE_URL,
+  stablecoinChartsEndpoint,
+  stablecoinDetailEndpoint,
+  stablecoinPricesEndpoint,
+  stablecoinsEndpoint,
+} from "./defillama.ts";
 import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
 import { onchainEventsEndpoint } from "./onchain-events.ts";
 import { RESERVE_ADAPTERS, RESERVES_BASE_URL, reserveCompositionEndpoint } from "./reserves.ts";
@@ -15,10 +21,24 @@ import { usdsStatusEndpoint } from "./usds-status.ts";
 /** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
 export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
   [
-    stablecoinsEndpoint, stablecoinDetailEndpoint, stablecoinChartsEndpoint, stablecoinPricesEndpoint,
-    coinsMarketsEndpoint, marketChartEndpoint, fxRatesEndpoint, alchemyDailyPricesArchive, onchainSupplySamplesArchive,
-    binanceKlinesEndpoint, coingeckoPriceBarsArchive, onchainEventsEndpoint, bluechipRatingsEndpoint,
-    yieldPoolsEndpoint, curvePoolsEndpoint, dexSubgraphPoolsEndpoint, reserveCompositionEndpoint, usdsStatusEndpoint,
+    stablecoinsEndpoint,
+    stablecoinDetailEndpoint,
+    stablecoinChartsEndpoint,
+    stablecoinPricesEndpoint,
+    coinsMarketsEndpoint,
+    marketChartEndpoint,
+    fxRatesEndpoint,
+    alchemyDailyPricesArchive,
+    onchainSupplySamplesArchive,
+    binanceKlinesEndpoint,
+    coingeckoPriceBarsArchive,
+    onchainEventsEndpoint,
+    bluechipRatingsEndpoint,
+    yieldPoolsEndpoint,
+    curvePoolsEndpoint,
+    dexSubgraphPoolsEndpoint,
+    reserveCompositionEndpoint,
+    usdsStatusEndpoint,
   ].map((e) => [e.key, e]),
 );
 
@@ -36,7 +56,10 @@ export const SOURCE_BASE_URLS: Record<string, string> = {
 };
 
 /** Curve registries the live capture reads (`getPools/{chain}/{registry}`); DEX subgraphs need a configured gateway URL and are not in the default plan. */
-export const CURVE_REGISTRIES: [string, string][] = [["ethereum", "main"], ["ethereum", "factory-stable-ng"]];
+export const CURVE_REGISTRIES: [string, string][] = [
+  ["ethereum", "main"],
+  ["ethereum", "factory-stable-ng"],
+];
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
 export function rawTables(): RawTable[] {
@@ -51,7 +74,12 @@ export function rawTables(): RawTable[] {
  * for `bluechipSlugs` (one call per slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`); the USDS status from Ethereum (`usds.status`, read over
  * JSON-RPC: skipped unless `BALLAST_RPC_ETHEREUM` is set).
  */
-export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds: string[]; fxStart: string; bluechipSlugs?: string[] }): { endpoint: string; params: Record<string, string> }[] {
+export function liveCapturePlan(opts: {
+  detailLlamaIds: string[];
+  chartGeckoIds: string[];
+  fxStart: string;
+  bluechipSlugs?: string[];
+}): { endpoint: string; params: Record<string, string> }[] {
   return [
     { endpoint: "defillama.stablecoins", params: {} },
     { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },
@@ -60,7 +88,10 @@ export function liveCapturePlan(opts: { detailLlamaIds: string[]; chartGeckoIds:
     { endpoint: "defillama-yields.pools", params: {} },
     ...CURVE_REGISTRIES.map(([chain, registry]) => ({ endpoint: "curve.pools", params: { chain, registry } })),
     { endpoint: "frankfurter.rates", params: { base: "EUR", start: opts.fxStart } },
-    ...Object.keys(BINANCE_PAIRS).map((symbol) => ({ endpoint: "binance.klines", params: { symbol, interval: "15m" } })),
+    ...Object.keys(BINANCE_PAIRS).map((symbol) => ({
+      endpoint: "binance.klines",
+      params: { symbol, interval: "15m" },
+    })),
     ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
     ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
     ...(opts.bluechipSlugs ?? []).map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),

@@ -1,7 +1,17 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import {
-  type Abi, type Hex, type Log, type PublicClient, BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, formatLog, http,
-  numberToHex, parseAbi,
+  type Abi,
+  type Hex,
+  type Log,
+  type PublicClient,
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  createPublicClient,
+  formatLog,
+  http,
+  numberToHex,
+  parseAbi,
 } from "viem";
 import { z } from "zod";
 import type { BlockHeader, ChainReader } from "../onchain/decode.ts";
@@ -70,7 +80,11 @@ export class RpcConfigError extends Error {
 
 /** Every provider of a chain failed for one call; `errors` has one message per provider attempt. */
 export class RpcUnavailableError extends Error {
-  constructor(readonly chain: string, readonly operation: string, readonly errors: string[]) {
+  constructor(
+    readonly chain: string,
+    readonly operation: string,
+    readonly errors: string[],
+  ) {
     super(`${chain}: ${operation} failed on every provider: ${errors.join(" | ") || "no provider configured"}`);
     this.name = "RpcUnavailableError";
   }
@@ -96,14 +110,19 @@ export function rpcEnvName(chain: string): string {
  * concurrency }`; a chain with no `BALLAST_RPC_<CHAIN>` is absent (its configs are skipped by
  * ingestion). Throws RpcConfigError listing every bad URL, lag or number.
  */
-export function rpcOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<EvmRpcOptions, "chains" | "timeoutMs" | "concurrency"> {
+export function rpcOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<EvmRpcOptions, "chains" | "timeoutMs" | "concurrency"> {
   const problems: string[] = [];
   const chains: Record<string, EvmChainRpcConfig> = {};
   for (const [k, v] of Object.entries(env)) {
     const m = /^BALLAST_RPC_([A-Z0-9_]+)$/.exec(k);
     if (!m || v === undefined || m[1] === "TIMEOUT_MS" || m[1] === "CONCURRENCY") continue;
     const chain = m[1].toLowerCase().replace(/_/g, "-");
-    const urls = v.split(",").map((s) => s.trim()).filter(Boolean);
+    const urls = v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (urls.length === 0) problems.push(`${k}: no URL`);
     for (const u of urls) {
       try {
@@ -117,7 +136,8 @@ export function rpcOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Ev
     let lag: number | undefined;
     if (lagText !== undefined) {
       lag = Number(lagText);
-      if (!Number.isSafeInteger(lag) || lag < 0) problems.push(`BALLAST_SAFE_LAG_${m[1]}: not a non-negative integer: ${lagText}`);
+      if (!Number.isSafeInteger(lag) || lag < 0)
+        problems.push(`BALLAST_SAFE_LAG_${m[1]}: not a non-negative integer: ${lagText}`);
     }
     chains[chain] = { urls, ...(lag !== undefined ? { lag } : {}) };
   }
@@ -125,7 +145,10 @@ export function rpcOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Ev
     const t = env[name];
     if (t === undefined) return undefined;
     const n = Number(t);
-    if (!Number.isSafeInteger(n) || n < min) { problems.push(`${name}: not an integer ≥ ${min}: ${t}`); return undefined; }
+    if (!Number.isSafeInteger(n) || n < min) {
+      problems.push(`${name}: not an integer ≥ ${min}: ${t}`);
+      return undefined;
+    }
     return n;
   };
   const timeoutMs = int("BALLAST_RPC_TIMEOUT_MS", 1);
@@ -135,7 +158,11 @@ export function rpcOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Ev
 }
 
 function redactUrl(u: string): string {
-  try { return new URL(u).host || "?"; } catch { return "?"; }
+  try {
+    return new URL(u).host || "?";
+  } catch {
+    return "?";
+  }
 }
 
 interface Provider {
@@ -154,7 +181,14 @@ function errorTexts(err: unknown): { text: string; codes: number[] } {
   const codes: number[] = [];
   let e: unknown = err;
   for (let depth = 0; e && depth < 8; depth++) {
-    const o = e as { message?: unknown; details?: unknown; shortMessage?: unknown; code?: unknown; cause?: unknown; name?: unknown };
+    const o = e as {
+      message?: unknown;
+      details?: unknown;
+      shortMessage?: unknown;
+      code?: unknown;
+      cause?: unknown;
+      name?: unknown;
+    };
     for (const t of [o.name, o.message, o.details, o.shortMessage]) if (typeof t === "string") parts.push(t);
     if (typeof o.code === "number") codes.push(o.code);
     e = o.cause;
@@ -162,9 +196,11 @@ function errorTexts(err: unknown): { text: string; codes: number[] } {
   return { text: parts.join(" | "), codes };
 }
 
-const RANGE_LIMIT = /query returned more than|block range|range (is )?too (large|wide|big)|limit exceeded|too many (results|logs|blocks)|exceeds? (the )?(max|limit)|response size|max results|returned too many|log response size|limited to a \d+/i;
+const RANGE_LIMIT =
+  /query returned more than|block range|range (is )?too (large|wide|big)|limit exceeded|too many (results|logs|blocks)|exceeds? (the )?(max|limit)|response size|max results|returned too many|log response size|limited to a \d+/i;
 
-const RATE_LIMIT = /rate.?limit|too many requests|request rate|daily request count|exceeded .*(credits|quota|capacity)|\b429\b/i;
+const RATE_LIMIT =
+  /rate.?limit|too many requests|request rate|daily request count|exceeded .*(credits|quota|capacity)|\b429\b/i;
 
 /**
  * True for an answer meaning "ask for fewer blocks" (range/result limits, code -32005). Rate limiting
@@ -205,16 +241,21 @@ function shortError(p: Provider, err: unknown): string {
 }
 
 const HEX = /^0x[0-9a-fA-F]*$/;
-const RpcLogSchema = z.object({
-  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
-  topics: z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/)).max(4),
-  data: z.string().regex(HEX).refine((d) => d.length % 2 === 0, "odd-length data"),
-  blockNumber: z.string().regex(/^0x[0-9a-fA-F]+$/),
-  blockHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-  transactionHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-  logIndex: z.string().regex(/^0x[0-9a-fA-F]+$/),
-  removed: z.boolean().optional(),
-}).passthrough();
+const RpcLogSchema = z
+  .object({
+    address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    topics: z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/)).max(4),
+    data: z
+      .string()
+      .regex(HEX)
+      .refine((d) => d.length % 2 === 0, "odd-length data"),
+    blockNumber: z.string().regex(/^0x[0-9a-fA-F]+$/),
+    blockHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    transactionHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    logIndex: z.string().regex(/^0x[0-9a-fA-F]+$/),
+    removed: z.boolean().optional(),
+  })
+  .passthrough();
 
 /** One eth_getLogs filter: contract address and topic positions (null = any; an array = OR). */
 export interface LogFilter {
@@ -267,16 +308,23 @@ export class EvmRpc implements ChainReader {
     const timeout = opts.timeoutMs ?? 20_000;
     for (const [chain, cfg] of Object.entries(opts.chains)) {
       this.lags.set(chain, cfg.lag ?? DEFAULT_SAFE_LAG[chain] ?? OTHER_CHAIN_LAG);
-      this.providers.set(chain, cfg.urls.map((url, i) => {
-        const host = redactUrl(url);
-        return {
-          name: `${chain}#${i}:${host}`, chain,
-          client: createPublicClient({ transport: http(url, { timeout, retryCount: 0 }), cacheTime: 0 }) as PublicClient,
-          limit: pLimit(opts.concurrency ?? 4),
-          state: { provider: `${chain}#${i}:${host}`, state: "closed", consecutiveFailures: 0, lastSuccessAt: null },
-          verifiedChainId: null,
-        };
-      }));
+      this.providers.set(
+        chain,
+        cfg.urls.map((url, i) => {
+          const host = redactUrl(url);
+          return {
+            name: `${chain}#${i}:${host}`,
+            chain,
+            client: createPublicClient({
+              transport: http(url, { timeout, retryCount: 0 }),
+              cacheTime: 0,
+            }) as PublicClient,
+            limit: pLimit(opts.concurrency ?? 4),
+            state: { provider: `${chain}#${i}:${host}`, state: "closed", consecutiveFailures: 0, lastSuccessAt: null },
+            verifiedChainId: null,
+          };
+        }),
+      );
     }
   }
 
@@ -310,7 +358,10 @@ export class EvmRpc implements ChainReader {
 
   /** Circuit state of every provider (copies), sorted by provider name. */
   providerStates(): ProviderState[] {
-    return [...this.providers.values()].flat().map((p) => ({ ...p.state })).sort((a, b) => (a.provider < b.provider ? -1 : 1));
+    return [...this.providers.values()]
+      .flat()
+      .map((p) => ({ ...p.state }))
+      .sort((a, b) => (a.provider < b.provider ? -1 : 1));
   }
 
   private candidates(chain: string): Provider[] {
@@ -319,14 +370,23 @@ export class EvmRpc implements ChainReader {
   }
 
   private success(p: Provider): void {
-    p.state = { provider: p.name, state: "closed", consecutiveFailures: 0, lastSuccessAt: Math.floor(this.now() / 1000) };
+    p.state = {
+      provider: p.name,
+      state: "closed",
+      consecutiveFailures: 0,
+      lastSuccessAt: Math.floor(this.now() / 1000),
+    };
   }
 
   private failure(p: Provider, err: unknown): void {
     p.state.consecutiveFailures += 1;
     if (p.state.consecutiveFailures >= this.threshold && p.state.state === "closed") {
       p.state.state = "open";
-      this.log("warn", "rpc provider circuit opened", { provider: p.name, consecutiveFailures: p.state.consecutiveFailures, error: shortError(p, err) });
+      this.log("warn", "rpc provider circuit opened", {
+        provider: p.name,
+        consecutiveFailures: p.state.consecutiveFailures,
+        error: shortError(p, err),
+      });
     }
   }
 
@@ -354,7 +414,11 @@ export class EvmRpc implements ChainReader {
   }
 
   /** Runs `fn` on each candidate provider of `chain` until one succeeds. Throws RpcUnavailableError with every provider's error. */
-  private async withFailover<T>(chain: string, operation: string, fn: (client: PublicClient) => Promise<T>): Promise<T> {
+  private async withFailover<T>(
+    chain: string,
+    operation: string,
+    fn: (client: PublicClient) => Promise<T>,
+  ): Promise<T> {
     const errors: string[] = [];
     const list = this.candidates(chain);
     for (const [i, p] of list.entries()) {
@@ -364,7 +428,12 @@ export class EvmRpc implements ChainReader {
         return out;
       } catch (err) {
         errors.push(shortError(p, err));
-        if (i + 1 < list.length) this.log("warn", "rpc provider failed, trying next", { operation, provider: p.name, error: shortError(p, err) });
+        if (i + 1 < list.length)
+          this.log("warn", "rpc provider failed, trying next", {
+            operation,
+            provider: p.name,
+            error: shortError(p, err),
+          });
       }
     }
     throw new RpcUnavailableError(chain, operation, errors);
@@ -392,8 +461,13 @@ export class EvmRpc implements ChainReader {
     let answeredNull = false;
     for (const p of this.candidates(chain)) {
       try {
-        const b = await this.call(p, (c) => c.request({ method: "eth_getBlockByNumber", params: [numberToHex(blockNumber), false] }));
-        if (!b) { answeredNull = true; continue; }
+        const b = await this.call(p, (c) =>
+          c.request({ method: "eth_getBlockByNumber", params: [numberToHex(blockNumber), false] }),
+        );
+        if (!b) {
+          answeredNull = true;
+          continue;
+        }
         if (typeof b.hash !== "string" || typeof b.timestamp !== "string") throw new Error("malformed block header");
         return { number: blockNumber, hash: b.hash.toLowerCase(), timestamp: Number(BigInt(b.timestamp)) };
       } catch (err) {
@@ -418,10 +492,15 @@ export class EvmRpc implements ChainReader {
    * RpcUnavailableError when every provider fails — callers record `provider_failed`, never zero.
    */
   async balanceOf(chain: string, token: string, holder: string, blockNumber?: bigint): Promise<bigint> {
-    return this.withFailover(chain, "balanceOf", (c) => c.readContract({
-      address: token as Hex, abi: BALANCE_OF_ABI, functionName: "balanceOf", args: [holder as Hex],
-      ...(blockNumber !== undefined ? { blockNumber } : {}),
-    }));
+    return this.withFailover(chain, "balanceOf", (c) =>
+      c.readContract({
+        address: token as Hex,
+        abi: BALANCE_OF_ABI,
+        functionName: "balanceOf",
+        args: [holder as Hex],
+        ...(blockNumber !== undefined ? { blockNumber } : {}),
+      }),
+    );
   }
 
   /**
@@ -431,7 +510,8 @@ export class EvmRpc implements ChainReader {
   async storageAt(chain: string, address: string, slot: Hex, blockNumber: bigint): Promise<Hex> {
     return this.withFailover(chain, "eth_getStorageAt", async (c) => {
       const word = await c.getStorageAt({ address: address as Hex, slot, blockNumber });
-      if (typeof word !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(word)) throw new Error(`malformed storage word: ${String(word).slice(0, 80)}`);
+      if (typeof word !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(word))
+        throw new Error(`malformed storage word: ${String(word).slice(0, 80)}`);
       return word.toLowerCase() as Hex;
     });
   }
@@ -444,10 +524,19 @@ export class EvmRpc implements ChainReader {
    * provider. Any other error (transport, timeout, HTTP) moves to the next provider; throws
    * RpcUnavailableError when every provider fails.
    */
-  async tryReadContract<T>(chain: string, params: { address: string; abi: Abi; functionName: string; args?: readonly unknown[]; blockNumber: bigint }): Promise<{ outcome: "answered"; result: T } | { outcome: "reverted"; reason: string }> {
+  async tryReadContract<T>(
+    chain: string,
+    params: { address: string; abi: Abi; functionName: string; args?: readonly unknown[]; blockNumber: bigint },
+  ): Promise<{ outcome: "answered"; result: T } | { outcome: "reverted"; reason: string }> {
     return this.withFailover(chain, `eth_call ${params.functionName}`, async (c) => {
       try {
-        const result = await c.readContract({ address: params.address as Hex, abi: params.abi, functionName: params.functionName, args: params.args, blockNumber: params.blockNumber } as Parameters<PublicClient["readContract"]>[0]);
+        const result = await c.readContract({
+          address: params.address as Hex,
+          abi: params.abi,
+          functionName: params.functionName,
+          args: params.args,
+          blockNumber: params.blockNumber,
+        } as Parameters<PublicClient["readContract"]>[0]);
         return { outcome: "answered" as const, result: result as T };
       } catch (err) {
         const reason = revertReason(err);
@@ -466,7 +555,13 @@ export class EvmRpc implements ChainReader {
    */
   async getLogs(config: TrackedConfig, fromBlock: bigint, toBlock: bigint): Promise<Log[]> {
     if (fromBlock > toBlock) return [];
-    const all = (await Promise.all(logFilters(config).map((f) => this.getLogsSplit(config.chain, f, fromBlock, toBlock, { left: FAULT_SPLIT_BUDGET })))).flat();
+    const all = (
+      await Promise.all(
+        logFilters(config).map((f) =>
+          this.getLogsSplit(config.chain, f, fromBlock, toBlock, { left: FAULT_SPLIT_BUDGET }),
+        ),
+      )
+    ).flat();
     const seen = new Set<string>();
     const out: Log[] = [];
     for (const l of all) {
@@ -475,10 +570,22 @@ export class EvmRpc implements ChainReader {
       seen.add(k);
       out.push(l);
     }
-    return out.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? 0) - (b.logIndex ?? 0) : (a.blockNumber ?? 0n) < (b.blockNumber ?? 0n) ? -1 : 1));
+    return out.sort((a, b) =>
+      a.blockNumber === b.blockNumber
+        ? (a.logIndex ?? 0) - (b.logIndex ?? 0)
+        : (a.blockNumber ?? 0n) < (b.blockNumber ?? 0n)
+          ? -1
+          : 1,
+    );
   }
 
-  private async getLogsSplit(chain: string, filter: LogFilter, from: bigint, to: bigint, budget: { left: number }): Promise<Log[]> {
+  private async getLogsSplit(
+    chain: string,
+    filter: LogFilter,
+    from: bigint,
+    to: bigint,
+    budget: { left: number },
+  ): Promise<Log[]> {
     const errors: string[] = [];
     const list = this.candidates(chain);
     for (const [i, p] of list.entries()) {
@@ -490,12 +597,26 @@ export class EvmRpc implements ChainReader {
         if (from < to && shouldSplit(err, budget)) {
           this.stats.splits += 1;
           const mid = from + (to - from) / 2n;
-          this.log("info", "eth_getLogs range split", { provider: p.name, fromBlock: Number(from), toBlock: Number(to), reason: shortError(p, err) });
-          const [a, b] = await Promise.all([this.getLogsSplit(chain, filter, from, mid, budget), this.getLogsSplit(chain, filter, mid + 1n, to, budget)]);
+          this.log("info", "eth_getLogs range split", {
+            provider: p.name,
+            fromBlock: Number(from),
+            toBlock: Number(to),
+            reason: shortError(p, err),
+          });
+          const [a, b] = await Promise.all([
+            this.getLogsSplit(chain, filter, from, mid, budget),
+            this.getLogsSplit(chain, filter, mid + 1n, to, budget),
+          ]);
           return [...a, ...b];
         }
         errors.push(shortError(p, err));
-        if (i + 1 < list.length) this.log("warn", "rpc provider failed eth_getLogs, trying next", { provider: p.name, fromBlock: Number(from), toBlock: Number(to), error: shortError(p, err) });
+        if (i + 1 < list.length)
+          this.log("warn", "rpc provider failed eth_getLogs, trying next", {
+            provider: p.name,
+            fromBlock: Number(from),
+            toBlock: Number(to),
+            error: shortError(p, err),
+          });
       }
     }
     throw new RpcUnavailableError(chain, `eth_getLogs ${from}-${to}`, errors);
@@ -510,12 +631,15 @@ export class EvmRpc implements ChainReader {
  */
 export function revertReason(err: unknown): string | null {
   if (err instanceof BaseError) {
-    const hit = err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError);
+    const hit = err.walk(
+      (e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError,
+    );
     if (hit instanceof ContractFunctionZeroDataError) return "no data returned";
     if (hit instanceof ContractFunctionRevertedError) return hit.reason ? `reverted: ${hit.reason}` : "reverted";
   }
   const { text, codes } = errorTexts(err);
-  if (isTimeoutError(err) || RATE_LIMIT.test(text) || /HttpRequestError|HTTP request failed|fetch failed/i.test(text)) return null;
+  if (isTimeoutError(err) || RATE_LIMIT.test(text) || /HttpRequestError|HTTP request failed|fetch failed/i.test(text))
+    return null;
   if (codes.includes(3) || /execution reverted/i.test(text)) return "reverted";
   return null;
 }
@@ -524,16 +648,21 @@ export function revertReason(err: unknown): string | null {
 async function fetchLogs(client: PublicClient, filter: LogFilter, from: bigint, to: bigint): Promise<Log[]> {
   const raw: unknown = await client.request({
     method: "eth_getLogs",
-    params: [{ address: filter.address as Hex, topics: filter.topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
+    params: [
+      { address: filter.address as Hex, topics: filter.topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) },
+    ],
   } as Parameters<PublicClient["request"]>[0]);
-  if (!Array.isArray(raw)) throw new MalformedLogsError(`eth_getLogs returned ${raw === null ? "null" : typeof raw}, not an array`);
+  if (!Array.isArray(raw))
+    throw new MalformedLogsError(`eth_getLogs returned ${raw === null ? "null" : typeof raw}, not an array`);
   const address = filter.address.toLowerCase();
   return raw.map((entry, i) => {
     const r = RpcLogSchema.safeParse(entry);
-    if (!r.success) throw new MalformedLogsError(`log ${i}: ${r.error.issues[0]?.path.join(".")} ${r.error.issues[0]?.message}`);
+    if (!r.success)
+      throw new MalformedLogsError(`log ${i}: ${r.error.issues[0]?.path.join(".")} ${r.error.issues[0]?.message}`);
     const bn = BigInt(r.data.blockNumber);
     if (bn < from || bn > to) throw new MalformedLogsError(`log ${i}: block ${bn} outside ${from}-${to}`);
-    if (r.data.address.toLowerCase() !== address) throw new MalformedLogsError(`log ${i}: address ${r.data.address} is not ${address}`);
+    if (r.data.address.toLowerCase() !== address)
+      throw new MalformedLogsError(`log ${i}: address ${r.data.address} is not ${address}`);
     return formatLog({ ...r.data, removed: r.data.removed ?? false } as Parameters<typeof formatLog>[0]);
   });
 }

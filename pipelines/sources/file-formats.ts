@@ -58,7 +58,11 @@ function newlineOffsets(text: string): number[] {
  */
 export function readCsvRows(text: string, drops: ReaderDrops, opts: { header: false }): string[][];
 export function readCsvRows(text: string, drops: ReaderDrops, opts?: { header: true }): Record<string, string>[];
-export function readCsvRows(text: string, drops: ReaderDrops, opts: { header: boolean } = { header: true }): (Record<string, string> | string[])[] {
+export function readCsvRows(
+  text: string,
+  drops: ReaderDrops,
+  opts: { header: boolean } = { header: true },
+): (Record<string, string> | string[])[] {
   const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const newlines = newlineOffsets(clean);
   const rows: (Record<string, string> | string[])[] = [];
@@ -79,7 +83,11 @@ export function readCsvRows(text: string, drops: ReaderDrops, opts: { header: bo
         width ??= fields.length;
         if (fields.length !== width) {
           drops.drop(CSV_PARSE_ERROR);
-          drops.problem({ line, code: fields.length < width ? "TooFewFields" : "TooManyFields", message: `expected ${width} fields but parsed ${fields.length}` });
+          drops.problem({
+            line,
+            code: fields.length < width ? "TooFewFields" : "TooManyFields",
+            message: `expected ${width} fields but parsed ${fields.length}`,
+          });
           return;
         }
       }
@@ -91,7 +99,12 @@ export function readCsvRows(text: string, drops: ReaderDrops, opts: { header: bo
 
 /** A JSON text that does not parse; `offset` is the char offset of the first error (0-based), line/column 1-based. */
 export class JsonPositionError extends SyntaxError {
-  constructor(message: string, readonly offset: number, readonly line: number, readonly column: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
     super(message);
     this.name = "JsonPositionError";
   }
@@ -122,7 +135,15 @@ export function parseJsonText(text: string): unknown {
     const before = text.slice(0, offset);
     const line = (before.match(/\n/g)?.length ?? 0) + 1;
     const column = offset - (before.lastIndexOf("\n") + 1) + 1;
-    const what = offset >= text.length ? "unexpected end of input" : `unexpected ${JSON.stringify(text.slice(offset, offset + 12))}`;
-    throw new JsonPositionError(`invalid JSON at line ${line}, column ${column} (char offset ${offset}): ${what} (${(e as Error).message})`, offset, line, column);
+    const what =
+      offset >= text.length
+        ? "unexpected end of input"
+        : `unexpected ${JSON.stringify(text.slice(offset, offset + 12))}`;
+    throw new JsonPositionError(
+      `invalid JSON at line ${line}, column ${column} (char offset ${offset}): ${what} (${(e as Error).message})`,
+      offset,
+      line,
+      column,
+    );
   }
 }

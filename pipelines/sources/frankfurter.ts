@@ -19,7 +19,10 @@ const FxRow = z.object({
  * ECB reference rates are dated by ECB business day (fixed about 14:15 CET, Frankfurt): a date
  * label D is a day in Europe/Berlin and, by the daily rule, the row of UTC date D.
  */
-export const ECB_TIME: SourceTime = { zone: "Europe/Berlin", dailyBucket: "ECB business date D (fixed ~14:15 CET) = UTC date D" };
+export const ECB_TIME: SourceTime = {
+  zone: "Europe/Berlin",
+  dailyBucket: "ECB business date D (fixed ~14:15 CET) = UTC date D",
+};
 
 /**
  * `GET /v1/{start}..{end}?base=EUR` — daily ECB reference rates (units of quote per 1 base),
@@ -36,18 +39,34 @@ export const fxRatesEndpoint: Endpoint = {
   maxStalenessSec: 4 * 86400,
   payloadSchema: z.looseObject({ base: z.string(), rates: z.record(z.string(), z.unknown()) }),
   rowSchema: FxRow,
-  table: { name: "raw_frankfurter__rates", columns: { date: "VARCHAR", base: "VARCHAR", quote: "VARCHAR", rate: "DOUBLE" } },
+  table: {
+    name: "raw_frankfurter__rates",
+    columns: { date: "VARCHAR", base: "VARCHAR", quote: "VARCHAR", rate: "DOUBLE" },
+  },
   toRows(payload: { base: string; rates: Record<string, unknown> }) {
     const rc = new RowCollector(FxRow);
     for (const [label, quotes] of Object.entries(payload.rates).sort(([a], [b]) => a.localeCompare(b))) {
-      const day = /^\d{4}-\d{2}-\d{2}$/.test(label) ? alignDailyLabel(label, ECB_TIME.zone) : { ok: false as const, reason: "time-label-invalid" };
-      if (!day.ok) { rc.drop(day.reason); continue; }
-      if (!quotes || typeof quotes !== "object" || Array.isArray(quotes)) { rc.drop("fx-day-invalid"); continue; }
+      const day = /^\d{4}-\d{2}-\d{2}$/.test(label)
+        ? alignDailyLabel(label, ECB_TIME.zone)
+        : { ok: false as const, reason: "time-label-invalid" };
+      if (!day.ok) {
+        rc.drop(day.reason);
+        continue;
+      }
+      if (!quotes || typeof quotes !== "object" || Array.isArray(quotes)) {
+        rc.drop("fx-day-invalid");
+        continue;
+      }
       const date = day.date;
-      for (const [quote, raw] of Object.entries(quotes as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) {
+      for (const [quote, raw] of Object.entries(quotes as Record<string, unknown>).sort(([a], [b]) =>
+        a.localeCompare(b),
+      )) {
         const n = toFiniteNumber(raw);
         if (n === null) continue; // currency not quoted that day
-        if (n === undefined || n <= 0) { rc.drop("fx-rate-invalid"); continue; }
+        if (n === undefined || n <= 0) {
+          rc.drop("fx-rate-invalid");
+          continue;
+        }
         rc.add({ date, base: payload.base, quote, rate: n });
       }
     }

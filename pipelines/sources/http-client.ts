@@ -32,7 +32,11 @@ export interface HttpClientOptions {
 
 /** Thrown for any failed upstream call; `status` is the HTTP status when one was received. */
 export class UpstreamError extends Error {
-  constructor(message: string, readonly source: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly source: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = "UpstreamError";
   }
@@ -45,7 +49,8 @@ export class UpstreamError extends Error {
  */
 export class HttpClient {
   private readonly limit: ReturnType<typeof pLimit>;
-  private readonly opts: Required<Omit<HttpClientOptions, "headers" | "fetchImpl" | "now">> & Pick<HttpClientOptions, "headers">;
+  private readonly opts: Required<Omit<HttpClientOptions, "headers" | "fetchImpl" | "now">> &
+    Pick<HttpClientOptions, "headers">;
   private readonly fetchImpl: typeof fetch;
   private readonly now: () => number;
   private circuit: CircuitState = { state: "closed", consecutiveFailures: 0, lastSuccessAt: null };
@@ -53,7 +58,12 @@ export class HttpClient {
 
   constructor(options: HttpClientOptions) {
     this.opts = {
-      concurrency: 4, timeoutMs: 20_000, retries: 3, backoffMs: 500, failureThreshold: 5, cooldownMs: 60_000,
+      concurrency: 4,
+      timeoutMs: 20_000,
+      retries: 3,
+      backoffMs: 500,
+      failureThreshold: 5,
+      cooldownMs: 60_000,
       ...options,
     };
     this.fetchImpl = options.fetchImpl ?? fetch;
@@ -124,7 +134,11 @@ export class HttpClient {
       try {
         const res = await this.fetchImpl(url, {
           ...(postBody === undefined ? {} : { method: "POST", body: postBody }),
-          headers: { accept: "application/json", ...(postBody === undefined ? {} : { "content-type": "application/json" }), ...this.opts.headers },
+          headers: {
+            accept: "application/json",
+            ...(postBody === undefined ? {} : { "content-type": "application/json" }),
+            ...this.opts.headers,
+          },
           signal: AbortSignal.timeout(this.opts.timeoutMs),
         });
         if (res.ok) return await res.text();
@@ -133,9 +147,12 @@ export class HttpClient {
         const retryAfter = Number(res.headers.get("retry-after"));
         if (Number.isFinite(retryAfter) && retryAfter > 0) waitMs = Math.max(waitMs, retryAfter * 1000);
       } catch (err) {
-        if (err instanceof UpstreamError && err.status !== undefined && err.status !== 429 && err.status < 500) throw err;
-        lastError = err instanceof UpstreamError ? err
-          : new UpstreamError(`${this.opts.name}: ${path} failed: ${(err as Error).message}`, this.opts.name);
+        if (err instanceof UpstreamError && err.status !== undefined && err.status !== 429 && err.status < 500)
+          throw err;
+        lastError =
+          err instanceof UpstreamError
+            ? err
+            : new UpstreamError(`${this.opts.name}: ${path} failed: ${(err as Error).message}`, this.opts.name);
       }
       if (attempt < this.opts.retries) await new Promise((r) => setTimeout(r, waitMs));
     }

@@ -28,7 +28,10 @@ function labelOf(e: Endpoint): string {
 }
 
 function buildLineage(): SourceLineageEntry[] {
-  const bySource = new Map<string, { entry: Omit<SourceLineageEntry, "zone" | "dailyBucket">; zones: string[]; buckets: string[] }>();
+  const bySource = new Map<
+    string,
+    { entry: Omit<SourceLineageEntry, "zone" | "dailyBucket">; zones: string[]; buckets: string[] }
+  >();
   const addTime = (s: { zones: string[]; buckets: string[] }, zone: string, bucket: string) => {
     if (!s.zones.includes(zone)) s.zones.push(zone);
     if (!s.buckets.includes(bucket)) s.buckets.push(bucket);
@@ -37,10 +40,16 @@ function buildLineage(): SourceLineageEntry[] {
     const source = labelOf(e);
     let cur = bySource.get(source);
     if (!cur) {
-      cur = { entry: { source, endpoints: [], family: e.lineage.family, derivedFrom: e.lineage.derivedFrom }, zones: [], buckets: [] };
+      cur = {
+        entry: { source, endpoints: [], family: e.lineage.family, derivedFrom: e.lineage.derivedFrom },
+        zones: [],
+        buckets: [],
+      };
       bySource.set(source, cur);
     } else if (cur.entry.family !== e.lineage.family || cur.entry.derivedFrom !== e.lineage.derivedFrom) {
-      throw new Error(`source label ${source}: endpoints ${cur.entry.endpoints.join(",")} and ${e.key} declare different lineage`);
+      throw new Error(
+        `source label ${source}: endpoints ${cur.entry.endpoints.join(",")} and ${e.key} declare different lineage`,
+      );
     }
     cur.entry.endpoints.push(e.key);
     addTime(cur, e.time.zone, e.time.dailyBucket);
@@ -55,7 +64,14 @@ function buildLineage(): SourceLineageEntry[] {
 }
 
 /** Every source label with its declared lineage and time semantics, for the manifest and README. */
-export const SOURCE_LINEAGE: { source: string; endpoints: string[]; family: string; derivedFrom: string | null; zone: string; dailyBucket: string }[] = buildLineage();
+export const SOURCE_LINEAGE: {
+  source: string;
+  endpoints: string[];
+  family: string;
+  derivedFrom: string | null;
+  zone: string;
+  dailyBucket: string;
+}[] = buildLineage();
 
 const FAMILY_BY_SOURCE: ReadonlyMap<string, string> = new Map(SOURCE_LINEAGE.map((s) => [s.source, s.family]));
 

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { configKey, ONCHAIN_EVENT_COLUMNS, type OnchainEventRow, OnchainEventRowSchema, onchainEventId } from "../onchain/contract.ts";
+import {
+  configKey,
+  ONCHAIN_EVENT_COLUMNS,
+  type OnchainEventRow,
+  OnchainEventRowSchema,
+  onchainEventId,
+} from "../onchain/contract.ts";
 import { loadRegistry } from "../registry/registry.ts";
 import type { FamilyEvent } from "../registry/schema.ts";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
@@ -77,7 +83,16 @@ interface RecordedLogSpec {
   /** Event name → family key and which CSV columns hold the affected address and the amount. */
   events: Record<string, { family: string; address: string[]; amount?: string }>;
   /** Column names of the recorded file. */
-  columns: { event: string; block: string; tx: string; logIndex?: string; time: string; timeKind: "iso-utc" | "unix"; blockHash?: string; txFrom: string };
+  columns: {
+    event: string;
+    block: string;
+    tx: string;
+    logIndex?: string;
+    time: string;
+    timeKind: "iso-utc" | "unix";
+    blockHash?: string;
+    txFrom: string;
+  };
 }
 
 /**
@@ -96,13 +111,22 @@ function readRecordedLogs(spec: RecordedLogSpec) {
     for (const r of readCsvRows(text, drops)) {
       const name = r[spec.columns.event];
       const ev = spec.events[name];
-      if (!ev) { drops.drop("event-not-tracked"); continue; }
+      if (!ev) {
+        drops.drop("event-not-tracked");
+        continue;
+      }
       const family = familyEvent(families, ev.family, name);
-      if (!family) { drops.drop("event-family-unknown"); continue; }
+      if (!family) {
+        drops.drop("event-family-unknown");
+        continue;
+      }
       const block = Number(r[spec.columns.block]);
       const hex = (v: string | undefined) => (v ? (v.startsWith("0x") ? v : `0x${v}`).toLowerCase() : "");
       const tx = hex(r[spec.columns.tx]);
-      if (!Number.isSafeInteger(block) || block <= 0 || !/^0x[0-9a-f]{64}$/.test(tx)) { drops.drop("block-or-tx-invalid"); continue; }
+      if (!Number.isSafeInteger(block) || block <= 0 || !/^0x[0-9a-f]{64}$/.test(tx)) {
+        drops.drop("block-or-tx-invalid");
+        continue;
+      }
       let ts: number;
       const timeCell = r[spec.columns.time] ?? "";
       if (spec.columns.timeKind === "unix") ts = /^\d+$/.test(timeCell) ? Number(timeCell) : NaN;
@@ -110,27 +134,61 @@ function readRecordedLogs(spec: RecordedLogSpec) {
         const label = parseTimeLabel(timeCell, "UTC");
         ts = label && label.kind === "instant" ? Math.floor(label.unixSec) : NaN;
       }
-      if (!Number.isFinite(ts) || ts <= 0) { drops.drop("timestamp-missing-or-invalid"); continue; }
+      if (!Number.isFinite(ts) || ts <= 0) {
+        drops.drop("timestamp-missing-or-invalid");
+        continue;
+      }
       let logIndex: number;
       if (spec.columns.logIndex) logIndex = Number(r[spec.columns.logIndex]);
-      else { logIndex = ordinal.get(tx) ?? 0; ordinal.set(tx, logIndex + 1); }
-      if (!Number.isSafeInteger(logIndex) || logIndex < 0) { drops.drop("log-index-invalid"); continue; }
-      const address = ev.address.map((c) => r[c]).find((v) => v && /^0x[0-9a-fA-F]{40}$/.test(v))?.toLowerCase() ?? spec.contract;
+      else {
+        logIndex = ordinal.get(tx) ?? 0;
+        ordinal.set(tx, logIndex + 1);
+      }
+      if (!Number.isSafeInteger(logIndex) || logIndex < 0) {
+        drops.drop("log-index-invalid");
+        continue;
+      }
+      const address =
+        ev.address
+          .map((c) => r[c])
+          .find((v) => v && /^0x[0-9a-fA-F]{40}$/.test(v))
+          ?.toLowerCase() ?? spec.contract;
       let amount: string | null = null;
       if (ev.amount) {
         amount = exactBaseUnits(r[ev.amount] ?? "");
-        if (amount === null) { drops.drop("amount-not-exact-integer"); continue; }
+        if (amount === null) {
+          drops.drop("amount-not-exact-integer");
+          continue;
+        }
       }
       const kind = family.kind === "transfer" ? null : family.kind;
-      if (!kind) { drops.drop("event-family-unknown"); continue; }
+      if (!kind) {
+        drops.drop("event-family-unknown");
+        continue;
+      }
       rows.push({
-        id: onchainEventId(spec.chainId, tx, logIndex), chain_id: spec.chainId, stablecoin_id: spec.stablecoinId,
-        config_key: configKey(spec.stablecoinId, spec.chainId, spec.contract, ev.family), contract_address: spec.contract, family: ev.family,
-        event_name: name, event_signature: family.signature, topic0: family.topic0, kind, address,
-        amount_raw: amount, decimals: spec.decimals,
-        amount_source: amount === null ? "unavailable" : "event", amount_status: amount === null ? "recoverable_pending" : "resolved",
-        tx_hash: tx, tx_from: r[spec.columns.txFrom] ? r[spec.columns.txFrom].toLowerCase() : null, block_number: block,
-        block_hash: spec.columns.blockHash && r[spec.columns.blockHash] ? hex(r[spec.columns.blockHash]) : null, log_index: logIndex, ts, origin: "recorded",
+        id: onchainEventId(spec.chainId, tx, logIndex),
+        chain_id: spec.chainId,
+        stablecoin_id: spec.stablecoinId,
+        config_key: configKey(spec.stablecoinId, spec.chainId, spec.contract, ev.family),
+        contract_address: spec.contract,
+        family: ev.family,
+        event_name: name,
+        event_signature: family.signature,
+        topic0: family.topic0,
+        kind,
+        address,
+        amount_raw: amount,
+        decimals: spec.decimals,
+        amount_source: amount === null ? "unavailable" : "event",
+        amount_status: amount === null ? "recoverable_pending" : "resolved",
+        tx_hash: tx,
+        tx_from: r[spec.columns.txFrom] ? r[spec.columns.txFrom].toLowerCase() : null,
+        block_number: block,
+        block_hash: spec.columns.blockHash && r[spec.columns.blockHash] ? hex(r[spec.columns.blockHash]) : null,
+        log_index: logIndex,
+        ts,
+        origin: "recorded",
       });
     }
     return drops.output([{ params: { stablecoin: spec.stablecoinId, chain: spec.chainId }, payload: { rows } }]);
@@ -144,7 +202,10 @@ function readRecordedLogs(spec: RecordedLogSpec) {
  * the transaction sender, else the contract). Timestamps are UTC ISO without a zone.
  */
 export const readBhemenUsdtCsv = readRecordedLogs({
-  stablecoinId: "usdt-tether", chainId: "ethereum", contract: "0xdac17f958d2ee523a2206206994597c13d831ec7", decimals: 6,
+  stablecoinId: "usdt-tether",
+  chainId: "ethereum",
+  contract: "0xdac17f958d2ee523a2206206994597c13d831ec7",
+  decimals: 6,
   events: {
     AddedBlackList: { family: "tether-legacy-blacklist", address: ["_user"] },
     RemovedBlackList: { family: "tether-legacy-blacklist", address: ["_user"] },
@@ -152,7 +213,15 @@ export const readBhemenUsdtCsv = readRecordedLogs({
     Issue: { family: "tether-supply", address: ["msg.sender"], amount: "amount" },
     Redeem: { family: "tether-supply", address: ["msg.sender"], amount: "amount" },
   },
-  columns: { event: "event_name", block: "block_number", tx: "txhash", logIndex: "log_index", time: "timestamp", timeKind: "iso-utc", txFrom: "msg.sender" },
+  columns: {
+    event: "event_name",
+    block: "block_number",
+    tx: "txhash",
+    logIndex: "log_index",
+    time: "timestamp",
+    timeKind: "iso-utc",
+    txFrom: "msg.sender",
+  },
 });
 
 /**
@@ -161,7 +230,10 @@ export const readBhemenUsdtCsv = readRecordedLogs({
  * SupplyDecreased (`from`, `value`), 18 decimals. Timestamps are UTC ISO without a zone.
  */
 export const readBhemenUsdpCsv = readRecordedLogs({
-  stablecoinId: "usdp-paxos", chainId: "ethereum", contract: "0x8e870d67f660d95d5be530380d0ec0bd388289e1", decimals: 18,
+  stablecoinId: "usdp-paxos",
+  chainId: "ethereum",
+  contract: "0x8e870d67f660d95d5be530380d0ec0bd388289e1",
+  decimals: 18,
   events: {
     AddressFrozen: { family: "paxos-freeze", address: ["addr"] },
     AddressUnfrozen: { family: "paxos-freeze", address: ["addr"] },
@@ -169,7 +241,15 @@ export const readBhemenUsdpCsv = readRecordedLogs({
     SupplyIncreased: { family: "paxos-supply", address: ["to"], amount: "value" },
     SupplyDecreased: { family: "paxos-supply", address: ["from"], amount: "value" },
   },
-  columns: { event: "event_name", block: "block_number", tx: "txhash", logIndex: "log_index", time: "timestamp", timeKind: "iso-utc", txFrom: "msg.sender" },
+  columns: {
+    event: "event_name",
+    block: "block_number",
+    tx: "txhash",
+    logIndex: "log_index",
+    time: "timestamp",
+    timeKind: "iso-utc",
+    txFrom: "msg.sender",
+  },
 });
 
 /**
@@ -178,10 +258,21 @@ export const readBhemenUsdpCsv = readRecordedLogs({
  * `0x`, no log index (see readRecordedLogs). Includes the 2025-10-15 300-trillion mint and its burn.
  */
 export const readPyusdSupplyCsv = readRecordedLogs({
-  stablecoinId: "pyusd-paypal", chainId: "ethereum", contract: "0x6c3ea9036406852006290770bedfcaba0e23a0e8", decimals: 6,
+  stablecoinId: "pyusd-paypal",
+  chainId: "ethereum",
+  contract: "0x6c3ea9036406852006290770bedfcaba0e23a0e8",
+  decimals: 6,
   events: {
     SupplyIncreased: { family: "paxos-supply", address: ["to"], amount: "value" },
     SupplyDecreased: { family: "paxos-supply", address: ["from"], amount: "value" },
   },
-  columns: { event: "event", block: "blockNumber", tx: "transactionHash", time: "timestamp", timeKind: "unix", blockHash: "blockHash", txFrom: "msg.sender" },
+  columns: {
+    event: "event",
+    block: "blockNumber",
+    tx: "transactionHash",
+    time: "timestamp",
+    timeKind: "unix",
+    blockHash: "blockHash",
+    txFrom: "msg.sender",
+  },
 });

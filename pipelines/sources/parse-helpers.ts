@@ -32,7 +32,8 @@ export function toPlausibleAmount(value: unknown): number | null | "malformed" |
   if (value === null || value === undefined || value === "") return null;
   let n: number;
   if (typeof value === "number") n = value;
-  else if (typeof value === "string" && NUMERIC_TEXT.test(value)) n = Number(/^\s*[-+]?nan\s*$/i.test(value) ? NaN : value.trim().replace(/^([-+]?)infinity$/i, "$1Infinity"));
+  else if (typeof value === "string" && NUMERIC_TEXT.test(value))
+    n = Number(/^\s*[-+]?nan\s*$/i.test(value) ? NaN : value.trim().replace(/^([-+]?)infinity$/i, "$1Infinity"));
   else return "malformed";
   if (!Number.isFinite(n) || Math.abs(n) > IMPLAUSIBLE_ABOVE) return "implausible";
   return n;
@@ -63,7 +64,10 @@ export class RowCollector {
   addUnique(key: string, row: Record<string, unknown>): void {
     const text = JSON.stringify(row);
     const kept = this.keyed.get(key);
-    if (kept !== undefined) { this.drop(kept === text ? "duplicate-identical" : "duplicate-conflicting"); return; }
+    if (kept !== undefined) {
+      this.drop(kept === text ? "duplicate-identical" : "duplicate-conflicting");
+      return;
+    }
     const before = this.rows.length;
     this.add(row);
     if (this.rows.length > before) this.keyed.set(key, text);

@@ -58,15 +58,28 @@ export function parseJsonAttestation(payload: unknown, stablecoinId: string): Li
   const p = AttestationPayload.safeParse(payload);
   if (!p.success) {
     const issue = p.error.issues[0];
-    throw new UpstreamError(`reserves: ${stablecoinId} attestation payload unreadable (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`, "reserves");
+    throw new UpstreamError(
+      `reserves: ${stablecoinId} attestation payload unreadable (${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"})`,
+      "reserves",
+    );
   }
-  const reportedAt = typeof p.data.reportedAt === "number" ? p.data.reportedAt : Math.floor(Date.parse(p.data.reportedAt) / 1000);
-  if (!Number.isFinite(reportedAt)) throw new UpstreamError(`reserves: ${stablecoinId} attestation reportedAt unreadable`, "reserves");
+  const reportedAt =
+    typeof p.data.reportedAt === "number" ? p.data.reportedAt : Math.floor(Date.parse(p.data.reportedAt) / 1000);
+  if (!Number.isFinite(reportedAt))
+    throw new UpstreamError(`reserves: ${stablecoinId} attestation reportedAt unreadable`, "reserves");
   const totalUsd = p.data.assets.reduce((s, a) => s + a.valueUsd, 0);
-  if (!(totalUsd > 0)) throw new UpstreamError(`reserves: ${stablecoinId} attestation totals ${totalUsd} USD`, "reserves");
+  if (!(totalUsd > 0))
+    throw new UpstreamError(`reserves: ${stablecoinId} attestation totals ${totalUsd} USD`, "reserves");
   return {
-    stablecoinId, adapter: "json-attestation", reportedAt, totalUsd,
-    components: p.data.assets.map((a) => ({ name: a.name, valueUsd: a.valueUsd, pct: Math.round((a.valueUsd / totalUsd) * 1e8) / 1e6 })),
+    stablecoinId,
+    adapter: "json-attestation",
+    reportedAt,
+    totalUsd,
+    components: p.data.assets.map((a) => ({
+      name: a.name,
+      valueUsd: a.valueUsd,
+      pct: Math.round((a.valueUsd / totalUsd) * 1e8) / 1e6,
+    })),
   };
 }
 
@@ -91,11 +104,21 @@ export async function readLiveReserves(adapter: ReserveAdapter, client: HttpClie
 
 /** Each issuer is its own upstream family. */
 export const RESERVES_LINEAGE: SourceLineage = { family: "reserves", derivedFrom: null };
-export const RESERVES_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at observedAt; reportedAt as the issuer states it" };
+export const RESERVES_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at observedAt; reportedAt as the issuer states it",
+};
 
 const ComponentRow = z.object({
-  stablecoin_id: z.string().min(1), adapter: z.string().min(1), name: z.string().min(1), value_usd: z.number().nonnegative(), pct: z.number().min(0).max(100),
-  total_usd: z.number().positive(), reported_at: z.number().int(), max_age_sec: z.number().int().positive(), observed_at: z.number().int(),
+  stablecoin_id: z.string().min(1),
+  adapter: z.string().min(1),
+  name: z.string().min(1),
+  value_usd: z.number().nonnegative(),
+  pct: z.number().min(0).max(100),
+  total_usd: z.number().positive(),
+  reported_at: z.number().int(),
+  max_age_sec: z.number().int().positive(),
+  observed_at: z.number().int(),
 });
 
 /**
@@ -116,15 +139,29 @@ export const reserveCompositionEndpoint: Endpoint = {
   table: {
     name: "raw_reserves__compositions",
     columns: {
-      stablecoin_id: "VARCHAR", adapter: "VARCHAR", name: "VARCHAR", value_usd: "DOUBLE", pct: "DOUBLE", total_usd: "DOUBLE", reported_at: "BIGINT",
-      max_age_sec: "BIGINT", observed_at: "BIGINT",
+      stablecoin_id: "VARCHAR",
+      adapter: "VARCHAR",
+      name: "VARCHAR",
+      value_usd: "DOUBLE",
+      pct: "DOUBLE",
+      total_usd: "DOUBLE",
+      reported_at: "BIGINT",
+      max_age_sec: "BIGINT",
+      observed_at: "BIGINT",
     },
   },
   toRows(payload: LiveReserveReading & { maxAgeSec?: number }, capture: Capture) {
     const rc = new RowCollector(ComponentRow);
     const rows = payload.components.map((c) => ({
-      stablecoin_id: payload.stablecoinId, adapter: payload.adapter, name: c.name, value_usd: c.valueUsd, pct: c.pct, total_usd: payload.totalUsd,
-      reported_at: payload.reportedAt, max_age_sec: payload.maxAgeSec, observed_at: capture.observedAt,
+      stablecoin_id: payload.stablecoinId,
+      adapter: payload.adapter,
+      name: c.name,
+      value_usd: c.valueUsd,
+      pct: c.pct,
+      total_usd: payload.totalUsd,
+      reported_at: payload.reportedAt,
+      max_age_sec: payload.maxAgeSec,
+      observed_at: capture.observedAt,
     }));
     for (const r of rows) rc.add(r);
     return rc.result();

@@ -30,7 +30,14 @@ export const OFF_DAY_BOUNDARY = "off-day-boundary";
 export const TIME_LABEL_INVALID = "time-label-invalid";
 
 /** Wall-clock fields of a local time (month 1–12). Seconds may carry a fraction. */
-export interface WallTime { year: number; month: number; day: number; hour: number; minute: number; second: number }
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
 
 /**
  * Unix seconds (UTC) of local wall time `w` in IANA `zone` (tz database via Luxon). For a wall time
@@ -41,11 +48,27 @@ export function wallTimeToUnix(w: WallTime, zone: string): number {
   if (!(w.second >= 0 && w.second < 60)) return NaN;
   const whole = Math.floor(w.second);
   const dt = DateTime.fromObject(
-    { year: w.year, month: w.month, day: w.day, hour: w.hour, minute: w.minute, second: whole, millisecond: Math.round((w.second - whole) * 1000) },
+    {
+      year: w.year,
+      month: w.month,
+      day: w.day,
+      hour: w.hour,
+      minute: w.minute,
+      second: whole,
+      millisecond: Math.round((w.second - whole) * 1000),
+    },
     { zone },
   );
   // Luxon moves a wall time inside a DST gap forward; such a time does not exist.
-  if (!dt.isValid || dt.year !== w.year || dt.month !== w.month || dt.day !== w.day || dt.hour !== w.hour || dt.minute !== w.minute) return NaN;
+  if (
+    !dt.isValid ||
+    dt.year !== w.year ||
+    dt.month !== w.month ||
+    dt.day !== w.day ||
+    dt.hour !== w.hour ||
+    dt.minute !== w.minute
+  )
+    return NaN;
   // In a DST fall-back hour Luxon takes the later offset; the earlier instant has the offset in force a day before.
   const earlier = DateTime.fromMillis(dt.toMillis() + (dt.offset - dt.minus({ days: 1 }).offset) * 60_000, { zone });
   const same = earlier.hour === w.hour && earlier.minute === w.minute && earlier.day === w.day;
@@ -73,11 +96,24 @@ export function parseTimeLabel(text: string, zone: string): TimeLabel | null {
   if (m[4] === undefined) {
     const start = wallTimeToUnix({ year, month, day, hour: 0, minute: 0, second: 0 }, zone);
     const next = new Date(Date.UTC(year, month - 1, day + 1));
-    const end = wallTimeToUnix({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate(), hour: 0, minute: 0, second: 0 }, zone);
+    const end = wallTimeToUnix(
+      {
+        year: next.getUTCFullYear(),
+        month: next.getUTCMonth() + 1,
+        day: next.getUTCDate(),
+        hour: 0,
+        minute: 0,
+        second: 0,
+      },
+      zone,
+    );
     if (!Number.isFinite(start) || !Number.isFinite(end)) return null;
     return { kind: "day", date: `${m[1]}-${m[2]}-${m[3]}`, startSec: start, endSec: end };
   }
-  const unixSec = wallTimeToUnix({ year, month, day, hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0) }, zone);
+  const unixSec = wallTimeToUnix(
+    { year, month, day, hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0) },
+    zone,
+  );
   return Number.isFinite(unixSec) ? { kind: "instant", unixSec } : null;
 }
 
@@ -107,7 +143,9 @@ export function utcDailyPointOfLabel(label: TimeLabel): number | null {
  * Result of aligning one daily label: the UTC date (`YYYY-MM-DD`) and Unix seconds of its
  * 00:00 UTC point, or the drop reason.
  */
-export type DailyAlignment = { ok: true; date: string; unixSec: number } | { ok: false; reason: typeof OFF_DAY_BOUNDARY | typeof TIME_LABEL_INVALID };
+export type DailyAlignment =
+  | { ok: true; date: string; unixSec: number }
+  | { ok: false; reason: typeof OFF_DAY_BOUNDARY | typeof TIME_LABEL_INVALID };
 
 /** Applies the daily rule to a text label in IANA `zone` (see parseTimeLabel). */
 export function alignDailyLabel(text: string, zone: string): DailyAlignment {
@@ -134,7 +172,10 @@ export function isoDate(unixSeconds: number): string {
  * label becomes its exact UTC instant (the endpoint's parser then applies the ±1 h daily rule);
  * a day label becomes the 00:00 UTC instant inside that local day. Unix seconds, or the drop reason.
  */
-export function labelToUtcInstant(text: string, zone: string): { ok: true; unixSec: number } | { ok: false; reason: typeof OFF_DAY_BOUNDARY | typeof TIME_LABEL_INVALID } {
+export function labelToUtcInstant(
+  text: string,
+  zone: string,
+): { ok: true; unixSec: number } | { ok: false; reason: typeof OFF_DAY_BOUNDARY | typeof TIME_LABEL_INVALID } {
   const label = parseTimeLabel(text, zone);
   if (!label) return { ok: false, reason: TIME_LABEL_INVALID };
   if (label.kind === "instant") return { ok: true, unixSec: label.unixSec };

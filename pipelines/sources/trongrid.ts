@@ -1,7 +1,13 @@
 import { createBase58check } from "@scure/base";
 import { bytesToHex, hexToBytes, sha256 } from "viem";
 import { z } from "zod";
-import { EVENT_KINDS, type EventKind, type OnchainEventRow, OnchainEventRowSchema, onchainEventId } from "../onchain/contract.ts";
+import {
+  EVENT_KINDS,
+  type EventKind,
+  type OnchainEventRow,
+  OnchainEventRowSchema,
+  onchainEventId,
+} from "../onchain/contract.ts";
 import type { TrackedConfig } from "../onchain/tracked.ts";
 import type { FamilyEvent } from "../registry/schema.ts";
 import { HttpClient, type HttpClientOptions, UpstreamError } from "./http-client.ts";
@@ -79,7 +85,9 @@ export function tronBase58ToHex(b58: string): string {
   try {
     bytes = base58check.decode(b58.trim());
   } catch (err) {
-    throw new Error(`tron address ${JSON.stringify(b58)}: invalid base58check (${(err as Error).message})`, { cause: err });
+    throw new Error(`tron address ${JSON.stringify(b58)}: invalid base58check (${(err as Error).message})`, {
+      cause: err,
+    });
   }
   if (bytes.length !== 21 || bytes[0] !== TRON_PREFIX) {
     throw new Error(`tron address ${JSON.stringify(b58)}: payload is not 21 bytes with the 0x41 prefix`);
@@ -151,7 +159,10 @@ export type TronGridEventsPage = z.infer<typeof TronGridEventsPageSchema>;
 // ---------------------------------------------------------------------------------------------
 // Parsing.
 
-interface Param { type: string; name: string | null }
+interface Param {
+  type: string;
+  name: string | null;
+}
 
 /** `uint` → `uint256`, `int` → `int256` (Solidity canonical types); others as written. */
 function canonicalType(t: string): string {
@@ -163,10 +174,16 @@ function parseSignature(text: string): { name: string; params: Param[] } | null 
   const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$/.exec(text);
   if (!m) return null;
   const inner = m[2].trim();
-  const params: Param[] = inner === "" ? [] : inner.split(",").map((p) => {
-    const tokens = p.trim().split(/\s+/).filter((t) => t !== "indexed");
-    return { type: canonicalType(tokens[0] ?? ""), name: tokens.length > 1 ? tokens[tokens.length - 1] : null };
-  });
+  const params: Param[] =
+    inner === ""
+      ? []
+      : inner.split(",").map((p) => {
+          const tokens = p
+            .trim()
+            .split(/\s+/)
+            .filter((t) => t !== "indexed");
+          return { type: canonicalType(tokens[0] ?? ""), name: tokens.length > 1 ? tokens[tokens.length - 1] : null };
+        });
   if (params.some((p) => p.type === "")) return null;
   return { name: m[1], params };
 }
@@ -191,12 +208,18 @@ function bump(counts: Record<string, number>, key: string): void {
 }
 
 /** Throws unless the config is an ingestible Tron config (chain `tron`, address, decimals, family events). */
-function assertTronConfig(config: TrackedConfig): asserts config is TrackedConfig & { address: string; decimals: number } {
-  if (config.chain !== "tron") throw new Error(`trongrid: config ${config.configKey} is on chain ${config.chain}, not tron`);
+function assertTronConfig(
+  config: TrackedConfig,
+): asserts config is TrackedConfig & { address: string; decimals: number } {
+  if (config.chain !== "tron")
+    throw new Error(`trongrid: config ${config.configKey} is on chain ${config.chain}, not tron`);
   if (config.unsupportedReason !== null || config.address === null || config.decimals === null) {
-    throw new Error(`trongrid: config ${config.configKey} is not ingestible (${config.unsupportedReason ?? "address or decimals missing"})`);
+    throw new Error(
+      `trongrid: config ${config.configKey} is not ingestible (${config.unsupportedReason ?? "address or decimals missing"})`,
+    );
   }
-  if (config.events.length === 0) throw new Error(`trongrid: config ${config.configKey} has no events for family ${config.family}`);
+  if (config.events.length === 0)
+    throw new Error(`trongrid: config ${config.configKey} has no events for family ${config.family}`);
 }
 
 /** Result of parseTronEvents: validated rows plus counters (keys are event names / drop reasons). */
@@ -242,7 +265,10 @@ export function parseTronEvents(config: TrackedConfig, payload: unknown): Parsed
   assertTronConfig(config);
   const page = TronGridEventsPageSchema.safeParse(payload);
   if (!page.success) {
-    throw new UpstreamError(`trongrid: events payload failed schema at ${page.error.issues[0]?.path.join(".") || "(root)"}`, "trongrid");
+    throw new UpstreamError(
+      `trongrid: events payload failed schema at ${page.error.issues[0]?.path.join(".") || "(root)"}`,
+      "trongrid",
+    );
   }
   const contractHex = tronBase58ToHex(config.address);
   const byName = new Map<string, FamilyEvent>();
@@ -257,62 +283,115 @@ export function parseTronEvents(config: TrackedConfig, payload: unknown): Parsed
   const seen = new Set<string>();
 
   for (const item of page.data.data) {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) { bump(dropped, "event-not-object"); continue; }
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      bump(dropped, "event-not-object");
+      continue;
+    }
     const raw = item as Record<string, unknown>;
-    if (raw._unconfirmed === true) { bump(dropped, "unconfirmed"); continue; }
-    if (typeof raw.event_name === "string" && raw.event_name !== "" && !byName.has(raw.event_name)) { bump(unknown, raw.event_name); continue; }
+    if (raw._unconfirmed === true) {
+      bump(dropped, "unconfirmed");
+      continue;
+    }
+    if (typeof raw.event_name === "string" && raw.event_name !== "" && !byName.has(raw.event_name)) {
+      bump(unknown, raw.event_name);
+      continue;
+    }
     const parsed = TronGridEventSchema.safeParse(raw);
-    if (!parsed.success) { bump(dropped, `invalid-${String(parsed.error.issues[0]?.path[0] ?? "event")}`); continue; }
+    if (!parsed.success) {
+      bump(dropped, `invalid-${String(parsed.error.issues[0]?.path[0] ?? "event")}`);
+      continue;
+    }
     const ev = parsed.data;
     const fe = byName.get(ev.event_name)!;
     const familySig = parseSignature(fe.signature)!;
 
     const contract = toBase58(ev.contract_address);
-    if (contract === null || tronBase58ToHex(contract) !== contractHex) { bump(dropped, "contract-mismatch"); continue; }
+    if (contract === null || tronBase58ToHex(contract) !== contractHex) {
+      bump(dropped, "contract-mismatch");
+      continue;
+    }
 
     let params = familySig.params;
     if (ev.event !== undefined) {
       const sig = parseSignature(ev.event);
-      const sameTypes = sig !== null && sig.name === ev.event_name && sig.params.length === params.length
-        && sig.params.every((p, i) => p.type === params[i].type);
-      if (!sameTypes) { bump(dropped, "signature-mismatch"); continue; }
+      const sameTypes =
+        sig !== null &&
+        sig.name === ev.event_name &&
+        sig.params.length === params.length &&
+        sig.params.every((p, i) => p.type === params[i].type);
+      if (!sameTypes) {
+        bump(dropped, "signature-mismatch");
+        continue;
+      }
       params = sig.params;
     }
 
     const kind = fe.kind as EventKind;
-    if (!(EVENT_KINDS as readonly string[]).includes(kind)) { bump(dropped, "kind-unsupported"); continue; }
+    if (!(EVENT_KINDS as readonly string[]).includes(kind)) {
+      bump(dropped, "kind-unsupported");
+      continue;
+    }
 
     let addressValue: unknown;
     if (fe.tronResultKey !== undefined) {
       const pos = params.findIndex((p) => p.name === fe.tronResultKey);
-      addressValue = fe.tronResultKey in ev.result ? ev.result[fe.tronResultKey] : pos >= 0 ? ev.result[String(pos)] : undefined;
+      addressValue =
+        fe.tronResultKey in ev.result ? ev.result[fe.tronResultKey] : pos >= 0 ? ev.result[String(pos)] : undefined;
     } else {
       const pos = params.findIndex((p) => p.type === "address");
       addressValue = pos >= 0 ? resultValue(ev.result, params, pos) : undefined;
     }
     const address = toBase58(addressValue);
-    if (address === null) { bump(dropped, "address-missing-or-invalid"); continue; }
+    if (address === null) {
+      bump(dropped, "address-missing-or-invalid");
+      continue;
+    }
 
     let amount: string | null = null;
     if (fe.hasAmount) {
       const pos = params.findIndex((p) => p.type.startsWith("uint"));
       amount = pos >= 0 ? exactUint(resultValue(ev.result, params, pos)) : null;
-      if (amount === null) { bump(dropped, "amount-missing-or-invalid"); continue; }
+      if (amount === null) {
+        bump(dropped, "amount-missing-or-invalid");
+        continue;
+      }
     }
 
     const txHash = ev.transaction_id.toLowerCase();
     const id = onchainEventId("tron", txHash, ev.event_index);
-    if (seen.has(id)) { bump(dropped, "duplicate-id"); continue; }
+    if (seen.has(id)) {
+      bump(dropped, "duplicate-id");
+      continue;
+    }
 
     const row = OnchainEventRowSchema.safeParse({
-      id, chain_id: "tron", stablecoin_id: config.stablecoinId, config_key: config.configKey, contract_address: config.address,
-      family: config.family, event_name: ev.event_name, event_signature: fe.signature, topic0: fe.topic0, kind, address,
-      amount_raw: amount, decimals: config.decimals,
-      amount_source: amount !== null ? "event" : "unavailable", amount_status: amount !== null ? "resolved" : "recoverable_pending",
-      tx_hash: txHash, tx_from: null, block_number: ev.block_number, block_hash: null, log_index: ev.event_index,
-      ts: Math.floor(ev.block_timestamp / 1000), origin: "live",
+      id,
+      chain_id: "tron",
+      stablecoin_id: config.stablecoinId,
+      config_key: config.configKey,
+      contract_address: config.address,
+      family: config.family,
+      event_name: ev.event_name,
+      event_signature: fe.signature,
+      topic0: fe.topic0,
+      kind,
+      address,
+      amount_raw: amount,
+      decimals: config.decimals,
+      amount_source: amount !== null ? "event" : "unavailable",
+      amount_status: amount !== null ? "resolved" : "recoverable_pending",
+      tx_hash: txHash,
+      tx_from: null,
+      block_number: ev.block_number,
+      block_hash: null,
+      log_index: ev.event_index,
+      ts: Math.floor(ev.block_timestamp / 1000),
+      origin: "live",
     } satisfies OnchainEventRow);
-    if (!row.success) { bump(dropped, `row-invalid-${row.error.issues[0]?.path.join(".") || "row"}`); continue; }
+    if (!row.success) {
+      bump(dropped, `row-invalid-${row.error.issues[0]?.path.join(".") || "row"}`);
+      continue;
+    }
     seen.add(id);
     rows.push(row.data);
   }
@@ -336,7 +415,10 @@ export type TronGridClientOptions = Partial<Omit<HttpClientOptions, "name" | "he
 export function createTronGridClient(options: TronGridClientOptions = {}): HttpClient {
   const { apiKey, ...rest } = options;
   return new HttpClient({
-    baseUrl: TRONGRID_BASE_URL, concurrency: 1, ...rest, name: "trongrid",
+    baseUrl: TRONGRID_BASE_URL,
+    concurrency: 1,
+    ...rest,
+    name: "trongrid",
     headers: apiKey ? { [TRONGRID_API_KEY_HEADER]: apiKey } : undefined,
   });
 }
@@ -409,15 +491,19 @@ export async function* fetchTronEventPages(
   }
   const http = client ?? createTronGridClient({ apiKey: opts.apiKey });
   const pageSize = opts.pageSize ?? TRONGRID_MAX_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > TRONGRID_MAX_PAGE_SIZE) throw new Error(`trongrid: pageSize must be 1…${TRONGRID_MAX_PAGE_SIZE}, got ${pageSize}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > TRONGRID_MAX_PAGE_SIZE)
+    throw new Error(`trongrid: pageSize must be 1…${TRONGRID_MAX_PAGE_SIZE}, got ${pageSize}`);
   const min = opts.minBlockTimestampMs;
   const max = opts.maxBlockTimestampMs ?? (opts.now ?? Date.now)() - TRONGRID_SETTLE_MS;
-  if (!Number.isSafeInteger(min) || min < 0) throw new Error(`trongrid: minBlockTimestampMs must be a non-negative integer, got ${min}`);
+  if (!Number.isSafeInteger(min) || min < 0)
+    throw new Error(`trongrid: minBlockTimestampMs must be a non-negative integer, got ${min}`);
   if (!Number.isSafeInteger(max)) throw new Error(`trongrid: maxBlockTimestampMs must be an integer, got ${max}`);
   if (max < min) return;
   const interval = opts.minRequestIntervalMs ?? TRONGRID_MIN_REQUEST_INTERVAL_MS;
 
-  const names = [...new Set(config.events.map((e) => parseSignature(e.signature)?.name).filter((n): n is string => !!n))];
+  const names = [
+    ...new Set(config.events.map((e) => parseSignature(e.signature)?.name).filter((n): n is string => !!n)),
+  ];
   const streams = names.map((name) => ({ name, progress: min, fingerprint: null as string | null, done: false }));
   let lastCallAt = -Infinity;
 
@@ -426,8 +512,12 @@ export async function* fetchTronEventPages(
     if (open.length === 0) return;
     const s = open.reduce((a, b) => (b.progress < a.progress ? b : a));
     const query = new URLSearchParams({
-      event_name: s.name, only_confirmed: "true", order_by: "block_timestamp,asc",
-      min_block_timestamp: String(min), max_block_timestamp: String(max), limit: String(pageSize),
+      event_name: s.name,
+      only_confirmed: "true",
+      order_by: "block_timestamp,asc",
+      min_block_timestamp: String(min),
+      max_block_timestamp: String(max),
+      limit: String(pageSize),
     });
     if (s.fingerprint !== null) query.set("fingerprint", s.fingerprint);
     const wait = lastCallAt + interval - Date.now();
@@ -448,8 +538,10 @@ export async function* fetchTronEventPages(
       throw new UpstreamError(`trongrid: ${s.name} paging returned the same fingerprint twice`, "trongrid");
     }
     s.fingerprint = next;
-    if (next === null) { s.done = true; s.progress = max; }
-    else if (last !== null) s.progress = Math.max(s.progress, Math.min(last, max));
+    if (next === null) {
+      s.done = true;
+      s.progress = max;
+    } else if (last !== null) s.progress = Math.max(s.progress, Math.min(last, max));
     const cursorMs = Math.min(...streams.map((x) => x.progress));
     yield { eventName: s.name, ...parsed, lastBlockTimestampMs: last, fingerprint: next, cursorMs };
   }

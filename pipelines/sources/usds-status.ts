@@ -2,7 +2,13 @@ import { type Abi, getAddress, parseAbi } from "viem";
 import { z } from "zod";
 import type { EvmRpc } from "./evm-rpc.ts";
 import { RowCollector } from "./parse-helpers.ts";
-import { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, USDS_NO_FREEZE_IMPLEMENTATION, USDS_STABLECOIN_ID, USDS_TOKEN } from "./usds-status-contract.ts";
+import {
+  ERC1967_IMPLEMENTATION_SLOT,
+  FREEZE_PROBE_ARG,
+  USDS_NO_FREEZE_IMPLEMENTATION,
+  USDS_STABLECOIN_ID,
+  USDS_TOKEN,
+} from "./usds-status-contract.ts";
 
 export { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, USDS_NO_FREEZE_IMPLEMENTATION, USDS_STABLECOIN_ID, USDS_TOKEN };
 import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
@@ -26,7 +32,10 @@ import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
  * force); a revert is an answer of the chain and is recorded as such.
  */
 /** Functions called on the proxy. */
-export const USDS_ABI: Abi = parseAbi(["function isBlocked(address) view returns (bool)", "function totalSupply() view returns (uint256)"]);
+export const USDS_ABI: Abi = parseAbi([
+  "function isBlocked(address) view returns (bool)",
+  "function totalSupply() view returns (uint256)",
+]);
 /** An on-chain read of the Ethereum node itself: a primary family of its own. */
 export const USDS_LINEAGE: SourceLineage = { family: "onchain", derivedFrom: null };
 export const USDS_TIME: SourceTime = { zone: "UTC", dailyBucket: "snapshot at the read block's timestamp (Unix s)" };
@@ -63,24 +72,47 @@ export type UsdsStatusPayload = z.infer<typeof UsdsStatusPayloadSchema>;
  * default 1) at `blockNumber` (default the safe head). Throws RpcUnavailableError when a call fails on
  * every provider, or an Error when the block is unknown to the providers.
  */
-export async function readUsdsStatus(rpc: EvmRpc, opts: { blockNumber?: bigint; token?: string; evmChainId?: number } = {}): Promise<UsdsStatusPayload> {
+export async function readUsdsStatus(
+  rpc: EvmRpc,
+  opts: { blockNumber?: bigint; token?: string; evmChainId?: number } = {},
+): Promise<UsdsStatusPayload> {
   const chain = "ethereum";
   const evmChainId = opts.evmChainId ?? 1;
   const token = getAddress(opts.token ?? USDS_TOKEN);
   rpc.expectChainId(chain, evmChainId);
-  const block = opts.blockNumber ?? await rpc.safeHead(chain);
+  const block = opts.blockNumber ?? (await rpc.safeHead(chain));
   const header = await rpc.blockHeader(chain, block);
   if (!header) throw new Error(`usds-status: block ${block} unknown to the ethereum providers`);
   const word = await rpc.storageAt(chain, token, ERC1967_IMPLEMENTATION_SLOT, block);
   const implementationAddress = `0x${word.slice(-40)}`.toLowerCase();
-  const probe = await rpc.tryReadContract<boolean>(chain, { address: token, abi: USDS_ABI, functionName: "isBlocked", args: [FREEZE_PROBE_ARG], blockNumber: block });
-  const supply = await rpc.tryReadContract<bigint>(chain, { address: token, abi: USDS_ABI, functionName: "totalSupply", blockNumber: block });
+  const probe = await rpc.tryReadContract<boolean>(chain, {
+    address: token,
+    abi: USDS_ABI,
+    functionName: "isBlocked",
+    args: [FREEZE_PROBE_ARG],
+    blockNumber: block,
+  });
+  const supply = await rpc.tryReadContract<bigint>(chain, {
+    address: token,
+    abi: USDS_ABI,
+    functionName: "totalSupply",
+    blockNumber: block,
+  });
   return UsdsStatusPayloadSchema.parse({
-    chain, evmChainId, token: token.toLowerCase(), blockNumber: Number(block), blockHash: header.hash, blockTimestamp: header.timestamp,
-    implementationSlot: ERC1967_IMPLEMENTATION_SLOT, implementationAddress,
+    chain,
+    evmChainId,
+    token: token.toLowerCase(),
+    blockNumber: Number(block),
+    blockHash: header.hash,
+    blockTimestamp: header.timestamp,
+    implementationSlot: ERC1967_IMPLEMENTATION_SLOT,
+    implementationAddress,
     freezeProbe: {
-      function: "isBlocked(address)", args: [FREEZE_PROBE_ARG], outcome: probe.outcome,
-      result: probe.outcome === "answered" ? probe.result : null, reason: probe.outcome === "reverted" ? probe.reason : null,
+      function: "isBlocked(address)",
+      args: [FREEZE_PROBE_ARG],
+      outcome: probe.outcome,
+      result: probe.outcome === "answered" ? probe.result : null,
+      reason: probe.outcome === "reverted" ? probe.reason : null,
     },
     totalSupplyRaw: supply.outcome === "answered" ? supply.result.toString() : null,
   });
@@ -124,24 +156,48 @@ export const usdsStatusEndpoint: Endpoint = {
   table: {
     name: "raw_usds__status",
     columns: {
-      token: "VARCHAR", evm_chain_id: "BIGINT", block_number: "BIGINT", block_hash: "VARCHAR", block_timestamp: "BIGINT",
-      implementation_address: "VARCHAR", probe_outcome: "VARCHAR", probe_result: "BOOLEAN", probe_reason: "VARCHAR",
-      total_supply_raw: "HUGEINT", observed_at: "BIGINT", capture_path: "VARCHAR",
+      token: "VARCHAR",
+      evm_chain_id: "BIGINT",
+      block_number: "BIGINT",
+      block_hash: "VARCHAR",
+      block_timestamp: "BIGINT",
+      implementation_address: "VARCHAR",
+      probe_outcome: "VARCHAR",
+      probe_result: "BOOLEAN",
+      probe_reason: "VARCHAR",
+      total_supply_raw: "HUGEINT",
+      observed_at: "BIGINT",
+      capture_path: "VARCHAR",
     },
   },
   fetchRpc: { chain: "ethereum", fetch: (rpc) => readUsdsStatus(rpc) },
   toRows(payload: Record<string, unknown>, capture: Capture) {
     const rc = new RowCollector(StatusRow);
     const parsed = UsdsStatusPayloadSchema.extend({ totalSupplyRaw: z.unknown() }).safeParse(payload);
-    if (!parsed.success) { rc.drop("status-invalid"); return rc.result(); }
+    if (!parsed.success) {
+      rc.drop("status-invalid");
+      return rc.result();
+    }
     const supply = UsdsStatusPayloadSchema.shape.totalSupplyRaw.safeParse(parsed.data.totalSupplyRaw ?? null);
     if (!supply.success) rc.drop("total-supply-invalid");
     const p = { ...parsed.data, totalSupplyRaw: supply.success ? supply.data : null };
-    if (p.blockTimestamp > capture.observedAt) { rc.drop("block-after-observation"); return rc.result(); }
+    if (p.blockTimestamp > capture.observedAt) {
+      rc.drop("block-after-observation");
+      return rc.result();
+    }
     rc.add({
-      token: p.token.toLowerCase(), evm_chain_id: p.evmChainId, block_number: p.blockNumber, block_hash: p.blockHash, block_timestamp: p.blockTimestamp,
-      implementation_address: p.implementationAddress.toLowerCase(), probe_outcome: p.freezeProbe.outcome, probe_result: p.freezeProbe.result,
-      probe_reason: p.freezeProbe.reason, total_supply_raw: p.totalSupplyRaw, observed_at: capture.observedAt, capture_path: capture.path,
+      token: p.token.toLowerCase(),
+      evm_chain_id: p.evmChainId,
+      block_number: p.blockNumber,
+      block_hash: p.blockHash,
+      block_timestamp: p.blockTimestamp,
+      implementation_address: p.implementationAddress.toLowerCase(),
+      probe_outcome: p.freezeProbe.outcome,
+      probe_result: p.freezeProbe.result,
+      probe_reason: p.freezeProbe.reason,
+      total_supply_raw: p.totalSupplyRaw,
+      observed_at: capture.observedAt,
+      capture_path: capture.path,
     });
     return rc.result();
   },

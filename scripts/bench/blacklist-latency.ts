@@ -17,9 +17,19 @@ import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { configKey, decimalString } from "../../pipelines/onchain/contract.ts";
 import { explorerUrls } from "../../pipelines/onchain/explorers.ts";
 import { encodeKeyset } from "../../api/lib/cursor.ts";
-import { type BlacklistEvent, type BlacklistLedger, blacklistLedgerArtifact, FREEZE_METHODOLOGY } from "../../site-data/blacklist.ts";
+import {
+  type BlacklistEvent,
+  type BlacklistLedger,
+  blacklistLedgerArtifact,
+  FREEZE_METHODOLOGY,
+} from "../../site-data/blacklist.ts";
 import { BLACKLIST_PAGES, encodeBlacklistPages } from "../../site-data/blacklist-pages.ts";
-import { type BuildManifest, BuildManifestSchema, LatestPointerSchema, MANIFEST_SCHEMA_VERSION } from "../../site-data/manifest.ts";
+import {
+  type BuildManifest,
+  BuildManifestSchema,
+  LatestPointerSchema,
+  MANIFEST_SCHEMA_VERSION,
+} from "../../site-data/manifest.ts";
 import { prng } from "../../test/helpers/prng.ts";
 
 /**
@@ -62,7 +72,6 @@ export interface BlacklistWalkStats {
 // ---------------------------------------------------------------------------------------------
 // Synthetic ledger
 
-
 type Kind = BlacklistEvent["eventType"];
 /** Freeze event families (signature, topic0 as in pipelines/registry/registry.json); `destroyHasAmount`: the destroy log carries the amount. */
 const FAMILIES: Record<string, { events: Partial<Record<Kind, [string, string]>>; destroyHasAmount: boolean }> = {
@@ -70,7 +79,10 @@ const FAMILIES: Record<string, { events: Partial<Record<Kind, [string, string]>>
     events: {
       blacklist: ["AddedBlackList(address)", "0x42e160154868087d6bfdc0ca23d96a1c1cfa32f1b72ba9ba27b69b98a0d819dc"],
       unblacklist: ["RemovedBlackList(address)", "0xd7e9ec6e6ecd65492dce6bf513cd6867560d49544421d0783ddf06e76c24470c"],
-      destroy: ["DestroyedBlackFunds(address,uint256)", "0x61e6e66b0d6339b2980aecc6ccc0039736791f0ccde9ed512e789a7fbdd698c6"],
+      destroy: [
+        "DestroyedBlackFunds(address,uint256)",
+        "0x61e6e66b0d6339b2980aecc6ccc0039736791f0ccde9ed512e789a7fbdd698c6",
+      ],
     },
     destroyHasAmount: true,
   },
@@ -121,24 +133,137 @@ const CHAINS = [
 const CHAIN = new Map(CHAINS.map((c) => [c.id, c]));
 
 /** Gold price (USD/oz) by year, for PAXG/XAUT USD at event. */
-const GOLD_USD: Record<number, number> = { 2017: 1257, 2018: 1268, 2019: 1393, 2020: 1770, 2021: 1799, 2022: 1800, 2023: 1943, 2024: 2388, 2025: 3150 };
+const GOLD_USD: Record<number, number> = {
+  2017: 1257,
+  2018: 1268,
+  2019: 1393,
+  2020: 1770,
+  2021: 1799,
+  2022: 1800,
+  2023: 1943,
+  2024: 2388,
+  2025: 3150,
+};
 /** Tracked coins: weight (share of events), freeze family, launch and chains with a relative weight each. */
 const COINS = [
-  { symbol: "USDT", id: "usdt-tether", decimals: 6, family: "tether-legacy-blacklist", weight: 44, since: day("2017-01-01"), usd: 1, chains: { ethereum: 4, tron: 5, arbitrum: 1, polygon: 1, optimism: 0.5, avalanche: 0.5 } },
-  { symbol: "USDC", id: "usdc-circle", decimals: 6, family: "circle-blacklist", weight: 28, since: day("2018-09-26"), usd: 1, chains: { ethereum: 5, arbitrum: 1, base: 1.5, polygon: 1, optimism: 0.5, avalanche: 0.5 } },
-  { symbol: "TUSD", id: "tusd-techteryx", decimals: 18, family: "added-removed-blacklist", weight: 5, since: day("2018-03-06"), usd: 1, chains: { ethereum: 3, tron: 2, bsc: 1, avalanche: 0.3 } },
-  { symbol: "BUSD", id: "busd-paxos", decimals: 18, family: "paxos-freeze", weight: 4, since: day("2019-09-10"), usd: 1, chains: { ethereum: 3, bsc: 2 } },
-  { symbol: "FDUSD", id: "fdusd-first-digital", decimals: 18, family: "added-removed-blacklist", weight: 4, since: day("2023-06-01"), usd: 1, chains: { ethereum: 1, bsc: 3 } },
-  { symbol: "PAXG", id: "paxg-paxos", decimals: 18, family: "paxos-freeze", weight: 3, since: day("2019-09-05"), usd: null, chains: { ethereum: 1 } },
-  { symbol: "USDP", id: "usdp-paxos", decimals: 18, family: "paxos-freeze", weight: 3, since: day("2018-09-10"), usd: 1, chains: { ethereum: 1 } },
-  { symbol: "PYUSD", id: "pyusd-paypal", decimals: 6, family: "paxos-pyusd-freeze", weight: 3, since: day("2023-08-07"), usd: 1, chains: { ethereum: 3, arbitrum: 1 } },
-  { symbol: "EURC", id: "eurc-circle", decimals: 6, family: "circle-blacklist", weight: 3, since: day("2022-06-30"), usd: 1.08, chains: { ethereum: 2, base: 1, avalanche: 0.5 } },
-  { symbol: "XAUT", id: "xaut-tether", decimals: 6, family: "tether-legacy-blacklist", weight: 3, since: day("2020-01-23"), usd: null, chains: { ethereum: 3, tron: 1 } },
+  {
+    symbol: "USDT",
+    id: "usdt-tether",
+    decimals: 6,
+    family: "tether-legacy-blacklist",
+    weight: 44,
+    since: day("2017-01-01"),
+    usd: 1,
+    chains: { ethereum: 4, tron: 5, arbitrum: 1, polygon: 1, optimism: 0.5, avalanche: 0.5 },
+  },
+  {
+    symbol: "USDC",
+    id: "usdc-circle",
+    decimals: 6,
+    family: "circle-blacklist",
+    weight: 28,
+    since: day("2018-09-26"),
+    usd: 1,
+    chains: { ethereum: 5, arbitrum: 1, base: 1.5, polygon: 1, optimism: 0.5, avalanche: 0.5 },
+  },
+  {
+    symbol: "TUSD",
+    id: "tusd-techteryx",
+    decimals: 18,
+    family: "added-removed-blacklist",
+    weight: 5,
+    since: day("2018-03-06"),
+    usd: 1,
+    chains: { ethereum: 3, tron: 2, bsc: 1, avalanche: 0.3 },
+  },
+  {
+    symbol: "BUSD",
+    id: "busd-paxos",
+    decimals: 18,
+    family: "paxos-freeze",
+    weight: 4,
+    since: day("2019-09-10"),
+    usd: 1,
+    chains: { ethereum: 3, bsc: 2 },
+  },
+  {
+    symbol: "FDUSD",
+    id: "fdusd-first-digital",
+    decimals: 18,
+    family: "added-removed-blacklist",
+    weight: 4,
+    since: day("2023-06-01"),
+    usd: 1,
+    chains: { ethereum: 1, bsc: 3 },
+  },
+  {
+    symbol: "PAXG",
+    id: "paxg-paxos",
+    decimals: 18,
+    family: "paxos-freeze",
+    weight: 3,
+    since: day("2019-09-05"),
+    usd: null,
+    chains: { ethereum: 1 },
+  },
+  {
+    symbol: "USDP",
+    id: "usdp-paxos",
+    decimals: 18,
+    family: "paxos-freeze",
+    weight: 3,
+    since: day("2018-09-10"),
+    usd: 1,
+    chains: { ethereum: 1 },
+  },
+  {
+    symbol: "PYUSD",
+    id: "pyusd-paypal",
+    decimals: 6,
+    family: "paxos-pyusd-freeze",
+    weight: 3,
+    since: day("2023-08-07"),
+    usd: 1,
+    chains: { ethereum: 3, arbitrum: 1 },
+  },
+  {
+    symbol: "EURC",
+    id: "eurc-circle",
+    decimals: 6,
+    family: "circle-blacklist",
+    weight: 3,
+    since: day("2022-06-30"),
+    usd: 1.08,
+    chains: { ethereum: 2, base: 1, avalanche: 0.5 },
+  },
+  {
+    symbol: "XAUT",
+    id: "xaut-tether",
+    decimals: 6,
+    family: "tether-legacy-blacklist",
+    weight: 3,
+    since: day("2020-01-23"),
+    usd: null,
+    chains: { ethereum: 3, tron: 1 },
+  },
 ];
 type Coin = (typeof COINS)[number];
 
-interface Config { coin: Coin; chainId: string; chainName: string; contract: string; configKey: string; from: number; weight: number; }
-interface OpenFreeze { id: string; ts: number; address: string; raw: string | null; }
+interface Config {
+  coin: Coin;
+  chainId: string;
+  chainName: string;
+  contract: string;
+  configKey: string;
+  from: number;
+  weight: number;
+}
+interface OpenFreeze {
+  id: string;
+  ts: number;
+  address: string;
+  raw: string | null;
+}
 
 /**
  * Generates `rows` freeze events deterministically (seeded): 10 coins on 8 chains (25 contracts),
@@ -154,12 +279,18 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
   const rnd = prng(SEED);
   const hex = (n: number) => {
     let s = "";
-    while (s.length < n) s += Math.floor(rnd() * 4294967296).toString(16).padStart(8, "0");
+    while (s.length < n)
+      s += Math.floor(rnd() * 4294967296)
+        .toString(16)
+        .padStart(8, "0");
     return s.slice(0, n);
   };
   const digits = (n: number) => {
     let s = "";
-    while (s.length < n) s += Math.floor(rnd() * 1e9).toString().padStart(9, "0");
+    while (s.length < n)
+      s += Math.floor(rnd() * 1e9)
+        .toString()
+        .padStart(9, "0");
     return s.slice(0, n);
   };
   const configs: Config[] = [];
@@ -170,8 +301,13 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
       const chain = CHAIN.get(chainId)!;
       const contract = `0x${hex(40)}`;
       configs.push({
-        coin, chainId, chainName: chain.name, contract, configKey: configKey(coin.id, chainId, contract, coin.family),
-        from: Math.max(EVENTS_FROM, coin.since, chain.launch), weight: (coin.weight * w) / sum,
+        coin,
+        chainId,
+        chainName: chain.name,
+        contract,
+        configKey: configKey(coin.id, chainId, contract, coin.family),
+        from: Math.max(EVENTS_FROM, coin.since, chain.launch),
+        weight: (coin.weight * w) / sum,
       });
     }
   }
@@ -207,7 +343,8 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
   /** A balance read at block − 1: resolved for most rows, else an amount gap of some kind. */
   const balanceRead = (raw: string | null): Pick<BlacklistEvent, "amountRaw" | "amountSource" | "amountStatus"> => {
     const r = rnd();
-    if (raw !== null && r < 0.93) return { amountRaw: raw, amountSource: "historical_balance", amountStatus: "resolved" };
+    if (raw !== null && r < 0.93)
+      return { amountRaw: raw, amountSource: "historical_balance", amountStatus: "resolved" };
     if (r < 0.965) return { amountRaw: null, amountSource: "unavailable", amountStatus: "recoverable_pending" };
     if (r < 0.985) return { amountRaw: null, amountSource: "unavailable", amountStatus: "provider_failed" };
     return { amountRaw: null, amountSource: "unavailable", amountStatus: "permanently_unavailable" };
@@ -232,7 +369,8 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
     let linkedFreezeEventId: string | null = null;
     let frozenDurationSec: number | null = null;
     if (kind === "blacklist") {
-      address = addressPool.length && rnd() < 0.1 ? addressPool[Math.floor(rnd() * addressPool.length)] : `0x${hex(40)}`;
+      address =
+        addressPool.length && rnd() < 0.1 ? addressPool[Math.floor(rnd() * addressPool.length)] : `0x${hex(40)}`;
       if (addressPool.length < 5000) addressPool.push(address);
       amount = balanceRead(rawAmount(coin));
       opened.push({ id, ts, address, raw: amount.amountRaw });
@@ -256,14 +394,33 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
     const native = amount.amountRaw === null ? null : Number(decimalString(amount.amountRaw, coin.decimals));
     const usdPerToken = coin.usd ?? GOLD_USD[new Date(ts * 1000).getUTCFullYear()];
     events.push({
-      id, stablecoin: coin.symbol, stablecoinId: coin.id, chainId: cfg.chainId, chainName: cfg.chainName, eventType: kind, address,
-      amountNative: native, amountRaw: amount.amountRaw, decimals: coin.decimals,
+      id,
+      stablecoin: coin.symbol,
+      stablecoinId: coin.id,
+      chainId: cfg.chainId,
+      chainName: cfg.chainName,
+      eventType: kind,
+      address,
+      amountNative: native,
+      amountRaw: amount.amountRaw,
+      decimals: coin.decimals,
       amountUsdAtEvent: native === null ? null : Math.max(0.01, Math.round(native * usdPerToken * 100) / 100),
-      amountSource: amount.amountSource, amountStatus: amount.amountStatus,
-      txHash: s.txHash, blockNumber: s.block, logIndex: s.logIndex, timestamp: ts, methodologyVersion: FREEZE_METHODOLOGY,
-      contractAddress: cfg.contract, configKey: cfg.configKey, eventSignature, eventTopic0, suppressionReason: null,
+      amountSource: amount.amountSource,
+      amountStatus: amount.amountStatus,
+      txHash: s.txHash,
+      blockNumber: s.block,
+      logIndex: s.logIndex,
+      timestamp: ts,
+      methodologyVersion: FREEZE_METHODOLOGY,
+      contractAddress: cfg.contract,
+      configKey: cfg.configKey,
+      eventSignature,
+      eventTopic0,
+      suppressionReason: null,
       ...explorerUrls(cfg.chainId, s.txHash, address),
-      linkedFreezeEventId, frozenDurationSec, origin: ts >= LIVE_FROM ? "live" : "recorded",
+      linkedFreezeEventId,
+      frozenDurationSec,
+      origin: ts >= LIVE_FROM ? "live" : "recorded",
     });
     if (ts > newest) newest = ts;
   }
@@ -287,19 +444,45 @@ const stamp = (sec: number) => new Date(sec * 1000).toISOString().replace(/[-:]/
  * does not read it, and at 1M rows its text would exceed V8's longest string. SYNTHETIC data: the
  * build lives in a temp dir and is never published. Returns the bytes of the three files.
  */
-function writeBuild(root: string, ledger: BlacklistLedger, newest: number): { events: number; index: number; addresses: number } {
+function writeBuild(
+  root: string,
+  ledger: BlacklistLedger,
+  newest: number,
+): { events: number; index: number; addresses: number } {
   const pages = encodeBlacklistPages(ledger.events, ledger.chains);
-  const bodies = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({ path: BLACKLIST_PAGES[k], body: pages[k], sha: sha256(pages[k]) }));
+  const bodies = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({
+    path: BLACKLIST_PAGES[k],
+    body: pages[k],
+    sha: sha256(pages[k]),
+  }));
   const contentHash = sha256(bodies.map((b) => `${b.path}:${b.sha}`).join("\n"));
   const buildId = `${stamp(AS_OF)}-${contentHash.slice(0, 7)}`;
   const manifest: BuildManifest = BuildManifestSchema.parse({
-    schemaVersion: MANIFEST_SCHEMA_VERSION, buildId, asOf: AS_OF, generatedAt: AS_OF, clock: "wall", contentHash,
+    schemaVersion: MANIFEST_SCHEMA_VERSION,
+    buildId,
+    asOf: AS_OF,
+    generatedAt: AS_OF,
+    clock: "wall",
+    contentHash,
     files: bodies.map((b) => ({
-      path: b.path, sha256: b.sha, bytes: b.body.byteLength, rows: ledger.events.length, dataAsOf: newest,
-      schemaVersion: blacklistLedgerArtifact.schemaVersion, artifact: blacklistLedgerArtifact.key, maxAgeSec: blacklistLedgerArtifact.maxAgeSec,
+      path: b.path,
+      sha256: b.sha,
+      bytes: b.body.byteLength,
+      rows: ledger.events.length,
+      dataAsOf: newest,
+      schemaVersion: blacklistLedgerArtifact.schemaVersion,
+      artifact: blacklistLedgerArtifact.key,
+      maxAgeSec: blacklistLedgerArtifact.maxAgeSec,
     })),
-    sources: [], readerDropped: {}, readerProblems: {}, circuits: {}, models: [{ name: "blacklist_events", rows: ledger.events.length }],
-    qualityRejections: {}, warnings: [], skippedCaptures: [], sourceLineage: [],
+    sources: [],
+    readerDropped: {},
+    readerProblems: {},
+    circuits: {},
+    models: [{ name: "blacklist_events", rows: ledger.events.length }],
+    qualityRejections: {},
+    warnings: [],
+    skippedCaptures: [],
+    sourceLineage: [],
   } satisfies BuildManifest);
   const dir = join(root, "builds", buildId);
   for (const b of bodies) {
@@ -335,7 +518,12 @@ async function openBenchKeyStore(): Promise<{ keys: KeyStore; kind: "postgres" |
   let sql: SqlClient;
   if (reachable) {
     try {
-      sql = await openSqlClient({ databaseUrl: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=-csearch_path%3D${schema}`, pgliteDir: "", queryTimeoutMs: 5000, connectTimeoutMs: 5000 });
+      sql = await openSqlClient({
+        databaseUrl: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=-csearch_path%3D${schema}`,
+        pgliteDir: "",
+        queryTimeoutMs: 5000,
+        connectTimeoutMs: 5000,
+      });
     } catch (err) {
       await admin.query(`drop schema if exists ${schema} cascade`).finally(() => admin.end());
       throw err;
@@ -390,7 +578,12 @@ function percentile(xs: number[], p: number): number {
 }
 const median = (xs: number[]) => percentile(xs, 0.5);
 const stats = (query: string, rows: number, lat: number[]): BlacklistWalkStats => ({
-  query, rows, pages: lat.length, p50Ms: round(percentile(lat, 0.5)), p99Ms: round(percentile(lat, 0.99)), maxMs: round(Math.max(...lat)),
+  query,
+  rows,
+  pages: lat.length,
+  p50Ms: round(percentile(lat, 0.5)),
+  p99Ms: round(percentile(lat, 0.99)),
+  maxMs: round(Math.max(...lat)),
 });
 
 /** Sort key of `/api/blacklist` per `sortBy` (api/queries/blacklist.ts): time then id break ties. */
@@ -408,9 +601,19 @@ function compareKeys(a: (string | number)[], b: (string | number)[]): number {
 /** Filtered walks: query string and the predicate giving their expected row count. */
 const FILTERED: { query: string; sortBy: SortBy; direction: Direction; keep: (e: BlacklistEvent) => boolean }[] = [
   { query: "stablecoin=USDT", sortBy: "date", direction: "desc", keep: (e) => e.stablecoin === "USDT" },
-  { query: "chainId=tron&eventType=destroy", sortBy: "date", direction: "desc", keep: (e) => e.chainId === "tron" && e.eventType === "destroy" },
+  {
+    query: "chainId=tron&eventType=destroy",
+    sortBy: "date",
+    direction: "desc",
+    keep: (e) => e.chainId === "tron" && e.eventType === "destroy",
+  },
   { query: "q=abc", sortBy: "date", direction: "desc", keep: (e) => e.address.includes("abc") },
-  { query: "chain=Ethereum&sortBy=stablecoin&sortDirection=asc", sortBy: "stablecoin", direction: "asc", keep: (e) => e.chainId === "ethereum" },
+  {
+    query: "chain=Ethereum&sortBy=stablecoin&sortDirection=asc",
+    sortBy: "stablecoin",
+    direction: "asc",
+    keep: (e) => e.chainId === "ethereum",
+  },
 ];
 
 /** What the serving processes check against: per walk the matching rows, per deep start the cursor and the row after it. */
@@ -510,14 +713,24 @@ const TARGET_FIRST_REQUEST_MS = 200;
  * @throws Error when a walk misses, repeats or misorders a row, a deep start does not continue after
  * its cursor's row, a total is wrong, or a request is not 200.
  */
-export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: number; runs?: number; maxPagesPerWalk?: number | null; deepPages?: number; keepDir?: string } = {}): Promise<BlacklistLatencyResult> {
+export async function benchBlacklistLatency(
+  opts: {
+    rows?: number;
+    pageSize?: number;
+    runs?: number;
+    maxPagesPerWalk?: number | null;
+    deepPages?: number;
+    keepDir?: string;
+  } = {},
+): Promise<BlacklistLatencyResult> {
   const rows = opts.rows ?? 100_000;
   const pageSize = opts.pageSize ?? 1000;
   const runs = opts.runs ?? 3;
   const deepPages = opts.deepPages ?? 10;
   const maxPages = opts.maxPagesPerWalk ?? null;
   if (!Number.isInteger(rows) || rows < 1) throw new RangeError(`rows must be a positive integer (got ${rows})`);
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new RangeError(`pageSize must be an integer from 1 to 1000 (got ${pageSize})`);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+    throw new RangeError(`pageSize must be an integer from 1 to 1000 (got ${pageSize})`);
   const t0 = performance.now();
   const dir = opts.keepDir ?? mkdtempSync(join(tmpdir(), "ballast-bench-blacklist-"));
   if (opts.keepDir) mkdirSync(dir, { recursive: true });
@@ -530,14 +743,27 @@ export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: nu
       layoutBytes = writeBuild(join(dir, "store"), ledger, newest);
       const ev = ledger.events;
       // ascending order of each sort: date by (time, id), the others a stable sort of it by their prefix
-      const byDate = ev.map((_, i) => i).sort((a, b) => ev[a].timestamp - ev[b].timestamp || (ev[a].id < ev[b].id ? -1 : ev[a].id > ev[b].id ? 1 : 0));
-      const ascending = (sortBy: SortBy) => (sortBy === "date" ? byDate : [...byDate].sort((a, b) => {
-        const x = SORT_KEY[sortBy](ev[a])[0], y = SORT_KEY[sortBy](ev[b])[0];
-        return x < y ? -1 : x > y ? 1 : 0;
-      }));
+      const byDate = ev
+        .map((_, i) => i)
+        .sort((a, b) => ev[a].timestamp - ev[b].timestamp || (ev[a].id < ev[b].id ? -1 : ev[a].id > ev[b].id ? 1 : 0));
+      const ascending = (sortBy: SortBy) =>
+        sortBy === "date"
+          ? byDate
+          : [...byDate].sort((a, b) => {
+              const x = SORT_KEY[sortBy](ev[a])[0],
+                y = SORT_KEY[sortBy](ev[b])[0];
+              return x < y ? -1 : x > y ? 1 : 0;
+            });
       const orders = new Map<SortBy, number[]>(SORTS.map((s) => [s, ascending(s)]));
       const plan = [
-        ...SORTS.flatMap((s) => (["asc", "desc"] as const).map((d) => ({ query: `sortBy=${s}&sortDirection=${d}`, sortBy: s, direction: d, keep: (_: BlacklistEvent) => true }))),
+        ...SORTS.flatMap((s) =>
+          (["asc", "desc"] as const).map((d) => ({
+            query: `sortBy=${s}&sortDirection=${d}`,
+            sortBy: s,
+            direction: d,
+            keep: (_: BlacklistEvent) => true,
+          })),
+        ),
         ...FILTERED,
       ];
       for (const w of plan) {
@@ -547,8 +773,12 @@ export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: nu
         const at = Math.floor(seq.length / 2);
         if (at + 1 < seq.length) {
           expect.deep.push({
-            query: w.query, sortBy: w.sortBy, direction: w.direction, at,
-            cursor: encodeKeyset(`${w.sortBy}:${w.direction}`, SORT_KEY[w.sortBy](ev[seq[at]])), firstId: ev[seq[at + 1]].id,
+            query: w.query,
+            sortBy: w.sortBy,
+            direction: w.direction,
+            at,
+            cursor: encodeKeyset(`${w.sortBy}:${w.direction}`, SORT_KEY[w.sortBy](ev[seq[at]])),
+            firstId: ev[seq[at + 1]].id,
           });
         }
       }
@@ -562,12 +792,31 @@ export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: nu
     const p99Ms = med((r) => r.p99Ms);
     const firstRequestMs = med((r) => r.firstRequestMs);
     return {
-      rows, pageSize, runs, maxPagesPerWalk: maxPages, deepPages,
+      rows,
+      pageSize,
+      runs,
+      maxPagesPerWalk: maxPages,
+      deepPages,
       walks: [...expect.walks.map((w) => w.query), ...expect.deep.map((d) => `${d.query} from row ${d.at}`)],
-      p50Ms: med((r) => r.p50Ms), p99Ms, maxMs: med((r) => r.maxMs), cpuP50Ms: med((r) => r.cpuP50Ms), cpuP99Ms: med((r) => r.cpuP99Ms), firstRequestMs, totalExactMs: med((r) => r.totalExactMs), pages: perRun[0]?.pages ?? 0,
-      heapBeforeMB: med((r) => r.heapBeforeMB), heapAfterMB: med((r) => r.heapAfterMB), arrayBuffersAfterMB: med((r) => r.arrayBuffersAfterMB), rssAfterMB: med((r) => r.rssAfterMB),
-      targetP99Ms: TARGET_P99_MS, targetFirstRequestMs: TARGET_FIRST_REQUEST_MS, meetsTarget: p99Ms <= TARGET_P99_MS && firstRequestMs <= TARGET_FIRST_REQUEST_MS,
-      layoutBytes, setupMs, loadAverage: loadavg().map((x) => Math.round(x * 100) / 100), perRun,
+      p50Ms: med((r) => r.p50Ms),
+      p99Ms,
+      maxMs: med((r) => r.maxMs),
+      cpuP50Ms: med((r) => r.cpuP50Ms),
+      cpuP99Ms: med((r) => r.cpuP99Ms),
+      firstRequestMs,
+      totalExactMs: med((r) => r.totalExactMs),
+      pages: perRun[0]?.pages ?? 0,
+      heapBeforeMB: med((r) => r.heapBeforeMB),
+      heapAfterMB: med((r) => r.heapAfterMB),
+      arrayBuffersAfterMB: med((r) => r.arrayBuffersAfterMB),
+      rssAfterMB: med((r) => r.rssAfterMB),
+      targetP99Ms: TARGET_P99_MS,
+      targetFirstRequestMs: TARGET_FIRST_REQUEST_MS,
+      meetsTarget: p99Ms <= TARGET_P99_MS && firstRequestMs <= TARGET_FIRST_REQUEST_MS,
+      layoutBytes,
+      setupMs,
+      loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
+      perRun,
     };
   } finally {
     if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
@@ -576,8 +825,16 @@ export async function benchBlacklistLatency(opts: { rows?: number; pageSize?: nu
 
 /** Messages between the bench (client) and its serving process. */
 type ToServer = { cmd: "stats" } | { cmd: "exit" };
-type FromServer = { ready: true; port: number; token: string; keyStore: "postgres" | "pglite"; heapBeforeMB: number }
-  | { stats: true; serverMs: Record<string, number>; cpuMs: Record<string, number>; heapAfterMB: number; arrayBuffersAfterMB: number; rssAfterMB: number };
+type FromServer =
+  | { ready: true; port: number; token: string; keyStore: "postgres" | "pglite"; heapBeforeMB: number }
+  | {
+      stats: true;
+      serverMs: Record<string, number>;
+      cpuMs: Record<string, number>;
+      heapAfterMB: number;
+      arrayBuffersAfterMB: number;
+      rssAfterMB: number;
+    };
 
 /**
  * The serving process (`--serve DIR`, forked by serveRun): the real app over the build in DIR behind
@@ -588,8 +845,17 @@ type FromServer = { ready: true; port: number; token: string; keyStore: "postgre
  */
 async function serverProcess(dir: string): Promise<void> {
   const ks = await openBenchKeyStore();
-  const { token } = await ks.keys.create({ name: "bench-blacklist", rateLimitPerMinute: 1_000_000 }, { maxRateLimitPerMinute: 1_000_000 });
-  const app = createApp({ store: new PublishedStore(fsReader(join(dir, "store")), 0), keys: ks.keys, limiter: new KeyRateLimiter(), corsOrigins: ["http://localhost"], clockMode: "wall" });
+  const { token } = await ks.keys.create(
+    { name: "bench-blacklist", rateLimitPerMinute: 1_000_000 },
+    { maxRateLimitPerMinute: 1_000_000 },
+  );
+  const app = createApp({
+    store: new PublishedStore(fsReader(join(dir, "store")), 0),
+    keys: ks.keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: ["http://localhost"],
+    clockMode: "wall",
+  });
   const serverMs: Record<string, number> = {};
   const cpuMs: Record<string, number> = {};
   const server = createServer(getRequestListener(app.fetch));
@@ -608,7 +874,14 @@ async function serverProcess(dir: string): Promise<void> {
     if (m.cmd === "stats") {
       collectGarbage();
       const mem = process.memoryUsage();
-      send({ stats: true, serverMs, cpuMs, heapAfterMB: mb(mem.heapUsed), arrayBuffersAfterMB: mb(mem.arrayBuffers), rssAfterMB: mb(mem.rss) });
+      send({
+        stats: true,
+        serverMs,
+        cpuMs,
+        heapAfterMB: mb(mem.heapUsed),
+        arrayBuffersAfterMB: mb(mem.arrayBuffers),
+        rssAfterMB: mb(mem.rss),
+      });
     } else {
       server.closeAllConnections();
       server.close();
@@ -617,7 +890,13 @@ async function serverProcess(dir: string): Promise<void> {
     }
   });
   collectGarbage();
-  send({ ready: true, port: (server.address() as AddressInfo).port, token, keyStore: ks.kind, heapBeforeMB: mb(process.memoryUsage().heapUsed) });
+  send({
+    ready: true,
+    port: (server.address() as AddressInfo).port,
+    token,
+    keyStore: ks.kind,
+    heapBeforeMB: mb(process.memoryUsage().heapUsed),
+  });
 }
 
 /**
@@ -628,12 +907,20 @@ async function serverProcess(dir: string): Promise<void> {
 async function serveRun(dir: string): Promise<BlacklistServeRun> {
   const expect = JSON.parse(readFileSync(join(dir, "expect.json"), "utf8")) as Expectations;
   const { pageSize } = expect;
-  const child = fork(fileURLToPath(import.meta.url), ["--serve", dir], { execArgv: ["--import", "tsx", ...(process.env.BLACKLIST_BENCH_SERVER_ARGS?.split(" ").filter(Boolean) ?? [])], env: { ...process.env, BALLAST_LOG: "silent" }, stdio: ["ignore", 2, "inherit", "ipc"] });
-  const next = () => new Promise<FromServer>((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`serving process exited (${code})`));
-    child.once("exit", onExit);
-    child.once("message", (m) => { child.off("exit", onExit); resolve(m as FromServer); });
+  const child = fork(fileURLToPath(import.meta.url), ["--serve", dir], {
+    execArgv: ["--import", "tsx", ...(process.env.BLACKLIST_BENCH_SERVER_ARGS?.split(" ").filter(Boolean) ?? [])],
+    env: { ...process.env, BALLAST_LOG: "silent" },
+    stdio: ["ignore", 2, "inherit", "ipc"],
   });
+  const next = () =>
+    new Promise<FromServer>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`serving process exited (${code})`));
+      child.once("exit", onExit);
+      child.once("message", (m) => {
+        child.off("exit", onExit);
+        resolve(m as FromServer);
+      });
+    });
   try {
     const ready = await next();
     if (!("ready" in ready)) throw new Error("serving process did not start");
@@ -658,12 +945,24 @@ async function serveRun(dir: string): Promise<BlacklistServeRun> {
     const first = "/api/blacklist?limit=1";
     await get(first);
     const warm: Record<string, string> = {};
-    for (const s of SORTS.filter((x) => x !== "date")) { warm[s] = `/api/blacklist?sortBy=${s}&limit=1`; await get(warm[s]); }
-    for (let k = 1; k <= 20; k++) await get(`/api/blacklist?limit=${pageSize}&offset=${Math.min(25_000, k * pageSize)}&sortDirection=${k % 2 ? "asc" : "desc"}`);
+    for (const s of SORTS.filter((x) => x !== "date")) {
+      warm[s] = `/api/blacklist?sortBy=${s}&limit=1`;
+      await get(warm[s]);
+    }
+    for (let k = 1; k <= 20; k++)
+      await get(
+        `/api/blacklist?limit=${pageSize}&offset=${Math.min(25_000, k * pageSize)}&sortDirection=${k % 2 ? "asc" : "desc"}`,
+      );
     const warmClient = clientMs.length;
 
     /** Walks `pages` pages (null: all) of `query` by cursor from `cursor`; checks order and no repeats. Returns the URLs and rows. */
-    const walk = async (query: string, sortBy: SortBy, direction: Direction, pages: number | null, cursor: string | null) => {
+    const walk = async (
+      query: string,
+      sortBy: SortBy,
+      direction: Direction,
+      pages: number | null,
+      cursor: string | null,
+    ) => {
       const seen = new Set<string>();
       const urls: string[] = [];
       const key = SORT_KEY[sortBy];
@@ -680,7 +979,8 @@ async function serveRun(dir: string): Promise<BlacklistServeRun> {
           seen.add(e.id);
           firstId ??= e.id;
           const k = key(e);
-          if (prev && sign * compareKeys(prev, k) >= 0) throw new Error(`walk ${query}: row ${e.id} out of ${sortBy} ${direction} order`);
+          if (prev && sign * compareKeys(prev, k) >= 0)
+            throw new Error(`walk ${query}: row ${e.id} out of ${sortBy} ${direction} order`);
           prev = k;
         }
         cursor = body.nextCursor;
@@ -698,30 +998,55 @@ async function serveRun(dir: string): Promise<BlacklistServeRun> {
     }
     for (const d of expect.deep) {
       const r = await walk(d.query, d.sortBy, d.direction, expect.deepPages, d.cursor);
-      if (r.firstId !== d.firstId) throw new Error(`deep walk ${d.query} from row ${d.at}: first row ${r.firstId}, expected ${d.firstId}`);
+      if (r.firstId !== d.firstId)
+        throw new Error(`deep walk ${d.query} from row ${d.at}: first row ${r.firstId}, expected ${d.firstId}`);
       walked.push({ query: `${d.query} from row ${d.at}`, rows: r.rows, urls: r.urls, first: false });
     }
     const clientWalkMs = clientMs.slice(warmClient);
     // Exact total on the first page: 5 equivalent but distinct URLs (raw parameters key the cache).
-    const totals = ["", "&sortBy=date", "&sortDirection=desc", "&sortBy=date&sortDirection=desc", "&offset=0"].map((v) => `/api/blacklist?includeTotal=true&limit=${pageSize}${v}`);
+    const totals = ["", "&sortBy=date", "&sortDirection=desc", "&sortBy=date&sortDirection=desc", "&offset=0"].map(
+      (v) => `/api/blacklist?includeTotal=true&limit=${pageSize}${v}`,
+    );
     for (const url of totals) {
       const body = await get(url);
-      if (body.total !== expect.rows || body.totalExact !== true) throw new Error(`includeTotal: total ${body.total} (exact ${body.totalExact}), expected ${expect.rows}`);
+      if (body.total !== expect.rows || body.totalExact !== true)
+        throw new Error(`includeTotal: total ${body.total} (exact ${body.totalExact}), expected ${expect.rows}`);
     }
 
     child.send({ cmd: "stats" } satisfies ToServer);
     const st = await next();
     if (!("stats" in st)) throw new Error("serving process sent no stats");
-    const ms = (url: string) => { const v = st.serverMs[url]; if (v === undefined) throw new Error(`no server time for ${url}`); return v; };
+    const ms = (url: string) => {
+      const v = st.serverMs[url];
+      if (v === undefined) throw new Error(`no server time for ${url}`);
+      return v;
+    };
     const walks = walked.map((w) => stats(w.query, w.rows, w.urls.map(ms)));
     const pageLat = walked.flatMap((w) => w.urls.map(ms));
     const pageCpu = walked.flatMap((w) => w.urls.map((u) => st.cpuMs[u] ?? 0));
     return {
-      pages: pageLat.length, p50Ms: round(percentile(pageLat, 0.5)), p99Ms: round(percentile(pageLat, 0.99)), maxMs: round(Math.max(...pageLat)),
-      clientP99Ms: round(percentile(clientWalkMs, 0.99)), cpuP50Ms: round(percentile(pageCpu, 0.5)), cpuP99Ms: round(percentile(pageCpu, 0.99)),
-      firstPageP99Ms: round(percentile(walked.filter((w) => w.first).map((w) => ms(w.urls[0])), 0.99)), totalExactMs: round(median(totals.map(ms))),
-      firstRequestMs: ms(first), sortWarmupMs: Object.fromEntries(Object.entries(warm).map(([s, u]) => [s, ms(u)])), walks,
-      heapBeforeMB: ready.heapBeforeMB, heapAfterMB: st.heapAfterMB, arrayBuffersAfterMB: st.arrayBuffersAfterMB, rssAfterMB: st.rssAfterMB, keyStore: ready.keyStore,
+      pages: pageLat.length,
+      p50Ms: round(percentile(pageLat, 0.5)),
+      p99Ms: round(percentile(pageLat, 0.99)),
+      maxMs: round(Math.max(...pageLat)),
+      clientP99Ms: round(percentile(clientWalkMs, 0.99)),
+      cpuP50Ms: round(percentile(pageCpu, 0.5)),
+      cpuP99Ms: round(percentile(pageCpu, 0.99)),
+      firstPageP99Ms: round(
+        percentile(
+          walked.filter((w) => w.first).map((w) => ms(w.urls[0])),
+          0.99,
+        ),
+      ),
+      totalExactMs: round(median(totals.map(ms))),
+      firstRequestMs: ms(first),
+      sortWarmupMs: Object.fromEntries(Object.entries(warm).map(([s, u]) => [s, ms(u)])),
+      walks,
+      heapBeforeMB: ready.heapBeforeMB,
+      heapAfterMB: st.heapAfterMB,
+      arrayBuffersAfterMB: st.arrayBuffersAfterMB,
+      rssAfterMB: st.rssAfterMB,
+      keyStore: ready.keyStore,
     };
   } finally {
     if (child.connected) child.send({ cmd: "exit" } satisfies ToServer);
@@ -729,19 +1054,31 @@ async function serveRun(dir: string): Promise<BlacklistServeRun> {
   }
 }
 
-const arg = (name: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const serve = arg("serve");
   const rows = arg("rows");
   const maxPages = arg("max-pages");
-  const job: Promise<unknown> = serve ? serverProcess(serve) : benchBlacklistLatency({
-    rows: rows === undefined ? undefined : Number(rows), runs: arg("runs") === undefined ? undefined : Number(arg("runs")),
-    maxPagesPerWalk: maxPages === undefined ? undefined : Number(maxPages), deepPages: arg("deep-pages") === undefined ? undefined : Number(arg("deep-pages")),
-    keepDir: arg("keep-dir"),
-  });
+  const job: Promise<unknown> = serve
+    ? serverProcess(serve)
+    : benchBlacklistLatency({
+        rows: rows === undefined ? undefined : Number(rows),
+        runs: arg("runs") === undefined ? undefined : Number(arg("runs")),
+        maxPagesPerWalk: maxPages === undefined ? undefined : Number(maxPages),
+        deepPages: arg("deep-pages") === undefined ? undefined : Number(arg("deep-pages")),
+        keepDir: arg("keep-dir"),
+      });
   job.then(
-    (r) => { if (!serve) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`); },
-    (err) => { process.stderr.write(`${err?.stack ?? err}\n`); process.exitCode = 1; },
+    (r) => {
+      if (!serve) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+    },
+    (err) => {
+      process.stderr.write(`${err?.stack ?? err}\n`);
+      process.exitCode = 1;
+    },
   );
 }

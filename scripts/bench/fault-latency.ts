@@ -44,7 +44,14 @@ const notes: string[] = [];
 function row(measure: string, xs: number[], target: number, strict = false, note = ""): void {
   const m = median(xs);
   const ok = strict ? m < target : m <= target;
-  rows.push([measure, m.toFixed(1), sorted(xs)[0].toFixed(1), sorted(xs).at(-1)!.toFixed(1), `${strict ? "<" : "≤"} ${target.toLocaleString("en-US")}`, `${ok ? "yes" : "**no**"}${note ? ` — ${note}` : ""}`]);
+  rows.push([
+    measure,
+    m.toFixed(1),
+    sorted(xs)[0].toFixed(1),
+    sorted(xs).at(-1)!.toFixed(1),
+    `${strict ? "<" : "≤"} ${target.toLocaleString("en-US")}`,
+    `${ok ? "yes" : "**no**"}${note ? ` — ${note}` : ""}`,
+  ]);
 }
 async function timed<T>(fn: () => Promise<T>): Promise<{ out: T; ms: number }> {
   const t0 = performance.now();
@@ -58,14 +65,20 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ out: T; ms: number }> {
   const client = await openRedis(own.url, { timeoutMs: 300 });
   const l = new KeyRateLimiter(client, { timeoutMs: 300 });
   const key = () => `bench-${Math.random()}`;
-  const paused: number[] = [], stopped: number[] = [];
+  const paused: number[] = [],
+    stopped: number[] = [];
   let failures = 0;
   try {
     const ctl = new Redis(own.url);
     for (let i = 0; i < RUNS; i++) {
       await l.consume(key(), 10);
       await ctl.call("CLIENT", "PAUSE", "1500", "ALL");
-      const r = await timed(() => l.consume(key(), 10).then(() => false, () => true));
+      const r = await timed(() =>
+        l.consume(key(), 10).then(
+          () => false,
+          () => true,
+        ),
+      );
       if (!r.out) failures++;
       paused.push(r.ms);
       await sleep(1600);
@@ -73,7 +86,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ out: T; ms: number }> {
     ctl.disconnect();
     for (let i = 0; i < RUNS; i++) {
       await own.stop();
-      const r = await timed(() => l.consume(key(), 10).then(() => false, () => true));
+      const r = await timed(() =>
+        l.consume(key(), 10).then(
+          () => false,
+          () => true,
+        ),
+      );
       if (!r.out) failures++;
       stopped.push(r.ms);
       await own.start();
@@ -90,15 +108,33 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ out: T; ms: number }> {
 
 // 2. Upstream client timeouts against a server that answers after 1.5 s.
 {
-  const server = http.createServer((_req, res) => { setTimeout(() => { res.writeHead(200, { "content-type": "application/json" }); res.end("{}"); }, 1500); });
+  const server = http.createServer((_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    }, 1500);
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const once = async (retries: number) => {
     const c = new HttpClient({ name: "bench", baseUrl, retries, backoffMs: 5, timeoutMs: 150 });
-    return (await timed(() => c.getJson("slow").then(() => { throw new Error("the slow call succeeded"); }, () => undefined))).ms;
+    return (
+      await timed(() =>
+        c.getJson("slow").then(
+          () => {
+            throw new Error("the slow call succeeded");
+          },
+          () => undefined,
+        ),
+      )
+    ).ms;
   };
-  const withRetry: number[] = [], noRetry: number[] = [];
-  for (let i = 0; i < RUNS; i++) { withRetry.push(await once(1)); noRetry.push(await once(0)); }
+  const withRetry: number[] = [],
+    noRetry: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    withRetry.push(await once(1));
+    noRetry.push(await once(0));
+  }
   server.closeAllConnections();
   server.close();
   row(`upstream client: timeout 150 ms, 1 retry, to UpstreamError (ms, ${RUNS} runs)`, withRetry, 1400);
@@ -112,35 +148,55 @@ if (!dataDir) {
   const run = `${process.pid}_${Date.now()}`;
   const schema = `ballast_bench_faults_${run}`;
   const app = `ballast_bench_faults_${run}`;
-  const pgUrl = (application: string, port = 5432) => `postgres://postgres@127.0.0.1:${port}/test?options=-csearch_path%3D${schema}&application_name=${application}`;
+  const pgUrl = (application: string, port = 5432) =>
+    `postgres://postgres@127.0.0.1:${port}/test?options=-csearch_path%3D${schema}&application_name=${application}`;
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   const redis = await OwnRedis.start();
-  const env = (extra: Record<string, string>) => loadApiConfig({
-    PORT: "0", HOST: "127.0.0.1", BALLAST_DATA_DIR: dataDir, API_KEY_PEPPER: `bench-pepper-${run}-0123456789`, CLOCK: "auto", STATUS_RECORD_INTERVAL_SEC: "0", ...extra,
-  });
-  const srv = await startServer(env({ DATABASE_URL: pgUrl(app), REDIS_URL: redis.url, STATE_STORE_COOLDOWN_MS: "1000" }));
+  const env = (extra: Record<string, string>) =>
+    loadApiConfig({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      BALLAST_DATA_DIR: dataDir,
+      API_KEY_PEPPER: `bench-pepper-${run}-0123456789`,
+      CLOCK: "auto",
+      STATUS_RECORD_INTERVAL_SEC: "0",
+      ...extra,
+    });
+  const srv = await startServer(
+    env({ DATABASE_URL: pgUrl(app), REDIS_URL: redis.url, STATE_STORE_COOLDOWN_MS: "1000" }),
+  );
   const get = async (base: string, path: string, key?: string) => {
     const t0 = performance.now();
-    const res = await fetch(`${base}${path}`, { headers: key ? { "X-API-Key": key } : {}, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${base}${path}`, {
+      headers: key ? { "X-API-Key": key } : {},
+      signal: AbortSignal.timeout(10_000),
+    });
     await res.arrayBuffer();
     return { status: res.status, ms: performance.now() - t0 };
   };
   const base = `http://127.0.0.1:${srv.port}`;
   const newKey = async () => (await srv.keys.create({ name: "bench-fault" })).token;
-  const until200 = async (b: string, key: string) => { for (let i = 0; i < 100 && (await get(b, KEYED, key)).status !== 200; i++) await sleep(100); };
+  const until200 = async (b: string, key: string) => {
+    for (let i = 0; i < 100 && (await get(b, KEYED, key)).status !== 200; i++) await sleep(100);
+  };
   const wrong: string[] = [];
-  const expectStatus = (what: string, got: number, want: number) => { if (got !== want) wrong.push(`${what}: ${got}, expected ${want}`); };
+  const expectStatus = (what: string, got: number, want: number) => {
+    if (got !== want) wrong.push(`${what}: ${got}, expected ${want}`);
+  };
   try {
     // Redis paused: a key admitted before (200 via the local fallback) and a never-seen key (503).
-    const cachedMs: number[] = [], freshMs: number[] = [];
+    const cachedMs: number[] = [],
+      freshMs: number[] = [];
     const ctl = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     for (let i = 0; i < RUNS; i++) {
-      const cached = await newKey(), fresh = await newKey();
+      const cached = await newKey(),
+        fresh = await newKey();
       expectStatus("warm-up", (await get(base, KEYED, cached)).status, 200);
       await ctl.call("CLIENT", "PAUSE", "2000", "ALL");
-      const a = await get(base, KEYED, cached), b = await get(base, KEYED, fresh);
+      const a = await get(base, KEYED, cached),
+        b = await get(base, KEYED, fresh);
       expectStatus("Redis paused, admitted key", a.status, 200);
       expectStatus("Redis paused, never-seen key", b.status, 503);
       cachedMs.push(a.ms);
@@ -187,7 +243,8 @@ if (!dataDir) {
     row(`API, Postgres stalled: slowest of a burst of 10 (breaker open; ms, ${RUNS} runs)`, burstMax, 600);
 
     // Postgres hung behind a proxy: 20 sequential keyed requests (hot key and never-used key alternating).
-    const N = 20, HUNG_RUNS = Math.min(RUNS, 3);
+    const N = 20,
+      HUNG_RUNS = Math.min(RUNS, 3);
     const totals: number[] = [];
     let slowReplies = 0;
     for (let i = 0; i < HUNG_RUNS; i++) {
@@ -196,7 +253,8 @@ if (!dataDir) {
       const hung = await startServer(env({ DATABASE_URL: pgUrl(`${app}_h`, port), STATE_STORE_COOLDOWN_MS: "30000" }));
       try {
         const b = `http://127.0.0.1:${hung.port}`;
-        const hot = (await hung.keys.create({ name: "hot" })).token, never = (await hung.keys.create({ name: "never" })).token;
+        const hot = (await hung.keys.create({ name: "hot" })).token,
+          never = (await hung.keys.create({ name: "never" })).token;
         expectStatus("hung warm-up", (await get(b, KEYED, hot)).status, 200);
         proxy.freeze();
         await sleep(3500); // the instance's cache lease lapses: every request asks the store
@@ -213,17 +271,32 @@ if (!dataDir) {
         await proxy.close();
       }
     }
-    row(`API, Postgres hung: ${N} keyed requests in total (one 300 ms timeout; ms, ${HUNG_RUNS} runs)`, totals, 2 * 300 + N * 25, false, `at most ${slowReplies} reply ≥ 250 ms per run`);
+    row(
+      `API, Postgres hung: ${N} keyed requests in total (one 300 ms timeout; ms, ${HUNG_RUNS} runs)`,
+      totals,
+      2 * 300 + N * 25,
+      false,
+      `at most ${slowReplies} reply ≥ 250 ms per run`,
+    );
   } finally {
     await srv.close();
     await redis.stop();
     await admin.query(`drop schema if exists ${schema} cascade`);
     await admin.end();
   }
-  if (wrong.length) notes.push(`INVALID: ${wrong.length} wrong statuses during faults (${[...new Set(wrong)].slice(0, 5).join("; ")})`);
+  if (wrong.length)
+    notes.push(`INVALID: ${wrong.length} wrong statuses during faults (${[...new Set(wrong)].slice(0, 5).join("; ")})`);
 }
 
-console.log(`\nFault latency (scripts/bench/fault-latency.ts: speed claims moved out of the fault tests; medians, unpinned; load average ${(await import("node:fs")).readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`);
-console.log([line(["measure", "median", "min", "max", "target (ms)", "met?"]), line(Array(6).fill("---")), ...rows.map(line)].join("\n"));
+console.log(
+  `\nFault latency (scripts/bench/fault-latency.ts: speed claims moved out of the fault tests; medians, unpinned; load average ${(await import("node:fs")).readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
+);
+console.log(
+  [
+    line(["measure", "median", "min", "max", "target (ms)", "met?"]),
+    line(Array(6).fill("---")),
+    ...rows.map(line),
+  ].join("\n"),
+);
 for (const n of notes) console.log(`Note: ${n}`);
 process.exit(0);

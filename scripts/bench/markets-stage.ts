@@ -10,7 +10,11 @@ import { MARKETS_STAGE } from "../../pipelines/analytics/analytics.ts";
 import { yieldAdapterManifestArtifact, yieldHistoryArtifact, yieldRankingsArtifact } from "../../site-data/yields.ts";
 
 const asOf = Date.parse("2026-09-03T00:00:00Z") / 1000;
-const { db, modelRun: run, sourceObservedAt } = await loadAndModel({ asOf, captureDir: loadBuildConfig().BALLAST_CAPTURE_DIR });
+const {
+  db,
+  modelRun: run,
+  sourceObservedAt,
+} = await loadAndModel({ asOf, captureDir: loadBuildConfig().BALLAST_CAPTURE_DIR });
 const t0 = performance.now();
 for (const artifact of [yieldRankingsArtifact, yieldHistoryArtifact, yieldAdapterManifestArtifact]) {
   const rows: Record<string, Record<string, unknown>[]> = {};
@@ -19,8 +23,12 @@ for (const artifact of [yieldRankingsArtifact, yieldHistoryArtifact, yieldAdapte
 }
 const yieldsMs = performance.now() - t0;
 const rows = Object.fromEntries(run.tables.map((t) => [t.name, t.rows]));
-console.log(JSON.stringify({
-  marketsStageMs: MARKETS_STAGE.reduce((s, name) => s + (run.timings[name] ?? 0), 0) + yieldsMs,
-  pools: rows.yield_pools, matches: rows.pool_coin_matches, maxRssKb: process.resourceUsage().maxRSS,
-}));
+console.log(
+  JSON.stringify({
+    marketsStageMs: MARKETS_STAGE.reduce((s, name) => s + (run.timings[name] ?? 0), 0) + yieldsMs,
+    pools: rows.yield_pools,
+    matches: rows.pool_coin_matches,
+    maxRssKb: process.resourceUsage().maxRSS,
+  }),
+);
 db.close();

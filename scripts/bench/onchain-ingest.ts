@@ -17,7 +17,9 @@ import { ACTORS, deployFixtures, scenarioRegistry, startAnvil } from "../../test
  * times. Returns the median run: `{ logs, seconds, logsPerSec }` (logs = rows written per run).
  * Throws when a run does not write exactly the emitted number of rows.
  */
-export async function benchOnchainIngest(opts: { events?: number; runs?: number } = {}): Promise<{ logs: number; seconds: number; logsPerSec: number }> {
+export async function benchOnchainIngest(
+  opts: { events?: number; runs?: number } = {},
+): Promise<{ logs: number; seconds: number; logsPerSec: number }> {
   const events = opts.events ?? 20_000;
   const runs = opts.runs ?? 3;
   const perTx = 1000;
@@ -27,7 +29,8 @@ export async function benchOnchainIngest(opts: { events?: number; runs?: number 
   try {
     const f = await deployFixtures(anvil);
     const { usdt, usdc, usdp } = f.contracts;
-    for (let i = 0; i < events / 2 / perTx; i++) await f.send(usdc, "mintMany", [ACTORS.erin, BigInt(perTx), 1_000_000n + BigInt(i)]);
+    for (let i = 0; i < events / 2 / perTx; i++)
+      await f.send(usdc, "mintMany", [ACTORS.erin, BigInt(perTx), 1_000_000n + BigInt(i)]);
     for (let i = 0; i < events / 4 / perTx; i++) await f.send(usdt, "issueMany", [BigInt(perTx), 5_000_000n]);
     for (let i = 0; i < events / 4 / perTx; i++) await f.send(usdp, "increaseSupplyMany", [BigInt(perTx), 10n ** 18n]);
     const configs = trackedConfigs(scenarioRegistry([usdt, usdc, usdp])).filter((c) => c.purpose === "supply");
@@ -40,7 +43,10 @@ export async function benchOnchainIngest(opts: { events?: number; runs?: number 
         const res = await syncAll(ledger, rpc, configs);
         times.push((performance.now() - t0) / 1000);
         const written = await ledger.countEvents();
-        if (written !== events || res.some((x) => x.status !== "synced")) throw new Error(`bench run ${r}: wrote ${written} rows of ${events} (${res.map((x) => x.reason).join(", ")})`);
+        if (written !== events || res.some((x) => x.status !== "synced"))
+          throw new Error(
+            `bench run ${r}: wrote ${written} rows of ${events} (${res.map((x) => x.reason).join(", ")})`,
+          );
       } finally {
         await ledger.close();
       }
@@ -54,5 +60,11 @@ export async function benchOnchainIngest(opts: { events?: number; runs?: number 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchOnchainIngest().then((r) => process.stdout.write(`${JSON.stringify(r)}\n`), (err) => { process.stderr.write(`${err.stack ?? err}\n`); process.exitCode = 1; });
+  benchOnchainIngest().then(
+    (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+    (err) => {
+      process.stderr.write(`${err.stack ?? err}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

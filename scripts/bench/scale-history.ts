@@ -29,7 +29,14 @@ const DAY = 86_400;
 /** How one archive's rows carry time. `col` indexes are 0-based CSV columns. */
 type Spec =
   | { kind: "dated-csv"; file: string; dateCol: number } // `YYYY-MM-DD…` labels (any suffix kept)
-  | { kind: "block-csv"; file: string; timeCol: number; timeFormat: "iso" | "unix-s"; blockCol: number; hashCols: number[] }
+  | {
+      kind: "block-csv";
+      file: string;
+      timeCol: number;
+      timeFormat: "iso" | "unix-s";
+      blockCol: number;
+      hashCols: number[];
+    }
   | { kind: "klines"; files: string[] }
   | { kind: "range-bars-json"; file: string };
 
@@ -38,24 +45,80 @@ const BHEMEN = "bhemen-crypto-insights";
 
 /** The time-series archives RECORDED_CAPTURES reads (pipelines/sources/recorded-captures.ts). */
 export const SCALED_ARCHIVES: Spec[] = [
-  ...["total_stablecoins_all_chains.csv", "Ethereum_USD_stablecoin_supply.csv", "stablecoin_prices.csv", "stablecoin_USDC_circulating_by_chain.csv"]
-    .map((f): Spec => ({ kind: "dated-csv", file: `${CHECK_SKED}/${f}`, dateCol: 0 })),
-  ...["usdt_history.csv", "usdc_history.csv"].map((f): Spec => ({ kind: "dated-csv", file: `${BHEMEN}/coingecko-usdc-usdt/${f}`, dateCol: 0 })),
+  ...[
+    "total_stablecoins_all_chains.csv",
+    "Ethereum_USD_stablecoin_supply.csv",
+    "stablecoin_prices.csv",
+    "stablecoin_USDC_circulating_by_chain.csv",
+  ].map((f): Spec => ({ kind: "dated-csv", file: `${CHECK_SKED}/${f}`, dateCol: 0 })),
+  ...["usdt_history.csv", "usdc_history.csv"].map(
+    (f): Spec => ({ kind: "dated-csv", file: `${BHEMEN}/coingecko-usdc-usdt/${f}`, dateCol: 0 }),
+  ),
   { kind: "dated-csv", file: "partrita-stablecoin-tracker/stablecoin_marketcap.csv", dateCol: 0 },
-  ...["USDT", "USDC", "DAI", "USDe", "USDS"].map((f): Spec => ({ kind: "dated-csv", file: `${BHEMEN}/stablecoin_prices/${f}.csv`, dateCol: 0 })),
+  ...["USDT", "USDC", "DAI", "USDe", "USDS"].map(
+    (f): Spec => ({ kind: "dated-csv", file: `${BHEMEN}/stablecoin_prices/${f}.csv`, dateCol: 0 }),
+  ),
   { kind: "dated-csv", file: "ecb-eurofxref/eurofxref-hist.csv", dateCol: 0 },
-  ...["BSC-USD", "BUSD", "FDUSD", "USDC"].map((f): Spec => ({ kind: "block-csv", file: `${BHEMEN}/bnb-supply/${f}.csv`, timeCol: 4, timeFormat: "iso", blockCol: 2, hashCols: [] })),
-  { kind: "block-csv", file: "bhemen-usdt/usdt_configs.csv", timeCol: 4, timeFormat: "iso", blockCol: 1, hashCols: [2] },
-  { kind: "block-csv", file: "bhemen-paxos-coins/usdp_configs.csv", timeCol: 4, timeFormat: "iso", blockCol: 1, hashCols: [2] },
-  { kind: "block-csv", file: `${BHEMEN}/pyusd/pyusd_supply_events.csv`, timeCol: 6, timeFormat: "unix-s", blockCol: 2, hashCols: [1, 8] },
-  { kind: "klines", files: Array.from({ length: 10 }, (_, i) => `binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-${String(11 + i).padStart(2, "0")}.csv`) },
+  ...["BSC-USD", "BUSD", "FDUSD", "USDC"].map(
+    (f): Spec => ({
+      kind: "block-csv",
+      file: `${BHEMEN}/bnb-supply/${f}.csv`,
+      timeCol: 4,
+      timeFormat: "iso",
+      blockCol: 2,
+      hashCols: [],
+    }),
+  ),
+  {
+    kind: "block-csv",
+    file: "bhemen-usdt/usdt_configs.csv",
+    timeCol: 4,
+    timeFormat: "iso",
+    blockCol: 1,
+    hashCols: [2],
+  },
+  {
+    kind: "block-csv",
+    file: "bhemen-paxos-coins/usdp_configs.csv",
+    timeCol: 4,
+    timeFormat: "iso",
+    blockCol: 1,
+    hashCols: [2],
+  },
+  {
+    kind: "block-csv",
+    file: `${BHEMEN}/pyusd/pyusd_supply_events.csv`,
+    timeCol: 6,
+    timeFormat: "unix-s",
+    blockCol: 2,
+    hashCols: [1, 8],
+  },
+  {
+    kind: "klines",
+    files: Array.from(
+      { length: 10 },
+      (_, i) => `binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-${String(11 + i).padStart(2, "0")}.csv`,
+    ),
+  },
   { kind: "range-bars-json", file: "bertrandbuild-stablesafe/data_usdc_large_depeg_2023.json" },
 ];
 
 /** One scaled file: rows before and after, span and shift unit in days. */
-export interface ScaledFile { file: string; rowsIn: number; rowsOut: number; spanDays: number; from: string; to: string }
+export interface ScaledFile {
+  file: string;
+  rowsIn: number;
+  rowsOut: number;
+  spanDays: number;
+  from: string;
+  to: string;
+}
 
-export interface SyntheticCaptureDir { dir: string; factor: number; files: ScaledFile[]; linked: number }
+export interface SyntheticCaptureDir {
+  dir: string;
+  factor: number;
+  files: ScaledFile[];
+  linked: number;
+}
 
 /** Unix seconds of a `YYYY-MM-DD…` label's day (00:00 UTC). */
 const dayOf = (label: string) => Date.parse(`${label.slice(0, 10)}T00:00:00Z`) / 1000;
@@ -79,20 +142,37 @@ function withCopies<T>(rows: T[], factor: number, ascending: boolean, copy: (k: 
 }
 
 const spanDays = (secs: number[]) => Math.floor((Math.max(...secs) - Math.min(...secs)) / DAY) + 1;
-const rangeOf = (secs: number[], days: number, factor: number) => ({ from: isoDay(Math.min(...secs) - (factor - 1) * days * DAY), to: isoDay(Math.max(...secs)) });
+const rangeOf = (secs: number[], days: number, factor: number) => ({
+  from: isoDay(Math.min(...secs) - (factor - 1) * days * DAY),
+  to: isoDay(Math.max(...secs)),
+});
 
-function scaleDatedCsv(text: string, spec: Extract<Spec, { kind: "dated-csv" }>, factor: number): { text: string; stat: Omit<ScaledFile, "file"> } {
+function scaleDatedCsv(
+  text: string,
+  spec: Extract<Spec, { kind: "dated-csv" }>,
+  factor: number,
+): { text: string; stat: Omit<ScaledFile, "file"> } {
   const { lines, eol } = splitLines(text);
   const [header, ...rows] = lines;
   const cells = rows.map((r) => r.split(","));
   const secs = cells.map((c) => dayOf(c[spec.dateCol]));
-  if (secs.some((s) => !Number.isFinite(s))) throw new Error(`${spec.file}: a row without a YYYY-MM-DD label in column ${spec.dateCol}`);
+  if (secs.some((s) => !Number.isFinite(s)))
+    throw new Error(`${spec.file}: a row without a YYYY-MM-DD label in column ${spec.dateCol}`);
   const d = spanDays(secs);
-  const out = withCopies(rows, factor, secs[0] <= secs.at(-1)!, (k) => cells.map((c) => c.map((v, i) => (i === spec.dateCol ? shiftLabel(v, k * d) : v)).join(",")));
-  return { text: [header, ...out].join(eol) + eol, stat: { rowsIn: rows.length, rowsOut: out.length, spanDays: d, ...rangeOf(secs, d, factor) } };
+  const out = withCopies(rows, factor, secs[0] <= secs.at(-1)!, (k) =>
+    cells.map((c) => c.map((v, i) => (i === spec.dateCol ? shiftLabel(v, k * d) : v)).join(",")),
+  );
+  return {
+    text: [header, ...out].join(eol) + eol,
+    stat: { rowsIn: rows.length, rowsOut: out.length, spanDays: d, ...rangeOf(secs, d, factor) },
+  };
 }
 
-function scaleBlockCsv(text: string, spec: Extract<Spec, { kind: "block-csv" }>, factor: number): { text: string; stat: Omit<ScaledFile, "file"> } {
+function scaleBlockCsv(
+  text: string,
+  spec: Extract<Spec, { kind: "block-csv" }>,
+  factor: number,
+): { text: string; stat: Omit<ScaledFile, "file"> } {
   const { lines, eol } = splitLines(text);
   const [header, ...rows] = lines;
   const cells = rows.map((r) => r.split(","));
@@ -105,22 +185,40 @@ function scaleBlockCsv(text: string, spec: Extract<Spec, { kind: "block-csv" }>,
   const timed = times.filter(Number.isFinite);
   const d = spanDays(timed);
   const firstBlock = Math.min(...cells.map((c) => Number(c[spec.blockCol])));
-  const tMin = Math.min(...timed) - (factor - 1) * d * DAY, tMax = Math.max(...timed) - d * DAY;
+  const tMin = Math.min(...timed) - (factor - 1) * d * DAY,
+    tMax = Math.max(...timed) - d * DAY;
   const blockAt = (t: number) => 1 + Math.floor(((t - tMin) / Math.max(1, tMax - tMin)) * (firstBlock - 2));
-  const fmtTime = (orig: string, t: number) => (spec.timeFormat === "unix-s" ? String(t) : new Date(t * 1000).toISOString().slice(0, 19).replace("T", orig.includes("T") ? "T" : " "));
-  const copy = (k: number) => cells.flatMap((c, i) => {
-    if (!Number.isFinite(times[i])) return [];
-    const t = times[i] - k * d * DAY;
-    return [c.map((v, j) => {
-      if (j === spec.timeCol) return fmtTime(v, t);
-      if (j === spec.blockCol) return String(blockAt(t));
-      if (spec.hashCols.includes(j) && v) { const p = v.startsWith("0x") ? 2 : 0; return `${v.slice(0, p)}5${k}${v.slice(p + 2)}`; }
-      return v;
-    }).join(",")];
-  });
+  const fmtTime = (orig: string, t: number) =>
+    spec.timeFormat === "unix-s"
+      ? String(t)
+      : new Date(t * 1000)
+          .toISOString()
+          .slice(0, 19)
+          .replace("T", orig.includes("T") ? "T" : " ");
+  const copy = (k: number) =>
+    cells.flatMap((c, i) => {
+      if (!Number.isFinite(times[i])) return [];
+      const t = times[i] - k * d * DAY;
+      return [
+        c
+          .map((v, j) => {
+            if (j === spec.timeCol) return fmtTime(v, t);
+            if (j === spec.blockCol) return String(blockAt(t));
+            if (spec.hashCols.includes(j) && v) {
+              const p = v.startsWith("0x") ? 2 : 0;
+              return `${v.slice(0, p)}5${k}${v.slice(p + 2)}`;
+            }
+            return v;
+          })
+          .join(","),
+      ];
+    });
   const ascending = timed[0] <= timed.at(-1)!;
   const out = withCopies(rows, factor, ascending, copy);
-  return { text: [header, ...out].join(eol) + eol, stat: { rowsIn: rows.length, rowsOut: out.length, spanDays: d, ...rangeOf(timed, d, factor) } };
+  return {
+    text: [header, ...out].join(eol) + eol,
+    stat: { rowsIn: rows.length, rowsOut: out.length, spanDays: d, ...rangeOf(timed, d, factor) },
+  };
 }
 
 /**
@@ -128,36 +226,63 @@ function scaleBlockCsv(text: string, spec: Extract<Spec, { kind: "block-csv" }>,
  * `srcDir` is read only: unchanged files are symlinked, scaled files are new files in the temp dir.
  */
 export function makeSyntheticCaptureDir(srcDir: string, factor: number): SyntheticCaptureDir {
-  if (!Number.isInteger(factor) || factor < 2 || factor > 10) throw new Error(`factor ${factor}: 2 … 10 (hash prefixes 5k stay one hex digit)`);
+  if (!Number.isInteger(factor) || factor < 2 || factor > 10)
+    throw new Error(`factor ${factor}: 2 … 10 (hash prefixes 5k stay one hex digit)`);
   const dir = mkdtempSync(join(tmpdir(), `ballast-SYNTHETIC-${factor}x-`));
   const outputs = new Map<string, string>();
   const files: ScaledFile[] = [];
   const read = (f: string) => readFileSync(join(srcDir, f), "utf8");
   for (const spec of SCALED_ARCHIVES) {
     if (spec.kind === "dated-csv" || spec.kind === "block-csv") {
-      const r = spec.kind === "dated-csv" ? scaleDatedCsv(read(spec.file), spec, factor) : scaleBlockCsv(read(spec.file), spec, factor);
+      const r =
+        spec.kind === "dated-csv"
+          ? scaleDatedCsv(read(spec.file), spec, factor)
+          : scaleBlockCsv(read(spec.file), spec, factor);
       outputs.set(spec.file, r.text);
       files.push({ file: spec.file, ...r.stat });
     } else if (spec.kind === "klines") {
       const texts = spec.files.map(read);
       const all = texts.flatMap((t) => splitLines(t).lines.map((l) => Number(l.split(",")[0]) / 1000));
       const d = spanDays(all);
-      let rowsIn = 0, rowsOut = 0;
+      let rowsIn = 0,
+        rowsOut = 0;
       spec.files.forEach((f, i) => {
         const { lines, eol } = splitLines(texts[i]);
         const cells = lines.map((l) => l.split(","));
-        const out = withCopies(lines, factor, true, (k) => cells.map((c) => c.map((v, j) => (j === 0 || j === 6 ? String(Number(v) - k * d * DAY * 1000) : v)).join(",")));
+        const out = withCopies(lines, factor, true, (k) =>
+          cells.map((c) =>
+            c.map((v, j) => (j === 0 || j === 6 ? String(Number(v) - k * d * DAY * 1000) : v)).join(","),
+          ),
+        );
         outputs.set(f, out.join(eol) + eol);
-        rowsIn += lines.length; rowsOut += out.length;
+        rowsIn += lines.length;
+        rowsOut += out.length;
       });
-      files.push({ file: `${dirname(spec.files[0])}/USDCUSDT-1m-*.csv (${spec.files.length} files)`, rowsIn, rowsOut, spanDays: d, ...rangeOf(all, d, factor) });
+      files.push({
+        file: `${dirname(spec.files[0])}/USDCUSDT-1m-*.csv (${spec.files.length} files)`,
+        rowsIn,
+        rowsOut,
+        spanDays: d,
+        ...rangeOf(all, d, factor),
+      });
     } else {
       const doc = JSON.parse(read(spec.file)) as { meta: unknown; data: { dt: string }[] };
       const secs = doc.data.map((b) => Date.parse(b.dt) / 1000);
       const d = spanDays(secs);
-      const data = withCopies(doc.data, factor, true, (k) => doc.data.map((b) => ({ ...b, dt: new Date(Date.parse(b.dt) - k * d * DAY * 1000).toISOString() })));
-      outputs.set(spec.file, `${JSON.stringify({ meta: { synthetic: `SYNTHETIC ${factor}× replay for the scale bench, not data` }, data }, null, 1)}\n`);
-      files.push({ file: spec.file, rowsIn: doc.data.length, rowsOut: data.length, spanDays: d, ...rangeOf(secs, d, factor) });
+      const data = withCopies(doc.data, factor, true, (k) =>
+        doc.data.map((b) => ({ ...b, dt: new Date(Date.parse(b.dt) - k * d * DAY * 1000).toISOString() })),
+      );
+      outputs.set(
+        spec.file,
+        `${JSON.stringify({ meta: { synthetic: `SYNTHETIC ${factor}× replay for the scale bench, not data` }, data }, null, 1)}\n`,
+      );
+      files.push({
+        file: spec.file,
+        rowsIn: doc.data.length,
+        rowsOut: data.length,
+        spanDays: d,
+        ...rangeOf(secs, d, factor),
+      });
     }
   }
   // Mirror the tree: scaled files written, every other file a symlink to the recorded one.
@@ -165,16 +290,26 @@ export function makeSyntheticCaptureDir(srcDir: string, factor: number): Synthet
   const walk = (rel: string) => {
     for (const name of readdirSync(join(srcDir, rel))) {
       const r = rel ? `${rel}/${name}` : name;
-      if (statSync(join(srcDir, r)).isDirectory()) { mkdirSync(join(dir, r), { recursive: true }); walk(r); continue; }
+      if (statSync(join(srcDir, r)).isDirectory()) {
+        mkdirSync(join(dir, r), { recursive: true });
+        walk(r);
+        continue;
+      }
       const scaled = outputs.get(r);
-      if (scaled !== undefined) writeFileSync(join(dir, r), scaled, { flag: "wx" }); // wx: never through an existing path
-      else { symlinkSync(join(srcDir, r), join(dir, r)); linked++; }
+      if (scaled !== undefined)
+        writeFileSync(join(dir, r), scaled, { flag: "wx" }); // wx: never through an existing path
+      else {
+        symlinkSync(join(srcDir, r), join(dir, r));
+        linked++;
+      }
     }
   };
   walk("");
   const missing = [...outputs.keys()].filter((f) => !isFile(join(dir, f)));
   if (missing.length) throw new Error(`scaled archives not in ${srcDir}: ${missing.join(", ")}`);
-  writeFileSync(join(dir, "SYNTHETIC-NOT-DATA.md"), `# SYNTHETIC — not data, never publish
+  writeFileSync(
+    join(dir, "SYNTHETIC-NOT-DATA.md"),
+    `# SYNTHETIC — not data, never publish
 
 Written by scripts/bench/scale.ts (scripts/bench/scale-history.ts) for the ${factor}× scale check of \`make bench\`
 (issue 21 item 8) from ${srcDir}. The time-series archives below are the recorded series replayed
@@ -184,10 +319,15 @@ to the recorded files. This directory is deleted when the bench ends.
 | file | recorded rows | rows here | shift unit (days) | range here |
 |---|---|---|---|---|
 ${files.map((f) => `| ${f.file} | ${f.rowsIn} | ${f.rowsOut} | ${f.spanDays} | ${f.from} → ${f.to} |`).join("\n")}
-`);
+`,
+  );
   return { dir, factor, files, linked };
 }
 
 function isFile(p: string): boolean {
-  try { return statSync(p).isFile(); } catch { return false; }
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }

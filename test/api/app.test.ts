@@ -30,7 +30,12 @@ beforeAll(async () => {
   token = (await keys.create({ name: "t" })).token;
   clockMs = Date.now();
   app = createApp({
-    store: new PublishedStore(fsReader(dir), 0, () => clockMs), keys, limiter: new KeyRateLimiter(), corsOrigins: ["https://ballast.example"], clockMode: "auto", nowMs: () => clockMs,
+    store: new PublishedStore(fsReader(dir), 0, () => clockMs),
+    keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: ["https://ballast.example"],
+    clockMode: "auto",
+    nowMs: () => clockMs,
     services: { statusHistory: { store: new StatusHistoryStore(sql) } }, // nothing recorded: an empty history (test/api/status-history.test.ts records)
   });
 });
@@ -47,7 +52,9 @@ const req = (path: string, init: RequestInit & { key?: string | null } = {}) => 
 
 describe("key store on a real Postgres", () => {
   it("stores only prefix and keyed hash; verifies; rejects tampered, inactive and expired keys", async () => {
-    const { rows } = await sql.query<{ key_prefix: string; secret_hash: string }>("select key_prefix, secret_hash from api_keys");
+    const { rows } = await sql.query<{ key_prefix: string; secret_hash: string }>(
+      "select key_prefix, secret_hash from api_keys",
+    );
     expect(rows[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(token).toMatch(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/);
     expect(token).not.toContain(rows[0].secret_hash);
@@ -81,8 +88,11 @@ describe("auth matrix and errors", () => {
 
   it("400 naming the parameter", async () => {
     const cases: [string, string][] = [
-      ["/api/supply-history", "stablecoin"], ["/api/supply-history?stablecoin=usdt-tether&days=abc", "days"],
-      ["/api/supply-history?stablecoin=usdt-tether&days=0", "days"], ["/api/non-usd-share?days=5", "days"], ["/api/chains?bogus=1", "bogus"],
+      ["/api/supply-history", "stablecoin"],
+      ["/api/supply-history?stablecoin=usdt-tether&days=abc", "days"],
+      ["/api/supply-history?stablecoin=usdt-tether&days=0", "days"],
+      ["/api/non-usd-share?days=5", "days"],
+      ["/api/chains?bogus=1", "bogus"],
     ];
     for (const [path, param] of cases) {
       const r = await req(path);
@@ -108,13 +118,21 @@ describe("auth matrix and errors", () => {
   });
 
   it("exempt routes answer without a key; admin families are 404 before key auth", async () => {
-    for (const path of ["/api/safety-grades", "/api/dependency-graph/v1", "/api/dependency-scenarios/v1"]) expect((await req(path, { key: null })).status, path).toBe(200);
+    for (const path of ["/api/safety-grades", "/api/dependency-graph/v1", "/api/dependency-scenarios/v1"])
+      expect((await req(path, { key: null })).status, path).toBe(200);
     // Share images are published by the build (test/e2e/og-images.test.ts checks them in full).
     const og = await req("/api/og/depeg", { key: null });
     expect([og.status, og.headers.get("content-type")]).toEqual([200, "image/png"]);
     expect((await req("/api/og/stablecoin/not-a-coin", { key: null })).status).toBe(404);
     expect((await req("/api/og/no-such-image", { key: null })).status).toBe(404);
-    for (const path of ["/api/debug-sync-state", "/api/api-keys", "/api/api-keys/abc/rotate", "/api/backfill-depegs", "/api/admin/anything", "/api/discovery-candidates"]) {
+    for (const path of [
+      "/api/debug-sync-state",
+      "/api/api-keys",
+      "/api/api-keys/abc/rotate",
+      "/api/backfill-depegs",
+      "/api/admin/anything",
+      "/api/discovery-candidates",
+    ]) {
       expect((await req(path, { key: null })).status, path).toBe(404);
       expect((await req(path)).status, path).toBe(404);
       expect((await req(path, { method: "POST" })).status, path).toBe(404);
@@ -136,7 +154,10 @@ describe("auth matrix and errors", () => {
 
   it("a request racing the store's first read waits for it instead of answering 'no published build'", async () => {
     const read = fsReader(dir);
-    const slow = new PublishedStore(async (key) => { await new Promise((r) => setTimeout(r, 50)); return read(key); });
+    const slow = new PublishedStore(async (key) => {
+      await new Promise((r) => setTimeout(r, 50));
+      return read(key);
+    });
     const first = slow.build(); // e.g. the status recorder's observation at server start
     const racing = await slow.build(); // a request arriving while that read is in flight
     expect(racing?.id).toBeTruthy();
@@ -148,11 +169,25 @@ describe("auth matrix and errors", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60");
     const d = await res.json();
-    expect(d).toMatchObject({ date: "2025-09-06", edition: "daily", windowEnd: RECORDED_AS_OF, windowStart: RECORDED_AS_OF - 86400, _meta: expect.any(Object) });
+    expect(d).toMatchObject({
+      date: "2025-09-06",
+      edition: "daily",
+      windowEnd: RECORDED_AS_OF,
+      windowStart: RECORDED_AS_OF - 86400,
+      _meta: expect.any(Object),
+    });
     expect(d.headline.startsWith("2025-09-06: ")).toBe(true);
     expect(d.supply).toMatchObject({ date: "2025-09-07", previousDate: "2025-09-06", universe: "ballast-listed" });
-    for (const i of d.depegIncidents.opened) expect(i.startedAt > d.windowStart && i.startedAt <= d.windowEnd, String(i.id)).toBe(true);
-    const stored = readFileSync(join(dir, "builds", JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")).buildId, "site-data/daily-digest.json"));
+    for (const i of d.depegIncidents.opened)
+      expect(i.startedAt > d.windowStart && i.startedAt <= d.windowEnd, String(i.id)).toBe(true);
+    const stored = readFileSync(
+      join(
+        dir,
+        "builds",
+        JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")).buildId,
+        "site-data/daily-digest.json",
+      ),
+    );
     const archive = await (await req("/api/digest-archive")).json();
     expect(archive.digests.map((r: { date: string }) => r.date)).toEqual(["2025-09-06"]);
     expect(archive.digests[0].contentHash).toBe(createHash("sha256").update(stored).digest("hex"));
@@ -167,13 +202,20 @@ describe("auth matrix and errors", () => {
     expect(r.headers.get("retry-after")).toBe("60");
     expect(await r.json()).toEqual({ error: "Data not yet available: bluechip-ratings" });
     const health = await (await req("/api/health", { key: null })).json();
-    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings"))).toContain("/api/bluechip-ratings answers 503");
-    expect(health.caches["bluechip-ratings"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" }); // listed (spec 2.8), never setting status
+    expect(
+      health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings")),
+    ).toContain("/api/bluechip-ratings answers 503");
+    expect(health.caches["bluechip-ratings"]).toMatchObject({
+      ageSeconds: null,
+      healthy: false,
+      sentinelValidationReason: "not-published",
+    }); // listed (spec 2.8), never setting status
   });
 
   it("/api/dex-liquidity(-history) answer 503 not yet available: the default build (as of 2025-09-07) holds no pool capture", async () => {
     const key = (await keys.create({ name: "dex", rateLimitPerMinute: 1000 })).token;
-    const req = (path: string, init: { key?: string | null } = {}) => app.request(path, { headers: init.key === null ? {} : { "X-API-Key": key } });
+    const req = (path: string, init: { key?: string | null } = {}) =>
+      app.request(path, { headers: init.key === null ? {} : { "X-API-Key": key } });
     expect((await req("/api/dex-liquidity", { key: null })).status).toBe(401);
     const r = await req("/api/dex-liquidity");
     expect(r.status).toBe(503);
@@ -192,9 +234,17 @@ describe("auth matrix and errors", () => {
     expect((await req("/api/yield-history?stablecoin=nope-coin")).status).toBe(404);
     expect((await req("/api/yield-history?stablecoin=usdc-circle&days=0")).status).toBe(400);
     const health = await (await req("/api/health", { key: null })).json();
-    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity —"))).toContain("/api/dex-liquidity answers 503");
-    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity-history —"))).toContain("/api/dex-liquidity-history answers 503");
-    expect(health.caches["dex-liquidity"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" }); // listed (spec 2.8), never setting status
+    expect(
+      health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity —")),
+    ).toContain("/api/dex-liquidity answers 503");
+    expect(
+      health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("dex-liquidity-history —")),
+    ).toContain("/api/dex-liquidity-history answers 503");
+    expect(health.caches["dex-liquidity"]).toMatchObject({
+      ageSeconds: null,
+      healthy: false,
+      sentinelValidationReason: "not-published",
+    }); // listed (spec 2.8), never setting status
   });
 
   it("/api/usds-status answers 503 not yet available while no build holds a USDS status capture; health lists it", async () => {
@@ -204,15 +254,28 @@ describe("auth matrix and errors", () => {
     expect(r.headers.get("retry-after")).toBe("60");
     expect(await r.json()).toEqual({ error: "Data not yet available: usds-status" });
     const health = await (await req("/api/health", { key: null })).json();
-    expect(health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("usds-status"))).toContain("/api/usds-status answers 503");
-    expect(health.caches["usds-status"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" }); // listed (spec 2.8), never setting status
+    expect(
+      health.warnings.find((w: string) => w.startsWith("not yet available") && w.includes("usds-status")),
+    ).toContain("/api/usds-status answers 503");
+    expect(health.caches["usds-status"]).toMatchObject({
+      ageSeconds: null,
+      healthy: false,
+      sentinelValidationReason: "not-published",
+    }); // listed (spec 2.8), never setting status
   });
 
   it("webhook and site lanes are 404 unconfigured; the site lane checks its secret", async () => {
     expect((await req("/api/telegram-webhook", { method: "POST", key: null })).status).toBe(404);
     expect((await req("/api/telegram-adoption", { method: "POST", key: null })).status).toBe(404);
     const secret = "site-secret-0123456789";
-    const site = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto", siteProxySecret: secret });
+    const site = createApp({
+      store: new PublishedStore(fsReader(dir), 0),
+      keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: [],
+      clockMode: "auto",
+      siteProxySecret: secret,
+    });
     const post = (h: Record<string, string>) => site.request("/api/telegram-adoption", { method: "POST", headers: h });
     expect((await post({})).status).toBe(401);
     expect((await post({ "X-Ballast-Site-Proxy-Secret": `${secret}x` })).status).toBe(401);
@@ -220,10 +283,17 @@ describe("auth matrix and errors", () => {
   });
 
   it("invalid keys are limited per client IP on the failure path only: a valid key from that IP keeps answering 200", async () => {
-    const limited = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+    const limited = createApp({
+      store: new PublishedStore(fsReader(dir), 0),
+      keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: [],
+      clockMode: "auto",
+    });
     const bogus = (i: number) => `bl_live_${"0".repeat(15)}${(i % 10).toString()}_${"A".repeat(32)}`;
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(i) } })).status);
+    for (let i = 0; i < 30; i++)
+      statuses.push((await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(i) } })).status);
     expect(statuses.every((s) => s === 401)).toBe(true);
     expect((await limited.request("/api/stablecoins", { headers: { "X-API-Key": token } })).status).toBe(200);
     const over = await limited.request("/api/stablecoins", { headers: { "X-API-Key": bogus(31) } });
@@ -238,7 +308,15 @@ describe("auth matrix and errors", () => {
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://ballast.example");
     const foreign = await req("/api/health", { headers: { Origin: "https://evil.example" } });
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
-    expect((await req("/api/stablecoins", { method: "OPTIONS", key: null, headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "GET" } })).status).toBe(403);
+    expect(
+      (
+        await req("/api/stablecoins", {
+          method: "OPTIONS",
+          key: null,
+          headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "GET" },
+        })
+      ).status,
+    ).toBe(403);
     expect((await req("/api/health")).headers.get("access-control-allow-origin")).toBe("https://ballast.example");
   });
 });
@@ -251,7 +329,9 @@ describe("freshness and cache profiles", () => {
     const s = await r.json();
     expect(s.supplyUsd.change1d).toBeCloseTo(s.supplyUsd.current - s.supplyUsd.prevDay, 3);
     expect(s.currentUnavailableReason).toBeNull();
-    expect((await req("/api/stablecoin/usdc-circle")).headers.get("cache-control")).toBe("public, s-maxage=300, max-age=10");
+    expect((await req("/api/stablecoin/usdc-circle")).headers.get("cache-control")).toBe(
+      "public, s-maxage=300, max-age=10",
+    );
   });
 
   it("past 8x the budget: Warning 110, no-store and degraded _meta; past 12x: stale", async () => {
@@ -312,14 +392,20 @@ describe("rate limit and unavailable data", () => {
 
   it("503 when a published artifact is corrupt; 503 when nothing is published", async () => {
     const m = JSON.parse(await (await import("node:fs/promises")).readFile(join(dir, "latest.json"), "utf8"));
-    writeFileSync(join(dir, "builds", m.buildId, "site-data", "stablecoin-summary.json"), "{\"usdt-tether\": 5}");
+    writeFileSync(join(dir, "builds", m.buildId, "site-data", "stablecoin-summary.json"), '{"usdt-tether": 5}');
     const store = new PublishedStore(fsReader(dir), 0);
     const broken = createApp({ store, keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
     const r = await broken.request("/api/stablecoin-summary/usdt-tether", { headers: { "X-API-Key": token } });
     expect(r.status).toBe(503);
     expect((await r.json()).error).toMatch(/not yet available/i);
     const empty = mkdtempSync(join(tmpdir(), "ballast-empty-"));
-    const none = createApp({ store: new PublishedStore(fsReader(empty), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
+    const none = createApp({
+      store: new PublishedStore(fsReader(empty), 0),
+      keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: [],
+      clockMode: "auto",
+    });
     expect((await none.request("/api/stablecoins", { headers: { "X-API-Key": token } })).status).toBe(503);
     rmSync(empty, { recursive: true });
   });
@@ -338,10 +424,23 @@ describe("every declared route is served", () => {
   };
   // Routes bound to an optional artifact (Bluechip ratings, USDS status) are 503 in a build without their capture (tested above and in test/e2e/bluechip-ratings.test.ts).
   // Dated snapshot routes need a backfill (the default build publishes none): test/e2e/snapshots.test.ts serves them.
-  const served = ROUTES.flatMap((r) => (r.kind === "json" && r.method === "GET" && !r.notYetAvailable && !r.artifact?.optional && r.lane !== "admin" && !r.path.startsWith("/api/og/") && r.cache !== "immutable-snapshot" && !r.path.startsWith("/api/telegram-") ? [r] : [])); // the bot's pulse: test/api/telegram*.test.ts
+  const served = ROUTES.flatMap((r) =>
+    r.kind === "json" &&
+    r.method === "GET" &&
+    !r.notYetAvailable &&
+    !r.artifact?.optional &&
+    r.lane !== "admin" &&
+    !r.path.startsWith("/api/og/") &&
+    r.cache !== "immutable-snapshot" &&
+    !r.path.startsWith("/api/telegram-")
+      ? [r]
+      : [],
+  ); // the bot's pulse: test/api/telegram*.test.ts
   // Its own key: requesting every route twice would spend the shared test key's 120 per minute.
   let routesKey = "";
-  beforeAll(async () => { routesKey = (await keys.create({ name: "routes", rateLimitPerMinute: 1000 })).token; });
+  beforeAll(async () => {
+    routesKey = (await keys.create({ name: "routes", rateLimitPerMinute: 1000 })).token;
+  });
 
   it("answers 200 on each route with a valid request, matching its declared schema", async () => {
     expect(served.length).toBeGreaterThanOrEqual(12);
@@ -362,8 +461,15 @@ describe("every declared route is served", () => {
     const body = await (await req("/api/chains", { key })).json();
     expect(body.healthMethodologyVersion).toBe("ballast-chain-health-v1");
     const byId = new Map<string, any>(body.chains.map((c: any) => [c.id, c]));
-    const W = { quality: 0.3, chainEnvironment: 0.2, concentration: 0.2, pegStability: 0.2, backingDiversity: 0.1 } as const;
-    const band = (s: number) => (s >= 80 ? "robust" : s >= 60 ? "healthy" : s >= 40 ? "mixed" : s >= 20 ? "fragile" : "concentrated");
+    const W = {
+      quality: 0.3,
+      chainEnvironment: 0.2,
+      concentration: 0.2,
+      pegStability: 0.2,
+      backingDiversity: 0.1,
+    } as const;
+    const band = (s: number) =>
+      s >= 80 ? "robust" : s >= 60 ? "healthy" : s >= 40 ? "mixed" : s >= 20 ? "fragile" : "concentrated";
     expect(body.chains.length).toBeGreaterThan(0);
     for (const c of body.chains) {
       expect(c.healthMethodologyVersion).toBe("ballast-chain-health-v1");
@@ -380,14 +486,21 @@ describe("every declared route is served", () => {
       expect(c.healthComponents.concentration).toBe(Math.round(100 * (1 - c.coinHhi)));
     }
     // curated tiers; a chain without one gets the neutral 50 and says so
-    expect(byId.get("ethereum").healthInputs).toMatchObject({ chainTier: "ethereum", chainEnvironmentBasis: "curated-tier" });
+    expect(byId.get("ethereum").healthInputs).toMatchObject({
+      chainTier: "ethereum",
+      chainEnvironmentBasis: "curated-tier",
+    });
     expect(byId.get("ethereum").healthComponents.chainEnvironment).toBe(100);
     expect(byId.get("tron").healthComponents.chainEnvironment).toBe(45);
     expect(byId.get("arbitrum").healthComponents.chainEnvironment).toBe(66);
     expect(byId.get("polygon").healthInputs).toMatchObject({ chainTier: null, chainEnvironmentBasis: "unknown-tier" });
     expect(byId.get("polygon").healthComponents.chainEnvironment).toBe(50);
     // default recorded build (as of 2025-09-07): Ethereum robust; Tron mixed (USDT is 98.5% of it: concentration 3); BSC healthy
-    expect([byId.get("ethereum").healthBand, byId.get("tron").healthBand, byId.get("bsc").healthBand]).toEqual(["robust", "mixed", "healthy"]);
+    expect([byId.get("ethereum").healthBand, byId.get("tron").healthBand, byId.get("bsc").healthBand]).toEqual([
+      "robust",
+      "mixed",
+      "healthy",
+    ]);
     expect(byId.get("tron").healthComponents.concentration).toBeLessThan(10);
     expect(byId.get("tron").healthBand).toBe("mixed");
     const one = await (await req("/api/chains?chain=ethereum", { key })).json();
@@ -406,7 +519,12 @@ describe("every declared route is served", () => {
   });
 
   it("validation messages state the accepted range, never a number-type limit", async () => {
-    for (const path of ["/api/depeg-events?limit=99999999999999999999", "/api/depeg-events?offset=-1", "/api/events?since=99999999999999999", "/api/non-usd-share?days=1e3"]) {
+    for (const path of [
+      "/api/depeg-events?limit=99999999999999999999",
+      "/api/depeg-events?offset=-1",
+      "/api/events?since=99999999999999999",
+      "/api/non-usd-share?days=1e3",
+    ]) {
       const { error } = await (await req(path)).json();
       expect(error, path).toMatch(/^Invalid parameter (limit|offset|since|days): must be an integer from \d+ to \d+$/);
     }
@@ -429,7 +547,11 @@ describe("every declared route is served", () => {
     // A route that serves a published file as is sends the build's stored br sibling.
     const charts = await req("/api/stablecoin-charts", { headers: { "Accept-Encoding": "br" } });
     const m = JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"));
-    expect(Buffer.from(await charts.arrayBuffer()).equals(readFileSync(join(dir, "builds", m.buildId, "site-data", "stablecoin-charts.json.br")))).toBe(true);
+    expect(
+      Buffer.from(await charts.arrayBuffer()).equals(
+        readFileSync(join(dir, "builds", m.buildId, "site-data", "stablecoin-charts.json.br")),
+      ),
+    ).toBe(true);
   });
 
   it("static files: Postman collection and environment, OpenAPI with servers and operationIds, dataset preflight", async () => {
@@ -451,12 +573,23 @@ describe("every declared route is served", () => {
     expect(changelog.status).toBe(200);
     expect(changelog.headers.get("content-type")).toMatch(/^text\/markdown/);
     expect(await changelog.text()).toContain(methodology.version);
-    const pre = await req("/datasets/top-stablecoins/latest.csv", { method: "OPTIONS", key: null, headers: { Origin: "https://anyone.example", "Access-Control-Request-Method": "GET" } });
+    const pre = await req("/datasets/top-stablecoins/latest.csv", {
+      method: "OPTIONS",
+      key: null,
+      headers: { Origin: "https://anyone.example", "Access-Control-Request-Method": "GET" },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
-    const csv = await req("/datasets/top-stablecoins/latest.csv", { key: null, headers: { "Accept-Encoding": "gzip" } });
+    const csv = await req("/datasets/top-stablecoins/latest.csv", {
+      key: null,
+      headers: { "Accept-Encoding": "gzip" },
+    });
     expect(csv.status).toBe(200);
-    expect(gunzipSync(Buffer.from(await csv.arrayBuffer())).toString("utf8").split("\n")[0]).toContain(",");
+    expect(
+      gunzipSync(Buffer.from(await csv.arrayBuffer()))
+        .toString("utf8")
+        .split("\n")[0],
+    ).toContain(",");
   });
 });
 
@@ -464,7 +597,9 @@ describe("risk routes: stability index and stress signals", () => {
   const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
   // Its own key, so these requests leave the shared key's per-minute budget to the other tests.
   let riskKey: string;
-  beforeAll(async () => { riskKey = (await keys.create({ name: "risk", rateLimitPerMinute: 1000 })).token; });
+  beforeAll(async () => {
+    riskKey = (await keys.create({ name: "risk", rateLimitPerMinute: 1000 })).token;
+  });
   const rreq = (path: string) => req(path, { key: riskKey });
 
   it("/api/stability-index: current of the as-of day, 91 rows by default, detail with components, CRISIS/MELTDOWN in May 2022 and on 2023-03-11", async () => {
@@ -476,8 +611,14 @@ describe("risk routes: stability index and stress signals", () => {
     expect(body.history.at(-1).date).toBe(RECORDED_AS_OF - 86400);
     expect(body.history[0]).not.toHaveProperty("components");
     expect(body).not.toHaveProperty("malformedRows");
-    expect(body.methodology).toMatchObject({ version: "ballast-stability-index-v1", changelogPath: "/methodology/stability-index.md" });
-    expect(body.current).toMatchObject({ methodologyVersion: "ballast-stability-index-v1", computedAt: RECORDED_AS_OF });
+    expect(body.methodology).toMatchObject({
+      version: "ballast-stability-index-v1",
+      changelogPath: "/methodology/stability-index.md",
+    });
+    expect(body.current).toMatchObject({
+      methodologyVersion: "ballast-stability-index-v1",
+      computedAt: RECORDED_AS_OF,
+    });
     expect(body.current.avg24h).toBe(body.current.score);
     expect(Object.keys(body.current.components).sort()).toEqual(["breadth", "severity", "stressBreadth", "trend"]);
     const detail = await (await rreq("/api/stability-index?detail=true")).json();
@@ -489,7 +630,12 @@ describe("risk routes: stability index and stress signals", () => {
     expect(at("2023-03-11").components.severity).toBe(68);
     expect(at("2021-07-01").band).toMatch(/^(BEDROCK|STEADY)$/);
     expect((await (await rreq("/api/stability-index?days=7")).json()).history).toHaveLength(7);
-    for (const [q, name] of [["days=0", "days"], ["days=5001", "days"], ["days=abc", "days"], ["detail=yes", "detail"]]) {
+    for (const [q, name] of [
+      ["days=0", "days"],
+      ["days=5001", "days"],
+      ["days=abc", "days"],
+      ["detail=yes", "detail"],
+    ]) {
       const r = await rreq(`/api/stability-index?${q}`);
       expect(r.status, q).toBe(400);
       expect((await r.json()).error, q).toMatch(new RegExp(`^Invalid parameter ${name}: `));
@@ -533,7 +679,9 @@ describe("peg monitoring routes", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { events: { id: number; startedAt: number }[]; nextCursor: string | null } = await (await req(`/api/depeg-events?limit=17&includeTotal=false${cursor ? `&cursor=${cursor}` : ""}`)).json();
+      const page: { events: { id: number; startedAt: number }[]; nextCursor: string | null } = await (
+        await req(`/api/depeg-events?limit=17&includeTotal=false${cursor ? `&cursor=${cursor}` : ""}`)
+      ).json();
       seen.push(...page.events.map((e) => e.id));
       cursor = page.nextCursor;
       pages++;
@@ -552,7 +700,9 @@ describe("peg monitoring routes", () => {
     expect(active.events.every((e: { endedAt: number | null }) => e.endedAt === null)).toBe(true);
     const offset = await (await req("/api/depeg-events?limit=2&offset=3")).json();
     const first = await (await req("/api/depeg-events?limit=5")).json();
-    expect(offset.events.map((e: { id: number }) => e.id)).toEqual(first.events.slice(3, 5).map((e: { id: number }) => e.id));
+    expect(offset.events.map((e: { id: number }) => e.id)).toEqual(
+      first.events.slice(3, 5).map((e: { id: number }) => e.id),
+    );
     expect((await req(`/api/depeg-events?offset=1&cursor=${first.nextCursor}`)).status).toBe(400);
     const bad = await req("/api/depeg-events?cursor=notacursor");
     expect(bad.status).toBe(400);
@@ -567,14 +717,24 @@ describe("peg monitoring routes", () => {
   });
 
   it("backtest facts: UST below peg from 2022-05-09, never recovered (tracking ended after its death); USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {
-    const ust = (await (await req("/api/depeg-events?stablecoin=ust-terraform-labs&limit=1000")).json()).events
-      .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2022-05-01T00:00:00Z") / 1000 && e.startedAt < Date.parse("2022-06-01T00:00:00Z") / 1000);
+    const ust = (await (await req("/api/depeg-events?stablecoin=ust-terraform-labs&limit=1000")).json()).events.find(
+      (e: { startedAt: number }) =>
+        e.startedAt >= Date.parse("2022-05-01T00:00:00Z") / 1000 &&
+        e.startedAt < Date.parse("2022-06-01T00:00:00Z") / 1000,
+    );
     // starts with the 0.754 prints (2022-05-09 00:00Z); tracking of the dead coin ends 30 days after its death (2022-05-09)
-    expect(ust).toMatchObject({ direction: "below", startedAt: Date.parse("2022-05-09T00:00:00Z") / 1000, closeReason: "orphan-tracking-removed" });
+    expect(ust).toMatchObject({
+      direction: "below",
+      startedAt: Date.parse("2022-05-09T00:00:00Z") / 1000,
+      closeReason: "orphan-tracking-removed",
+    });
     expect(ust.endedAt).toBeLessThanOrEqual(Date.parse("2022-06-10T00:00:00Z") / 1000);
     expect(ust.peakDeviationBps).toBeLessThanOrEqual(-9000);
-    const usdc = (await (await req("/api/depeg-events?stablecoin=usdc-circle&limit=1000")).json()).events
-      .find((e: { startedAt: number }) => e.startedAt >= Date.parse("2023-03-10T00:00:00Z") / 1000 && e.startedAt < Date.parse("2023-03-12T00:00:00Z") / 1000);
+    const usdc = (await (await req("/api/depeg-events?stablecoin=usdc-circle&limit=1000")).json()).events.find(
+      (e: { startedAt: number }) =>
+        e.startedAt >= Date.parse("2023-03-10T00:00:00Z") / 1000 &&
+        e.startedAt < Date.parse("2023-03-12T00:00:00Z") / 1000,
+    );
     expect(usdc.direction).toBe("below");
     expect(usdc.peakDeviationBps).toBeGreaterThanOrEqual(-1300);
     expect(usdc.peakDeviationBps).toBeLessThanOrEqual(-900);
@@ -589,12 +749,18 @@ describe("peg monitoring routes", () => {
     expect(crit.events.length).toBeGreaterThan(0);
     expect(crit.events.every((e: { severity: string }) => e.severity === "critical")).toBe(true);
     expect(crit.total).toBe(crit.events.length);
-    const started = await (await req("/api/events?type=depeg.started&coin=usdc-circle,ust-terraform-labs&limit=500")).json();
-    expect(new Set(started.events.map((e: { stablecoinId: string }) => e.stablecoinId))).toEqual(new Set(["usdc-circle", "ust-terraform-labs"]));
+    const started = await (
+      await req("/api/events?type=depeg.started&coin=usdc-circle,ust-terraform-labs&limit=500")
+    ).json();
+    expect(new Set(started.events.map((e: { stablecoinId: string }) => e.stablecoinId))).toEqual(
+      new Set(["usdc-circle", "ust-terraform-labs"]),
+    );
     const p1 = await (await req("/api/events?limit=3")).json();
     const p2 = await (await req(`/api/events?limit=3&cursor=${p1.nextCursor}`)).json();
     const both = await (await req("/api/events?limit=6")).json();
-    expect([...p1.events, ...p2.events].map((e: { id: string }) => e.id)).toEqual(both.events.map((e: { id: string }) => e.id));
+    expect([...p1.events, ...p2.events].map((e: { id: string }) => e.id)).toEqual(
+      both.events.map((e: { id: string }) => e.id),
+    );
     expect(both._meta.status).toBe("fresh");
     expect((await req("/api/events?severityFloor=loud")).status).toBe(400);
     expect((await req("/api/events?type=Bad Type")).status).toBe(400);
@@ -613,19 +779,30 @@ describe("peg monitoring routes", () => {
       if (row.state === "closed_pre_lock") expect(row.liveOverlay.active).toBe(false);
     }
     const review = await (await req("/api/depeg-resolver-review")).json();
-    const frozenEnded = r.rows.filter((x: { state: string; liveOverlay: { active: boolean } }) => x.state === "frozen" && !x.liveOverlay.active).length;
+    const frozenEnded = r.rows.filter(
+      (x: { state: string; liveOverlay: { active: boolean } }) => x.state === "frozen" && !x.liveOverlay.active,
+    ).length;
     expect(review.summary.reviewedCount).toBe(frozenEnded);
     expect(review.outcomes.length).toBeGreaterThan(0);
-    for (const o of review.outcomes) if (o.predictedDurationSec !== null) expect(o.durationErrorSec).toBe(o.observedDurationSec - o.predictedDurationSec);
+    for (const o of review.outcomes)
+      if (o.predictedDurationSec !== null)
+        expect(o.durationErrorSec).toBe(o.observedDurationSec - o.predictedDurationSec);
   });
 
   it("peg summary scores listed coins and the list carries consensus price fields", async () => {
     const s = await (await req("/api/peg-summary")).json();
     // one definition of "open at as-of": the summary's active coins are exactly the coins of the open incidents
-    const open = (await (await req("/api/depeg-events?active=true&limit=1000")).json()).events as { stablecoinId: string }[];
+    const open = (await (await req("/api/depeg-events?active=true&limit=1000")).json()).events as {
+      stablecoinId: string;
+    }[];
     expect(open.length).toBeGreaterThan(0);
     expect(s.summary.activeDepegCount).toBe(open.length);
-    expect(s.coins.filter((c: { activeDepeg: boolean }) => c.activeDepeg).map((c: { id: string }) => c.id).sort()).toEqual(open.map((e) => e.stablecoinId).sort());
+    expect(
+      s.coins
+        .filter((c: { activeDepeg: boolean }) => c.activeDepeg)
+        .map((c: { id: string }) => c.id)
+        .sort(),
+    ).toEqual(open.map((e) => e.stablecoinId).sort());
     // UST died in 2022: its collapse is history, not an active depeg three years later
     const ust = s.coins.find((c: { id: string }) => c.id === "ust-terraform-labs");
     expect(ust.activeDepeg).toBe(false);
@@ -642,12 +819,19 @@ describe("peg monitoring routes", () => {
 });
 
 describe("website-internal lane and the same-origin proxy (issue 19 item 5, spec 1 and 5.7)", () => {
-  const SECRET = "site-secret-0123456789abcdef", PREVIOUS = "site-secret-previous-0123456";
+  const SECRET = "site-secret-0123456789abcdef",
+    PREVIOUS = "site-secret-previous-0123456";
   let site: ReturnType<typeof createApp>;
   beforeAll(() => {
     site = createApp({
-      store: new PublishedStore(fsReader(dir), 0, () => clockMs), keys, limiter: new KeyRateLimiter(), corsOrigins: ["https://ballast.example", "https://ops.ballast.example"],
-      clockMode: "auto", nowMs: () => clockMs, siteProxySecret: SECRET, siteProxySecretPrevious: PREVIOUS,
+      store: new PublishedStore(fsReader(dir), 0, () => clockMs),
+      keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: ["https://ballast.example", "https://ops.ballast.example"],
+      clockMode: "auto",
+      nowMs: () => clockMs,
+      siteProxySecret: SECRET,
+      siteProxySecretPrevious: PREVIOUS,
     });
   });
 
@@ -655,16 +839,26 @@ describe("website-internal lane and the same-origin proxy (issue 19 item 5, spec
     const ok = await site.request("/api/stablecoins", { headers: { "X-Ballast-Site-Proxy-Secret": SECRET } });
     expect(ok.status).toBe(200);
     expect((await ok.json()).peggedAssets.length).toBeGreaterThan(50);
-    expect((await site.request("/api/peg-summary", { headers: { "X-Ballast-Site-Proxy-Secret": PREVIOUS } })).status).toBe(200);
-    const wrong = await site.request("/api/stablecoins", { headers: { "X-Ballast-Site-Proxy-Secret": "x".repeat(SECRET.length) } });
+    expect(
+      (await site.request("/api/peg-summary", { headers: { "X-Ballast-Site-Proxy-Secret": PREVIOUS } })).status,
+    ).toBe(200);
+    const wrong = await site.request("/api/stablecoins", {
+      headers: { "X-Ballast-Site-Proxy-Secret": "x".repeat(SECRET.length) },
+    });
     expect([wrong.status, (await wrong.json()).error]).toEqual([401, "Unauthorized"]);
     // the site lane spends no key quota: a 1/min key sent beside the secret is never consumed
     const one = (await keys.create({ name: "one-per-minute", rateLimitPerMinute: 1 })).token;
-    for (let i = 0; i < 3; i++) expect((await site.request("/api/chains", { headers: { "X-Ballast-Site-Proxy-Secret": SECRET, "X-API-Key": one } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await site.request("/api/chains", { headers: { "X-Ballast-Site-Proxy-Secret": SECRET, "X-API-Key": one } }))
+          .status,
+      ).toBe(200);
     expect((await site.request("/api/chains", { headers: { "X-API-Key": one } })).status).toBe(200);
     expect((await site.request("/api/chains", { headers: { "X-API-Key": one } })).status).toBe(429);
     // without a configured secret the lane is not served: the header is judged and refused (404), never ignored
-    expect((await req("/api/stablecoins", { key: null, headers: { "X-Ballast-Site-Proxy-Secret": SECRET } })).status).toBe(404);
+    expect(
+      (await req("/api/stablecoins", { key: null, headers: { "X-Ballast-Site-Proxy-Secret": SECRET } })).status,
+    ).toBe(404);
   });
 
   it("/_site-data/<x> from an allowlisted page answers /api/<x> with its status, body and cache headers unchanged", async () => {
@@ -673,23 +867,43 @@ describe("website-internal lane and the same-origin proxy (issue 19 item 5, spec
     const proxied = await site.request("/_site-data/peg-summary", { headers: { Origin: "https://ballast.example" } });
     expect(proxied.status).toBe(200);
     expect(await proxied.text()).toBe(await direct.text());
-    for (const h of ["cache-control", "x-data-age", "content-type"]) expect(proxied.headers.get(h), h).toBe(direct.headers.get(h));
+    for (const h of ["cache-control", "x-data-age", "content-type"])
+      expect(proxied.headers.get(h), h).toBe(direct.headers.get(h));
     // Referer when there is no Origin; query strings pass through, so a bad parameter is the API's 400
-    const viaReferer = await site.request("/_site-data/supply-history?stablecoin=usdt-tether&days=7", { headers: { Referer: "https://ops.ballast.example/coins/usdt" } });
+    const viaReferer = await site.request("/_site-data/supply-history?stablecoin=usdt-tether&days=7", {
+      headers: { Referer: "https://ops.ballast.example/coins/usdt" },
+    });
     expect(viaReferer.status).toBe(200);
-    const bad = await site.request("/_site-data/supply-history?stablecoin=usdt-tether&days=abc", { headers: { Origin: "https://ballast.example" } });
+    const bad = await site.request("/_site-data/supply-history?stablecoin=usdt-tether&days=abc", {
+      headers: { Origin: "https://ballast.example" },
+    });
     expect([bad.status, (await bad.json()).error]).toEqual([400, expect.stringContaining("days")]);
   });
 
   it("/_site-data refuses other sites (404, not 403), pages without an origin, and every method but GET (405 Allow: GET)", async () => {
-    expect((await site.request("/_site-data/stablecoins", { headers: { Origin: "https://evil.example" } })).status).toBe(404);
-    expect((await site.request("/_site-data/stablecoins", { headers: { Origin: "null", Referer: "https://evil.example/x" } })).status).toBe(404);
+    expect(
+      (await site.request("/_site-data/stablecoins", { headers: { Origin: "https://evil.example" } })).status,
+    ).toBe(404);
+    expect(
+      (
+        await site.request("/_site-data/stablecoins", {
+          headers: { Origin: "null", Referer: "https://evil.example/x" },
+        })
+      ).status,
+    ).toBe(404);
     expect((await site.request("/_site-data/stablecoins")).status).toBe(404);
-    const post = await site.request("/_site-data/stablecoins", { method: "POST", headers: { Origin: "https://ballast.example" } });
+    const post = await site.request("/_site-data/stablecoins", {
+      method: "POST",
+      headers: { Origin: "https://ballast.example" },
+    });
     expect([post.status, post.headers.get("allow")]).toEqual([405, "GET"]);
     // the proxy cannot reach operator paths: they stay 404
-    expect((await site.request("/_site-data/api-keys", { headers: { Origin: "https://ballast.example" } })).status).toBe(404);
+    expect(
+      (await site.request("/_site-data/api-keys", { headers: { Origin: "https://ballast.example" } })).status,
+    ).toBe(404);
     // not configured: 404 for everyone
-    expect((await req("/_site-data/stablecoins", { key: null, headers: { Origin: "https://ballast.example" } })).status).toBe(404);
+    expect(
+      (await req("/_site-data/stablecoins", { key: null, headers: { Origin: "https://ballast.example" } })).status,
+    ).toBe(404);
   });
 });

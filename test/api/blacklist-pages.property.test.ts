@@ -21,12 +21,14 @@ import { prng } from "../helpers/prng.ts";
 
 const AS_OF = 1_757_203_200;
 const CHAINS = [
-  { id: "ethereum", name: "Ethereum" }, { id: "tron", name: "Tron" }, { id: "arbitrum", name: "Arbitrum" },
-  { id: "optimism", name: "OP Mainnet" }, { id: "base", name: "Base" },
+  { id: "ethereum", name: "Ethereum" },
+  { id: "tron", name: "Tron" },
+  { id: "arbitrum", name: "Arbitrum" },
+  { id: "optimism", name: "OP Mainnet" },
+  { id: "base", name: "Base" },
 ];
 const COINS = ["USDT", "USDC", "PYUSD", "XAUT", "USD₮0"];
 const TYPES = ["blacklist", "unblacklist", "destroy"] as const;
-
 
 /** `rows` synthetic events (ARBITRARY DATA for this test, seeded) on CHAINS[0..3] (Base has no rows: a registry chain without events). */
 function syntheticEvents(rows: number, seed: number): BlacklistEvent[] {
@@ -45,13 +47,34 @@ function syntheticEvents(rows: number, seed: number): BlacklistEvent[] {
     const raw = rnd() < 0.2 ? null : String(Math.floor(rnd() * 1e12));
     const type = pick(TYPES);
     out.push({
-      id, stablecoin: pick(COINS), stablecoinId: "x-y", chainId: chain.id, chainName: chain.name, eventType: type, address: pick(addresses),
-      amountNative: raw === null ? null : Number(raw) / 1e6, amountRaw: raw, decimals: 6, amountUsdAtEvent: raw === null ? null : Math.round(Number(raw) / 1e4) / 100,
-      amountSource: raw === null ? "unavailable" : "event", amountStatus: raw === null ? "provider_failed" : "resolved", txHash: `0x${hex(64)}`,
-      blockNumber: Math.floor(rnd() * 2e7), logIndex: Math.floor(rnd() * 300), timestamp: pick(times), methodologyVersion: "freeze-v1",
-      contractAddress: rnd() < 0.1 ? null : `0x${hex(40)}`, configKey: "cfg", eventSignature: null, eventTopic0: null, suppressionReason: null,
-      explorerTxUrl: null, explorerAddressUrl: rnd() < 0.5 ? null : `https://x/\u00e9"${id}`,
-      linkedFreezeEventId: type === "destroy" ? `${chain.id}-0xabc-1` : null, frozenDurationSec: type === "destroy" ? 86_400 : null, origin: rnd() < 0.5 ? "live" : "recorded",
+      id,
+      stablecoin: pick(COINS),
+      stablecoinId: "x-y",
+      chainId: chain.id,
+      chainName: chain.name,
+      eventType: type,
+      address: pick(addresses),
+      amountNative: raw === null ? null : Number(raw) / 1e6,
+      amountRaw: raw,
+      decimals: 6,
+      amountUsdAtEvent: raw === null ? null : Math.round(Number(raw) / 1e4) / 100,
+      amountSource: raw === null ? "unavailable" : "event",
+      amountStatus: raw === null ? "provider_failed" : "resolved",
+      txHash: `0x${hex(64)}`,
+      blockNumber: Math.floor(rnd() * 2e7),
+      logIndex: Math.floor(rnd() * 300),
+      timestamp: pick(times),
+      methodologyVersion: "freeze-v1",
+      contractAddress: rnd() < 0.1 ? null : `0x${hex(40)}`,
+      configKey: "cfg",
+      eventSignature: null,
+      eventTopic0: null,
+      suppressionReason: null,
+      explorerTxUrl: null,
+      explorerAddressUrl: rnd() < 0.5 ? null : `https://x/\u00e9"${id}`,
+      linkedFreezeEventId: type === "destroy" ? `${chain.id}-0xabc-1` : null,
+      frozenDurationSec: type === "destroy" ? 86_400 : null,
+      origin: rnd() < 0.5 ? "live" : "recorded",
     });
   }
   // the JSON ledger is newest first, as the artifact publishes it
@@ -63,14 +86,24 @@ function writeBuild(dir: string, ledger: BlacklistLedger, buildId: string): Buil
   const pages = encodeBlacklistPages(ledger.events, ledger.chains);
   const bodies: [string, Uint8Array][] = [
     [blacklistLedgerArtifact.outputs.main.path, Buffer.from(JSON.stringify(ledger))],
-    [BLACKLIST_PAGES.events, pages.events], [BLACKLIST_PAGES.index, pages.index], [BLACKLIST_PAGES.addresses, pages.addresses],
+    [BLACKLIST_PAGES.events, pages.events],
+    [BLACKLIST_PAGES.index, pages.index],
+    [BLACKLIST_PAGES.addresses, pages.addresses],
   ];
   for (const [path, body] of bodies) {
     mkdirSync(join(dir, "builds", buildId, path, ".."), { recursive: true });
     writeFileSync(join(dir, "builds", buildId, path), body);
   }
   return {
-    buildId, asOf: AS_OF, files: bodies.map(([path, body]) => ({ path, sha256: "0".repeat(64), bytes: body.byteLength, rows: ledger.events.length, dataAsOf: AS_OF })),
+    buildId,
+    asOf: AS_OF,
+    files: bodies.map(([path, body]) => ({
+      path,
+      sha256: "0".repeat(64),
+      bytes: body.byteLength,
+      rows: ledger.events.length,
+      dataAsOf: AS_OF,
+    })),
   } as unknown as BuildManifest;
 }
 
@@ -90,8 +123,12 @@ const answer = async (f: () => Promise<Uint8Array>): Promise<Answer> => {
     throw err;
   }
 };
-const refAnswer = (raw: Raw) => answer(async () => blacklistPageBytes(reference, await queryBlacklist(reference, ledger, AS_OF, BlacklistQuery.parse(raw))));
-const newAnswer = (build: ServingBuild, raw: Raw) => answer(() => blacklistPagesBytes(build, AS_OF, BlacklistQuery.parse(raw)));
+const refAnswer = (raw: Raw) =>
+  answer(async () =>
+    blacklistPageBytes(reference, await queryBlacklist(reference, ledger, AS_OF, BlacklistQuery.parse(raw))),
+  );
+const newAnswer = (build: ServingBuild, raw: Raw) =>
+  answer(() => blacklistPagesBytes(build, AS_OF, BlacklistQuery.parse(raw)));
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "ballast-blacklist-pages-"));
@@ -105,50 +142,72 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const addressPart = () => fc.constantFrom(...new Set(syntheticEvents(600, 21).map((e) => e.address)))
-  .chain((a) => fc.tuple(fc.nat(a.length - 1), fc.integer({ min: 1, max: 6 }), fc.boolean()).map(([s, l, up]) => { const x = a.slice(s, s + l); return up ? x.toUpperCase() : x.toLowerCase(); }));
+const addressPart = () =>
+  fc.constantFrom(...new Set(syntheticEvents(600, 21).map((e) => e.address))).chain((a) =>
+    fc.tuple(fc.nat(a.length - 1), fc.integer({ min: 1, max: 6 }), fc.boolean()).map(([s, l, up]) => {
+      const x = a.slice(s, s + l);
+      return up ? x.toUpperCase() : x.toLowerCase();
+    }),
+  );
 
 /** Raw query parameters as a client sends them (strings), without a cursor. */
-const rawQuery: fc.Arbitrary<Raw> = fc.record({
-  stablecoin: fc.constantFrom(...COINS, "DAI"),
-  chain: fc.constantFrom(...CHAINS.map((c) => c.name), "Atlantis"),
-  chainId: fc.constantFrom(...CHAINS.map((c) => c.id), "atlantis"),
-  eventType: fc.constantFrom(...TYPES),
-  q: fc.oneof(addressPart(), fc.constantFrom("", "0x", "zz", "T", "abc")),
-  sortBy: fc.constantFrom("date", "stablecoin", "chain", "event"),
-  sortDirection: fc.constantFrom("asc", "desc"),
-  limit: fc.constantFrom("0", "1", "2", "7", "50", "1000"),
-  offset: fc.constantFrom("0", "1", "5", "40", "599", "600", "25000"),
-  includeTotal: fc.constantFrom("true", "false"),
-}, { requiredKeys: [] }) as fc.Arbitrary<Raw>;
+const rawQuery: fc.Arbitrary<Raw> = fc.record(
+  {
+    stablecoin: fc.constantFrom(...COINS, "DAI"),
+    chain: fc.constantFrom(...CHAINS.map((c) => c.name), "Atlantis"),
+    chainId: fc.constantFrom(...CHAINS.map((c) => c.id), "atlantis"),
+    eventType: fc.constantFrom(...TYPES),
+    q: fc.oneof(addressPart(), fc.constantFrom("", "0x", "zz", "T", "abc")),
+    sortBy: fc.constantFrom("date", "stablecoin", "chain", "event"),
+    sortDirection: fc.constantFrom("asc", "desc"),
+    limit: fc.constantFrom("0", "1", "2", "7", "50", "1000"),
+    offset: fc.constantFrom("0", "1", "5", "40", "599", "600", "25000"),
+    includeTotal: fc.constantFrom("true", "false"),
+  },
+  { requiredKeys: [] },
+) as fc.Arbitrary<Raw>;
 
 describe("/api/blacklist serving layout = the in-heap reference", () => {
   it("answers every parameter combination with the same bytes (or the same 400)", async () => {
-    await fc.assert(fc.asyncProperty(rawQuery, async (raw) => {
-      const want = await refAnswer(raw);
-      expect(await newAnswer(ranged, raw)).toEqual(want);
-      expect(await newAnswer(sliced, raw)).toEqual(want);
-    }), { numRuns: 400, seed: 0x5eed });
+    await fc.assert(
+      fc.asyncProperty(rawQuery, async (raw) => {
+        const want = await refAnswer(raw);
+        expect(await newAnswer(ranged, raw)).toEqual(want);
+        expect(await newAnswer(sliced, raw)).toEqual(want);
+      }),
+      { numRuns: 400, seed: 0x5eed },
+    );
   });
 
   it("walks by cursor page for page like the reference, and a cursor carried to another sort continues after the same row", async () => {
-    const walkable = rawQuery.map(({ offset: _o, ...r }) => ({ ...r, limit: r.limit === "1000" || r.limit === "0" ? "37" : r.limit ?? "37" }));
-    await fc.assert(fc.asyncProperty(walkable, fc.constantFrom("date", "stablecoin", "chain", "event"), fc.constantFrom("asc", "desc"), async (raw, otherSort, otherDir) => {
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const q: Raw = cursor ? { ...raw, cursor } : raw;
-        const want = await refAnswer(q);
-        expect(await newAnswer(ranged, q)).toEqual(want);
-        if (want.status !== 200) return;
-        cursor = JSON.parse(want.body).nextCursor;
-        if (cursor) {
-          // the same cursor under another order (and/or direction), without filters
-          const moved: Raw = { sortBy: otherSort, sortDirection: otherDir, limit: "5", cursor };
-          expect(await newAnswer(ranged, moved)).toEqual(await refAnswer(moved));
-        }
-      } while (cursor && ++pages < 40);
-    }), { numRuns: 60, seed: 0xc0de });
+    const walkable = rawQuery.map(({ offset: _o, ...r }) => ({
+      ...r,
+      limit: r.limit === "1000" || r.limit === "0" ? "37" : (r.limit ?? "37"),
+    }));
+    await fc.assert(
+      fc.asyncProperty(
+        walkable,
+        fc.constantFrom("date", "stablecoin", "chain", "event"),
+        fc.constantFrom("asc", "desc"),
+        async (raw, otherSort, otherDir) => {
+          let cursor: string | null = null;
+          let pages = 0;
+          do {
+            const q: Raw = cursor ? { ...raw, cursor } : raw;
+            const want = await refAnswer(q);
+            expect(await newAnswer(ranged, q)).toEqual(want);
+            if (want.status !== 200) return;
+            cursor = JSON.parse(want.body).nextCursor;
+            if (cursor) {
+              // the same cursor under another order (and/or direction), without filters
+              const moved: Raw = { sortBy: otherSort, sortDirection: otherDir, limit: "5", cursor };
+              expect(await newAnswer(ranged, moved)).toEqual(await refAnswer(moved));
+            }
+          } while (cursor && ++pages < 40);
+        },
+      ),
+      { numRuns: 60, seed: 0xc0de },
+    );
   });
 
   it("treats forged cursors like the reference: keys between rows, unknown rows, wrong sorts, bad text", async () => {
@@ -180,7 +239,11 @@ describe("/api/blacklist serving layout = the in-heap reference", () => {
     expect(Buffer.compare(a.events, b.events)).toBe(0);
     expect(Buffer.compare(a.index, b.index)).toBe(0);
     expect(Buffer.compare(a.addresses, b.addresses)).toBe(0);
-    const lines = a.events.toString("utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as BlacklistEvent);
+    const lines = a.events
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as BlacklistEvent);
     expect(lines.map((l) => l.id)).toEqual([...ledger.events].reverse().map((x) => x.id));
   });
 });

@@ -58,20 +58,39 @@ let ipCounter = 0;
 function publish(ledgerValue: unknown, grades: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), "ballast-claims-"));
   dirs.push(dir);
-  publishFakeBuild(dir, "claims-build", [], { "site-data/donations-ledger.json": ledgerValue, "site-data/safety-grades.json": grades });
+  publishFakeBuild(dir, "claims-build", [], {
+    "site-data/donations-ledger.json": ledgerValue,
+    "site-data/safety-grades.json": grades,
+  });
   return dir;
 }
 
-function app(dir: string, opts: { config?: Partial<DonorClaimConfig>; limiter?: KeyRateLimiter | null; keyStore?: KeyStore } = {}): Hono {
+function app(
+  dir: string,
+  opts: { config?: Partial<DonorClaimConfig>; limiter?: KeyRateLimiter | null; keyStore?: KeyStore } = {},
+): Hono {
   const limiter = new KeyRateLimiter();
   return createApp({
-    store: new PublishedStore(fsReader(dir), 0), keys: opts.keyStore ?? keys, limiter, corsOrigins: [], clockMode: "wall",
-    services: { donorClaims: { config: { ...CONFIG, ...opts.config }, keys: opts.keyStore ?? keys, limiter: opts.limiter === undefined ? limiter : opts.limiter } },
+    store: new PublishedStore(fsReader(dir), 0),
+    keys: opts.keyStore ?? keys,
+    limiter,
+    corsOrigins: [],
+    clockMode: "wall",
+    services: {
+      donorClaims: {
+        config: { ...CONFIG, ...opts.config },
+        keys: opts.keyStore ?? keys,
+        limiter: opts.limiter === undefined ? limiter : opts.limiter,
+      },
+    },
   });
 }
 
 /** A signed claim body of `who` (issued `ageSec` ago; `config` overrides the message's fields). */
-async function signed(who: HDAccount, opts: { ageSec?: number; config?: Partial<DonorClaimConfig>; signer?: HDAccount; edit?: (m: string) => string } = {}) {
+async function signed(
+  who: HDAccount,
+  opts: { ageSec?: number; config?: Partial<DonorClaimConfig>; signer?: HDAccount; edit?: (m: string) => string } = {},
+) {
   const issuedAt = new Date(Math.floor(Date.now() / 1000 - (opts.ageSec ?? 0)) * 1000);
   let message = await claimMessage({ ...CONFIG, ...opts.config }, who.address, "n0nce1234abcd", issuedAt);
   if (opts.edit) message = opts.edit(message);
@@ -81,8 +100,17 @@ async function signed(who: HDAccount, opts: { ageSec?: number; config?: Partial<
 
 /** POSTs a claim from a fresh client IP (each test its own per-IP budget) unless `ip` is given. */
 async function claim(a: Hono, body: string, ip = `10.1.0.${++ipCounter}`) {
-  const res = await a.request("/api/donor-key-claims", { method: "POST", body, headers: { "Content-Type": "application/json" } }, { incoming: { socket: { remoteAddress: ip } } });
-  return { status: res.status, cache: res.headers.get("cache-control"), retryAfter: res.headers.get("retry-after"), body: await res.json() as Record<string, any> };
+  const res = await a.request(
+    "/api/donor-key-claims",
+    { method: "POST", body, headers: { "Content-Type": "application/json" } },
+    { incoming: { socket: { remoteAddress: ip } } },
+  );
+  return {
+    status: res.status,
+    cache: res.headers.get("cache-control"),
+    retryAfter: res.headers.get("retry-after"),
+    body: (await res.json()) as Record<string, any>,
+  };
 }
 
 let main: Hono;
@@ -113,21 +141,35 @@ describe("donor key claims: issuance", () => {
     expect(r.status).toBe(201);
     expect(r.cache).toBe("no-store");
     expect(r.body).toEqual({
-      status: "issued", token: expect.stringMatching(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/),
-      key: { keyPrefix: expect.stringMatching(/^[0-9a-f]{16}$/), maskedToken: expect.stringMatching(/^bl_live_[0-9a-f]{16}_…$/), tier: "donor", rateLimitPerMinute: 10, expiresAt: null },
+      status: "issued",
+      token: expect.stringMatching(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/),
+      key: {
+        keyPrefix: expect.stringMatching(/^[0-9a-f]{16}$/),
+        maskedToken: expect.stringMatching(/^bl_live_[0-9a-f]{16}_…$/),
+        tier: "donor",
+        rateLimitPerMinute: 10,
+        expiresAt: null,
+      },
     });
     expect(r.body.token.slice(8, 24)).toBe(r.body.key.keyPrefix);
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await main.request("/api/stablecoins", { headers: { "X-API-Key": r.body.token } })).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push((await main.request("/api/stablecoins", { headers: { "X-API-Key": r.body.token } })).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
     // the claim and its key are stored together, one per wallet
     const { rows } = await sql.query<{ address: string; tier: string; name: string }>(
-      "select c.address, k.tier, k.name from api_key_donor_claims c join api_keys k on k.key_prefix = c.key_prefix where c.address = $1", [account(0).address.toLowerCase()]);
-    expect(rows).toEqual([{ address: account(0).address.toLowerCase(), tier: "donor", name: `donor ${account(0).address.toLowerCase()}` }]);
+      "select c.address, k.tier, k.name from api_key_donor_claims c join api_keys k on k.key_prefix = c.key_prefix where c.address = $1",
+      [account(0).address.toLowerCase()],
+    );
+    expect(rows).toEqual([
+      { address: account(0).address.toLowerCase(), tier: "donor", name: `donor ${account(0).address.toLowerCase()}` },
+    ]);
     // re-signing (a new message) never rotates: 409, and still one key
     const again = await claim(main, await signed(account(0), { ageSec: 5 }));
     expect([again.status, again.body.reason, again.cache]).toEqual([409, "claim_exists", "no-store"]);
-    expect((await sql.query("select 1 from api_keys where name = $1", [`donor ${account(0).address.toLowerCase()}`])).rows).toHaveLength(1);
+    expect(
+      (await sql.query("select 1 from api_keys where name = $1", [`donor ${account(0).address.toLowerCase()}`])).rows,
+    ).toHaveLength(1);
   });
 
   it("an operator rotation of a donor key moves its claim: the wallet still answers claim_exists, never claim_orphaned", async () => {
@@ -143,11 +185,28 @@ describe("donor key claims: issuance", () => {
   });
 
   it("two simultaneous first claims of one wallet issue one key: the other answers 409 claim_exists", async () => {
-    const [x, y] = await Promise.all([claim(main, await signed(account(8), {})), claim(main, await signed(account(8), { ageSec: 1 }))]);
+    const [x, y] = await Promise.all([
+      claim(main, await signed(account(8), {})),
+      claim(main, await signed(account(8), { ageSec: 1 })),
+    ]);
     // account 8 never donated: both ineligible, nothing issued
     expect([x.status, y.status]).toEqual([403, 403]);
-    const race = app(publish({ ...ledger, receipts: [...ledger.receipts, { ...ledger.receipts[0]!, txHash: `0x${"f".repeat(64)}`, from: account(9).address.toLowerCase() }] }, gradesPayload(GRADES)));
-    const both = await Promise.all([claim(race, await signed(account(9))), claim(race, await signed(account(9), { ageSec: 1 }))]);
+    const race = app(
+      publish(
+        {
+          ...ledger,
+          receipts: [
+            ...ledger.receipts,
+            { ...ledger.receipts[0]!, txHash: `0x${"f".repeat(64)}`, from: account(9).address.toLowerCase() },
+          ],
+        },
+        gradesPayload(GRADES),
+      ),
+    );
+    const both = await Promise.all([
+      claim(race, await signed(account(9))),
+      claim(race, await signed(account(9), { ageSec: 1 })),
+    ]);
     expect(both.map((b) => b.status).sort()).toEqual([201, 409]);
     expect(both.find((b) => b.status === 409)!.body.reason).toBe("claim_exists");
   });
@@ -155,12 +214,19 @@ describe("donor key claims: issuance", () => {
 
 describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
   it("400 body_invalid: not JSON, missing signature, unknown field; 413 body_invalid past 4096 bytes", async () => {
-    for (const body of ["{not json", JSON.stringify({ message: "x" }), JSON.stringify({ message: "x", signature: "0x00", extra: 1 })]) {
+    for (const body of [
+      "{not json",
+      JSON.stringify({ message: "x" }),
+      JSON.stringify({ message: "x", signature: "0x00", extra: 1 }),
+    ]) {
       const r = await claim(main, body);
       expect([r.status, r.body.reason, r.cache]).toEqual([400, "body_invalid", "no-store"]);
     }
     const big = await claim(main, JSON.stringify({ message: "x".repeat(5000), signature: "0x00" }));
-    expect([big.status, big.body]).toEqual([413, { error: "Request body larger than 4096 bytes", reason: "body_invalid" }]);
+    expect([big.status, big.body]).toEqual([
+      413,
+      { error: "Request body larger than 4096 bytes", reason: "body_invalid" },
+    ]);
   });
 
   it("400 siwe_invalid: another domain, another URI, an old message, a changed statement, not EIP-4361", async () => {
@@ -182,9 +248,22 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     const body = JSON.parse(await signed(account(4)));
     expect((await claim(main, JSON.stringify({ ...body, signature: "0x1234" }))).body.reason).toBe("signature_invalid");
     // account 6 is eligible, but its address now carries code (as a smart account would): refused over RPC
-    await fetch(anvil.rpcUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_setCode", params: [account(6).address, "0x6080604052"] }) });
+    await fetch(anvil.rpcUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "anvil_setCode",
+        params: [account(6).address, "0x6080604052"],
+      }),
+    });
     const r = await claim(main, await signed(account(6)));
-    expect([r.status, r.body.reason, r.body.error]).toEqual([400, "signature_invalid", "Claim message or signature is invalid: contract accounts cannot claim"]);
+    expect([r.status, r.body.reason, r.body.error]).toEqual([
+      400,
+      "signature_invalid",
+      "Claim message or signature is invalid: contract accounts cannot claim",
+    ]);
     // without the RPC setting the same signature passes (ECDSA recovery alone)
     expect((await claim(app(publish(ledger, gradesPayload(GRADES))), await signed(account(6)))).status).toBe(201);
   });
@@ -209,19 +288,31 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     const r = await claim(main, await signed(account(1)));
     expect(r.status).toBe(403);
     expect(r.body).toEqual({
-      error: "Not eligible: qualifying donations total USD 6.00 (at least USD 10 needed)", reason: "ineligible",
-      ledgerUpdatedAt: Date.parse("2025-09-10T00:00:00Z") / 1000, qualifyingUsd: 6, countedAssets: ["AAA on ethereum"],
+      error: "Not eligible: qualifying donations total USD 6.00 (at least USD 10 needed)",
+      reason: "ineligible",
+      ledgerUpdatedAt: Date.parse("2025-09-10T00:00:00Z") / 1000,
+      qualifyingUsd: 6,
+      countedAssets: ["AAA on ethereum"],
     });
     // the embedded default ships an empty ledger: qualifyingUsd 0
-    const empty = await claim(app(publish({ ...ledger, receipts: [] }, gradesPayload(GRADES))), await signed(account(11)));
-    expect([empty.status, empty.body.reason, empty.body.qualifyingUsd, empty.body.countedAssets]).toEqual([403, "ineligible", 0, []]);
+    const empty = await claim(
+      app(publish({ ...ledger, receipts: [] }, gradesPayload(GRADES))),
+      await signed(account(11)),
+    );
+    expect([empty.status, empty.body.reason, empty.body.qualifyingUsd, empty.body.countedAssets]).toEqual([
+      403,
+      "ineligible",
+      0,
+      [],
+    ]);
   });
 
   it("409 claim_orphaned: the claim's key row is gone (terminal, never auto-heals)", async () => {
     const first = await claim(main, await signed(account(5)));
     expect(first.status).toBe(201);
     await sql.query("delete from api_keys where key_prefix = $1", [first.body.key.keyPrefix]);
-    for (let i = 0; i < 2; i++) expect((await claim(main, await signed(account(5), { ageSec: i + 1 }))).body.reason).toBe("claim_orphaned");
+    for (let i = 0; i < 2; i++)
+      expect((await claim(main, await signed(account(5), { ageSec: i + 1 }))).body.reason).toBe("claim_orphaned");
   });
 
   it("429 rate_limited: 10 attempts per 60 s per client IP, exact across two instances sharing Redis, before the body is read", async () => {
@@ -233,7 +324,11 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     for (let i = 0; i < 12; i++) statuses.push((await claim(i % 2 ? b! : a!, "{not json", "10.9.9.9")).status);
     expect(statuses).toEqual([...Array(10).fill(400), 429, 429]);
     const r = await claim(a!, "{not json", "10.9.9.9");
-    expect([r.status, r.retryAfter, r.body]).toEqual([429, "60", { error: "Too many claim attempts from this address", reason: "rate_limited" }]);
+    expect([r.status, r.retryAfter, r.body]).toEqual([
+      429,
+      "60",
+      { error: "Too many claim attempts from this address", reason: "rate_limited" },
+    ]);
     expect((await claim(b!, "{not json", "10.9.9.10")).status).toBe(400); // another IP has its own budget
   });
 
@@ -248,7 +343,10 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
   });
 
   it("503 donations_ledger_invalid: a ledger failing its schema or missing, never a partial answer", async () => {
-    const corrupt = await claim(app(publish({ ...ledger, receipts: [{ from: "nope" }] }, gradesPayload(GRADES))), await signed(account(0)));
+    const corrupt = await claim(
+      app(publish({ ...ledger, receipts: [{ from: "nope" }] }, gradesPayload(GRADES))),
+      await signed(account(0)),
+    );
     expect([corrupt.status, corrupt.body.reason]).toEqual([503, "donations_ledger_invalid"]);
     const dir = mkdtempSync(join(tmpdir(), "ballast-claims-"));
     dirs.push(dir);
@@ -267,22 +365,48 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     const r = await claim(main, await signed(account(2)));
     expect([r.status, r.retryAfter, r.body.reason]).toEqual([503, "60", "grade_unavailable"]);
     // once the coin is graded below B- the same wallet is simply ineligible (5 USD)
-    const graded = await claim(app(publish(ledger, gradesPayload({ ...GRADES, "nnn-new": "C" }))), await signed(account(2)));
+    const graded = await claim(
+      app(publish(ledger, gradesPayload({ ...GRADES, "nnn-new": "C" }))),
+      await signed(account(2)),
+    );
     expect([graded.status, graded.body.reason, graded.body.qualifyingUsd]).toEqual([403, "ineligible", 5]);
   });
 
   it("503 pepper_missing: no pepper to hash the new key with", async () => {
     const noPepper = new KeyStore(sql, "");
-    const r = await claim(app(publish(ledger, gradesPayload(GRADES)), { keyStore: noPepper }), await signed(account(3)));
+    const r = await claim(
+      app(publish(ledger, gradesPayload(GRADES)), { keyStore: noPepper }),
+      await signed(account(3)),
+    );
     // account 3 already claimed above: the existing claim is answered before issuance…
     expect(r.body.reason).toBe("claim_exists");
-    const fresh = await claim(app(publish({ ...ledger, receipts: [...ledger.receipts, { ...ledger.receipts[0]!, txHash: `0x${"e".repeat(64)}`, from: account(10).address.toLowerCase() }] }, gradesPayload(GRADES)), { keyStore: noPepper }), await signed(account(10)));
+    const fresh = await claim(
+      app(
+        publish(
+          {
+            ...ledger,
+            receipts: [
+              ...ledger.receipts,
+              { ...ledger.receipts[0]!, txHash: `0x${"e".repeat(64)}`, from: account(10).address.toLowerCase() },
+            ],
+          },
+          gradesPayload(GRADES),
+        ),
+        { keyStore: noPepper },
+      ),
+      await signed(account(10)),
+    );
     expect([fresh.status, fresh.body.reason]).toEqual([503, "pepper_missing"]);
-    expect((await keys.donorClaim(account(10).address.toLowerCase()))).toBeNull();
+    expect(await keys.donorClaim(account(10).address.toLowerCase())).toBeNull();
   });
 
   it("503 issue_failed: the state store fails during the claim", async () => {
-    const broken = await openSqlClient({ databaseUrl: "postgres://postgres@127.0.0.1:1/test", pgliteDir: "", connectTimeoutMs: 200, queryTimeoutMs: 200 });
+    const broken = await openSqlClient({
+      databaseUrl: "postgres://postgres@127.0.0.1:1/test",
+      pgliteDir: "",
+      connectTimeoutMs: 200,
+      queryTimeoutMs: 200,
+    });
     const store = new KeyStore(broken, PEPPER, { adminDeadlineMs: 500 });
     const r = await claim(app(publish(ledger, gradesPayload(GRADES)), { keyStore: store }), await signed(account(0)));
     expect([r.status, r.retryAfter, r.body.reason]).toEqual([503, "60", "issue_failed"]);

@@ -11,8 +11,13 @@ beforeAll(async () => {
   const { dir } = await buildRecorded("ballast-fast-");
   schema = await createTestSchema("ballast_fast");
   server = await startServer({
-    PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall",
-    DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-fast-path-tests-0123", SITE_PROXY_SECRET: "site-secret-for-fast-path-0123",
+    PORT: 0,
+    HOST: "127.0.0.1",
+    BALLAST_DATA_DIR: dir,
+    CLOCK: "wall",
+    DATABASE_URL: schema.url,
+    API_KEY_PEPPER: "pepper-for-fast-path-tests-0123",
+    SITE_PROXY_SECRET: "site-secret-for-fast-path-0123",
   });
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -22,7 +27,8 @@ afterAll(async () => {
 });
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
-const headersOf = (r: Response) => Object.fromEntries([...r.headers].filter(([k]) => !["date", "connection", "keep-alive"].includes(k)));
+const headersOf = (r: Response) =>
+  Object.fromEntries([...r.headers].filter(([k]) => !["date", "connection", "keep-alive"].includes(k)));
 
 describe("Node fast path over real HTTP (cached keyed GETs bypass the framework)", () => {
   it("a repeated request answers the same bytes and headers as the first (app path)", async () => {
@@ -38,7 +44,8 @@ describe("Node fast path over real HTTP (cached keyed GETs bypass the framework)
       const a = headersOf(first);
       const b = headersOf(again);
       // The data age may tick between the two requests; everything else is identical.
-      delete a["x-data-age"]; delete b["x-data-age"];
+      delete a["x-data-age"];
+      delete b["x-data-age"];
       expect(b).toEqual(a);
     }
   });

@@ -27,12 +27,28 @@ let keys: KeyStore;
 let dir: string;
 
 function app(feedback: FeedbackStore | undefined): Hono {
-  return createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", services: { feedback } });
+  return createApp({
+    store: new PublishedStore(fsReader(dir), 0),
+    keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+    services: { feedback },
+  });
 }
 
 async function post(a: Hono, body: string, ip: string) {
-  const res = await a.request("/api/feedback", { method: "POST", body, headers: { "Content-Type": "application/json" } }, { incoming: { socket: { remoteAddress: ip } } });
-  return { status: res.status, cache: res.headers.get("cache-control"), retryAfter: res.headers.get("retry-after"), body: await res.json() as Record<string, any> };
+  const res = await a.request(
+    "/api/feedback",
+    { method: "POST", body, headers: { "Content-Type": "application/json" } },
+    { incoming: { socket: { remoteAddress: ip } } },
+  );
+  return {
+    status: res.status,
+    cache: res.headers.get("cache-control"),
+    retryAfter: res.headers.get("retry-after"),
+    body: (await res.json()) as Record<string, any>,
+  };
 }
 
 const count = async () => Number((await sql.query<{ n: string }>("select count(*) as n from feedback")).rows[0]!.n);
@@ -57,14 +73,34 @@ afterAll(async () => {
 describe("feedback", () => {
   it("stores a valid submission (201, no-store) with its fields; the client IP is not stored", async () => {
     const store = new FeedbackStore(sql, new KeyRateLimiter());
-    const r = await post(app(store), JSON.stringify({ message: "  The USDC chart is off by a day.  ", email: "Ana@Example.org", page: "/coins/usdc-circle", stablecoinId: "usdc-circle" }), "10.2.0.1");
+    const r = await post(
+      app(store),
+      JSON.stringify({
+        message: "  The USDC chart is off by a day.  ",
+        email: "Ana@Example.org",
+        page: "/coins/usdc-circle",
+        stablecoinId: "usdc-circle",
+      }),
+      "10.2.0.1",
+    );
     expect(r.status).toBe(201);
     expect(r.cache).toBe("no-store");
     expect(r.body).toEqual({ status: "received", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const [row] = await store.list(1);
-    expect(row).toEqual({ id: r.body.id, message: "The USDC chart is off by a day.", email: "ana@example.org", page: "/coins/usdc-circle", stablecoinId: "usdc-circle", createdAt: expect.any(Number) });
+    expect(row).toEqual({
+      id: r.body.id,
+      message: "The USDC chart is off by a day.",
+      email: "ana@example.org",
+      page: "/coins/usdc-circle",
+      stablecoinId: "usdc-circle",
+      createdAt: expect.any(Number),
+    });
     expect(Math.abs(row!.createdAt - Date.now() / 1000)).toBeLessThan(60);
-    const columns = (await sql.query<{ column_name: string }>("select column_name from information_schema.columns where table_name = 'feedback' and table_schema = current_schema()")).rows.map((c) => c.column_name);
+    const columns = (
+      await sql.query<{ column_name: string }>(
+        "select column_name from information_schema.columns where table_name = 'feedback' and table_schema = current_schema()",
+      )
+    ).rows.map((c) => c.column_name);
     expect(columns.sort()).toEqual(["created_at", "email", "id", "message", "page", "stablecoin_id"]);
   });
 
@@ -77,9 +113,17 @@ describe("feedback", () => {
       [JSON.stringify({}), 400, "Invalid field message: Invalid input: expected string, received undefined"],
       [JSON.stringify({ message: "   " }), 400, "Invalid field message: must not be empty"],
       [JSON.stringify({ message: "hi", email: "not-an-email" }), 400, "Invalid field email: Invalid email address"],
-      [JSON.stringify({ message: "hi", stablecoinId: "USDC!" }), 400, "Invalid field stablecoinId: expected a stablecoin id like usdc-circle"],
+      [
+        JSON.stringify({ message: "hi", stablecoinId: "USDC!" }),
+        400,
+        "Invalid field stablecoinId: expected a stablecoin id like usdc-circle",
+      ],
       [JSON.stringify({ message: "hi", phone: "123" }), 400, "Invalid body: unknown field phone"],
-      [JSON.stringify({ message: "x".repeat(FEEDBACK_MAX_BYTES) }), 413, `Request body larger than ${FEEDBACK_MAX_BYTES} bytes`],
+      [
+        JSON.stringify({ message: "x".repeat(FEEDBACK_MAX_BYTES) }),
+        413,
+        `Request body larger than ${FEEDBACK_MAX_BYTES} bytes`,
+      ],
     ];
     for (const [body, status, error] of cases) {
       // the same IP each time: had any of these counted, the limit (3) would refuse the valid post below
@@ -96,7 +140,8 @@ describe("feedback", () => {
     const a = app(new FeedbackStore(sql, new KeyRateLimiter(ra)));
     const b = app(new FeedbackStore(sql, new KeyRateLimiter(rb)));
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await post(i % 2 ? b : a, JSON.stringify({ message: `note ${i}` }), "10.2.0.3")).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await post(i % 2 ? b : a, JSON.stringify({ message: `note ${i}` }), "10.2.0.3")).status);
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
     const r = await post(a, JSON.stringify({ message: "again" }), "10.2.0.3");
     expect(r.status).toBe(429);
@@ -114,7 +159,12 @@ describe("feedback", () => {
     const before = await count();
     for (const store of [new FeedbackStore(sql, new KeyRateLimiter(dead)), new FeedbackStore(sql, null), undefined]) {
       const r = await post(app(store), JSON.stringify({ message: "hello" }), "10.2.0.5");
-      expect([r.status, r.retryAfter, r.body.error, r.cache]).toEqual([503, "60", "Feedback temporarily unavailable", "no-store"]);
+      expect([r.status, r.retryAfter, r.body.error, r.cache]).toEqual([
+        503,
+        "60",
+        "Feedback temporarily unavailable",
+        "no-store",
+      ]);
     }
     expect(await count()).toBe(before);
   });

@@ -13,8 +13,16 @@ import { createApp } from "../../api/app.ts";
 import { FAILED_KEY_ATTEMPTS_PER_MINUTE, LaneAuth, TOO_MANY_INVALID_KEYS } from "../../api/lib/auth.ts";
 import { HttpError } from "../../api/lib/http-error.ts";
 import {
-  DONOR_RATE_LIMIT_PER_MINUTE, KEY_OUTAGE_GRACE_MS, KeyInputError, type KeyStoreOptions, KeyStore, openSqlClient, type Peppers,
-  SELF_SERVE_RATE_LIMIT_PER_MINUTE, SELF_SERVE_TTL_SEC, type SqlClient,
+  DONOR_RATE_LIMIT_PER_MINUTE,
+  KEY_OUTAGE_GRACE_MS,
+  KeyInputError,
+  type KeyStoreOptions,
+  KeyStore,
+  openSqlClient,
+  type Peppers,
+  SELF_SERVE_RATE_LIMIT_PER_MINUTE,
+  SELF_SERVE_TTL_SEC,
+  type SqlClient,
 } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter, openRedis } from "../../api/lib/rate-limit.ts";
@@ -38,7 +46,7 @@ async function sqlClient(app = APP): Promise<SqlClient> {
 
 /** A key store on this file's schema (its own pool). */
 async function store(opts: KeyStoreOptions & { pepper?: string | Peppers } = {}, sql?: SqlClient): Promise<KeyStore> {
-  const k = new KeyStore(sql ?? await sqlClient(), opts.pepper ?? PEPPER, opts);
+  const k = new KeyStore(sql ?? (await sqlClient()), opts.pepper ?? PEPPER, opts);
   await k.init();
   stores.push(k);
   return k;
@@ -47,9 +55,17 @@ async function store(opts: KeyStoreOptions & { pepper?: string | Peppers } = {},
 type Outcome = { status: number; error?: string; retryAfter?: string };
 
 /** Runs the apiKey lane check; 200 when admitted. */
-async function admit(auth: LaneAuth, token: string, opts: { ip?: string; cacheableGet?: boolean } = {}): Promise<Outcome> {
+async function admit(
+  auth: LaneAuth,
+  token: string,
+  opts: { ip?: string; cacheableGet?: boolean } = {},
+): Promise<Outcome> {
   try {
-    await auth.admit("apiKey", { header: (n) => (n === "X-API-Key" ? token : undefined), ip: opts.ip ?? "198.51.100.1", cacheableGet: opts.cacheableGet ?? true });
+    await auth.admit("apiKey", {
+      header: (n) => (n === "X-API-Key" ? token : undefined),
+      ip: opts.ip ?? "198.51.100.1",
+      cacheableGet: opts.cacheableGet ?? true,
+    });
     return { status: 200 };
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
@@ -57,7 +73,11 @@ async function admit(auth: LaneAuth, token: string, opts: { ip?: string; cacheab
   }
 }
 
-const times = async (n: number, f: () => Promise<Outcome>) => { const out: number[] = []; for (let i = 0; i < n; i++) out.push((await f()).status); return out; };
+const times = async (n: number, f: () => Promise<Outcome>) => {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await f()).status);
+  return out;
+};
 const nowS = () => Math.floor(Date.now() / 1000);
 const bogus = (i: number) => `bl_live_${i.toString(16).padStart(16, "0")}_${"Z".repeat(32)}`;
 
@@ -77,10 +97,15 @@ afterAll(async () => {
 describe("tiers (spec 5.3, 8)", () => {
   it("standard: 120/min by default, an override from 1 to 10000, nothing outside", async () => {
     const keys = await store();
-    expect((await keys.create({ name: "std" })).record).toMatchObject({ tier: "standard", rateLimitPerMinute: 120, expiresAt: null });
+    expect((await keys.create({ name: "std" })).record).toMatchObject({
+      tier: "standard",
+      rateLimitPerMinute: 120,
+      expiresAt: null,
+    });
     expect((await keys.create({ name: "one", rateLimitPerMinute: 1 })).record.rateLimitPerMinute).toBe(1);
     expect((await keys.create({ name: "max", rateLimitPerMinute: 10_000 })).record.rateLimitPerMinute).toBe(10_000);
-    for (const bad of [0, 10_001, 1.5]) await expect(keys.create({ name: "bad", rateLimitPerMinute: bad })).rejects.toBeInstanceOf(KeyInputError);
+    for (const bad of [0, 10_001, 1.5])
+      await expect(keys.create({ name: "bad", rateLimitPerMinute: bad })).rejects.toBeInstanceOf(KeyInputError);
     const auth = new LaneAuth({ keys, limiter: new KeyRateLimiter(), nowMs: Date.now });
     const two = (await keys.create({ name: "two", rateLimitPerMinute: 2 })).token;
     const statuses = await times(3, () => admit(auth, two));
@@ -92,8 +117,12 @@ describe("tiers (spec 5.3, 8)", () => {
     const keys = await store({ cacheMode: "exclusive" });
     const { record, token } = await keys.create({ name: "supporter", tier: "donor" });
     expect(record).toMatchObject({ tier: "donor", rateLimitPerMinute: DONOR_RATE_LIMIT_PER_MINUTE, expiresAt: null });
-    await expect(keys.create({ name: "x", tier: "donor", rateLimitPerMinute: 50 })).rejects.toThrow(/donor keys are fixed at 10 requests per minute/);
-    await expect(keys.create({ name: "x", tier: "donor", expiresAt: nowS() + 60 })).rejects.toThrow(/donor keys never expire/);
+    await expect(keys.create({ name: "x", tier: "donor", rateLimitPerMinute: 50 })).rejects.toThrow(
+      /donor keys are fixed at 10 requests per minute/,
+    );
+    await expect(keys.create({ name: "x", tier: "donor", expiresAt: nowS() + 60 })).rejects.toThrow(
+      /donor keys never expire/,
+    );
     const auth = new LaneAuth({ keys, limiter: new KeyRateLimiter(), nowMs: Date.now });
     const before = keys.counters.storeLookups;
     const statuses = await times(11, () => admit(auth, token));
@@ -106,7 +135,11 @@ describe("tiers (spec 5.3, 8)", () => {
     await expect(keys.create({ name: "x", tier: "self-serve" })).rejects.toThrow(/self-serve issuance is retired/);
     const issuedAt = nowS() - 59 * 86_400;
     const live = await keys.createLegacySelfServe({ name: "legacy", issuedAt });
-    expect(live.record).toMatchObject({ tier: "self-serve", rateLimitPerMinute: SELF_SERVE_RATE_LIMIT_PER_MINUTE, expiresAt: issuedAt + SELF_SERVE_TTL_SEC });
+    expect(live.record).toMatchObject({
+      tier: "self-serve",
+      rateLimitPerMinute: SELF_SERVE_RATE_LIMIT_PER_MINUTE,
+      expiresAt: issuedAt + SELF_SERVE_TTL_SEC,
+    });
     const expired = await keys.createLegacySelfServe({ name: "old", issuedAt: nowS() - 61 * 86_400 });
     const auth = new LaneAuth({ keys, limiter: new KeyRateLimiter(), nowMs: Date.now });
     expect(await times(31, () => admit(auth, live.token))).toEqual([...Array(30).fill(200), 429]);
@@ -121,7 +154,10 @@ describe("tiers (spec 5.3, 8)", () => {
     // Deactivating a self-serve key also puts it on the revocation list.
     const third = await keys.createLegacySelfServe({ name: "deactivated" });
     expect(await keys.deactivate(third.record.id)).toBe(true);
-    const { rows } = await admin.query(`select key_prefix from ${schema.name}.api_key_self_serve_revocations where key_prefix = $1`, [third.record.keyPrefix]);
+    const { rows } = await admin.query(
+      `select key_prefix from ${schema.name}.api_key_self_serve_revocations where key_prefix = $1`,
+      [third.record.keyPrefix],
+    );
     expect(rows).toHaveLength(1);
     // A self-serve key's tier cannot be changed; nothing can become self-serve.
     await expect(keys.update(live.record.id, { tier: "standard" })).rejects.toThrow(/keep their tier/);
@@ -134,7 +170,9 @@ describe("tiers (spec 5.3, 8)", () => {
     const donor = await keys.create({ name: "donor", tier: "donor" });
     const auth = new LaneAuth({ keys, limiter: new KeyRateLimiter(), nowMs: Date.now });
     expect((await admit(auth, legacy.token)).status).toBe(200);
-    await admin.query(`alter table ${schema.name}.api_key_self_serve_revocations rename to api_key_self_serve_revocations_away`);
+    await admin.query(
+      `alter table ${schema.name}.api_key_self_serve_revocations rename to api_key_self_serve_revocations_away`,
+    );
     try {
       const r = await admit(auth, legacy.token);
       expect(r).toEqual({ status: 503, error: "Public API temporarily unavailable", retryAfter: "60" });
@@ -142,7 +180,9 @@ describe("tiers (spec 5.3, 8)", () => {
       expect((await admit(auth, donor.token)).status).toBe(200);
       expect(keys.status().circuit).toBe("closed"); // the store answered: not an outage for the breaker
     } finally {
-      await admin.query(`alter table ${schema.name}.api_key_self_serve_revocations_away rename to api_key_self_serve_revocations`);
+      await admin.query(
+        `alter table ${schema.name}.api_key_self_serve_revocations_away rename to api_key_self_serve_revocations`,
+      );
     }
     expect((await admit(auth, legacy.token)).status).toBe(200);
   });
@@ -152,8 +192,13 @@ describe("spec 5.5 verification cache during a store outage", () => {
   it("a recently verified standard key serves cacheable GETs; non-cacheable, donor, self-serve, never-verified and stale entries get 503", async () => {
     const real = await sqlClient();
     let down = false;
-    const refused = () => Promise.reject(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }));
-    const flaky: SqlClient = { kind: "postgres", query: (q, p) => (down ? refused() : real.query(q, p)), close: async () => undefined };
+    const refused = () =>
+      Promise.reject(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }));
+    const flaky: SqlClient = {
+      kind: "postgres",
+      query: (q, p) => (down ? refused() : real.query(q, p)),
+      close: async () => undefined,
+    };
     const keys = await store({}, flaky);
     let now = Date.now();
     const auth = new LaneAuth({ keys, limiter: new KeyRateLimiter(), nowMs: () => now });
@@ -166,7 +211,12 @@ describe("spec 5.5 verification cache during a store outage", () => {
     expect((await admit(auth, std)).status).toBe(200);
     expect(keys.counters.outageHits).toBe(1);
     expect((await admit(auth, std, { cacheableGet: false })).status).toBe(503);
-    for (const t of [unseen, donor, legacy]) expect(await admit(auth, t)).toEqual({ status: 503, error: "Public API temporarily unavailable", retryAfter: "60" });
+    for (const t of [unseen, donor, legacy])
+      expect(await admit(auth, t)).toEqual({
+        status: 503,
+        error: "Public API temporarily unavailable",
+        retryAfter: "60",
+      });
     expect((await admit(auth, "not-a-key")).status).toBe(401); // malformed: no store needed
     now += KEY_OUTAGE_GRACE_MS + 1000; // the cached verification is now stale
     expect((await admit(auth, std)).status).toBe(503);
@@ -183,7 +233,9 @@ describe("pepper rotation (keyed hash with a previous-pepper path)", () => {
     const newPepper = "new-pepper-0123456789abcdef";
     const before = await store({ pepper: oldPepper }, sql);
     const { record, token } = await before.create({ name: "pepper" });
-    const hashOf = async () => (await admin.query(`select secret_hash, pepper_version from ${schema.name}.api_keys where id = $1`, [record.id])).rows[0];
+    const hashOf = async () =>
+      (await admin.query(`select secret_hash, pepper_version from ${schema.name}.api_keys where id = $1`, [record.id]))
+        .rows[0];
     const h0 = await hashOf();
     expect(h0.pepper_version).toBe(1);
 
@@ -196,7 +248,11 @@ describe("pepper rotation (keyed hash with a previous-pepper path)", () => {
     // Now the current pepper alone verifies it, and the old one no longer does.
     expect(await (await store({ pepper: newPepper }, sql)).verify(token, nowS())).toMatchObject({ id: record.id });
     expect(await (await store({ pepper: oldPepper }, sql)).verify(token, nowS())).toBeNull();
-    expect(await (await store({ pepper: { current: "third-pepper-0123456789", previous: "fourth-pepper-012345678" } }, sql)).verify(token, nowS())).toBeNull();
+    expect(
+      await (
+        await store({ pepper: { current: "third-pepper-0123456789", previous: "fourth-pepper-012345678" } }, sql)
+      ).verify(token, nowS()),
+    ).toBeNull();
   });
 });
 
@@ -210,7 +266,15 @@ describe("update (spec 4.5)", () => {
     expect(keys.counters.cacheHits).toBeGreaterThan(0);
 
     const renamed = await keys.update(record.id, { name: "  Partner B ", ownerEmail: "OPS@Example.com" });
-    expect(renamed).toMatchObject({ id: record.id, name: "Partner B", ownerEmail: "ops@example.com", tier: "standard", rateLimitPerMinute: 120, isActive: true, maskedToken: `bl_live_${record.keyPrefix}_…` });
+    expect(renamed).toMatchObject({
+      id: record.id,
+      name: "Partner B",
+      ownerEmail: "ops@example.com",
+      tier: "standard",
+      rateLimitPerMinute: 120,
+      isActive: true,
+      maskedToken: `bl_live_${record.keyPrefix}_…`,
+    });
     expect(renamed!.updatedAt).toEqual(expect.any(Number));
     expect((await keys.update(record.id, { ownerEmail: "" }))!.ownerEmail).toBeNull();
 
@@ -226,13 +290,20 @@ describe("update (spec 4.5)", () => {
     const donor = await keys.update(record.id, { tier: "donor" });
     expect(donor).toMatchObject({ tier: "donor", rateLimitPerMinute: 10, expiresAt: null });
     await expect(keys.update(record.id, { rateLimitPerMinute: 50 })).rejects.toThrow(/donor keys are fixed/);
-    expect(await keys.update(record.id, { tier: "standard" })).toMatchObject({ tier: "standard", rateLimitPerMinute: 120 });
+    expect(await keys.update(record.id, { tier: "standard" })).toMatchObject({
+      tier: "standard",
+      rateLimitPerMinute: 120,
+    });
 
     await expect(keys.update(record.id, {})).rejects.toMatchObject({ field: "patch" });
     await expect(keys.update(record.id, { tier: "self-serve" })).rejects.toMatchObject({ field: "tier" });
-    await expect(keys.update(record.id, { rateLimitPerMinute: 10_001 })).rejects.toMatchObject({ field: "rateLimitPerMinute" });
+    await expect(keys.update(record.id, { rateLimitPerMinute: 10_001 })).rejects.toMatchObject({
+      field: "rateLimitPerMinute",
+    });
     await expect(keys.update(record.id, { name: "" })).rejects.toMatchObject({ field: "name" });
-    await expect(keys.update(record.id, { isActive: "no" as unknown as boolean })).rejects.toMatchObject({ field: "isActive" });
+    await expect(keys.update(record.id, { isActive: "no" as unknown as boolean })).rejects.toMatchObject({
+      field: "isActive",
+    });
     await expect(keys.update(record.id, { secretHash: "x" } as never)).rejects.toMatchObject({ field: "patch" });
     expect(await keys.update("00000000-0000-0000-0000-000000000000", { name: "nobody" })).toBeNull();
   });
@@ -244,7 +315,9 @@ describe("invalid keys are limited per IP on the failure path only", () => {
     const auth = new LaneAuth({ keys, limiter: new KeyRateLimiter(), nowMs: Date.now });
     const valid = (await keys.create({ name: "valid", rateLimitPerMinute: 1000 })).token;
     const ip = "203.0.113.9";
-    const bad = await times(FAILED_KEY_ATTEMPTS_PER_MINUTE, async () => admit(auth, bogus(Math.floor(Math.random() * 1e9)), { ip }));
+    const bad = await times(FAILED_KEY_ATTEMPTS_PER_MINUTE, async () =>
+      admit(auth, bogus(Math.floor(Math.random() * 1e9)), { ip }),
+    );
     expect(bad).toEqual(Array(30).fill(401));
     expect((await admit(auth, valid, { ip })).status).toBe(200);
     const over = await admit(auth, bogus(7), { ip });
@@ -263,8 +336,12 @@ describe("invalid keys are limited per IP on the failure path only", () => {
 
 describe("Redis down: the limiter fallback", () => {
   let own: OwnRedis;
-  beforeAll(async () => { own = await OwnRedis.start(); });
-  afterAll(async () => { await own?.stop(); });
+  beforeAll(async () => {
+    own = await OwnRedis.start();
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
 
   it("a key never seen here gets 503; a standard key the shared limiter admitted keeps a bounded local budget on cacheable GETs", async () => {
     const redis = await openRedis(own.url, { timeoutMs: 300 });
@@ -277,7 +354,11 @@ describe("Redis down: the limiter fallback", () => {
       expect((await admit(auth, seen)).status).toBe(200);
       expect((await admit(auth, donor)).status).toBe(200);
       await own.stop();
-      expect(await admit(auth, never)).toEqual({ status: 503, error: "Public API temporarily unavailable", retryAfter: "60" });
+      expect(await admit(auth, never)).toEqual({
+        status: 503,
+        error: "Public API temporarily unavailable",
+        retryAfter: "60",
+      });
       expect((await admit(auth, donor)).status).toBe(503);
       expect((await admit(auth, seen, { cacheableGet: false })).status).toBe(503);
       // Local budget: min(limit / live instances, 30) = 20 here (one instance).
@@ -300,9 +381,16 @@ describe("cache coherence: two apps sharing one Postgres schema", () => {
     const empty = mkdtempSync(join(tmpdir(), "ballast-tiers-"));
     tmpDirs.push(empty);
     const limiter = new KeyRateLimiter(); // one budget for both (as Redis would be)
-    const appB = createApp({ store: new PublishedStore(fsReader(empty), 0), keys: b, limiter, corsOrigins: [], clockMode: "wall" });
+    const appB = createApp({
+      store: new PublishedStore(fsReader(empty), 0),
+      keys: b,
+      limiter,
+      corsOrigins: [],
+      clockMode: "wall",
+    });
     // An unknown API path answers 401 without a valid key and 404 with one (spec 5.2): an auth probe.
-    const probe = async (token: string) => (await appB.request("/api/key-probe", { headers: { "X-API-Key": token } })).status;
+    const probe = async (token: string) =>
+      (await appB.request("/api/key-probe", { headers: { "X-API-Key": token } })).status;
     // Both instances hold a lease (B registered after A, so it counted both).
     expect(b.liveInstances).toBe(2);
 
@@ -327,7 +415,9 @@ describe("cache coherence: two apps sharing one Postgres schema", () => {
   it("a writer waits for an instance that holds a live lease but has not acknowledged, at most until its lease ends", async () => {
     const a = await store();
     const { record } = await a.create({ name: "silent" });
-    await admin.query(`insert into ${schema.name}.api_key_instances (instance_id, seen_generation, lease_until) values ('silent-instance', 0, now() + interval '1500 milliseconds')`);
+    await admin.query(
+      `insert into ${schema.name}.api_key_instances (instance_id, seen_generation, lease_until) values ('silent-instance', 0, now() + interval '1500 milliseconds')`,
+    );
     try {
       const t0 = performance.now();
       expect(await a.deactivate(record.id)).toBe(true);
@@ -344,7 +434,15 @@ describe("development key of `make run`", () => {
   it("is reused across restarts (kept in state/dev-key, mode 0600) instead of adding a key per run", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-devkey-"));
     tmpDirs.push(dir);
-    const config = { PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall" as const, DATABASE_URL: `${schema.url}&application_name=${APP}_dev`, API_KEY_PEPPER: PEPPER, STATUS_RECORD_INTERVAL_SEC: 0 };
+    const config = {
+      PORT: 0,
+      HOST: "127.0.0.1",
+      BALLAST_DATA_DIR: dir,
+      CLOCK: "wall" as const,
+      DATABASE_URL: `${schema.url}&application_name=${APP}_dev`,
+      API_KEY_PEPPER: PEPPER,
+      STATUS_RECORD_INTERVAL_SEC: 0,
+    };
     const first = await startServer(config, { devKey: true, devKeyLimitPerMinute: 50 });
     await first.close();
     expect(first.devKey).toMatch(/^bl_live_/);

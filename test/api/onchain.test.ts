@@ -7,7 +7,11 @@ import { serveRecordedBuild } from "../helpers/served-build.ts";
 
 // Expected values come from the recorded CSVs themselves (counted and summed here with papaparse and
 // BigInt), never from the code under test.
-const csv = (path: string) => Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, path), "utf8"), { header: true, skipEmptyLines: true }).data;
+const csv = (path: string) =>
+  Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, path), "utf8"), {
+    header: true,
+    skipEmptyLines: true,
+  }).data;
 const usdtCsv = csv("bhemen-usdt/usdt_configs.csv");
 const usdpCsv = csv("bhemen-paxos-coins/usdp_configs.csv");
 const pyusdCsv = csv("bhemen-crypto-insights/pyusd/pyusd_supply_events.csv");
@@ -17,10 +21,14 @@ const sumUnits = (rows: Record<string, string>[], col: string) => rows.reduce((s
 /** The USDT and USDP archives' ISO timestamps are UTC without a zone (shared/data MANIFEST). */
 const utcSec = (iso: string) => Date.parse(`${iso}Z`) / 1000;
 /** Token units of a base-unit integer as a JS number (via the exact decimal string). */
-const tokenUnits = (raw: bigint, decimals: number) => Number(`${raw / 10n ** BigInt(decimals)}.${(raw % 10n ** BigInt(decimals)).toString().padStart(decimals, "0")}`);
+const tokenUnits = (raw: bigint, decimals: number) =>
+  Number(`${raw / 10n ** BigInt(decimals)}.${(raw % 10n ** BigInt(decimals)).toString().padStart(decimals, "0")}`);
 const FREEZE_NAMES = new Set(["AddedBlackList", "RemovedBlackList", "DestroyedBlackFunds"]);
 const usdtFreezeRows = usdtCsv.filter((r) => FREEZE_NAMES.has(r.event_name));
-const usdtDestroyedRaw = sumUnits(usdtCsv.filter((r) => r.event_name === "DestroyedBlackFunds"), "_balance");
+const usdtDestroyedRaw = sumUnits(
+  usdtCsv.filter((r) => r.event_name === "DestroyedBlackFunds"),
+  "_balance",
+);
 /** PYUSD rows the default build knows: block time at or before its as-of (one recorded row has no timestamp). */
 const pyusdKnown = pyusdCsv.filter((r) => r.timestamp !== "" && Number(r.timestamp) <= RECORDED_AS_OF);
 
@@ -30,21 +38,34 @@ const pyusdKnown = pyusdCsv.filter((r) => r.timestamp !== "" && Number(r.timesta
  */
 function activeFrozenFromCsv(): Record<string, number> {
   const steps = [
-    ...usdtCsv.filter((r) => FREEZE_NAMES.has(r.event_name)).map((r) => ({
-      coin: "USDT", block: Number(r.block_number), log: Number(r.log_index), address: (r._user || r._blackListedUser).toLowerCase(),
-      op: r.event_name === "AddedBlackList" ? "freeze" : r.event_name === "RemovedBlackList" ? "unfreeze" : "destroy",
-    })),
-    ...usdpCsv.filter((r) => ["AddressFrozen", "AddressUnfrozen", "FrozenAddressWiped"].includes(r.event_name)).map((r) => ({
-      coin: "USDP", block: Number(r.block_number), log: Number(r.log_index), address: r.addr.toLowerCase(),
-      op: r.event_name === "AddressFrozen" ? "freeze" : r.event_name === "AddressUnfrozen" ? "unfreeze" : "destroy",
-    })),
+    ...usdtCsv
+      .filter((r) => FREEZE_NAMES.has(r.event_name))
+      .map((r) => ({
+        coin: "USDT",
+        block: Number(r.block_number),
+        log: Number(r.log_index),
+        address: (r._user || r._blackListedUser).toLowerCase(),
+        op: r.event_name === "AddedBlackList" ? "freeze" : r.event_name === "RemovedBlackList" ? "unfreeze" : "destroy",
+      })),
+    ...usdpCsv
+      .filter((r) => ["AddressFrozen", "AddressUnfrozen", "FrozenAddressWiped"].includes(r.event_name))
+      .map((r) => ({
+        coin: "USDP",
+        block: Number(r.block_number),
+        log: Number(r.log_index),
+        address: r.addr.toLowerCase(),
+        op: r.event_name === "AddressFrozen" ? "freeze" : r.event_name === "AddressUnfrozen" ? "unfreeze" : "destroy",
+      })),
   ].sort((a, b) => a.block - b.block || a.log - b.log);
   const records = new Map<string, { coin: string; destroyed: boolean }>();
   for (const s of steps) {
     const key = `${s.coin}|${s.address}`;
     if (s.op === "freeze") records.set(key, { coin: s.coin, destroyed: false });
     else if (s.op === "unfreeze") records.delete(key);
-    else { const r = records.get(key); if (r) r.destroyed = true; }
+    else {
+      const r = records.get(key);
+      if (r) r.destroyed = true;
+    }
   }
   const perCoin: Record<string, number> = {};
   for (const r of records.values()) if (!r.destroyed) perCoin[r.coin] = (perCoin[r.coin] ?? 0) + 1;
@@ -56,7 +77,9 @@ async function allMintBurnEvents(stablecoin: string): Promise<any[]> {
   const out: any[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = (await get(`/api/mint-burn-events?stablecoin=${stablecoin}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)).body;
+    const page: any = (
+      await get(`/api/mint-burn-events?stablecoin=${stablecoin}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)
+    ).body;
     out.push(...page.events);
     cursor = page.nextCursor;
   } while (cursor);
@@ -84,7 +107,8 @@ describe("/api/blacklist on the recorded build", () => {
     const ids = new Set<string>();
     let cursor: string | null = null;
     do {
-      const page: any = (await get(`/api/blacklist?stablecoin=USDT&limit=400${cursor ? `&cursor=${cursor}` : ""}`)).body;
+      const page: any = (await get(`/api/blacklist?stablecoin=USDT&limit=400${cursor ? `&cursor=${cursor}` : ""}`))
+        .body;
       for (const e of page.events) ids.add(e.id);
       cursor = page.nextCursor;
     } while (cursor);
@@ -100,7 +124,11 @@ describe("/api/blacklist on the recorded build", () => {
         const seen: any[] = [];
         let cursor: string | null = null;
         do {
-          const page: any = (await get(`/api/blacklist?sortBy=${sortBy}&sortDirection=${dir}&limit=250${cursor ? `&cursor=${cursor}` : ""}`)).body;
+          const page: any = (
+            await get(
+              `/api/blacklist?sortBy=${sortBy}&sortDirection=${dir}&limit=250${cursor ? `&cursor=${cursor}` : ""}`,
+            )
+          ).body;
           seen.push(...page.events);
           cursor = page.nextCursor;
         } while (cursor);
@@ -108,7 +136,8 @@ describe("/api/blacklist on the recorded build", () => {
         expect(new Set(seen.map((e) => e.id)).size).toBe(all.total);
         const field = { date: "timestamp", stablecoin: "stablecoin", chain: "chainName", event: "eventType" }[sortBy]!;
         for (let i = 1; i < seen.length; i++) {
-          const a = seen[i - 1][field], b = seen[i][field];
+          const a = seen[i - 1][field],
+            b = seen[i][field];
           if (dir === "asc") expect(a <= b).toBe(true);
           else expect(a >= b).toBe(true);
         }
@@ -117,9 +146,14 @@ describe("/api/blacklist on the recorded build", () => {
     // spec 4.2: a cursor is valid for every sort — used with another order it continues after the same event there
     const first = (await get("/api/blacklist?sortBy=date&limit=5")).body;
     const anchor = first.events.at(-1).id;
-    const byEvent = [...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000")).body.events, ...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000&offset=1000")).body.events].map((e: any) => e.id);
+    const byEvent = [
+      ...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000")).body.events,
+      ...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000&offset=1000")).body.events,
+    ].map((e: any) => e.id);
     expect(byEvent.indexOf(anchor)).toBeGreaterThanOrEqual(0);
-    const next = (await get(`/api/blacklist?sortBy=event&sortDirection=asc&limit=3&cursor=${first.nextCursor}`)).body.events.map((e: any) => e.id);
+    const next = (
+      await get(`/api/blacklist?sortBy=event&sortDirection=asc&limit=3&cursor=${first.nextCursor}`)
+    ).body.events.map((e: any) => e.id);
     expect(next).toEqual(byEvent.slice(byEvent.indexOf(anchor) + 1, byEvent.indexOf(anchor) + 4));
     expect((await get("/api/blacklist?cursor=bm90LWEtY3Vyc29y")).status).toBe(400);
   });
@@ -138,7 +172,10 @@ describe("/api/blacklist on the recorded build", () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error).toMatch(/^Invalid parameter chainId/);
     expect((await get("/api/blacklist?stablecoin=usdt-tether")).body.error).toMatch(/^Invalid parameter stablecoin/);
-    expect(await get("/api/blacklist?chain=Atlantis")).toMatchObject({ status: 200, body: { events: [], nextCursor: null } });
+    expect(await get("/api/blacklist?chain=Atlantis")).toMatchObject({
+      status: 200,
+      body: { events: [], nextCursor: null },
+    });
     expect(await get("/api/blacklist?chainId=atlantis")).toMatchObject({ status: 200, body: { events: [] } });
     expect((await get("/api/blacklist?offset=25001")).status).toBe(400);
     expect((await get("/api/blacklist?limit=1001")).status).toBe(400);
@@ -163,7 +200,11 @@ describe("/api/blacklist on the recorded build", () => {
     expect(quarters.reduce((s: number, q: any) => s + q.blacklist + q.unblacklist + q.destroy, 0)).toBe(1480);
     // the USDP wipe carries no amount; it is derived from the same transaction's SupplyDecreased
     const wipe = (await get("/api/blacklist?stablecoin=USDP&eventType=destroy")).body.events[0];
-    expect(wipe).toMatchObject({ amountSource: "derived", amountStatus: "resolved", amountRaw: "3972017929316571041737574" });
+    expect(wipe).toMatchObject({
+      amountSource: "derived",
+      amountStatus: "resolved",
+      amountRaw: "3972017929316571041737574",
+    });
     expect(wipe.linkedFreezeEventId).toMatch(/^ethereum-0x/);
     const freeze = (await get(`/api/blacklist?stablecoin=USDP&eventType=blacklist&q=${wipe.address}`)).body.events[0];
     expect(wipe.frozenDurationSec).toBe(wipe.timestamp - freeze.timestamp);
@@ -182,7 +223,9 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
     expect(stats.activeAddressCount).toBe(activeCount);
     expect(stats.perCoinFrozenAddressCount).toEqual(active);
     // neither USDT AddedBlackList nor USDP AddressFrozen carries an amount: every active term is unknown
-    expect(usdtCsv.filter((r) => r.event_name === "AddedBlackList").every((r) => r.amount === "" && r._balance === "")).toBe(true);
+    expect(
+      usdtCsv.filter((r) => r.event_name === "AddedBlackList").every((r) => r.amount === "" && r._balance === ""),
+    ).toBe(true);
     expect(stats.activeFrozenTotal).toBeNull();
     expect(stats.activeAmountGapCount).toBe(activeCount);
     expect(stats.trackedFrozenTotal).toBeNull();
@@ -203,9 +246,15 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
     expect(stats.perCoinDestroyedAmountGapCount).toEqual({ USDP: 0, USDT: 0 });
     expect(stats.perCoinDestroyedTotal.USDT).toBeCloseTo(tokenUnits(usdtDestroyedRaw, 6), 4);
     expect(stats.perCoinDestroyedTotal.USDP).toBeCloseTo(tokenUnits(usdpWipedRaw, 18), 4);
-    expect(stats.perCoinDestroyedTotalNative).toEqual({ USDP: tokenUnits(usdpWipedRaw, 18), USDT: tokenUnits(usdtDestroyedRaw, 6) });
+    expect(stats.perCoinDestroyedTotalNative).toEqual({
+      USDP: tokenUnits(usdpWipedRaw, 18),
+      USDT: tokenUnits(usdtDestroyedRaw, 6),
+    });
     expect(stats.destroyedTotal).toBeCloseTo(tokenUnits(usdtDestroyedRaw, 6) + tokenUnits(usdpWipedRaw, 18), 4);
-    expect(reconciliation.destroyedRawAmounts).toEqual({ USDP: usdpWipedRaw.toString(), USDT: usdtDestroyedRaw.toString() });
+    expect(reconciliation.destroyedRawAmounts).toEqual({
+      USDP: usdpWipedRaw.toString(),
+      USDT: usdtDestroyedRaw.toString(),
+    });
     const destroys = (await get("/api/blacklist?eventType=destroy&limit=1000")).body.events;
     expect(destroys.length).toBeGreaterThan(0);
     for (const e of destroys) expect(e.amountUsdAtEvent).toBe(e.amountNative);
@@ -227,15 +276,23 @@ describe("mint/burn routes on the recorded build", () => {
     const cases = [
       { id: "usdt-tether", rows: usdtCsv, mint: "Issue", burn: "Redeem", col: "amount" },
       { id: "usdp-paxos", rows: usdpCsv, mint: "SupplyIncreased", burn: "SupplyDecreased", col: "value" },
-      { id: "pyusd-paypal", rows: pyusdKnown.map((r) => ({ ...r, event_name: r.event })), mint: "SupplyIncreased", burn: "SupplyDecreased", col: "value" },
+      {
+        id: "pyusd-paypal",
+        rows: pyusdKnown.map((r) => ({ ...r, event_name: r.event })),
+        mint: "SupplyIncreased",
+        burn: "SupplyDecreased",
+        col: "value",
+      },
     ];
     for (const c of cases) {
-      const mints = c.rows.filter((r) => r.event_name === c.mint), burns = c.rows.filter((r) => r.event_name === c.burn);
+      const mints = c.rows.filter((r) => r.event_name === c.mint),
+        burns = c.rows.filter((r) => r.event_name === c.burn);
       expect(mints.length, c.id).toBeGreaterThan(0);
       expect(burns.length, c.id).toBeGreaterThan(0);
       const events = await allMintBurnEvents(c.id);
       expect(events.length, c.id).toBe(mints.length + burns.length);
-      const sum = (dir: string) => events.filter((e) => e.direction === dir).reduce((s, e) => s + BigInt(e.amountRaw), 0n);
+      const sum = (dir: string) =>
+        events.filter((e) => e.direction === dir).reduce((s, e) => s + BigInt(e.amountRaw), 0n);
       expect(sum("mint"), c.id).toBe(sumUnits(mints, c.col));
       expect(sum("burn"), c.id).toBe(sumUnits(burns, c.col));
     }
@@ -259,7 +316,8 @@ describe("mint/burn routes on the recorded build", () => {
     for (const id of ["usdt-tether", "usdp-paxos"]) {
       const other = await allMintBurnEvents(id);
       expect(other.length).toBeGreaterThan(0);
-      for (const e of other) expect(e, id).toMatchObject({ amountUsd: e.amountNative, priceUsd: 1, valuationBasis: "par" });
+      for (const e of other)
+        expect(e, id).toMatchObject({ amountUsd: e.amountNative, priceUsd: 1, valuationBasis: "par" });
     }
   });
 
@@ -270,19 +328,32 @@ describe("mint/burn routes on the recorded build", () => {
     const end = Math.ceil(RECORDED_AS_OF / 3600) * 3600;
     expect(body.windowEnd).toBe(end);
     const inWindow = pyusdKnown.filter((r) => Number(r.timestamp) >= end - 720 * 3600 && Number(r.timestamp) < end);
-    const mints = inWindow.filter((r) => r.event === "SupplyIncreased"), burns = inWindow.filter((r) => r.event === "SupplyDecreased");
+    const mints = inWindow.filter((r) => r.event === "SupplyIncreased"),
+      burns = inWindow.filter((r) => r.event === "SupplyDecreased");
     expect(mints.length + burns.length).toBeGreaterThan(0);
     // no burn of the window follows a mint to the same address within 24 h and 0.5%: nothing is a round trip
-    const roundTrip = burns.some((b) => mints.some((m) => m.to.toLowerCase() === b.from.toLowerCase() && Number(b.blockNumber) > Number(m.blockNumber)
-      && Number(b.timestamp) - Number(m.timestamp) <= 86400 && Math.abs(Number(units(m.value) - units(b.value))) <= 0.005 * Math.max(Number(m.value), Number(b.value))));
+    const roundTrip = burns.some((b) =>
+      mints.some(
+        (m) =>
+          m.to.toLowerCase() === b.from.toLowerCase() &&
+          Number(b.blockNumber) > Number(m.blockNumber) &&
+          Number(b.timestamp) - Number(m.timestamp) <= 86400 &&
+          Math.abs(Number(units(m.value) - units(b.value))) <= 0.005 * Math.max(Number(m.value), Number(b.value)),
+      ),
+    );
     expect(roundTrip).toBe(false);
     const c = body.coins[0];
     expect(c).toMatchObject({
-      stablecoinId: "pyusd-paypal", mintCount: mints.length, burnCount: burns.length, completeness: "complete",
-      unpricedMintEventCount: 0, unpricedBurnEventCount: 0,
+      stablecoinId: "pyusd-paypal",
+      mintCount: mints.length,
+      burnCount: burns.length,
+      completeness: "complete",
+      unpricedMintEventCount: 0,
+      unpricedBurnEventCount: 0,
       excludedEventCounts: { atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 },
     });
-    const minted = tokenUnits(sumUnits(mints, "value"), 6), burned = tokenUnits(sumUnits(burns, "value"), 6);
+    const minted = tokenUnits(sumUnits(mints, "value"), 6),
+      burned = tokenUnits(sumUnits(burns, "value"), 6);
     expect(c.mintedNative).toBeCloseTo(minted, 4);
     expect(c.burnedNative).toBeCloseTo(burned, 4);
     expect(c.mintedUsd).toBeCloseTo(minted, 4);
@@ -295,28 +366,45 @@ describe("mint/burn routes on the recorded build", () => {
   it("excludedEventCounts count only the window: hours=1 has no event; a year holds the round trips of that year", async () => {
     const end = Math.ceil(RECORDED_AS_OF / 3600) * 3600;
     const hour = (await get("/api/mint-burn-flows?hours=1")).body;
-    expect(hour.coins.map((c: any) => c.stablecoinId)).toEqual(expect.arrayContaining(["pyusd-paypal", "usdp-paxos", "usdt-tether"]));
-    const csvInLastHour = [...pyusdKnown.filter((r) => Number(r.timestamp) >= end - 3600),
-      ...[...usdtCsv, ...usdpCsv].filter((r) => r.timestamp && utcSec(r.timestamp) >= end - 3600)];
+    expect(hour.coins.map((c: any) => c.stablecoinId)).toEqual(
+      expect.arrayContaining(["pyusd-paypal", "usdp-paxos", "usdt-tether"]),
+    );
+    const csvInLastHour = [
+      ...pyusdKnown.filter((r) => Number(r.timestamp) >= end - 3600),
+      ...[...usdtCsv, ...usdpCsv].filter((r) => r.timestamp && utcSec(r.timestamp) >= end - 3600),
+    ];
     expect(csvInLastHour).toHaveLength(0);
     for (const c of hour.coins) {
       expect(c.mintCount + c.burnCount, c.stablecoinId).toBe(0);
-      expect(c.excludedEventCounts, c.stablecoinId).toEqual({ atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 });
+      expect(c.excludedEventCounts, c.stablecoinId).toEqual({
+        atomic_roundtrip: 0,
+        fast_roundtrip: 0,
+        bridge_transfer: 0,
+        frozen_funds: 0,
+      });
       expect(c.valuation.netFlow7dBound, c.stablecoinId).toBeNull();
     }
     // USDP's log ends 2022-11 (the last CSV row): a window of the year before 2025-09-07 holds nothing of it
     expect(Math.max(...usdpCsv.map((r) => utcSec(r.timestamp)))).toBeLessThan(end - 8760 * 3600);
     const year = (await get("/api/mint-burn-flows?hours=8760")).body;
     const usdp = year.coins.find((c: any) => c.stablecoinId === "usdp-paxos");
-    expect(usdp).toMatchObject({ mintCount: 0, burnCount: 0, excludedEventCounts: { atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 } });
+    expect(usdp).toMatchObject({
+      mintCount: 0,
+      burnCount: 0,
+      excludedEventCounts: { atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 },
+    });
     // PYUSD: standard + excluded events of the year = the CSV's events of the year; excluded ones are the ledger's non-standard events of the year
     const pyusd = year.coins.find((c: any) => c.stablecoinId === "pyusd-paypal");
     const csvYear = pyusdKnown.filter((r) => Number(r.timestamp) >= end - 8760 * 3600 && Number(r.timestamp) < end);
     const excluded = Object.values(pyusd.excludedEventCounts as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(pyusd.mintCount + pyusd.burnCount + excluded).toBe(csvYear.length);
-    const ledgerYear = (await allMintBurnEvents("pyusd-paypal")).filter((e) => e.timestamp >= end - 8760 * 3600 && e.flowType !== "standard");
+    const ledgerYear = (await allMintBurnEvents("pyusd-paypal")).filter(
+      (e) => e.timestamp >= end - 8760 * 3600 && e.flowType !== "standard",
+    );
     expect(ledgerYear.length).toBeGreaterThan(0);
-    expect(pyusd.excludedEventCounts.fast_roundtrip).toBe(ledgerYear.filter((e) => e.flowType === "fast_roundtrip").length);
+    expect(pyusd.excludedEventCounts.fast_roundtrip).toBe(
+      ledgerYear.filter((e) => e.flowType === "fast_roundtrip").length,
+    );
     const allTime = (await allMintBurnEvents("pyusd-paypal")).filter((e) => e.flowType !== "standard").length;
     expect(excluded).toBeLessThan(allTime);
   });

@@ -41,11 +41,37 @@ let b: Instance;
 /** One API process: public app and operator app sharing the maintenance switch and key-change hook. */
 function instance(s: SqlClient, k: KeyStore): Instance {
   const maintenance = new MaintenanceGate(s);
-  const pub = createApp({ store, keys: k, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", maintenance });
-  const jobs = new JobRunner(s, { executor: (cmd) => { executed.push(cmd); return answer(cmd); } });
+  const pub = createApp({
+    store,
+    keys: k,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+    maintenance,
+  });
+  const jobs = new JobRunner(s, {
+    executor: (cmd) => {
+      executed.push(cmd);
+      return answer(cmd);
+    },
+  });
   const ops = createOpsApp({
-    auth: new OperatorAuth({ jwksUrl: jwks.url, audiences: [AUD], issuer: ISS, serviceTokenId: TOKEN_ID, serviceTokenSecret: TOKEN_SECRET, allowedOrigins: [OPS_ORIGIN] }),
-    keys: k, store, clockMode: "wall", maintenance, jobs, ledgerPath: LEDGER, dataDir: dir, jobWaitMs: 3000,
+    auth: new OperatorAuth({
+      jwksUrl: jwks.url,
+      audiences: [AUD],
+      issuer: ISS,
+      serviceTokenId: TOKEN_ID,
+      serviceTokenSecret: TOKEN_SECRET,
+      allowedOrigins: [OPS_ORIGIN],
+    }),
+    keys: k,
+    store,
+    clockMode: "wall",
+    maintenance,
+    jobs,
+    ledgerPath: LEDGER,
+    dataDir: dir,
+    jobWaitMs: 3000,
   });
   return { pub, ops, maintenance, jobs };
 }
@@ -59,7 +85,11 @@ beforeAll(async () => {
   keys = new KeyStore(sql, "pepper-for-tests-0123456789");
   await keys.init();
   dir = mkdtempSync(join(tmpdir(), "ballast-ops-"));
-  publishFakeBuild(dir, "b1", [listCoin("aaa-unreviewed-1", "AAA", 1_000_000, true), listCoin("bbb-unreviewed-2", "BBB", 5_000_000, true), listCoin("usdt-tether", "USDT", 9e10, false)]);
+  publishFakeBuild(dir, "b1", [
+    listCoin("aaa-unreviewed-1", "AAA", 1_000_000, true),
+    listCoin("bbb-unreviewed-2", "BBB", 5_000_000, true),
+    listCoin("usdt-tether", "USDT", 9e10, false),
+  ]);
   store = new PublishedStore(fsReader(dir), 0);
   a = instance(sql, keys);
   const keysB = new KeyStore(sqlB, "pepper-for-tests-0123456789");
@@ -80,17 +110,41 @@ beforeEach(() => {
 
 const SVC = { "CF-Access-Client-Id": TOKEN_ID, "CF-Access-Client-Secret": TOKEN_SECRET };
 const now = () => Math.floor(Date.now() / 1000);
-const claims = (over: Record<string, unknown> = {}) => ({ aud: [AUD], iss: ISS, sub: "u1", email: "ops@ballast.example", iat: now(), exp: now() + 600, ...over });
+const claims = (over: Record<string, unknown> = {}) => ({
+  aud: [AUD],
+  iss: ISS,
+  sub: "u1",
+  email: "ops@ballast.example",
+  iat: now(),
+  exp: now() + 600,
+  ...over,
+});
 
 /** An operator request (service token, admin header on POST unless `admin: false`). */
-function op(app: Hono, method: string, path: string, init: { headers?: Record<string, string>; body?: unknown; admin?: boolean; auth?: Record<string, string> | null } = {}) {
-  const headers: Record<string, string> = { ...(init.auth === null ? {} : init.auth ?? SVC), ...((init.admin ?? method === "POST") ? { "X-Ballast-Admin": "1" } : {}), ...init.headers };
-  const body = init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+function op(
+  app: Hono,
+  method: string,
+  path: string,
+  init: {
+    headers?: Record<string, string>;
+    body?: unknown;
+    admin?: boolean;
+    auth?: Record<string, string> | null;
+  } = {},
+) {
+  const headers: Record<string, string> = {
+    ...(init.auth === null ? {} : (init.auth ?? SVC)),
+    ...((init.admin ?? method === "POST") ? { "X-Ballast-Admin": "1" } : {}),
+    ...init.headers,
+  };
+  const body =
+    init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
   if (body !== undefined) headers["Content-Type"] = "application/json";
   return app.request(path, { method, headers, body });
 }
 /** Authenticated on the public lane? An unknown keyed path answers 404 with a valid key, 401 without. */
-const probe = async (app: Hono, token: string) => (await app.request("/api/no-such-route", { headers: { "X-API-Key": token } })).status;
+const probe = async (app: Hono, token: string) =>
+  (await app.request("/api/no-such-route", { headers: { "X-API-Key": token } })).status;
 
 describe("operator authentication (spec 5.6, 7)", () => {
   const get = (headers: Record<string, string>) => op(a.ops, "GET", "/api/admin/maintenance", { auth: headers });
@@ -127,12 +181,38 @@ describe("operator authentication (spec 5.6, 7)", () => {
     jwks.down = true;
     try {
       const fresh = new OperatorAuth({ jwksUrl: jwks.url, audiences: [AUD], issuer: ISS });
-      const app = createOpsApp({ auth: fresh, keys, store, clockMode: "wall", maintenance: a.maintenance, jobs: a.jobs, ledgerPath: LEDGER, dataDir: dir });
-      const r = await op(app, "GET", "/api/admin/maintenance", { auth: { "Cf-Access-Jwt-Assertion": signJwt(jwks.privateKey, claims(), { kid: jwks.kid }) } });
+      const app = createOpsApp({
+        auth: fresh,
+        keys,
+        store,
+        clockMode: "wall",
+        maintenance: a.maintenance,
+        jobs: a.jobs,
+        ledgerPath: LEDGER,
+        dataDir: dir,
+      });
+      const r = await op(app, "GET", "/api/admin/maintenance", {
+        auth: { "Cf-Access-Jwt-Assertion": signJwt(jwks.privateKey, claims(), { kid: jwks.kid }) },
+      });
       expect(r.status).toBe(502);
       expect((await r.json()).error).toMatch(/JWKS/);
-      const unreachable = createOpsApp({ auth: new OperatorAuth({ jwksUrl: "http://127.0.0.1:9/certs", audiences: [AUD], issuer: ISS }), keys, store, clockMode: "wall", maintenance: a.maintenance, jobs: a.jobs, ledgerPath: LEDGER, dataDir: dir });
-      expect((await op(unreachable, "GET", "/api/admin/maintenance", { auth: { "Cf-Access-Jwt-Assertion": signJwt(jwks.privateKey, claims(), { kid: jwks.kid }) } })).status).toBe(502);
+      const unreachable = createOpsApp({
+        auth: new OperatorAuth({ jwksUrl: "http://127.0.0.1:9/certs", audiences: [AUD], issuer: ISS }),
+        keys,
+        store,
+        clockMode: "wall",
+        maintenance: a.maintenance,
+        jobs: a.jobs,
+        ledgerPath: LEDGER,
+        dataDir: dir,
+      });
+      expect(
+        (
+          await op(unreachable, "GET", "/api/admin/maintenance", {
+            auth: { "Cf-Access-Jwt-Assertion": signJwt(jwks.privateKey, claims(), { kid: jwks.kid }) },
+          })
+        ).status,
+      ).toBe(502);
     } finally {
       jwks.down = false;
     }
@@ -154,11 +234,18 @@ describe("operator authentication (spec 5.6, 7)", () => {
   it("mutations need X-Ballast-Admin: 1 (403) and, with an Origin, an allowlisted one (403)", async () => {
     const body = { enabled: false };
     expect((await op(a.ops, "POST", "/api/admin/maintenance", { body, admin: false })).status).toBe(403);
-    expect((await op(a.ops, "POST", "/api/admin/maintenance", { body, headers: { "X-Ballast-Admin": "true" } })).status).toBe(403);
-    const foreign = await op(a.ops, "POST", "/api/admin/maintenance", { body, headers: { Origin: "https://evil.example" } });
+    expect(
+      (await op(a.ops, "POST", "/api/admin/maintenance", { body, headers: { "X-Ballast-Admin": "true" } })).status,
+    ).toBe(403);
+    const foreign = await op(a.ops, "POST", "/api/admin/maintenance", {
+      body,
+      headers: { Origin: "https://evil.example" },
+    });
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).error).toMatch(/Origin/);
-    expect((await op(a.ops, "POST", "/api/admin/maintenance", { body, headers: { Origin: OPS_ORIGIN } })).status).toBe(200);
+    expect((await op(a.ops, "POST", "/api/admin/maintenance", { body, headers: { Origin: OPS_ORIGIN } })).status).toBe(
+      200,
+    );
     // a JWT operator mutates the same way
     const jwt = { "Cf-Access-Jwt-Assertion": signJwt(jwks.privateKey, claims(), { kid: jwks.kid }) };
     expect((await op(a.ops, "POST", "/api/admin/maintenance", { body, auth: jwt })).status).toBe(200);
@@ -169,19 +256,42 @@ describe("operator authentication (spec 5.6, 7)", () => {
 
   it("the operator description lists every operator route; the public one none", async () => {
     const doc = await (await op(a.ops, "GET", "/openapi.json")).json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/api-keys", "/api/api-keys/{id}/rotate", "/api/discovery-candidates/{id}/dismiss", "/api/backfill-mint-burn"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/api-keys",
+        "/api/api-keys/{id}/rotate",
+        "/api/discovery-candidates/{id}/dismiss",
+        "/api/backfill-mint-burn",
+      ]),
+    );
     expect((await op(a.ops, "GET", "/openapi.json", { auth: null })).status).toBe(401);
   });
 });
 
 /** Spec 4.5, row by row (not read from the route table, so a missing declaration fails here). */
 const SPEC_ROWS: [string, string][] = [
-  ["GET", "/api/api-keys"], ["POST", "/api/api-keys"], ["POST", "/api/api-keys/:id/update"], ["POST", "/api/api-keys/:id/deactivate"], ["POST", "/api/api-keys/:id/rotate"],
-  ["POST", "/api/backfill-depegs"], ["POST", "/api/backfill-supply-history"], ["POST", "/api/backfill-stability-index"], ["POST", "/api/backfill-cg-prices"],
-  ["POST", "/api/backfill-mint-burn-prices"], ["GET", "/api/backfill-dews"], ["POST", "/api/backfill-mint-burn"], ["POST", "/api/reclassify-atomic-roundtrips"],
-  ["GET", "/api/audit-depeg-history?dry-run=true"], ["POST", "/api/audit-depeg-history"], ["POST", "/api/trigger-digest"], ["POST", "/api/reset-blacklist-sync"],
-  ["GET", "/api/debug-sync-state"], ["POST", "/api/remediate-blacklist-amount-gaps"], ["POST", "/api/backfill-blacklist-current-balances"],
-  ["GET", "/api/discovery-candidates"], ["POST", "/api/discovery-candidates/:id/dismiss"],
+  ["GET", "/api/api-keys"],
+  ["POST", "/api/api-keys"],
+  ["POST", "/api/api-keys/:id/update"],
+  ["POST", "/api/api-keys/:id/deactivate"],
+  ["POST", "/api/api-keys/:id/rotate"],
+  ["POST", "/api/backfill-depegs"],
+  ["POST", "/api/backfill-supply-history"],
+  ["POST", "/api/backfill-stability-index"],
+  ["POST", "/api/backfill-cg-prices"],
+  ["POST", "/api/backfill-mint-burn-prices"],
+  ["GET", "/api/backfill-dews"],
+  ["POST", "/api/backfill-mint-burn"],
+  ["POST", "/api/reclassify-atomic-roundtrips"],
+  ["GET", "/api/audit-depeg-history?dry-run=true"],
+  ["POST", "/api/audit-depeg-history"],
+  ["POST", "/api/trigger-digest"],
+  ["POST", "/api/reset-blacklist-sync"],
+  ["GET", "/api/debug-sync-state"],
+  ["POST", "/api/remediate-blacklist-amount-gaps"],
+  ["POST", "/api/backfill-blacklist-current-balances"],
+  ["GET", "/api/discovery-candidates"],
+  ["POST", "/api/discovery-candidates/:id/dismiss"],
 ];
 
 describe("every spec 4.5 route", () => {
@@ -190,7 +300,11 @@ describe("every spec 4.5 route", () => {
     expect(SPEC_ROWS).toHaveLength(22);
     for (const [method, template] of SPEC_ROWS) {
       const path = template.replace(":id/dismiss", "bbb-unreviewed-2/dismiss").replace(":id", record.id);
-      const body = path.endsWith("/update") ? { name: "renamed" } : path === "/api/api-keys" && method === "POST" ? { name: "made by the route test" } : undefined;
+      const body = path.endsWith("/update")
+        ? { name: "renamed" }
+        : path === "/api/api-keys" && method === "POST"
+          ? { name: "made by the route test" }
+          : undefined;
       const r = await op(a.ops, method, path, { body });
       const payload = await r.json();
       expect([r.status, payload.error], `${method} ${path}`).not.toEqual([404, "Not found"]);
@@ -204,22 +318,57 @@ describe("every spec 4.5 route", () => {
   });
 
   it("jobs run the existing pipeline CLIs with the spec's parameters; routes without a job answer 503", async () => {
-    answer = async (cmd) => ({ exitCode: 0, stdout: cmd.args[0] === "reset-blacklist-sync" ? '{"ok":true,"evmReset":3,"tronReset":1}' : "[]", stderr: "" });
+    answer = async (cmd) => ({
+      exitCode: 0,
+      stdout: cmd.args[0] === "reset-blacklist-sync" ? '{"ok":true,"evmReset":3,"tronReset":1}' : "[]",
+      stderr: "",
+    });
     const reset = await op(a.ops, "POST", "/api/reset-blacklist-sync");
     expect(reset.status).toBe(200);
     expect(await reset.json()).toEqual({ ok: true, evmReset: 3, tronReset: 1 });
-    expect(executed.at(-1)).toEqual({ script: "build/onchain-cli.ts", args: ["reset-blacklist-sync", "--ledger", LEDGER] });
+    expect(executed.at(-1)).toEqual({
+      script: "build/onchain-cli.ts",
+      args: ["reset-blacklist-sync", "--ledger", LEDGER],
+    });
     const sync = await op(a.ops, "GET", "/api/debug-sync-state");
     expect([sync.status, await sync.json()]).toEqual([200, []]);
     await op(a.ops, "POST", "/api/backfill-mint-burn?configKey=usdc-ethereum-supply&fromBlock=100&toBlock=200");
-    expect(executed.at(-1)!.args).toEqual(["backfill-mint-burn", "--ledger", LEDGER, "--configKey", "usdc-ethereum-supply", "--fromBlock", "100", "--toBlock", "200", "--chunkSize", "50000", "--maxChunks", "24"]);
+    expect(executed.at(-1)!.args).toEqual([
+      "backfill-mint-burn",
+      "--ledger",
+      LEDGER,
+      "--configKey",
+      "usdc-ethereum-supply",
+      "--fromBlock",
+      "100",
+      "--toBlock",
+      "200",
+      "--chunkSize",
+      "50000",
+      "--maxChunks",
+      "24",
+    ]);
     await op(a.ops, "POST", "/api/remediate-blacklist-amount-gaps?limit=7");
-    expect(executed.at(-1)!.args).toEqual(["remediate-blacklist-amount-gaps", "--ledger", LEDGER, "--limit", "7", "--dryRun", "true", "--onlyMissingProvenance", "true", "--maxAttempts", "25"]);
+    expect(executed.at(-1)!.args).toEqual([
+      "remediate-blacklist-amount-gaps",
+      "--ledger",
+      LEDGER,
+      "--limit",
+      "7",
+      "--dryRun",
+      "true",
+      "--onlyMissingProvenance",
+      "true",
+      "--maxAttempts",
+      "25",
+    ]);
     const digest = await op(a.ops, "POST", "/api/trigger-digest");
     expect(digest.status).toBe(202);
     const d = await digest.json();
     expect(d).toEqual({ ok: true, accepted: true, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    await expect.poll(async () => (await (await op(a.ops, "GET", `/api/admin/jobs/${d.requestId}`)).json()).status).toBe("succeeded");
+    await expect
+      .poll(async () => (await (await op(a.ops, "GET", `/api/admin/jobs/${d.requestId}`)).json()).status)
+      .toBe("succeeded");
     expect(executed.find((c) => c.script === "build/cli.ts")!.args.slice(0, 2)).toEqual(["build", "--as-of"]);
 
     // bounds of the spec: 400 naming the parameter, before any job runs
@@ -248,10 +397,14 @@ describe("every spec 4.5 route", () => {
     expect((await op(a.ops, "POST", "/api/reset-blacklist-sync")).status).toBe(500);
 
     for (const [method, path, job] of [
-      ["POST", "/api/backfill-depegs?batch=2", "backfill-depegs"], ["POST", "/api/backfill-supply-history", "backfill-supply-history"],
-      ["POST", "/api/backfill-cg-prices", "backfill-cg-prices"], ["POST", "/api/backfill-mint-burn-prices", "backfill-mint-burn-prices"],
-      ["GET", "/api/backfill-dews", "backfill-dews"], ["POST", "/api/reclassify-atomic-roundtrips", "reclassify-atomic-roundtrips"],
-      ["GET", "/api/audit-depeg-history?dry-run=true", "audit-depeg-history"], ["POST", "/api/audit-depeg-history?delete=1,2", "audit-depeg-history"],
+      ["POST", "/api/backfill-depegs?batch=2", "backfill-depegs"],
+      ["POST", "/api/backfill-supply-history", "backfill-supply-history"],
+      ["POST", "/api/backfill-cg-prices", "backfill-cg-prices"],
+      ["POST", "/api/backfill-mint-burn-prices", "backfill-mint-burn-prices"],
+      ["GET", "/api/backfill-dews", "backfill-dews"],
+      ["POST", "/api/reclassify-atomic-roundtrips", "reclassify-atomic-roundtrips"],
+      ["GET", "/api/audit-depeg-history?dry-run=true", "audit-depeg-history"],
+      ["POST", "/api/audit-depeg-history?delete=1,2", "audit-depeg-history"],
     ]) {
       const r = await op(a.ops, method, path);
       expect([r.status, (await r.json()).error], path).toEqual([503, `Data not yet available: ${job}`]);
@@ -263,27 +416,49 @@ describe("every spec 4.5 route", () => {
 
   it("a job still running after the wait answers 202 with a requestId, and its state is readable on another instance", async () => {
     let release!: () => void;
-    answer = () => new Promise((r) => { release = () => r({ exitCode: 0, stdout: '{"ok":true,"evmReset":0,"tronReset":0}', stderr: "" }); });
+    answer = () =>
+      new Promise((r) => {
+        release = () => r({ exitCode: 0, stdout: '{"ok":true,"evmReset":0,"tronReset":0}', stderr: "" });
+      });
     const slow = createOpsApp({
-      auth: new OperatorAuth({ serviceTokenId: TOKEN_ID, serviceTokenSecret: TOKEN_SECRET }), keys, store, clockMode: "wall", maintenance: a.maintenance, jobs: a.jobs,
-      ledgerPath: LEDGER, dataDir: dir, jobWaitMs: 50,
+      auth: new OperatorAuth({ serviceTokenId: TOKEN_ID, serviceTokenSecret: TOKEN_SECRET }),
+      keys,
+      store,
+      clockMode: "wall",
+      maintenance: a.maintenance,
+      jobs: a.jobs,
+      ledgerPath: LEDGER,
+      dataDir: dir,
+      jobWaitMs: 50,
     });
     const r = await op(slow, "POST", "/api/reset-blacklist-sync");
     expect(r.status).toBe(202);
     const { requestId } = await r.json();
-    await expect.poll(async () => (await (await op(b.ops, "GET", `/api/admin/jobs/${requestId}`)).json()).status).toBe("running");
+    await expect
+      .poll(async () => (await (await op(b.ops, "GET", `/api/admin/jobs/${requestId}`)).json()).status)
+      .toBe("running");
     release();
-    await expect.poll(async () => (await (await op(b.ops, "GET", `/api/admin/jobs/${requestId}`)).json()).result).toEqual({ ok: true, evmReset: 0, tronReset: 0 });
+    await expect
+      .poll(async () => (await (await op(b.ops, "GET", `/api/admin/jobs/${requestId}`)).json()).result)
+      .toEqual({ ok: true, evmReset: 0, tronReset: 0 });
   });
 });
 
 describe("api keys (spec 4.5)", () => {
   it("create returns the token once; list masks it; rotate stops the old token at once; deactivate; update", async () => {
-    const created = await op(a.ops, "POST", "/api/api-keys", { body: { name: "partner", ownerEmail: "Partner@Example.com", rateLimitPerMinute: 300 } });
+    const created = await op(a.ops, "POST", "/api/api-keys", {
+      body: { name: "partner", ownerEmail: "Partner@Example.com", rateLimitPerMinute: 300 },
+    });
     expect(created.status).toBe(201);
     const { key, token } = await created.json();
     expect(token).toMatch(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/);
-    expect(key).toMatchObject({ name: "partner", tier: "standard", rateLimitPerMinute: 300, isActive: true, ownerEmail: "partner@example.com" });
+    expect(key).toMatchObject({
+      name: "partner",
+      tier: "standard",
+      rateLimitPerMinute: 300,
+      isActive: true,
+      ownerEmail: "partner@example.com",
+    });
 
     const [, prefix, secret] = /^bl_live_([0-9a-f]{16})_(.{32})$/.exec(token)!;
     const listText = await (await op(a.ops, "GET", "/api/api-keys")).text();
@@ -301,11 +476,21 @@ describe("api keys (spec 4.5)", () => {
     expect(await probe(a.pub, token)).toBe(401);
     expect(await probe(a.pub, newToken)).toBe(404);
 
-    const updated = await op(a.ops, "POST", `/api/api-keys/${key.id}/update`, { body: { rateLimitPerMinute: 5, name: "partner two" } });
+    const updated = await op(a.ops, "POST", `/api/api-keys/${key.id}/update`, {
+      body: { rateLimitPerMinute: 5, name: "partner two" },
+    });
     expect(updated.status).toBe(200);
     expect((await updated.json()).key).toMatchObject({ id: key.id, name: "partner two", rateLimitPerMinute: 5 });
-    for (const body of [{ rateLimitPerMinute: 0 }, { rateLimitPerMinute: 10_001 }, { tier: "self-serve" }, {}, { colour: "red" }]) {
-      expect((await op(a.ops, "POST", `/api/api-keys/${key.id}/update`, { body })).status, JSON.stringify(body)).toBe(400);
+    for (const body of [
+      { rateLimitPerMinute: 0 },
+      { rateLimitPerMinute: 10_001 },
+      { tier: "self-serve" },
+      {},
+      { colour: "red" },
+    ]) {
+      expect((await op(a.ops, "POST", `/api/api-keys/${key.id}/update`, { body })).status, JSON.stringify(body)).toBe(
+        400,
+      );
     }
     expect((await op(a.ops, "POST", "/api/api-keys/no-such-key/update", { body: { name: "x" } })).status).toBe(404);
 
@@ -317,7 +502,14 @@ describe("api keys (spec 4.5)", () => {
     expect((await reactivated.json()).key.isActive).toBe(true);
     expect(await probe(a.pub, newToken)).toBe(404);
 
-    for (const body of [{}, { name: "" }, { name: "x", rateLimitPerMinute: 0 }, { name: "x", tier: "self-serve" }, { name: "x", ownerEmail: "nope" }, "{not json"]) {
+    for (const body of [
+      {},
+      { name: "" },
+      { name: "x", rateLimitPerMinute: 0 },
+      { name: "x", tier: "self-serve" },
+      { name: "x", ownerEmail: "nope" },
+      "{not json",
+    ]) {
       expect((await op(a.ops, "POST", "/api/api-keys", { body })).status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -325,13 +517,18 @@ describe("api keys (spec 4.5)", () => {
 
 describe("Idempotency-Key (spec 4.5, reference 6.1)", () => {
   const rows = async (key: string) => {
-    const { rows: r } = await sql.query<{ n: number }>("select count(*)::int as n from admin_idempotency_keys where idempotency_key = $1", [key]).catch(() => ({ rows: [{ n: 0 }] }));
+    const { rows: r } = await sql
+      .query<{ n: number }>("select count(*)::int as n from admin_idempotency_keys where idempotency_key = $1", [key])
+      .catch(() => ({ rows: [{ n: 0 }] }));
     return r[0].n;
   };
 
   it("two concurrent identical requests run the job once; replays return the first response", async () => {
     let release!: () => void;
-    answer = () => new Promise((r) => { release = () => r({ exitCode: 0, stdout: '{"ok":true,"evmReset":2,"tronReset":0}', stderr: "" }); });
+    answer = () =>
+      new Promise((r) => {
+        release = () => r({ exitCode: 0, stdout: '{"ok":true,"evmReset":2,"tronReset":0}', stderr: "" });
+      });
     const headers = { "Idempotency-Key": "  reset-2026-11-25  " };
     const first = op(a.ops, "POST", "/api/reset-blacklist-sync", { headers });
     const second = op(b.ops, "POST", "/api/reset-blacklist-sync", { headers });
@@ -341,11 +538,18 @@ describe("Idempotency-Key (spec 4.5, reference 6.1)", () => {
     expect(executed).toHaveLength(1);
     expect(await r1.json()).toEqual({ ok: true, evmReset: 2, tronReset: 0 });
     expect(await r2.json()).toEqual({ ok: true, evmReset: 2, tronReset: 0 });
-    expect([r1.headers.get("X-Idempotent-Replay"), r2.headers.get("X-Idempotent-Replay")].sort()).toEqual(["false", "true"]);
+    expect([r1.headers.get("X-Idempotent-Replay"), r2.headers.get("X-Idempotent-Replay")].sort()).toEqual([
+      "false",
+      "true",
+    ]);
     expect(r1.headers.get("Idempotency-Key")).toBe("reset-2026-11-25");
 
     const later = await op(a.ops, "POST", "/api/reset-blacklist-sync", { headers });
-    expect([later.status, later.headers.get("X-Idempotent-Replay"), later.headers.get("Idempotency-Key")]).toEqual([200, "true", "reset-2026-11-25"]);
+    expect([later.status, later.headers.get("X-Idempotent-Replay"), later.headers.get("Idempotency-Key")]).toEqual([
+      200,
+      "true",
+      "reset-2026-11-25",
+    ]);
     expect(await later.json()).toEqual({ ok: true, evmReset: 2, tronReset: 0 });
     expect(executed).toHaveLength(1);
     // without the key the job runs again
@@ -357,23 +561,35 @@ describe("Idempotency-Key (spec 4.5, reference 6.1)", () => {
   it("the same key with a different request is 409; parameter order does not matter", async () => {
     const headers = { "Idempotency-Key": "balances-1" };
     answer = async () => ({ exitCode: 0, stdout: '{"dryRun":true,"configs":[],"totals":{}}', stderr: "" });
-    expect((await op(a.ops, "POST", "/api/backfill-blacklist-current-balances?limit=5&dryRun=true", { headers })).status).toBe(200);
+    expect(
+      (await op(a.ops, "POST", "/api/backfill-blacklist-current-balances?limit=5&dryRun=true", { headers })).status,
+    ).toBe(200);
     const same = await op(a.ops, "POST", "/api/backfill-blacklist-current-balances?dryRun=true&limit=5", { headers });
     expect(same.headers.get("X-Idempotent-Replay")).toBe("true");
-    const conflict = await op(a.ops, "POST", "/api/backfill-blacklist-current-balances?limit=6&dryRun=true", { headers });
+    const conflict = await op(a.ops, "POST", "/api/backfill-blacklist-current-balances?limit=6&dryRun=true", {
+      headers,
+    });
     expect(conflict.status).toBe(409);
     expect((await conflict.json()).error).toMatch(/different request/);
     expect(executed).toHaveLength(1);
   });
 
   it("authentication and mutation checks happen before any bookkeeping", async () => {
-    const r = await op(a.ops, "POST", "/api/reset-blacklist-sync", { auth: { ...SVC, "CF-Access-Client-Secret": "wrong-wrong-wrong-wrong" }, headers: { "Idempotency-Key": "unauth-1" } });
+    const r = await op(a.ops, "POST", "/api/reset-blacklist-sync", {
+      auth: { ...SVC, "CF-Access-Client-Secret": "wrong-wrong-wrong-wrong" },
+      headers: { "Idempotency-Key": "unauth-1" },
+    });
     expect(r.status).toBe(401);
     expect(await rows("unauth-1")).toBe(0);
-    const noAdmin = await op(a.ops, "POST", "/api/reset-blacklist-sync", { admin: false, headers: { "Idempotency-Key": "unauth-2" } });
+    const noAdmin = await op(a.ops, "POST", "/api/reset-blacklist-sync", {
+      admin: false,
+      headers: { "Idempotency-Key": "unauth-2" },
+    });
     expect(noAdmin.status).toBe(403);
     expect(await rows("unauth-2")).toBe(0);
-    const badParam = await op(a.ops, "POST", "/api/backfill-depegs?batch=x", { headers: { "Idempotency-Key": "unauth-3" } });
+    const badParam = await op(a.ops, "POST", "/api/backfill-depegs?batch=x", {
+      headers: { "Idempotency-Key": "unauth-3" },
+    });
     expect(badParam.status).toBe(400);
     expect(await rows("unauth-3")).toBe(0);
     expect(executed).toHaveLength(0);
@@ -383,12 +599,21 @@ describe("Idempotency-Key (spec 4.5, reference 6.1)", () => {
     const na = await op(a.ops, "POST", "/api/backfill-depegs", { headers: { "Idempotency-Key": "depegs-1" } });
     expect([na.status, na.headers.get("X-Idempotent-Replay")]).toEqual([503, "false"]);
     expect(await rows("depegs-1")).toBe(0);
-    expect((await op(a.ops, "POST", "/api/reset-blacklist-sync", { headers: { "Idempotency-Key": "k".repeat(129) } })).status).toBe(400);
-    const create = await op(a.ops, "POST", "/api/api-keys", { body: { name: "no idem" }, headers: { "Idempotency-Key": "create-1" } });
+    expect(
+      (await op(a.ops, "POST", "/api/reset-blacklist-sync", { headers: { "Idempotency-Key": "k".repeat(129) } }))
+        .status,
+    ).toBe(400);
+    const create = await op(a.ops, "POST", "/api/api-keys", {
+      body: { name: "no idem" },
+      headers: { "Idempotency-Key": "create-1" },
+    });
     expect([create.status, create.headers.get("Idempotency-Key")]).toEqual([201, null]);
     expect(await rows("create-1")).toBe(0);
 
-    await sql.query("insert into admin_idempotency_keys (action, idempotency_key, request_hash, response_status, response_body, created_at, reservation_owner) values ('reset-blacklist-sync', 'ancient', 'h', 200, '{}', $1, 'o')", [now() - 8 * 86_400]);
+    await sql.query(
+      "insert into admin_idempotency_keys (action, idempotency_key, request_hash, response_status, response_body, created_at, reservation_owner) values ('reset-blacklist-sync', 'ancient', 'h', 200, '{}', $1, 'o')",
+      [now() - 8 * 86_400],
+    );
     expect(await rows("ancient")).toBe(1);
     await op(a.ops, "POST", "/api/reset-blacklist-sync", { headers: { "Idempotency-Key": "prune-trigger" } });
     expect(await rows("ancient")).toBe(0);
@@ -402,33 +627,62 @@ describe("discovery candidates (spec 4.5)", () => {
   };
 
   it("lists unreviewed coins; dismissal; 10× market-cap resurface rule; bounds", async () => {
-    publishFakeBuild(dir, "d1", [listCoin("ccc-unreviewed-3", "CCC", 1_000_000, true), listCoin("ddd-unreviewed-4", "DDD", 5_000_000, true), listCoin("usdc-circle", "USDC", 7e10, false)]);
+    publishFakeBuild(dir, "d1", [
+      listCoin("ccc-unreviewed-3", "CCC", 1_000_000, true),
+      listCoin("ddd-unreviewed-4", "DDD", 5_000_000, true),
+      listCoin("usdc-circle", "USDC", 7e10, false),
+    ]);
     const first = await list();
     expect(first.status).toBe(200);
     expect(first.body.total).toBe(2);
     expect(first.body.candidates.map((c: { id: string }) => c.id)).toEqual(["ddd-unreviewed-4", "ccc-unreviewed-3"]);
-    expect(first.body.candidates[1]).toMatchObject({ symbol: "CCC", marketCapUsd: 1_000_000, status: "active", dismissedAt: null });
+    expect(first.body.candidates[1]).toMatchObject({
+      symbol: "CCC",
+      marketCapUsd: 1_000_000,
+      status: "active",
+      dismissedAt: null,
+    });
 
-    expect(await (await op(a.ops, "POST", "/api/discovery-candidates/ccc-unreviewed-3/dismiss")).json()).toEqual({ ok: true });
+    expect(await (await op(a.ops, "POST", "/api/discovery-candidates/ccc-unreviewed-3/dismiss")).json()).toEqual({
+      ok: true,
+    });
     expect((await op(a.ops, "POST", "/api/discovery-candidates/ccc-unreviewed-3/dismiss")).status).toBe(404);
     expect((await op(a.ops, "POST", "/api/discovery-candidates/usdc-circle/dismiss")).status).toBe(404);
     expect((await op(a.ops, "POST", "/api/discovery-candidates/nope/dismiss")).status).toBe(404);
     expect((await list()).body.candidates.map((c: { id: string }) => c.id)).toEqual(["ddd-unreviewed-4"]);
-    expect((await list("?status=dismissed")).body.candidates[0]).toMatchObject({ id: "ccc-unreviewed-3", status: "dismissed", marketCapAtDismissalUsd: 1_000_000, resurfacesAtUsd: 10_000_000 });
-    expect((await list("?status=all&limit=1&offset=1")).body).toMatchObject({ total: 2, candidates: [{ id: "ccc-unreviewed-3" }] });
+    expect((await list("?status=dismissed")).body.candidates[0]).toMatchObject({
+      id: "ccc-unreviewed-3",
+      status: "dismissed",
+      marketCapAtDismissalUsd: 1_000_000,
+      resurfacesAtUsd: 10_000_000,
+    });
+    expect((await list("?status=all&limit=1&offset=1")).body).toMatchObject({
+      total: 2,
+      candidates: [{ id: "ccc-unreviewed-3" }],
+    });
 
-    publishFakeBuild(dir, "d2", [listCoin("ccc-unreviewed-3", "CCC", 9_999_999, true), listCoin("ddd-unreviewed-4", "DDD", 5_000_000, true)]);
+    publishFakeBuild(dir, "d2", [
+      listCoin("ccc-unreviewed-3", "CCC", 9_999_999, true),
+      listCoin("ddd-unreviewed-4", "DDD", 5_000_000, true),
+    ]);
     expect((await list("?status=dismissed")).body.total).toBe(1);
-    publishFakeBuild(dir, "d3", [listCoin("ccc-unreviewed-3", "CCC", 10_000_000, true), listCoin("ddd-unreviewed-4", "DDD", 5_000_000, true)]);
+    publishFakeBuild(dir, "d3", [
+      listCoin("ccc-unreviewed-3", "CCC", 10_000_000, true),
+      listCoin("ddd-unreviewed-4", "DDD", 5_000_000, true),
+    ]);
     const back = (await list()).body.candidates.find((c: { id: string }) => c.id === "ccc-unreviewed-3");
     expect(back).toMatchObject({ status: "active", resurfacedAt: expect.any(Number) });
     // it stays active when the cap falls back, and can be dismissed again at the new value
     publishFakeBuild(dir, "d4", [listCoin("ccc-unreviewed-3", "CCC", 2_000_000, true)]);
     expect((await list()).body.candidates[0]).toMatchObject({ id: "ccc-unreviewed-3", status: "active" });
     expect((await op(a.ops, "POST", "/api/discovery-candidates/ccc-unreviewed-3/dismiss")).status).toBe(200);
-    expect((await list("?status=dismissed")).body.candidates[0]).toMatchObject({ marketCapAtDismissalUsd: 2_000_000, resurfacesAtUsd: 20_000_000 });
+    expect((await list("?status=dismissed")).body.candidates[0]).toMatchObject({
+      marketCapAtDismissalUsd: 2_000_000,
+      resurfacesAtUsd: 20_000_000,
+    });
 
-    for (const q of ["?limit=0", "?limit=201", "?limit=abc", "?offset=-1", "?status=gone", "?page=2"]) expect((await list(q)).status, q).toBe(400);
+    for (const q of ["?limit=0", "?limit=201", "?limit=abc", "?offset=-1", "?status=gone", "?page=2"])
+      expect((await list(q)).status, q).toBe(400);
   });
 });
 
@@ -437,19 +691,48 @@ describe("backfill-stability-index (spec 4.5)", () => {
     publishFakeBuild(dir, "s1", [listCoin("usdt-tether", "USDT", 9e10, false)]);
     mkdirSync(join(dir, "snapshots"), { recursive: true });
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    writeFileSync(join(dir, "snapshots/index.json"), JSON.stringify({ snapshots: [{ snapshotDate: yesterday, buildId: "x", methodologyVersions: {}, contentHash: "0".repeat(64), byteSize: 1, createdAt: 1 }] }));
+    writeFileSync(
+      join(dir, "snapshots/index.json"),
+      JSON.stringify({
+        snapshots: [
+          {
+            snapshotDate: yesterday,
+            buildId: "x",
+            methodologyVersions: {},
+            contentHash: "0".repeat(64),
+            byteSize: 1,
+            createdAt: 1,
+          },
+        ],
+      }),
+    );
     const start = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
     const r = await op(a.ops, "POST", `/api/backfill-stability-index?startDay=${start}&endDay=2999-01-01`);
     expect(r.status).toBe(200);
     const body = await r.json();
-    expect(body).toMatchObject({ dryRun: true, startDay: start, endDay: yesterday, endDayClamped: true, days: 5, alreadyPublished: 1 });
+    expect(body).toMatchObject({
+      dryRun: true,
+      startDay: start,
+      endDay: yesterday,
+      endDayClamped: true,
+      days: 5,
+      alreadyPublished: 1,
+    });
     expect(body.wouldBuild).toHaveLength(4);
     expect(body.wouldBuild).not.toContain(new Date().toISOString().slice(0, 10));
-    const unix = await (await op(a.ops, "POST", `/api/backfill-stability-index?startDay=${Math.floor(Date.parse(`${start}T12:00:00Z`) / 1000)}`)).json();
+    const unix = await (
+      await op(
+        a.ops,
+        "POST",
+        `/api/backfill-stability-index?startDay=${Math.floor(Date.parse(`${start}T12:00:00Z`) / 1000)}`,
+      )
+    ).json();
     expect([unix.startDay, unix.endDay]).toEqual([start, yesterday]);
     expect(executed).toHaveLength(0);
 
-    expect((await op(a.ops, "POST", `/api/backfill-stability-index?startDay=${yesterday}&endDay=${start}`)).status).toBe(400);
+    expect(
+      (await op(a.ops, "POST", `/api/backfill-stability-index?startDay=${yesterday}&endDay=${start}`)).status,
+    ).toBe(400);
     expect((await op(a.ops, "POST", "/api/backfill-stability-index?startDay=2025-02-30")).status).toBe(400);
     expect((await op(a.ops, "POST", "/api/backfill-stability-index")).status).toBe(503); // no depeg ledger to default startDay from
 
@@ -461,12 +744,18 @@ describe("backfill-stability-index (spec 4.5)", () => {
 describe("maintenance mode (issue 19 item 6)", () => {
   it("switched on one instance: the public lane of another answers 503 within a couple of seconds; off: 200 again", async () => {
     expect((await b.pub.request("/api/health")).status).toBe(200);
-    const on = await op(a.ops, "POST", "/api/admin/maintenance", { body: { enabled: true, message: "Upgrading the state store" } });
-    expect((await on.json())).toMatchObject({ enabled: true, message: "Upgrading the state store", updatedBy: TOKEN_ID });
+    const on = await op(a.ops, "POST", "/api/admin/maintenance", {
+      body: { enabled: true, message: "Upgrading the state store" },
+    });
+    expect(await on.json()).toMatchObject({ enabled: true, message: "Upgrading the state store", updatedBy: TOKEN_ID });
     const t0 = Date.now();
-    await expect.poll(async () => (await b.pub.request("/api/health")).status, { timeout: 3000, interval: 100 }).toBe(503);
+    await expect
+      .poll(async () => (await b.pub.request("/api/health")).status, { timeout: 3000, interval: 100 })
+      .toBe(503);
     expect(Date.now() - t0).toBeLessThan(3000);
-    const r = await b.pub.request("/api/stablecoins", { headers: { "X-API-Key": "bl_live_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } });
+    const r = await b.pub.request("/api/stablecoins", {
+      headers: { "X-API-Key": "bl_live_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
+    });
     expect([r.status, r.headers.get("Retry-After")]).toEqual([503, "300"]);
     expect(await r.json()).toEqual({ error: "maintenance", message: "Upgrading the state store" });
     // preflights and the operator lane keep working
@@ -474,7 +763,9 @@ describe("maintenance mode (issue 19 item 6)", () => {
     expect((await op(b.ops, "GET", "/api/admin/maintenance")).status).toBe(200);
 
     await op(a.ops, "POST", "/api/admin/maintenance", { body: { enabled: false } });
-    await expect.poll(async () => (await b.pub.request("/api/health")).status, { timeout: 3000, interval: 100 }).toBe(200);
+    await expect
+      .poll(async () => (await b.pub.request("/api/health")).status, { timeout: 3000, interval: 100 })
+      .toBe(200);
     expect((await op(a.ops, "POST", "/api/admin/maintenance", { body: { enabled: "yes" } })).status).toBe(400);
   });
 });

@@ -18,9 +18,19 @@ beforeAll(async () => {
   schema = await createTestSchema("ballast_ops_srv");
   dir = mkdtempSync(join(tmpdir(), "ballast-ops-srv-"));
   running = await startServer({
-    PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall", DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-tests-0123456789",
-    STATUS_RECORD_INTERVAL_SEC: 0, OPS_PORT: 0, OPS_HOST: "127.0.0.1", OPS_SERVICE_TOKEN_ID: TOKEN_ID, OPS_SERVICE_TOKEN_SECRET: TOKEN_SECRET,
-    OPS_JOB_WAIT_MS: 25_000, BALLAST_ONCHAIN_LEDGER: join(dir, "ledger", "onchain.duckdb"),
+    PORT: 0,
+    HOST: "127.0.0.1",
+    BALLAST_DATA_DIR: dir,
+    CLOCK: "wall",
+    DATABASE_URL: schema.url,
+    API_KEY_PEPPER: "pepper-for-tests-0123456789",
+    STATUS_RECORD_INTERVAL_SEC: 0,
+    OPS_PORT: 0,
+    OPS_HOST: "127.0.0.1",
+    OPS_SERVICE_TOKEN_ID: TOKEN_ID,
+    OPS_SERVICE_TOKEN_SECRET: TOKEN_SECRET,
+    OPS_JOB_WAIT_MS: 25_000,
+    BALLAST_ONCHAIN_LEDGER: join(dir, "ledger", "onchain.duckdb"),
   });
 });
 afterAll(async () => {
@@ -48,15 +58,26 @@ describe("operator listener (spec 4.5, 5.6)", () => {
     const sync = await fetch(opsUrl("/api/debug-sync-state"), { headers: SVC });
     expect(sync.status).toBe(200);
     expect(await sync.json()).toEqual([]);
-    const reset = await fetch(opsUrl("/api/reset-blacklist-sync"), { method: "POST", headers: { ...SVC, "X-Ballast-Admin": "1", "Idempotency-Key": "srv-reset-1" } });
+    const reset = await fetch(opsUrl("/api/reset-blacklist-sync"), {
+      method: "POST",
+      headers: { ...SVC, "X-Ballast-Admin": "1", "Idempotency-Key": "srv-reset-1" },
+    });
     expect([reset.status, reset.headers.get("X-Idempotent-Replay")]).toEqual([200, "false"]);
     expect(await reset.json()).toEqual({ ok: true, evmReset: 0, tronReset: 0 });
-    const replay = await fetch(opsUrl("/api/reset-blacklist-sync"), { method: "POST", headers: { ...SVC, "X-Ballast-Admin": "1", "Idempotency-Key": "srv-reset-1" } });
+    const replay = await fetch(opsUrl("/api/reset-blacklist-sync"), {
+      method: "POST",
+      headers: { ...SVC, "X-Ballast-Admin": "1", "Idempotency-Key": "srv-reset-1" },
+    });
     expect([replay.status, replay.headers.get("X-Idempotent-Replay")]).toEqual([200, "true"]);
   }, 60_000);
 
   it("maintenance switched on the operator listener closes the public one (503, Retry-After: 300), and reopens it", async () => {
-    const post = (enabled: boolean) => fetch(opsUrl("/api/admin/maintenance"), { method: "POST", headers: { ...SVC, "X-Ballast-Admin": "1", "Content-Type": "application/json" }, body: JSON.stringify({ enabled }) });
+    const post = (enabled: boolean) =>
+      fetch(opsUrl("/api/admin/maintenance"), {
+        method: "POST",
+        headers: { ...SVC, "X-Ballast-Admin": "1", "Content-Type": "application/json" },
+        body: JSON.stringify({ enabled }),
+      });
     expect((await post(true)).status).toBe(200);
     const r = await fetch(pubUrl("/api/health"));
     expect([r.status, r.headers.get("Retry-After")]).toEqual([503, "300"]);
@@ -66,7 +87,16 @@ describe("operator listener (spec 4.5, 5.6)", () => {
   });
 
   it("does not start without operator configuration", async () => {
-    const other = await startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall", DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-tests-0123456789", STATUS_RECORD_INTERVAL_SEC: 0, OPS_PORT: 0 });
+    const other = await startServer({
+      PORT: 0,
+      HOST: "127.0.0.1",
+      BALLAST_DATA_DIR: dir,
+      CLOCK: "wall",
+      DATABASE_URL: schema.url,
+      API_KEY_PEPPER: "pepper-for-tests-0123456789",
+      STATUS_RECORD_INTERVAL_SEC: 0,
+      OPS_PORT: 0,
+    });
     try {
       expect(other.opsPort).toBeUndefined();
       expect(other.opsServer).toBeUndefined();

@@ -56,7 +56,10 @@ describe("limiter deadline on an own redis-server (paused, stopped)", () => {
    * here the mechanism is asserted (which error, which cause); the test timeout is the liveness bound.
    */
   const failure = async (l: KeyRateLimiter) => {
-    const err = await l.consume(unique("k"), 10).then(() => null, (e: unknown) => e);
+    const err = await l.consume(unique("k"), 10).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RateLimiterUnavailableError);
     const cause = (err as RateLimiterUnavailableError).cause;
     return { err, cause: cause instanceof Error ? cause.message : String(cause) };

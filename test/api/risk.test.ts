@@ -2,11 +2,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { effectiveExitScore, legacyCard, safetyScore } from "../../pipelines/analytics/safety-score.ts";
-import { ReportCardsPayloadSchema, ReportCardsV9PayloadSchema, SafetyGradesPayloadSchema } from "../../site-data/report-cards.ts";
+import {
+  ReportCardsPayloadSchema,
+  ReportCardsV9PayloadSchema,
+  SafetyGradesPayloadSchema,
+} from "../../site-data/report-cards.ts";
 import { serveRecordedBuild } from "../helpers/served-build.ts";
 
 let served: Awaited<ReturnType<typeof serveRecordedBuild>>;
-const file = (path: string) => JSON.parse(readFileSync(join(served.dir, "builds", served.manifest.buildId, path), "utf8"));
+const file = (path: string) =>
+  JSON.parse(readFileSync(join(served.dir, "builds", served.manifest.buildId, path), "utf8"));
 
 beforeAll(async () => {
   served = await serveRecordedBuild("ballast-risk-", "ballast_risk");
@@ -22,14 +27,25 @@ describe("grades are reproducible from their published rawInputs", () => {
     expect(v9.cards.length).toBeGreaterThan(250);
     for (const card of v9.cards) {
       const r = card.rawInputs;
-      expect(effectiveExitScore(r.backing, r.circulatingUsd, r.liquidityScore, r.redemptionBackstopScore), card.id).toBe(r.effectiveExitScore);
+      expect(
+        effectiveExitScore(r.backing, r.circulatingUsd, r.liquidityScore, r.redemptionBackstopScore),
+        card.id,
+      ).toBe(r.effectiveExitScore);
       const again = safetyScore(card.rawInputs);
-      expect({ id: card.id, score: again.score, grade: again.grade }).toEqual({ id: card.id, score: card.score, grade: card.grade });
+      expect({ id: card.id, score: again.score, grade: again.grade }).toEqual({
+        id: card.id,
+        score: card.score,
+        grade: card.grade,
+      });
     }
     expect(legacy.cards.length).toBeGreaterThan(0);
     for (const card of legacy.cards) {
       const again = legacyCard(card.rawInputs);
-      expect({ id: card.id, score: again.overallScore, grade: again.overallGrade }).toEqual({ id: card.id, score: card.overallScore, grade: card.overallGrade });
+      expect({ id: card.id, score: again.overallScore, grade: again.overallGrade }).toEqual({
+        id: card.id,
+        score: card.overallScore,
+        grade: card.overallGrade,
+      });
     }
   });
 
@@ -76,21 +92,47 @@ describe("risk routes on the recorded build", () => {
   });
 
   it("/api/safety-score-history: ascending days, a seed without prev, the published grade last, 400/404 on bad input", async () => {
-    const grades = new Map((await served.get("/api/safety-grades", null)).body.grades.map((g: { id: string; grade: string; score: number | null }) => [g.id, g]));
+    const grades = new Map(
+      (await served.get("/api/safety-grades", null)).body.grades.map(
+        (g: { id: string; grade: string; score: number | null }) => [g.id, g],
+      ),
+    );
     const res = await served.get("/api/safety-score-history?stablecoin=usdc-circle&days=3650");
     expect(res.status).toBe(200);
-    const rows = res.body as { date: number; grade: string; score: number | null; prevGrade: string | null; prevScore: number | null }[];
+    const rows = res.body as {
+      date: number;
+      grade: string;
+      score: number | null;
+      prevGrade: string | null;
+      prevScore: number | null;
+    }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ prevGrade: null, prevScore: null });
     for (let i = 1; i < rows.length; i++) {
       expect(rows[i].date).toBeGreaterThan(rows[i - 1].date);
       expect(rows[i].date % 86400).toBe(0);
-      expect({ grade: rows[i].prevGrade, score: rows[i].prevScore }).toEqual({ grade: rows[i - 1].grade, score: rows[i - 1].score });
+      expect({ grade: rows[i].prevGrade, score: rows[i].prevScore }).toEqual({
+        grade: rows[i - 1].grade,
+        score: rows[i - 1].score,
+      });
     }
-    expect(rows.at(-1)).toMatchObject({ grade: (grades.get("usdc-circle") as any).grade, score: (grades.get("usdc-circle") as any).score });
-    expect(Object.keys(rows[0]).sort()).toEqual(["date", "grade", "methodologyVersion", "prevGrade", "prevScore", "score"]);
+    expect(rows.at(-1)).toMatchObject({
+      grade: (grades.get("usdc-circle") as any).grade,
+      score: (grades.get("usdc-circle") as any).score,
+    });
+    expect(Object.keys(rows[0]).sort()).toEqual([
+      "date",
+      "grade",
+      "methodologyVersion",
+      "prevGrade",
+      "prevScore",
+      "score",
+    ]);
     const v2 = await served.get("/api/safety-score-history-v2?stablecoin=usdc-circle&days=3650");
-    expect(v2.body.at(-1).publication).toMatchObject({ kind: "published", methodologyVersion: "ballast-safety-score-v1" });
+    expect(v2.body.at(-1).publication).toMatchObject({
+      kind: "published",
+      methodologyVersion: "ballast-safety-score-v1",
+    });
     const short = await served.get("/api/safety-score-history?stablecoin=usdc-circle&days=1");
     expect(short.body[0]).toMatchObject({ prevGrade: null });
     expect(short.body.at(-1)).toEqual(rows.at(-1));
@@ -105,6 +147,11 @@ describe("risk routes on the recorded build", () => {
     expect(ust.at(-1)).toMatchObject({ grade: "F", score: 0, date: Date.parse("2022-05-09T00:00:00Z") / 1000 });
     const tape = await served.get("/api/events?class=score&coin=ust-terraform-labs&limit=10");
     expect(tape.status).toBe(200);
-    expect(tape.body.events.some((e: { type: string; ts: number }) => e.ts === Date.parse("2022-05-09T00:00:00Z") / 1000 && e.type.startsWith("score."))).toBe(true);
+    expect(
+      tape.body.events.some(
+        (e: { type: string; ts: number }) =>
+          e.ts === Date.parse("2022-05-09T00:00:00Z") / 1000 && e.type.startsWith("score."),
+      ),
+    ).toBe(true);
   });
 });

@@ -52,27 +52,45 @@ let srv: RunningServer;
 /** Measured reply times (ms) per case, printed at the end. */
 const measured: Record<string, number | string> = {};
 
-const pgUrl = (schema: string, app: string, port = 5432) => `postgres://postgres@127.0.0.1:${port}/test?options=-csearch_path%3D${schema}&application_name=${app}`;
+const pgUrl = (schema: string, app: string, port = 5432) =>
+  `postgres://postgres@127.0.0.1:${port}/test?options=-csearch_path%3D${schema}&application_name=${app}`;
 
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PORT: "0", HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, API_KEY_PEPPER: PEPPER, CLOCK: "auto", STATE_STORE_COOLDOWN_MS: "1000", ...extra };
+  return {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    BALLAST_DATA_DIR: dir,
+    API_KEY_PEPPER: PEPPER,
+    CLOCK: "auto",
+    STATE_STORE_COOLDOWN_MS: "1000",
+    ...extra,
+  };
 }
 
 /** Health must never carry driver text: no error codes, hosts or ports. */
 function expectNoRawErrorText(body: unknown): void {
   const text = JSON.stringify(body);
-  expect(text).not.toMatch(/ECONNREFUSED|ECONNRESET|ETIMEDOUT|\d+\.\d+\.\d+\.\d+:\d+|localhost:\d+|Query read timeout|no answer within|terminat|failed:/i);
+  expect(text).not.toMatch(
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|\d+\.\d+\.\d+\.\d+:\d+|localhost:\d+|Query read timeout|no answer within|terminat|failed:/i,
+  );
 }
 
 type Reply = { status: number; ms: number; body: unknown; retryAfter: string | null };
 
 async function get(base: string, path: string, key?: string): Promise<Reply> {
   const t0 = performance.now();
-  const res = await fetch(`${base}${path}`, { headers: key ? { "X-API-Key": key } : {}, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${base}${path}`, {
+    headers: key ? { "X-API-Key": key } : {},
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   const ms = Math.round(performance.now() - t0);
   let body: unknown = text;
-  try { body = JSON.parse(text); } catch { /* not JSON */ }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, ms, body, retryAfter: res.headers.get("Retry-After") };
 }
 
@@ -90,13 +108,18 @@ function expectFaultReply(r: Reply, status: 200 | 503): void {
  * Counts the calls the state store's circuit breaker lets through (to the database) while `fn` runs.
  * `breaker` is private to KeyStore: reached here on purpose, to assert the mechanism instead of a time.
  */
-async function breakerPasses<T>(keys: KeyStore, fn: () => Promise<T>): Promise<{ out: T; passed: number; refused: number }> {
+async function breakerPasses<T>(
+  keys: KeyStore,
+  fn: () => Promise<T>,
+): Promise<{ out: T; passed: number; refused: number }> {
   const breaker = (keys as unknown as { breaker: CircuitBreaker }).breaker;
   const original = breaker.tryAcquire;
-  let passed = 0, refused = 0;
+  let passed = 0,
+    refused = 0;
   breaker.tryAcquire = function (force?: boolean) {
     const ok = original.call(this, force);
-    if (ok) passed++; else refused++;
+    if (ok) passed++;
+    else refused++;
     return ok;
   };
   try {
@@ -134,7 +157,10 @@ async function neverSeenKey(): Promise<string> {
   return token;
 }
 const base = () => `http://127.0.0.1:${srv.port}`;
-const appConnections = async (app: string) => Number((await admin.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [app])).rows[0].n);
+const appConnections = async (app: string) =>
+  Number(
+    (await admin.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [app])).rows[0].n,
+  );
 
 beforeAll(async () => {
   ({ dir } = await buildRecorded("ballast-faults-"));
@@ -165,7 +191,10 @@ describe("Postgres connections terminated (pg_terminate_backend)", () => {
     expect((await get(base(), KEYED, warm)).status).toBe(200);
     expect(await appConnections(APP)).toBeGreaterThan(0);
 
-    const { rows } = await admin.query("select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1) t", [APP]);
+    const { rows } = await admin.query(
+      "select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1) t",
+      [APP],
+    );
     expect(rows[0].n).toBeGreaterThan(0);
 
     const health = await get(base(), "/api/health");
@@ -241,7 +270,11 @@ describe("Postgres stalled (ACCESS EXCLUSIVE lock on api_keys held by an open tr
       const c = await get(base(), KEYED, cached);
       expectFaultReply(c, 200);
       // More requests than pool connections (4): waiting for a connection is bounded too.
-      const { out: burst, passed, refused } = await breakerPasses(srv.keys, () => Promise.all(Array.from({ length: 10 }, () => get(base(), KEYED, fresh))));
+      const {
+        out: burst,
+        passed,
+        refused,
+      } = await breakerPasses(srv.keys, () => Promise.all(Array.from({ length: 10 }, () => get(base(), KEYED, fresh))));
       for (const r of burst) expectFaultReply(r, 503);
       measured.pg_stalled = `fresh ${a.status} in ${a.ms}, cached ${c.status} in ${c.ms}, burst of 10 max ${Math.max(...burst.map((r) => r.ms))}`;
       const st = srv.stateStatus();
@@ -264,7 +297,15 @@ describe("Postgres hung (this test's proxy stops forwarding): the circuit breake
   it("N keyed requests pass the breaker at most once (one timeout in total); a hot standard key keeps serving; health names the breaker without driver text", async () => {
     const port = await freePort();
     const proxy = await pgProxy(port);
-    const hung = await startServer(loadApiConfig(serverEnv({ DATABASE_URL: pgUrl(SCHEMA, `${APP}_h`, port), STATE_STORE_COOLDOWN_MS: "30000", STATUS_RECORD_INTERVAL_SEC: "0" })));
+    const hung = await startServer(
+      loadApiConfig(
+        serverEnv({
+          DATABASE_URL: pgUrl(SCHEMA, `${APP}_h`, port),
+          STATE_STORE_COOLDOWN_MS: "30000",
+          STATUS_RECORD_INTERVAL_SEC: "0",
+        }),
+      ),
+    );
     try {
       const b = `http://127.0.0.1:${hung.port}`;
       const hot = (await hung.keys.create({ name: "hot" })).token;
@@ -275,7 +316,11 @@ describe("Postgres hung (this test's proxy stops forwarding): the circuit breake
       await new Promise((r) => setTimeout(r, 3500));
       const N = 20;
       const t0 = performance.now();
-      const { out: replies, passed, refused } = await breakerPasses(hung.keys, async () => {
+      const {
+        out: replies,
+        passed,
+        refused,
+      } = await breakerPasses(hung.keys, async () => {
         const out: Reply[] = [];
         for (let i = 0; i < N; i++) out.push(await get(b, KEYED, i % 2 ? never : hot));
         return out;
@@ -290,12 +335,20 @@ describe("Postgres hung (this test's proxy stops forwarding): the circuit breake
       expect(hung.keys.counters.outageHits).toBeGreaterThanOrEqual(N / 2);
       const health = await get(b, "/api/health");
       expect(health.status).toBe(200);
-      expect((health.body as { stateStore?: unknown }).stateStore).toMatchObject({ state: "unavailable", circuit: "open", reason: "timeout", backend: "postgres" });
-      expect((health.body as { warnings: string[] }).warnings[0]).toMatch(/^state store \(postgres\) unavailable \(sets status degraded\): timeout, circuit open; /);
+      expect((health.body as { stateStore?: unknown }).stateStore).toMatchObject({
+        state: "unavailable",
+        circuit: "open",
+        reason: "timeout",
+        backend: "postgres",
+      });
+      expect((health.body as { warnings: string[] }).warnings[0]).toMatch(
+        /^state store \(postgres\) unavailable \(sets status degraded\): timeout, circuit open; /,
+      );
       expectNoRawErrorText(health.body);
       proxy.thaw();
       // An explicit probe closes the breaker (retried: health's own background probe may be in flight).
-      for (let i = 0; i < 50 && (await hung.keys.check()).state !== "ok"; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && (await hung.keys.check()).state !== "ok"; i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(hung.keys.status()).toMatchObject({ state: "ok", circuit: "closed", reason: null });
       expect((await get(b, KEYED, never)).status).toBe(200);
     } finally {
@@ -309,7 +362,9 @@ describe("Postgres unreachable at boot", () => {
   it("listens, serves health, answers keyed requests 503, and heals once Postgres is reachable", async () => {
     const port = await freePort(); // nothing listens there yet: connection refused
     const app = `${APP}_d`;
-    const down = await startServer(loadApiConfig(serverEnv({ DATABASE_URL: pgUrl(SCHEMA_D, app, port) })), { devKey: true });
+    const down = await startServer(loadApiConfig(serverEnv({ DATABASE_URL: pgUrl(SCHEMA_D, app, port) })), {
+      devKey: true,
+    });
     let proxy: Awaited<ReturnType<typeof pgProxy>> | undefined;
     try {
       const b = `http://127.0.0.1:${down.port}`;
@@ -319,7 +374,12 @@ describe("Postgres unreachable at boot", () => {
       const health = await get(b, "/api/health");
       expect(health.status).toBe(200);
       expect(health.ms).toBeLessThan(LIVENESS_MS);
-      expect((health.body as { stateStore?: unknown }).stateStore).toMatchObject({ state: "unavailable", lastOkAt: null, reason: "connection refused", backend: "postgres" });
+      expect((health.body as { stateStore?: unknown }).stateStore).toMatchObject({
+        state: "unavailable",
+        lastOkAt: null,
+        reason: "connection refused",
+        backend: "postgres",
+      });
       expectNoRawErrorText(health.body);
       expect((await get(b, "/openapi.json")).status).toBe(200);
       const token = `bl_live_${"0123456789abcdef"}_${"A".repeat(32)}`;
@@ -332,8 +392,19 @@ describe("Postgres unreachable at boot", () => {
       const created = await down.keys.create({ name: "after-outage" }); // first use creates the schema
       measured.pg_up_after_boot_to_200 = await until200(b, created.token, 5000);
       expect(down.stateStatus().state).toBe("ok");
-      expect(((await get(b, "/api/health")).body as { stateStore?: unknown }).stateStore).toMatchObject({ state: "ok", reason: null, circuit: "closed" });
-      expect((await admin.query("select count(*)::int as n from information_schema.tables where table_schema = $1 and table_name = 'api_keys'", [SCHEMA_D])).rows[0].n).toBe(1);
+      expect(((await get(b, "/api/health")).body as { stateStore?: unknown }).stateStore).toMatchObject({
+        state: "ok",
+        reason: null,
+        circuit: "closed",
+      });
+      expect(
+        (
+          await admin.query(
+            "select count(*)::int as n from information_schema.tables where table_schema = $1 and table_name = 'api_keys'",
+            [SCHEMA_D],
+          )
+        ).rows[0].n,
+      ).toBe(1);
     } finally {
       await down.close();
       await proxy?.close();
@@ -342,10 +413,18 @@ describe("Postgres unreachable at boot", () => {
 });
 
 /** Runs `api/server.ts --dev-key` as its own process; resolves once it printed `Listening on`. */
-async function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; out: () => string; base: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "api/server.ts", "--dev-key"], { cwd: REPO, env: { ...process.env, ...serverEnv(env) }, stdio: ["ignore", "pipe", "pipe"] });
+async function spawnServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; out: () => string; base: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "api/server.ts", "--dev-key"], {
+    cwd: REPO,
+    env: { ...process.env, ...serverEnv(env) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
-  child.stdout!.on("data", (d) => { out += d; });
+  child.stdout!.on("data", (d) => {
+    out += d;
+  });
   child.stderr!.on("data", () => undefined);
   const t0 = Date.now();
   while (!/Listening on (\S+)/.test(out)) {
@@ -391,7 +470,11 @@ describe("server process (api/server.ts --dev-key)", () => {
   });
 
   it("prints a clear line instead of a key when Postgres is down at boot", async () => {
-    const { child, out, base: b } = await spawnServer({ DATABASE_URL: pgUrl(SCHEMA, `${APP}_main_down`, await freePort()) });
+    const {
+      child,
+      out,
+      base: b,
+    } = await spawnServer({ DATABASE_URL: pgUrl(SCHEMA, `${APP}_main_down`, await freePort()) });
     try {
       expect(out()).toMatch(/No development key: the state store is unavailable/);
       expect(out()).not.toMatch(/API key:/);

@@ -7,14 +7,29 @@ import { TEST_BOT_INFO } from "../helpers/bot-api-server.ts";
 import { botFixture, TEST_BOT_ME, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
-beforeAll(async () => { f = await botFixture("ballast_tg_bot"); });
-afterAll(async () => { await f?.close(); });
+beforeAll(async () => {
+  f = await botFixture("ballast_tg_bot");
+});
+afterAll(async () => {
+  await f?.close();
+});
 
 const follows = async (chatId: number | string) =>
-  (await f.sql.query<{ kind: string; target: string }>("select kind, target from telegram_follows where chat_id = $1::bigint order by kind, target", [String(chatId)])).rows;
+  (
+    await f.sql.query<{ kind: string; target: string }>(
+      "select kind, target from telegram_follows where chat_id = $1::bigint order by kind, target",
+      [String(chatId)],
+    )
+  ).rows;
 const chatRow = async (chatId: number | string) =>
-  (await f.sql.query<{ active: boolean; inactive_reason: string | null }>("select active, inactive_reason from telegram_chats where chat_id = $1::bigint", [String(chatId)])).rows[0];
-const repliesTo = (chatId: number) => f.botApi.callsOf("sendMessage").filter((c) => String(c.params.chat_id) === String(chatId));
+  (
+    await f.sql.query<{ active: boolean; inactive_reason: string | null }>(
+      "select active, inactive_reason from telegram_chats where chat_id = $1::bigint",
+      [String(chatId)],
+    )
+  ).rows[0];
+const repliesTo = (chatId: number) =>
+  f.botApi.callsOf("sendMessage").filter((c) => String(c.params.chat_id) === String(chatId));
 
 describe("webhook lane and body", () => {
   it("401 without or with a wrong secret (nothing handled); 200 plain-text ok with it, no-store", async () => {
@@ -51,7 +66,11 @@ describe("commands", () => {
   it("/follow by symbol, id and preset stores the follows and replies to that chat through the Bot API", async () => {
     const res = await f.webhook(f.message(101, "/follow USDT, dai-sky majors"));
     expect([res.status, await res.text()]).toEqual([200, "ok"]);
-    expect(await follows(101)).toEqual([{ kind: "coin", target: "dai-sky" }, { kind: "coin", target: "usdt-tether" }, { kind: "preset", target: "majors" }]);
+    expect(await follows(101)).toEqual([
+      { kind: "coin", target: "dai-sky" },
+      { kind: "coin", target: "usdt-tether" },
+      { kind: "preset", target: "majors" },
+    ]);
     expect(await chatRow(101)).toEqual({ active: true, inactive_reason: null });
     const reply = repliesTo(101).at(-1)!;
     expect(reply.params.chat_id).toBe(101);
@@ -110,7 +129,9 @@ describe("followers (FollowerLookup) and lifecycle", () => {
     await f.webhook(f.message(202, "/start"));
     expect(await chatRow(202)).toEqual({ active: true, inactive_reason: null });
     expect((await f.service.followers.followersOf(["usdc-circle"])).get("usdc-circle")).toContain("202");
-    const events = (await f.sql.query<{ kind: string }>("select kind from telegram_chat_events where chat_id = 202 order by id")).rows.map((r) => r.kind);
+    const events = (
+      await f.sql.query<{ kind: string }>("select kind from telegram_chat_events where chat_id = 202 order by id")
+    ).rows.map((r) => r.kind);
     expect(events).toEqual(["new", "churn", "reactivate"]);
   });
 
@@ -125,7 +146,11 @@ describe("followers (FollowerLookup) and lifecycle", () => {
   });
 
   it("a reply refused with 403 (blocked) still answers ok, keeps the follow and marks the chat inactive; other send errors only log", async () => {
-    f.botApi.failNext("sendMessage", { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" });
+    f.botApi.failNext("sendMessage", {
+      ok: false,
+      error_code: 403,
+      description: "Forbidden: bot was blocked by the user",
+    });
     const res = await f.webhook(f.message(204, "/follow USDC"));
     expect([res.status, await res.text()]).toEqual([200, "ok"]);
     expect(await follows(204)).toEqual([{ kind: "coin", target: "usdc-circle" }]);
@@ -139,22 +164,49 @@ describe("followers (FollowerLookup) and lifecycle", () => {
   it("health summary counts every stored chat; dispatcher fields unknown without a dispatcher", async () => {
     const { rows } = await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats");
     expect(await f.service.summary(f.now())).toEqual({
-      totalChats: Number(rows[0]!.c), pendingDeliveries: null, pendingDeliveryLifecycleStatus: "unknown", pendingDeliveryBacklog: 0, lastDispatchAt: null,
-      lastDispatchStatus: null, safetyAlertSourceState: null, safetyAlertSourceAgeSeconds: null, safetyAlertsSuppressed: false, safetyAlertSourceGeneration: null,
+      totalChats: Number(rows[0]!.c),
+      pendingDeliveries: null,
+      pendingDeliveryLifecycleStatus: "unknown",
+      pendingDeliveryBacklog: 0,
+      lastDispatchAt: null,
+      lastDispatchStatus: null,
+      safetyAlertSourceState: null,
+      safetyAlertSourceAgeSeconds: null,
+      safetyAlertsSuppressed: false,
+      safetyAlertSourceGeneration: null,
     });
   });
 });
 
 describe("webhook error policy", () => {
   it("state store down: 503 with Retry-After (Telegram retries), no reply sent; a handler bug is acknowledged with ok", async () => {
-    const down = { query: async () => { throw new Error("connection refused"); }, close: async () => undefined };
-    const service = createTelegramService({ sql: down, token: TEST_BOT_TOKEN, apiRoot: f.botApi.apiRoot, botInfo: TEST_BOT_ME });
+    const down = {
+      query: async () => {
+        throw new Error("connection refused");
+      },
+      close: async () => undefined,
+    };
+    const service = createTelegramService({
+      sql: down,
+      token: TEST_BOT_TOKEN,
+      apiRoot: f.botApi.apiRoot,
+      botInfo: TEST_BOT_ME,
+    });
     const app = createApp({
-      store: new PublishedStore(async () => null, 0), keys: f.keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall",
-      webhookSecret: WEBHOOK_SECRET, services: { telegram: service },
+      store: new PublishedStore(async () => null, 0),
+      keys: f.keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: [],
+      clockMode: "wall",
+      webhookSecret: WEBHOOK_SECRET,
+      services: { telegram: service },
     });
     const before = f.botApi.callsOf("sendMessage").length;
-    const res = await app.request("/api/telegram-webhook", { method: "POST", headers: { "X-Telegram-Bot-Api-Secret-Token": WEBHOOK_SECRET }, body: JSON.stringify(f.message(301, "/follow majors")) });
+    const res = await app.request("/api/telegram-webhook", {
+      method: "POST",
+      headers: { "X-Telegram-Bot-Api-Secret-Token": WEBHOOK_SECRET },
+      body: JSON.stringify(f.message(301, "/follow majors")),
+    });
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("60");
     expect(f.botApi.callsOf("sendMessage").length).toBe(before);
@@ -162,7 +214,9 @@ describe("webhook error policy", () => {
     // A failure that is not the store's (a handler bug) is logged and acknowledged.
     const { store } = f.service;
     const original = store.follows.bind(store);
-    store.follows = async () => { throw new TypeError("handler bug"); };
+    store.follows = async () => {
+      throw new TypeError("handler bug");
+    };
     try {
       const ok = await f.webhook(f.message(302, "/list"));
       expect([ok.status, await ok.text()]).toEqual([200, "ok"]);

@@ -8,25 +8,57 @@ import type { DispatchStatus } from "../../api/lib/telegram/service.ts";
 import { botFixture, TEST_BOT_ME, initDataFor, SITE_SECRET, TEST_BOT_TOKEN } from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
-beforeAll(async () => { f = await botFixture("ballast_tg_pulse"); });
-afterAll(async () => { await f?.close(); });
+beforeAll(async () => {
+  f = await botFixture("ballast_tg_pulse");
+});
+afterAll(async () => {
+  await f?.close();
+});
 
 const pulse = async () => {
   const res = await f.app.request("/api/telegram-pulse", { headers: { "X-API-Key": f.token } });
   expect(res.status).toBe(200);
   return { res, body: await res.json() };
 };
-const adoption = (body: string | undefined, secret: string | null = SITE_SECRET) => f.app.request("/api/telegram-adoption", {
-  method: "POST", headers: { ...(secret === null ? {} : { "X-Ballast-Site-Proxy-Secret": secret }), ...(body === undefined ? {} : { "Content-Type": "application/json" }) }, body,
-});
-const startChats = async (ids: number[]) => { for (const id of ids) await f.webhook(f.message(id, "/start")); };
+const adoption = (body: string | undefined, secret: string | null = SITE_SECRET) =>
+  f.app.request("/api/telegram-adoption", {
+    method: "POST",
+    headers: {
+      ...(secret === null ? {} : { "X-Ballast-Site-Proxy-Secret": secret }),
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body,
+  });
+const startChats = async (ids: number[]) => {
+  for (const id of ids) await f.webhook(f.message(id, "/start"));
+};
 
 /** Every field of spec 2.16, in its order. */
 const SPEC_FIELDS = [
-  "activeWatchers", "coinSubscriptions", "explicitCoinSubscriptions", "presetImpliedCoinSubscriptions", "activePresetFollowers", "newWatchersToday",
-  "churnedWatchersToday", "reactivatedWatchersToday", "historySource", "pendingDeliveries", "miniAppSessionsToday", "miniAppMutationsToday", "miniAppDeniedToday",
-  "miniAppReplayClaimsToday", "miniAppOpenToFirstMutationP50Sec", "currentSnapshotAt", "lifecycleHistoryUpdatedAt", "lifecycleHistoryEverySeconds", "quality",
-  "privacy", "updatedAt", "updatedEverySeconds", "topCoins", "watcherHistory",
+  "activeWatchers",
+  "coinSubscriptions",
+  "explicitCoinSubscriptions",
+  "presetImpliedCoinSubscriptions",
+  "activePresetFollowers",
+  "newWatchersToday",
+  "churnedWatchersToday",
+  "reactivatedWatchersToday",
+  "historySource",
+  "pendingDeliveries",
+  "miniAppSessionsToday",
+  "miniAppMutationsToday",
+  "miniAppDeniedToday",
+  "miniAppReplayClaimsToday",
+  "miniAppOpenToFirstMutationP50Sec",
+  "currentSnapshotAt",
+  "lifecycleHistoryUpdatedAt",
+  "lifecycleHistoryEverySeconds",
+  "quality",
+  "privacy",
+  "updatedAt",
+  "updatedEverySeconds",
+  "topCoins",
+  "watcherHistory",
 ];
 
 describe("GET /api/telegram-pulse", () => {
@@ -37,12 +69,39 @@ describe("GET /api/telegram-pulse", () => {
     expect(Object.keys(body).sort()).toEqual([...SPEC_FIELDS].sort());
     expect(() => TelegramPulseSchema.parse(body)).not.toThrow();
     expect(body).toMatchObject({
-      activeWatchers: 0, coinSubscriptions: 0, explicitCoinSubscriptions: 0, presetImpliedCoinSubscriptions: 0, activePresetFollowers: 0, newWatchersToday: 0,
-      churnedWatchersToday: 0, reactivatedWatchersToday: 0, historySource: "live-fallback", pendingDeliveries: null, miniAppSessionsToday: 0, miniAppMutationsToday: 0,
-      miniAppDeniedToday: 0, miniAppReplayClaimsToday: 0, miniAppOpenToFirstMutationP50Sec: null, currentSnapshotAt: null, lifecycleHistoryUpdatedAt: null,
-      lifecycleHistoryEverySeconds: 86400, quality: { status: "partial", unavailableFields: ["pendingDeliveries"] },
-      privacy: { exactActiveWatchers: true, lowCardinalityThreshold: 5, suppressedFields: [] }, updatedAt: f.now(), updatedEverySeconds: 300, topCoins: [],
-      watcherHistory: [{ date: "2026-11-25", timestamp: Date.parse("2026-11-25T00:00:00Z") / 1000, newWatchers: 0, activeWatchers: 0, churnedWatchers: 0, reactivatedWatchers: 0 }],
+      activeWatchers: 0,
+      coinSubscriptions: 0,
+      explicitCoinSubscriptions: 0,
+      presetImpliedCoinSubscriptions: 0,
+      activePresetFollowers: 0,
+      newWatchersToday: 0,
+      churnedWatchersToday: 0,
+      reactivatedWatchersToday: 0,
+      historySource: "live-fallback",
+      pendingDeliveries: null,
+      miniAppSessionsToday: 0,
+      miniAppMutationsToday: 0,
+      miniAppDeniedToday: 0,
+      miniAppReplayClaimsToday: 0,
+      miniAppOpenToFirstMutationP50Sec: null,
+      currentSnapshotAt: null,
+      lifecycleHistoryUpdatedAt: null,
+      lifecycleHistoryEverySeconds: 86400,
+      quality: { status: "partial", unavailableFields: ["pendingDeliveries"] },
+      privacy: { exactActiveWatchers: true, lowCardinalityThreshold: 5, suppressedFields: [] },
+      updatedAt: f.now(),
+      updatedEverySeconds: 300,
+      topCoins: [],
+      watcherHistory: [
+        {
+          date: "2026-11-25",
+          timestamp: Date.parse("2026-11-25T00:00:00Z") / 1000,
+          newWatchers: 0,
+          activeWatchers: 0,
+          churnedWatchers: 0,
+          reactivatedWatchers: 0,
+        },
+      ],
     });
   });
 
@@ -53,7 +112,14 @@ describe("GET /api/telegram-pulse", () => {
     expect(body.newWatchersToday).toBeNull();
     expect(body.churnedWatchersToday).toBe(0);
     expect(body.privacy.exactActiveWatchers).toBe(false);
-    expect(body.privacy.suppressedFields).toEqual(expect.arrayContaining(["activeWatchers", "newWatchersToday", "watcherHistory[2026-11-25].newWatchers", "watcherHistory[2026-11-25].activeWatchers"]));
+    expect(body.privacy.suppressedFields).toEqual(
+      expect.arrayContaining([
+        "activeWatchers",
+        "newWatchersToday",
+        "watcherHistory[2026-11-25].newWatchers",
+        "watcherHistory[2026-11-25].activeWatchers",
+      ]),
+    );
     expect(body.privacy.suppressedFields).not.toContain("churnedWatchersToday");
     expect(body.watcherHistory.at(-1)).toMatchObject({ newWatchers: null, activeWatchers: null, churnedWatchers: 0 });
 
@@ -79,7 +145,8 @@ describe("GET /api/telegram-pulse", () => {
   });
 
   it("mini-app counts: denied never suppressed; sessions, mutations and the open → first mutation median suppressed below 5", async () => {
-    for (let i = 0; i < 3; i++) await f.post("/api/telegram-mini-app/session", { initData: initDataFor(900, f.now() - 2 * 86400) }); // expired: denied
+    for (let i = 0; i < 3; i++)
+      await f.post("/api/telegram-mini-app/session", { initData: initDataFor(900, f.now() - 2 * 86400) }); // expired: denied
     let { body } = await pulse();
     expect(body.miniAppDeniedToday).toBe(3);
     expect(body.privacy.suppressedFields).not.toContain("miniAppDeniedToday");
@@ -89,16 +156,32 @@ describe("GET /api/telegram-pulse", () => {
       const initData = initDataFor(user, f.now());
       expect((await f.post("/api/telegram-mini-app/session", { initData })).status).toBe(200);
       f.clock.ms += (i + 1) * 10_000; // 10, 20, 30, 40, 50 s until the first mutation
-      expect((await f.post("/api/telegram-mini-app/mutate", { initData, requestId: `pulse-req-${user}`, action: "follow", coin: "usdc-circle" })).status).toBe(200);
+      expect(
+        (
+          await f.post("/api/telegram-mini-app/mutate", {
+            initData,
+            requestId: `pulse-req-${user}`,
+            action: "follow",
+            coin: "usdc-circle",
+          })
+        ).status,
+      ).toBe(200);
       if (i === 0) {
         ({ body } = await pulse());
         expect(body.miniAppSessionsToday).toBeNull();
         expect(body.miniAppMutationsToday).toBeNull();
         expect(body.miniAppOpenToFirstMutationP50Sec).toBeNull();
-        expect(body.privacy.suppressedFields).toEqual(expect.arrayContaining(["miniAppSessionsToday", "miniAppMutationsToday", "miniAppOpenToFirstMutationP50Sec"]));
+        expect(body.privacy.suppressedFields).toEqual(
+          expect.arrayContaining(["miniAppSessionsToday", "miniAppMutationsToday", "miniAppOpenToFirstMutationP50Sec"]),
+        );
       }
     }
-    const replay = await f.post("/api/telegram-mini-app/mutate", { initData: initDataFor(805, f.now()), requestId: "pulse-req-805", action: "follow", coin: "usdc-circle" });
+    const replay = await f.post("/api/telegram-mini-app/mutate", {
+      initData: initDataFor(805, f.now()),
+      requestId: "pulse-req-805",
+      action: "follow",
+      coin: "usdc-circle",
+    });
     expect(replay.status).toBe(200); // another launch (new init data): not a replay
     ({ body } = await pulse());
     expect(body.miniAppSessionsToday).toBe(5);
@@ -119,13 +202,30 @@ describe("GET /api/telegram-pulse", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const snap = await res.json();
-    expect(snap).toMatchObject({ day: "2026-11-25", snapshotAt: f.now(), activeWatchers: 10, newWatchers: 10, churnedWatchers: 0, reactivatedWatchers: 0 });
+    expect(snap).toMatchObject({
+      day: "2026-11-25",
+      snapshotAt: f.now(),
+      activeWatchers: 10,
+      newWatchers: 10,
+      churnedWatchers: 0,
+      reactivatedWatchers: 0,
+    });
 
     const { body } = await pulse();
     expect(body.historySource).toBe("snapshot");
     expect(body.currentSnapshotAt).toBe(f.now());
     expect(body.lifecycleHistoryUpdatedAt).toBe(f.now());
-    expect(body.watcherHistory).toEqual([{ date: "2026-11-25", timestamp: Date.parse("2026-11-25T00:00:00Z") / 1000, snapshotAt: f.now(), newWatchers: 10, activeWatchers: 10, churnedWatchers: 0, reactivatedWatchers: 0 }]);
+    expect(body.watcherHistory).toEqual([
+      {
+        date: "2026-11-25",
+        timestamp: Date.parse("2026-11-25T00:00:00Z") / 1000,
+        snapshotAt: f.now(),
+        newWatchers: 10,
+        activeWatchers: 10,
+        churnedWatchers: 0,
+        reactivatedWatchers: 0,
+      },
+    ]);
   });
 
   it("the next UTC day falls back to live numbers until its snapshot; yesterday's snapshot stays in the history", async () => {
@@ -138,27 +238,54 @@ describe("GET /api/telegram-pulse", () => {
     expect(body.lifecycleHistoryUpdatedAt).toBe(snapAt);
     expect(body.newWatchersToday).toBe(0);
     expect(body.churnedWatchersToday).toBeNull(); // 1
-    expect(body.watcherHistory.map((r: { date: string; snapshotAt?: number }) => [r.date, r.snapshotAt ?? null])).toEqual([["2026-11-25", snapAt], ["2026-11-26", null]]);
+    expect(
+      body.watcherHistory.map((r: { date: string; snapshotAt?: number }) => [r.date, r.snapshotAt ?? null]),
+    ).toEqual([
+      ["2026-11-25", snapAt],
+      ["2026-11-26", null],
+    ]);
     expect(body.miniAppDeniedToday).toBe(0);
   });
 
   it("pendingDeliveries and health's summary come from the dispatcher when one is wired", async () => {
     const status: DispatchStatus = {
-      pendingDeliveries: 7, pendingDeliveryLifecycleStatus: "available", pendingDeliveryBacklog: 2, lastDispatchAt: 1_764_000_000, lastDispatchStatus: "ok",
-      safetyAlertSourceState: "ok", safetyAlertSourceAgeSeconds: 120, safetyAlertsSuppressed: false, safetyAlertSourceGeneration: "g1",
+      pendingDeliveries: 7,
+      pendingDeliveryLifecycleStatus: "available",
+      pendingDeliveryBacklog: 2,
+      lastDispatchAt: 1_764_000_000,
+      lastDispatchStatus: "ok",
+      safetyAlertSourceState: "ok",
+      safetyAlertSourceAgeSeconds: 120,
+      safetyAlertsSuppressed: false,
+      safetyAlertSourceGeneration: "g1",
     };
-    const service = createTelegramService({ sql: f.sql, token: TEST_BOT_TOKEN, apiRoot: f.botApi.apiRoot, botInfo: TEST_BOT_ME, dispatch: { status: async () => status } });
+    const service = createTelegramService({
+      sql: f.sql,
+      token: TEST_BOT_TOKEN,
+      apiRoot: f.botApi.apiRoot,
+      botInfo: TEST_BOT_ME,
+      dispatch: { status: async () => status },
+    });
     const p = await service.pulse({ build: null, wallNow: f.now() });
     expect(p.pendingDeliveries).toBe(7);
     // no coin list (no build): subscription totals that need it are unavailable, not zero
-    expect(p.quality).toEqual({ status: "partial", unavailableFields: ["coinSubscriptions", "presetImpliedCoinSubscriptions"] });
+    expect(p.quality).toEqual({
+      status: "partial",
+      unavailableFields: ["coinSubscriptions", "presetImpliedCoinSubscriptions"],
+    });
     expect([p.coinSubscriptions, p.presetImpliedCoinSubscriptions]).toEqual([null, null]);
     const chats = Number((await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats")).rows[0]!.c);
     expect(await service.summary(f.now())).toEqual({ totalChats: chats, ...status });
   });
 
   it("503 `Data not yet available: telegram-pulse` without a bot", async () => {
-    const app = createApp({ store: new PublishedStore(async () => null, 0), keys: f.keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall" });
+    const app = createApp({
+      store: new PublishedStore(async () => null, 0),
+      keys: f.keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: [],
+      clockMode: "wall",
+    });
     const res = await app.request("/api/telegram-pulse", { headers: { "X-API-Key": f.token } });
     expect([res.status, await res.json()]).toEqual([503, { error: "Data not yet available: telegram-pulse" }]);
   });

@@ -6,13 +6,18 @@ import { ROUTES } from "../../api/routes/index.ts";
 import { execFileSync } from "node:child_process";
 
 const ROOT = join(import.meta.dirname, "../..");
-const tsFiles = (dir: string): string[] => readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
-  .filter((e) => e.isFile() && e.name.endsWith(".ts")).map((e) => relative(ROOT, join(e.parentPath, e.name)));
-const imports = (file: string) => [...readFileSync(join(ROOT, file), "utf8").matchAll(/from\s+"(\.[^"]+)"/g)].map((m) => join(file, "..", m[1]));
+const tsFiles = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+const imports = (file: string) =>
+  [...readFileSync(join(ROOT, file), "utf8").matchAll(/from\s+"(\.[^"]+)"/g)].map((m) => join(file, "..", m[1]));
 
 describe("contracts", () => {
   it("committed api/openapi.json matches the route declarations (run `make openapi`)", () => {
-    expect(JSON.parse(readFileSync(join(ROOT, "api/openapi.json"), "utf8"))).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
+    expect(JSON.parse(readFileSync(join(ROOT, "api/openapi.json"), "utf8"))).toEqual(
+      JSON.parse(JSON.stringify(buildOpenApi())),
+    );
   });
 
   it("every route declares an operationId, a summary and a lane; JSON routes a cache profile; keyed reads of published artifacts a budget; all documented", () => {
@@ -26,23 +31,39 @@ describe("contracts", () => {
       if (r.kind === "json") {
         expect(r.cache).toBeTruthy();
         // a freshness budget on every keyed read, except immutable dated snapshots (a past day never goes stale)
-        if (r.method === "GET" && !r.notYetAvailable && r.lane === "apiKey" && r.cache !== "immutable-snapshot" && r.cache !== "archive") expect(r.artifact?.maxAgeSec ?? r.maxAgeSec, r.path).toBeGreaterThan(0);
+        if (
+          r.method === "GET" &&
+          !r.notYetAvailable &&
+          r.lane === "apiKey" &&
+          r.cache !== "immutable-snapshot" &&
+          r.cache !== "archive"
+        )
+          expect(r.artifact?.maxAgeSec ?? r.maxAgeSec, r.path).toBeGreaterThan(0);
       }
-      const documented = doc.paths[r.path.replace(/:([A-Za-z]+)/g, "{$1}")] as Record<string, { operationId: string }> | undefined;
+      const documented = doc.paths[r.path.replace(/:([A-Za-z]+)/g, "{$1}")] as
+        | Record<string, { operationId: string }>
+        | undefined;
       if (r.lane === "admin") expect(documented, r.path).toBeUndefined();
       else expect(documented?.[r.method.toLowerCase()]?.operationId, r.path).toBe(r.operationId);
     }
   });
 
   it("every OpenAPI tag an operation carries is declared with a description (the reference page groups by them)", () => {
-    const doc = buildOpenApi() as { paths: Record<string, Record<string, { tags?: string[] }>>; tags: { name: string; description: string }[] };
+    const doc = buildOpenApi() as {
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+      tags: { name: string; description: string }[];
+    };
     const used = new Set(Object.values(doc.paths).flatMap((p) => Object.values(p).flatMap((op) => op.tags ?? [])));
     const declared = new Map(doc.tags.map((t) => [t.name, t.description]));
     for (const t of used) expect(declared.get(t), t).toBeTruthy();
   });
 
   it("the OpenAPI description lints clean with @redocly/cli (recommended rules, 0 errors, 0 warnings)", () => {
-    const out = execFileSync("npx", ["redocly", "lint", "--format", "json", "api/openapi.json"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync("npx", ["redocly", "lint", "--format", "json", "api/openapi.json"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     const report = JSON.parse(out.slice(out.indexOf("{")));
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });

@@ -18,11 +18,30 @@ import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 // The page is rendered into a fresh directory, so each run exercises `redocly build-docs` itself.
 
 /** Chromium flags for this machine's closed network (no background connections), as root. */
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
-interface Operation { tag: string; operationId: string; summary: string; method: string; path: string }
+interface Operation {
+  tag: string;
+  operationId: string;
+  summary: string;
+  method: string;
+  path: string;
+}
 
-const failingSql: SqlClient = { query: async () => { throw new Error("the state store is not used by /docs"); }, close: async () => undefined };
+const failingSql: SqlClient = {
+  query: async () => {
+    throw new Error("the state store is not used by /docs");
+  },
+  close: async () => undefined,
+};
 const dataDir = mkdtempSync(join(tmpdir(), "ballast-docs-data-"));
 const docsDir = mkdtempSync(join(tmpdir(), "ballast-docs-cache-"));
 let server: Server;
@@ -33,15 +52,29 @@ let operations: Operation[];
 
 beforeAll(async () => {
   const listener = createNodeListener({
-    store: new PublishedStore(fsReader(dataDir), 0), keys: new KeyStore(failingSql, "pepper-for-tests-0123456789"), limiter: new KeyRateLimiter(),
-    corsOrigins: [], clockMode: "wall", services: { docsDir },
+    store: new PublishedStore(fsReader(dataDir), 0),
+    keys: new KeyStore(failingSql, "pepper-for-tests-0123456789"),
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+    services: { docsDir },
   });
   server = createServer(listener).listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   openapi = Buffer.from(await (await fetch(`${base}/openapi.json`)).arrayBuffer());
-  const doc = JSON.parse(openapi.toString("utf8")) as { paths: Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>> };
-  operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ tag: op.tags[0], operationId: op.operationId, summary: op.summary, method: method.toUpperCase(), path })));
+  const doc = JSON.parse(openapi.toString("utf8")) as {
+    paths: Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>>;
+  };
+  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({
+      tag: op.tags[0],
+      operationId: op.operationId,
+      summary: op.summary,
+      method: method.toUpperCase(),
+      path,
+    })),
+  );
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
 });
 afterAll(async () => {
@@ -55,14 +88,20 @@ afterAll(async () => {
 async function watchedPage() {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const problems: string[] = [];
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+  });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on("request", (r) => { if (!r.url().startsWith(`${base}/`)) problems.push(`request off the server: ${r.url()}`); });
+  page.on("request", (r) => {
+    if (!r.url().startsWith(`${base}/`)) problems.push(`request off the server: ${r.url()}`);
+  });
   // Init scripts run outside the page's CSP: they see every violation the policy reports.
   await page.addInitScript(() => {
     (window as unknown as { cspViolations: string[] }).cspViolations = [];
-    document.addEventListener("securitypolicyviolation", (e) => (window as unknown as { cspViolations: string[] }).cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      (window as unknown as { cspViolations: string[] }).cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`),
+    );
   });
   const cspViolations = () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
   return { page, problems, cspViolations };
@@ -73,7 +112,10 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ headers
   return new Promise((resolve, reject) => {
     get(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) })).on("error", reject);
+      res
+        .on("data", (c: Buffer) => chunks.push(c))
+        .on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+        .on("error", reject);
     }).on("error", reject);
   });
 }
@@ -84,7 +126,11 @@ const sectionId = (op: Operation) => `/${op.tag}/${op.operationId}`.toLowerCase(
 /** Text of the rendered section of `op` once its deep link is followed; "" if it does not render within 5 s. */
 async function operationText(page: Page, op: Operation): Promise<string> {
   const selector = `[data-section-id="${sectionId(op)}"]`;
-  await page.waitForFunction((s) => ((document.querySelector(s) as HTMLElement | null)?.innerText ?? "").length > 0, selector, { timeout: 5000 }).catch(() => undefined);
+  await page
+    .waitForFunction((s) => ((document.querySelector(s) as HTMLElement | null)?.innerText ?? "").length > 0, selector, {
+      timeout: 5000,
+    })
+    .catch(() => undefined);
   return page.evaluate((s) => (document.querySelector(s) as HTMLElement | null)?.innerText ?? "", selector);
 }
 
@@ -97,12 +143,32 @@ describe("API reference page (/docs)", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const html = await res.text();
     // Rendered from exactly the bytes /openapi.json serves.
-    expect(html).toContain(`<meta name="ballast-openapi-sha256" content="${createHash("sha256").update(openapi).digest("hex")}" />`);
+    expect(html).toContain(
+      `<meta name="ballast-openapi-sha256" content="${createHash("sha256").update(openapi).digest("hex")}" />`,
+    );
     expect(html).toContain('"disableTelemetry":true');
     expect(html).not.toMatch(/cdn\.redoc\.ly|cdn\.redocly\.com\/redoc/);
-    const csp = Object.fromEntries(res.headers.get("content-security-policy")!.split(";").map((d) => { const [k, ...v] = d.trim().split(/\s+/); return [k, v.join(" ")]; }));
-    expect(csp).toMatchObject({ "default-src": "'none'", "style-src": "'unsafe-inline'", "img-src": "data:", "font-src": "data:", "connect-src": "'none'", "base-uri": "'none'", "frame-ancestors": "'none'" });
-    const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`);
+    const csp = Object.fromEntries(
+      res.headers
+        .get("content-security-policy")!
+        .split(";")
+        .map((d) => {
+          const [k, ...v] = d.trim().split(/\s+/);
+          return [k, v.join(" ")];
+        }),
+    );
+    expect(csp).toMatchObject({
+      "default-src": "'none'",
+      "style-src": "'unsafe-inline'",
+      "img-src": "data:",
+      "font-src": "data:",
+      "connect-src": "'none'",
+      "base-uri": "'none'",
+      "frame-ancestors": "'none'",
+    });
+    const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map(
+      (m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`,
+    );
     expect(scripts.length).toBeGreaterThanOrEqual(1);
     expect(csp["script-src"].split(" ").sort()).toEqual([...new Set(scripts)].sort());
     // Rendered once into the docs dir; later requests are answered from memory, compressed on request.
@@ -122,7 +188,9 @@ describe("API reference page (/docs)", () => {
     expect(Buffer.from(page.bytes).equals(readFileSync(join(docsDir, file)))).toBe(true);
     const scratch = mkdtempSync(join(tmpdir(), "ballast-docs-bad-"));
     try {
-      await expect(renderApiDocs(Buffer.from("{ not json"), join(scratch, "page.html"))).rejects.toThrow(/redocly build-docs failed/);
+      await expect(renderApiDocs(Buffer.from("{ not json"), join(scratch, "page.html"))).rejects.toThrow(
+        /redocly build-docs failed/,
+      );
       expect(readdirSync(scratch)).toEqual([]);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -141,13 +209,27 @@ describe("API reference page (/docs)", () => {
         const ops = operations.filter((o) => o.tag === tag);
         // Redoc renders sections lazily: follow each operation's deep link, then read its section.
         for (const op of ops) {
-          await page.evaluate((hash) => { location.hash = hash; }, `#${sectionId(op)}`);
+          await page.evaluate(
+            (hash) => {
+              location.hash = hash;
+            },
+            `#${sectionId(op)}`,
+          );
           const text = await operationText(page, op);
-          if (!text.includes(op.summary) || !text.includes(op.method) || !text.includes(op.path)) missing.push(`${op.operationId} (${op.method} ${op.path}): ${JSON.stringify(text.slice(0, 120))}`);
+          if (!text.includes(op.summary) || !text.includes(op.method) || !text.includes(op.path))
+            missing.push(`${op.operationId} (${op.method} ${op.path}): ${JSON.stringify(text.slice(0, 120))}`);
         }
         // The sidebar, open at this tag, lists its operations, each linking to its section.
-        const menu = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-component-name="Menu/MenuItem"] a[href^="#/"]')].map((a) => [a.getAttribute("href"), (a as HTMLElement).innerText])));
-        for (const op of ops) if (!menu[`#${sectionId(op)}`]?.includes(op.summary)) missing.push(`${op.operationId}: not in the sidebar`);
+        const menu = await page.evaluate(() =>
+          Object.fromEntries(
+            [...document.querySelectorAll('[data-component-name="Menu/MenuItem"] a[href^="#/"]')].map((a) => [
+              a.getAttribute("href"),
+              (a as HTMLElement).innerText,
+            ]),
+          ),
+        );
+        for (const op of ops)
+          if (!menu[`#${sectionId(op)}`]?.includes(op.summary)) missing.push(`${op.operationId}: not in the sidebar`);
         if (missing.length >= 5) break; // enough to report; each missing section costs a 5 s wait
       }
       expect(missing).toEqual([]);
@@ -157,7 +239,16 @@ describe("API reference page (/docs)", () => {
       await expect.poll(() => trigger.innerText(), { timeout: 20_000 }).toMatch(/Search/);
       await trigger.click();
       await page.locator('[data-component-name="Search/SearchInput"] input').fill("reference page");
-      await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('[data-component-name="Search/SearchItem"]')].map((e) => (e as HTMLElement).innerText.replace(/\s+/g, " "))), { timeout: 10_000 })
+      await expect
+        .poll(
+          () =>
+            page.evaluate(() =>
+              [...document.querySelectorAll('[data-component-name="Search/SearchItem"]')].map((e) =>
+                (e as HTMLElement).innerText.replace(/\s+/g, " "),
+              ),
+            ),
+          { timeout: 10_000 },
+        )
         .toEqual(expect.arrayContaining([expect.stringMatching(/^GET \/docs API reference page/)]));
       expect(await cspViolations()).toEqual([]);
       expect(problems).toEqual([]);
@@ -171,14 +262,21 @@ describe("API reference page (/docs)", () => {
     try {
       await page.goto(`${base}/docs`, { waitUntil: "load" });
       const result = await page.evaluate(async () => {
-        const fetched = await fetch("/openapi.json").then(() => "fetched", () => "blocked");
+        const fetched = await fetch("/openapi.json").then(
+          () => "fetched",
+          () => "blocked",
+        );
         const s = document.createElement("script");
         s.textContent = "window.injected = true";
         document.head.append(s);
         return { fetched, injected: (window as unknown as { injected?: boolean }).injected === true };
       });
       expect(result).toEqual({ fetched: "blocked", injected: false });
-      await expect.poll(cspViolations, { timeout: 5000 }).toEqual(expect.arrayContaining([expect.stringMatching(/^connect-src /), expect.stringMatching(/^script-src-elem /)]));
+      await expect
+        .poll(cspViolations, { timeout: 5000 })
+        .toEqual(
+          expect.arrayContaining([expect.stringMatching(/^connect-src /), expect.stringMatching(/^script-src-elem /)]),
+        );
     } finally {
       await page.close();
     }

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
-import { AsOfChecker, auditBuild, auditDuckDb, auditPublishedFiles, buildAsOfDay, type AuditBuild } from "../helpers/as-of-audit.ts";
+import {
+  AsOfChecker,
+  auditBuild,
+  auditDuckDb,
+  auditPublishedFiles,
+  buildAsOfDay,
+  type AuditBuild,
+} from "../helpers/as-of-audit.ts";
 
 /**
  * As-of audit (issue 17, Deliver 8): builds as of 2022-05-12 (UST's collapse) and 2023-03-15 (just
@@ -34,7 +41,9 @@ describe.each(DAYS)("build as of %s", (day) => {
 describe("build as of 2022-05-12 (UST's collapse)", () => {
   it("opens UST's incident at the 0.754 prints of 2022-05-09 (a move, not a stuck quote) and keeps it open", async () => {
     const build = builds.get("2022-05-12")!;
-    const { events } = JSON.parse(readFileSync(join(build.buildDir, "site-data/depeg-events.json"), "utf8")) as { events: { stablecoinId: string; startedAt: number; endedAt: number | null; direction: string }[] };
+    const { events } = JSON.parse(readFileSync(join(build.buildDir, "site-data/depeg-events.json"), "utf8")) as {
+      events: { stablecoinId: string; startedAt: number; endedAt: number | null; direction: string }[];
+    };
     const ust = events.filter((e) => e.stablecoinId === "ust-terraform-labs" && e.endedAt === null);
     expect(ust).toHaveLength(1);
     expect(ust[0].direction).toBe("below");
@@ -54,16 +63,36 @@ describe("the audit scanner (it can fail)", () => {
     expect(c.lateIsoIn("2023-03-02")).toEqual(["2023-03-02"]);
     // 2023-03-01T00:30+01:00 = 2023-02-28T23:30Z: before as-of
     expect(c.lateIsoIn("2023-03-01T00:30+01:00")).toEqual([]);
-    const payload = { rows: [{ date: "2023-02-28", observedAt: asOf + 1, startedAt: asOf, hourTs: (asOf + 3600) * 1000, peakDeviationBps: 2e9 }], expiresAt: asOf + 86400 };
+    const payload = {
+      rows: [
+        {
+          date: "2023-02-28",
+          observedAt: asOf + 1,
+          startedAt: asOf,
+          hourTs: (asOf + 3600) * 1000,
+          peakDeviationBps: 2e9,
+        },
+      ],
+      expiresAt: asOf + 86400,
+    };
     // peakDeviationBps is no time key; expiresAt is forward-looking by definition
-    expect(c.lateInJson(payload, "x.json")).toEqual([`.rows[0].observedAt=${asOf + 1}`, `.rows[0].hourTs=${(asOf + 3600) * 1000}`]);
-    expect(c.lateInCsv("date,stablecoin_id,observed_at\n2023-02-28,a,1677628800\n2023-03-02,b,1677628801\n")).toEqual(["3:date=2023-03-02", "3:observed_at=1677628801"]);
+    expect(c.lateInJson(payload, "x.json")).toEqual([
+      `.rows[0].observedAt=${asOf + 1}`,
+      `.rows[0].hourTs=${(asOf + 3600) * 1000}`,
+    ]);
+    expect(c.lateInCsv("date,stablecoin_id,observed_at\n2023-02-28,a,1677628800\n2023-03-02,b,1677628801\n")).toEqual([
+      "3:date=2023-03-02",
+      "3:observed_at=1677628801",
+    ]);
   });
 
   it("finds a late file and late DuckDB rows (DATE, time-named integers, JSON text)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-audit-probe-"));
     writeFileSync(join(dir, "ok.json"), JSON.stringify({ date: "2023-02-28" }));
-    writeFileSync(join(dir, "late.ndjson"), `${JSON.stringify({ ts: asOf - 60 })}\n${JSON.stringify({ ts: asOf + 60 })}\n`);
+    writeFileSync(
+      join(dir, "late.ndjson"),
+      `${JSON.stringify({ ts: asOf - 60 })}\n${JSON.stringify({ ts: asOf + 60 })}\n`,
+    );
     expect(auditPublishedFiles(dir, asOf)).toEqual({ files: 2, late: [`late.ndjson [1].ts=${asOf + 60}`] });
     const file = join(dir, "probe.duckdb");
     const db = await Db.open(file);

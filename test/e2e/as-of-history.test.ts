@@ -59,15 +59,24 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     let slots: { stablecoin_id: string; price: number; slot_ts: number }[];
     try {
       // the consensus of each coin's last slot at or before as-of, within the week before it
-      slots = await db.all("select stablecoin_id, price, slot_ts::double as slot_ts from price_consensus_slots where slot_ts <= $asOf and slot_ts > $asOf - 7 * 86400 and price is not null qualify row_number() over (partition by stablecoin_id order by slot_ts desc) = 1", { asOf: AS_OF });
+      slots = await db.all(
+        "select stablecoin_id, price, slot_ts::double as slot_ts from price_consensus_slots where slot_ts <= $asOf and slot_ts > $asOf - 7 * 86400 and price is not null qualify row_number() over (partition by stablecoin_id order by slot_ts desc) = 1",
+        { asOf: AS_OF },
+      );
     } finally {
       db.close();
     }
     expect(slots.length).toBeGreaterThanOrEqual(15);
     const priced = list.peggedAssets.filter((a: { price: number | null }) => typeof a.price === "number");
     expect(priced.length).toBeGreaterThanOrEqual(15);
-    const peg = JSON.parse(readFileSync(join(buildDir, "site-data/peg-summary.json"), "utf8")).coins as { id: string; pegScore: number | null }[];
-    const cards = JSON.parse(readFileSync(join(buildDir, "site-data/report-cards.json"), "utf8")).cards as { id: string; overallGrade: string }[];
+    const peg = JSON.parse(readFileSync(join(buildDir, "site-data/peg-summary.json"), "utf8")).coins as {
+      id: string;
+      pegScore: number | null;
+    }[];
+    const cards = JSON.parse(readFileSync(join(buildDir, "site-data/report-cards.json"), "utf8")).cards as {
+      id: string;
+      overallGrade: string;
+    }[];
     for (const id of ["usdt-tether", "usdc-circle", "dai-sky"]) {
       const coin = list.peggedAssets.find((a: { id: string }) => a.id === id);
       const slot = slots.find((s) => s.stablecoin_id === id)!;
@@ -89,7 +98,9 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
   it("keeps on-chain supply samples observed later on the as-of day out (block time, not its UTC day)", async () => {
     const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     try {
-      const [r] = await db.all<{ n: number; last: number }>("select count(*)::integer as n, max(observed_at)::integer as last from chain_supply_samples");
+      const [r] = await db.all<{ n: number; last: number }>(
+        "select count(*)::integer as n, max(observed_at)::integer as last from chain_supply_samples",
+      );
       expect(r.n).toBeGreaterThan(0);
       expect(r.last).toBeLessThanOrEqual(AS_OF);
       expect(r.last).toBeGreaterThan(AS_OF - 86400); // samples every 5,000 blocks (~4 h on BSC): the day before is there
@@ -101,7 +112,9 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
   it("values EUR pegs at the ECB rate published before as-of (2023-02-28's, not 2023-03-01's fixed at ~16:00 Berlin)", async () => {
     const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     try {
-      const [fx] = await db.all<{ date: string; published_at: number }>("select date::varchar as date, published_at::integer as published_at from fx_rates_daily where currency = 'EUR' order by date desc limit 1");
+      const [fx] = await db.all<{ date: string; published_at: number }>(
+        "select date::varchar as date, published_at::integer as published_at from fx_rates_daily where currency = 'EUR' order by date desc limit 1",
+      );
       expect(fx.date).toBe("2023-02-28");
       expect(fx.published_at).toBe(Date.parse("2023-02-28T15:00:00Z") / 1000); // 16:00 CET
     } finally {
@@ -110,20 +123,31 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
   });
 
   it("flags no coin dead whose death was not known on the as-of day", async () => {
-    const deadAfter = new Set(loadRegistry().coins.filter((c) => {
-      const known = deathKnownOn(c.deadFrom);
-      return known !== null && known > AS_OF_DAY;
-    }).map((c) => c.id));
+    const deadAfter = new Set(
+      loadRegistry()
+        .coins.filter((c) => {
+          const known = deathKnownOn(c.deadFrom);
+          return known !== null && known > AS_OF_DAY;
+        })
+        .map((c) => c.id),
+    );
     expect(deadAfter.size).toBeGreaterThan(0);
-    const cemetery = JSON.parse(readFileSync(join(buildDir, "datasets/stablecoin-cemetery.json"), "utf8")) as { id: string; deathDate: string | null }[];
+    const cemetery = JSON.parse(readFileSync(join(buildDir, "datasets/stablecoin-cemetery.json"), "utf8")) as {
+      id: string;
+      deathDate: string | null;
+    }[];
     expect(cemetery.filter((c) => deadAfter.has(c.id))).toEqual([]);
     expect(cemetery.length).toBeGreaterThan(0);
     for (const c of cemetery) expect(c.deathDate === null || c.deathDate <= AS_OF_DAY).toBe(true);
     const db = await Db.open(join(buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     try {
-      const flagged = await db.all<{ id: string }>("select id from registry_coins where is_dead or dead_from is not null order by id");
+      const flagged = await db.all<{ id: string }>(
+        "select id from registry_coins where is_dead or dead_from is not null order by id",
+      );
       expect(flagged.filter((r) => deadAfter.has(r.id))).toEqual([]);
-      const listedDead = await db.all<{ stablecoin_id: string }>("select stablecoin_id from stablecoins where is_dead order by 1");
+      const listedDead = await db.all<{ stablecoin_id: string }>(
+        "select stablecoin_id from stablecoins where is_dead order by 1",
+      );
       expect(listedDead.filter((r) => deadAfter.has(r.stablecoin_id))).toEqual([]);
     } finally {
       db.close();

@@ -18,13 +18,21 @@ const ECB = "ecb-eurofxref/eurofxref-hist.csv";
 const USDC_LLAMA_ID = "2";
 /** An unknown upstream coin whose chains sum to 3x its total. */
 const BAD_NEW_ASSET = {
-  id: "99998", name: "Lopsided Dollar", symbol: "LSD", gecko_id: null, pegType: "peggedUSD", priceSource: "defillama",
-  pegMechanism: "fiat-backed", circulating: { peggedUSD: 10_000_000 }, circulatingPrevDay: { peggedUSD: 10_000_000 },
+  id: "99998",
+  name: "Lopsided Dollar",
+  symbol: "LSD",
+  gecko_id: null,
+  pegType: "peggedUSD",
+  priceSource: "defillama",
+  pegMechanism: "fiat-backed",
+  circulating: { peggedUSD: 10_000_000 },
+  circulatingPrevDay: { peggedUSD: 10_000_000 },
   chainCirculating: {
     Ethereum: { current: { peggedUSD: 20_000_000 }, circulatingPrevDay: { peggedUSD: 19_000_000 } },
     Tron: { current: { peggedUSD: 10_000_000 } },
   },
-  chains: ["Ethereum", "Tron"], price: 1,
+  chains: ["Ethereum", "Tron"],
+  price: 1,
 };
 
 /**
@@ -36,8 +44,14 @@ function corruptedCaptureDir(edits: Record<string, (text: string) => string>): s
   const link = (rel: string) => {
     const src = join(CAPTURE_DIR, rel);
     const touched = Object.keys(edits).filter((f) => f === rel || f.startsWith(`${rel}/`));
-    if (touched.length === 0) { symlinkSync(src, join(root, rel)); return; }
-    if (touched.includes(rel)) { writeFileSync(join(root, rel), edits[rel](readFileSync(src, "utf8"))); return; }
+    if (touched.length === 0) {
+      symlinkSync(src, join(root, rel));
+      return;
+    }
+    if (touched.includes(rel)) {
+      writeFileSync(join(root, rel), edits[rel](readFileSync(src, "utf8")));
+      return;
+    }
     mkdirSync(join(root, rel));
     for (const e of readdirSync(src)) link(join(rel, e));
   };
@@ -60,7 +74,11 @@ const editList = (text: string) => {
 const original = JSON.parse(readFileSync(join(CAPTURE_DIR, LIST), "utf8")).peggedAssets as Record<string, any>[];
 
 /** The corrupted inputs of the shared build: the list edited, two optional captures emptied. */
-const EDITS: Record<string, (text: string) => string> = { [LIST]: editList, [MARKET_CAP_CSV]: () => "", [MARKETS]: () => "\n" };
+const EDITS: Record<string, (text: string) => string> = {
+  [LIST]: editList,
+  [MARKET_CAP_CSV]: () => "",
+  [MARKETS]: () => "\n",
+};
 
 let sinkDir: string;
 let manifest: BuildManifest;
@@ -70,8 +88,15 @@ beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   const captureDir = corruptedCaptureDir(EDITS);
   sinkDir = mkdtempSync(join(tmpdir(), "ballast-bad-input-sink-"));
-  ({ manifest, runKey } = await runBuild({ asOf: RECORDED_AS_OF, captureDir, sink: new FsSink(sinkDir), warehousePath: null }));
-  coins = JSON.parse(readFileSync(join(sinkDir, "builds", manifest.buildId, "site-data/stablecoins.json"), "utf8")).peggedAssets;
+  ({ manifest, runKey } = await runBuild({
+    asOf: RECORDED_AS_OF,
+    captureDir,
+    sink: new FsSink(sinkDir),
+    warehousePath: null,
+  }));
+  coins = JSON.parse(
+    readFileSync(join(sinkDir, "builds", manifest.buildId, "site-data/stablecoins.json"), "utf8"),
+  ).peggedAssets;
 }, 240_000);
 
 describe("a coin whose chains disagree with its total is quarantined, the rest publishes", () => {
@@ -80,10 +105,19 @@ describe("a coin whose chains disagree with its total is quarantined, the rest p
     const listTotal = original.find((a) => a.id === USDC_LLAMA_ID)!.circulating.peggedUSD * 0.9;
     expect(usdc.circulating.peggedUSD).toBeCloseTo(listTotal, -3);
     expect(usdc.chainCirculating).toEqual({});
-    expect(usdc.supplyChainGuard).toMatchObject({ reason: "supply-chain-dropout", status: "quarantined", quarantinedSince: RECORDED_AS_OF });
+    expect(usdc.supplyChainGuard).toMatchObject({
+      reason: "supply-chain-dropout",
+      status: "quarantined",
+      quarantinedSince: RECORDED_AS_OF,
+    });
     const eth = usdc.supplyChainGuard!.chains.find((c) => c.chainLabel === "Ethereum")!;
     const upstreamEth = original.find((a) => a.id === USDC_LLAMA_ID)!.chainCirculating.Ethereum;
-    expect(eth).toMatchObject({ chainId: "ethereum", resolution: "unavailable", baselineSource: "list-prev-day", observedAtKind: "upstream" });
+    expect(eth).toMatchObject({
+      chainId: "ethereum",
+      resolution: "unavailable",
+      baselineSource: "list-prev-day",
+      observedAtKind: "upstream",
+    });
     expect(eth.listCurrentUsd).toBeCloseTo(upstreamEth.current.peggedUSD, -3);
     expect(eth.baselineUsd).toBeCloseTo(upstreamEth.circulatingPrevDay.peggedUSD, -3);
     expect(usdc.supplyChainGuard!.chains.length).toBeGreaterThan(50);
@@ -100,13 +134,21 @@ describe("a coin whose chains disagree with its total is quarantined, the rest p
     const usdt = coins.find((c) => c.id === "usdt-tether")!;
     expect(usdt.supplyChainGuard).toBeUndefined();
     expect(Object.keys(usdt.chainCirculating).length).toBeGreaterThan(10);
-    expect(coins.filter((c) => c.supplyChainGuard).map((c) => c.symbol).sort()).toEqual(["LSD", "USDC"]);
+    expect(
+      coins
+        .filter((c) => c.supplyChainGuard)
+        .map((c) => c.symbol)
+        .sort(),
+    ).toEqual(["LSD", "USDC"]);
     const db = await Db.open(join(sinkDir, "builds", manifest.buildId, "ballast.duckdb"), { access_mode: "READ_ONLY" });
     try {
       const rows = await db.all<{ id: string; n: number }>(
-        "select stablecoin_id as id, count(*)::integer as n from stablecoin_chain_supply where stablecoin_id in (select stablecoin_id from supply_chain_guard) group by all");
+        "select stablecoin_id as id, count(*)::integer as n from stablecoin_chain_supply where stablecoin_id in (select stablecoin_id from supply_chain_guard) group by all",
+      );
       expect(rows).toEqual([]);
-      const guard = await db.all<{ stablecoin_id: string }>("select stablecoin_id from supply_chain_guard order by stablecoin_id");
+      const guard = await db.all<{ stablecoin_id: string }>(
+        "select stablecoin_id from supply_chain_guard order by stablecoin_id",
+      );
       expect(guard.map((g) => g.stablecoin_id)).toContain("usdc-circle");
     } finally {
       db.close();
@@ -115,7 +157,9 @@ describe("a coin whose chains disagree with its total is quarantined, the rest p
 
   it("the manifest counts the withheld chain rows and names the coins", () => {
     const usdcChains = Object.keys(original.find((a) => a.id === USDC_LLAMA_ID)!.chainCirculating).length;
-    expect(manifest.qualityRejections.supply_chain_guard["chain-sum-above-total"]).toBeGreaterThanOrEqual(usdcChains - 5);
+    expect(manifest.qualityRejections.supply_chain_guard["chain-sum-above-total"]).toBeGreaterThanOrEqual(
+      usdcChains - 5,
+    );
     expect(manifest.warnings.some((w) => w.startsWith("supply-chain guard: usdc-circle quarantined"))).toBe(true);
   });
 });
@@ -142,8 +186,9 @@ describe("empty captures are named in the manifest and in health", () => {
     const sink = new FsSink(sinkDir);
     const before = readFileSync(join(sinkDir, "latest.json"), "utf8");
     const empty = corruptedCaptureDir({ [LIST]: () => "" });
-    await expect(runBuild({ asOf: RECORDED_AS_OF, captureDir: empty, sink, warehousePath: null }))
-      .rejects.toThrow(`recorded capture ${LIST} (defillama.stablecoins) is empty (empty-file)`);
+    await expect(runBuild({ asOf: RECORDED_AS_OF, captureDir: empty, sink, warehousePath: null })).rejects.toThrow(
+      `recorded capture ${LIST} (defillama.stablecoins) is empty (empty-file)`,
+    );
     expect(readFileSync(join(sinkDir, "latest.json"), "utf8")).toBe(before);
     const failed = (await sink.list("runs/")).filter((k) => k.endsWith("-failed.json"));
     expect(failed).toHaveLength(1);
@@ -158,7 +203,13 @@ describe("duplicate upstream coins are counted", () => {
     const list = manifest.sources.find((s) => s.endpoint === "defillama.stablecoins")!;
     expect(list.dropped["duplicate-identical"]).toBe(1);
     expect(list.dropped["duplicate-conflicting"]).toBe(1);
-    expect(manifest.warnings.some((w) => w.startsWith("source defillama.stablecoins: 1 repeated upstream entry with the id of an earlier entry but other values"))).toBe(true);
+    expect(
+      manifest.warnings.some((w) =>
+        w.startsWith(
+          "source defillama.stablecoins: 1 repeated upstream entry with the id of an earlier entry but other values",
+        ),
+      ),
+    ).toBe(true);
     const tusd = coins.find((c) => c.symbol === "TUSD")!;
     expect(tusd.circulating.peggedUSD).toBeCloseTo(original.find((a) => a.symbol === "TUSD")!.circulating.peggedUSD, 0);
     expect(coins.filter((c) => c.symbol === "LUSD")).toHaveLength(1);
@@ -172,13 +223,23 @@ describe("every run is recorded, also when the build is reused", () => {
     // The same inputs plus one malformed row appended to the ECB history: dropped by its reader. The
     // input digest in each CSV's provenance line changes, so this is a new build that records the drop.
     const withBadRow = corruptedCaptureDir({ ...EDITS, [ECB]: (t) => `${t}1998-13-45,not-a-rate\n` });
-    const again = await runBuild({ asOf: RECORDED_AS_OF, captureDir: withBadRow, sink: new FsSink(sinkDir), warehousePath: null });
+    const again = await runBuild({
+      asOf: RECORDED_AS_OF,
+      captureDir: withBadRow,
+      sink: new FsSink(sinkDir),
+      warehousePath: null,
+    });
     expect(again.reused).toBe(false);
     expect(again.manifest.buildId).not.toBe(manifest.buildId);
     const drops = (m: BuildManifest) => Object.values(m.readerDropped[ECB] ?? {}).reduce((a, b) => a + b, 0);
     expect(drops(again.manifest)).toBe(drops(manifest) + 1);
     // Rerun on identical inputs: the complete build is reused as it is, and the run record says so.
-    const rerun = await runBuild({ asOf: RECORDED_AS_OF, captureDir: withBadRow, sink: new FsSink(sinkDir), warehousePath: null });
+    const rerun = await runBuild({
+      asOf: RECORDED_AS_OF,
+      captureDir: withBadRow,
+      sink: new FsSink(sinkDir),
+      warehousePath: null,
+    });
     expect(rerun.reused).toBe(true);
     const record = RunRecordSchema.parse(JSON.parse(readFileSync(join(sinkDir, rerun.runKey), "utf8")));
     expect(record).toMatchObject({ status: "reused", buildId: again.manifest.buildId, differsFromPublished: [] });

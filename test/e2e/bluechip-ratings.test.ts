@@ -33,7 +33,10 @@ beforeAll(async () => {
   try {
     await runCapture(loadBuildConfig({ BALLAST_BLUECHIP_URL: server.url }), sink, {
       now: () => OBSERVED * 1000,
-      plan: ["usdc", "usdt", "dai", "gusd", "bold", "cetes", "frax", "nope"].map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
+      plan: ["usdc", "usdt", "dai", "gusd", "bold", "cetes", "frax", "nope"].map((slug) => ({
+        endpoint: "bluechip.ratings",
+        params: { slug },
+      })),
     });
   } finally {
     await server.close();
@@ -52,9 +55,21 @@ const req = (path: string) => app.request(path, { headers: { "X-API-Key": token 
 describe("a build holding a Bluechip capture serves /api/bluechip-ratings", () => {
   it("loads the captures (bad rows counted) and publishes the artifact", () => {
     const source = manifest.sources.find((s) => s.endpoint === "bluechip.ratings")!;
-    expect(source).toMatchObject({ status: "ok", rows: 6, dropped: { "grade-invalid": 1 }, newestObservedAt: OBSERVED });
-    expect(source.captures.every((c) => c.origin === "live" && c.path.startsWith("raw/bluechip/2025-09-06/"))).toBe(true);
-    expect(manifest.files.find((f) => f.path === "site-data/bluechip-ratings.json")).toMatchObject({ artifact: "bluechip-ratings", rows: 6, dataAsOf: OBSERVED, maxAgeSec: 43200 });
+    expect(source).toMatchObject({
+      status: "ok",
+      rows: 6,
+      dropped: { "grade-invalid": 1 },
+      newestObservedAt: OBSERVED,
+    });
+    expect(source.captures.every((c) => c.origin === "live" && c.path.startsWith("raw/bluechip/2025-09-06/"))).toBe(
+      true,
+    );
+    expect(manifest.files.find((f) => f.path === "site-data/bluechip-ratings.json")).toMatchObject({
+      artifact: "bluechip-ratings",
+      rows: 6,
+      dataAsOf: OBSERVED,
+      maxAgeSec: 43200,
+    });
   });
 
   it("answers the ratings joined to stablecoin ids, the unmatched with reasons, and `_meta`", async () => {
@@ -68,19 +83,27 @@ describe("a build holding a Bluechip capture serves /api/bluechip-ratings", () =
     const parsed = BluechipRatingsSchema.parse(payload);
     expect(parsed.updatedAt).toBe(OBSERVED);
     expect(parsed.ratings.map((x) => [x.stablecoinId, x.symbol, x.grade])).toEqual([
-      ["dai-sky", "DAI", "A-"], ["gusd-gemini", "GUSD", "B+"], ["usdc-circle", "USDC", "A"], ["usdt-tether", "USDT", "C+"],
+      ["dai-sky", "DAI", "A-"],
+      ["gusd-gemini", "GUSD", "B+"],
+      ["usdc-circle", "USDC", "A"],
+      ["usdt-tether", "USDT", "C+"],
     ]);
     expect(parsed.unmatched.map((x) => [x.slug, x.reason, x.candidates])).toEqual([
-      ["bold", "ambiguous-symbol", ["bold-liquity", "bold-liquity-legacy"]], ["cetes", "unknown-symbol", []],
+      ["bold", "ambiguous-symbol", ["bold-liquity", "bold-liquity-legacy"]],
+      ["cetes", "unknown-symbol", []],
     ]);
-    const file = JSON.parse(readFileSync(join(dir, "builds", manifest.buildId, "site-data/bluechip-ratings.json"), "utf8"));
+    const file = JSON.parse(
+      readFileSync(join(dir, "builds", manifest.buildId, "site-data/bluechip-ratings.json"), "utf8"),
+    );
     expect(file).toEqual(payload);
   });
 
   it("health reports the ratings cache and no longer lists the feature as not yet available", async () => {
     const h = await (await app.request("/api/health")).json();
     expect(h.caches["bluechip-ratings"]).toMatchObject({ maxAge: 43200, healthy: true });
-    expect(h.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings"))).toBe(false);
+    expect(h.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings"))).toBe(
+      false,
+    );
     expect(h.circuits.bluechip).toMatchObject({ state: "closed" });
   });
 });

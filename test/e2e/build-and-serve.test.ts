@@ -26,7 +26,9 @@ beforeAll(async () => {
   close = s.close;
   base = `http://127.0.0.1:${PORT}`;
 });
-afterAll(async () => { await close?.(); });
+afterAll(async () => {
+  await close?.();
+});
 
 const get = (path: string, withKey = true) => fetch(`${base}${path}`, { headers: withKey ? { "X-API-Key": key } : {} });
 
@@ -35,9 +37,17 @@ describe("end to end: recorded capture → build → running API", () => {
     const res = await get("/api/stablecoins");
     expect(res.status).toBe(200);
     const body = await res.json();
-    const raw = JSON.parse(readFileSync(join(CAPTURE_DIR, "zacheryglass-stablecoinwatch/defillama_raw_output.json"), "utf8"));
-    const captureTotal = raw.peggedAssets.reduce((s: number, a: { circulating: { peggedUSD?: number } }) => s + (a.circulating.peggedUSD ?? 0), 0);
-    const ours = body.peggedAssets.reduce((s: number, a: { circulating: { peggedUSD?: number } }) => s + (a.circulating.peggedUSD ?? 0), 0);
+    const raw = JSON.parse(
+      readFileSync(join(CAPTURE_DIR, "zacheryglass-stablecoinwatch/defillama_raw_output.json"), "utf8"),
+    );
+    const captureTotal = raw.peggedAssets.reduce(
+      (s: number, a: { circulating: { peggedUSD?: number } }) => s + (a.circulating.peggedUSD ?? 0),
+      0,
+    );
+    const ours = body.peggedAssets.reduce(
+      (s: number, a: { circulating: { peggedUSD?: number } }) => s + (a.circulating.peggedUSD ?? 0),
+      0,
+    );
     expect(body.peggedAssets).toHaveLength(raw.peggedAssets.length);
     expect(Math.abs(ours / captureTotal - 1)).toBeLessThan(0.005);
     expect(body._meta.status).toBe("fresh");
@@ -55,21 +65,34 @@ describe("end to end: recorded capture → build → running API", () => {
         const [a, b, c] = [points[i - 1], points[i], points[i + 1]];
         if (b.date - a.date > 86400 * 31 || c.date - b.date > 86400 * 31) continue;
         if (b.source !== undefined && b.source === a.source && b.source === c.source) continue;
-        const d1 = b.usd / a.usd - 1, d2 = c.usd / b.usd - 1;
-        if (Math.abs(d1) >= 0.005 && Math.abs(d2) >= 0.005 && Math.sign(d1) !== Math.sign(d2)) out.push(new Date(b.date * 1000).toISOString().slice(0, 10));
+        const d1 = b.usd / a.usd - 1,
+          d2 = c.usd / b.usd - 1;
+        if (Math.abs(d1) >= 0.005 && Math.abs(d2) >= 0.005 && Math.sign(d1) !== Math.sign(d2))
+          out.push(new Date(b.date * 1000).toISOString().slice(0, 10));
       }
       return out;
     };
     const recent = Date.parse("2025-08-01") / 1000;
     for (const id of ["usdt-tether", "usdc-circle"]) {
-      const hist = (await (await get(`/api/supply-history?stablecoin=${id}`)).json()) as { date: number; circulatingUsd: number | null; source: string }[];
-      const pts = hist.filter((p) => p.date >= recent && p.circulatingUsd !== null).map((p) => ({ date: p.date, usd: p.circulatingUsd!, source: p.source }));
+      const hist = (await (await get(`/api/supply-history?stablecoin=${id}`)).json()) as {
+        date: number;
+        circulatingUsd: number | null;
+        source: string;
+      }[];
+      const pts = hist
+        .filter((p) => p.date >= recent && p.circulatingUsd !== null)
+        .map((p) => ({ date: p.date, usd: p.circulatingUsd!, source: p.source }));
       expect(pts.length).toBeGreaterThan(25);
       expect(new Set(pts.map((p) => p.source)).size, `${id} mixes sources`).toBeGreaterThan(1);
       expect(sawtooth(pts), id).toEqual([]);
     }
-    const charts = (await (await get("/api/stablecoin-charts")).json()) as { date: number; aggregateUniverse?: string; totalCirculatingUSD: { total?: number | null } }[];
-    const listed = charts.filter((p) => p.aggregateUniverse === "ballast-listed" && typeof p.totalCirculatingUSD.total === "number")
+    const charts = (await (await get("/api/stablecoin-charts")).json()) as {
+      date: number;
+      aggregateUniverse?: string;
+      totalCirculatingUSD: { total?: number | null };
+    }[];
+    const listed = charts
+      .filter((p) => p.aggregateUniverse === "ballast-listed" && typeof p.totalCirculatingUSD.total === "number")
       .map((p) => ({ date: p.date, usd: p.totalCirculatingUSD.total as number }));
     expect(listed.length).toBeGreaterThanOrEqual(3);
     expect(sawtooth(listed)).toEqual([]);
@@ -97,11 +120,17 @@ describe("end to end: recorded capture → build → running API", () => {
     expect(latest.headers.get("access-control-allow-origin")).toBe("*");
     const [a, b] = [await latest.text(), await dated.text()];
     expect(a).toBe(b);
-    expect(a.split("\n")[0]).toMatch(/^# ballast dataset top-stablecoins as-of 2025-09-07T00:00:00Z methodology \S+ inputs sha256:[0-9a-f]{64}$/);
+    expect(a.split("\n")[0]).toMatch(
+      /^# ballast dataset top-stablecoins as-of 2025-09-07T00:00:00Z methodology \S+ inputs sha256:[0-9a-f]{64}$/,
+    );
     expect(a.split("\n")[1]).toBe("id,symbol,name,pegType,pegMechanism,price,circulatingUsd,chainCount,chains");
     expect((await get("/sheets/top-stablecoins.csv", false)).status).toBe(200);
     const cemetery = await (await get("/datasets/stablecoin-cemetery.json", false)).json();
-    expect(cemetery.find((c: { symbol: string; deathDate: string | null }) => c.symbol === "UST" && c.deathDate?.startsWith("2022-05"))).toBeTruthy();
+    expect(
+      cemetery.find(
+        (c: { symbol: string; deathDate: string | null }) => c.symbol === "UST" && c.deathDate?.startsWith("2022-05"),
+      ),
+    ).toBeTruthy();
     expect((await get("/datasets/top-stablecoins/2024-01-01.csv", false)).status).toBe(404);
   });
 
@@ -110,8 +139,13 @@ describe("end to end: recorded capture → build → running API", () => {
     expect(csv).toBe(await (await get("/datasets/depeg-history/2025-09-07.csv", false)).text());
     const [comment, header, ...lines] = csv.trim().split("\n");
     expect(comment.startsWith("# ballast dataset depeg-history ")).toBe(true);
-    expect(header).toBe("id,stablecoinId,symbol,direction,peakDeviationBps,startedAtISO,endedAtISO,durationSec,startPrice,peakPrice,recoveryPrice,pegReference,source");
-    const rows = (await (await get("/datasets/depeg-history/latest.json", false)).json()) as { id: string; startedAtISO: string }[];
+    expect(header).toBe(
+      "id,stablecoinId,symbol,direction,peakDeviationBps,startedAtISO,endedAtISO,durationSec,startPrice,peakPrice,recoveryPrice,pegReference,source",
+    );
+    const rows = (await (await get("/datasets/depeg-history/latest.json", false)).json()) as {
+      id: string;
+      startedAtISO: string;
+    }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBe(lines.length);
     const windowStart = Date.parse("2025-09-07T00:00:00Z") - 89 * 86400_000;
@@ -137,8 +171,15 @@ describe("end to end: recorded capture → build → running API", () => {
     // (an unknown coin no longer fails a build: it is published as unreviewed; a duplicated record does)
     const usdt = reg.coins.find((c) => c.id === "usdt-tether")!;
     const broken = { ...reg, coins: [...reg.coins, { ...usdt }] };
-    await expect(runBuild({ asOf: RECORDED_AS_OF + 60, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null, registry: broken }))
-      .rejects.toThrow("registry: coin id usdt-tether appears more than once");
+    await expect(
+      runBuild({
+        asOf: RECORDED_AS_OF + 60,
+        captureDir: CAPTURE_DIR,
+        sink: new FsSink(dir),
+        warehousePath: null,
+        registry: broken,
+      }),
+    ).rejects.toThrow("registry: coin id usdt-tether appears more than once");
     expect(readFileSync(join(dir, "latest.json"), "utf8")).toBe(before);
     expect((await get("/api/stablecoin-summary/usdt-tether")).status).toBe(200);
   }, 60_000); // the registry is checked before any model runs
@@ -150,9 +191,14 @@ describe("end to end: recorded capture → build → running API", () => {
     for (const f of manifest.files) {
       const bytes = readFileSync(join(buildDir, f.path));
       expect(sha256(bytes), f.path).toBe(f.sha256);
-      if (!/\.(json|csv|ndjson)$/.test(f.path)) { expect(f.encodings).toBeUndefined(); continue; }
+      if (!/\.(json|csv|ndjson)$/.test(f.path)) {
+        expect(f.encodings).toBeUndefined();
+        continue;
+      }
       expect(f.encodings).toEqual(["br", "gzip"]);
-      expect(brotliDecompressSync(readFileSync(join(buildDir, `${f.path}.br`))).equals(bytes), `${f.path}.br`).toBe(true);
+      expect(brotliDecompressSync(readFileSync(join(buildDir, `${f.path}.br`))).equals(bytes), `${f.path}.br`).toBe(
+        true,
+      );
       expect(gunzipSync(readFileSync(join(buildDir, `${f.path}.gz`))).equals(bytes), `${f.path}.gz`).toBe(true);
     }
     for (const fmt of ["csv", "json", "ndjson", "parquet"]) {
@@ -167,15 +213,24 @@ describe("end to end: recorded capture → build → running API", () => {
 
   it("is reproducible: a second build with the same as-of gives byte-identical artifacts and compressed siblings", async () => {
     const second = await buildRecorded("ballast-repro-");
-    const strip = (m: BuildManifest) => m.files.filter((f) => f.path !== "ballast.duckdb").map((f) => `${f.path} ${f.sha256}`);
+    const strip = (m: BuildManifest) =>
+      m.files.filter((f) => f.path !== "ballast.duckdb").map((f) => `${f.path} ${f.sha256}`);
     expect(second.manifest.buildId).toBe(manifest.buildId);
     expect(strip(second.manifest)).toEqual(strip(manifest));
     const parquet = manifest.files.filter((f) => f.path.endsWith(".parquet"));
     expect(parquet.length).toBe(7); // every dataset topic: DuckDB's parquet writer is byte-stable on one thread
-    for (const f of parquet) expect(readFileSync(join(second.dir, "builds", manifest.buildId, f.path)).equals(readFileSync(join(dir, "builds", manifest.buildId, f.path))), f.path).toBe(true);
+    for (const f of parquet)
+      expect(
+        readFileSync(join(second.dir, "builds", manifest.buildId, f.path)).equals(
+          readFileSync(join(dir, "builds", manifest.buildId, f.path)),
+        ),
+        f.path,
+      ).toBe(true);
     const manifestBytes = (d: string) => readFileSync(join(d, "builds", manifest.buildId, "manifest.json"));
     const withoutDuckdb = (m: BuildManifest) => ({ ...m, files: m.files.filter((f) => f.path !== "ballast.duckdb") });
-    expect(withoutDuckdb(JSON.parse(manifestBytes(second.dir).toString()))).toEqual(withoutDuckdb(JSON.parse(manifestBytes(dir).toString())));
+    expect(withoutDuckdb(JSON.parse(manifestBytes(second.dir).toString()))).toEqual(
+      withoutDuckdb(JSON.parse(manifestBytes(dir).toString())),
+    );
     const encoded = manifest.files.filter((x) => x.encodings);
     expect(encoded.length).toBeGreaterThan(900);
     for (const f of encoded) {

@@ -11,7 +11,8 @@ describe("first run without the recorded data", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ballast-first-run-"));
     const missing = join(dataDir, "no-such-shared", "data");
     const run = spawnSync(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), "build/cli.ts", "build"], {
-      cwd: ROOT, encoding: "utf8",
+      cwd: ROOT,
+      encoding: "utf8",
       env: { ...process.env, BALLAST_CAPTURE_DIR: missing, BALLAST_DATA_DIR: dataDir, BALLAST_LOG: "info" },
     });
     expect(run.status).toBe(1);

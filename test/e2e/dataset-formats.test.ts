@@ -33,19 +33,41 @@ afterAll(async () => {
 });
 
 const CONTENT_TYPES: Record<DatasetFormat, string> = {
-  csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8", ndjson: "application/x-ndjson", parquet: "application/vnd.apache.parquet",
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  ndjson: "application/x-ndjson",
+  parquet: "application/vnd.apache.parquet",
 };
 const DUCKDB_TYPES: Record<TableFieldType, string> = {
-  string: "VARCHAR", integer: "BIGINT", number: "DOUBLE", boolean: "BOOLEAN", date: "DATE", datetime: "TIMESTAMP", any: "VARCHAR",
+  string: "VARCHAR",
+  integer: "BIGINT",
+  number: "DOUBLE",
+  boolean: "BOOLEAN",
+  date: "DATE",
+  datetime: "TIMESTAMP",
+  any: "VARCHAR",
 };
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-interface Resource { name: string; path: string; format: DatasetFormat; mediatype: string; bytes: number; hash: string; rows: number; schema: { fields: { name: string; type: TableFieldType; description: string; unit?: string }[]; primaryKey: string[] } }
+interface Resource {
+  name: string;
+  path: string;
+  format: DatasetFormat;
+  mediatype: string;
+  bytes: number;
+  hash: string;
+  rows: number;
+  schema: {
+    fields: { name: string; type: TableFieldType; description: string; unit?: string }[];
+    primaryKey: string[];
+  };
+}
 
 /** A DuckDB relation reading a resource file with the descriptor's column types (CSV: provenance line skipped). */
 function relation(file: string, r: Resource): string {
   const columns = `{${r.schema.fields.map((f) => `${lit(f.name)}: ${lit(DUCKDB_TYPES[f.type])}`).join(", ")}}`;
-  if (r.format === "csv") return `read_csv(${lit(file)}, skip = 1, header = true, columns = ${columns}, nullstr = '', quote = '"', escape = '"', auto_detect = false)`;
+  if (r.format === "csv")
+    return `read_csv(${lit(file)}, skip = 1, header = true, columns = ${columns}, nullstr = '', quote = '"', escape = '"', auto_detect = false)`;
   if (r.format === "json") return `read_json(${lit(file)}, format = 'array', columns = ${columns})`;
   if (r.format === "ndjson") return `read_json(${lit(file)}, format = 'newline_delimited', columns = ${columns})`;
   return `read_parquet(${lit(file)})`;
@@ -53,7 +75,15 @@ function relation(file: string, r: Resource): string {
 
 describe("dataset formats: every topic × csv, json, ndjson, parquet and datapackage.json", () => {
   it("publishes all seven topics", () => {
-    expect(DATASETS.map((d) => d.topic).sort()).toEqual(["contracts", "depeg-history", "freeze-events", "scores-latest", "source-quality", "stablecoin-cemetery", "top-stablecoins"]);
+    expect(DATASETS.map((d) => d.topic).sort()).toEqual([
+      "contracts",
+      "depeg-history",
+      "freeze-events",
+      "scores-latest",
+      "source-quality",
+      "stablecoin-cemetery",
+      "top-stablecoins",
+    ]);
   });
 
   for (const ds of DATASETS) {
@@ -62,8 +92,19 @@ describe("dataset formats: every topic × csv, json, ndjson, parquet and datapac
       expect(pkgRes.status).toBe(200);
       expect(pkgRes.headers.get("content-type")).toBe("application/json; charset=utf-8");
       expect(pkgRes.headers.get("access-control-allow-origin")).toBe("*");
-      const pkg = await pkgRes.json() as { profile: string; name: string; ballast: { asOf: number; buildId: string; methodology: { versionId: string }[] }; sources: { title: string }[]; licenses: { path: string; title: string }[]; resources: Resource[] };
-      expect(pkg).toMatchObject({ profile: "tabular-data-package", name: ds.topic, ballast: { asOf: manifest.asOf, buildId: manifest.buildId } });
+      const pkg = (await pkgRes.json()) as {
+        profile: string;
+        name: string;
+        ballast: { asOf: number; buildId: string; methodology: { versionId: string }[] };
+        sources: { title: string }[];
+        licenses: { path: string; title: string }[];
+        resources: Resource[];
+      };
+      expect(pkg).toMatchObject({
+        profile: "tabular-data-package",
+        name: ds.topic,
+        ballast: { asOf: manifest.asOf, buildId: manifest.buildId },
+      });
       expect(pkg.sources.length).toBe(ds.sources.length);
       expect(pkg.licenses.length).toBe(ds.sources.length);
       expect(pkg.resources.map((r) => r.format)).toEqual([...DATASET_FORMATS]);
@@ -88,18 +129,33 @@ describe("dataset formats: every topic × csv, json, ndjson, parquet and datapac
         const latest = await served.req(`/datasets/${ds.topic}/latest.${r.format}`, null);
         expect(latest.status).toBe(200);
         expect(Buffer.from(await latest.arrayBuffer()).equals(bytes), `latest.${r.format}`).toBe(true);
-        const direct = await served.req(ds.dated ? `/datasets/${ds.topic}/2025-09-07.${r.format}` : `/datasets/${ds.topic}.${r.format}`, null);
+        const direct = await served.req(
+          ds.dated ? `/datasets/${ds.topic}/2025-09-07.${r.format}` : `/datasets/${ds.topic}.${r.format}`,
+          null,
+        );
         expect(direct.status, `${ds.topic} direct ${r.format}`).toBe(200);
         expect(direct.headers.get("content-type")).toBe(CONTENT_TYPES[r.format]);
         expect(Buffer.from(await direct.arrayBuffer()).equals(bytes)).toBe(true);
 
-        if (r.format === "csv") expect(bytes.toString("utf8").split("\n")[0]).toMatch(new RegExp(`^# ballast dataset ${ds.topic} as-of 2025-09-07T00:00:00Z methodology \\S+ inputs sha256:[0-9a-f]{64}$`));
+        if (r.format === "csv")
+          expect(bytes.toString("utf8").split("\n")[0]).toMatch(
+            new RegExp(
+              `^# ballast dataset ${ds.topic} as-of 2025-09-07T00:00:00Z methodology \\S+ inputs sha256:[0-9a-f]{64}$`,
+            ),
+          );
         const file = join(scratch, `${ds.topic}.${r.format}`);
         writeFileSync(file, bytes);
         const rel = relation(file, r);
         const described = await db.all<{ column_name: string; column_type: string }>(`describe select * from ${rel}`);
-        expect(described.map((c) => c.column_name), r.name).toEqual(ds.columns);
-        if (r.format === "parquet") expect(described.map((c) => tableTypeOf(c.column_type)), r.name).toEqual(r.schema.fields.map((f) => f.type));
+        expect(
+          described.map((c) => c.column_name),
+          r.name,
+        ).toEqual(ds.columns);
+        if (r.format === "parquet")
+          expect(
+            described.map((c) => tableTypeOf(c.column_type)),
+            r.name,
+          ).toEqual(r.schema.fields.map((f) => f.type));
         const [{ n }] = await db.all<{ n: number }>(`select count(*)::integer as n from ${rel}`);
         expect(n, r.name).toBe(rows);
       }
@@ -111,17 +167,23 @@ describe("dataset formats: every topic × csv, json, ndjson, parquet and datapac
       for (const r of pkg.resources.filter((x) => x.format !== "parquet")) {
         const rel = relation(join(scratch, `${ds.topic}.${r.format}`), r);
         const pq = r.format === "csv" ? pqCsv : pqAll;
-        const [{ n }] = await db.all<{ n: number }>(`select count(*)::integer as n from ((select * from ${rel} except all select * from ${pq}) union all (select * from ${pq} except all select * from ${rel}))`);
+        const [{ n }] = await db.all<{ n: number }>(
+          `select count(*)::integer as n from ((select * from ${rel} except all select * from ${pq}) union all (select * from ${pq} except all select * from ${rel}))`,
+        );
         expect(n, `${r.name} differs from parquet`).toBe(0);
       }
       const key = ds.primaryKey.map((c) => `"${c}"`).join(", ");
-      const [{ dupes }] = await db.all<{ dupes: number }>(`select count(*)::integer as dupes from (select ${key} from ${pqAll} group by ${key} having count(*) > 1)`);
+      const [{ dupes }] = await db.all<{ dupes: number }>(
+        `select count(*)::integer as dupes from (select ${key} from ${pqAll} group by ${key} having count(*) > 1)`,
+      );
       expect(dupes, `${ds.topic} primaryKey`).toBe(0);
     });
   }
 
   it("documents units: USD, bps and Unix seconds fields say so", async () => {
-    const fields = async (topic: string) => ((await (await served.req(`/datasets/${topic}/datapackage.json`, null)).json()) as { resources: Resource[] }).resources[0].schema.fields;
+    const fields = async (topic: string) =>
+      ((await (await served.req(`/datasets/${topic}/datapackage.json`, null)).json()) as { resources: Resource[] })
+        .resources[0].schema.fields;
     expect((await fields("top-stablecoins")).find((f) => f.name === "circulatingUsd")?.unit).toBe("USD");
     expect((await fields("depeg-history")).find((f) => f.name === "peakDeviationBps")?.unit).toBe("bps");
     expect((await fields("freeze-events")).find((f) => f.name === "timestamp")?.unit).toBe("Unix seconds");

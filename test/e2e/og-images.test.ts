@@ -18,14 +18,17 @@ const ROUTES = ["/api/og/stablecoin/usdt-tether", "/api/og/safety-scores", "/api
 function decodePng(buf: Buffer) {
   expect(buf.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
   let off = 8;
-  let width = 0, height = 0, channels = 0;
+  let width = 0,
+    height = 0,
+    channels = 0;
   const idat: Buffer[] = [];
   while (off < buf.length) {
     const len = buf.readUInt32BE(off);
     const type = buf.toString("latin1", off + 4, off + 8);
     const data = buf.subarray(off + 8, off + 8 + len);
     if (type === "IHDR") {
-      width = data.readUInt32BE(0); height = data.readUInt32BE(4);
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
       expect([data[8], data[12]]).toEqual([8, 0]); // bit depth 8, not interlaced
       channels = ({ 2: 3, 6: 4 } as Record<number, number>)[data[9]];
       expect(channels).toBeDefined();
@@ -44,7 +47,12 @@ function decodePng(buf: Buffer) {
       const b = y > 0 ? px[(y - 1) * stride + x] : 0;
       const c = x >= channels && y > 0 ? px[(y - 1) * stride + x - channels] : 0;
       const p = a + b - c;
-      const pr = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const pr =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c;
       px[y * stride + x] = (v + [0, a, b, (a + b) >> 1, pr][filter]) & 0xff;
     }
   }
@@ -80,7 +88,14 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
   it("the build publishes the index images and one image per large coin, listed in the manifest without compressed siblings", () => {
     const og = manifest.files.filter((f) => f.path.startsWith("og/"));
     const paths = og.map((f) => f.path);
-    for (const p of ["og/safety-scores.png", "og/depeg.png", "og/stability-index.png", "og/stablecoin/usdt-tether.png", "og/stablecoin/usdc-circle.png"]) expect(paths).toContain(p);
+    for (const p of [
+      "og/safety-scores.png",
+      "og/depeg.png",
+      "og/stability-index.png",
+      "og/stablecoin/usdt-tether.png",
+      "og/stablecoin/usdc-circle.png",
+    ])
+      expect(paths).toContain(p);
     expect(paths.filter((p) => p.startsWith("og/stablecoin/")).length).toBe(OG_STABLECOIN_LIMIT);
     for (const f of og) {
       expect(f.encodings).toBeUndefined();
@@ -122,7 +137,9 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
     expect((await served.app.request("/api/og/stablecoin/not-a-coin", { method: "HEAD" })).status).toBe(404);
     expect((await served.req("/api/og/no-such-image", null)).status).toBe(404);
     const detail = manifest.files.map((f) => f.path).filter((p) => /^site-data\/stablecoin\/[^/]+\.json$/.test(p));
-    const small = detail.map((p) => p.slice("site-data/stablecoin/".length, -".json".length)).find((id) => !manifest.files.some((f) => f.path === `og/stablecoin/${id}.png`))!;
+    const small = detail
+      .map((p) => p.slice("site-data/stablecoin/".length, -".json".length))
+      .find((id) => !manifest.files.some((f) => f.path === `og/stablecoin/${id}.png`))!;
     const res = await served.get(`/api/og/stablecoin/${small}`, null);
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("60");
@@ -135,13 +152,25 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
     const root = join(dir, "builds", manifest.buildId);
     const files = new Map<string, string>();
     for (const f of manifest.files) {
-      if (f.path.startsWith("site-data/") && f.path.endsWith(".json") && (!f.path.startsWith("site-data/stablecoin/") || f.path.includes("usdt-tether"))) files.set(f.path, readFileSync(join(root, f.path), "utf8"));
+      if (
+        f.path.startsWith("site-data/") &&
+        f.path.endsWith(".json") &&
+        (!f.path.startsWith("site-data/stablecoin/") || f.path.includes("usdt-tether"))
+      )
+        files.set(f.path, readFileSync(join(root, f.path), "utf8"));
     }
     const again = await renderOgImages(files, manifest.asOf);
     expect(again.refused).toEqual([]);
-    expect(again.images.map((i) => i.path)).toEqual(["og/stablecoin/usdt-tether.png", "og/safety-scores.png", "og/depeg.png", "og/stability-index.png"]);
+    expect(again.images.map((i) => i.path)).toEqual([
+      "og/stablecoin/usdt-tether.png",
+      "og/safety-scores.png",
+      "og/depeg.png",
+      "og/stability-index.png",
+    ]);
     for (const i of again.images) {
-      expect(createHash("sha256").update(i.png).digest("hex"), i.path).toBe(manifest.files.find((f) => f.path === i.path)!.sha256);
+      expect(createHash("sha256").update(i.png).digest("hex"), i.path).toBe(
+        manifest.files.find((f) => f.path === i.path)!.sha256,
+      );
     }
   });
 
@@ -149,7 +178,9 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
     const r = await renderOgImages(new Map(), manifest.asOf);
     expect(r.images).toEqual([]);
     expect(r.skipped).toEqual([
-      "og/safety-scores.png: no safety grades or summary", "og/depeg.png: no depeg ledger", "og/stability-index.png: no current stability index reading",
+      "og/safety-scores.png: no safety grades or summary",
+      "og/depeg.png: no depeg ledger",
+      "og/stability-index.png: no current stability index reading",
     ]);
   });
 });

@@ -32,19 +32,36 @@ beforeAll(async () => {
   const ledgerPath = join(dir, "onchain.duckdb");
   const ledger = await LedgerStore.open(ledgerPath);
   try {
-    const results = await syncAll(ledger, new EvmRpc({ chains: { ethereum: { urls: [scenario.rpcUrl], lag: 0 } }, timeoutMs: 5000 }), scenario.configs);
+    const results = await syncAll(
+      ledger,
+      new EvmRpc({ chains: { ethereum: { urls: [scenario.rpcUrl], lag: 0 } }, timeoutMs: 5000 }),
+      scenario.configs,
+    );
     expect(results.every((r) => r.status !== "failed")).toBe(true);
   } finally {
     await ledger.close();
   }
   // as of now: the anvil blocks carry wall-clock times
-  await runBuild({ asOf: Math.floor(Date.now() / 1000) + 60, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null, registry: scenario.registry, onchainLedgerPath: ledgerPath });
+  await runBuild({
+    asOf: Math.floor(Date.now() / 1000) + 60,
+    captureDir: CAPTURE_DIR,
+    sink: new FsSink(dir),
+    warehousePath: null,
+    registry: scenario.registry,
+    onchainLedgerPath: ledgerPath,
+  });
   schema = await createTestSchema("ballast_onchain_live");
   sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
   const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
   await keys.init();
   token = (await keys.create({ name: "t" })).token;
-  app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall" });
+  app = createApp({
+    store: new PublishedStore(fsReader(dir), 0),
+    keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+  });
 }, 240_000);
 afterAll(async () => {
   await scenario?.stop();
@@ -52,7 +69,8 @@ afterAll(async () => {
   await schema?.drop();
 });
 
-const get = async (path: string) => (await app.request(path, { headers: { "X-API-Key": token } })).json() as Promise<any>;
+const get = async (path: string) =>
+  (await app.request(path, { headers: { "X-API-Key": token } })).json() as Promise<any>;
 const FREEZE = new Set(["blacklist", "unblacklist", "destroy"]);
 
 describe("anvil → ingestion → build → /api/blacklist", () => {
@@ -69,7 +87,13 @@ describe("anvil → ingestion → build → /api/blacklist", () => {
     expect(live.map((e) => e.id).sort()).toEqual(expected.map((e) => e.id).sort());
     const byId = new Map(live.map((e) => [e.id, e]));
     for (const e of expected) {
-      expect(byId.get(e.id)).toMatchObject({ eventType: e.kind, address: e.address, amountRaw: e.amount_raw, amountSource: e.amount_source, amountStatus: "resolved" });
+      expect(byId.get(e.id)).toMatchObject({
+        eventType: e.kind,
+        address: e.address,
+        amountRaw: e.amount_raw,
+        amountSource: e.amount_source,
+        amountStatus: "resolved",
+      });
     }
   });
 
@@ -78,13 +102,24 @@ describe("anvil → ingestion → build → /api/blacklist", () => {
     const expected = scenario.expected.filter((e) => FREEZE.has(e.kind));
     const count = (symbol: string, id: string) => expected.filter((e) => e.stablecoinId === id).length;
     expect(summary.stats.perCoinTotalEvents.USDC).toBe(count("USDC", "usdc-circle"));
-    expect(summary.stats.perCoinBlacklistCounts.USDC).toBe(expected.filter((e) => e.stablecoinId === "usdc-circle" && e.kind === "blacklist").length);
-    const csv = Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, "bhemen-usdt/usdt_configs.csv"), "utf8"), { header: true, skipEmptyLines: true }).data;
-    const recordedUsdt = csv.filter((r) => r.event_name === "DestroyedBlackFunds").reduce((s, r) => s + BigInt(r._balance.replace(/\.0$/, "")), 0n);
-    const chainUsdt = expected.filter((e) => e.stablecoinId === "usdt-tether" && e.kind === "destroy").reduce((s, e) => s + BigInt(e.amount_raw), 0n);
+    expect(summary.stats.perCoinBlacklistCounts.USDC).toBe(
+      expected.filter((e) => e.stablecoinId === "usdc-circle" && e.kind === "blacklist").length,
+    );
+    const csv = Papa.parse<Record<string, string>>(
+      readFileSync(join(CAPTURE_DIR, "bhemen-usdt/usdt_configs.csv"), "utf8"),
+      { header: true, skipEmptyLines: true },
+    ).data;
+    const recordedUsdt = csv
+      .filter((r) => r.event_name === "DestroyedBlackFunds")
+      .reduce((s, r) => s + BigInt(r._balance.replace(/\.0$/, "")), 0n);
+    const chainUsdt = expected
+      .filter((e) => e.stablecoinId === "usdt-tether" && e.kind === "destroy")
+      .reduce((s, e) => s + BigInt(e.amount_raw), 0n);
     expect(chainUsdt).toBeGreaterThan(0n);
     expect(summary.stats.perCoinDestroyedTotalExact.USDT).toBe(decimalString(recordedUsdt + chainUsdt, 6));
-    const chainUsdp = expected.filter((e) => e.stablecoinId === "usdp-paxos" && e.kind === "destroy").reduce((s, e) => s + BigInt(e.amount_raw), 0n);
+    const chainUsdp = expected
+      .filter((e) => e.stablecoinId === "usdp-paxos" && e.kind === "destroy")
+      .reduce((s, e) => s + BigInt(e.amount_raw), 0n);
     const recordedWipe = 3972017929316571041737574n; // the recorded USDP wipe, derived from its SupplyDecreased
     expect(summary.stats.perCoinDestroyedTotalExact.USDP).toBe(decimalString(recordedWipe + chainUsdp, 18));
     expect(summary.reconciliation).toMatchObject({ status: "ok", duplicateIdentityCount: 0 });
@@ -92,11 +127,14 @@ describe("anvil → ingestion → build → /api/blacklist", () => {
 
   it("mint/burn events of the chain appear once each in /api/mint-burn-events", async () => {
     for (const id of ["usdt-tether", "usdc-circle", "usdp-paxos"]) {
-      const expected = scenario.expected.filter((e) => e.stablecoinId === id && (e.kind === "mint" || e.kind === "burn"));
+      const expected = scenario.expected.filter(
+        (e) => e.stablecoinId === id && (e.kind === "mint" || e.kind === "burn"),
+      );
       const page = await get(`/api/mint-burn-events?stablecoin=${id}&limit=1000`);
       const live = page.events.filter((e: any) => e.origin === "live");
       expect(live.map((e: any) => e.id).sort(), id).toEqual(expected.map((e) => e.id).sort());
-      for (const e of expected) expect(live.find((x: any) => x.id === e.id)).toMatchObject({ direction: e.kind, amountRaw: e.amount_raw });
+      for (const e of expected)
+        expect(live.find((x: any) => x.id === e.id)).toMatchObject({ direction: e.kind, amountRaw: e.amount_raw });
     }
   });
 });

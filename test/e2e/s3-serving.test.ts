@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CopyObjectCommand, CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  CopyObjectCommand,
+  CreateBucketCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import pLimit from "p-limit";
 // @ts-expect-error s3rver ships no types
 import S3rver from "s3rver";
@@ -39,7 +45,8 @@ const servers: RunningServer[] = [];
 let token: string;
 
 const base = (i: number) => `http://127.0.0.1:${servers[i].port}`;
-const get = (i: number, path: string, headers: Record<string, string> = {}) => fetch(base(i) + path, { headers: { "X-API-Key": token, ...headers } });
+const get = (i: number, path: string, headers: Record<string, string> = {}) =>
+  fetch(base(i) + path, { headers: { "X-API-Key": token, ...headers } });
 const bytesOf = async (res: Response) => Buffer.from(await res.arrayBuffer());
 /** A JSON body without its `_meta` block (data age and freshness move with the clock between two requests). */
 const dataOf = async (res: Response) => {
@@ -48,7 +55,8 @@ const dataOf = async (res: Response) => {
   return body;
 };
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
-const health = async (i: number) => (await (await fetch(`${base(i)}/api/health`)).json()) as { clock: { buildId: string | null }; warnings: string[] };
+const health = async (i: number) =>
+  (await (await fetch(`${base(i)}/api/health`)).json()) as { clock: { buildId: string | null }; warnings: string[] };
 
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
@@ -63,18 +71,39 @@ beforeAll(async () => {
 
   const t0 = Date.now();
   const sink = new S3Sink({ endpoint, bucket: BUCKET, region: "us-east-1", ...CREDS });
-  ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: join(workDir, "warehouse.duckdb") }));
+  ({ manifest } = await runBuild({
+    asOf: RECORDED_AS_OF,
+    captureDir: CAPTURE_DIR,
+    sink,
+    warehousePath: join(workDir, "warehouse.duckdb"),
+  }));
   buildMs = Date.now() - t0;
 
   for (const name of ["a", "b"]) {
-    servers.push(await startServer({
-      PORT: 0, HOST: "127.0.0.1", CLOCK: "auto", BALLAST_DATA_DIR: join(workDir, `instance-${name}`),
-      DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-s3-serving-test-0123", REDIS_URL: redis.url,
-      STORAGE_DRIVER: "s3", S3_ENDPOINT: endpoint, S3_BUCKET: BUCKET, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: CREDS.accessKeyId, S3_SECRET_ACCESS_KEY: CREDS.secretAccessKey,
-      S3_FORCE_PATH_STYLE: true, STATUS_RECORD_INTERVAL_SEC: 0, TELEGRAM_ALERTS_INTERVAL_SEC: 0,
-    }));
+    servers.push(
+      await startServer({
+        PORT: 0,
+        HOST: "127.0.0.1",
+        CLOCK: "auto",
+        BALLAST_DATA_DIR: join(workDir, `instance-${name}`),
+        DATABASE_URL: schema.url,
+        API_KEY_PEPPER: "pepper-for-s3-serving-test-0123",
+        REDIS_URL: redis.url,
+        STORAGE_DRIVER: "s3",
+        S3_ENDPOINT: endpoint,
+        S3_BUCKET: BUCKET,
+        S3_REGION: "us-east-1",
+        S3_ACCESS_KEY_ID: CREDS.accessKeyId,
+        S3_SECRET_ACCESS_KEY: CREDS.secretAccessKey,
+        S3_FORCE_PATH_STYLE: true,
+        STATUS_RECORD_INTERVAL_SEC: 0,
+        TELEGRAM_ALERTS_INTERVAL_SEC: 0,
+      }),
+    );
   }
-  token = (await servers[0].keys.create({ name: "s3-serving", rateLimitPerMinute: 10_000 }, { maxRateLimitPerMinute: 10_000 })).token;
+  token = (
+    await servers[0].keys.create({ name: "s3-serving", rateLimitPerMinute: 10_000 }, { maxRateLimitPerMinute: 10_000 })
+  ).token;
 }, 150_000);
 
 afterAll(async () => {
@@ -97,7 +126,9 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
     expect(la).toEqual(lb);
     expect(Object.keys(la).length).toBeGreaterThan(0);
 
-    const dated = manifest.files.find((f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path) && f.encodings?.includes("br"))!;
+    const dated = manifest.files.find(
+      (f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path) && f.encodings?.includes("br"),
+    )!;
     expect(dated).toBeDefined();
     const topic = dated.path.split("/")[1];
     for (const i of [0, 1]) {
@@ -109,11 +140,17 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
       expect(br.headers.get("content-encoding")).toBe("br");
       expect(sha256(await bytesOf(br))).toBe(dated.sha256);
     }
-    const stored = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `builds/${manifest.buildId}/${dated.path}.br` }));
+    const stored = await client.send(
+      new GetObjectCommand({ Bucket: BUCKET, Key: `builds/${manifest.buildId}/${dated.path}.br` }),
+    );
     expect((await stored.Body!.transformToByteArray()).length).toBeGreaterThan(0);
 
     const db = manifest.files.find((f) => f.path === "ballast.duckdb")!;
-    const dbs = await Promise.all([0, 1].map(async (i) => sha256(await bytesOf(await fetch(`${base(i)}/ballast.duckdb`, { headers: { "Accept-Encoding": "identity" } })))));
+    const dbs = await Promise.all(
+      [0, 1].map(async (i) =>
+        sha256(await bytesOf(await fetch(`${base(i)}/ballast.duckdb`, { headers: { "Accept-Encoding": "identity" } }))),
+      ),
+    );
     expect(dbs).toEqual([db.sha256, db.sha256]);
   });
 
@@ -127,7 +164,10 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
   });
 
   it("keep a quota exact across instances: a 10/min key gets exactly 10 × 200 then 429, alternating instances", async () => {
-    const { token: limited } = await servers[1].keys.create({ name: "ten-per-minute", rateLimitPerMinute: 10 }, { maxRateLimitPerMinute: 10 });
+    const { token: limited } = await servers[1].keys.create(
+      { name: "ten-per-minute", rateLimitPerMinute: 10 },
+      { maxRateLimitPerMinute: 10 },
+    );
     const statuses: number[] = [];
     for (let n = 0; n < 16; n++) {
       const res = await fetch(`${base(n % 2)}/api/stablecoins`, { headers: { "X-API-Key": limited } });
@@ -145,16 +185,49 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
     const keys = manifest.files.map((f) => src + f.path);
     // Server-side copies, 16 at a time (s3rver answers InternalError now and then at 32; one retry).
     const limit = pLimit(16);
-    const copy = (k: string) => client.send(new CopyObjectCommand({ Bucket: BUCKET, CopySource: `${BUCKET}/${k}`, Key: `builds/${nextId}/${k.slice(src.length)}` }));
+    const copy = (k: string) =>
+      client.send(
+        new CopyObjectCommand({
+          Bucket: BUCKET,
+          CopySource: `${BUCKET}/${k}`,
+          Key: `builds/${nextId}/${k.slice(src.length)}`,
+        }),
+      );
     const t0 = Date.now();
     const failed: string[] = [];
-    await Promise.all(keys.map((k) => limit(() => copy(k).catch(() => copy(k)).catch((e) => { failed.push(`${k}: ${e}`); }))));
+    await Promise.all(
+      keys.map((k) =>
+        limit(() =>
+          copy(k)
+            .catch(() => copy(k))
+            .catch((e) => {
+              failed.push(`${k}: ${e}`);
+            }),
+        ),
+      ),
+    );
     expect(failed.slice(0, 5)).toEqual([]);
     const copyMs = Date.now() - t0;
     const manifestKey = `builds/${nextId}/manifest.json`;
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: manifestKey, Body: JSON.stringify({ ...manifest, buildId: nextId, files: manifest.files.map(({ encodings: _, ...f }) => f) }) }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: manifestKey,
+        Body: JSON.stringify({
+          ...manifest,
+          buildId: nextId,
+          files: manifest.files.map(({ encodings: _, ...f }) => f),
+        }),
+      }),
+    );
     const landed = Date.now();
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: "latest.json", Body: JSON.stringify({ buildId: nextId, asOf: manifest.asOf, manifest: manifestKey }) }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: "latest.json",
+        Body: JSON.stringify({ buildId: nextId, asOf: manifest.asOf, manifest: manifestKey }),
+      }),
+    );
 
     const switchedMs: number[] = [];
     for (const i of [0, 1]) {
@@ -164,12 +237,16 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
       }
       switchedMs.push(Date.now() - landed);
     }
-    console.info(`[s3-serving] build ${buildMs} ms; ${keys.length} objects copied in ${copyMs} ms; instances on the new pointer after ${switchedMs.join(" / ")} ms`);
+    console.info(
+      `[s3-serving] build ${buildMs} ms; ${keys.length} objects copied in ${copyMs} ms; instances on the new pointer after ${switchedMs.join(" / ")} ms`,
+    );
     const after = await Promise.all([0, 1].map(async (i) => dataOf(await get(i, "/api/stablecoins"))));
     expect(after[0]).toEqual(after[1]);
     const dated = manifest.files.find((f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path))!;
     for (const i of [0, 1]) {
-      const res = await fetch(`${base(i)}/datasets/${dated.path.split("/")[1]}/latest.csv`, { headers: { "Accept-Encoding": "br" } });
+      const res = await fetch(`${base(i)}/datasets/${dated.path.split("/")[1]}/latest.csv`, {
+        headers: { "Accept-Encoding": "br" },
+      });
       expect(res.status).toBe(200);
       expect(sha256(await bytesOf(res))).toBe(dated.sha256);
     }
@@ -190,7 +267,9 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
         h = await health(i);
       }
       expect(h.clock.buildId).toBe(buildId);
-      expect(h.warnings.find((w) => w.startsWith("published storage unreadable"))).toMatch(/s3:\/\/ballast\/latest\.json: ECONNREFUSED/);
+      expect(h.warnings.find((w) => w.startsWith("published storage unreadable"))).toMatch(
+        /s3:\/\/ballast\/latest\.json: ECONNREFUSED/,
+      );
 
       const res = await get(i, "/api/stablecoins");
       expect(res.status).toBe(200);

@@ -26,7 +26,12 @@ const PLAN: { endpoint: string; params: Record<string, string> }[] = [
   { endpoint: "binance.klines", params: { symbol: "USDCUSDT", interval: "1m" } },
   { endpoint: "defillama-yields.pools", params: {} },
 ];
-const JOB: JobSpec = { name: "prices-peg", cron: "*/2 * * * * *", intervalSec: 900, endpoints: PLAN.map((p) => p.endpoint) };
+const JOB: JobSpec = {
+  name: "prices-peg",
+  cron: "*/2 * * * * *",
+  intervalSec: 900,
+  endpoints: PLAN.map((p) => p.endpoint),
+};
 
 let dir: string;
 let runs: ScheduleRun[];
@@ -43,13 +48,19 @@ beforeAll(async () => {
   requests = replay.requests;
   const sink = new FsSink(dir);
   const config = loadBuildConfig({
-    BALLAST_CAPTURE_DIR: CAPTURE_DIR, BALLAST_DATA_DIR: dir,
-    BALLAST_UPSTREAM_URLS: Object.entries(replay.urls).map(([s, u]) => `${s}=${u}`).join(","),
+    BALLAST_CAPTURE_DIR: CAPTURE_DIR,
+    BALLAST_DATA_DIR: dir,
+    BALLAST_UPSTREAM_URLS: Object.entries(replay.urls)
+      .map(([s, u]) => `${s}=${u}`)
+      .join(","),
   });
   const runLog = new RunLog(sink, { keepRuns: 6, keepDays: 14, recentKept: 200 });
   await runLog.open([JOB]);
   const runner = liveJobRunner({
-    config, sink, env: {}, plan: () => PLAN,
+    config,
+    sink,
+    env: {},
+    plan: () => PLAN,
     clientOptions: { retries: 0, timeoutMs: 5000, failureThreshold: 1, cooldownMs: 600_000 },
   });
   const scheduler = new Scheduler([JOB], runner, runLog);
@@ -59,7 +70,10 @@ beforeAll(async () => {
     const until = async (pred: () => boolean, ms: number) => {
       const end = Date.now() + ms;
       while (!pred()) {
-        if (Date.now() > end) throw new Error(`timed out; runs so far: ${JSON.stringify(done(runLog.snapshot()).map((r) => [r.status, r.error]))}`);
+        if (Date.now() > end)
+          throw new Error(
+            `timed out; runs so far: ${JSON.stringify(done(runLog.snapshot()).map((r) => [r.status, r.error]))}`,
+          );
         await new Promise((r) => setTimeout(r, 200));
       }
     };
@@ -75,7 +89,12 @@ beforeAll(async () => {
   status = JSON.parse(readFileSync(join(dir, "scheduler/status.json"), "utf8"));
   runs = done(status);
   runObjects = await sink.list(SCHEDULE_RUNS_PREFIX);
-  if (process.env.SCHED_TIMING) console.error("TIMING", Date.now() - t0, JSON.stringify(runs.map((r) => [r.status, r.finishedAtMs - r.startedAtMs, r.startedAtMs - t0]))); 
+  if (process.env.SCHED_TIMING)
+    console.error(
+      "TIMING",
+      Date.now() - t0,
+      JSON.stringify(runs.map((r) => [r.status, r.finishedAtMs - r.startedAtMs, r.startedAtMs - t0])),
+    );
   const served = await serveDir(dir, "ballast_schedule_e2e");
   try {
     health = (await served.get("/api/health")).body;
@@ -90,7 +109,8 @@ afterAll(() => {
   if (process.env.SCHED_TIMING) console.error("TIMING removed", Date.now() - t0);
 });
 
-const manifestOf = (buildId: string): BuildManifest => JSON.parse(readFileSync(join(dir, "builds", buildId, "manifest.json"), "utf8"));
+const manifestOf = (buildId: string): BuildManifest =>
+  JSON.parse(readFileSync(join(dir, "builds", buildId, "manifest.json"), "utf8"));
 
 describe("schedule in live mode against the replay servers", () => {
   it("runs three cycles that publish three builds, then an error run that publishes nothing", () => {
@@ -101,18 +121,27 @@ describe("schedule in live mode against the replay servers", () => {
     expect(runs[3].buildId).toBeNull();
     expect(JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")).buildId).toBe(ids[2]);
     // Every replayed source was asked at the live clients' paths.
-    for (const p of ["defillama /stablecoins?includePrices=true", "coingecko /api/v3/coins/markets?", "frankfurter /v1/2025-03-01..?base=EUR", "binance /api/v3/klines?symbol=USDCUSDT&interval=1m", "defillama-yields /pools"]) {
+    for (const p of [
+      "defillama /stablecoins?includePrices=true",
+      "coingecko /api/v3/coins/markets?",
+      "frankfurter /v1/2025-03-01..?base=EUR",
+      "binance /api/v3/klines?symbol=USDCUSDT&interval=1m",
+      "defillama-yields /pools",
+    ]) {
       expect(requests.some((r) => r.startsWith(p))).toBe(true);
     }
   });
 
   it("never overlaps: each run starts after the previous one finished, and ticks during a run are skipped and logged", () => {
     const sorted = [...runs].sort((a, b) => a.startedAtMs - b.startedAtMs);
-    for (let i = 1; i < sorted.length; i++) expect(sorted[i].startedAtMs).toBeGreaterThanOrEqual(sorted[i - 1].finishedAtMs);
+    for (let i = 1; i < sorted.length; i++)
+      expect(sorted[i].startedAtMs).toBeGreaterThanOrEqual(sorted[i - 1].finishedAtMs);
     const skipped = status.recent.filter((r) => r.status === "skipped");
     expect(skipped.length).toBeGreaterThan(0);
     // A skipped tick fell inside a run of the same job.
-    expect(skipped.some((s) => runs.some((r) => s.startedAtMs > r.startedAtMs && s.startedAtMs < r.finishedAtMs))).toBe(true);
+    expect(skipped.some((s) => runs.some((r) => s.startedAtMs > r.startedAtMs && s.startedAtMs < r.finishedAtMs))).toBe(
+      true,
+    );
   });
 
   it("builds as of now on the wall clock, from captures made in the same run", () => {
@@ -131,7 +160,9 @@ describe("schedule in live mode against the replay servers", () => {
 
   it("records the failing upstream: capture errors and an open circuit in the run log and the manifest", () => {
     expect(runs[0].circuits.coingecko).toMatchObject({ state: "closed", consecutiveFailures: 0 });
-    expect(runs[1].captureErrors).toEqual([{ endpoint: "coingecko.markets", params: {}, message: expect.stringContaining("answered 503") }]);
+    expect(runs[1].captureErrors).toEqual([
+      { endpoint: "coingecko.markets", params: {}, message: expect.stringContaining("answered 503") },
+    ]);
     expect(runs[1].circuits.coingecko).toMatchObject({ state: "open" });
     expect(runs[2].captureErrors[0].message).toContain("circuit open");
     expect(manifestOf(runs[2].buildId!).circuits.coingecko).toMatchObject({ state: "open" });
@@ -147,11 +178,21 @@ describe("schedule in live mode against the replay servers", () => {
 
   it("health reads the run log: producer job and cadence, the open circuit, the cron error run", () => {
     expect(health.clock.buildId).toBe(runs[2].buildId);
-    expect(health.caches.stablecoins).toMatchObject({ producerJob: "prices-peg", producerIntervalSec: 900, freshnessSource: "freshness-sentinel" });
+    expect(health.caches.stablecoins).toMatchObject({
+      producerJob: "prices-peg",
+      producerIntervalSec: 900,
+      freshnessSource: "freshness-sentinel",
+    });
     // Jobs this scheduler does not run keep the manual `build` producer.
     expect(health.caches["stablecoin-charts"]).toMatchObject({ producerJob: "build", producerIntervalSec: null });
     expect(health.circuits.coingecko).toMatchObject({ state: "open" });
     expect(health.status).not.toBe("healthy");
-    expect(health.warnings.some((w: string) => w.startsWith("scheduled job prices-peg: cron error run (sets status degraded)") && w.includes("no upstream call succeeded"))).toBe(true);
+    expect(
+      health.warnings.some(
+        (w: string) =>
+          w.startsWith("scheduled job prices-peg: cron error run (sets status degraded)") &&
+          w.includes("no upstream call succeeded"),
+      ),
+    ).toBe(true);
   });
 });

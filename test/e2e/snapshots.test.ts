@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FsSink } from "../../build/sinks/fs.ts";
-import { backfillSnapshots, type BackfillStep, daysBetween, snapshotAsOf, verifySnapshot } from "../../build/snapshots.ts";
+import {
+  backfillSnapshots,
+  type BackfillStep,
+  daysBetween,
+  snapshotAsOf,
+  verifySnapshot,
+} from "../../build/snapshots.ts";
 import { SnapshotSchema } from "../../site-data/snapshot.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
 import { serveDir } from "../helpers/served-build.ts";
@@ -20,7 +26,9 @@ beforeAll(async () => {
   steps = await backfillSnapshots("2023-03-11", "2023-03-12", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
   api = await serveDir(dir, "snapshots");
 }, 600_000);
-afterAll(async () => { await api?.close(); });
+afterAll(async () => {
+  await api?.close();
+});
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
@@ -33,9 +41,15 @@ describe("backfill", () => {
   });
 
   it("builds one snapshot per day; a second run skips the published days and rewrites nothing", async () => {
-    expect(steps.map((s) => [s.day, s.outcome])).toEqual([["2023-03-11", "built"], ["2023-03-12", "built"]]);
+    expect(steps.map((s) => [s.day, s.outcome])).toEqual([
+      ["2023-03-11", "built"],
+      ["2023-03-12", "built"],
+    ]);
     const before = readFileSync(join(dir, "snapshots/2023-03-11.json"));
-    const again = await backfillSnapshots("2023-03-11", "2023-03-12", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
+    const again = await backfillSnapshots("2023-03-11", "2023-03-12", {
+      captureDir: CAPTURE_DIR,
+      sink: new FsSink(dir),
+    });
     expect(again.map((s) => s.outcome)).toEqual(["skipped", "skipped"]);
     expect(readFileSync(join(dir, "snapshots/2023-03-11.json")).equals(before)).toBe(true);
   });
@@ -100,7 +114,9 @@ describe("snapshot routes", () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(stored)).toBe(true);
     expect(res.headers.get("cache-control")).toBe("public, s-maxage=31536000, max-age=31536000, immutable");
     expect(res.headers.get("etag")).toBe(`"${sha(stored)}"`);
-    const cached = await api.app.request("/api/snapshots/2023-03-11.json", { headers: { "X-API-Key": api.token, "If-None-Match": `"${sha(stored)}"` } });
+    const cached = await api.app.request("/api/snapshots/2023-03-11.json", {
+      headers: { "X-API-Key": api.token, "If-None-Match": `"${sha(stored)}"` },
+    });
     expect(cached.status).toBe(304);
     expect(await cached.text()).toBe("");
   });
@@ -110,12 +126,14 @@ describe("snapshot routes", () => {
     expect((await api.get("/api/snapshots/2023-03-11")).status).toBe(400);
     expect((await api.get("/api/snapshots/2023-03-13.json")).status).toBe(404);
     mkdirSync(join(dir, "snapshots"), { recursive: true });
-    writeFileSync(join(dir, "snapshots/2023-03-14.json"), "{\"version\":1,\"snapshotDate\":\"2023-03-14\"}");
+    writeFileSync(join(dir, "snapshots/2023-03-14.json"), '{"version":1,"snapshotDate":"2023-03-14"}');
     const bad = await api.get("/api/snapshots/2023-03-14.json");
     expect(bad.status).toBe(500);
     expect(bad.body.error).toBe("Snapshot payload corrupted: 2023-03-14");
     // health names the corrupt stored payload until a later read passes
-    const warned = (await api.get("/api/health")).body.warnings.filter((w: string) => w.startsWith("stored dated payloads fail their schema"));
+    const warned = (await api.get("/api/health")).body.warnings.filter((w: string) =>
+      w.startsWith("stored dated payloads fail their schema"),
+    );
     expect(warned).toHaveLength(1);
     expect(warned[0]).toContain("snapshots/2023-03-14.json");
   });
@@ -123,7 +141,11 @@ describe("snapshot routes", () => {
   it("the projection of usdc-circle carries its row, report card, PSI and DEWS, with ETag <sha256>-<id>", async () => {
     const res = await api.get("/api/snapshot/2023-03-11/stablecoin/usdc-circle");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ snapshotDate: "2023-03-11", stablecoinId: "usdc-circle", stablecoin: { id: "usdc-circle", symbol: "USDC" } });
+    expect(res.body).toMatchObject({
+      snapshotDate: "2023-03-11",
+      stablecoinId: "usdc-circle",
+      stablecoin: { id: "usdc-circle", symbol: "USDC" },
+    });
     expect(res.body.stablecoin.price).toBeLessThan(0.99);
     expect(res.body.scores.reportCard.id).toBe("usdc-circle");
     expect(res.body.scores.psi.score).toBeGreaterThanOrEqual(0);
@@ -143,7 +165,12 @@ describe("dated digests and DuckDB files", () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.equals(readFileSync(join(dir, "digests/2023-03-11.json")))).toBe(true);
     const d = JSON.parse(bytes.toString("utf8"));
-    expect(d).toMatchObject({ date: "2023-03-11", edition: "daily", windowStart: Date.parse("2023-03-11T00:00:00Z") / 1000, windowEnd: Date.parse("2023-03-12T00:00:00Z") / 1000 });
+    expect(d).toMatchObject({
+      date: "2023-03-11",
+      edition: "daily",
+      windowStart: Date.parse("2023-03-11T00:00:00Z") / 1000,
+      windowEnd: Date.parse("2023-03-12T00:00:00Z") / 1000,
+    });
     const opened = d.depegIncidents.opened.map((i: { stablecoinId: string }) => i.stablecoinId);
     expect(opened).toEqual(expect.arrayContaining(["usdc-circle", "dai-sky"]));
     for (const i of d.depegIncidents.opened) {
@@ -190,8 +217,11 @@ describe("dated digests and DuckDB files", () => {
     const { DuckDBInstance } = await import("@duckdb/node-api");
     const db = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" });
     const conn = await db.connect();
-    const rows = (await conn.runAndReadAll("select count(*)::integer as n, max(started_at)::integer as newest from depeg_events")).getRowObjectsJson()[0];
-    conn.closeSync(); db.closeSync();
+    const rows = (
+      await conn.runAndReadAll("select count(*)::integer as n, max(started_at)::integer as newest from depeg_events")
+    ).getRowObjectsJson()[0];
+    conn.closeSync();
+    db.closeSync();
     expect(Number(rows.n)).toBeGreaterThan(0);
     expect(Number(rows.newest)).toBeLessThanOrEqual(snapshotAsOf("2023-03-11"));
     expect((await api.app.request("/snapshots/2023-03-13/ballast.duckdb")).status).toBe(404);

@@ -24,17 +24,28 @@ let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let server: RunningServer;
 let base: string;
 
-const build = (day: string) => runBuild({ asOf: Date.parse(`${day}T00:00:00Z`) / 1000, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null });
+const build = (day: string) =>
+  runBuild({
+    asOf: Date.parse(`${day}T00:00:00Z`) / 1000,
+    captureDir: CAPTURE_DIR,
+    sink: new FsSink(dir),
+    warehousePath: null,
+  });
 
 let updateId = 1;
 async function say(chatId: number, text: string): Promise<void> {
   const res = await fetch(`${base}/api/telegram-webhook`, {
-    method: "POST", headers: { "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": SECRET },
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": SECRET },
     body: JSON.stringify({
       update_id: updateId++,
       message: {
-        message_id: updateId, date: Math.floor(Date.now() / 1000), text, entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }],
-        from: { id: chatId, is_bot: false, first_name: "Test" }, chat: { id: chatId, type: "private", first_name: "Test" },
+        message_id: updateId,
+        date: Math.floor(Date.now() / 1000),
+        text,
+        entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }],
+        from: { id: chatId, is_bot: false, first_name: "Test" },
+        chat: { id: chatId, type: "private", first_name: "Test" },
       },
     }),
   });
@@ -51,7 +62,16 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs
   }
 }
 
-const summary = async () => ((await (await fetch(`${base}/api/health`)).json()) as { telegramSummary: { lastDispatchStatus: string | null; pendingDeliveries: number | null; totalChats: number } | null }).telegramSummary;
+const summary = async () =>
+  (
+    (await (await fetch(`${base}/api/health`)).json()) as {
+      telegramSummary: {
+        lastDispatchStatus: string | null;
+        pendingDeliveries: number | null;
+        totalChats: number;
+      } | null;
+    }
+  ).telegramSummary;
 
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
@@ -60,8 +80,17 @@ beforeAll(async () => {
   schema = await createTestSchema("alerts_e2e");
   await build("2023-03-10");
   server = await startServer({
-    PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "auto", DATABASE_URL: schema.url, API_KEY_PEPPER: "pepper-for-alert-e2e-0123456789",
-    TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: bot.apiRoot, TELEGRAM_WEBHOOK_SECRET: SECRET, TELEGRAM_ALERTS_INTERVAL_SEC: 1, STATUS_RECORD_INTERVAL_SEC: 0,
+    PORT: 0,
+    HOST: "127.0.0.1",
+    BALLAST_DATA_DIR: dir,
+    CLOCK: "auto",
+    DATABASE_URL: schema.url,
+    API_KEY_PEPPER: "pepper-for-alert-e2e-0123456789",
+    TELEGRAM_BOT_TOKEN: TOKEN,
+    TELEGRAM_API_ROOT: bot.apiRoot,
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    TELEGRAM_ALERTS_INTERVAL_SEC: 1,
+    STATUS_RECORD_INTERVAL_SEC: 0,
   });
   base = `http://127.0.0.1:${server.port}`;
 }, 180_000);
@@ -79,17 +108,28 @@ describe("alert dispatch through the server", () => {
     await say(102, "/follow majors");
     await say(103, "/follow USDT");
     expect((await summary())?.totalChats).toBe(3);
-    expect(await until("the baseline", async () => ((await summary())?.lastDispatchStatus === "baseline" ? true : undefined))).toBe(true);
+    expect(
+      await until("the baseline", async () =>
+        (await summary())?.lastDispatchStatus === "baseline" ? true : undefined,
+      ),
+    ).toBe(true);
     const before = bot.callsOf("sendMessage").length;
     expect(bot.callsOf("sendMessage").every((c) => !String(c.params.text).includes(" depeg: "))).toBe(true);
 
     await build("2023-03-12");
     const alerts = await until("the depeg alerts", async () => {
-      const sent = bot.callsOf("sendMessage").slice(before).filter((c) => String(c.params.text).includes(" depeg: "));
+      const sent = bot
+        .callsOf("sendMessage")
+        .slice(before)
+        .filter((c) => String(c.params.text).includes(" depeg: "));
       const s = await summary();
       return sent.length >= 3 && s?.pendingDeliveries === 0 ? sent : undefined;
     });
-    const byChat = (chat: number) => alerts.filter((c) => Number(c.params.chat_id) === chat).map((c) => String(c.params.text).split(" depeg: ")[0]).sort();
+    const byChat = (chat: number) =>
+      alerts
+        .filter((c) => Number(c.params.chat_id) === chat)
+        .map((c) => String(c.params.text).split(" depeg: ")[0])
+        .sort();
     expect(byChat(101)).toEqual(["USDC"]);
     expect(byChat(102)).toEqual(["DAI", "USDC"]); // majors: the new USDC and DAI incidents (FRAX is not a major)
     expect(byChat(103)).toEqual([]);
@@ -99,6 +139,11 @@ describe("alert dispatch through the server", () => {
 
     // the next runs send nothing again
     await new Promise((r) => setTimeout(r, 2500));
-    expect(bot.callsOf("sendMessage").slice(before).filter((c) => String(c.params.text).includes(" depeg: "))).toHaveLength(3);
+    expect(
+      bot
+        .callsOf("sendMessage")
+        .slice(before)
+        .filter((c) => String(c.params.text).includes(" depeg: ")),
+    ).toHaveLength(3);
   }, 120_000);
 });

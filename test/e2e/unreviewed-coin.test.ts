@@ -12,11 +12,20 @@ const LIST_DIR = "zacheryglass-stablecoinwatch";
 const LIST_FILE = "defillama_raw_output.json";
 /** A new, well-formed upstream coin no registry record knows. */
 const NEW_ASSET = {
-  id: "99999", name: "Brand New Dollar", symbol: "BND", gecko_id: null, pegType: "peggedUSD", priceSource: "defillama",
-  pegMechanism: "fiat-backed", circulating: { peggedUSD: 12_345_678 }, circulatingPrevDay: { peggedUSD: 12_000_000 },
-  circulatingPrevWeek: { peggedUSD: 11_000_000 }, circulatingPrevMonth: { peggedUSD: 10_000_000 },
+  id: "99999",
+  name: "Brand New Dollar",
+  symbol: "BND",
+  gecko_id: null,
+  pegType: "peggedUSD",
+  priceSource: "defillama",
+  pegMechanism: "fiat-backed",
+  circulating: { peggedUSD: 12_345_678 },
+  circulatingPrevDay: { peggedUSD: 12_000_000 },
+  circulatingPrevWeek: { peggedUSD: 11_000_000 },
+  circulatingPrevMonth: { peggedUSD: 10_000_000 },
   chainCirculating: { Ethereum: { current: { peggedUSD: 12_345_678 }, circulatingPrevDay: { peggedUSD: 12_000_000 } } },
-  chains: ["Ethereum"], price: 1.0002,
+  chains: ["Ethereum"],
+  price: 1.0002,
 };
 
 let manifest: BuildManifest;
@@ -25,7 +34,8 @@ beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   // The recorded capture dir with the DefiLlama list edited to carry one extra asset.
   const captureDir = mkdtempSync(join(tmpdir(), "ballast-capture-"));
-  for (const entry of readdirSync(CAPTURE_DIR)) if (entry !== LIST_DIR) symlinkSync(join(CAPTURE_DIR, entry), join(captureDir, entry));
+  for (const entry of readdirSync(CAPTURE_DIR))
+    if (entry !== LIST_DIR) symlinkSync(join(CAPTURE_DIR, entry), join(captureDir, entry));
   mkdirSync(join(captureDir, LIST_DIR));
   for (const entry of readdirSync(join(CAPTURE_DIR, LIST_DIR))) {
     if (entry !== LIST_FILE) symlinkSync(join(CAPTURE_DIR, LIST_DIR, entry), join(captureDir, LIST_DIR, entry));
@@ -40,13 +50,20 @@ beforeAll(async () => {
 
 describe("an unknown upstream coin never blocks publication", () => {
   it("publishes the build and warns in the manifest", () => {
-    expect(manifest.warnings.filter((w) => /unreviewed/.test(w))).toEqual([expect.stringMatching(/bnd-unreviewed-99999.*99999/)]);
+    expect(manifest.warnings.filter((w) => /unreviewed/.test(w))).toEqual([
+      expect.stringMatching(/bnd-unreviewed-99999.*99999/),
+    ]);
   });
 
   it("lists the coin as unreviewed with its supply", () => {
     const list = JSON.parse(readFileSync(join(buildDir, "site-data/stablecoins.json"), "utf8"));
     const coin = list.peggedAssets.find((a: { symbol: string }) => a.symbol === "BND");
-    expect(coin).toMatchObject({ id: "bnd-unreviewed-99999", unreviewed: true, pegType: "peggedUSD", supplySource: "defillama" });
+    expect(coin).toMatchObject({
+      id: "bnd-unreviewed-99999",
+      unreviewed: true,
+      pegType: "peggedUSD",
+      supplySource: "defillama",
+    });
     expect(coin.circulating.peggedUSD).toBe(12_345_678);
     expect(coin.chainCirculating.Ethereum.current).toBe(12_345_678);
     // reviewed coins carry no such field

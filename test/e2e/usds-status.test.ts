@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { createApp } from "../../api/app.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
-import { type UsdsStatusPayload, UsdsStatusPayloadSchema, USDS_NO_FREEZE_IMPLEMENTATION } from "../../pipelines/sources/usds-status.ts";
+import {
+  type UsdsStatusPayload,
+  UsdsStatusPayloadSchema,
+  USDS_NO_FREEZE_IMPLEMENTATION,
+} from "../../pipelines/sources/usds-status.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
@@ -20,15 +24,26 @@ import { serveDir } from "../helpers/served-build.ts";
 const OBSERVED = RECORDED_AS_OF - 3600;
 const BLOCK_TIME = OBSERVED - 180;
 
-const payload = (over: Partial<UsdsStatusPayload> = {}): UsdsStatusPayload => UsdsStatusPayloadSchema.parse({
-  chain: "ethereum", evmChainId: 1, token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
-  blockNumber: 23_300_000, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: BLOCK_TIME,
-  implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
-  implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION,
-  freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "reverted", result: null, reason: "reverted" },
-  totalSupplyRaw: "7912345678901234567890123456",
-  ...over,
-});
+const payload = (over: Partial<UsdsStatusPayload> = {}): UsdsStatusPayload =>
+  UsdsStatusPayloadSchema.parse({
+    chain: "ethereum",
+    evmChainId: 1,
+    token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
+    blockNumber: 23_300_000,
+    blockHash: `0x${"ab".repeat(32)}`,
+    blockTimestamp: BLOCK_TIME,
+    implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
+    implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION,
+    freezeProbe: {
+      function: "isBlocked(address)",
+      args: ["0x0000000000000000000000000000000000000000"],
+      outcome: "reverted",
+      result: null,
+      reason: "reverted",
+    },
+    totalSupplyRaw: "7912345678901234567890123456",
+    ...over,
+  });
 
 let dir: string;
 let manifest: BuildManifest;
@@ -47,7 +62,20 @@ beforeAll(async () => {
   await put(OBSERVED - 86400, payload({ blockNumber: 23_290_000, blockTimestamp: BLOCK_TIME - 86400 }));
   await put(OBSERVED, payload());
   // observed after as-of: never read by this build (no look-ahead)
-  await put(RECORDED_AS_OF + 3600, payload({ blockNumber: 23_310_000, blockTimestamp: RECORDED_AS_OF + 3000, freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "answered", result: false, reason: null } }));
+  await put(
+    RECORDED_AS_OF + 3600,
+    payload({
+      blockNumber: 23_310_000,
+      blockTimestamp: RECORDED_AS_OF + 3000,
+      freezeProbe: {
+        function: "isBlocked(address)",
+        args: ["0x0000000000000000000000000000000000000000"],
+        outcome: "answered",
+        result: false,
+        reason: null,
+      },
+    }),
+  );
   ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
   served = await serveDir(dir, "ballast_usds");
   ({ app, token } = served);
@@ -61,7 +89,12 @@ describe("a build holding a USDS status capture serves /api/usds-status", () => 
   it("loads the newest capture at or before as-of and publishes the artifact (budget 86400 s)", () => {
     const source = manifest.sources.find((s) => s.endpoint === "usds.status")!;
     expect(source).toMatchObject({ status: "ok", rows: 1, dropped: {}, newestObservedAt: OBSERVED });
-    expect(manifest.files.find((f) => f.path === "site-data/usds-status.json")).toMatchObject({ artifact: "usds-status", rows: 1, dataAsOf: BLOCK_TIME, maxAgeSec: 86400 });
+    expect(manifest.files.find((f) => f.path === "site-data/usds-status.json")).toMatchObject({
+      artifact: "usds-status",
+      rows: 1,
+      dataAsOf: BLOCK_TIME,
+      maxAgeSec: 86400,
+    });
   });
 
   it("answers the freeze module state, the read block and its source, with `_meta` and the standard profile", async () => {
@@ -76,13 +109,26 @@ describe("a build holding a USDS status capture serves /api/usds-status", () => 
     const status = UsdsStatusSchema.parse(rest);
     expect(status).toMatchObject({
       stablecoinId: "usds-sky",
-      token: { chain: "ethereum", evmChainId: 1, address: "0xdC035D45d973E3EC169d2276DDab16f1e407384F", symbol: "USDS", decimals: 18 },
-      freezeModuleActive: false, freezeCapabilityPresent: false,
-      implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION, knownNoFreezeImplementation: true,
+      token: {
+        chain: "ethereum",
+        evmChainId: 1,
+        address: "0xdC035D45d973E3EC169d2276DDab16f1e407384F",
+        symbol: "USDS",
+        decimals: 18,
+      },
+      freezeModuleActive: false,
+      freezeCapabilityPresent: false,
+      implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION,
+      knownNoFreezeImplementation: true,
       freezeProbe: { function: "isBlocked(address)", selector: "0xfbac3951", outcome: "reverted", result: null },
       totalSupplyRaw: "7912345678901234567890123456",
       readAt: { blockNumber: 23_300_000, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: BLOCK_TIME },
-      source: { kind: "evm-rpc", rpcEnv: "BALLAST_RPC_ETHEREUM", capturePath: `raw/usds/2025-09-06/usds.status-${OBSERVED}.json.gz`, observedAt: OBSERVED },
+      source: {
+        kind: "evm-rpc",
+        rpcEnv: "BALLAST_RPC_ETHEREUM",
+        capturePath: `raw/usds/2025-09-06/usds.status-${OBSERVED}.json.gz`,
+        observedAt: OBSERVED,
+      },
       updatedAt: BLOCK_TIME,
     });
     expect(status.source.calls).toHaveLength(4);

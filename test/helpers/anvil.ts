@@ -5,8 +5,18 @@ import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import {
-  type Abi, type Address, type Hex, type Log, type PublicClient, type TransactionReceipt, type WalletClient,
-  createPublicClient, createWalletClient, defineChain, http, toEventSelector,
+  type Abi,
+  type Address,
+  type Hex,
+  type Log,
+  type PublicClient,
+  type TransactionReceipt,
+  type WalletClient,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  toEventSelector,
 } from "viem";
 import { configKey } from "../../pipelines/onchain/contract.ts";
 import { type TrackedConfig, trackedConfigs } from "../../pipelines/onchain/tracked.ts";
@@ -38,11 +48,18 @@ export interface AnvilHandle {
 }
 
 const running = new Set<ChildProcess>();
-process.once("exit", () => { for (const c of running) c.kill("SIGKILL"); });
+process.once("exit", () => {
+  for (const c of running) c.kill("SIGKILL");
+});
 
 async function rpcAnswers(url: string): Promise<boolean> {
   try {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }), signal: AbortSignal.timeout(500) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(500),
+    });
     return res.ok;
   } catch {
     return false;
@@ -57,11 +74,22 @@ async function rpcAnswers(url: string): Promise<boolean> {
 export async function startAnvil(opts: { chainId?: number } = {}): Promise<AnvilHandle> {
   const chainId = opts.chainId ?? 1;
   const port = await freePort();
-  const child = spawn(ANVIL_BIN, ["--port", String(port), "--host", "127.0.0.1", "--silent", "--chain-id", String(chainId)], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(
+    ANVIL_BIN,
+    ["--port", String(port), "--host", "127.0.0.1", "--silent", "--chain-id", String(chainId)],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
   running.add(child);
   let stderr = "";
-  child.stderr?.on("data", (d) => { stderr += String(d); });
-  const exited = new Promise<void>((r) => child.once("exit", () => { running.delete(child); r(); }));
+  child.stderr?.on("data", (d) => {
+    stderr += String(d);
+  });
+  const exited = new Promise<void>((r) =>
+    child.once("exit", () => {
+      running.delete(child);
+      r();
+    }),
+  );
   const rpcUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   while (!(await rpcAnswers(rpcUrl))) {
@@ -73,7 +101,10 @@ export async function startAnvil(opts: { chainId?: number } = {}): Promise<Anvil
   }
   let stopped: Promise<void> | null = null;
   return {
-    rpcUrl, port, chainId, process: child,
+    rpcUrl,
+    port,
+    chainId,
+    process: child,
     stop() {
       if (stopped) return stopped;
       stopped = (async () => {
@@ -90,7 +121,10 @@ export async function startAnvil(opts: { chainId?: number } = {}): Promise<Anvil
 }
 
 /** ABI and creation bytecode of one compiled fixture contract. */
-export interface CompiledContract { abi: Abi; bytecode: Hex }
+export interface CompiledContract {
+  abi: Abi;
+  bytecode: Hex;
+}
 /** The fixture contracts by name. */
 export type FixtureName = "TetherLike" | "CircleLike" | "PaxosLike";
 /** Every compiled fixture contract: the three tokens plus the USDS proxy and its two implementations. */
@@ -103,7 +137,9 @@ export type CompiledName = FixtureName | "UsdsProxyLike" | "UsdsImplNoFreeze" | 
  * compiler's messages when compilation fails.
  */
 export function compileFixtureContracts(): Record<CompiledName, CompiledContract> {
-  const files = readdirSync(CONTRACTS_DIR).filter((f) => f.endsWith(".sol")).sort();
+  const files = readdirSync(CONTRACTS_DIR)
+    .filter((f) => f.endsWith(".sol"))
+    .sort();
   const sources: Record<string, { content: string }> = {};
   for (const f of files) sources[f] = { content: readFileSync(join(CONTRACTS_DIR, f), "utf8") };
   const key = createHash("sha256").update(solc.version()).update(JSON.stringify(sources)).digest("hex").slice(0, 24);
@@ -111,14 +147,22 @@ export function compileFixtureContracts(): Record<CompiledName, CompiledContract
   const cacheFile = join(cacheDir, `${key}.json`);
   if (existsSync(cacheFile)) return JSON.parse(readFileSync(cacheFile, "utf8"));
   const input = {
-    language: "Solidity", sources,
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+    language: "Solidity",
+    sources,
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: "cancun",
+      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+    },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
-  if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n")}`);
+  if (errors.length)
+    throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n")}`);
   const out = {} as Record<CompiledName, CompiledContract>;
-  for (const [file, contracts] of Object.entries(output.contracts as Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>)) {
+  for (const [file, contracts] of Object.entries(
+    output.contracts as Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>,
+  )) {
     for (const [name, c] of Object.entries(contracts)) {
       if (`${name}.sol` !== file) continue;
       out[name as CompiledName] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
@@ -137,7 +181,12 @@ export function abiEventTopic(abi: Abi, name: string): Hex {
 }
 
 /** A deployed fixture contract: lowercase address, ABI and the block of its deployment. */
-export interface DeployedContract { name: FixtureName; address: Address; abi: Abi; deployBlock: number }
+export interface DeployedContract {
+  name: FixtureName;
+  address: Address;
+  abi: Abi;
+  deployBlock: number;
+}
 
 /** One event the scenario caused on chain, as the test knows it (what it sent), keyed like an OnchainEventRow. */
 export interface ExpectedEvent {
@@ -217,24 +266,47 @@ const FAMILIES: Record<FixtureName, { stablecoinId: string; freeze: string; supp
 export function scenarioRegistry(contracts: DeployedContract[], base: Registry = loadRegistry()): Registry {
   const byCoin = new Map(contracts.map((c) => [FAMILIES[c.name].stablecoinId, c]));
   const tracked = (c: DeployedContract, family: string): TrackedContract => ({
-    chain: "ethereum", evmChainId: 1, address: c.address.toLowerCase(), decimals: FAMILIES[c.name].decimals,
-    startBlock: c.deployBlock, family, contractSource: "primary",
+    chain: "ethereum",
+    evmChainId: 1,
+    address: c.address.toLowerCase(),
+    decimals: FAMILIES[c.name].decimals,
+    startBlock: c.deployBlock,
+    family,
+    contractSource: "primary",
   });
   return {
     ...base,
     coins: base.coins.map((coin) => {
       const c = byCoin.get(coin.id);
       if (!c) return { ...coin, freezeContracts: [], supplyContracts: [] };
-      return { ...coin, freezeContracts: [tracked(c, FAMILIES[c.name].freeze)], supplyContracts: [tracked(c, FAMILIES[c.name].supply)] };
+      return {
+        ...coin,
+        freezeContracts: [tracked(c, FAMILIES[c.name].freeze)],
+        supplyContracts: [tracked(c, FAMILIES[c.name].supply)],
+      };
     }),
   };
 }
 
 /** viem clients for an anvil node (polling 50 ms, no response cache) with `account` as the JSON-RPC sender. */
-export function anvilClients(rpcUrl: string, account: Address, chainId = 1): { publicClient: PublicClient; walletClient: WalletClient } {
-  const chain = defineChain({ id: chainId, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+export function anvilClients(
+  rpcUrl: string,
+  account: Address,
+  chainId = 1,
+): { publicClient: PublicClient; walletClient: WalletClient } {
+  const chain = defineChain({
+    id: chainId,
+    name: "anvil",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
   return {
-    publicClient: createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 }) as PublicClient,
+    publicClient: createPublicClient({
+      chain,
+      transport: http(rpcUrl),
+      pollingInterval: 50,
+      cacheTime: 0,
+    }) as PublicClient,
     walletClient: createWalletClient({ chain, transport: http(rpcUrl), account, pollingInterval: 50, cacheTime: 0 }),
   };
 }
@@ -243,21 +315,48 @@ export function anvilClients(rpcUrl: string, account: Address, chainId = 1): { p
  * Deploys the fixture contracts on a running anvil from its first unlocked account. Returns the
  * clients, the owner and the deployed contracts with helpers to send calls and build expectations.
  */
-export async function deployFixtures(anvil: AnvilHandle): Promise<Omit<AnvilScenario, "registry" | "configs" | "expected" | "stop">> {
+export async function deployFixtures(
+  anvil: AnvilHandle,
+): Promise<Omit<AnvilScenario, "registry" | "configs" | "expected" | "stop">> {
   const compiled = compileFixtureContracts();
   const probe = createWalletClient({ transport: http(anvil.rpcUrl) });
   const [ownerRaw] = await probe.getAddresses();
   const owner = ownerRaw.toLowerCase() as Address;
   const { publicClient, walletClient } = anvilClients(anvil.rpcUrl, owner, anvil.chainId);
   const deploy = async (name: FixtureName): Promise<DeployedContract> => {
-    const hash = await walletClient.deployContract({ abi: compiled[name].abi, bytecode: compiled[name].bytecode, account: owner, chain: walletClient.chain });
+    const hash = await walletClient.deployContract({
+      abi: compiled[name].abi,
+      bytecode: compiled[name].bytecode,
+      account: owner,
+      chain: walletClient.chain,
+    });
     const r = await publicClient.waitForTransactionReceipt({ hash });
     if (r.status !== "success" || !r.contractAddress) throw new Error(`deploy ${name} failed`);
-    return { name, address: r.contractAddress.toLowerCase() as Address, abi: compiled[name].abi, deployBlock: Number(r.blockNumber) };
+    return {
+      name,
+      address: r.contractAddress.toLowerCase() as Address,
+      abi: compiled[name].abi,
+      deployBlock: Number(r.blockNumber),
+    };
   };
-  const contracts = { usdt: await deploy("TetherLike"), usdc: await deploy("CircleLike"), usdp: await deploy("PaxosLike") };
-  const send = async (contract: DeployedContract, functionName: string, args: readonly unknown[] = []): Promise<TransactionReceipt> => {
-    const hash = await walletClient.writeContract({ address: contract.address, abi: contract.abi, functionName, args, account: owner, chain: walletClient.chain });
+  const contracts = {
+    usdt: await deploy("TetherLike"),
+    usdc: await deploy("CircleLike"),
+    usdp: await deploy("PaxosLike"),
+  };
+  const send = async (
+    contract: DeployedContract,
+    functionName: string,
+    args: readonly unknown[] = [],
+  ): Promise<TransactionReceipt> => {
+    const hash = await walletClient.writeContract({
+      address: contract.address,
+      abi: contract.abi,
+      functionName,
+      args,
+      account: owner,
+      chain: walletClient.chain,
+    });
     const r = await publicClient.waitForTransactionReceipt({ hash });
     if (r.status !== "success") throw new Error(`${contract.name}.${functionName} reverted`);
     return r;
@@ -266,15 +365,28 @@ export async function deployFixtures(anvil: AnvilHandle): Promise<Omit<AnvilScen
     const used = new Set<Log>();
     return specs.map((s) => {
       const topic = abiEventTopic(contract.abi, s.event);
-      const log = receipt.logs.find((l) => !used.has(l) && l.address.toLowerCase() === contract.address && l.topics[0] === topic);
+      const log = receipt.logs.find(
+        (l) => !used.has(l) && l.address.toLowerCase() === contract.address && l.topics[0] === topic,
+      );
       if (!log) throw new Error(`receipt ${receipt.transactionHash} has no ${s.event} log`);
       used.add(log);
       const fam = FAMILIES[contract.name];
       return {
         id: `ethereum-${receipt.transactionHash.toLowerCase()}-${log.logIndex}`,
-        configKey: configKey(fam.stablecoinId, "ethereum", contract.address, s.purpose === "freeze" ? fam.freeze : fam.supply),
-        stablecoinId: fam.stablecoinId, kind: s.kind, address: s.address.toLowerCase(), amount_raw: s.amount.toString(),
-        amount_source: s.source, event_name: s.event, tx_hash: receipt.transactionHash.toLowerCase(), log_index: Number(log.logIndex),
+        configKey: configKey(
+          fam.stablecoinId,
+          "ethereum",
+          contract.address,
+          s.purpose === "freeze" ? fam.freeze : fam.supply,
+        ),
+        stablecoinId: fam.stablecoinId,
+        kind: s.kind,
+        address: s.address.toLowerCase(),
+        amount_raw: s.amount.toString(),
+        amount_source: s.source,
+        event_name: s.event,
+        tx_hash: receipt.transactionHash.toLowerCase(),
+        log_index: Number(log.logIndex),
         block_number: Number(receipt.blockNumber),
       };
     });
@@ -304,7 +416,12 @@ export async function startAnvilScenario(): Promise<AnvilScenario> {
   const anvil = await startAnvil();
   try {
     const base = await deployFixtures(anvil);
-    const { contracts: { usdt, usdc, usdp }, owner, send, expectFrom } = base;
+    const {
+      contracts: { usdt, usdc, usdp },
+      owner,
+      send,
+      expectFrom,
+    } = base;
     const { alice, bob, carol, dave, erin } = ACTORS;
     const expected: ExpectedEvent[] = [];
     const bal = new Map<string, bigint>();
@@ -314,54 +431,268 @@ export async function startAnvilScenario(): Promise<AnvilScenario> {
     const step = async (c: DeployedContract, fn: string, args: readonly unknown[], specs: EventSpec[]) => {
       expected.push(...expectFrom(await send(c, fn, args), c, specs));
     };
-    const F = "freeze" as const, S = "supply" as const;
+    const F = "freeze" as const,
+      S = "supply" as const;
 
     // USDT-like
-    const issued = 1_000_000_000_000n, toAlice = 250_000_000n, toCarol = 5_000_000n, redeemed = 100_000_000_000n;
-    await step(usdt, "issue", [issued], [{ event: "Issue", kind: "mint", address: owner, amount: issued, source: "event", purpose: S }]);
+    const issued = 1_000_000_000_000n,
+      toAlice = 250_000_000n,
+      toCarol = 5_000_000n,
+      redeemed = 100_000_000_000n;
+    await step(
+      usdt,
+      "issue",
+      [issued],
+      [{ event: "Issue", kind: "mint", address: owner, amount: issued, source: "event", purpose: S }],
+    );
     add(usdt, owner, issued);
     await step(usdt, "transfer", [alice, toAlice], []);
-    add(usdt, owner, -toAlice); add(usdt, alice, toAlice);
-    await step(usdt, "addBlackList", [alice], [{ event: "AddedBlackList", kind: "blacklist", address: alice, amount: get(usdt, alice), source: "historical_balance", purpose: F }]);
-    await step(usdt, "destroyBlackFunds", [alice], [{ event: "DestroyedBlackFunds", kind: "destroy", address: alice, amount: get(usdt, alice), source: "event", purpose: F }]);
+    add(usdt, owner, -toAlice);
+    add(usdt, alice, toAlice);
+    await step(
+      usdt,
+      "addBlackList",
+      [alice],
+      [
+        {
+          event: "AddedBlackList",
+          kind: "blacklist",
+          address: alice,
+          amount: get(usdt, alice),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdt,
+      "destroyBlackFunds",
+      [alice],
+      [
+        {
+          event: "DestroyedBlackFunds",
+          kind: "destroy",
+          address: alice,
+          amount: get(usdt, alice),
+          source: "event",
+          purpose: F,
+        },
+      ],
+    );
     add(usdt, alice, -get(usdt, alice));
-    await step(usdt, "addBlackList", [bob], [{ event: "AddedBlackList", kind: "blacklist", address: bob, amount: get(usdt, bob), source: "historical_balance", purpose: F }]);
+    await step(
+      usdt,
+      "addBlackList",
+      [bob],
+      [
+        {
+          event: "AddedBlackList",
+          kind: "blacklist",
+          address: bob,
+          amount: get(usdt, bob),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
     await step(usdt, "transfer", [carol, toCarol], []);
-    add(usdt, owner, -toCarol); add(usdt, carol, toCarol);
-    await step(usdt, "addBlackList", [carol], [{ event: "AddedBlackList", kind: "blacklist", address: carol, amount: get(usdt, carol), source: "historical_balance", purpose: F }]);
-    await step(usdt, "removeBlackList", [carol], [{ event: "RemovedBlackList", kind: "unblacklist", address: carol, amount: get(usdt, carol), source: "historical_balance", purpose: F }]);
-    await step(usdt, "redeem", [redeemed], [{ event: "Redeem", kind: "burn", address: owner, amount: redeemed, source: "event", purpose: S }]);
+    add(usdt, owner, -toCarol);
+    add(usdt, carol, toCarol);
+    await step(
+      usdt,
+      "addBlackList",
+      [carol],
+      [
+        {
+          event: "AddedBlackList",
+          kind: "blacklist",
+          address: carol,
+          amount: get(usdt, carol),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdt,
+      "removeBlackList",
+      [carol],
+      [
+        {
+          event: "RemovedBlackList",
+          kind: "unblacklist",
+          address: carol,
+          amount: get(usdt, carol),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdt,
+      "redeem",
+      [redeemed],
+      [{ event: "Redeem", kind: "burn", address: owner, amount: redeemed, source: "event", purpose: S }],
+    );
     add(usdt, owner, -redeemed);
 
     // USDC-like
-    const mintAlice = 1_500_000n, big = 2n ** 60n + 7n, toDave = 10_000n, burned = 1_000_000n;
-    await step(usdc, "mint", [alice, mintAlice], [{ event: "Transfer", kind: "mint", address: alice, amount: mintAlice, source: "event", purpose: S }]);
+    const mintAlice = 1_500_000n,
+      big = 2n ** 60n + 7n,
+      toDave = 10_000n,
+      burned = 1_000_000n;
+    await step(
+      usdc,
+      "mint",
+      [alice, mintAlice],
+      [{ event: "Transfer", kind: "mint", address: alice, amount: mintAlice, source: "event", purpose: S }],
+    );
     add(usdc, alice, mintAlice);
-    await step(usdc, "mint", [owner, big], [{ event: "Transfer", kind: "mint", address: owner, amount: big, source: "event", purpose: S }]);
+    await step(
+      usdc,
+      "mint",
+      [owner, big],
+      [{ event: "Transfer", kind: "mint", address: owner, amount: big, source: "event", purpose: S }],
+    );
     add(usdc, owner, big);
     await step(usdc, "transfer", [dave, toDave], []);
-    add(usdc, owner, -toDave); add(usdc, dave, toDave);
-    await step(usdc, "blacklist", [alice], [{ event: "Blacklisted", kind: "blacklist", address: alice, amount: get(usdc, alice), source: "historical_balance", purpose: F }]);
-    await step(usdc, "unBlacklist", [alice], [{ event: "UnBlacklisted", kind: "unblacklist", address: alice, amount: get(usdc, alice), source: "historical_balance", purpose: F }]);
-    await step(usdc, "blacklist", [dave], [{ event: "Blacklisted", kind: "blacklist", address: dave, amount: get(usdc, dave), source: "historical_balance", purpose: F }]);
-    await step(usdc, "burn", [burned], [{ event: "Transfer", kind: "burn", address: owner, amount: burned, source: "event", purpose: S }]);
+    add(usdc, owner, -toDave);
+    add(usdc, dave, toDave);
+    await step(
+      usdc,
+      "blacklist",
+      [alice],
+      [
+        {
+          event: "Blacklisted",
+          kind: "blacklist",
+          address: alice,
+          amount: get(usdc, alice),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdc,
+      "unBlacklist",
+      [alice],
+      [
+        {
+          event: "UnBlacklisted",
+          kind: "unblacklist",
+          address: alice,
+          amount: get(usdc, alice),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdc,
+      "blacklist",
+      [dave],
+      [
+        {
+          event: "Blacklisted",
+          kind: "blacklist",
+          address: dave,
+          amount: get(usdc, dave),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdc,
+      "burn",
+      [burned],
+      [{ event: "Transfer", kind: "burn", address: owner, amount: burned, source: "event", purpose: S }],
+    );
     add(usdc, owner, -burned);
 
     // USDP-like (18 decimals, amounts above 2^53)
-    const supply = 123_456_789_123_456_789_012_345_678n, toErin = 5n * 10n ** 18n + 1n, decreased = 10n ** 18n;
-    await step(usdp, "increaseSupply", [supply], [{ event: "SupplyIncreased", kind: "mint", address: owner, amount: supply, source: "event", purpose: S }]);
+    const supply = 123_456_789_123_456_789_012_345_678n,
+      toErin = 5n * 10n ** 18n + 1n,
+      decreased = 10n ** 18n;
+    await step(
+      usdp,
+      "increaseSupply",
+      [supply],
+      [{ event: "SupplyIncreased", kind: "mint", address: owner, amount: supply, source: "event", purpose: S }],
+    );
     add(usdp, owner, supply);
     await step(usdp, "transfer", [erin, toErin], []);
-    add(usdp, owner, -toErin); add(usdp, erin, toErin);
-    await step(usdp, "freeze", [erin], [{ event: "AddressFrozen", kind: "blacklist", address: erin, amount: get(usdp, erin), source: "historical_balance", purpose: F }]);
-    await step(usdp, "wipeFrozenAddress", [erin], [
-      { event: "FrozenAddressWiped", kind: "destroy", address: erin, amount: get(usdp, erin), source: "historical_balance", purpose: F },
-      { event: "SupplyDecreased", kind: "burn", address: erin, amount: get(usdp, erin), source: "event", purpose: S },
-    ]);
+    add(usdp, owner, -toErin);
+    add(usdp, erin, toErin);
+    await step(
+      usdp,
+      "freeze",
+      [erin],
+      [
+        {
+          event: "AddressFrozen",
+          kind: "blacklist",
+          address: erin,
+          amount: get(usdp, erin),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdp,
+      "wipeFrozenAddress",
+      [erin],
+      [
+        {
+          event: "FrozenAddressWiped",
+          kind: "destroy",
+          address: erin,
+          amount: get(usdp, erin),
+          source: "historical_balance",
+          purpose: F,
+        },
+        { event: "SupplyDecreased", kind: "burn", address: erin, amount: get(usdp, erin), source: "event", purpose: S },
+      ],
+    );
     add(usdp, erin, -get(usdp, erin));
-    await step(usdp, "freeze", [bob], [{ event: "AddressFrozen", kind: "blacklist", address: bob, amount: get(usdp, bob), source: "historical_balance", purpose: F }]);
-    await step(usdp, "unfreeze", [bob], [{ event: "AddressUnfrozen", kind: "unblacklist", address: bob, amount: get(usdp, bob), source: "historical_balance", purpose: F }]);
-    await step(usdp, "decreaseSupply", [decreased], [{ event: "SupplyDecreased", kind: "burn", address: owner, amount: decreased, source: "event", purpose: S }]);
+    await step(
+      usdp,
+      "freeze",
+      [bob],
+      [
+        {
+          event: "AddressFrozen",
+          kind: "blacklist",
+          address: bob,
+          amount: get(usdp, bob),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdp,
+      "unfreeze",
+      [bob],
+      [
+        {
+          event: "AddressUnfrozen",
+          kind: "unblacklist",
+          address: bob,
+          amount: get(usdp, bob),
+          source: "historical_balance",
+          purpose: F,
+        },
+      ],
+    );
+    await step(
+      usdp,
+      "decreaseSupply",
+      [decreased],
+      [{ event: "SupplyDecreased", kind: "burn", address: owner, amount: decreased, source: "event", purpose: S }],
+    );
     add(usdp, owner, -decreased);
 
     const registry = scenarioRegistry([usdt, usdc, usdp]);
@@ -373,11 +704,35 @@ export async function startAnvilScenario(): Promise<AnvilScenario> {
 }
 
 /** The fields ledger rows are compared on: `{ id, config_key, kind, address, amount_raw, amount_source }`, sorted by id. */
-export interface RowView { id: string; config_key: string; kind: string; address: string; amount_raw: string | null; amount_source: string }
+export interface RowView {
+  id: string;
+  config_key: string;
+  kind: string;
+  address: string;
+  amount_raw: string | null;
+  amount_source: string;
+}
 
 /** Projects ledger rows (OnchainEventRow-like) to RowView, sorted by id, for exact set comparison. */
-export function rowView(rows: readonly { id: string; config_key: string; kind: string; address: string; amount_raw: string | null; amount_source: string }[]): RowView[] {
-  return rows.map((r) => ({ id: r.id, config_key: r.config_key, kind: r.kind, address: r.address, amount_raw: r.amount_raw, amount_source: r.amount_source }))
+export function rowView(
+  rows: readonly {
+    id: string;
+    config_key: string;
+    kind: string;
+    address: string;
+    amount_raw: string | null;
+    amount_source: string;
+  }[],
+): RowView[] {
+  return rows
+    .map((r) => ({
+      id: r.id,
+      config_key: r.config_key,
+      kind: r.kind,
+      address: r.address,
+      amount_raw: r.amount_raw,
+      amount_source: r.amount_source,
+    }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -55,9 +55,11 @@ export const FORWARD_LOOKING_KEYS: Record<string, string> = {
  * historical build, and only its rows dated ≤ as-of are loaded (README "What a build does").
  */
 export const INPUT_METADATA_PATHS: Record<string, string> = {
-  "manifest.json .sources[].captures[].observedAt": "recording time of a history archive (rows after as-of are not loaded)",
+  "manifest.json .sources[].captures[].observedAt":
+    "recording time of a history archive (rows after as-of are not loaded)",
   "manifest.json .sources[].newestObservedAt": "newest recording time of the history archives above",
-  "manifest.json .sources[].captures[].path": "a recorded file's name (binance-vision USDCUSDT-1m-2023-03-11.csv), listed whether or not any row is ≤ as-of",
+  "manifest.json .sources[].captures[].path":
+    "a recorded file's name (binance-vision USDCUSDT-1m-2023-03-11.csv), listed whether or not any row is ≤ as-of",
 };
 
 const SNAKE_TIME = /(^|_)(at|ts|date|time|timestamp)$/;
@@ -80,7 +82,10 @@ export class AsOfChecker {
     const out: string[] = [];
     for (const m of s.matchAll(ISO)) {
       const [text, day, time, zone] = m;
-      if (day > this.asOfDay) { out.push(text); continue; }
+      if (day > this.asOfDay) {
+        out.push(text);
+        continue;
+      }
       if (day === this.asOfDay && time) {
         const t = Date.parse(`${day}T${time}${zone ?? "Z"}`) / 1000;
         if (t > this.asOf) out.push(text);
@@ -123,11 +128,15 @@ export class AsOfChecker {
   }
 }
 
-const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+const walk = (d: string): string[] =>
+  readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
 
 /** Published json/ndjson/csv files of a build folder (not their .br/.gz encodings), relative paths. */
 export function publishedDataFiles(buildDir: string): string[] {
-  return walk(buildDir).map((f) => f.slice(buildDir.length + 1)).filter((f) => /\.(json|ndjson|csv)$/.test(f)).sort();
+  return walk(buildDir)
+    .map((f) => f.slice(buildDir.length + 1))
+    .filter((f) => /\.(json|ndjson|csv)$/.test(f))
+    .sort();
 }
 
 /** Late values of every published json/ndjson/csv file of `buildDir`, as `file location=value`. */
@@ -138,7 +147,10 @@ export function auditPublishedFiles(buildDir: string, asOf: number): { files: nu
   for (const rel of files) {
     const text = readFileSync(join(buildDir, rel), "utf8");
     if (rel.endsWith(".ndjson")) {
-      text.split("\n").filter(Boolean).forEach((line, i) => late.push(...c.lateInJson(JSON.parse(line), rel, `[${i}]`).map((x) => `${rel} ${x}`)));
+      text
+        .split("\n")
+        .filter(Boolean)
+        .forEach((line, i) => late.push(...c.lateInJson(JSON.parse(line), rel, `[${i}]`).map((x) => `${rel} ${x}`)));
     } else if (rel.endsWith(".json")) {
       late.push(...c.lateInJson(JSON.parse(text), rel).map((x) => `${rel} ${x}`));
     } else {
@@ -163,7 +175,10 @@ const INTEGER_TYPES = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALL
  * time-like names, and ISO dates or time-keyed integers inside VARCHAR columns (JSON text included).
  * Returns the tables scanned and one `table.column: N rows, e.g. <max late value>` line per finding.
  */
-export async function auditDuckDb(file: string, asOf: number): Promise<{ tables: string[]; columnsChecked: number; late: string[] }> {
+export async function auditDuckDb(
+  file: string,
+  asOf: number,
+): Promise<{ tables: string[]; columnsChecked: number; late: string[] }> {
   const c = new AsOfChecker(asOf);
   const db = await Db.open(file, { access_mode: "READ_ONLY" });
   const late: string[] = [];
@@ -180,10 +195,16 @@ export async function auditDuckDb(file: string, asOf: number): Promise<{ tables:
       let row: { n: number; example: string | null } | undefined;
       if (type === "DATE") {
         columnsChecked++;
-        [row] = await db.all(`select count(*)::integer as n, max(${quoteId(col)})::varchar as example ${from} where ${quoteId(col)} > $day::date`, { day: c.asOfDay });
+        [row] = await db.all(
+          `select count(*)::integer as n, max(${quoteId(col)})::varchar as example ${from} where ${quoteId(col)} > $day::date`,
+          { day: c.asOfDay },
+        );
       } else if (type.startsWith("TIMESTAMP")) {
         columnsChecked++;
-        [row] = await db.all(`select count(*)::integer as n, max(${quoteId(col)})::varchar as example ${from} where epoch(${quoteId(col)}) > $asOf`, { asOf: c.asOf });
+        [row] = await db.all(
+          `select count(*)::integer as n, max(${quoteId(col)})::varchar as example ${from} where epoch(${quoteId(col)}) > $asOf`,
+          { asOf: c.asOf },
+        );
       } else if (INTEGER_TYPES.test(type) && isTimeKey(col)) {
         columnsChecked++;
         const v = `${quoteId(col)}::double`;
@@ -211,7 +232,8 @@ export async function auditDuckDb(file: string, asOf: number): Promise<{ tables:
           }
         }
         const unique = [...new Set(hits)];
-        if (unique.length) late.push(`${t}.${col}: ${unique.length} late values, e.g. ${unique.slice(0, 3).join(", ")}`);
+        if (unique.length)
+          late.push(`${t}.${col}: ${unique.length} late values, e.g. ${unique.slice(0, 3).join(", ")}`);
         continue;
       }
       if (row && row.n > 0) late.push(`${t}.${col}: ${row.n} rows after as-of, max ${row.example}`);
@@ -226,9 +248,16 @@ export async function auditDuckDb(file: string, asOf: number): Promise<{ tables:
  * Runs the whole audit of one build (published files and `ballast.duckdb`) and returns the findings
  * with how much was scanned, so a test can assert the scan saw something (non-empty) and found nothing late.
  */
-export async function auditBuild(build: AuditBuild): Promise<{ files: number; tables: number; columnsChecked: number; late: string[] }> {
+export async function auditBuild(
+  build: AuditBuild,
+): Promise<{ files: number; tables: number; columnsChecked: number; late: string[] }> {
   const asOf = build.manifest.asOf;
   const files = auditPublishedFiles(build.buildDir, asOf);
   const db = await auditDuckDb(join(build.buildDir, "ballast.duckdb"), asOf);
-  return { files: files.files, tables: db.tables.length, columnsChecked: db.columnsChecked, late: [...files.late, ...db.late] };
+  return {
+    files: files.files,
+    tables: db.tables.length,
+    columnsChecked: db.columnsChecked,
+    late: [...files.late, ...db.late],
+  };
 }

@@ -34,9 +34,19 @@ export interface BotApiServer {
 
 /** Bot identity the server answers `getMe` with (every field grammY's `UserFromGetMe` requires, so it also serves as `botInfo`). */
 export const TEST_BOT_INFO: UserFromGetMe = {
-  id: 7_000_000_001, is_bot: true, first_name: "Ballast test bot", username: "ballast_test_bot",
-  can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false,
-  has_topics_enabled: false, allows_users_to_create_topics: false, can_manage_bots: false, supports_join_request_queries: false,
+  id: 7_000_000_001,
+  is_bot: true,
+  first_name: "Ballast test bot",
+  username: "ballast_test_bot",
+  can_join_groups: true,
+  can_read_all_group_messages: false,
+  supports_inline_queries: false,
+  can_connect_to_business: false,
+  has_main_web_app: false,
+  has_topics_enabled: false,
+  allows_users_to_create_topics: false,
+  can_manage_bots: false,
+  supports_join_request_queries: false,
 };
 
 async function readParams(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -59,9 +69,16 @@ function defaultResult(method: string, params: Record<string, unknown>): unknown
       return TEST_BOT_INFO;
     case "sendMessage":
       return {
-        message_id: ++messageId, date: Math.floor(Date.now() / 1000), text: params.text,
+        message_id: ++messageId,
+        date: Math.floor(Date.now() / 1000),
+        text: params.text,
         chat: { id: Number(params.chat_id), type: Number(params.chat_id) < 0 ? "group" : "private" },
-        from: { id: TEST_BOT_INFO.id, is_bot: true, first_name: TEST_BOT_INFO.first_name, username: TEST_BOT_INFO.username },
+        from: {
+          id: TEST_BOT_INFO.id,
+          is_bot: true,
+          first_name: TEST_BOT_INFO.first_name,
+          username: TEST_BOT_INFO.username,
+        },
       };
     default:
       return true;
@@ -79,14 +96,18 @@ export async function startBotApiServer(): Promise<BotApiServer> {
   const queued = new Map<string, BotApiAnswer[]>();
   const server: Server = createServer((req, res) => {
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? "").split("?")[0]!);
-    const send = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
     if (!m || req.method !== "POST") return send(404, { ok: false, error_code: 404, description: "Not Found" });
-    readParams(req).then((params) => {
-      const [, token, method] = m;
-      calls.push({ token: token!, method: method!, params, at: Date.now() });
-      const answer = queued.get(method!)?.shift() ?? { ok: true, result: defaultResult(method!, params) };
-      send(answer.ok ? 200 : answer.error_code, answer);
-    }, (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }));
+    readParams(req).then(
+      (params) => {
+        const [, token, method] = m;
+        calls.push({ token: token!, method: method!, params, at: Date.now() });
+        const answer = queued.get(method!)?.shift() ?? { ok: true, result: defaultResult(method!, params) };
+        send(answer.ok ? 200 : answer.error_code, answer);
+      },
+      (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -94,7 +115,13 @@ export async function startBotApiServer(): Promise<BotApiServer> {
     apiRoot: `http://127.0.0.1:${port}`,
     calls,
     callsOf: (method) => calls.filter((c) => c.method === method),
-    failNext: (method, ...answers) => { queued.set(method, [...(queued.get(method) ?? []), ...answers]); },
-    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    failNext: (method, ...answers) => {
+      queued.set(method, [...(queued.get(method) ?? []), ...answers]);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

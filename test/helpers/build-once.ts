@@ -13,6 +13,11 @@ export const RECORDED_AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 export async function buildRecorded(prefix = "ballast-test-") {
   process.env.BALLAST_LOG = "silent";
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const result = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: join(dir, "warehouse.duckdb") });
+  const result = await runBuild({
+    asOf: RECORDED_AS_OF,
+    captureDir: CAPTURE_DIR,
+    sink: new FsSink(dir),
+    warehousePath: join(dir, "warehouse.duckdb"),
+  });
   return { dir, manifest: result.manifest, result };
 }

@@ -6,7 +6,11 @@ import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
-import { type DonationsLedgerPayload, DonationsLedgerSchema, donationsLedgerArtifact } from "../../site-data/donations-ledger.ts";
+import {
+  type DonationsLedgerPayload,
+  DonationsLedgerSchema,
+  donationsLedgerArtifact,
+} from "../../site-data/donations-ledger.ts";
 
 /**
  * A test donations ledger over a small registry, built by the real load stage and the ledger's SQL
@@ -30,23 +34,52 @@ export const CONTRACTS = {
 } as const;
 
 const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, contract: string): Coin => ({
-  id, llamaId, geckoId: null, name: id, symbol: id.split("-")[0]!.toUpperCase(), issuer: id.split("-")[1]!, pegType, pegCurrency,
-  pegMechanism: "fiat-backed", navToken: false, floatingPeg: false, exchangeSymbols: [], archiveNames: [], deadFrom: null,
-  causeOfDeath: null, contracts: [{ chain: "ethereum", address: contract, decimals: 6 }], freezeContracts: [], supplyContracts: [], provenance: ["defillama-list"],
+  id,
+  llamaId,
+  geckoId: null,
+  name: id,
+  symbol: id.split("-")[0]!.toUpperCase(),
+  issuer: id.split("-")[1]!,
+  pegType,
+  pegCurrency,
+  pegMechanism: "fiat-backed",
+  navToken: false,
+  floatingPeg: false,
+  exchangeSymbols: [],
+  archiveNames: [],
+  deadFrom: null,
+  causeOfDeath: null,
+  contracts: [{ chain: "ethereum", address: contract, decimals: 6 }],
+  freezeContracts: [],
+  supplyContracts: [],
+  provenance: ["defillama-list"],
 });
 
 export const REGISTRY: Registry = {
-  eventFamilies: {}, bridges: [], chains: [{ id: "ethereum", name: "Ethereum" }],
+  eventFamilies: {},
+  bridges: [],
+  chains: [{ id: "ethereum", name: "Ethereum" }],
   coins: [
-    coin("aaa-one", "1", "peggedUSD", "USD", CONTRACTS.aaa), coin("eee-euro", "2", "peggedEUR", "EUR", CONTRACTS.eee),
-    coin("ccc-low", "3", "peggedUSD", "USD", CONTRACTS.ccc), coin("nnn-new", "4", "peggedUSD", "USD", CONTRACTS.nnn),
+    coin("aaa-one", "1", "peggedUSD", "USD", CONTRACTS.aaa),
+    coin("eee-euro", "2", "peggedEUR", "EUR", CONTRACTS.eee),
+    coin("ccc-low", "3", "peggedUSD", "USD", CONTRACTS.ccc),
+    coin("nnn-new", "4", "peggedUSD", "USD", CONTRACTS.nnn),
   ],
 };
 
 let n = 0;
 /** One receipt (a fresh tx hash each) of `amount` token units of `token` from `from` at ISO time `at`. */
 export function receipt(from: string, token: string, amount: string, at: string, kind = "donation") {
-  return { txHash: `0x${(++n).toString(16).padStart(64, "0")}`, logIndex: 0, chain: "ethereum", token, from, amount, receivedAt: at, kind };
+  return {
+    txHash: `0x${(++n).toString(16).padStart(64, "0")}`,
+    logIndex: 0,
+    chain: "ethereum",
+    token,
+    from,
+    amount,
+    receivedAt: at,
+    kind,
+  };
 }
 
 /**
@@ -55,32 +88,66 @@ export function receipt(from: string, token: string, amount: string, at: string,
  */
 export function writeLedger(receipts: unknown[]): string {
   const path = join(mkdtempSync(join(tmpdir(), "ballast-donations-")), "donations.json");
-  writeFileSync(path, JSON.stringify({
-    reconciledAt: "2025-09-10",
-    qualifying: ["aaa-one", "eee-euro", "ccc-low", "nnn-new"].map((stablecoinId) => ({ stablecoinId, chains: ["ethereum"] })),
-    receipts: [...receipts, { ...receipt("0xnot-an-address", CONTRACTS.aaa, "1", "2025-09-01T00:00:00Z") }],
-  }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      reconciledAt: "2025-09-10",
+      qualifying: ["aaa-one", "eee-euro", "ccc-low", "nnn-new"].map((stablecoinId) => ({
+        stablecoinId,
+        chains: ["ethereum"],
+      })),
+      receipts: [...receipts, { ...receipt("0xnot-an-address", CONTRACTS.aaa, "1", "2025-09-01T00:00:00Z") }],
+    }),
+  );
   return path;
 }
 
-const cap = (endpoint: string, payload: unknown): Capture => ({ endpoint, params: {}, observedAt: AS_OF, origin: "recorded", path: `${endpoint}.json`, sha256: "x", payload });
+const cap = (endpoint: string, payload: unknown): Capture => ({
+  endpoint,
+  params: {},
+  observedAt: AS_OF,
+  origin: "recorded",
+  path: `${endpoint}.json`,
+  sha256: "x",
+  payload,
+});
 
 /**
  * Runs the load and model stages as of `AS_OF` over REGISTRY with the ledger at `ledgerPath`, and
  * returns the database, the manifest warnings and the published ledger payload (schema-checked).
  */
-export async function buildLedger(ledgerPath: string): Promise<{ db: Db; warnings: string[]; ledger: DonationsLedgerPayload }> {
+export async function buildLedger(
+  ledgerPath: string,
+): Promise<{ db: Db; warnings: string[]; ledger: DonationsLedgerPayload }> {
   process.env.BALLAST_LOG = "silent";
   const before = process.env.BALLAST_DONATIONS_LEDGER;
   process.env.BALLAST_DONATIONS_LEDGER = ledgerPath;
   try {
-    const { db, warnings } = await loadAndModel({ asOf: AS_OF, registry: REGISTRY, captures: [
-      cap("defillama.stablecoins", { peggedAssets: REGISTRY.coins.map((c) => ({
-        id: c.llamaId, name: c.symbol, symbol: c.symbol, pegType: c.pegType, pegMechanism: "fiat-backed", price: null, chainCirculating: {},
-        circulating: { [c.pegType]: 100 }, circulatingPrevDay: { [c.pegType]: 100 }, circulatingPrevWeek: { [c.pegType]: 100 }, circulatingPrevMonth: { [c.pegType]: 100 },
-      })) }),
-      cap("frankfurter.rates", { base: "EUR", rates: { "2025-09-05": { USD: EUR_USD }, "2025-09-08": { USD: 1.2 } } }),
-    ] });
+    const { db, warnings } = await loadAndModel({
+      asOf: AS_OF,
+      registry: REGISTRY,
+      captures: [
+        cap("defillama.stablecoins", {
+          peggedAssets: REGISTRY.coins.map((c) => ({
+            id: c.llamaId,
+            name: c.symbol,
+            symbol: c.symbol,
+            pegType: c.pegType,
+            pegMechanism: "fiat-backed",
+            price: null,
+            chainCirculating: {},
+            circulating: { [c.pegType]: 100 },
+            circulatingPrevDay: { [c.pegType]: 100 },
+            circulatingPrevWeek: { [c.pegType]: 100 },
+            circulatingPrevMonth: { [c.pegType]: 100 },
+          })),
+        }),
+        cap("frankfurter.rates", {
+          base: "EUR",
+          rates: { "2025-09-05": { USD: EUR_USD }, "2025-09-08": { USD: 1.2 } },
+        }),
+      ],
+    });
     const rows = { main: await db.all(donationsLedgerArtifact.queries.main) };
     const file = donationsLedgerArtifact.assemble(rows, { asOf: AS_OF, sourceObservedAt: {} }).files[0]!;
     return { db, warnings, ledger: DonationsLedgerSchema.parse(JSON.parse(JSON.stringify(file.payload))) };
@@ -92,11 +159,29 @@ export async function buildLedger(ledgerPath: string): Promise<{ db: Db; warning
 
 /** A safety-grades payload (site-data/safety-grades.json) grading the given coin ids; `held` holds the whole publication. */
 export function gradesPayload(grades: Record<string, string>, held = false) {
-  const methodology = { version: "v", versionLabel: "v", currentVersion: "v", currentVersionLabel: "v", changelogPath: "/methodology/safety-score.md", asOf: AS_OF, isCurrent: true };
+  const methodology = {
+    version: "v",
+    versionLabel: "v",
+    currentVersion: "v",
+    currentVersionLabel: "v",
+    changelogPath: "/methodology/safety-score.md",
+    asOf: AS_OF,
+    isCurrent: true,
+  };
   return {
     grades: Object.entries(grades).map(([id, grade]) => ({
-      id, symbol: id.split("-")[0]!.toUpperCase(), name: id, grade, score: 80, coverageClass: "full", missingInputs: [], methodologyVersion: "v", publicationStatus: "published",
+      id,
+      symbol: id.split("-")[0]!.toUpperCase(),
+      name: id,
+      grade,
+      score: 80,
+      coverageClass: "full",
+      missingInputs: [],
+      methodologyVersion: "v",
+      publicationStatus: "published",
     })),
-    methodology, publication: { status: held ? "held" : "published", reason: held ? "prices older than 48 h" : null, asOf: AS_OF }, updatedAt: AS_OF,
+    methodology,
+    publication: { status: held ? "held" : "published", reason: held ? "prices older than 48 h" : null, asOf: AS_OF },
+    updatedAt: AS_OF,
   };
 }

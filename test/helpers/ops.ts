@@ -28,10 +28,18 @@ export async function startJwksServer(kid = "test-key-1"): Promise<JwksServer> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cdn-cgi/access/certs`;
   return {
-    url, kid, privateKey,
-    get hits() { return state.hits; },
-    get down() { return state.down; },
-    set down(v: boolean) { state.down = v; },
+    url,
+    kid,
+    privateKey,
+    get hits() {
+      return state.hits;
+    },
+    get down() {
+      return state.down;
+    },
+    set down(v: boolean) {
+      state.down = v;
+    },
     close: () => new Promise<void>((r) => server.close(() => r())),
   } as JwksServer;
 }
@@ -49,10 +57,27 @@ export function signJwt(key: KeyObject, claims: Record<string, unknown>, header:
 /** A stablecoin list entry as the build publishes it (StablecoinDataSchema), USD peg. */
 export function listCoin(id: string, symbol: string, capUsd: number | null, unreviewed: boolean) {
   return {
-    id, name: `${symbol} Dollar`, symbol, geckoId: null, pegType: "peggedUSD", pegMechanism: "fiat-backed", priceSource: "defillama",
-    priceConfidence: null, price: 1, priceUpdatedAt: null, priceObservedAt: null, priceObservedAtMode: null, priceSyncedAt: null,
-    circulating: capUsd === null ? {} : { peggedUSD: capUsd }, circulatingPrevDay: {}, circulatingPrevWeek: {}, circulatingPrevMonth: {},
-    chainCirculating: {}, chains: ["Ethereum"], consensusSources: [], ...(unreviewed ? { unreviewed: true } : {}),
+    id,
+    name: `${symbol} Dollar`,
+    symbol,
+    geckoId: null,
+    pegType: "peggedUSD",
+    pegMechanism: "fiat-backed",
+    priceSource: "defillama",
+    priceConfidence: null,
+    price: 1,
+    priceUpdatedAt: null,
+    priceObservedAt: null,
+    priceObservedAtMode: null,
+    priceSyncedAt: null,
+    circulating: capUsd === null ? {} : { peggedUSD: capUsd },
+    circulatingPrevDay: {},
+    circulatingPrevWeek: {},
+    circulatingPrevMonth: {},
+    chainCirculating: {},
+    chains: ["Ethereum"],
+    consensusSources: [],
+    ...(unreviewed ? { unreviewed: true } : {}),
   };
 }
 
@@ -60,19 +85,45 @@ export function listCoin(id: string, symbol: string, capUsd: number | null, unre
  * Publishes a minimal build under data dir `dir`: a manifest listing `site-data/stablecoins.json`
  * (the given coins) and `latest.json` pointing at it; `extra` adds files (path → JSON value).
  */
-export function publishFakeBuild(dir: string, buildId: string, coins: unknown[], extra: Record<string, unknown> = {}): void {
+export function publishFakeBuild(
+  dir: string,
+  buildId: string,
+  coins: unknown[],
+  extra: Record<string, unknown> = {},
+): void {
   const files: Record<string, unknown> = { "site-data/stablecoins.json": { peggedAssets: coins }, ...extra };
   const entries = Object.entries(files).map(([path, value]) => {
     const text = JSON.stringify(value);
     const full = join(dir, "builds", buildId, path);
     mkdirSync(join(full, ".."), { recursive: true });
     writeFileSync(full, text);
-    return { path, sha256: createHash("sha256").update(text).digest("hex"), bytes: text.length, rows: null, dataAsOf: null, schemaVersion: "1.0.0", artifact: path.split("/")[1].replace(/\.json$/, "") };
+    return {
+      path,
+      sha256: createHash("sha256").update(text).digest("hex"),
+      bytes: text.length,
+      rows: null,
+      dataAsOf: null,
+      schemaVersion: "1.0.0",
+      artifact: path.split("/")[1].replace(/\.json$/, ""),
+    };
   });
   const manifest = {
-    schemaVersion: "1.4.0", buildId, asOf: Math.floor(Date.now() / 1000), generatedAt: Math.floor(Date.now() / 1000), clock: "wall", contentHash: "0".repeat(64),
-    files: entries, sources: [], readerDropped: {}, circuits: {}, models: [], qualityRejections: {},
+    schemaVersion: "1.4.0",
+    buildId,
+    asOf: Math.floor(Date.now() / 1000),
+    generatedAt: Math.floor(Date.now() / 1000),
+    clock: "wall",
+    contentHash: "0".repeat(64),
+    files: entries,
+    sources: [],
+    readerDropped: {},
+    circuits: {},
+    models: [],
+    qualityRejections: {},
   };
   writeFileSync(join(dir, "builds", buildId, "manifest.json"), JSON.stringify(manifest));
-  writeFileSync(join(dir, "latest.json"), JSON.stringify({ buildId, asOf: manifest.asOf, manifest: `builds/${buildId}/manifest.json` }));
+  writeFileSync(
+    join(dir, "latest.json"),
+    JSON.stringify({ buildId, asOf: manifest.asOf, manifest: `builds/${buildId}/manifest.json` }),
+  );
 }

@@ -14,24 +14,54 @@ export async function pgProxy(port: number): Promise<{ freeze(): void; thaw(): v
   const connect = (pair: { client: Socket; upstream: Socket | null }) => {
     const upstream = createConnection({ port: 5432, host: "127.0.0.1" });
     pair.upstream = upstream;
-    upstream.on("error", () => { pair.client.destroy(); upstream.destroy(); });
-    upstream.on("close", () => { pair.client.destroy(); pairs.delete(pair); });
-    upstream.on("data", (d) => { if (!frozen) pair.client.write(d); });
-    pair.client.on("data", (d) => { if (!frozen) upstream.write(d); });
+    upstream.on("error", () => {
+      pair.client.destroy();
+      upstream.destroy();
+    });
+    upstream.on("close", () => {
+      pair.client.destroy();
+      pairs.delete(pair);
+    });
+    upstream.on("data", (d) => {
+      if (!frozen) pair.client.write(d);
+    });
+    pair.client.on("data", (d) => {
+      if (!frozen) upstream.write(d);
+    });
   };
   const server: Server = createServer((client) => {
     const pair = { client, upstream: null as Socket | null };
     pairs.add(pair);
-    client.on("error", () => { client.destroy(); pair.upstream?.destroy(); });
-    client.on("close", () => { pair.upstream?.destroy(); pairs.delete(pair); });
+    client.on("error", () => {
+      client.destroy();
+      pair.upstream?.destroy();
+    });
+    client.on("close", () => {
+      pair.upstream?.destroy();
+      pairs.delete(pair);
+    });
     if (!frozen) connect(pair);
   });
   server.listen(port, "127.0.0.1");
   await once(server, "listening");
-  const destroyAll = () => { for (const p of pairs) { p.client.destroy(); p.upstream?.destroy(); } pairs.clear(); };
+  const destroyAll = () => {
+    for (const p of pairs) {
+      p.client.destroy();
+      p.upstream?.destroy();
+    }
+    pairs.clear();
+  };
   return {
-    freeze: () => { frozen = true; },
-    thaw: () => { destroyAll(); frozen = false; },
-    close: async () => { destroyAll(); await new Promise((r) => server.close(r)); },
+    freeze: () => {
+      frozen = true;
+    },
+    thaw: () => {
+      destroyAll();
+      frozen = false;
+    },
+    close: async () => {
+      destroyAll();
+      await new Promise((r) => server.close(r));
+    },
   };
 }

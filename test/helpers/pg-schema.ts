@@ -10,7 +10,11 @@ export const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 export async function createTestSchema(prefix: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${process.pid}_${Date.now()}`;
   await adminQuery(`create schema ${name}`);
-  return { name, url: `${PG_URL}?options=-csearch_path%3D${name}`, drop: () => adminQuery(`drop schema if exists ${name} cascade`) };
+  return {
+    name,
+    url: `${PG_URL}?options=-csearch_path%3D${name}`,
+    drop: () => adminQuery(`drop schema if exists ${name} cascade`),
+  };
 }
 
 async function adminQuery(sql: string): Promise<void> {

@@ -15,10 +15,16 @@ export async function freePort(): Promise<number> {
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createConnection({ port, host: "127.0.0.1" });
-    s.setTimeout(200, () => { s.destroy(); resolve(false); });
+    s.setTimeout(200, () => {
+      s.destroy();
+      resolve(false);
+    });
     s.on("error", () => resolve(false));
     s.on("connect", () => s.write("PING\r\n"));
-    s.on("data", (d) => { s.destroy(); resolve(d.toString().startsWith("+PONG")); });
+    s.on("data", (d) => {
+      s.destroy();
+      resolve(d.toString().startsWith("+PONG"));
+    });
   });
 }
 
@@ -30,7 +36,9 @@ export class OwnRedis {
   private child: ChildProcess | null = null;
   private constructor(readonly port: number) {}
 
-  get url(): string { return `redis://127.0.0.1:${this.port}`; }
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
 
   /** Starts a redis-server on a free port and waits until it answers PING. */
   static async start(): Promise<OwnRedis> {
@@ -42,11 +50,18 @@ export class OwnRedis {
   /** (Re)starts the server on the same port; resolves once it answers PING (≤ 5 s). */
   async start(): Promise<void> {
     if (this.child) return;
-    const child = spawn("redis-server", ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+    const child = spawn(
+      "redis-server",
+      ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      { stdio: "ignore" },
+    );
     this.child = child;
     const kill = () => child.kill("SIGKILL");
     process.once("exit", kill);
-    child.once("exit", () => { process.off("exit", kill); if (this.child === child) this.child = null; });
+    child.once("exit", () => {
+      process.off("exit", kill);
+      if (this.child === child) this.child = null;
+    });
     for (let i = 0; i < 100; i++) {
       if (await ping(this.port)) return;
       if (!this.child) throw new Error(`redis-server on port ${this.port} exited at start`);

@@ -17,13 +17,23 @@ export async function serveDir(dir: string, schemaName: string) {
   const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
   await keys.init();
   const token = (await keys.create({ name: "t", rateLimitPerMinute: 10000 }, { maxRateLimitPerMinute: 10000 })).token;
-  const app = createApp({ store: new PublishedStore(fsReader(dir), 0), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "auto" });
-  const req = (path: string, key: string | null = token) => app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
+  const app = createApp({
+    store: new PublishedStore(fsReader(dir), 0),
+    keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "auto",
+  });
+  const req = (path: string, key: string | null = token) =>
+    app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
   const get = async (path: string, key: string | null = token) => {
     const res = await req(path, key);
-    return { status: res.status, headers: res.headers, body: await res.json() as any };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
-  const close = async () => { await sql.close(); await schema.drop(); };
+  const close = async () => {
+    await sql.close();
+    await schema.drop();
+  };
   return { app, keys, token, req, get, close };
 }
 

@@ -30,9 +30,28 @@ export const TEST_COINS = [
 
 function coinRow(c: { id: string; symbol: string; name: string }, extra: Record<string, unknown> = {}) {
   return {
-    id: c.id, name: c.name, symbol: c.symbol, geckoId: null, pegType: "peggedUSD", pegMechanism: "fiat-backed", priceSource: "test", priceConfidence: null,
-    price: null, priceUpdatedAt: null, priceObservedAt: null, priceObservedAtMode: null, priceSyncedAt: null, circulating: {}, circulatingPrevDay: {},
-    circulatingPrevWeek: {}, circulatingPrevMonth: {}, chainCirculating: {}, chains: [], consensusSources: [], priceUnavailableReason: "no-observation", ...extra,
+    id: c.id,
+    name: c.name,
+    symbol: c.symbol,
+    geckoId: null,
+    pegType: "peggedUSD",
+    pegMechanism: "fiat-backed",
+    priceSource: "test",
+    priceConfidence: null,
+    price: null,
+    priceUpdatedAt: null,
+    priceObservedAt: null,
+    priceObservedAtMode: null,
+    priceSyncedAt: null,
+    circulating: {},
+    circulatingPrevDay: {},
+    circulatingPrevWeek: {},
+    circulatingPrevMonth: {},
+    chainCirculating: {},
+    chains: [],
+    consensusSources: [],
+    priceUnavailableReason: "no-observation",
+    ...extra,
   };
 }
 
@@ -41,17 +60,44 @@ function coinRow(c: { id: string; symbol: string; name: string }, extra: Record<
  * `latest.json` → manifest → `site-data/stablecoins.json` with {@link TEST_COINS} and one unreviewed coin.
  */
 export function coinListStore(nowMs: () => number): PublishedStore {
-  const payload = { peggedAssets: [...TEST_COINS.map((c) => coinRow(c)), coinRow({ id: "zzz-unreviewed-1", symbol: "ZZZ", name: "Unreviewed" }, { unreviewed: true })] };
+  const payload = {
+    peggedAssets: [
+      ...TEST_COINS.map((c) => coinRow(c)),
+      coinRow({ id: "zzz-unreviewed-1", symbol: "ZZZ", name: "Unreviewed" }, { unreviewed: true }),
+    ],
+  };
   const bytes = Buffer.from(JSON.stringify(payload));
   const path = stablecoinsArtifact.outputs.main.path;
   const buildId = "test-build-bot";
   const manifest = {
-    schemaVersion: MANIFEST_SCHEMA_VERSION, buildId, asOf: 1_700_000_000, generatedAt: 1_700_000_000, clock: "wall", contentHash: "0".repeat(64),
-    files: [{ path, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.byteLength, rows: payload.peggedAssets.length, dataAsOf: 1_700_000_000, schemaVersion: stablecoinsArtifact.schemaVersion, artifact: "stablecoins" }],
-    sources: [], readerDropped: {}, circuits: {}, models: [], qualityRejections: {},
+    schemaVersion: MANIFEST_SCHEMA_VERSION,
+    buildId,
+    asOf: 1_700_000_000,
+    generatedAt: 1_700_000_000,
+    clock: "wall",
+    contentHash: "0".repeat(64),
+    files: [
+      {
+        path,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+        bytes: bytes.byteLength,
+        rows: payload.peggedAssets.length,
+        dataAsOf: 1_700_000_000,
+        schemaVersion: stablecoinsArtifact.schemaVersion,
+        artifact: "stablecoins",
+      },
+    ],
+    sources: [],
+    readerDropped: {},
+    circuits: {},
+    models: [],
+    qualityRejections: {},
   };
   const objects = new Map<string, Uint8Array>([
-    ["latest.json", Buffer.from(JSON.stringify({ buildId, asOf: manifest.asOf, manifest: `builds/${buildId}/manifest.json` }))],
+    [
+      "latest.json",
+      Buffer.from(JSON.stringify({ buildId, asOf: manifest.asOf, manifest: `builds/${buildId}/manifest.json` })),
+    ],
     [`builds/${buildId}/manifest.json`, Buffer.from(JSON.stringify(manifest))],
     [`builds/${buildId}/${path}`, bytes],
   ]);
@@ -66,7 +112,10 @@ export function coinListStore(nowMs: () => number): PublishedStore {
  */
 export function signInitData(fields: Record<string, string>, token = TEST_BOT_TOKEN): string {
   const secret = createHmac("sha256", "WebAppData").update(token).digest();
-  const check = Object.keys(fields).sort().map((k) => `${k}=${fields[k]}`).join("\n");
+  const check = Object.keys(fields)
+    .sort()
+    .map((k) => `${k}=${fields[k]}`)
+    .join("\n");
   const hash = createHmac("sha256", secret).update(check).digest("hex");
   return new URLSearchParams({ ...fields, hash }).toString();
 }
@@ -77,7 +126,13 @@ export function signInitData(fields: Record<string, string>, token = TEST_BOT_TO
  * placeholder here, it is covered by the HMAC like any field but not checked by the bot).
  */
 export function initDataFor(userId: number, authDate: number, extra: Record<string, string> = {}): string {
-  return signInitData({ auth_date: String(authDate), query_id: `AAq${userId}${authDate}`, signature: Buffer.from(`sig-${userId}-${authDate}`).toString("base64url"), user: JSON.stringify({ id: userId, first_name: "Test", language_code: "en" }), ...extra });
+  return signInitData({
+    auth_date: String(authDate),
+    query_id: `AAq${userId}${authDate}`,
+    signature: Buffer.from(`sig-${userId}-${authDate}`).toString("base64url"),
+    user: JSON.stringify({ id: userId, first_name: "Test", language_code: "en" }),
+    ...extra,
+  });
 }
 
 /**
@@ -94,29 +149,58 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
   const botApi: BotApiServer = await startBotApiServer();
   const clock = { ms: Date.parse("2026-11-25T12:00:00Z") };
   const nowMs = () => clock.ms;
-  const service = createTelegramService({ sql, token: TEST_BOT_TOKEN, apiRoot: botApi.apiRoot, botInfo: TEST_BOT_ME, ...opts });
+  const service = createTelegramService({
+    sql,
+    token: TEST_BOT_TOKEN,
+    apiRoot: botApi.apiRoot,
+    botInfo: TEST_BOT_ME,
+    ...opts,
+  });
   const app = createApp({
-    store: coinListStore(nowMs), keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", nowMs,
-    webhookSecret: WEBHOOK_SECRET, siteProxySecret: SITE_SECRET, services: { telegram: service },
+    store: coinListStore(nowMs),
+    keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+    nowMs,
+    webhookSecret: WEBHOOK_SECRET,
+    siteProxySecret: SITE_SECRET,
+    services: { telegram: service },
   });
   const now = () => Math.floor(clock.ms / 1000);
-  const webhook = (update: unknown, secret: string | null = WEBHOOK_SECRET) => app.request("/api/telegram-webhook", {
-    method: "POST", headers: { "Content-Type": "application/json", ...(secret === null ? {} : { "X-Telegram-Bot-Api-Secret-Token": secret }) },
-    body: typeof update === "string" ? update : JSON.stringify(update),
-  });
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => app.request(path, {
-    method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+  const webhook = (update: unknown, secret: string | null = WEBHOOK_SECRET) =>
+    app.request("/api/telegram-webhook", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        ...(secret === null ? {} : { "X-Telegram-Bot-Api-Secret-Token": secret }),
+      },
+      body: typeof update === "string" ? update : JSON.stringify(update),
+    });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    app.request(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
   let updateId = 1;
   /** A text message update from user `userId` in their private chat (or in chat `chatId`). */
   const message = (userId: number, text: string, chatId = userId) => {
-    const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }] : [];
+    const entities = text.startsWith("/")
+      ? [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }]
+      : [];
     return {
       update_id: updateId++,
       message: {
-        message_id: updateId, date: now(), text, entities,
+        message_id: updateId,
+        date: now(),
+        text,
+        entities,
         from: { id: userId, is_bot: false, first_name: "Test" },
-        chat: chatId > 0 ? { id: chatId, type: "private", first_name: "Test" } : { id: chatId, type: "group", title: "Test group" },
+        chat:
+          chatId > 0
+            ? { id: chatId, type: "private", first_name: "Test" }
+            : { id: chatId, type: "group", title: "Test group" },
       },
     };
   };
@@ -124,9 +208,19 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
   const memberUpdate = (userId: number, from: string, to: string) => ({
     update_id: updateId++,
     my_chat_member: {
-      chat: { id: userId, type: "private", first_name: "Test" }, from: { id: userId, is_bot: false, first_name: "Test" }, date: now(),
-      old_chat_member: { user: { id: TEST_BOT_INFO.id, is_bot: true, first_name: TEST_BOT_INFO.first_name }, status: from, ...(from === "kicked" ? { until_date: 0 } : {}) },
-      new_chat_member: { user: { id: TEST_BOT_INFO.id, is_bot: true, first_name: TEST_BOT_INFO.first_name }, status: to, ...(to === "kicked" ? { until_date: 0 } : {}) },
+      chat: { id: userId, type: "private", first_name: "Test" },
+      from: { id: userId, is_bot: false, first_name: "Test" },
+      date: now(),
+      old_chat_member: {
+        user: { id: TEST_BOT_INFO.id, is_bot: true, first_name: TEST_BOT_INFO.first_name },
+        status: from,
+        ...(from === "kicked" ? { until_date: 0 } : {}),
+      },
+      new_chat_member: {
+        user: { id: TEST_BOT_INFO.id, is_bot: true, first_name: TEST_BOT_INFO.first_name },
+        status: to,
+        ...(to === "kicked" ? { until_date: 0 } : {}),
+      },
     },
   });
   const close = async () => {

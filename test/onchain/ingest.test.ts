@@ -6,7 +6,15 @@ import { OnchainEventRowSchema } from "../../pipelines/onchain/contract.ts";
 import { syncAll } from "../../pipelines/onchain/ingest.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { EvmRpc } from "../../pipelines/sources/evm-rpc.ts";
-import { ACTORS, type AnvilScenario, abiEventTopic, type ExpectedEvent, expectedView, rowView, startAnvilScenario } from "../helpers/anvil.ts";
+import {
+  ACTORS,
+  type AnvilScenario,
+  abiEventTopic,
+  type ExpectedEvent,
+  expectedView,
+  rowView,
+  startAnvilScenario,
+} from "../helpers/anvil.ts";
 import { startRpcProxy } from "./rpc-proxy.ts";
 
 let s: AnvilScenario;
@@ -28,7 +36,8 @@ describe("fixture contracts", () => {
   it("emit exactly the registry's topic0 values", () => {
     const families = s.registry.eventFamilies;
     const check = (abi: typeof s.contracts.usdt.abi, family: string) => {
-      for (const ev of families[family]) expect(abiEventTopic(abi, ev.signature.slice(0, ev.signature.indexOf("(")))).toBe(ev.topic0);
+      for (const ev of families[family])
+        expect(abiEventTopic(abi, ev.signature.slice(0, ev.signature.indexOf("(")))).toBe(ev.topic0);
     };
     check(s.contracts.usdt.abi, "tether-legacy-blacklist");
     check(s.contracts.usdt.abi, "tether-supply");
@@ -47,7 +56,9 @@ describe("syncAll against anvil", () => {
       const rpc = rpcFor(s.rpcUrl);
       const head = Number(await s.publicClient.getBlockNumber());
       const results = await syncAll(ledger, rpc, s.configs);
-      expect(results.map((r) => [r.status, r.lastBlock, r.caughtUp])).toEqual(s.configs.map(() => ["synced", head, true]));
+      expect(results.map((r) => [r.status, r.lastBlock, r.caughtUp])).toEqual(
+        s.configs.map(() => ["synced", head, true]),
+      );
       const rows = await ledger.events();
       expect(rowView(rows)).toEqual(expectedView(s.expected));
       expect(s.expected).toHaveLength(20);
@@ -62,7 +73,13 @@ describe("syncAll against anvil", () => {
       const exp = new Map(s.expected.map((e) => [e.id, e]));
       for (const r of rows) {
         const e = exp.get(r.id) as ExpectedEvent;
-        expect([r.block_number, r.log_index, r.tx_hash, r.event_name, r.stablecoin_id]).toEqual([e.block_number, e.log_index, e.tx_hash, e.event_name, e.stablecoinId]);
+        expect([r.block_number, r.log_index, r.tx_hash, r.event_name, r.stablecoin_id]).toEqual([
+          e.block_number,
+          e.log_index,
+          e.tx_hash,
+          e.event_name,
+          e.stablecoinId,
+        ]);
       }
       // amounts above 2^53 survive exactly
       expect(rows.find((r) => r.amount_raw === "123456789123456789012345678")).toBeDefined();
@@ -85,18 +102,37 @@ describe("syncAll against anvil", () => {
       const results = await syncAll(ledger, rpcFor(proxy.url), s.configs);
       expect(rowView(await ledger.events())).toEqual(expectedView(s.expected));
       const { usdt, usdc, usdp } = s.contracts;
-      const key = (c: typeof usdt, fam: string) => s.configs.find((x) => x.address === c.address && x.family === fam)!.configKey;
+      const key = (c: typeof usdt, fam: string) =>
+        s.configs.find((x) => x.address === c.address && x.family === fam)!.configKey;
       const t = (c: typeof usdt, name: string) => abiEventTopic(c.abi, name);
       // What the scenario emitted per contract, minus each family's own events (see startAnvilScenario).
       const want = [
-        [key(usdc, "circle-blacklist"), t(usdc, "Burn"), 1], [key(usdc, "circle-blacklist"), t(usdc, "Mint"), 2], [key(usdc, "circle-blacklist"), t(usdc, "Transfer"), 4],
-        [key(usdc, "erc20-supply"), t(usdc, "Blacklisted"), 2], [key(usdc, "erc20-supply"), t(usdc, "Burn"), 1], [key(usdc, "erc20-supply"), t(usdc, "Mint"), 2], [key(usdc, "erc20-supply"), t(usdc, "UnBlacklisted"), 1],
-        [key(usdp, "paxos-freeze"), t(usdp, "SupplyDecreased"), 2], [key(usdp, "paxos-freeze"), t(usdp, "SupplyIncreased"), 1], [key(usdp, "paxos-freeze"), t(usdp, "Transfer"), 4],
-        [key(usdp, "paxos-supply"), t(usdp, "AddressFrozen"), 2], [key(usdp, "paxos-supply"), t(usdp, "AddressUnfrozen"), 1], [key(usdp, "paxos-supply"), t(usdp, "FrozenAddressWiped"), 1], [key(usdp, "paxos-supply"), t(usdp, "Transfer"), 4],
-        [key(usdt, "tether-legacy-blacklist"), t(usdt, "Issue"), 1], [key(usdt, "tether-legacy-blacklist"), t(usdt, "Redeem"), 1], [key(usdt, "tether-legacy-blacklist"), t(usdt, "Transfer"), 2],
-        [key(usdt, "tether-supply"), t(usdt, "AddedBlackList"), 3], [key(usdt, "tether-supply"), t(usdt, "DestroyedBlackFunds"), 1], [key(usdt, "tether-supply"), t(usdt, "RemovedBlackList"), 1], [key(usdt, "tether-supply"), t(usdt, "Transfer"), 2],
-      ].map(([config_key, topic0, count]) => ({ config_key, topic0, count }))
-        .sort((a, b) => (a.config_key === b.config_key ? (a.topic0 < b.topic0 ? -1 : 1) : a.config_key < b.config_key ? -1 : 1));
+        [key(usdc, "circle-blacklist"), t(usdc, "Burn"), 1],
+        [key(usdc, "circle-blacklist"), t(usdc, "Mint"), 2],
+        [key(usdc, "circle-blacklist"), t(usdc, "Transfer"), 4],
+        [key(usdc, "erc20-supply"), t(usdc, "Blacklisted"), 2],
+        [key(usdc, "erc20-supply"), t(usdc, "Burn"), 1],
+        [key(usdc, "erc20-supply"), t(usdc, "Mint"), 2],
+        [key(usdc, "erc20-supply"), t(usdc, "UnBlacklisted"), 1],
+        [key(usdp, "paxos-freeze"), t(usdp, "SupplyDecreased"), 2],
+        [key(usdp, "paxos-freeze"), t(usdp, "SupplyIncreased"), 1],
+        [key(usdp, "paxos-freeze"), t(usdp, "Transfer"), 4],
+        [key(usdp, "paxos-supply"), t(usdp, "AddressFrozen"), 2],
+        [key(usdp, "paxos-supply"), t(usdp, "AddressUnfrozen"), 1],
+        [key(usdp, "paxos-supply"), t(usdp, "FrozenAddressWiped"), 1],
+        [key(usdp, "paxos-supply"), t(usdp, "Transfer"), 4],
+        [key(usdt, "tether-legacy-blacklist"), t(usdt, "Issue"), 1],
+        [key(usdt, "tether-legacy-blacklist"), t(usdt, "Redeem"), 1],
+        [key(usdt, "tether-legacy-blacklist"), t(usdt, "Transfer"), 2],
+        [key(usdt, "tether-supply"), t(usdt, "AddedBlackList"), 3],
+        [key(usdt, "tether-supply"), t(usdt, "DestroyedBlackFunds"), 1],
+        [key(usdt, "tether-supply"), t(usdt, "RemovedBlackList"), 1],
+        [key(usdt, "tether-supply"), t(usdt, "Transfer"), 2],
+      ]
+        .map(([config_key, topic0, count]) => ({ config_key, topic0, count }))
+        .sort((a, b) =>
+          a.config_key === b.config_key ? (a.topic0 < b.topic0 ? -1 : 1) : a.config_key < b.config_key ? -1 : 1,
+        );
       expect(await ledger.unknownTopics()).toEqual(want);
       const erc20 = results.find((r) => r.configKey === key(usdc, "erc20-supply"))!;
       expect(erc20.ignoredLogs).toBe(1); // owner → dave, an ordinary transfer
@@ -115,7 +151,9 @@ describe("syncAll against anvil", () => {
       expect(first[0]).toMatchObject({ chunks: 2, caughtUp: false, lastBlock: (usdcFreeze.startBlock as number) + 5 });
       const rest = await syncAll(ledger, rpc, [usdcFreeze], { chunkSize: 3 });
       expect(rest[0].caughtUp).toBe(true);
-      expect(rowView(await ledger.events())).toEqual(expectedView(s.expected.filter((e) => e.configKey === usdcFreeze.configKey)));
+      expect(rowView(await ledger.events())).toEqual(
+        expectedView(s.expected.filter((e) => e.configKey === usdcFreeze.configKey)),
+      );
 
       // New history: carol gets 31,337 units, is blacklisted (amount = that balance), then unblacklisted.
       const { usdc } = s.contracts;
@@ -124,12 +162,32 @@ describe("syncAll against anvil", () => {
       const ubl = await s.send(usdc, "unBlacklist", [ACTORS.carol]);
       expect(mint.status).toBe("success");
       const added = [
-        ...s.expectFrom(bl, usdc, [{ event: "Blacklisted", kind: "blacklist", address: ACTORS.carol, amount: 31_337n, source: "historical_balance", purpose: "freeze" }]),
-        ...s.expectFrom(ubl, usdc, [{ event: "UnBlacklisted", kind: "unblacklist", address: ACTORS.carol, amount: 31_337n, source: "historical_balance", purpose: "freeze" }]),
+        ...s.expectFrom(bl, usdc, [
+          {
+            event: "Blacklisted",
+            kind: "blacklist",
+            address: ACTORS.carol,
+            amount: 31_337n,
+            source: "historical_balance",
+            purpose: "freeze",
+          },
+        ]),
+        ...s.expectFrom(ubl, usdc, [
+          {
+            event: "UnBlacklisted",
+            kind: "unblacklist",
+            address: ACTORS.carol,
+            amount: 31_337n,
+            source: "historical_balance",
+            purpose: "freeze",
+          },
+        ]),
       ];
       const inc = await syncAll(ledger, rpc, [usdcFreeze], { chunkSize: 3 });
       expect(inc[0]).toMatchObject({ status: "synced", rows: 2, caughtUp: true, lastBlock: Number(ubl.blockNumber) });
-      expect(rowView(await ledger.events())).toEqual(expectedView([...s.expected.filter((e) => e.configKey === usdcFreeze.configKey), ...added]));
+      expect(rowView(await ledger.events())).toEqual(
+        expectedView([...s.expected.filter((e) => e.configKey === usdcFreeze.configKey), ...added]),
+      );
     } finally {
       await ledger.close();
     }
@@ -142,9 +200,18 @@ describe("syncAll against anvil", () => {
       const bad = await s.send(s.contracts.usdt, "emitMalformedBlackList");
       expect(bad.logs).toHaveLength(1);
       const logs: { level: string; msg: string }[] = [];
-      const res = await syncAll(ledger, rpcFor(s.rpcUrl), [usdtFreeze], { log: (level, msg) => logs.push({ level, msg }) });
-      expect(res[0]).toMatchObject({ status: "synced", malformedLogs: 1, caughtUp: true, lastBlock: Number(bad.blockNumber) });
-      expect(rowView(await ledger.events())).toEqual(expectedView(s.expected.filter((e) => e.configKey === usdtFreeze.configKey)));
+      const res = await syncAll(ledger, rpcFor(s.rpcUrl), [usdtFreeze], {
+        log: (level, msg) => logs.push({ level, msg }),
+      });
+      expect(res[0]).toMatchObject({
+        status: "synced",
+        malformedLogs: 1,
+        caughtUp: true,
+        lastBlock: Number(bad.blockNumber),
+      });
+      expect(rowView(await ledger.events())).toEqual(
+        expectedView(s.expected.filter((e) => e.configKey === usdtFreeze.configKey)),
+      );
       expect(logs).toContainEqual({ level: "warn", msg: "malformed logs skipped" });
     } finally {
       await ledger.close();
@@ -159,9 +226,18 @@ describe("syncAll against anvil", () => {
       const res = await syncAll(ledger, rpc, [
         { ...base, configKey: "x:tron:T1:tether-legacy-blacklist", chain: "tron", evmChainId: null },
         { ...base, configKey: "x:base:0x1:circle-blacklist", chain: "base", evmChainId: 8453 },
-        { ...base, configKey: "x:ethereum:unresolved:f", address: null, unsupportedReason: "contract-address-unresolved" },
+        {
+          ...base,
+          configKey: "x:ethereum:unresolved:f",
+          address: null,
+          unsupportedReason: "contract-address-unresolved",
+        },
       ]);
-      expect(res.map((r) => [r.status, r.reason])).toEqual([["skipped", "not-an-evm-chain"], ["skipped", "no-rpc-configured"], ["skipped", "contract-address-unresolved"]]);
+      expect(res.map((r) => [r.status, r.reason])).toEqual([
+        ["skipped", "not-an-evm-chain"],
+        ["skipped", "no-rpc-configured"],
+        ["skipped", "contract-address-unresolved"],
+      ]);
       expect(await ledger.cursors()).toEqual([]);
     } finally {
       await ledger.close();

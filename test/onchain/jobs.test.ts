@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runOnchainCli } from "../../build/onchain-cli.ts";
 import { syncAll } from "../../pipelines/onchain/ingest.ts";
-import { backfillBlacklistCurrentBalances, backfillMintBurn, debugSyncState, JobInputError, resetBlacklistSync } from "../../pipelines/onchain/jobs.ts";
+import {
+  backfillBlacklistCurrentBalances,
+  backfillMintBurn,
+  debugSyncState,
+  JobInputError,
+  resetBlacklistSync,
+} from "../../pipelines/onchain/jobs.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import type { TrackedConfig } from "../../pipelines/onchain/tracked.ts";
 import { EvmRpc } from "../../pipelines/sources/evm-rpc.ts";
@@ -18,7 +24,10 @@ const rpcOf = () => new EvmRpc({ chains: { ethereum: { urls: [s.rpcUrl], lag: 0 
 const cfg = (family: string) => s.configs.find((c) => c.family === family)!;
 
 async function rejection(p: Promise<unknown>): Promise<JobInputError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(JobInputError);
   expect((err as JobInputError).status).toBe(400);
   return err as JobInputError;
@@ -44,14 +53,21 @@ describe("reset-blacklist-sync and debug-sync-state", () => {
         { ...base, configKey: "c:tron:Tc:tether-legacy-blacklist", chain: "tron", evmChainId: null },
         { ...cfg("erc20-supply"), configKey: "d:ethereum:0xd:erc20-supply" },
       ];
-      await ledger.setCursors([
-        { configKey: "a:ethereum:0xa:circle-blacklist", lastBlock: 120_000, lastBlockHash: "0xaa" },
-        { configKey: "b:ethereum:0xb:circle-blacklist", lastBlock: 60_000, lastBlockHash: "0xbb" },
-        { configKey: "c:tron:Tc:tether-legacy-blacklist", lastBlock: 1_700_000_000_000, lastBlockHash: null },
-        { configKey: "d:ethereum:0xd:erc20-supply", lastBlock: 90_000, lastBlockHash: "0xdd" },
-        { configKey: "z:ethereum:0xz:not-in-registry", lastBlock: 5, lastBlockHash: null },
-      ], 1000);
-      expect(await resetBlacklistSync(ledger, configs, { nowSec: () => 2000 })).toEqual({ ok: true, evmReset: 2, tronReset: 1 });
+      await ledger.setCursors(
+        [
+          { configKey: "a:ethereum:0xa:circle-blacklist", lastBlock: 120_000, lastBlockHash: "0xaa" },
+          { configKey: "b:ethereum:0xb:circle-blacklist", lastBlock: 60_000, lastBlockHash: "0xbb" },
+          { configKey: "c:tron:Tc:tether-legacy-blacklist", lastBlock: 1_700_000_000_000, lastBlockHash: null },
+          { configKey: "d:ethereum:0xd:erc20-supply", lastBlock: 90_000, lastBlockHash: "0xdd" },
+          { configKey: "z:ethereum:0xz:not-in-registry", lastBlock: 5, lastBlockHash: null },
+        ],
+        1000,
+      );
+      expect(await resetBlacklistSync(ledger, configs, { nowSec: () => 2000 })).toEqual({
+        ok: true,
+        evmReset: 2,
+        tronReset: 1,
+      });
       expect(await debugSyncState(ledger)).toEqual([
         { config_key: "a:ethereum:0xa:circle-blacklist", last_block: 70_000 },
         // b: 60,000 − 50,000 is below its start block 20,000 → cursor removed (re-read from the start block)
@@ -59,7 +75,12 @@ describe("reset-blacklist-sync and debug-sync-state", () => {
         { config_key: "d:ethereum:0xd:erc20-supply", last_block: 90_000 },
         { config_key: "z:ethereum:0xz:not-in-registry", last_block: 5 },
       ]);
-      expect((await ledger.getCursor("a:ethereum:0xa:circle-blacklist"))).toEqual({ configKey: "a:ethereum:0xa:circle-blacklist", lastBlock: 70_000, lastBlockHash: null, updatedAt: 2000 });
+      expect(await ledger.getCursor("a:ethereum:0xa:circle-blacklist")).toEqual({
+        configKey: "a:ethereum:0xa:circle-blacklist",
+        lastBlock: 70_000,
+        lastBlockHash: null,
+        updatedAt: 2000,
+      });
     } finally {
       await ledger.close();
     }
@@ -71,11 +92,19 @@ describe("reset-blacklist-sync and debug-sync-state", () => {
       const rpc = rpcOf();
       await syncAll(ledger, rpc, s.configs);
       const head = Number(await s.publicClient.getBlockNumber());
-      expect(await debugSyncState(ledger)).toEqual(s.configs.map((c) => ({ config_key: c.configKey, last_block: head })).sort((a, b) => (a.config_key < b.config_key ? -1 : 1)));
+      expect(await debugSyncState(ledger)).toEqual(
+        s.configs
+          .map((c) => ({ config_key: c.configKey, last_block: head }))
+          .sort((a, b) => (a.config_key < b.config_key ? -1 : 1)),
+      );
       expect(await resetBlacklistSync(ledger, s.configs)).toEqual({ ok: true, evmReset: 3, tronReset: 0 });
-      expect((await debugSyncState(ledger)).map((c) => c.config_key)).toEqual(s.configs.filter((c) => c.purpose === "supply").map((c) => c.configKey));
+      expect((await debugSyncState(ledger)).map((c) => c.config_key)).toEqual(
+        s.configs.filter((c) => c.purpose === "supply").map((c) => c.configKey),
+      );
       const again = await syncAll(ledger, rpc, s.configs);
-      expect(again.filter((r) => r.chunks > 0).map((r) => r.configKey)).toEqual(s.configs.filter((c) => c.purpose === "freeze").map((c) => c.configKey));
+      expect(again.filter((r) => r.chunks > 0).map((r) => r.configKey)).toEqual(
+        s.configs.filter((c) => c.purpose === "freeze").map((c) => c.configKey),
+      );
       expect(rowView(await ledger.events())).toEqual(expectedView(s.expected));
     } finally {
       await ledger.close();
@@ -94,19 +123,42 @@ describe("backfill-mint-burn", () => {
       const mine = s.expected.filter((e) => e.configKey === supply.configKey);
       // a stale row inside the range (e.g. left by an old reorg) must disappear
       const [real] = await ledger.events({ configKeys: [supply.configKey] });
-      await ledger.commitRange({ configKey: supply.configKey, rows: [{ ...real, id: `ethereum-0x${"ee".repeat(32)}-7`, tx_hash: `0x${"ee".repeat(32)}`, amount_raw: "999" }], nowSec: 1 });
+      await ledger.commitRange({
+        configKey: supply.configKey,
+        rows: [{ ...real, id: `ethereum-0x${"ee".repeat(32)}-7`, tx_hash: `0x${"ee".repeat(32)}`, amount_raw: "999" }],
+        nowSec: 1,
+      });
       expect(await ledger.countEvents(supply.configKey)).toBe(mine.length + 1);
       const head = Number(await s.publicClient.getBlockNumber());
-      const params = { configKey: supply.configKey, fromBlock: String(supply.startBlock), toBlock: String(head + 1000), chunkSize: "4" };
+      const params = {
+        configKey: supply.configKey,
+        fromBlock: String(supply.startBlock),
+        toBlock: String(head + 1000),
+        chunkSize: "4",
+      };
       const r1 = await backfillMintBurn(ledger, rpc, s.configs, params);
-      expect(r1).toMatchObject({ toBlock: head, safeHead: head, done: true, nextFromBlock: null, processedThrough: head, chunks: Math.ceil((head - (supply.startBlock as number) + 1) / 4), rows: mine.length });
+      expect(r1).toMatchObject({
+        toBlock: head,
+        safeHead: head,
+        done: true,
+        nextFromBlock: null,
+        processedThrough: head,
+        chunks: Math.ceil((head - (supply.startBlock as number) + 1) / 4),
+        rows: mine.length,
+      });
       expect(rowView(await ledger.events())).toEqual(expectedView(mine));
       const r2 = await backfillMintBurn(ledger, rpc, s.configs, params);
       expect(r2.rows).toBe(mine.length);
       expect(rowView(await ledger.events())).toEqual(expectedView(mine));
       expect(await ledger.getCursor(supply.configKey)).toEqual(cursor);
 
-      const partial = await backfillMintBurn(ledger, rpc, s.configs, { configKey: supply.configKey, fromBlock: 0, toBlock: head, chunkSize: 5, maxChunks: 2 });
+      const partial = await backfillMintBurn(ledger, rpc, s.configs, {
+        configKey: supply.configKey,
+        fromBlock: 0,
+        toBlock: head,
+        chunkSize: 5,
+        maxChunks: 2,
+      });
       expect(partial).toMatchObject({ chunks: 2, done: false, processedThrough: 9, nextFromBlock: 10 });
     } finally {
       await ledger.close();
@@ -118,11 +170,36 @@ describe("backfill-mint-burn", () => {
     try {
       const rpc = rpcOf();
       const key = cfg("erc20-supply").configKey;
-      expect((await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: "nope", fromBlock: 0, toBlock: 1 }))).message).toMatch(/unknown configKey/);
-      expect((await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: cfg("circle-blacklist").configKey, fromBlock: 0, toBlock: 1 }))).message).toMatch(/not a mint\/burn/);
-      expect((await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: key, fromBlock: 0, toBlock: 1, chunkSize: 50_001 }))).message).toMatch(/chunkSize/);
-      expect((await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: key, fromBlock: 5, toBlock: 1 }))).message).toMatch(/toBlock/);
-      expect((await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: key, fromBlock: "x", toBlock: 1 }))).message).toMatch(/fromBlock/);
+      expect(
+        (await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: "nope", fromBlock: 0, toBlock: 1 })))
+          .message,
+      ).toMatch(/unknown configKey/);
+      expect(
+        (
+          await rejection(
+            backfillMintBurn(ledger, rpc, s.configs, {
+              configKey: cfg("circle-blacklist").configKey,
+              fromBlock: 0,
+              toBlock: 1,
+            }),
+          )
+        ).message,
+      ).toMatch(/not a mint\/burn/);
+      expect(
+        (
+          await rejection(
+            backfillMintBurn(ledger, rpc, s.configs, { configKey: key, fromBlock: 0, toBlock: 1, chunkSize: 50_001 }),
+          )
+        ).message,
+      ).toMatch(/chunkSize/);
+      expect(
+        (await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: key, fromBlock: 5, toBlock: 1 })))
+          .message,
+      ).toMatch(/toBlock/);
+      expect(
+        (await rejection(backfillMintBurn(ledger, rpc, s.configs, { configKey: key, fromBlock: "x", toBlock: 1 })))
+          .message,
+      ).toMatch(/fromBlock/);
     } finally {
       await ledger.close();
     }
@@ -139,32 +216,54 @@ describe("backfill-blacklist-current-balances", () => {
       const dry = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, {});
       expect(dry.dryRun).toBe(true);
       expect(dry.configs.map((c) => [c.configKey, c.blacklistedAddresses, c.selected, c.written])).toEqual([
-        [cfg("circle-blacklist").configKey, 2, 2, 0], [cfg("paxos-freeze").configKey, 2, 2, 0], [cfg("tether-legacy-blacklist").configKey, 3, 3, 0],
+        [cfg("circle-blacklist").configKey, 2, 2, 0],
+        [cfg("paxos-freeze").configKey, 2, 2, 0],
+        [cfg("tether-legacy-blacklist").configKey, 3, 3, 0],
       ]);
       expect(await ledger.currentBalances()).toEqual([]);
 
-      const usdc = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { stablecoin: "USDC", dryRun: "false" });
+      const usdc = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, {
+        stablecoin: "USDC",
+        dryRun: "false",
+      });
       expect(usdc.totals).toEqual({ selected: 2, read: 2, written: 2, failed: 0 });
       const key = cfg("circle-blacklist").configKey;
-      expect((await ledger.currentBalances()).map((b) => [b.configKey, b.address, b.balanceRaw, b.blockNumber])).toEqual([
-        [key, ACTORS.alice, "1500000", head], // unblacklisted since, still tracked
-        [key, ACTORS.dave, "10000", head],
-      ].sort((a, b) => (a[1] < b[1] ? -1 : 1)));
+      expect(
+        (await ledger.currentBalances()).map((b) => [b.configKey, b.address, b.balanceRaw, b.blockNumber]),
+      ).toEqual(
+        [
+          [key, ACTORS.alice, "1500000", head], // unblacklisted since, still tracked
+          [key, ACTORS.dave, "10000", head],
+        ].sort((a, b) => (a[1] < b[1] ? -1 : 1)),
+      );
 
       // limit 3 over everything: 3 of the 5 never-snapshotted addresses, none of the 2 snapshotted USDC ones
       const some = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { dryRun: false, limit: 3 });
       expect(some.totals.written).toBe(3);
       expect(some.configs.find((c) => c.configKey === key)!.selected).toBe(0);
-      const all = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { dryRun: false, chainId: "ethereum" });
-      expect(all.totals.written).toBe(7);
-      const byAddr = Object.fromEntries((await ledger.currentBalances()).map((b) => [`${b.configKey.split(":")[0]}:${b.address}`, b.balanceRaw]));
-      expect(byAddr).toEqual({
-        [`usdc-circle:${ACTORS.alice}`]: "1500000", [`usdc-circle:${ACTORS.dave}`]: "10000",
-        [`usdp-paxos:${ACTORS.erin}`]: "0", [`usdp-paxos:${ACTORS.bob}`]: "0",
-        [`usdt-tether:${ACTORS.alice}`]: "0", [`usdt-tether:${ACTORS.bob}`]: "0", [`usdt-tether:${ACTORS.carol}`]: "5000000",
+      const all = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, {
+        dryRun: false,
+        chainId: "ethereum",
       });
-      expect((await rejection(backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { stablecoin: "nope" }))).message).toMatch(/no tracked freeze config/);
-      expect((await rejection(backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { limit: 2001 }))).message).toMatch(/limit/);
+      expect(all.totals.written).toBe(7);
+      const byAddr = Object.fromEntries(
+        (await ledger.currentBalances()).map((b) => [`${b.configKey.split(":")[0]}:${b.address}`, b.balanceRaw]),
+      );
+      expect(byAddr).toEqual({
+        [`usdc-circle:${ACTORS.alice}`]: "1500000",
+        [`usdc-circle:${ACTORS.dave}`]: "10000",
+        [`usdp-paxos:${ACTORS.erin}`]: "0",
+        [`usdp-paxos:${ACTORS.bob}`]: "0",
+        [`usdt-tether:${ACTORS.alice}`]: "0",
+        [`usdt-tether:${ACTORS.bob}`]: "0",
+        [`usdt-tether:${ACTORS.carol}`]: "5000000",
+      });
+      expect(
+        (await rejection(backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { stablecoin: "nope" }))).message,
+      ).toMatch(/no tracked freeze config/);
+      expect(
+        (await rejection(backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { limit: 2001 }))).message,
+      ).toMatch(/limit/);
     } finally {
       await ledger.close();
     }
@@ -180,7 +279,10 @@ describe("onchain CLI", () => {
     process.env.BALLAST_SAFE_LAG_ETHEREUM = "0";
     process.env.BALLAST_LOG = "silent";
     const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => { out.push(String(chunk)); return true; });
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
     const run = async (...args: string[]) => {
       out.length = 0;
       const code = await runOnchainCli([...args, "--ledger", ledgerPath, "--registry", registryPath]);
@@ -192,12 +294,26 @@ describe("onchain CLI", () => {
       expect(ingest.json.results).toHaveLength(6);
       const head = Number(await s.publicClient.getBlockNumber());
       const state = await run("debug-sync-state");
-      expect(state).toEqual({ code: 0, json: s.configs.map((c) => ({ config_key: c.configKey, last_block: head })).sort((a, b) => (a.config_key < b.config_key ? -1 : 1)) });
+      expect(state).toEqual({
+        code: 0,
+        json: s.configs
+          .map((c) => ({ config_key: c.configKey, last_block: head }))
+          .sort((a, b) => (a.config_key < b.config_key ? -1 : 1)),
+      });
       const rem = await run("remediate-blacklist-amount-gaps", "--dryRun", "true");
       expect(rem).toMatchObject({ code: 0, json: { dryRun: true, gapRows: 0 } });
-      expect(await run("backfill-mint-burn", "--fromBlock", "5")).toMatchObject({ code: 2, json: { error: expect.stringMatching(/configKey/) } });
-      expect(await run("backfill-blacklist-current-balances", "--stablecoin", "nope")).toMatchObject({ code: 2, json: { error: expect.stringMatching(/no tracked freeze config/) } });
-      expect(await run("reset-blacklist-sync", "--oops")).toMatchObject({ code: 2, json: { error: "--oops needs a value" } });
+      expect(await run("backfill-mint-burn", "--fromBlock", "5")).toMatchObject({
+        code: 2,
+        json: { error: expect.stringMatching(/configKey/) },
+      });
+      expect(await run("backfill-blacklist-current-balances", "--stablecoin", "nope")).toMatchObject({
+        code: 2,
+        json: { error: expect.stringMatching(/no tracked freeze config/) },
+      });
+      expect(await run("reset-blacklist-sync", "--oops")).toMatchObject({
+        code: 2,
+        json: { error: "--oops needs a value" },
+      });
       out.length = 0;
       expect(await runOnchainCli(["no-such-job"])).toBe(2);
       expect(out.join("")).toMatch(/^usage: tsx build\/onchain-cli.ts/);

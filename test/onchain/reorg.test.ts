@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syncAll } from "../../pipelines/onchain/ingest.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { EvmRpc } from "../../pipelines/sources/evm-rpc.ts";
-import { ACTORS, type AnvilScenario, type ExpectedEvent, expectedView, rowView, startAnvilScenario } from "../helpers/anvil.ts";
+import {
+  ACTORS,
+  type AnvilScenario,
+  type ExpectedEvent,
+  expectedView,
+  rowView,
+  startAnvilScenario,
+} from "../helpers/anvil.ts";
 
 // A reorg on a real node: events are mined and ingested, the chain is reverted (evm_revert) and a
 // different history is mined at the same heights; the orphaned rows must go and the new ones appear.
@@ -32,7 +39,13 @@ describe("reorg handling", () => {
     const usdcFreeze = s.configs.find((c) => c.family === "circle-blacklist")!;
     const usdcSupply = s.configs.find((c) => c.family === "erc20-supply")!;
     const usdtFreeze = s.configs.find((c) => c.family === "tether-legacy-blacklist")!;
-    const freezeOf = (e: ExpectedEvent[]) => e.filter((x) => x.configKey === usdcFreeze.configKey || x.configKey === usdtFreeze.configKey || x.configKey === usdcSupply.configKey);
+    const freezeOf = (e: ExpectedEvent[]) =>
+      e.filter(
+        (x) =>
+          x.configKey === usdcFreeze.configKey ||
+          x.configKey === usdtFreeze.configKey ||
+          x.configKey === usdcSupply.configKey,
+      );
     const configs = [usdcFreeze, usdcSupply, usdtFreeze];
     try {
       await syncAll(ledger, rpc, configs);
@@ -44,8 +57,26 @@ describe("reorg handling", () => {
       const a1 = await s.send(usdc, "mint", [ACTORS.erin, 40_000n]);
       const a2 = await s.send(usdt, "addBlackList", [ACTORS.erin]);
       const forkA = [
-        ...s.expectFrom(a1, usdc, [{ event: "Transfer", kind: "mint", address: ACTORS.erin, amount: 40_000n, source: "event", purpose: "supply" }]),
-        ...s.expectFrom(a2, usdt, [{ event: "AddedBlackList", kind: "blacklist", address: ACTORS.erin, amount: 0n, source: "historical_balance", purpose: "freeze" }]),
+        ...s.expectFrom(a1, usdc, [
+          {
+            event: "Transfer",
+            kind: "mint",
+            address: ACTORS.erin,
+            amount: 40_000n,
+            source: "event",
+            purpose: "supply",
+          },
+        ]),
+        ...s.expectFrom(a2, usdt, [
+          {
+            event: "AddedBlackList",
+            kind: "blacklist",
+            address: ACTORS.erin,
+            amount: 0n,
+            source: "historical_balance",
+            purpose: "freeze",
+          },
+        ]),
       ];
       await syncAll(ledger, rpc, configs);
       expect(rowView(await ledger.events())).toEqual(expectedView([...base, ...forkA]));
@@ -64,9 +95,29 @@ describe("reorg handling", () => {
       expect(Number(b1.blockNumber)).toBe(Number(a1.blockNumber));
       expect(b1.blockHash).not.toBe(a1.blockHash);
       const forkB = [
-        ...s.expectFrom(b1, usdc, [{ event: "Transfer", kind: "mint", address: ACTORS.bob, amount: 55_555n, source: "event", purpose: "supply" }]),
-        ...s.expectFrom(b2, usdc, [{ event: "Blacklisted", kind: "blacklist", address: ACTORS.bob, amount: 55_555n, source: "historical_balance", purpose: "freeze" }]),
-        ...s.expectFrom(b3, usdt, [{ event: "AddedBlackList", kind: "blacklist", address: ACTORS.dave, amount: 0n, source: "historical_balance", purpose: "freeze" }]),
+        ...s.expectFrom(b1, usdc, [
+          { event: "Transfer", kind: "mint", address: ACTORS.bob, amount: 55_555n, source: "event", purpose: "supply" },
+        ]),
+        ...s.expectFrom(b2, usdc, [
+          {
+            event: "Blacklisted",
+            kind: "blacklist",
+            address: ACTORS.bob,
+            amount: 55_555n,
+            source: "historical_balance",
+            purpose: "freeze",
+          },
+        ]),
+        ...s.expectFrom(b3, usdt, [
+          {
+            event: "AddedBlackList",
+            kind: "blacklist",
+            address: ACTORS.dave,
+            amount: 0n,
+            source: "historical_balance",
+            purpose: "freeze",
+          },
+        ]),
       ];
       await syncAll(ledger, rpc, configs);
       expect(rowView(await ledger.events())).toEqual(expectedView([...base, ...forkB]));
@@ -75,19 +126,25 @@ describe("reorg handling", () => {
       const snap2 = await test.snapshot();
       const c1 = await s.send(usdc, "mint", [ACTORS.carol, 1n]);
       await syncAll(ledger, rpc, configs, { reorgDepth: 2 });
-      const forkC = s.expectFrom(c1, usdc, [{ event: "Transfer", kind: "mint", address: ACTORS.carol, amount: 1n, source: "event", purpose: "supply" }]);
+      const forkC = s.expectFrom(c1, usdc, [
+        { event: "Transfer", kind: "mint", address: ACTORS.carol, amount: 1n, source: "event", purpose: "supply" },
+      ]);
       expect(rowView(await ledger.events())).toEqual(expectedView([...base, ...forkB, ...forkC]));
       await test.revert({ id: snap2 });
       const d1 = await s.send(usdc, "mint", [ACTORS.carol, 2n]);
       expect(d1.blockNumber).toBe(c1.blockNumber);
-      const forkD = s.expectFrom(d1, usdc, [{ event: "Transfer", kind: "mint", address: ACTORS.carol, amount: 2n, source: "event", purpose: "supply" }]);
+      const forkD = s.expectFrom(d1, usdc, [
+        { event: "Transfer", kind: "mint", address: ACTORS.carol, amount: 2n, source: "event", purpose: "supply" },
+      ]);
       const res = await syncAll(ledger, rpc, configs, { reorgDepth: 2 });
       expect(res.map((r) => r.reorgs)).toEqual([1, 1, 1]);
       // reorgDepth 2 below the cursor: only blocks above cursor − 2 were deleted and re-read
       expect(res.find((r) => r.configKey === usdcSupply.configKey)!.rolledBackRows).toBe(1);
       expect(rowView(await ledger.events())).toEqual(expectedView([...base, ...forkB, ...forkD]));
       const head = await s.publicClient.getBlock();
-      expect((await ledger.cursors()).map((c) => [c.lastBlock, c.lastBlockHash])).toEqual(configs.map(() => [Number(head.number), head.hash]));
+      expect((await ledger.cursors()).map((c) => [c.lastBlock, c.lastBlockHash])).toEqual(
+        configs.map(() => [Number(head.number), head.hash]),
+      );
     } finally {
       await ledger.close();
     }

@@ -5,8 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syncAll } from "../../pipelines/onchain/ingest.ts";
 import { remediateBlacklistAmountGaps } from "../../pipelines/onchain/jobs.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
-import { EvmRpc, type EvmRpcOptions, isRangeLimitError, rpcOptionsFromEnv, RpcConfigError } from "../../pipelines/sources/evm-rpc.ts";
-import { type AnvilHandle, type AnvilScenario, expectedView, rowView, startAnvil, startAnvilScenario } from "../helpers/anvil.ts";
+import {
+  EvmRpc,
+  type EvmRpcOptions,
+  isRangeLimitError,
+  rpcOptionsFromEnv,
+  RpcConfigError,
+} from "../../pipelines/sources/evm-rpc.ts";
+import {
+  type AnvilHandle,
+  type AnvilScenario,
+  expectedView,
+  rowView,
+  startAnvil,
+  startAnvilScenario,
+} from "../helpers/anvil.ts";
 import { freePort } from "../helpers/redis-server.ts";
 import { RANGE_ERRORS, startRpcProxy } from "./rpc-proxy.ts";
 
@@ -17,7 +30,8 @@ let s: AnvilScenario;
 let dir: string;
 let n = 0;
 const freshLedger = () => LedgerStore.open(join(dir, `ledger-${n++}.duckdb`));
-const rpcOf = (urls: string[], extra: Partial<EvmRpcOptions> = {}) => new EvmRpc({ chains: { ethereum: { urls, lag: 0 } }, timeoutMs: 5000, ...extra });
+const rpcOf = (urls: string[], extra: Partial<EvmRpcOptions> = {}) =>
+  new EvmRpc({ chains: { ethereum: { urls, lag: 0 } }, timeoutMs: 5000, ...extra });
 
 beforeAll(async () => {
   s = await startAnvilScenario();
@@ -73,7 +87,9 @@ describe("adaptive eth_getLogs range splitting", () => {
       const usdc = s.configs.filter((c) => c.stablecoinId === "usdc-circle");
       const res = await syncAll(ledger, rpc, usdc);
       expect(res.every((r) => r.status === "synced")).toBe(true);
-      expect(rowView(await ledger.events())).toEqual(expectedView(s.expected.filter((e) => e.stablecoinId === "usdc-circle")));
+      expect(rowView(await ledger.events())).toEqual(
+        expectedView(s.expected.filter((e) => e.stablecoinId === "usdc-circle")),
+      );
       expect(rpc.stats.splits).toBeGreaterThan(0);
     } finally {
       await ledger.close();
@@ -100,14 +116,18 @@ describe("adaptive eth_getLogs range splitting", () => {
     expect(isRangeLimitError({ code: -32005, message: "whatever" })).toBe(true);
     expect(isRangeLimitError(new Error("query returned more than 10000 results"))).toBe(true);
     expect(isRangeLimitError(new Error("execution reverted"))).toBe(false);
-    expect(isRangeLimitError({ code: -32005, message: "daily request count exceeded, request rate limited" })).toBe(false);
+    expect(isRangeLimitError({ code: -32005, message: "daily request count exceeded, request rate limited" })).toBe(
+      false,
+    );
     expect(isRangeLimitError(new Error("HTTP 429 Too Many Requests"))).toBe(false);
   });
 });
 
 describe("failover", () => {
   let wrongChain: AnvilHandle | null = null;
-  afterAll(async () => { await wrongChain?.stop(); });
+  afterAll(async () => {
+    await wrongChain?.stop();
+  });
 
   it("moves on from a dead provider and from one serving another chain; records circuit states in the ledger", async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
@@ -120,7 +140,11 @@ describe("failover", () => {
       expect(rowView(await ledger.events())).toEqual(expectedView(s.expected));
       expect(rpc.stats.failovers).toBeGreaterThan(0);
       const saved = await ledger.providerStates();
-      expect(saved.map((p) => p.provider)).toEqual(["ethereum#0:" + new URL(dead).host, "ethereum#1:" + new URL(wrongChain.rpcUrl).host, "ethereum#2:" + new URL(s.rpcUrl).host]);
+      expect(saved.map((p) => p.provider)).toEqual([
+        "ethereum#0:" + new URL(dead).host,
+        "ethereum#1:" + new URL(wrongChain.rpcUrl).host,
+        "ethereum#2:" + new URL(s.rpcUrl).host,
+      ]);
       expect(saved[0]).toMatchObject({ state: "open", lastSuccessAt: null });
       expect(saved[0].consecutiveFailures).toBeGreaterThanOrEqual(3);
       expect(saved[1]).toMatchObject({ state: "open", lastSuccessAt: null });
@@ -162,18 +186,32 @@ describe("balance reads that fail", () => {
       for (const r of failed) expect([r.amount_raw, r.amount_source]).toEqual([null, "unavailable"]);
       expect(rows.filter((r) => r.amount_raw === "0")).toEqual([]); // bob's real zero balances are not known yet
       // rows with event amounts are unaffected
-      expect(rowView(rows.filter((r) => r.amount_status === "resolved"))).toEqual(expectedView(s.expected.filter((e) => e.amount_source === "event")));
+      expect(rowView(rows.filter((r) => r.amount_status === "resolved"))).toEqual(
+        expectedView(s.expected.filter((e) => e.amount_source === "event")),
+      );
 
       const dry = await remediateBlacklistAmountGaps(ledger, broken, s.configs, {});
       expect(dry).toMatchObject({ dryRun: true, gapRows: 11, exhausted: 0, attempted: 0 });
       expect(dry.candidates).toHaveLength(11);
-      const stillBroken = await remediateBlacklistAmountGaps(ledger, broken, s.configs, { dryRun: "false", limit: "200" });
+      const stillBroken = await remediateBlacklistAmountGaps(ledger, broken, s.configs, {
+        dryRun: "false",
+        limit: "200",
+      });
       expect(stillBroken).toMatchObject({ attempted: 11, resolved: 0, failed: 11 });
       expect((await ledger.events()).filter((r) => r.amount_status === "provider_failed")).toHaveLength(11);
-      expect(await remediateBlacklistAmountGaps(ledger, broken, s.configs, { dryRun: false, maxAttempts: 1 })).toMatchObject({ gapRows: 11, exhausted: 11, candidates: [] });
-      const usdcOnly = await remediateBlacklistAmountGaps(ledger, rpcOf([s.rpcUrl]), s.configs, { dryRun: false, stablecoin: "USDC" });
+      expect(
+        await remediateBlacklistAmountGaps(ledger, broken, s.configs, { dryRun: false, maxAttempts: 1 }),
+      ).toMatchObject({ gapRows: 11, exhausted: 11, candidates: [] });
+      const usdcOnly = await remediateBlacklistAmountGaps(ledger, rpcOf([s.rpcUrl]), s.configs, {
+        dryRun: false,
+        stablecoin: "USDC",
+      });
       expect(usdcOnly).toMatchObject({ attempted: 3, resolved: 3, failed: 0 });
-      const fixed = await remediateBlacklistAmountGaps(ledger, rpcOf([s.rpcUrl]), s.configs, { dryRun: false, chainId: "ethereum", limit: 25 });
+      const fixed = await remediateBlacklistAmountGaps(ledger, rpcOf([s.rpcUrl]), s.configs, {
+        dryRun: false,
+        chainId: "ethereum",
+        limit: 25,
+      });
       expect(fixed).toMatchObject({ gapRows: 8, attempted: 8, resolved: 8, failed: 0 });
       expect(rowView(await ledger.events())).toEqual(expectedView(s.expected));
       expect(await ledger.amountAttempts()).toEqual(new Map());
@@ -186,13 +224,33 @@ describe("balance reads that fail", () => {
 
 describe("RPC config from env", () => {
   it("reads comma-separated providers and lags per chain, and lists every problem", () => {
-    const cfg = rpcOptionsFromEnv({ BALLAST_RPC_ETHEREUM: "http://a:1, http://b:2", BALLAST_RPC_POLYGON_ZKEVM: "https://c", BALLAST_SAFE_LAG_POLYGON_ZKEVM: "5", BALLAST_RPC_TIMEOUT_MS: "1500" });
-    expect(cfg).toEqual({ chains: { ethereum: { urls: ["http://a:1", "http://b:2"] }, "polygon-zkevm": { urls: ["https://c"], lag: 5 } }, timeoutMs: 1500 });
+    const cfg = rpcOptionsFromEnv({
+      BALLAST_RPC_ETHEREUM: "http://a:1, http://b:2",
+      BALLAST_RPC_POLYGON_ZKEVM: "https://c",
+      BALLAST_SAFE_LAG_POLYGON_ZKEVM: "5",
+      BALLAST_RPC_TIMEOUT_MS: "1500",
+    });
+    expect(cfg).toEqual({
+      chains: { ethereum: { urls: ["http://a:1", "http://b:2"] }, "polygon-zkevm": { urls: ["https://c"], lag: 5 } },
+      timeoutMs: 1500,
+    });
     const rpc = new EvmRpc(cfg);
-    expect([rpc.lag("ethereum"), rpc.lag("polygon-zkevm"), rpc.chains()]).toEqual([12, 5, ["ethereum", "polygon-zkevm"]]);
+    expect([rpc.lag("ethereum"), rpc.lag("polygon-zkevm"), rpc.chains()]).toEqual([
+      12,
+      5,
+      ["ethereum", "polygon-zkevm"],
+    ]);
     expect(new EvmRpc({ chains: { base: { urls: ["http://x"] } } }).lag("base")).toBe(64);
     let err: unknown;
-    try { rpcOptionsFromEnv({ BALLAST_RPC_BASE: "ftp://x", BALLAST_RPC_ARBITRUM: "not a url", BALLAST_SAFE_LAG_BASE: "-1" }); } catch (e) { err = e; }
+    try {
+      rpcOptionsFromEnv({
+        BALLAST_RPC_BASE: "ftp://x",
+        BALLAST_RPC_ARBITRUM: "not a url",
+        BALLAST_SAFE_LAG_BASE: "-1",
+      });
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(RpcConfigError);
     expect((err as RpcConfigError).problems).toHaveLength(3);
   });

@@ -46,15 +46,22 @@ export async function startRpcProxy(upstream: string, mode: ProxyMode = {}): Pro
   const calls = new Map<string, number>();
   let rangeErr = 0;
   const proxy = { mode } as RpcProxy;
-  const handle = async (req: { jsonrpc: string; id: unknown; method: string; params?: unknown[] }): Promise<unknown> => {
+  const handle = async (req: {
+    jsonrpc: string;
+    id: unknown;
+    method: string;
+    params?: unknown[];
+  }): Promise<unknown> => {
     const m = proxy.mode;
     calls.set(req.method, (calls.get(req.method) ?? 0) + 1);
-    if (m.failMethods?.includes(req.method)) return { jsonrpc: "2.0", id: req.id, error: { code: -32603, message: "internal error" } };
+    if (m.failMethods?.includes(req.method))
+      return { jsonrpc: "2.0", id: req.id, error: { code: -32603, message: "internal error" } };
     let body = req;
     let span = 0;
     if (req.method === "eth_getLogs") {
       const f = { ...(req.params?.[0] as Record<string, unknown>) };
-      const from = Number(f.fromBlock), to = Number(f.toBlock);
+      const from = Number(f.fromBlock),
+        to = Number(f.toBlock);
       span = to - from + 1;
       const entry = { from, to, served: false };
       ranges.push(entry);
@@ -62,18 +69,25 @@ export async function startRpcProxy(upstream: string, mode: ProxyMode = {}): Pro
         const e = RANGE_ERRORS[rangeErr++ % RANGE_ERRORS.length];
         return { jsonrpc: "2.0", id: req.id, error: e };
       }
-      if (m.malformedAbove !== undefined && span > m.malformedAbove) return { jsonrpc: "2.0", id: req.id, result: { truncated: true } };
+      if (m.malformedAbove !== undefined && span > m.malformedAbove)
+        return { jsonrpc: "2.0", id: req.id, result: { truncated: true } };
       if (m.slowAbove !== undefined && span > m.slowAbove) await new Promise((r) => setTimeout(r, m.slowMs ?? 2000));
       if (m.ignoreTopics) delete f.topics;
       body = { ...req, params: [f] };
       entry.served = true;
     }
-    const res = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(upstream, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return res.json();
   };
   const server: Server = createServer((req, res) => {
     let raw = "";
-    req.on("data", (d) => { raw += d; });
+    req.on("data", (d) => {
+      raw += d;
+    });
     req.on("end", async () => {
       try {
         const parsed = JSON.parse(raw);
@@ -82,7 +96,10 @@ export async function startRpcProxy(upstream: string, mode: ProxyMode = {}): Pro
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify(out));
       } catch (err) {
-        if (!res.destroyed) { res.writeHead(500); res.end(String(err)); }
+        if (!res.destroyed) {
+          res.writeHead(500);
+          res.end(String(err));
+        }
       }
     });
   });
@@ -90,8 +107,14 @@ export async function startRpcProxy(upstream: string, mode: ProxyMode = {}): Pro
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   Object.assign(proxy, {
-    url: `http://127.0.0.1:${port}`, ranges, calls,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    url: `http://127.0.0.1:${port}`,
+    ranges,
+    calls,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   });
   return proxy;
 }

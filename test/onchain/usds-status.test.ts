@@ -9,7 +9,11 @@ import { loadBuildConfig } from "../../build/config.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import { EvmRpc, revertReason, RpcUnavailableError } from "../../pipelines/sources/evm-rpc.ts";
-import { ERC1967_IMPLEMENTATION_SLOT, readUsdsStatus, UsdsStatusPayloadSchema } from "../../pipelines/sources/usds-status.ts";
+import {
+  ERC1967_IMPLEMENTATION_SLOT,
+  readUsdsStatus,
+  UsdsStatusPayloadSchema,
+} from "../../pipelines/sources/usds-status.ts";
 import { type AnvilHandle, anvilClients, compileFixtureContracts, startAnvil } from "../helpers/anvil.ts";
 import { freePort } from "../helpers/redis-server.ts";
 
@@ -34,13 +38,26 @@ beforeAll(async () => {
   const [ownerRaw] = await createWalletClient({ transport: http(anvil.rpcUrl) }).getAddresses();
   const { publicClient, walletClient } = anvilClients(anvil.rpcUrl, ownerRaw);
   const deploy = async (name: "UsdsProxyLike" | "UsdsImplNoFreeze" | "UsdsImplFreeze", args: unknown[] = []) => {
-    const hash = await walletClient.deployContract({ abi: compiled[name].abi, bytecode: compiled[name].bytecode, args, account: ownerRaw, chain: walletClient.chain });
+    const hash = await walletClient.deployContract({
+      abi: compiled[name].abi,
+      bytecode: compiled[name].bytecode,
+      args,
+      account: ownerRaw,
+      chain: walletClient.chain,
+    });
     const r = await publicClient.waitForTransactionReceipt({ hash });
     if (r.status !== "success" || !r.contractAddress) throw new Error(`deploy ${name} failed`);
     return r.contractAddress.toLowerCase() as Address;
   };
   const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
-    const hash = await walletClient.writeContract({ address, abi, functionName, args, account: ownerRaw, chain: walletClient.chain });
+    const hash = await walletClient.writeContract({
+      address,
+      abi,
+      functionName,
+      args,
+      account: ownerRaw,
+      chain: walletClient.chain,
+    });
     const r = await publicClient.waitForTransactionReceipt({ hash });
     if (r.status !== "success") throw new Error(`${functionName} reverted`);
     return r.blockNumber;
@@ -59,7 +76,9 @@ afterAll(async () => {
 
 describe("USDS status reader (viem readContract / getStorageAt at a block, anvil)", () => {
   it("the constants are what they claim: ERC-1967 slot and the isBlocked selector", () => {
-    expect(ERC1967_IMPLEMENTATION_SLOT).toBe(toHex(BigInt(keccak256(toHex("eip1967.proxy.implementation"))) - 1n, { size: 32 }));
+    expect(ERC1967_IMPLEMENTATION_SLOT).toBe(
+      toHex(BigInt(keccak256(toHex("eip1967.proxy.implementation"))) - 1n, { size: 32 }),
+    );
     expect(toFunctionSelector("isBlocked(address)")).toBe("0xfbac3951");
   });
 
@@ -67,7 +86,11 @@ describe("USDS status reader (viem readContract / getStorageAt at a block, anvil
     const s = await readUsdsStatus(rpcOf([anvil.rpcUrl]), { token: proxy, blockNumber: blockBeforeUpgrade });
     expect(UsdsStatusPayloadSchema.parse(s)).toEqual(s);
     expect(s).toMatchObject({
-      chain: "ethereum", evmChainId: 1, token: proxy, blockNumber: Number(blockBeforeUpgrade), implementationAddress: implNoFreeze,
+      chain: "ethereum",
+      evmChainId: 1,
+      token: proxy,
+      blockNumber: Number(blockBeforeUpgrade),
+      implementationAddress: implNoFreeze,
       freezeProbe: { function: "isBlocked(address)", outcome: "reverted", result: null },
       totalSupplyRaw: SUPPLY.toString(),
     });
@@ -80,7 +103,11 @@ describe("USDS status reader (viem readContract / getStorageAt at a block, anvil
     const rpc = rpcOf([anvil.rpcUrl]);
     const s = await readUsdsStatus(rpc, { token: proxy });
     expect(s.blockNumber).toBe(Number(await rpc.latestBlock("ethereum")));
-    expect(s).toMatchObject({ implementationAddress: implFreeze, freezeProbe: { outcome: "answered", result: false, reason: null }, totalSupplyRaw: SUPPLY.toString() });
+    expect(s).toMatchObject({
+      implementationAddress: implFreeze,
+      freezeProbe: { outcome: "answered", result: false, reason: null },
+      totalSupplyRaw: SUPPLY.toString(),
+    });
     // the block pins the read: the pre-upgrade block still shows the old implementation
     const before = await readUsdsStatus(rpc, { token: proxy, blockNumber: blockBeforeUpgrade });
     expect(before.implementationAddress).toBe(implNoFreeze);
@@ -95,7 +122,9 @@ describe("USDS status reader (viem readContract / getStorageAt at a block, anvil
   });
 
   it("a provider serving another EVM chain id is refused", async () => {
-    await expect(readUsdsStatus(rpcOf([anvil.rpcUrl]), { token: proxy, evmChainId: 5 })).rejects.toBeInstanceOf(RpcUnavailableError);
+    await expect(readUsdsStatus(rpcOf([anvil.rpcUrl]), { token: proxy, evmChainId: 5 })).rejects.toBeInstanceOf(
+      RpcUnavailableError,
+    );
   });
 });
 
@@ -126,14 +155,27 @@ describe("USDS status capture (raw/usds/<day>/<id>.json.gz through `capture`)", 
     expect(captures).toHaveLength(1);
     expect(captures[0]).toMatchObject({ observedAt, origin: "live", path: written[0] });
     const payload = UsdsStatusPayloadSchema.parse(captures[0].payload);
-    expect(payload).toMatchObject({ token: proxy, implementationAddress: implFreeze, freezeProbe: { outcome: "answered" } });
+    expect(payload).toMatchObject({
+      token: proxy,
+      implementationAddress: implFreeze,
+      freezeProbe: { outcome: "answered" },
+    });
     const parsed = ep.toRows(payload, captures[0]);
     expect(parsed.dropped).toEqual({});
-    expect(parsed.rows).toEqual([expect.objectContaining({
-      token: proxy, implementation_address: implFreeze, probe_outcome: "answered", probe_result: false, total_supply_raw: SUPPLY.toString(),
-      observed_at: observedAt, capture_path: written[0],
-    })]);
+    expect(parsed.rows).toEqual([
+      expect.objectContaining({
+        token: proxy,
+        implementation_address: implFreeze,
+        probe_outcome: "answered",
+        probe_result: false,
+        total_supply_raw: SUPPLY.toString(),
+        observed_at: observedAt,
+        capture_path: written[0],
+      }),
+    ]);
     // a read whose block is later than its observation is refused at load
-    expect(ep.toRows(payload, { ...captures[0], observedAt: payload.blockTimestamp - 1 }).dropped).toEqual({ "block-after-observation": 1 });
+    expect(ep.toRows(payload, { ...captures[0], observedAt: payload.blockTimestamp - 1 }).dropped).toEqual({
+      "block-after-observation": 1,
+    });
   });
 });

@@ -18,35 +18,58 @@ afterAll(() => db?.close());
 describe("stability index and DEWS over recorded history (as of 2022-05-20)", () => {
   it("CRISIS or MELTDOWN during the UST collapse, with UST as the main contributor", async () => {
     const rows = await db.all<{ date: string; score: number; band: string; contributors_json: string }>(
-      "select strftime(date, '%Y-%m-%d') as date, score, band, contributors_json from stability_index_daily where date between '2022-05-10' and '2022-05-18' order by date");
+      "select strftime(date, '%Y-%m-%d') as date, score, band, contributors_json from stability_index_daily where date between '2022-05-10' and '2022-05-18' order by date",
+    );
     expect(rows).toHaveLength(9);
     for (const r of rows) expect(r.band, r.date).toMatch(/^(CRISIS|MELTDOWN)$/);
     const may12 = rows.find((r) => r.date === "2022-05-12")!;
-    expect(JSON.parse(may12.contributors_json)[0]).toMatchObject({ id: "ust-terraform-labs", mcapBasis: "cemetery-peak" });
-    const [{ n }] = await db.all<{ n: number }>("select count(*)::integer as n from stability_index_daily where date between '2021-06-01' and '2021-06-30' and band in ('BEDROCK', 'STEADY')");
+    expect(JSON.parse(may12.contributors_json)[0]).toMatchObject({
+      id: "ust-terraform-labs",
+      mcapBasis: "cemetery-peak",
+    });
+    const [{ n }] = await db.all<{ n: number }>(
+      "select count(*)::integer as n from stability_index_daily where date between '2021-06-01' and '2021-06-30' and band in ('BEDROCK', 'STEADY')",
+    );
     expect(n).toBe(30);
   });
 
   it("no row reads past as-of: the newest day is the one ending at as-of", async () => {
-    const [psi] = await db.all<{ last: string }>("select strftime(max(date), '%Y-%m-%d') as last from stability_index_daily");
+    const [psi] = await db.all<{ last: string }>(
+      "select strftime(max(date), '%Y-%m-%d') as last from stability_index_daily",
+    );
     const [dews] = await db.all<{ last: string }>("select strftime(max(date), '%Y-%m-%d') as last from dews_daily");
     expect(psi.last).toBe("2022-05-19");
     expect(dews.last <= "2022-05-19").toBe(true);
   });
 
   it("DEWS rows carry every signal with its availability; unavailable inputs are never zero; no NAV tokens or floating pegs", async () => {
-    const rows = await db.all<{ signals_json: string; available_weight: number; band: string }>("select signals_json, available_weight, band from dews_daily");
+    const rows = await db.all<{ signals_json: string; available_weight: number; band: string }>(
+      "select signals_json, available_weight, band from dews_daily",
+    );
     expect(rows.length).toBeGreaterThan(1000);
     for (const r of rows.slice(0, 2000)) {
       const s = JSON.parse(r.signals_json);
-      expect(Object.keys(s).sort()).toEqual(["blacklist", "divergence", "liquidityErosion", "mintBurnFlow", "poolDrift", "priceConfidence", "supplyVelocity", "yield"]);
-      for (const k of ["poolDrift", "liquidityErosion", "yield"]) expect(s[k]).toMatchObject({ available: false, value: null });
+      expect(Object.keys(s).sort()).toEqual([
+        "blacklist",
+        "divergence",
+        "liquidityErosion",
+        "mintBurnFlow",
+        "poolDrift",
+        "priceConfidence",
+        "supplyVelocity",
+        "yield",
+      ]);
+      for (const k of ["poolDrift", "liquidityErosion", "yield"])
+        expect(s[k]).toMatchObject({ available: false, value: null });
       expect(r.available_weight).toBeGreaterThanOrEqual(0.3);
     }
     const [{ n }] = await db.all<{ n: number }>(
-      "select count(*)::integer as n from dews_daily d join registry_coins c on c.id = d.stablecoin_id where c.nav_token or c.floating_peg");
+      "select count(*)::integer as n from dews_daily d join registry_coins c on c.id = d.stablecoin_id where c.nav_token or c.floating_peg",
+    );
     expect(n).toBe(0);
-    const [ust] = await db.all<{ band: string }>("select band from dews_daily where stablecoin_id = 'ust-terraform-labs' and date = '2022-05-12'");
+    const [ust] = await db.all<{ band: string }>(
+      "select band from dews_daily where stablecoin_id = 'ust-terraform-labs' and date = '2022-05-12'",
+    );
     expect(ust.band).toBe("DANGER");
   });
 

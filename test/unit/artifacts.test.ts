@@ -12,14 +12,17 @@ const CONTRACT = join(import.meta.dirname, "../../site-data/contract.ts");
 
 /** A module declaring one sqlArtifact with its SQL file, written into `dir`. */
 function declare(dir: string, file: string, key: string, path: string) {
-  writeFileSync(join(dir, `${file}.sql`), "select 1::integer as \"oneValue\"\n");
-  writeFileSync(join(dir, `${file}.ts`), [
-    `import { z } from "zod";`,
-    `import { sqlArtifact } from ${JSON.stringify(CONTRACT)};`,
-    `export const SCHEMA = z.object({ oneValue: z.number() });`,
-    `export const art = sqlArtifact(import.meta.url, { key: ${JSON.stringify(key)}, schemaVersion: "1.0.0", maxAgeSec: 60, description: "x", path: ${JSON.stringify(path)}, schema: SCHEMA, sql: ${JSON.stringify(file)}, shape: "one",`,
-    `  route: { operationId: "getX", path: "/api/x", summary: "x", description: "x", cache: "standard", meta: true } });`,
-  ].join("\n"));
+  writeFileSync(join(dir, `${file}.sql`), 'select 1::integer as "oneValue"\n');
+  writeFileSync(
+    join(dir, `${file}.ts`),
+    [
+      `import { z } from "zod";`,
+      `import { sqlArtifact } from ${JSON.stringify(CONTRACT)};`,
+      `export const SCHEMA = z.object({ oneValue: z.number() });`,
+      `export const art = sqlArtifact(import.meta.url, { key: ${JSON.stringify(key)}, schemaVersion: "1.0.0", maxAgeSec: 60, description: "x", path: ${JSON.stringify(path)}, schema: SCHEMA, sql: ${JSON.stringify(file)}, shape: "one",`,
+      `  route: { operationId: "getX", path: "/api/x", summary: "x", description: "x", cache: "standard", meta: true } });`,
+    ].join("\n"),
+  );
 }
 
 describe("artifacts found by file (issue 18 item 7)", () => {
@@ -29,7 +32,10 @@ describe("artifacts found by file (issue 18 item 7)", () => {
     const found = await discoverArtifacts(dir);
     expect(found.map((a) => a.key)).toEqual(["new-thing"]);
     expect(found[0].queries.main).toContain('"oneValue"');
-    expect(found[0].assemble({ main: [{ oneValue: 1 }] }, { asOf: 5, sourceObservedAt: {} })).toEqual({ files: [{ path: "site-data/new-thing.json", payload: { oneValue: 1 }, rows: 1 }], dataAsOf: 5 });
+    expect(found[0].assemble({ main: [{ oneValue: 1 }] }, { asOf: 5, sourceObservedAt: {} })).toEqual({
+      files: [{ path: "site-data/new-thing.json", payload: { oneValue: 1 }, rows: 1 }],
+      dataAsOf: 5,
+    });
   });
 
   it("two artifacts with one key, or one output path, stop discovery naming them", async () => {
@@ -44,14 +50,39 @@ describe("artifacts found by file (issue 18 item 7)", () => {
   });
 
   it("a `one` artifact whose SQL returns other than one row fails naming its SQL file; `many` publishes the rows", () => {
-    const one = sqlArtifact(import.meta.url, { key: "k", schemaVersion: "1", maxAgeSec: 1, description: "", path: "p.json", schema: z.any(), sql: "../../site-data/daily_digest", shape: "one" });
-    expect(() => one.assemble({ main: [] }, { asOf: 0, sourceObservedAt: {} })).toThrow("daily_digest.sql returned 0 rows, expected exactly one");
-    const many = sqlArtifact(import.meta.url, { key: "k", schemaVersion: "1", maxAgeSec: 1, description: "", path: "p.json", schema: z.any(), sql: "../../site-data/daily_digest", shape: "many" });
-    expect(many.assemble({ main: [{ a: 1 }, { a: 2 }] }, { asOf: 0, sourceObservedAt: {} }).files[0]).toMatchObject({ payload: [{ a: 1 }, { a: 2 }], rows: 2 });
+    const one = sqlArtifact(import.meta.url, {
+      key: "k",
+      schemaVersion: "1",
+      maxAgeSec: 1,
+      description: "",
+      path: "p.json",
+      schema: z.any(),
+      sql: "../../site-data/daily_digest",
+      shape: "one",
+    });
+    expect(() => one.assemble({ main: [] }, { asOf: 0, sourceObservedAt: {} })).toThrow(
+      "daily_digest.sql returned 0 rows, expected exactly one",
+    );
+    const many = sqlArtifact(import.meta.url, {
+      key: "k",
+      schemaVersion: "1",
+      maxAgeSec: 1,
+      description: "",
+      path: "p.json",
+      schema: z.any(),
+      sql: "../../site-data/daily_digest",
+      shape: "many",
+    });
+    expect(many.assemble({ main: [{ a: 1 }, { a: 2 }] }, { asOf: 0, sourceObservedAt: {} }).files[0]).toMatchObject({
+      payload: [{ a: 1 }, { a: 2 }],
+      rows: 2,
+    });
   });
 
   it("the build emits every artifact of site-data/ and the route table serves every declared artifact route", () => {
-    expect(SITE_DATA_ARTIFACTS.map((a) => a.key)).toEqual(expect.arrayContaining(["stablecoins", "daily-digest", "stress-signals"]));
+    expect(SITE_DATA_ARTIFACTS.map((a) => a.key)).toEqual(
+      expect.arrayContaining(["stablecoins", "daily-digest", "stress-signals"]),
+    );
     expect(ARTIFACT_ROUTES.map((r) => r.path)).toContain("/api/daily-digest");
     for (const r of ARTIFACT_ROUTES) expect(ROUTES).toContain(r);
   });

@@ -14,7 +14,7 @@ describe("emptinessOf: which recorded files hold no data", () => {
   });
 
   it("a JSON file of one line (a whole payload) is data, not a header", () => {
-    expect(emptinessOf("a.json", "{\"peggedAssets\":[]}")).toBeNull();
+    expect(emptinessOf("a.json", '{"peggedAssets":[]}')).toBeNull();
   });
 });
 
@@ -28,7 +28,10 @@ describe("RowCollector.addUnique: repeated upstream keys", () => {
     rc.addUnique("a", { id: "a", supply: 5 });
     rc.addUnique("b", { id: "b", supply: 3 });
     const { rows, dropped } = rc.result();
-    expect(rows).toEqual([{ id: "a", supply: 1 }, { id: "b", supply: 2 }]);
+    expect(rows).toEqual([
+      { id: "a", supply: 1 },
+      { id: "b", supply: 2 },
+    ]);
     expect(dropped).toEqual({ "duplicate-identical": 1, "duplicate-conflicting": 2 });
   });
 
@@ -42,16 +45,39 @@ describe("RowCollector.addUnique: repeated upstream keys", () => {
 });
 
 describe("manifestDifferences: what a reused build's stored manifest does not record", () => {
-  const file = (path: string, artifact: string, sha256: string) => ({ path, sha256, bytes: 1, rows: null, dataAsOf: null, schemaVersion: "1.0.0", artifact });
+  const file = (path: string, artifact: string, sha256: string) => ({
+    path,
+    sha256,
+    bytes: 1,
+    rows: null,
+    dataAsOf: null,
+    schemaVersion: "1.0.0",
+    artifact,
+  });
   const base: BuildManifest = {
-    schemaVersion: "1.4.0", buildId: "b", asOf: 1, generatedAt: 1, clock: "replay", contentHash: "h",
+    schemaVersion: "1.4.0",
+    buildId: "b",
+    asOf: 1,
+    generatedAt: 1,
+    clock: "replay",
+    contentHash: "h",
     files: [file("site-data/x.json", "x", "aa"), file("ballast.duckdb", "duckdb", "d1")],
-    sources: [], readerDropped: { "f.csv": { "csv-parse-error": 1 } }, readerProblems: {}, circuits: {}, models: [], qualityRejections: {},
-    warnings: [], skippedCaptures: [], sourceLineage: [],
+    sources: [],
+    readerDropped: { "f.csv": { "csv-parse-error": 1 } },
+    readerProblems: {},
+    circuits: {},
+    models: [],
+    qualityRejections: {},
+    warnings: [],
+    skippedCaptures: [],
+    sourceLineage: [],
   };
   it("names the top-level fields whose values differ, none when equal (key order aside)", () => {
     // the same files with keys in another order (as a freshly assembled manifest has them)
-    const reordered = { ...structuredClone(base), files: base.files.map(({ artifact, path, ...rest }) => ({ artifact, ...rest, path })) };
+    const reordered = {
+      ...structuredClone(base),
+      files: base.files.map(({ artifact, path, ...rest }) => ({ artifact, ...rest, path })),
+    };
     expect(manifestDifferences(base, reordered)).toEqual([]);
     const run = { ...structuredClone(base), readerDropped: { "f.csv": { "csv-parse-error": 2 } }, warnings: ["w"] };
     expect(manifestDifferences(base, run)).toEqual(["readerDropped", "warnings"]);

@@ -17,7 +17,20 @@ import { BLUECHIP_FIXTURE, startBluechipServer } from "../helpers/bluechip-serve
 
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const OBSERVED = AS_OF - 3600;
-const FIXTURE_SLUGS = ["usdc", "usdt", "dai", "gusd", "usdp", "paxg", "bold", "cetes", "frax", "tusd", "nope", "broken"];
+const FIXTURE_SLUGS = [
+  "usdc",
+  "usdt",
+  "dai",
+  "gusd",
+  "usdp",
+  "paxg",
+  "bold",
+  "cetes",
+  "frax",
+  "tusd",
+  "nope",
+  "broken",
+];
 
 let server: Awaited<ReturnType<typeof startBluechipServer>>;
 beforeAll(async () => {
@@ -29,9 +42,22 @@ afterAll(() => server?.close());
 const client = (over: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) =>
   new HttpClient({ name: "bluechip", baseUrl: server.url, retries: 0, backoffMs: 5, timeoutMs: 2000, ...over });
 /** The error a call fails with (the test fails when it succeeds). */
-const failure = (p: Promise<unknown>): Promise<UpstreamError> => p.then(() => { throw new Error("expected the call to fail"); }, (e: UpstreamError) => e);
-const cap = (slug: string, payload: unknown): Capture =>
-  ({ endpoint: "bluechip.ratings", params: { slug }, observedAt: OBSERVED, origin: "live", path: `raw/bluechip/2025-09-06/${slug}.json.gz`, sha256: "x", payload });
+const failure = (p: Promise<unknown>): Promise<UpstreamError> =>
+  p.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (e: UpstreamError) => e,
+  );
+const cap = (slug: string, payload: unknown): Capture => ({
+  endpoint: "bluechip.ratings",
+  params: { slug },
+  observedAt: OBSERVED,
+  origin: "live",
+  path: `raw/bluechip/2025-09-06/${slug}.json.gz`,
+  sha256: "x",
+  payload,
+});
 const rows = (slug: string) => {
   const payload = bluechipRatingsEndpoint.payloadSchema.parse(BLUECHIP_FIXTURE[slug].body);
   return bluechipRatingsEndpoint.toRows(payload, cap(slug, payload));
@@ -59,10 +85,14 @@ describe("bluechip live client against a local node:http server", () => {
   });
 
   it("malformed payloads are errors naming the source and slug", async () => {
-    await expect(fetchBluechipCoin(client(), "broken")).rejects.toThrow(/^bluechip: coin-data\/broken returned a non-JSON body$/);
+    await expect(fetchBluechipCoin(client(), "broken")).rejects.toThrow(
+      /^bluechip: coin-data\/broken returned a non-JSON body$/,
+    );
     const err = await failure(fetchBluechipCoin(client(), "weird"));
     expect(err).toBeInstanceOf(UpstreamError);
-    expect(err.message).toMatch(/^bluechip: coin-data\/weird returned a payload that is not a coin-data record list \(data: /);
+    expect(err.message).toMatch(
+      /^bluechip: coin-data\/weird returned a payload that is not a coin-data record list \(data: /,
+    );
   });
 
   it("a slug Bluechip does not rate is a 404 UpstreamError, not retried", async () => {
@@ -75,10 +105,22 @@ describe("bluechip live client against a local node:http server", () => {
 
 describe("bluechip rows", () => {
   it("normalises grade, dates, symbol and report url", () => {
-    expect(rows("usdc")).toEqual({ dropped: {}, rows: [{
-      slug: "usdc", name: "USDC", symbol: "USDC", grade: "A", score: null, report_date: "2024-11-05", last_change_date: "2023-03-14",
-      url: "https://bluechip.org/en/coins/usdc", observed_at: OBSERVED,
-    }] });
+    expect(rows("usdc")).toEqual({
+      dropped: {},
+      rows: [
+        {
+          slug: "usdc",
+          name: "USDC",
+          symbol: "USDC",
+          grade: "A",
+          score: null,
+          report_date: "2024-11-05",
+          last_change_date: "2023-03-14",
+          url: "https://bluechip.org/en/coins/usdc",
+          observed_at: OBSERVED,
+        },
+      ],
+    });
     expect(rows("usdt").rows[0]).toMatchObject({ grade: "C+", report_date: "2024-10-01", last_change_date: null });
     expect(rows("dai").rows[0]).toMatchObject({ grade: "A-", score: 82.5 });
     // no symbol in the record: the slug (Bluechip's lower-case ticker) stands for it
@@ -93,23 +135,53 @@ describe("bluechip rows", () => {
     expect(bad({ grade: "A", date_of_rating: "2024-02-30" })).toEqual({ "report-date-invalid": 1 });
     expect(bad({ grade: "A", score: 140 })).toEqual({ "score-invalid": 1 });
     expect(bad({ grade: "A", symbol: 7 })).toEqual({ "symbol-missing": 1 });
-    expect(bluechipRatingsEndpoint.toRows({ data: ["junk"] }, cap("x", null)).dropped).toEqual({ "coin-record-invalid": 1 });
+    expect(bluechipRatingsEndpoint.toRows({ data: ["junk"] }, cap("x", null)).dropped).toEqual({
+      "coin-record-invalid": 1,
+    });
     expect(bluechipRatingsEndpoint.payloadSchema.safeParse({ rating: "A" }).success).toBe(false);
   });
 
   it("the capture plan asks for each configured slug", () => {
     expect(bluechipSlugs(" USDC, dai,usdc ")).toEqual(["usdc", "dai"]);
     expect(bluechipSlugs()).toContain("usdt");
-    const plan = liveCapturePlan({ detailLlamaIds: [], chartGeckoIds: [], fxStart: "2025-01-01", bluechipSlugs: ["usdc", "dai"] });
-    expect(plan.filter((s) => s.endpoint === "bluechip.ratings")).toEqual([{ endpoint: "bluechip.ratings", params: { slug: "usdc" } }, { endpoint: "bluechip.ratings", params: { slug: "dai" } }]);
+    const plan = liveCapturePlan({
+      detailLlamaIds: [],
+      chartGeckoIds: [],
+      fxStart: "2025-01-01",
+      bluechipSlugs: ["usdc", "dai"],
+    });
+    expect(plan.filter((s) => s.endpoint === "bluechip.ratings")).toEqual([
+      { endpoint: "bluechip.ratings", params: { slug: "usdc" } },
+      { endpoint: "bluechip.ratings", params: { slug: "dai" } },
+    ]);
   });
 });
 
 /** A one-asset DefiLlama list, so the model DAG has a current coin. */
 const LIST: Capture = {
-  endpoint: "defillama.stablecoins", params: {}, observedAt: AS_OF, origin: "recorded", path: "list.json", sha256: "x",
-  payload: { peggedAssets: [{ id: "1", name: "Tether", symbol: "USDT", pegType: "peggedUSD", pegMechanism: "fiat-backed", price: 1,
-    circulating: { peggedUSD: 1e9 }, circulatingPrevDay: { peggedUSD: 1e9 }, circulatingPrevWeek: { peggedUSD: 1e9 }, circulatingPrevMonth: { peggedUSD: 1e9 }, chainCirculating: {} }] },
+  endpoint: "defillama.stablecoins",
+  params: {},
+  observedAt: AS_OF,
+  origin: "recorded",
+  path: "list.json",
+  sha256: "x",
+  payload: {
+    peggedAssets: [
+      {
+        id: "1",
+        name: "Tether",
+        symbol: "USDT",
+        pegType: "peggedUSD",
+        pegMechanism: "fiat-backed",
+        price: 1,
+        circulating: { peggedUSD: 1e9 },
+        circulatingPrevDay: { peggedUSD: 1e9 },
+        circulatingPrevWeek: { peggedUSD: 1e9 },
+        circulatingPrevMonth: { peggedUSD: 1e9 },
+        chainCirculating: {},
+      },
+    ],
+  },
 };
 
 /** Runs load + model over `captures` and assembles the ratings artifact; returns the mart rows, the load report and the artifact output. */
@@ -134,7 +206,8 @@ describe("capture → capture reader → load → mart → artifact", () => {
     dir = mkdtempSync(join(tmpdir(), "ballast-bluechip-"));
     const sink = new FsSink(dir);
     written = await runCapture(loadBuildConfig({}), sink, {
-      baseUrls: { bluechip: server.url }, now: () => OBSERVED * 1000,
+      baseUrls: { bluechip: server.url },
+      now: () => OBSERVED * 1000,
       plan: FIXTURE_SLUGS.map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
     });
     captures = await readLiveCaptures(sink);
@@ -145,43 +218,106 @@ describe("capture → capture reader → load → mart → artifact", () => {
     expect(written).toHaveLength(FIXTURE_SLUGS.length - 2);
     expect(written).toContain(`raw/bluechip/2025-09-06/bluechip.ratings-slug-usdc-${OBSERVED}.json.gz`);
     expect(written.some((k) => /slug-(nope|broken)-/.test(k))).toBe(false);
-    const file = JSON.parse(gunzipSync((await new FsSink(dir).get(written.find((k) => k.includes("slug-dai-"))!))!).toString("utf8"));
-    expect(file).toEqual({ endpoint: "bluechip.ratings", params: { slug: "dai" }, observedAt: OBSERVED, payload: BLUECHIP_FIXTURE.dai.body });
+    const file = JSON.parse(
+      gunzipSync((await new FsSink(dir).get(written.find((k) => k.includes("slug-dai-"))!))!).toString("utf8"),
+    );
+    expect(file).toEqual({
+      endpoint: "bluechip.ratings",
+      params: { slug: "dai" },
+      observedAt: OBSERVED,
+      payload: BLUECHIP_FIXTURE.dai.body,
+    });
   });
 
   it("the capture reader returns each raw capture with its endpoint, slug and observation time", () => {
-    expect(captures.filter((c) => c.endpoint === "bluechip.ratings").map((c) => c.params.slug).sort()).toEqual(FIXTURE_SLUGS.filter((s) => s !== "nope" && s !== "broken").sort());
-    expect(captures.every((c) => c.origin === "live" && c.observedAt === OBSERVED && c.path.startsWith("raw/bluechip/2025-09-06/"))).toBe(true);
+    expect(
+      captures
+        .filter((c) => c.endpoint === "bluechip.ratings")
+        .map((c) => c.params.slug)
+        .sort(),
+    ).toEqual(FIXTURE_SLUGS.filter((s) => s !== "nope" && s !== "broken").sort());
+    expect(
+      captures.every(
+        (c) => c.origin === "live" && c.observedAt === OBSERVED && c.path.startsWith("raw/bluechip/2025-09-06/"),
+      ),
+    ).toBe(true);
   });
 
   it("joins ratings to registry ids by symbol (names break ties); unknown and ambiguous symbols are unmatched with a reason", async () => {
     const { mart, report, assembled } = await ratingsBuild(captures.filter((c) => c.endpoint === "bluechip.ratings"));
-    expect(report).toMatchObject({ status: "ok", rows: 8, dropped: { "grade-invalid": 1, "coin-data-empty": 1 }, newestObservedAt: OBSERVED });
+    expect(report).toMatchObject({
+      status: "ok",
+      rows: 8,
+      dropped: { "grade-invalid": 1, "coin-data-empty": 1 },
+      newestObservedAt: OBSERVED,
+    });
     expect(mart.map((r) => [r.slug, r.stablecoin_id, r.unmatched_reason])).toEqual([
-      ["bold", null, "ambiguous-symbol"], ["cetes", null, "unknown-symbol"], ["dai", "dai-sky", null], ["gusd", "gusd-gemini", null],
-      ["paxg", "paxg-paxos", null], ["usdc", "usdc-circle", null], ["usdp", "usdp-paxos", null], ["usdt", "usdt-tether", null],
+      ["bold", null, "ambiguous-symbol"],
+      ["cetes", null, "unknown-symbol"],
+      ["dai", "dai-sky", null],
+      ["gusd", "gusd-gemini", null],
+      ["paxg", "paxg-paxos", null],
+      ["usdc", "usdc-circle", null],
+      ["usdp", "usdp-paxos", null],
+      ["usdt", "usdt-tether", null],
     ]);
     expect(assembled.dataAsOf).toBe(OBSERVED);
     expect(assembled.files).toHaveLength(1);
     const payload = BluechipRatingsSchema.parse(assembled.files[0].payload);
     expect(assembled.files[0].path).toBe("site-data/bluechip-ratings.json");
     expect(payload.updatedAt).toBe(OBSERVED);
-    expect(payload.ratings.map((r) => `${r.stablecoinId}:${r.grade}`)).toEqual(["dai-sky:A-", "gusd-gemini:B+", "paxg-paxos:A-", "usdc-circle:A", "usdp-paxos:A", "usdt-tether:C+"]);
+    expect(payload.ratings.map((r) => `${r.stablecoinId}:${r.grade}`)).toEqual([
+      "dai-sky:A-",
+      "gusd-gemini:B+",
+      "paxg-paxos:A-",
+      "usdc-circle:A",
+      "usdp-paxos:A",
+      "usdt-tether:C+",
+    ]);
     expect(payload.ratings.find((r) => r.stablecoinId === "usdc-circle")).toEqual({
-      stablecoinId: "usdc-circle", slug: "usdc", name: "USDC", symbol: "USDC", grade: "A", score: null, reportDate: "2024-11-05",
-      lastChangeDate: "2023-03-14", url: "https://bluechip.org/en/coins/usdc", observedAt: OBSERVED,
+      stablecoinId: "usdc-circle",
+      slug: "usdc",
+      name: "USDC",
+      symbol: "USDC",
+      grade: "A",
+      score: null,
+      reportDate: "2024-11-05",
+      lastChangeDate: "2023-03-14",
+      url: "https://bluechip.org/en/coins/usdc",
+      observedAt: OBSERVED,
     });
     expect(payload.ratings.find((r) => r.stablecoinId === "dai-sky")!.score).toBe(82.5);
     expect(payload.unmatched).toEqual([
-      { slug: "bold", name: "BOLD", symbol: "BOLD", grade: "B", reason: "ambiguous-symbol", candidates: ["bold-liquity", "bold-liquity-legacy"], url: "https://bluechip.org/en/coins/bold", observedAt: OBSERVED },
-      { slug: "cetes", name: "Etherfuse CETES", symbol: "CETES", grade: "B-", reason: "unknown-symbol", candidates: [], url: "https://bluechip.org/en/coins/cetes", observedAt: OBSERVED },
+      {
+        slug: "bold",
+        name: "BOLD",
+        symbol: "BOLD",
+        grade: "B",
+        reason: "ambiguous-symbol",
+        candidates: ["bold-liquity", "bold-liquity-legacy"],
+        url: "https://bluechip.org/en/coins/bold",
+        observedAt: OBSERVED,
+      },
+      {
+        slug: "cetes",
+        name: "Etherfuse CETES",
+        symbol: "CETES",
+        grade: "B-",
+        reason: "unknown-symbol",
+        candidates: [],
+        url: "https://bluechip.org/en/coins/cetes",
+        observedAt: OBSERVED,
+      },
     ]);
   });
 
   it("two ratings resolving to one coin are both unmatched, never one picked", async () => {
     const twin = cap("usd-coin", { data: [{ name: "USD Coin", symbol: "usdc", grade: "B" }] });
     const { mart } = await ratingsBuild([cap("usdc", BLUECHIP_FIXTURE.usdc.body), twin]);
-    expect(mart.map((r) => [r.slug, r.stablecoin_id, r.unmatched_reason])).toEqual([["usd-coin", null, "duplicate-stablecoin"], ["usdc", null, "duplicate-stablecoin"]]);
+    expect(mart.map((r) => [r.slug, r.stablecoin_id, r.unmatched_reason])).toEqual([
+      ["usd-coin", null, "duplicate-stablecoin"],
+      ["usdc", null, "duplicate-stablecoin"],
+    ]);
   });
 
   it("without a rating capture the mart is empty and no file is published", async () => {

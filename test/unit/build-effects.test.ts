@@ -25,13 +25,33 @@ const EXPECTED = join(REPO_ROOT, "test/fixtures/build-effects/expected");
 const UPDATE = process.env.BALLAST_UPDATE_EXPECTED === "1";
 
 const coin = (id: string, llamaId: string, geckoId: string, pegType: string, pegCurrency: string): Coin => ({
-  id, llamaId, geckoId, name: id, symbol: id.split("-")[0]!.toUpperCase(), issuer: id.split("-")[1]!, pegType, pegCurrency,
-  pegMechanism: "fiat-backed", navToken: false, floatingPeg: false, exchangeSymbols: [], archiveNames: [], deadFrom: null,
-  causeOfDeath: null, contracts: [], freezeContracts: [], supplyContracts: [], provenance: ["defillama-list"],
+  id,
+  llamaId,
+  geckoId,
+  name: id,
+  symbol: id.split("-")[0]!.toUpperCase(),
+  issuer: id.split("-")[1]!,
+  pegType,
+  pegCurrency,
+  pegMechanism: "fiat-backed",
+  navToken: false,
+  floatingPeg: false,
+  exchangeSymbols: [],
+  archiveNames: [],
+  deadFrom: null,
+  causeOfDeath: null,
+  contracts: [],
+  freezeContracts: [],
+  supplyContracts: [],
+  provenance: ["defillama-list"],
 });
 const REGISTRY: Registry = {
-  eventFamilies: {}, bridges: [],
-  chains: [{ id: "ethereum", name: "Ethereum" }, { id: "tron", name: "Tron" }],
+  eventFamilies: {},
+  bridges: [],
+  chains: [
+    { id: "ethereum", name: "Ethereum" },
+    { id: "tron", name: "Tron" },
+  ],
   coins: [
     coin("aaa-one", "1", "aaa-coin", "peggedUSD", "USD"),
     coin("bbb-two", "2", "bbb-coin", "peggedUSD", "USD"),
@@ -39,20 +59,47 @@ const REGISTRY: Registry = {
   ],
 };
 /** One list entry: `chains` = DefiLlama chain label → circulating now (native peg units, as pre-2025-12-01 lists carry). */
-const asset = (id: string, symbol: string, peg: string, price: number, now: number, prevDay: number, chains: Record<string, number>) => ({
-  id, name: symbol, symbol, gecko_id: `${symbol.toLowerCase()}-coin`, pegType: peg, pegMechanism: "fiat-backed", price,
-  circulating: { [peg]: now }, circulatingPrevDay: { [peg]: prevDay }, circulatingPrevWeek: { [peg]: prevDay }, circulatingPrevMonth: { [peg]: prevDay },
-  chainCirculating: Object.fromEntries(Object.entries(chains).map(([label, n]) => [label, { current: { [peg]: n }, circulatingPrevDay: { [peg]: n } }])),
+const asset = (
+  id: string,
+  symbol: string,
+  peg: string,
+  price: number,
+  now: number,
+  prevDay: number,
+  chains: Record<string, number>,
+) => ({
+  id,
+  name: symbol,
+  symbol,
+  gecko_id: `${symbol.toLowerCase()}-coin`,
+  pegType: peg,
+  pegMechanism: "fiat-backed",
+  price,
+  circulating: { [peg]: now },
+  circulatingPrevDay: { [peg]: prevDay },
+  circulatingPrevWeek: { [peg]: prevDay },
+  circulatingPrevMonth: { [peg]: prevDay },
+  chainCirculating: Object.fromEntries(
+    Object.entries(chains).map(([label, n]) => [label, { current: { [peg]: n }, circulatingPrevDay: { [peg]: n } }]),
+  ),
 });
 const cap = (endpoint: string, path: string, payload: unknown): Capture => ({
-  endpoint, params: {}, observedAt: AS_OF, origin: "recorded", path, sha256: sha256(JSON.stringify(payload)), payload,
+  endpoint,
+  params: {},
+  observedAt: AS_OF,
+  origin: "recorded",
+  path,
+  sha256: sha256(JSON.stringify(payload)),
+  payload,
 });
 const CAPTURES: Capture[] = [
-  cap("defillama.stablecoins", "fixture/stablecoins.json", { peggedAssets: [
-    asset("1", "AAA", "peggedUSD", 1, 1_000_000, 900_000, { Ethereum: 600_000, Tron: 400_000 }),
-    asset("2", "BBB", "peggedUSD", 0.97, 500_000, 500_000, { Ethereum: 500_000 }),
-    asset("3", "EEE", "peggedEUR", 1.1, 200_000, 200_000, { Ethereum: 200_000 }),
-  ] }),
+  cap("defillama.stablecoins", "fixture/stablecoins.json", {
+    peggedAssets: [
+      asset("1", "AAA", "peggedUSD", 1, 1_000_000, 900_000, { Ethereum: 600_000, Tron: 400_000 }),
+      asset("2", "BBB", "peggedUSD", 0.97, 500_000, 500_000, { Ethereum: 500_000 }),
+      asset("3", "EEE", "peggedEUR", 1.1, 200_000, 200_000, { Ethereum: 200_000 }),
+    ],
+  }),
   // ECB rate of Friday 2025-09-05, the latest published by the Sunday as-of
   cap("frankfurter.rates", "fixture/fx.json", { base: "EUR", rates: { "2025-09-05": { USD: EUR_USD } } }),
 ];
@@ -92,7 +139,10 @@ function normalise(value: unknown, buildId: string): unknown {
  * for JSON/text entries. A `.br`/`.gz` sibling must decompress to its file's bytes; a run record's
  * `manifest` must equal the build's manifest.json and is then written as a reference to it.
  */
-function describeTree(tree: Map<string, Uint8Array>, buildId: string): { entries: Record<string, Entry>; contents: Map<string, unknown> } {
+function describeTree(
+  tree: Map<string, Uint8Array>,
+  buildId: string,
+): { entries: Record<string, Entry>; contents: Map<string, unknown> } {
   const entries: Record<string, Entry> = {};
   const contents = new Map<string, unknown>();
   const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8");
@@ -105,12 +155,17 @@ function describeTree(tree: Map<string, Uint8Array>, buildId: string): { entries
       expect(Buffer.compare(plain, tree.get(sibling[1]!)!), `${key} decompresses to ${sibling[1]}`).toBe(0);
       entries[k] = { kind: "sibling", of: sibling[1]!.replaceAll(buildId, BUILD_ID) };
     } else if (key.endsWith("/ballast.duckdb")) {
-      entries[k] = { kind: "volatile", why: "DuckDB file format: bytes differ per run (excluded from the content hash)" };
+      entries[k] = {
+        kind: "volatile",
+        why: "DuckDB file format: bytes differ per run (excluded from the content hash)",
+      };
     } else if (key.endsWith(".json")) {
       entries[k] = { kind: "json" };
       let parsed = JSON.parse(text(bytes)) as Record<string, unknown>;
       if (key.startsWith("runs/")) {
-        expect(parsed.manifest, `${key}: the run record holds the build's manifest`).toEqual(JSON.parse(text(tree.get(manifestKey)!)));
+        expect(parsed.manifest, `${key}: the run record holds the build's manifest`).toEqual(
+          JSON.parse(text(tree.get(manifestKey)!)),
+        );
         parsed = { ...parsed, manifest: `<equal to ${manifestKey.replaceAll(buildId, BUILD_ID)}>` };
       }
       contents.set(k, normalise(parsed, buildId));
@@ -146,14 +201,18 @@ function listing(dir: string, skip: readonly string[] = []): Record<string, stri
       const p = join(d, e.name);
       if (skip.includes(relative(dir, p))) continue;
       if (e.isDirectory()) walk(p);
-      else { const s = statSync(p); out[relative(dir, p)] = `${s.mtimeMs}:${s.size}`; }
+      else {
+        const s = statSync(p);
+        out[relative(dir, p)] = `${s.mtimeMs}:${s.size}`;
+      }
     }
   };
   walk(dir);
   return out;
 }
 
-const json = (fx: MemoryBuildEffects, key: string) => JSON.parse(Buffer.from(fx.sink.tree().get(key)!).toString("utf8"));
+const json = (fx: MemoryBuildEffects, key: string) =>
+  JSON.parse(Buffer.from(fx.sink.tree().get(key)!).toString("utf8"));
 
 let first: MemoryBuildEffects, second: MemoryBuildEffects;
 let r1: BuildResult, r2: BuildResult;
@@ -167,7 +226,9 @@ beforeAll(async () => {
   dataBefore = listing(join(REPO_ROOT, "data"));
   first = memoryEffects({ captures: CAPTURES, nowMs: NOW_MS });
   second = memoryEffects({ captures: CAPTURES, nowMs: NOW_MS });
-  const watcher = watch(first.scratchDir, (_event, name) => { if (name) scratchSeen.push(String(name)); });
+  const watcher = watch(first.scratchDir, (_event, name) => {
+    if (name) scratchSeen.push(String(name));
+  });
   try {
     let t = performance.now();
     r1 = await runBuild({ asOf: AS_OF, registry: REGISTRY }, first);
@@ -181,7 +242,9 @@ beforeAll(async () => {
   cwdAfter = readdirSync(process.cwd()).sort();
   dataAfter = listing(join(REPO_ROOT, "data"));
   if (UPDATE) writeExpected(describeTree(first.sink.tree(), r1.manifest.buildId));
-  process.stdout.write(`build-effects: two in-memory builds took ${seconds.map((s) => s.toFixed(1)).join(" s and ")} s\n`);
+  process.stdout.write(
+    `build-effects: two in-memory builds took ${seconds.map((s) => s.toFixed(1)).join(" s and ")} s\n`,
+  );
 }, 120_000);
 
 afterAll(() => {
@@ -202,7 +265,8 @@ describe("a build through the in-memory effects", () => {
   });
 
   it("is reproducible: a second run with the same clock gives the same bytes for every key but ballast.duckdb", () => {
-    const a = first.sink.tree(), b = second.sink.tree();
+    const a = first.sink.tree(),
+      b = second.sink.tree();
     expect([...b.keys()]).toEqual([...a.keys()]);
     expect(r2.manifest.buildId).toBe(r1.manifest.buildId);
     expect(r2.runKey).toBe(r1.runKey);
@@ -211,7 +275,10 @@ describe("a build through the in-memory effects", () => {
     const manifests = new Set([`builds/${id}/manifest.json`, r1.runKey]);
     for (const [key, bytes] of a) {
       if (key.endsWith("/ballast.duckdb")) continue;
-      if (manifests.has(key)) expect(normalise(JSON.parse(Buffer.from(b.get(key)!).toString()), id), key).toEqual(normalise(JSON.parse(Buffer.from(bytes).toString()), id));
+      if (manifests.has(key))
+        expect(normalise(JSON.parse(Buffer.from(b.get(key)!).toString()), id), key).toEqual(
+          normalise(JSON.parse(Buffer.from(bytes).toString()), id),
+        );
       else expect(Buffer.compare(bytes, b.get(key)!), key).toBe(0);
     }
     expect(describeTree(b, id)).toEqual(describeTree(a, id));
@@ -220,7 +287,13 @@ describe("a build through the in-memory effects", () => {
   it("stamps the run with the injected clock, not the wall clock", () => {
     expect(r1.runKey).toBe(`runs/20250907T000500123Z-${r1.manifest.buildId}.json`);
     const run = json(first, r1.runKey);
-    expect(run).toMatchObject({ status: "published", asOf: AS_OF, startedAt: Math.floor(NOW_MS / 1000), finishedAt: Math.floor(NOW_MS / 1000), error: null });
+    expect(run).toMatchObject({
+      status: "published",
+      asOf: AS_OF,
+      startedAt: Math.floor(NOW_MS / 1000),
+      finishedAt: Math.floor(NOW_MS / 1000),
+      error: null,
+    });
     expect(r1.ms).toBe(0); // the fixed clock does not move
     expect(r1.manifestLocation).toBe(`memory://builds/${r1.manifest.buildId}/manifest.json`);
   });
@@ -232,7 +305,11 @@ describe("a build through the in-memory effects", () => {
     expect(lines.some((l) => /^info emit rendered \d+ OG images/.test(l))).toBe(true);
     expect(lines).toContain("info publish build published");
     expect(first.logs.find((l) => l.msg === "captures selected")!.extra).toEqual({ count: 2 });
-    expect(first.logs.find((l) => l.msg === "build published")!.extra).toMatchObject({ buildId: r1.manifest.buildId, reused: false, runKey: r1.runKey });
+    expect(first.logs.find((l) => l.msg === "build published")!.extra).toMatchObject({
+      buildId: r1.manifest.buildId,
+      reused: false,
+      runKey: r1.runKey,
+    });
     expect(first.logs.filter((l) => l.level !== "info")).toEqual([]);
   });
 
@@ -249,9 +326,13 @@ describe("a failed build through the in-memory effects", () => {
   it("publishes nothing, records the failed run on the fixed clock and leaves the scratch folder empty", async () => {
     const fx = memoryEffects({ captures: [], nowMs: NOW_MS });
     try {
-      await expect(runBuild({ asOf: AS_OF, registry: REGISTRY }, fx)).rejects.toThrow(/no capture observed at or before as-of .* nothing to build/);
+      await expect(runBuild({ asOf: AS_OF, registry: REGISTRY }, fx)).rejects.toThrow(
+        /no capture observed at or before as-of .* nothing to build/,
+      );
       expect(fx.sink.keys()).toEqual(["runs/20250907T000500123Z-failed.json"]);
-      expect(JSON.parse(Buffer.from(fx.sink.tree().get("runs/20250907T000500123Z-failed.json")!).toString())).toMatchObject({ status: "failed", buildId: null, manifest: null });
+      expect(
+        JSON.parse(Buffer.from(fx.sink.tree().get("runs/20250907T000500123Z-failed.json")!).toString()),
+      ).toMatchObject({ status: "failed", buildId: null, manifest: null });
       expect(readdirSync(fx.scratchDir)).toEqual([]);
     } finally {
       fx.dispose();
@@ -275,32 +356,58 @@ describe("the expected tree, checked by hand against the inputs", () => {
     expect(eth).toMatchObject({ totalCirculatingUsd: 1_320_000, coinCount: 3, topStablecoinId: "aaa-one" });
     expect(tron).toMatchObject({ totalCirculatingUsd: 400_000, coinCount: 1, coinHhi: 1 });
     // dominance 1,320,000 / 1,720,000 = 0.767441…; 400,000 / 1,720,000 = 0.232558…
-    expect(eth.dominanceShare).toBeCloseTo(0.767441860, 8);
-    expect(tron.dominanceShare).toBeCloseTo(0.232558140, 8);
+    expect(eth.dominanceShare).toBeCloseTo(0.76744186, 8);
+    expect(tron.dominanceShare).toBeCloseTo(0.23255814, 8);
     // HHI over Ethereum's coins: (600/1320)² + (500/1320)² + (220/1320)² = 0.206612 + 0.143480 + 0.027778 = 0.377870
-    expect(eth.coinHhi).toBeCloseTo(0.377870, 5);
+    expect(eth.coinHhi).toBeCloseTo(0.37787, 5);
   });
 
   it("non-USD share: EEE's 220,000 of 1,720,000 = 12.7907 %; a month back 220,000 of 1,620,000 (AAA 900,000) = 13.5802 %", () => {
     const share = site("non-usd-share.json");
-    expect(share.current).toMatchObject({ date: AS_OF, totalUsd: 1_720_000, fiatNonUsdUsd: 220_000, fiatNonUsdSharePct: 12.7907 });
-    expect(share.history[0]).toMatchObject({ date: AS_OF - 30 * 86400, totalUsd: 1_620_000, fiatNonUsdSharePct: 13.5802 });
+    expect(share.current).toMatchObject({
+      date: AS_OF,
+      totalUsd: 1_720_000,
+      fiatNonUsdUsd: 220_000,
+      fiatNonUsdSharePct: 12.7907,
+    });
+    expect(share.history[0]).toMatchObject({
+      date: AS_OF - 30 * 86400,
+      totalUsd: 1_620_000,
+      fiatNonUsdSharePct: 13.5802,
+    });
   });
 
   it("peg: BBB's list price 0.97 is (0.97 − 1) × 10,000 = −300 bps off its USD par; EEE at 1.1 is on its ECB reference", () => {
     const peg = site("peg-summary.json");
     const byId = Object.fromEntries(peg.coins.map((c: { id: string }) => [c.id, c]));
     expect(byId["bbb-two"].currentDeviationBps).toBe(-300);
-    expect(byId["eee-euro"]).toMatchObject({ currentDeviationBps: 0, referenceEvidence: { pegReference: EUR_USD, referenceSource: "fx" } });
+    expect(byId["eee-euro"]).toMatchObject({
+      currentDeviationBps: 0,
+      referenceEvidence: { pegReference: EUR_USD, referenceSource: "fx" },
+    });
     expect(peg.summary).toMatchObject({ worstCurrent: { id: "bbb-two", bps: -300 }, coinsAtPeg: 2, totalTracked: 3 });
   });
 
   it("supply: AAA 1,000,000 now and 900,000 a day, week and month back (change1d +100,000); EEE 200,000 EUR = 220,000 USD", () => {
     expect(site("stablecoin-summary.json")["aaa-one"].supplyUsd).toEqual({
-      current: 1_000_000, prevDay: 900_000, prevWeek: 900_000, prevMonth: 900_000, change1d: 100_000, change7d: 100_000, change30d: 100_000,
+      current: 1_000_000,
+      prevDay: 900_000,
+      prevWeek: 900_000,
+      prevMonth: 900_000,
+      change1d: 100_000,
+      change7d: 100_000,
+      change30d: 100_000,
     });
-    expect(site("supply-history/aaa-one.json").map((p: { date: number; circulatingUsd: number }) => [p.date, p.circulatingUsd])).toEqual([
-      [AS_OF - 30 * 86400, 900_000], [AS_OF - 7 * 86400, 900_000], [AS_OF - 86400, 900_000], [AS_OF, 1_000_000],
+    expect(
+      site("supply-history/aaa-one.json").map((p: { date: number; circulatingUsd: number }) => [
+        p.date,
+        p.circulatingUsd,
+      ]),
+    ).toEqual([
+      [AS_OF - 30 * 86400, 900_000],
+      [AS_OF - 7 * 86400, 900_000],
+      [AS_OF - 86400, 900_000],
+      [AS_OF, 1_000_000],
     ]);
     const eee = site("stablecoin/eee-euro.json").tokens.at(-1);
     expect(eee.totalCirculating).toEqual({ peggedEUR: 200_000 });
@@ -310,10 +417,18 @@ describe("the expected tree, checked by hand against the inputs", () => {
   it("top-stablecoins dataset of the day: the three coins by USD supply, its comment line naming the inputs' digest", () => {
     const csv = readFileSync(join(EXPECTED, "files/datasets/top-stablecoins/2025-09-07.csv"), "utf8").split("\n");
     // inputsDigest: sha256 of the sorted `<path>:<sha256>` lines of the two captures
-    const digest = sha256(CAPTURES.map((c) => `${c.path}:${c.sha256}`).sort().join("\n"));
-    expect(csv[0]).toBe(`# ballast dataset top-stablecoins as-of 2025-09-07T00:00:00Z methodology ballast-price-consensus-v3,ballast-supply-chain-guard-v1 inputs sha256:${digest}`);
+    const digest = sha256(
+      CAPTURES.map((c) => `${c.path}:${c.sha256}`)
+        .sort()
+        .join("\n"),
+    );
+    expect(csv[0]).toBe(
+      `# ballast dataset top-stablecoins as-of 2025-09-07T00:00:00Z methodology ballast-price-consensus-v3,ballast-supply-chain-guard-v1 inputs sha256:${digest}`,
+    );
     expect(csv.slice(2, 5).map((l) => l.split(",").slice(0, 1).concat(l.split(",").slice(5, 8)))).toEqual([
-      ["aaa-one", "1", "1000000", "2"], ["bbb-two", "0.97", "500000", "1"], ["eee-euro", "1.1", "220000.00000000003", "1"],
+      ["aaa-one", "1", "1000000", "2"],
+      ["bbb-two", "0.97", "500000", "1"],
+      ["eee-euro", "1.1", "220000.00000000003", "1"],
     ]);
   });
 
@@ -321,10 +436,23 @@ describe("the expected tree, checked by hand against the inputs", () => {
     const manifest = expected(`builds/${BUILD_ID}/manifest.json`);
     expect(manifest).toMatchObject({ asOf: AS_OF, generatedAt: AS_OF, clock: "replay", warnings: [] });
     expect(r1.manifest.buildId).toBe(`20250907T0000Z-${manifest.contentHash.slice(0, 7)}`);
-    const loaded = manifest.sources.filter((s: { rows: number }) => s.rows > 0).map((s: { endpoint: string; rows: number }) => [s.endpoint, s.rows]);
-    expect(loaded).toEqual([["defillama.stablecoins", 3], ["frankfurter.rates", 1]]);
-    expect(expected("latest.json")).toEqual({ buildId: BUILD_ID, asOf: AS_OF, manifest: `builds/${BUILD_ID}/manifest.json` });
+    const loaded = manifest.sources
+      .filter((s: { rows: number }) => s.rows > 0)
+      .map((s: { endpoint: string; rows: number }) => [s.endpoint, s.rows]);
+    expect(loaded).toEqual([
+      ["defillama.stablecoins", 3],
+      ["frankfurter.rates", 1],
+    ]);
+    expect(expected("latest.json")).toEqual({
+      buildId: BUILD_ID,
+      asOf: AS_OF,
+      manifest: `builds/${BUILD_ID}/manifest.json`,
+    });
     // NOW_MS = 2025-09-07T00:05:00.123Z → run id stamp 20250907T000500123Z, times 1757203500 (Unix s)
-    expect(expected(`runs/20250907T000500123Z-${BUILD_ID}.json`)).toMatchObject({ status: "published", startedAt: 1_757_203_500, finishedAt: 1_757_203_500 });
+    expect(expected(`runs/20250907T000500123Z-${BUILD_ID}.json`)).toMatchObject({
+      status: "published",
+      startedAt: 1_757_203_500,
+      finishedAt: 1_757_203_500,
+    });
   });
 });

@@ -24,25 +24,69 @@ const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 function fakeEmitters(duckdbBytes: Uint8Array): Emitter[] {
   const extras = { artifact: "fake", rows: 1, dataAsOf: AS_OF, schemaVersion: "1.0.0" };
   return [
-    { name: "site", emit: async () => ({ files: [{ path: "site-data/a.json", body: `{"a":${"1".repeat(3000)}}\n`, extras }], datedCopies: [] }) },
     {
-      name: "datasets", emit: async (ctx) => {
+      name: "site",
+      emit: async () => ({
+        files: [{ path: "site-data/a.json", body: `{"a":${"1".repeat(3000)}}\n`, extras }],
+        datedCopies: [],
+      }),
+    },
+    {
+      name: "datasets",
+      emit: async (ctx) => {
         const body = "id,v\nx,1\n";
-        return { files: [{ path: `datasets/t/${ctx.asOfDay}.csv`, body, extras }], datedCopies: [{ key: `datasets/t/${ctx.asOfDay}.csv`, body }] };
+        return {
+          files: [{ path: `datasets/t/${ctx.asOfDay}.csv`, body, extras }],
+          datedCopies: [{ key: `datasets/t/${ctx.asOfDay}.csv`, body }],
+        };
       },
     },
-    { name: "duckdb", emit: async () => ({ files: [{ path: "ballast.duckdb", body: duckdbBytes, extras: { ...extras, rows: null }, unstable: true }], datedCopies: [] }) },
+    {
+      name: "duckdb",
+      emit: async () => ({
+        files: [{ path: "ballast.duckdb", body: duckdbBytes, extras: { ...extras, rows: null }, unstable: true }],
+        datedCopies: [],
+      }),
+    },
   ];
 }
 
 /** Emits and assembles a manifest over the fake emitters (no database needed). */
 async function fakeBuild(duckdbBytes: Uint8Array, asOf = AS_OF) {
-  const emitted = await emitBuild({ db: {} as Db, asOf, asOfDay: new Date(asOf * 1000).toISOString().slice(0, 10), sourceObservedAt: {}, inputsSha256: "0".repeat(64) }, fakeEmitters(duckdbBytes));
-  const manifest = assembleManifest({ asOf, captures: [], sources: [], readerDropped: {}, readerProblems: {}, skippedCaptures: [], sourceLineage: [], modelRun: { tables: [], rejected: {}, timings: {} }, qualityRejections: {}, warnings: [] }, emitted, {});
+  const emitted = await emitBuild(
+    {
+      db: {} as Db,
+      asOf,
+      asOfDay: new Date(asOf * 1000).toISOString().slice(0, 10),
+      sourceObservedAt: {},
+      inputsSha256: "0".repeat(64),
+    },
+    fakeEmitters(duckdbBytes),
+  );
+  const manifest = assembleManifest(
+    {
+      asOf,
+      captures: [],
+      sources: [],
+      readerDropped: {},
+      readerProblems: {},
+      skippedCaptures: [],
+      sourceLineage: [],
+      modelRun: { tables: [], rejected: {}, timings: {} },
+      qualityRejections: {},
+      warnings: [],
+    },
+    emitted,
+    {},
+  );
   return { emitted, manifest };
 }
 
-const walk = (d: string): string[] => readdirSync(d, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+const walk = (d: string): string[] =>
+  readdirSync(d, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 const snapshot = (d: string) => walk(d).map((f) => ({ f, mtimeMs: statSync(f).mtimeMs, sha: sha256(readFileSync(f)) }));
 
 describe("emit + publish with fake emitters", () => {
@@ -52,7 +96,9 @@ describe("emit + publish with fake emitters", () => {
     expect(a.emitted.buildId).toBe(b.emitted.buildId);
     expect(a.emitted.buildId).toMatch(/^20250907T0000Z-[0-9a-f]{7}$/);
     expect(a.manifest.files.map((f) => [f.path, f.encodings])).toEqual([
-      ["ballast.duckdb", undefined], ["datasets/t/2025-09-07.csv", ["br", "gzip"]], ["site-data/a.json", ["br", "gzip"]],
+      ["ballast.duckdb", undefined],
+      ["datasets/t/2025-09-07.csv", ["br", "gzip"]],
+      ["site-data/a.json", ["br", "gzip"]],
     ]);
   });
 
@@ -75,8 +121,14 @@ describe("emit + publish with fake emitters", () => {
     const buildDir = join(dir, "builds", first.manifest.buildId);
     const before = snapshot(buildDir);
     expect(before.map((s) => s.f.slice(buildDir.length + 1))).toEqual([
-      "ballast.duckdb", "datasets/t/2025-09-07.csv", "datasets/t/2025-09-07.csv.br", "datasets/t/2025-09-07.csv.gz", "manifest.json",
-      "site-data/a.json", "site-data/a.json.br", "site-data/a.json.gz",
+      "ballast.duckdb",
+      "datasets/t/2025-09-07.csv",
+      "datasets/t/2025-09-07.csv.br",
+      "datasets/t/2025-09-07.csv.gz",
+      "manifest.json",
+      "site-data/a.json",
+      "site-data/a.json.br",
+      "site-data/a.json.gz",
     ]);
     await new Promise((r) => setTimeout(r, 20));
     const second = await fakeBuild(new Uint8Array([9, 9, 9, 9, 9])); // DuckDB bytes differ run to run
@@ -94,8 +146,16 @@ describe("emit + publish with fake emitters", () => {
         expect(gunzipSync(readFileSync(join(buildDir, `${f.path}.gz`))).equals(bytes)).toBe(true);
       }
     }
-    expect(JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"))).toEqual({ buildId: manifest.buildId, asOf: AS_OF, manifest: `builds/${manifest.buildId}/manifest.json` });
-    expect(readdirSync(join(dir, "datasets/t")).sort()).toEqual(["2025-09-07.csv", "2025-09-07.csv.br", "2025-09-07.csv.gz"]);
+    expect(JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"))).toEqual({
+      buildId: manifest.buildId,
+      asOf: AS_OF,
+      manifest: `builds/${manifest.buildId}/manifest.json`,
+    });
+    expect(readdirSync(join(dir, "datasets/t")).sort()).toEqual([
+      "2025-09-07.csv",
+      "2025-09-07.csv.br",
+      "2025-09-07.csv.gz",
+    ]);
   });
 
   it("commits history before the pointer moves, and leaves the pointer alone when that fails", async () => {
@@ -103,10 +163,20 @@ describe("emit + publish with fake emitters", () => {
     const sink = new FsSink(dir);
     writeFileSync(join(dir, "latest.json"), "previous\n");
     const { emitted, manifest } = await fakeBuild(new Uint8Array([1]));
-    await expect(publishBuild(sink, manifest, emitted, { beforePointer: async () => { throw new Error("warehouse locked"); } })).rejects.toThrow("warehouse locked");
+    await expect(
+      publishBuild(sink, manifest, emitted, {
+        beforePointer: async () => {
+          throw new Error("warehouse locked");
+        },
+      }),
+    ).rejects.toThrow("warehouse locked");
     expect(readFileSync(join(dir, "latest.json"), "utf8")).toBe("previous\n");
     let pointerAtCommit = "";
-    await publishBuild(sink, manifest, emitted, { beforePointer: async () => { pointerAtCommit = readFileSync(join(dir, "latest.json"), "utf8"); } });
+    await publishBuild(sink, manifest, emitted, {
+      beforePointer: async () => {
+        pointerAtCommit = readFileSync(join(dir, "latest.json"), "utf8");
+      },
+    });
     expect(pointerAtCommit).toBe("previous\n");
     expect(readFileSync(join(dir, "latest.json"), "utf8")).toContain(manifest.buildId);
   });
@@ -115,31 +185,55 @@ describe("emit + publish with fake emitters", () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-collision-"));
     const { emitted, manifest } = await fakeBuild(new Uint8Array([1]));
     mkdirSync(join(dir, "builds", manifest.buildId), { recursive: true });
-    writeFileSync(join(dir, "builds", manifest.buildId, "manifest.json"), JSON.stringify({ ...manifest, contentHash: "f".repeat(64) }));
-    await expect(publishBuild(new FsSink(dir), manifest, emitted)).rejects.toThrow(/already exists with another content hash/);
+    writeFileSync(
+      join(dir, "builds", manifest.buildId, "manifest.json"),
+      JSON.stringify({ ...manifest, contentHash: "f".repeat(64) }),
+    );
+    await expect(publishBuild(new FsSink(dir), manifest, emitted)).rejects.toThrow(
+      /already exists with another content hash/,
+    );
   });
 });
 
 describe("retention rule", () => {
-  const b = (buildId: string, iso: string, generatedAt?: number) => ({ buildId, asOf: Date.parse(iso) / 1000, generatedAt: generatedAt ?? Date.parse(iso) / 1000 });
+  const b = (buildId: string, iso: string, generatedAt?: number) => ({
+    buildId,
+    asOf: Date.parse(iso) / 1000,
+    generatedAt: generatedAt ?? Date.parse(iso) / 1000,
+  });
   it("keeps the N newest, the serving build and the newest build of each as-of day in the 90-day window", () => {
     const builds = [
-      b("d1-early", "2025-09-01T06:00:00Z"), b("d1-late", "2025-09-01T18:00:00Z"),
-      b("d2-a", "2025-09-02T00:00:00Z", 1), b("d2-b", "2025-09-02T00:00:00Z", 2),
-      b("d3", "2025-09-03T00:00:00Z"), b("d4", "2025-09-04T00:00:00Z"),
-      b("old-in-window", "2025-06-06T00:00:00Z"), b("old-out", "2025-06-05T23:00:00Z"), b("older-out", "2024-01-01T00:00:00Z"),
+      b("d1-early", "2025-09-01T06:00:00Z"),
+      b("d1-late", "2025-09-01T18:00:00Z"),
+      b("d2-a", "2025-09-02T00:00:00Z", 1),
+      b("d2-b", "2025-09-02T00:00:00Z", 2),
+      b("d3", "2025-09-03T00:00:00Z"),
+      b("d4", "2025-09-04T00:00:00Z"),
+      b("old-in-window", "2025-06-06T00:00:00Z"),
+      b("old-out", "2025-06-05T23:00:00Z"),
+      b("older-out", "2024-01-01T00:00:00Z"),
     ];
-    expect([...buildsToKeep(builds, "older-out", 2)].sort()).toEqual(["d1-late", "d2-b", "d3", "d4", "old-in-window", "older-out"]);
+    expect([...buildsToKeep(builds, "older-out", 2)].sort()).toEqual([
+      "d1-late",
+      "d2-b",
+      "d3",
+      "d4",
+      "old-in-window",
+      "older-out",
+    ]);
   });
 });
 
 /** Publishes a fake complete build folder (manifest with asOf/generatedAt) plus one file with siblings. */
 async function completeBuild(sink: PublishSink, id: string, asOf: number): Promise<void> {
-  for (const k of ["site-data/a.json", "site-data/a.json.br", "site-data/a.json.gz"]) await sink.put(`builds/${id}/${k}`, "x");
+  for (const k of ["site-data/a.json", "site-data/a.json.br", "site-data/a.json.gz"])
+    await sink.put(`builds/${id}/${k}`, "x");
   await sink.put(`builds/${id}/manifest.json`, JSON.stringify({ buildId: id, asOf, generatedAt: asOf, files: [] }));
 }
 
-let s3: { server: { run(): Promise<{ port: number }>; close(): Promise<void> }; dir: string; endpoint: string } | undefined;
+let s3:
+  | { server: { run(): Promise<{ port: number }>; close(): Promise<void> }; dir: string; endpoint: string }
+  | undefined;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "ballast-s3-publish-"));
   const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: dir });
@@ -153,13 +247,36 @@ afterAll(async () => {
 
 let bucketSeq = 0;
 const SINKS: [string, () => Promise<{ sink: PublishSink; root: string | null }>][] = [
-  ["fs", async () => { const root = mkdtempSync(join(tmpdir(), "ballast-retention-")); return { sink: new FsSink(root), root }; }],
-  ["s3", async () => {
-    const Bucket = `retention-${++bucketSeq}`;
-    const client = new S3Client({ endpoint: s3!.endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } });
-    await client.send(new CreateBucketCommand({ Bucket }));
-    return { sink: new S3Sink({ endpoint: s3!.endpoint, bucket: Bucket, region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }), root: null };
-  }],
+  [
+    "fs",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), "ballast-retention-"));
+      return { sink: new FsSink(root), root };
+    },
+  ],
+  [
+    "s3",
+    async () => {
+      const Bucket = `retention-${++bucketSeq}`;
+      const client = new S3Client({
+        endpoint: s3!.endpoint,
+        region: "us-east-1",
+        forcePathStyle: true,
+        credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+      });
+      await client.send(new CreateBucketCommand({ Bucket }));
+      return {
+        sink: new S3Sink({
+          endpoint: s3!.endpoint,
+          bucket: Bucket,
+          region: "us-east-1",
+          accessKeyId: "S3RVER",
+          secretAccessKey: "S3RVER",
+        }),
+        root: null,
+      };
+    },
+  ],
 ];
 
 describe.each(SINKS)("sweep and retention on the %s sink", (_name, makeSink) => {
@@ -180,7 +297,14 @@ describe.each(SINKS)("sweep and retention on the %s sink", (_name, makeSink) => 
     await sink.put("builds/20250908T0000Z-partial/ballast.duckdb", "half");
     await sink.put("builds/20250908T0000Z-partia2/ballast.duckdb", "half");
     await sink.put("builds/20250101T0000Z-pointed/ballast.duckdb", "x");
-    await sink.put("latest.json", JSON.stringify({ buildId: "20250101T0000Z-pointed", asOf: t("2025-01-01T00:00:00Z"), manifest: "builds/20250101T0000Z-pointed/manifest.json" }));
+    await sink.put(
+      "latest.json",
+      JSON.stringify({
+        buildId: "20250101T0000Z-pointed",
+        asOf: t("2025-01-01T00:00:00Z"),
+        manifest: "builds/20250101T0000Z-pointed/manifest.json",
+      }),
+    );
     // Dated dataset files with their siblings: inside and outside the window.
     for (const day of ["2025-09-07", "2025-06-09", "2025-06-08", "2024-01-01"]) {
       for (const suffix of ["", ".br", ".gz"]) await sink.put(`datasets/top-stablecoins/${day}.csv${suffix}`, "x");
@@ -199,33 +323,71 @@ describe.each(SINKS)("sweep and retention on the %s sink", (_name, makeSink) => 
 
     const swept = await sweepLeftovers(sink);
     expect(swept.partialBuilds).toEqual(["20250908T0000Z-partia2", "20250908T0000Z-partial"]);
-    expect(swept.abandonedFiles.map((k) => k.replace(/\.\d+\.(\w+)\.tmp$/, ".<pid>.$1.tmp"))).toEqual(root
-      ? ["datasets/contracts.csv.<pid>.abc.tmp", "latest.json.<pid>.k3j2.tmp", "raw/defillama/2025-09-07/x.json.gz.<pid>.r.tmp"]
-      : []);
+    expect(swept.abandonedFiles.map((k) => k.replace(/\.\d+\.(\w+)\.tmp$/, ".<pid>.$1.tmp"))).toEqual(
+      root
+        ? [
+            "datasets/contracts.csv.<pid>.abc.tmp",
+            "latest.json.<pid>.k3j2.tmp",
+            "raw/defillama/2025-09-07/x.json.gz.<pid>.r.tmp",
+          ]
+        : [],
+    );
     expect(await sink.listDirs("builds/")).not.toContain("20250908T0000Z-partial");
     expect(await sink.listDirs("builds/")).toContain("20250101T0000Z-pointed");
     if (root) expect(await sink.listAbandoned()).toEqual([]);
 
     // The pointer now names the newest build (as after a publish).
-    await sink.put("latest.json", JSON.stringify({ buildId: "20250907T0000Z-aaaaaaa", asOf: t("2025-09-07T00:00:00Z"), manifest: "builds/20250907T0000Z-aaaaaaa/manifest.json" }));
+    await sink.put(
+      "latest.json",
+      JSON.stringify({
+        buildId: "20250907T0000Z-aaaaaaa",
+        asOf: t("2025-09-07T00:00:00Z"),
+        manifest: "builds/20250907T0000Z-aaaaaaa/manifest.json",
+      }),
+    );
     const report = await applyRetention(sink, { keepBuilds: 2 });
-    expect(report.keptBuilds).toEqual(["20250907T0000Z-aaaaaaa", "20250906T1200Z-bbbbbbb", "20250905T0000Z-ddddddd", "20250610T0000Z-eeeeeee"]);
-    expect(report.deletedBuilds).toEqual(["20250906T0000Z-ccccccc", "20250101T0000Z-fffffff", "20240101T0000Z-0000000"]);
-    expect(await sink.listDirs("builds/")).toEqual(["20250101T0000Z-pointed", "20250610T0000Z-eeeeeee", "20250905T0000Z-ddddddd", "20250906T1200Z-bbbbbbb", "20250907T0000Z-aaaaaaa"]);
+    expect(report.keptBuilds).toEqual([
+      "20250907T0000Z-aaaaaaa",
+      "20250906T1200Z-bbbbbbb",
+      "20250905T0000Z-ddddddd",
+      "20250610T0000Z-eeeeeee",
+    ]);
+    expect(report.deletedBuilds).toEqual([
+      "20250906T0000Z-ccccccc",
+      "20250101T0000Z-fffffff",
+      "20240101T0000Z-0000000",
+    ]);
+    expect(await sink.listDirs("builds/")).toEqual([
+      "20250101T0000Z-pointed",
+      "20250610T0000Z-eeeeeee",
+      "20250905T0000Z-ddddddd",
+      "20250906T1200Z-bbbbbbb",
+      "20250907T0000Z-aaaaaaa",
+    ]);
     expect(await sink.list("builds/20250906T0000Z-ccccccc/")).toEqual([]);
     expect(await sink.list("datasets/")).toEqual([
       "datasets/contracts.csv",
-      "datasets/top-stablecoins/2025-06-09.csv", "datasets/top-stablecoins/2025-06-09.csv.br", "datasets/top-stablecoins/2025-06-09.csv.gz",
-      "datasets/top-stablecoins/2025-09-07.csv", "datasets/top-stablecoins/2025-09-07.csv.br", "datasets/top-stablecoins/2025-09-07.csv.gz",
+      "datasets/top-stablecoins/2025-06-09.csv",
+      "datasets/top-stablecoins/2025-06-09.csv.br",
+      "datasets/top-stablecoins/2025-06-09.csv.gz",
+      "datasets/top-stablecoins/2025-09-07.csv",
+      "datasets/top-stablecoins/2025-09-07.csv.br",
+      "datasets/top-stablecoins/2025-09-07.csv.gz",
     ]);
     expect(report.deletedDatedFiles).toHaveLength(6);
-    if (root) expect(readdirSync(join(root, "raw"), { recursive: true }).sort()).toEqual(["defillama", "defillama/2025-09-07", liveTemp.slice(4)]);
+    if (root)
+      expect(readdirSync(join(root, "raw"), { recursive: true }).sort()).toEqual([
+        "defillama",
+        "defillama/2025-09-07",
+        liveTemp.slice(4),
+      ]);
   });
 });
 
 describe("folder deletes are guarded", () => {
   it("refuses prefixes that are not a folder", async () => {
     const sink = new FsSink(mkdtempSync(join(tmpdir(), "ballast-guard-")));
-    for (const p of ["", "/", "builds", "../x/", "builds//"]) await expect(sink.deletePrefix(p)).rejects.toThrow(/not a folder prefix/);
+    for (const p of ["", "/", "builds", "../x/", "builds//"])
+      await expect(sink.deletePrefix(p)).rejects.toThrow(/not a folder prefix/);
   });
 });

@@ -15,9 +15,19 @@ import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../../pipelines/analytics/chai
 const SQL = readFileSync(join(REPO_ROOT, "pipelines/models/marts/chain_health.sql"), "utf8");
 
 interface Row {
-  chain_id: string; health_score: number | null; health_band: string | null; quality: number | null; chain_environment: number;
-  concentration: number | null; peg_stability: number; backing_diversity: number; rated_share: number | null; chain_tier: string | null;
-  chain_environment_basis: string; health_unavailable_reason: string | null; methodology_version: string;
+  chain_id: string;
+  health_score: number | null;
+  health_band: string | null;
+  quality: number | null;
+  chain_environment: number;
+  concentration: number | null;
+  peg_stability: number;
+  backing_diversity: number;
+  rated_share: number | null;
+  chain_tier: string | null;
+  chain_environment_basis: string;
+  health_unavailable_reason: string | null;
+  methodology_version: string;
 }
 
 let db: Db;
@@ -51,7 +61,9 @@ beforeAll(async () => {
       ('d', 'epsilon', 500);
   `);
   // Decimal literals (100.0, 50.0) come back from DuckDB as strings: compared as doubles here.
-  const numeric = ["chain_environment", "peg_stability", "backing_diversity"].map((c) => `cast(${c} as double) as ${c}`).join(", ");
+  const numeric = ["chain_environment", "peg_stability", "backing_diversity"]
+    .map((c) => `cast(${c} as double) as ${c}`)
+    .join(", ");
   rows = new Map((await db.all<Row>(`select * replace (${numeric}) from (${SQL})`)).map((r) => [r.chain_id, r]));
 });
 afterAll(() => db?.close());
@@ -71,8 +83,17 @@ describe("chain health on hand-made inputs", () => {
     //   = 0.970951 → 0.9710 (4 dp) × 100 = 97.1
     // score = 0.3 × 82 + 0.2 × 100 + 0.2 × 48 + 0.2 × 94.8 + 0.1 × 97.1 = 24.6 + 20 + 9.6 + 18.96 + 9.71 = 82.87 → 83
     expect(rows.get("alpha")).toMatchObject({
-      quality: 82, chain_environment: 100, concentration: 48, peg_stability: 94.8, backing_diversity: 97.1, rated_share: 1,
-      health_score: 83, health_band: "robust", chain_tier: "ethereum", chain_environment_basis: "curated-tier", health_unavailable_reason: null,
+      quality: 82,
+      chain_environment: 100,
+      concentration: 48,
+      peg_stability: 94.8,
+      backing_diversity: 97.1,
+      rated_share: 1,
+      health_score: 83,
+      health_band: "robust",
+      chain_tier: "ethereum",
+      chain_environment_basis: "curated-tier",
+      health_unavailable_reason: null,
     });
   });
 
@@ -85,8 +106,17 @@ describe("chain health on hand-made inputs", () => {
     //   = (0.0948245 + 0.2302585) / 0.693147 = 0.468996 → 0.4690 × 100 = 46.9
     // score = 0.3 × 90 + 0.2 × 50 + 0.2 × 18 + 0.2 × 93.2 + 0.1 × 46.9 = 27 + 10 + 3.6 + 18.64 + 4.69 = 63.93 → 64
     expect(rows.get("beta")).toMatchObject({
-      quality: 90, chain_environment: 50, concentration: 18, peg_stability: 93.2, backing_diversity: 46.9, rated_share: 0.9,
-      health_score: 64, health_band: "healthy", chain_tier: null, chain_environment_basis: "unknown-tier", health_unavailable_reason: null,
+      quality: 90,
+      chain_environment: 50,
+      concentration: 18,
+      peg_stability: 93.2,
+      backing_diversity: 46.9,
+      rated_share: 0.9,
+      health_score: 64,
+      health_band: "healthy",
+      chain_tier: null,
+      chain_environment_basis: "unknown-tier",
+      health_unavailable_reason: null,
     });
   });
 
@@ -97,16 +127,30 @@ describe("chain health on hand-made inputs", () => {
     // diversity: rwa 0.25 (a), crypto 0.75 (c) → −(0.25 ln 0.25 + 0.75 ln 0.75) / ln 2
     //   = (0.346574 + 0.215762) / 0.693147 = 0.811278 → 0.8113 × 100 = 81.13
     expect(rows.get("gamma")).toMatchObject({
-      quality: null, health_score: null, health_band: null, rated_share: 0.25, health_unavailable_reason: "rated-share-below-50pct",
-      chain_environment: 0, concentration: 38, peg_stability: 62, backing_diversity: 81.13,
+      quality: null,
+      health_score: null,
+      health_band: null,
+      rated_share: 0.25,
+      health_unavailable_reason: "rated-share-below-50pct",
+      chain_environment: 0,
+      concentration: 38,
+      peg_stability: 62,
+      backing_diversity: 81.13,
     });
   });
 
   it("delta (stage1-l2; only zero or negative supply): no supply", () => {
     // Non-positive supply is left out, so the chain has none: quality and concentration null, peg 50, diversity 0.
     expect(rows.get("delta")).toMatchObject({
-      quality: null, health_score: null, health_band: null, rated_share: null, health_unavailable_reason: "no-supply",
-      chain_environment: 66, concentration: null, peg_stability: 50, backing_diversity: 0,
+      quality: null,
+      health_score: null,
+      health_band: null,
+      rated_share: null,
+      health_unavailable_reason: "no-supply",
+      chain_environment: 66,
+      concentration: null,
+      peg_stability: 50,
+      backing_diversity: 0,
     });
   });
 
@@ -116,7 +160,13 @@ describe("chain health on hand-made inputs", () => {
     // diversity: d is "hybrid" → peg mechanism fiat-backed → rwa only: one cohort → 0
     // score = 0.3 × 30 + 0.2 × 45 + 0 + 0 + 0 = 9 + 9 = 18 → concentrated (< 20)
     expect(rows.get("epsilon")).toMatchObject({
-      quality: 30, chain_environment: 45, concentration: 0, peg_stability: 0, backing_diversity: 0, health_score: 18, health_band: "concentrated",
+      quality: 30,
+      chain_environment: 45,
+      concentration: 0,
+      peg_stability: 0,
+      backing_diversity: 0,
+      health_score: 18,
+      health_band: "concentrated",
     });
   });
 });

@@ -7,7 +7,12 @@ describe("CircuitBreaker", () => {
   const clocked = (opts: { coolDownMs?: number; failureThreshold?: number } = {}) => {
     let t = 0;
     const b = new CircuitBreaker({ coolDownMs: 1000, ...opts, now: () => t });
-    return { b, advance: (ms: number) => { t += ms; } };
+    return {
+      b,
+      advance: (ms: number) => {
+        t += ms;
+      },
+    };
   };
 
   it("one timeout opens it: calls fail fast for the cool-down, then exactly one half-open probe passes", () => {
@@ -69,15 +74,23 @@ describe("dependencyReason: generic words, never driver text", () => {
     [new Error("Query read timeout"), "timeout"],
     [new Error("timeout exceeded when trying to connect"), "timeout"],
     [Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }), "timeout"],
-    [Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }), "connection lost"],
+    [
+      Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+      "connection lost",
+    ],
     [new Error("Connection terminated unexpectedly"), "connection lost"],
     [Object.assign(new Error("getaddrinfo ENOTFOUND db.internal"), { code: "ENOTFOUND" }), "host not found"],
-    [Object.assign(new Error('password authentication failed for user "ballast"'), { code: "28P01" }), "authentication failed"],
+    [
+      Object.assign(new Error('password authentication failed for user "ballast"'), { code: "28P01" }),
+      "authentication failed",
+    ],
     [Object.assign(new Error('relation "api_keys" does not exist'), { code: "42P01" }), "query failed"],
     [new Error("something odd"), "unavailable"],
   ])("%s → %s", (err, reason) => {
     expect(dependencyReason(err)).toBe(reason);
     // The wrapper the key store throws keeps the generic reason of its cause.
-    expect(new StateStoreUnavailableError(`state store: verify failed: ${(err as Error).message}`, { cause: err }).reason).toBe(reason);
+    expect(
+      new StateStoreUnavailableError(`state store: verify failed: ${(err as Error).message}`, { cause: err }).reason,
+    ).toBe(reason);
   });
 });

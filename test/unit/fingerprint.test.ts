@@ -31,11 +31,17 @@ describe("build fingerprint", () => {
     const fp = buildFingerprint(inputs);
     expect(unchangedBuild(dataDir, fp)).toBeNull(); // never recorded
     writeFileSync(join(dataDir, "builds", "b1", "manifest.json"), "{}");
-    writeFileSync(join(dataDir, "latest.json"), JSON.stringify({ buildId: "b1", asOf: inputs.asOf, manifest: "builds/b1/manifest.json" }));
+    writeFileSync(
+      join(dataDir, "latest.json"),
+      JSON.stringify({ buildId: "b1", asOf: inputs.asOf, manifest: "builds/b1/manifest.json" }),
+    );
     recordBuildInputs(dataDir, fp, "b1");
     expect(unchangedBuild(dataDir, fp)).toBe("b1");
     expect(unchangedBuild(dataDir, "0".repeat(64))).toBeNull(); // inputs changed
-    writeFileSync(join(dataDir, "latest.json"), JSON.stringify({ buildId: "b2", asOf: inputs.asOf, manifest: "builds/b2/manifest.json" }));
+    writeFileSync(
+      join(dataDir, "latest.json"),
+      JSON.stringify({ buildId: "b2", asOf: inputs.asOf, manifest: "builds/b2/manifest.json" }),
+    );
     expect(unchangedBuild(dataDir, fp)).toBeNull(); // another build serves (a restore, a scheduled build)
   });
 });

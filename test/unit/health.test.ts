@@ -14,26 +14,70 @@ const DAY = 86400;
 type Source = BuildManifest["sources"][number];
 type Capture = Source["captures"][number];
 
-const capture = (observedAt: number, rows: number, rejected?: string): Capture =>
-  ({ path: `raw/${observedAt}.json.gz`, origin: "live", observedAt, sha256: "0", rows, ...(rejected ? { rejected } : {}) });
+const capture = (observedAt: number, rows: number, rejected?: string): Capture => ({
+  path: `raw/${observedAt}.json.gz`,
+  origin: "live",
+  observedAt,
+  sha256: "0",
+  rows,
+  ...(rejected ? { rejected } : {}),
+});
 /** A manifest source whose captures all loaded rows (status `ok`, newest observation `at`). */
 const source = (endpoint: string, at: number | null, extra: Partial<Source> = {}): Source => ({
-  endpoint, status: at === null ? "missing" : "ok", rows: at === null ? 0 : 10, dropped: {}, newestObservedAt: at,
-  captures: at === null ? [] : [capture(at, 10)], ...extra,
+  endpoint,
+  status: at === null ? "missing" : "ok",
+  rows: at === null ? 0 : 10,
+  dropped: {},
+  newestObservedAt: at,
+  captures: at === null ? [] : [capture(at, 10)],
+  ...extra,
 });
-const file = (artifact: string, maxAgeSec: number, dataAsOf: number | null = AS_OF): BuildManifest["files"][number] =>
-  ({ path: `site-data/${artifact}.json`, sha256: "0", bytes: 1, rows: 1, dataAsOf, schemaVersion: "1.0.0", artifact, maxAgeSec });
+const file = (
+  artifact: string,
+  maxAgeSec: number,
+  dataAsOf: number | null = AS_OF,
+): BuildManifest["files"][number] => ({
+  path: `site-data/${artifact}.json`,
+  sha256: "0",
+  bytes: 1,
+  rows: 1,
+  dataAsOf,
+  schemaVersion: "1.0.0",
+  artifact,
+  maxAgeSec,
+});
 
 /** A build as of AS_OF where every cache and source is fresh. */
 function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
   return {
-    schemaVersion: "1.2.0", buildId: "20250907T0000Z-test", asOf: AS_OF, generatedAt: AS_OF, clock: "wall", contentHash: "0",
-    files: [file("stablecoins", 600), file("stablecoin-charts", 3600), file("stress-signals", 3600), file("peg-summary", 900)],
-    sources: [
-      source("defillama.stablecoins", AS_OF), source("coingecko.markets", AS_OF), source("frankfurter.rates", AS_OF - DAY),
-      source("alchemy.daily_prices", AS_OF - DAY), source("binance.klines", AS_OF), source("onchain.total_supply_samples", AS_OF - DAY),
+    schemaVersion: "1.2.0",
+    buildId: "20250907T0000Z-test",
+    asOf: AS_OF,
+    generatedAt: AS_OF,
+    clock: "wall",
+    contentHash: "0",
+    files: [
+      file("stablecoins", 600),
+      file("stablecoin-charts", 3600),
+      file("stress-signals", 3600),
+      file("peg-summary", 900),
     ],
-    readerDropped: {}, readerProblems: {}, circuits: {}, models: [], qualityRejections: {}, warnings: [], skippedCaptures: [], sourceLineage: [],
+    sources: [
+      source("defillama.stablecoins", AS_OF),
+      source("coingecko.markets", AS_OF),
+      source("frankfurter.rates", AS_OF - DAY),
+      source("alchemy.daily_prices", AS_OF - DAY),
+      source("binance.klines", AS_OF),
+      source("onchain.total_supply_samples", AS_OF - DAY),
+    ],
+    readerDropped: {},
+    readerProblems: {},
+    circuits: {},
+    models: [],
+    qualityRejections: {},
+    warnings: [],
+    skippedCaptures: [],
+    sourceLineage: [],
     ...over,
   };
 }
@@ -47,42 +91,82 @@ describe("health status (spec 2.8)", () => {
     expect(statusAffecting(h.warnings)).toEqual([]);
     expect(h.caches.stablecoins).toMatchObject({ ageSeconds: 60, maxAge: 600, healthy: true });
     expect(h.caches["fx-rates"]).toMatchObject({ sourceStatus: "fresh", healthy: true, mode: "live", warning: null });
-    expect(h.warnings.some((w) => w.startsWith("not yet available") && w.includes("usds-status") && w.includes("503"))).toBe(true);
+    expect(
+      h.warnings.some((w) => w.startsWith("not yet available") && w.includes("usds-status") && w.includes("503")),
+    ).toBe(true);
     expect(h).not.toHaveProperty("stateStore");
   });
 
   it("an empty optional recorded capture skipped by the build → degraded, naming the file and endpoint", () => {
-    const h = health(manifest({ skippedCaptures: [{ file: "partrita-stablecoin-tracker/stablecoin_marketcap.csv", endpoint: "coingecko.market_chart", reason: "header-only" }] }));
+    const h = health(
+      manifest({
+        skippedCaptures: [
+          {
+            file: "partrita-stablecoin-tracker/stablecoin_marketcap.csv",
+            endpoint: "coingecko.market_chart",
+            reason: "header-only",
+          },
+        ],
+      }),
+    );
     expect(h.status).toBe("degraded");
-    expect(statusAffecting(h.warnings)).toEqual([expect.stringContaining("partrita-stablecoin-tracker/stablecoin_marketcap.csv (coingecko.market_chart, header-only)")]);
+    expect(statusAffecting(h.warnings)).toEqual([
+      expect.stringContaining(
+        "partrita-stablecoin-tracker/stablecoin_marketcap.csv (coingecko.market_chart, header-only)",
+      ),
+    ]);
   });
 
   it("names every route that answers 503 not yet available, and only those", () => {
-    const reported = health(manifest()).warnings.filter((w) => w.startsWith("not yet available")).join("\n");
+    const reported = health(manifest())
+      .warnings.filter((w) => w.startsWith("not yet available"))
+      .join("\n");
     for (const r of ROUTES) {
       if (r.kind !== "json" || !r.notYetAvailable || r.lane === "admin") continue;
       expect(reported).toContain(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
     }
-    for (const served of ["/api/stablecoins", "/api/depeg-events", "/api/events", "/api/peg-summary"]) expect(reported).not.toContain(`${served},`);
+    for (const served of ["/api/stablecoins", "/api/depeg-events", "/api/events", "/api/peg-summary"])
+      expect(reported).not.toContain(`${served},`);
     expect(reported).not.toContain("/api/daily-digest");
     expect(reported).not.toContain("/api/report-cards");
     expect(reported).not.toContain("/api/blacklist");
   });
 
   it("share images (og-images) are listed as not yet available only while the build lacks them", () => {
-    const og = (path: string) => ({ path, sha256: "x", bytes: 1, rows: null, dataAsOf: AS_OF, schemaVersion: "1.0.0", artifact: "og:x" });
-    const without = health(manifest()).warnings.filter((w) => w.includes("og-images")).join("\n");
-    expect(without).toContain("/api/og/stablecoin/{stablecoinId}, /api/og/safety-scores, /api/og/depeg, /api/og/stability-index answer 503 `Data not yet available: og-images`");
-    const files = [...manifest().files, ...["og/stablecoin/usdt-tether.png", "og/safety-scores.png", "og/depeg.png", "og/stability-index.png"].map(og)];
+    const og = (path: string) => ({
+      path,
+      sha256: "x",
+      bytes: 1,
+      rows: null,
+      dataAsOf: AS_OF,
+      schemaVersion: "1.0.0",
+      artifact: "og:x",
+    });
+    const without = health(manifest())
+      .warnings.filter((w) => w.includes("og-images"))
+      .join("\n");
+    expect(without).toContain(
+      "/api/og/stablecoin/{stablecoinId}, /api/og/safety-scores, /api/og/depeg, /api/og/stability-index answer 503 `Data not yet available: og-images`",
+    );
+    const files = [
+      ...manifest().files,
+      ...["og/stablecoin/usdt-tether.png", "og/safety-scores.png", "og/depeg.png", "og/stability-index.png"].map(og),
+    ];
     expect(health(manifest({ files })).warnings.filter((w) => w.includes("og-images"))).toEqual([]);
-    const partial = health(manifest({ files: files.filter((f) => f.path !== "og/depeg.png") })).warnings.filter((w) => w.includes("og-images"));
-    expect(partial).toEqual([expect.stringContaining("og-images — no build publishes it yet; /api/og/depeg answers 503")]);
+    const partial = health(manifest({ files: files.filter((f) => f.path !== "og/depeg.png") })).warnings.filter((w) =>
+      w.includes("og-images"),
+    );
+    expect(partial).toEqual([
+      expect.stringContaining("og-images — no build publishes it yet; /api/og/depeg answers 503"),
+    ]);
   });
 
   it("a route bound to an optional artifact is not yet available until its file is published, then a cache", () => {
     const optional = ROUTES.flatMap((r) => (r.kind === "json" && r.artifact?.optional ? [r] : []));
     expect(optional.map((r) => r.path)).toContain("/api/bluechip-ratings");
-    const reported = health(manifest()).warnings.filter((w) => w.startsWith("not yet available")).join("\n");
+    const reported = health(manifest())
+      .warnings.filter((w) => w.startsWith("not yet available"))
+      .join("\n");
     for (const r of optional) expect(reported).toContain(`${r.artifact!.key} — no build publishes it yet; ${r.path}`);
     const published = health(manifest({ files: [...manifest().files, file("bluechip-ratings", 43200, AS_OF - 3600)] }));
     expect(published.warnings.some((w) => w.includes("/api/bluechip-ratings"))).toBe(false);
@@ -91,15 +175,29 @@ describe("health status (spec 2.8)", () => {
   });
 
   it("a stale fx-rates cache makes the whole resource stale; degraded fx makes it degraded", () => {
-    const at = (age: number) => manifest({ sources: manifest().sources.map((s) => (s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - age) : s)) });
+    const at = (age: number) =>
+      manifest({
+        sources: manifest().sources.map((s) =>
+          s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - age) : s,
+        ),
+      });
     const stale = health(at(10 * DAY), AS_OF);
     expect(stale.status).toBe("stale");
-    expect(stale.caches["fx-rates"]).toMatchObject({ sourceStatus: "stale", healthy: false, mode: "cached-fallback", sourceAgeSeconds: 10 * DAY });
+    expect(stale.caches["fx-rates"]).toMatchObject({
+      sourceStatus: "stale",
+      healthy: false,
+      mode: "cached-fallback",
+      sourceAgeSeconds: 10 * DAY,
+    });
     expect(statusAffecting(stale.warnings)).toHaveLength(1);
     expect(stale.warnings[0]).toMatch(/^fx-rates cache stale \(sets status stale\)/);
     const degraded = health(at(6 * DAY), AS_OF);
     expect(degraded.status).toBe("degraded");
-    expect(degraded.caches["fx-rates"]).toMatchObject({ sourceStatus: "degraded", healthy: true, mode: "cached-fallback" });
+    expect(degraded.caches["fx-rates"]).toMatchObject({
+      sourceStatus: "degraded",
+      healthy: true,
+      mode: "cached-fallback",
+    });
     const none = health(manifest({ sources: manifest().sources.filter((s) => s.endpoint !== "frankfurter.rates") }));
     expect(none.caches["fx-rates"]).toMatchObject({ sourceStatus: "none", healthy: false, ageSeconds: null });
     expect(none.status).toBe("stale");
@@ -119,9 +217,15 @@ describe("health status (spec 2.8)", () => {
   });
 
   it("a stale or missing stablecoin list snapshot is incomplete publication coverage → degraded", () => {
-    const m = manifest({ sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, null) : s)) });
+    const m = manifest({
+      sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, null) : s)),
+    });
     expect(health(m).status).toBe("degraded");
-    const stale = manifest({ sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, AS_OF - DAY, { status: "stale" }) : s)) });
+    const stale = manifest({
+      sources: manifest().sources.map((s) =>
+        s.endpoint === "defillama.stablecoins" ? source(s.endpoint, AS_OF - DAY, { status: "stale" }) : s,
+      ),
+    });
     expect(health(stale).status).toBe("degraded");
     expect(statusAffecting(health(stale).warnings)[0]).toMatch(/^stablecoin list snapshot stale/);
   });
@@ -134,7 +238,9 @@ describe("circuits (spec 2.8: one per upstream source)", () => {
         source("defillama.stablecoins", AS_OF - 3600),
         source("defillama.stablecoincharts", AS_OF - 2 * DAY, { status: "stale" }),
         // the newest CoinGecko capture was rejected, after an older success
-        source("coingecko.markets", AS_OF - DAY, { captures: [capture(AS_OF - 2 * DAY, 5), capture(AS_OF - DAY, 0, "payload failed schema at data")] }),
+        source("coingecko.markets", AS_OF - DAY, {
+          captures: [capture(AS_OF - 2 * DAY, 5), capture(AS_OF - DAY, 0, "payload failed schema at data")],
+        }),
         // recorded after as-of: only its rows up to as-of were used
         source("alchemy.daily_prices", AS_OF + 30 * DAY),
         source("binance.klines", null),
@@ -180,18 +286,34 @@ describe("circuits (spec 2.8: one per upstream source)", () => {
 });
 
 describe("state store", () => {
-  const down = { state: "unavailable" as const, circuit: "open" as const, backend: "postgres" as const, reason: "timeout", lastOkAt: AS_OF - 120, lastFailureAt: AS_OF - 10 };
+  const down = {
+    state: "unavailable" as const,
+    circuit: "open" as const,
+    backend: "postgres" as const,
+    reason: "timeout",
+    lastOkAt: AS_OF - 120,
+    lastFailureAt: AS_OF - 10,
+  };
 
   it("an unavailable state store makes a fresh build degraded, with a warning naming the dependency, its breaker and a generic reason", () => {
     const h = health(manifest(), AS_OF + 60, { stateStore: down });
     expect(h.status).toBe("degraded");
     expect(h.stateStore).toEqual(down);
-    expect(h.warnings[0]).toMatch(/^state store \(postgres\) unavailable \(sets status degraded\): timeout, circuit open; last ok /);
+    expect(h.warnings[0]).toMatch(
+      /^state store \(postgres\) unavailable \(sets status degraded\): timeout, circuit open; last ok /,
+    );
   });
 
   it("is at least degraded: a stale build stays stale; an ok store changes nothing", () => {
     expect(health(manifest(), AS_OF + 13 * 600, { stateStore: down }).status).toBe("stale");
-    const okStore = { state: "ok" as const, circuit: "closed" as const, backend: "pglite" as const, reason: null, lastOkAt: AS_OF, lastFailureAt: null };
+    const okStore = {
+      state: "ok" as const,
+      circuit: "closed" as const,
+      backend: "pglite" as const,
+      reason: null,
+      lastOkAt: AS_OF,
+      lastFailureAt: null,
+    };
     const ok = health(manifest(), AS_OF + 60, { stateStore: okStore });
     expect(ok.status).toBe("healthy");
     expect(ok.stateStore).toEqual(okStore);
@@ -209,8 +331,16 @@ describe("state store", () => {
 
 describe("telegramSummary (spec 2.8)", () => {
   const summary = {
-    totalChats: 4, pendingDeliveries: 2, pendingDeliveryLifecycleStatus: "available" as const, pendingDeliveryBacklog: 1, lastDispatchAt: 1_800_000_000, lastDispatchStatus: "ok",
-    safetyAlertSourceState: "ok" as const, safetyAlertSourceAgeSeconds: 60, safetyAlertsSuppressed: false, safetyAlertSourceGeneration: "ballast-safety-score-v1",
+    totalChats: 4,
+    pendingDeliveries: 2,
+    pendingDeliveryLifecycleStatus: "available" as const,
+    pendingDeliveryBacklog: 1,
+    lastDispatchAt: 1_800_000_000,
+    lastDispatchStatus: "ok",
+    safetyAlertSourceState: "ok" as const,
+    safetyAlertSourceAgeSeconds: 60,
+    safetyAlertsSuppressed: false,
+    safetyAlertSourceGeneration: "ballast-safety-score-v1",
   };
   it("is null with a warning naming the 503 routes when no bot is configured; no effect on status", () => {
     const h = buildHealth({ manifest: manifest() }, AS_OF, "replay");
@@ -226,7 +356,9 @@ describe("telegramSummary (spec 2.8)", () => {
   it("is null with a warning while the bot's store does not answer", () => {
     const h = buildHealth({ manifest: manifest() }, AS_OF, "replay", { telegram: "unavailable" });
     expect(h.telegramSummary).toBeNull();
-    expect(h.warnings).toContain("messaging bot state unavailable (no effect on status): its state store did not answer; telegramSummary is null until it does.");
+    expect(h.warnings).toContain(
+      "messaging bot state unavailable (no effect on status): its state store did not answer; telegramSummary is null until it does.",
+    );
   });
 });
 
@@ -234,7 +366,9 @@ describe("warnings say what they are and keep every manifest fact", () => {
   it("reports drops, reader skips, quality refusals, build notes and feeds ending before as-of", () => {
     const m = manifest({
       sources: [
-        ...manifest().sources.filter((s) => s.endpoint !== "defillama.stablecoins" && s.endpoint !== "coingecko.markets"),
+        ...manifest().sources.filter(
+          (s) => s.endpoint !== "defillama.stablecoins" && s.endpoint !== "coingecko.markets",
+        ),
         source("defillama.stablecoins", AS_OF, { dropped: { "price-invalid": 1, "bucket-legacy-zero-absent": 31 } }),
         source("coingecko.markets", null),
         source("defillama.stablecoincharts", AS_OF - 769 * DAY, { status: "stale" }),
@@ -247,7 +381,9 @@ describe("warnings say what they are and keep every manifest fact", () => {
     expect(w).toContain("defillama.stablecoins 32 (bucket-legacy-zero-absent 31, price-invalid 1)");
     expect(w).toContain("some/file.csv 4 (coin-name-unmapped 4)");
     expect(w).toContain("peg_monitor quality rules refused input (no effect on status): stuck-quote 517");
-    expect(w).toContain("build note (no effect on status): coin foo-unreviewed-1 published with a provisional registry record");
+    expect(w).toContain(
+      "build note (no effect on status): coin foo-unreviewed-1 published with a provisional registry record",
+    );
     expect(w).toContain("defillama.stablecoincharts 2023-07-31T00:00Z (769 days before as-of)");
     expect(w).toMatch(/without any capture at or before as-of \(no effect on status\): coingecko\.markets\./);
     expect(health(m).status).toBe("healthy");
@@ -255,17 +391,42 @@ describe("warnings say what they are and keep every manifest fact", () => {
 });
 
 describe("on-chain sections (spec 2.8)", () => {
-  const mintBurnInputs = { totalEvents: 10, latestEventTsBySymbol: { USDT: AS_OF - 60, USDP: AS_OF - 30 * DAY }, latestHourlyTs: AS_OF - 3600 };
+  const mintBurnInputs = {
+    totalEvents: 10,
+    latestEventTsBySymbol: { USDT: AS_OF - 60, USDP: AS_OF - 30 * DAY },
+    latestHourlyTs: AS_OF - 3600,
+  };
   /** A manifest whose on-chain source holds a recorded capture and, when `syncAt` is given, a live ledger capture observed then. */
-  const withLedger = (syncAt: number | null) => manifest({ sources: [...manifest().sources, source("onchain.events", syncAt ?? AS_OF - 400 * DAY, {
-    captures: [{ ...capture(AS_OF - 400 * DAY, 10), origin: "recorded" }, ...(syncAt === null ? [] : [capture(syncAt, 5)])],
-  })] });
-  const blacklist = { totalEvents: 200, missingAmounts: 4, recentMissingAmounts: 1, recentWindowSec: 30 * DAY, missingRatio: 0.02 };
+  const withLedger = (syncAt: number | null) =>
+    manifest({
+      sources: [
+        ...manifest().sources,
+        source("onchain.events", syncAt ?? AS_OF - 400 * DAY, {
+          captures: [
+            { ...capture(AS_OF - 400 * DAY, 10), origin: "recorded" },
+            ...(syncAt === null ? [] : [capture(syncAt, 5)]),
+          ],
+        }),
+      ],
+    });
+  const blacklist = {
+    totalEvents: 200,
+    missingAmounts: 4,
+    recentMissingAmounts: 1,
+    recentWindowSec: 30 * DAY,
+    missingRatio: 0.02,
+  };
 
   it("mint/burn lane: fresh up to 60 min, degraded up to 90, stale beyond; a live lane sets the status", () => {
     const now = AS_OF + 60;
     const fresh = health(withLedger(now - 3600), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
-    expect(fresh.mintBurn).toMatchObject({ totalEvents: 10, latestEventTs: AS_OF - 60, majorStaleCount: 1, staleMajorSymbols: ["USDP"], sync: { freshnessStatus: "fresh", criticalLaneHealthy: true } });
+    expect(fresh.mintBurn).toMatchObject({
+      totalEvents: 10,
+      latestEventTs: AS_OF - 60,
+      majorStaleCount: 1,
+      staleMajorSymbols: ["USDP"],
+      sync: { freshnessStatus: "fresh", criticalLaneHealthy: true },
+    });
     expect(fresh.status).toBe("healthy");
     const degraded = health(withLedger(now - 3601), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
     expect(degraded.mintBurn!.sync.freshnessStatus).toBe("degraded");
@@ -278,7 +439,11 @@ describe("on-chain sections (spec 2.8)", () => {
 
   it("without a live ledger the lane is reported stale but leaves the status alone; blacklist gaps never escalate", () => {
     const h = health(withLedger(null), AS_OF + 60, { onchain: { blacklist, mintBurn: mintBurnInputs } });
-    expect(h.mintBurn!.sync).toMatchObject({ lastSuccessfulSyncAt: null, freshnessStatus: "stale", criticalLaneHealthy: false });
+    expect(h.mintBurn!.sync).toMatchObject({
+      lastSuccessfulSyncAt: null,
+      freshnessStatus: "stale",
+      criticalLaneHealthy: false,
+    });
     expect(h.blacklist).toEqual(blacklist);
     expect(h.status).toBe("healthy");
     expect(h.warnings.some((w) => w.startsWith("freeze ledger amount gaps (no effect on status"))).toBe(true);
@@ -286,34 +451,77 @@ describe("on-chain sections (spec 2.8)", () => {
 
   it("on-chain artifacts are reported in their sections, not as generic caches", () => {
     const old = AS_OF - 400 * DAY;
-    const h = health(manifest({ files: [...manifest().files, file("blacklist", 900, old), file("mint-burn-flows", 900, old)] }));
+    const h = health(
+      manifest({ files: [...manifest().files, file("blacklist", 900, old), file("mint-burn-flows", 900, old)] }),
+    );
     expect(h.caches).not.toHaveProperty("blacklist");
     expect(h.caches).not.toHaveProperty("mint-burn-flows");
     expect(h.status).toBe("healthy");
   });
 });
 
-
 describe("cache keys spec 2.8 names", () => {
-  const SPEC_KEYS = ["stablecoins", "stablecoin-charts", "usds-status", "fx-rates", "bluechip-ratings", "dex-liquidity", "yield-data", "dews"];
+  const SPEC_KEYS = [
+    "stablecoins",
+    "stablecoin-charts",
+    "usds-status",
+    "fx-rates",
+    "bluechip-ratings",
+    "dex-liquidity",
+    "yield-data",
+    "dews",
+  ];
 
   it("are always present, first and in the spec's order; unpublished optional ones are not-published without effect on status", () => {
     const h = health(manifest());
     expect(Object.keys(h.caches).slice(0, SPEC_KEYS.length)).toEqual(SPEC_KEYS);
     expect(Object.keys(h.caches)).toContain("peg-summary");
-    for (const [key, artifact, maxAge] of [["usds-status", "usds-status", 86400], ["bluechip-ratings", "bluechip-ratings", 43200], ["dex-liquidity", "dex-liquidity", 7200], ["yield-data", "yield-rankings", 3600]] as const) {
-      expect(h.caches[key], key).toMatchObject({ ageSeconds: null, maxAge, healthy: false, sentinelValidationReason: "not-published", artifact });
-      expect(h.warnings.some((w) => w.startsWith(`not yet available (no effect on status): ${artifact} —`)), key).toBe(true);
+    for (const [key, artifact, maxAge] of [
+      ["usds-status", "usds-status", 86400],
+      ["bluechip-ratings", "bluechip-ratings", 43200],
+      ["dex-liquidity", "dex-liquidity", 7200],
+      ["yield-data", "yield-rankings", 3600],
+    ] as const) {
+      expect(h.caches[key], key).toMatchObject({
+        ageSeconds: null,
+        maxAge,
+        healthy: false,
+        sentinelValidationReason: "not-published",
+        artifact,
+      });
+      expect(
+        h.warnings.some((w) => w.startsWith(`not yet available (no effect on status): ${artifact} —`)),
+        key,
+      ).toBe(true);
     }
     expect(h.status).toBe("healthy");
     expect(statusAffecting(h.warnings)).toEqual([]);
   });
 
   it("dews is the stress-signals artifact and yield-data the yield rankings, each under one key only", () => {
-    const m = manifest({ files: [...manifest().files, file("yield-rankings", 3600), file("yield-history", 3600), file("dex-liquidity", 7200, AS_OF - 600)] });
+    const m = manifest({
+      files: [
+        ...manifest().files,
+        file("yield-rankings", 3600),
+        file("yield-history", 3600),
+        file("dex-liquidity", 7200, AS_OF - 600),
+      ],
+    });
     const h = health(m);
-    expect(h.caches.dews).toMatchObject({ ageSeconds: 60, maxAge: 3600, healthy: true, artifact: "stress-signals", sentinelValidationReason: null });
-    expect(h.caches["yield-data"]).toMatchObject({ ageSeconds: 60, maxAge: 3600, healthy: true, artifact: "yield-rankings", availabilityMaxAge: 4 * 3600 });
+    expect(h.caches.dews).toMatchObject({
+      ageSeconds: 60,
+      maxAge: 3600,
+      healthy: true,
+      artifact: "stress-signals",
+      sentinelValidationReason: null,
+    });
+    expect(h.caches["yield-data"]).toMatchObject({
+      ageSeconds: 60,
+      maxAge: 3600,
+      healthy: true,
+      artifact: "yield-rankings",
+      availabilityMaxAge: 4 * 3600,
+    });
     expect(h.caches["dex-liquidity"]).toMatchObject({ ageSeconds: 660, healthy: true, sentinelValidationReason: null });
     expect(h.caches).not.toHaveProperty("stress-signals");
     expect(h.caches).not.toHaveProperty("yield-rankings");
@@ -322,12 +530,24 @@ describe("cache keys spec 2.8 names", () => {
   });
 
   it("yield-data: degraded above 2x its budget and stale above 4x, where generic caches are still fresh", () => {
-    const at = (age: number) => manifest({ files: [file("stablecoins", 600, AS_OF), file("stablecoin-charts", 3600, AS_OF), file("stress-signals", 3600, AS_OF), file("yield-rankings", 3600, AS_OF - age)] });
+    const at = (age: number) =>
+      manifest({
+        files: [
+          file("stablecoins", 600, AS_OF),
+          file("stablecoin-charts", 3600, AS_OF),
+          file("stress-signals", 3600, AS_OF),
+          file("yield-rankings", 3600, AS_OF - age),
+        ],
+      });
     expect(health(at(2 * 3600), AS_OF).status).toBe("healthy");
     const d = health(at(2 * 3600 + 1), AS_OF);
     expect(d.status).toBe("degraded");
     expect(d.caches["yield-data"].healthy).toBe(true);
-    expect(statusAffecting(d.warnings)).toEqual([expect.stringMatching(/^caches degraded \(sets status degraded\): yield-data \(yield-rankings\) 2 h old \(budget 60 min, 2x\/4x\)/)]);
+    expect(statusAffecting(d.warnings)).toEqual([
+      expect.stringMatching(
+        /^caches degraded \(sets status degraded\): yield-data \(yield-rankings\) 2 h old \(budget 60 min, 2x\/4x\)/,
+      ),
+    ]);
     const s = health(at(4 * 3600 + 1), AS_OF);
     expect(s.status).toBe("stale");
     expect(s.caches["yield-data"].healthy).toBe(false);
@@ -336,14 +556,21 @@ describe("cache keys spec 2.8 names", () => {
   it("a required spec cache missing from the build (never in a real build) is stale: its routes answer 503", () => {
     const m = manifest({ files: manifest().files.filter((f) => f.artifact !== "stablecoin-charts") });
     const h = health(m);
-    expect(h.caches["stablecoin-charts"]).toMatchObject({ ageSeconds: null, healthy: false, sentinelValidationReason: "not-published" });
+    expect(h.caches["stablecoin-charts"]).toMatchObject({
+      ageSeconds: null,
+      healthy: false,
+      sentinelValidationReason: "not-published",
+    });
     expect(h.status).toBe("stale");
   });
 });
 
 describe("one clock: timestamp and every age in the body come from the same now", () => {
   const withLive = manifest({ sources: [...manifest().sources, source("onchain.events", AS_OF - 1800)] });
-  const onchain = { blacklist: null, mintBurn: { totalEvents: 3, latestEventTsBySymbol: { USDT: AS_OF - 900 }, latestHourlyTs: AS_OF - 3600 } };
+  const onchain = {
+    blacklist: null,
+    mintBurn: { totalEvents: 3, latestEventTsBySymbol: { USDT: AS_OF - 900 }, latestHourlyTs: AS_OF - 3600 },
+  };
 
   /** Every `*age*` number of the body with its path. */
   function ages(v: unknown, path = ""): Record<string, number> {
@@ -361,9 +588,18 @@ describe("one clock: timestamp and every age in the body come from the same now"
     const a = buildHealth({ manifest: withLive }, AS_OF + 60, "replay", { onchain });
     const b = buildHealth({ manifest: withLive }, AS_OF + 1060, "replay", { onchain });
     expect(b.timestamp - a.timestamp).toBe(1000);
-    const before = ages(a), after = ages(b);
+    const before = ages(a),
+      after = ages(b);
     // caches (site-data and fx-rates, ageSeconds and sourceAgeSeconds) and the mint/burn section
-    expect(Object.keys(before)).toEqual(expect.arrayContaining([".caches.stablecoins.ageSeconds", ".caches.dews.ageSeconds", ".caches.fx-rates.ageSeconds", ".caches.fx-rates.sourceAgeSeconds", ".mintBurn.freshnessAgeSec"]));
+    expect(Object.keys(before)).toEqual(
+      expect.arrayContaining([
+        ".caches.stablecoins.ageSeconds",
+        ".caches.dews.ageSeconds",
+        ".caches.fx-rates.ageSeconds",
+        ".caches.fx-rates.sourceAgeSeconds",
+        ".mintBurn.freshnessAgeSec",
+      ]),
+    );
     for (const [k, v] of Object.entries(before)) expect(after[k] - v, k).toBe(1000);
     expect(a.caches.stablecoins.ageSeconds).toBe(a.timestamp - AS_OF);
     expect(a.mintBurn!.freshnessAgeSec).toBe(a.timestamp - (AS_OF - 900));
@@ -372,17 +608,40 @@ describe("one clock: timestamp and every age in the body come from the same now"
   it("state store and recorder times (wall clock) are shifted onto the replay clock of timestamp", () => {
     const wallNow = Date.parse("2026-11-25T12:00:00Z") / 1000;
     const now = AS_OF + 600; // replay clock: as-of + 10 min
-    const store = { state: "unavailable" as const, circuit: "half-open" as const, backend: "postgres" as const, reason: "connection refused", lastOkAt: wallNow - 90, lastFailureAt: wallNow - 30 };
-    const recorder = { state: "unavailable" as const, lastError: "status history: record failed: boom", lastRecordedAt: wallNow - 120, pendingObservations: 2, intervalSec: 60 };
-    const h = buildHealth({ manifest: manifest() }, now, "replay", { stateStore: store, statusHistory: recorder, wallNow });
+    const store = {
+      state: "unavailable" as const,
+      circuit: "half-open" as const,
+      backend: "postgres" as const,
+      reason: "connection refused",
+      lastOkAt: wallNow - 90,
+      lastFailureAt: wallNow - 30,
+    };
+    const recorder = {
+      state: "unavailable" as const,
+      lastError: "status history: record failed: boom",
+      lastRecordedAt: wallNow - 120,
+      pendingObservations: 2,
+      intervalSec: 60,
+    };
+    const h = buildHealth({ manifest: manifest() }, now, "replay", {
+      stateStore: store,
+      statusHistory: recorder,
+      wallNow,
+    });
     expect(h.timestamp).toBe(now);
     expect(h.stateStore).toEqual({ ...store, lastOkAt: now - 90, lastFailureAt: now - 30 });
     expect(h.statusHistory).toEqual({ ...recorder, lastRecordedAt: now - 120 });
-    expect(h.warnings[0]).toContain(`last ok ${new Date((now - 90) * 1000).toISOString().slice(0, 16)}Z (90 s before now)`);
+    expect(h.warnings[0]).toContain(
+      `last ok ${new Date((now - 90) * 1000).toISOString().slice(0, 16)}Z (90 s before now)`,
+    );
     // a failing recorder is reported, never a status change; the state store still sets degraded
     expect(h.status).toBe("degraded");
-    expect(h.warnings.find((w) => w.startsWith("status history recording failing (no effect on status)"))).toContain("2 observation(s) kept in memory");
-    expect(buildHealth({ manifest: manifest() }, now, "replay", { statusHistory: recorder, wallNow }).status).toBe("healthy");
+    expect(h.warnings.find((w) => w.startsWith("status history recording failing (no effect on status)"))).toContain(
+      "2 observation(s) kept in memory",
+    );
+    expect(buildHealth({ manifest: manifest() }, now, "replay", { statusHistory: recorder, wallNow }).status).toBe(
+      "healthy",
+    );
   });
 });
 
@@ -392,10 +651,25 @@ describe("causes of the status (what the status history records)", () => {
     const open = { state: "open" as const, consecutiveFailures: 5, lastSuccessAt: AS_OF - DAY };
     const m = manifest({
       circuits: { coingecko: open, binance: open, frankfurter: open },
-      sources: manifest().sources.map((s) => (s.endpoint === "defillama.stablecoins" ? source(s.endpoint, AS_OF - DAY, { status: "stale" }) : s.endpoint === "frankfurter.rates" ? source(s.endpoint, AS_OF - 6 * DAY) : s)),
+      sources: manifest().sources.map((s) =>
+        s.endpoint === "defillama.stablecoins"
+          ? source(s.endpoint, AS_OF - DAY, { status: "stale" })
+          : s.endpoint === "frankfurter.rates"
+            ? source(s.endpoint, AS_OF - 6 * DAY)
+            : s,
+      ),
       skippedCaptures: [{ file: "x.csv", endpoint: "coingecko.market_chart", reason: "header-only" }],
     });
-    const { health: h, causes } = assessHealth({ manifest: m }, AS_OF + 13 * 600, "wall", { stateStore: { state: "unavailable", circuit: "open", backend: "postgres", reason: "timeout", lastOkAt: null, lastFailureAt: null } });
+    const { health: h, causes } = assessHealth({ manifest: m }, AS_OF + 13 * 600, "wall", {
+      stateStore: {
+        state: "unavailable",
+        circuit: "open",
+        backend: "postgres",
+        reason: "timeout",
+        lastOkAt: null,
+        lastFailureAt: null,
+      },
+    });
     expect(h.status).toBe("stale");
     const byCode = Object.fromEntries(causes.map((c) => [c.code, [c.status, c.publicImpact]]));
     expect(byCode).toEqual({
@@ -411,9 +685,16 @@ describe("causes of the status (what the status history records)", () => {
   });
 
   it("no build: no-build (public); a stale live mint/burn lane: mint-burn-lane (public)", () => {
-    expect(assessHealth(null, AS_OF, "wall").causes).toEqual([expect.objectContaining({ code: "no-build", status: "stale", publicImpact: true })]);
+    expect(assessHealth(null, AS_OF, "wall").causes).toEqual([
+      expect.objectContaining({ code: "no-build", status: "stale", publicImpact: true }),
+    ]);
     const m = manifest({ sources: [...manifest().sources, source("onchain.events", AS_OF - 7200)] });
-    const { causes } = assessHealth({ manifest: m }, AS_OF, "wall", { onchain: { blacklist: null, mintBurn: { totalEvents: 1, latestEventTsBySymbol: { USDT: AS_OF }, latestHourlyTs: AS_OF } } });
+    const { causes } = assessHealth({ manifest: m }, AS_OF, "wall", {
+      onchain: {
+        blacklist: null,
+        mintBurn: { totalEvents: 1, latestEventTsBySymbol: { USDT: AS_OF }, latestHourlyTs: AS_OF },
+      },
+    });
     expect(causes).toEqual([expect.objectContaining({ code: "mint-burn-lane", status: "stale", publicImpact: true })]);
   });
 

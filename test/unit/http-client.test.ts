@@ -9,9 +9,21 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const path = req.url ?? "/";
     hits[path] = (hits[path] ?? 0) + 1;
-    if (path === "/flaky" && hits[path] < 3) { res.writeHead(503); res.end(); return; }
-    if (path === "/missing") { res.writeHead(404); res.end(); return; }
-    if (path === "/down") { res.writeHead(500); res.end(); return; }
+    if (path === "/flaky" && hits[path] < 3) {
+      res.writeHead(503);
+      res.end();
+      return;
+    }
+    if (path === "/missing") {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    if (path === "/down") {
+      res.writeHead(500);
+      res.end();
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ ok: path }));
   });
@@ -37,7 +49,14 @@ describe("HttpClient", () => {
 
   it("opens the circuit after consecutive failures and rejects without calling upstream", async () => {
     let now = 0;
-    const c = new HttpClient({ name: "t", baseUrl: base, retries: 0, failureThreshold: 2, cooldownMs: 1000, now: () => now });
+    const c = new HttpClient({
+      name: "t",
+      baseUrl: base,
+      retries: 0,
+      failureThreshold: 2,
+      cooldownMs: 1000,
+      now: () => now,
+    });
     await expect(c.getJson("/down")).rejects.toBeInstanceOf(UpstreamError);
     await expect(c.getJson("/down")).rejects.toBeInstanceOf(UpstreamError);
     expect(c.state).toMatchObject({ state: "open", consecutiveFailures: 2 });

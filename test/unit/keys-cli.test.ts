@@ -24,17 +24,32 @@ let sql: SqlClient;
 let keys: KeyStore;
 
 /** Runs `tsx scripts/keys.ts ...args`; resolves with exit code and output. An `undefined` env value unsets it. */
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const merged: Record<string, string | undefined> = { ...process.env, DATABASE_URL: URL, API_KEY_PEPPER: PEPPER, BALLAST_LOG: "silent", ...env };
+function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const merged: Record<string, string | undefined> = {
+    ...process.env,
+    DATABASE_URL: URL,
+    API_KEY_PEPPER: PEPPER,
+    BALLAST_LOG: "silent",
+    ...env,
+  };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/keys.ts", ...args], {
-      cwd: REPO, env: merged as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"],
+      cwd: REPO,
+      env: merged as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => { stdout += d; });
-    child.stderr.on("data", (d) => { stderr += d; });
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
@@ -60,7 +75,13 @@ describe("scripts/keys.ts", () => {
     expect(token).toMatch(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/);
     const [, prefix, secret] = TOKEN.exec(token)!;
     const id = /id ([0-9a-f-]{36})/.exec(created.stdout)![1];
-    expect(await keys.verify(token, Math.floor(Date.now() / 1000))).toMatchObject({ id, name: "Partner A", tier: "standard", rateLimitPerMinute: 77, isActive: true });
+    expect(await keys.verify(token, Math.floor(Date.now() / 1000))).toMatchObject({
+      id,
+      name: "Partner A",
+      tier: "standard",
+      rateLimitPerMinute: 77,
+      isActive: true,
+    });
 
     const listed = await cli(["list"]);
     expect(listed.code).toBe(0);
@@ -79,7 +100,10 @@ describe("scripts/keys.ts", () => {
     const now = Math.floor(Date.now() / 1000);
     expect(await keys.verify(token, now)).toBeNull();
     expect(await keys.verify(next, now)).toMatchObject({ id, rateLimitPerMinute: 77 });
-    expect((await keys.list()).find((k) => k.id === id)).toMatchObject({ keyPrefix: TOKEN.exec(next)![1], maskedToken: `bl_live_${TOKEN.exec(next)![1]}_…` });
+    expect((await keys.list()).find((k) => k.id === id)).toMatchObject({
+      keyPrefix: TOKEN.exec(next)![1],
+      maskedToken: `bl_live_${TOKEN.exec(next)![1]}_…`,
+    });
 
     const deactivated = await cli(["deactivate", id]);
     expect(deactivated.code).toBe(0);
@@ -121,14 +145,23 @@ describe("scripts/keys.ts", () => {
 });
 
 /** An auth probe on a running server: an unknown API path answers 404 with a valid key and 401 without (spec 5.2). */
-const probe = async (srv: RunningServer, token: string) => (await fetch(`http://127.0.0.1:${srv.port}/api/key-probe`, { headers: { "X-API-Key": token } })).status;
+const probe = async (srv: RunningServer, token: string) =>
+  (await fetch(`http://127.0.0.1:${srv.port}/api/key-probe`, { headers: { "X-API-Key": token } })).status;
 const idOf = (out: string) => /id ([0-9a-f-]{36})/.exec(out)![1];
 const tokenOf = (out: string) => TOKEN.exec(out)![0];
 
 describe("scripts/keys.ts while a server on the same Postgres runs", () => {
   it("a key it creates works at once; one it deactivates or rotates away answers 401 at once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-cli-pg-"));
-    const srv = await startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall", DATABASE_URL: URL, API_KEY_PEPPER: PEPPER, STATUS_RECORD_INTERVAL_SEC: 0 });
+    const srv = await startServer({
+      PORT: 0,
+      HOST: "127.0.0.1",
+      BALLAST_DATA_DIR: dir,
+      CLOCK: "wall",
+      DATABASE_URL: URL,
+      API_KEY_PEPPER: PEPPER,
+      STATUS_RECORD_INTERVAL_SEC: 0,
+    });
     try {
       const created = await cli(["create", "--name", "live"]);
       expect(created.code).toBe(0);
@@ -161,7 +194,13 @@ describe("scripts/keys.ts with the embedded store (PGlite, one process may open 
 
   it("goes through the running server: changes apply at once, and nothing is lost once the server stops", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-cli-embedded-"));
-    const srv = await startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall", STATUS_RECORD_INTERVAL_SEC: 0 });
+    const srv = await startServer({
+      PORT: 0,
+      HOST: "127.0.0.1",
+      BALLAST_DATA_DIR: dir,
+      CLOCK: "wall",
+      STATUS_RECORD_INTERVAL_SEC: 0,
+    });
     let closed = false;
     try {
       expect(srv.adminSocket).toBe(join(dir, "state", "admin.sock"));
@@ -209,18 +248,35 @@ describe("scripts/keys.ts with the embedded store (PGlite, one process may open 
   it("refuses clearly when the owner cannot be reached, and a second server refuses to start", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-cli-owned-"));
     try {
-      const owner = (role: string) => writeFileSync(join(dir, "state", "owner.json"), JSON.stringify({ pid: process.ppid, role, socket: role === "server" ? join(dir, "state", "gone.sock") : null, startedAt: Date.now() }));
+      const owner = (role: string) =>
+        writeFileSync(
+          join(dir, "state", "owner.json"),
+          JSON.stringify({
+            pid: process.ppid,
+            role,
+            socket: role === "server" ? join(dir, "state", "gone.sock") : null,
+            startedAt: Date.now(),
+          }),
+        );
       mkdirSync(join(dir, "state"), { recursive: true });
       owner("server");
       const r = await cli(["create", "--name", "x"], embedded(dir));
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`^Error: the API server \\(pid ${process.ppid}\\) owns the embedded state store, but the admin socket .*gone\\.sock does not answer .*; stop it, or use DATABASE_URL`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^Error: the API server \\(pid ${process.ppid}\\) owns the embedded state store, but the admin socket .*gone\\.sock does not answer .*; stop it, or use DATABASE_URL`,
+        ),
+      );
       expect(r.stdout).not.toMatch(TOKEN);
-      await expect(startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall" })).rejects.toBeInstanceOf(EmbeddedStoreBusyError);
+      await expect(
+        startServer({ PORT: 0, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "wall" }),
+      ).rejects.toBeInstanceOf(EmbeddedStoreBusyError);
       owner("cli");
       const busy = await cli(["list"], embedded(dir));
       expect(busy.code).toBe(1);
-      expect(busy.stderr).toMatch(new RegExp(`another keys.ts process \\(pid ${process.ppid}\\) has the embedded state store .* open`));
+      expect(busy.stderr).toMatch(
+        new RegExp(`another keys.ts process \\(pid ${process.ppid}\\) has the embedded state store .* open`),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

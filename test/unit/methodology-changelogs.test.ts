@@ -22,7 +22,8 @@ function versionIdsInCode(): Map<string, string[]> {
   const ids = new Map<string, string[]>();
   for (const f of ["api", "build", "datasets", "pipelines", "site-data"].flatMap(sourceFiles)) {
     if (f === relative(ROOT, join(ROOT, "pipelines/analytics/changelogs.ts"))) continue;
-    for (const m of readFileSync(join(ROOT, f), "utf8").matchAll(VERSION_ID)) ids.set(m[0], [...(ids.get(m[0]) ?? []), f]);
+    for (const m of readFileSync(join(ROOT, f), "utf8").matchAll(VERSION_ID))
+      ids.set(m[0], [...(ids.get(m[0]) ?? []), f]);
   }
   return ids;
 }
@@ -33,7 +34,16 @@ describe("methodology changelogs", () => {
   const inCode = versionIdsInCode();
 
   it("finds the methodology versions the code publishes", () => {
-    expect([...inCode.keys()].sort()).toEqual(expect.arrayContaining(["ballast-depeg-v3", "ballast-peg-score-v3", "ballast-price-consensus-v3", "ballast-lineage-check-v1", "ballast-resolver-v1", "readiness-72h-v1"]));
+    expect([...inCode.keys()].sort()).toEqual(
+      expect.arrayContaining([
+        "ballast-depeg-v3",
+        "ballast-peg-score-v3",
+        "ballast-price-consensus-v3",
+        "ballast-lineage-check-v1",
+        "ballast-resolver-v1",
+        "readiness-72h-v1",
+      ]),
+    );
   });
 
   it("every version id used in code has a changelog that exists and names it as the current version", () => {
@@ -43,7 +53,9 @@ describe("methodology changelogs", () => {
       expect(existsSync(c!.file), c!.file).toBe(true);
       const text = readFileSync(c!.file, "utf8");
       expect(currentIn(text), `${c!.file} names ${id} as current`).toContain(id);
-      expect(text, `${c!.file} has a dated section for ${id}`).toMatch(new RegExp(`^## .*${id}.* — \\d{4}-\\d{2}-\\d{2}`, "m"));
+      expect(text, `${c!.file} has a dated section for ${id}`).toMatch(
+        new RegExp(`^## .*${id}.* — \\d{4}-\\d{2}-\\d{2}`, "m"),
+      );
     }
   });
 
@@ -52,7 +64,11 @@ describe("methodology changelogs", () => {
       expect(c.path).toBe(`/methodology/${c.analytic}.md`);
       expect(changelogPathOf(c.versionId)).toBe(c.path);
       expect(join(CHANGELOG_DIR, basename(c.path))).toBe(c.file);
-      expect(methodology(c.versionId, "label", 0)).toMatchObject({ version: c.versionId, changelogPath: c.path, isCurrent: true });
+      expect(methodology(c.versionId, "label", 0)).toMatchObject({
+        version: c.versionId,
+        changelogPath: c.path,
+        isCurrent: true,
+      });
     }
   });
 
@@ -67,10 +83,17 @@ describe("methodology changelogs", () => {
   });
 
   it("every changelog file is indexed, and names exactly the current versions the index gives it", () => {
-    const files = readdirSync(CHANGELOG_DIR).filter((f) => f.endsWith(".md")).map((f) => join(CHANGELOG_DIR, f)).sort();
+    const files = readdirSync(CHANGELOG_DIR)
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => join(CHANGELOG_DIR, f))
+      .sort();
     expect([...new Set(METHODOLOGY_CHANGELOGS.map((c) => c.file))].sort()).toEqual(files);
     for (const f of files) {
-      expect(currentIn(readFileSync(f, "utf8")).sort()).toEqual(METHODOLOGY_CHANGELOGS.filter((c) => c.file === f).map((c) => c.versionId).sort());
+      expect(currentIn(readFileSync(f, "utf8")).sort()).toEqual(
+        METHODOLOGY_CHANGELOGS.filter((c) => c.file === f)
+          .map((c) => c.versionId)
+          .sort(),
+      );
       expect(dirname(f)).toBe(CHANGELOG_DIR);
     }
   });

@@ -26,7 +26,11 @@ describe("exact amounts", () => {
 });
 
 describe("keyset paging", () => {
-  const rows = Array.from({ length: 50 }, (_, i) => ({ t: Math.floor(i / 3), id: `r${String(i).padStart(2, "0")}`, even: i % 2 === 0 }));
+  const rows = Array.from({ length: 50 }, (_, i) => ({
+    t: Math.floor(i / 3),
+    id: `r${String(i).padStart(2, "0")}`,
+    even: i % 2 === 0,
+  }));
   const key = (r: (typeof rows)[number]) => [r.t, r.id];
   const walk = (direction: "asc" | "desc", keep: (r: (typeof rows)[number]) => boolean, limit: number) => {
     const out: string[] = [];
@@ -46,11 +50,57 @@ describe("keyset paging", () => {
     expect(desc.out).toEqual(rows.map((r) => r.id).reverse());
   });
   it("offset skips matching rows; a cursor of another order or with offset is refused", () => {
-    const p = keysetPage(rows, key, { sortName: "t", arity: 2, direction: "asc", keep: (r) => r.even, limit: 2, offset: 3, includeTotal: false });
+    const p = keysetPage(rows, key, {
+      sortName: "t",
+      arity: 2,
+      direction: "asc",
+      keep: (r) => r.even,
+      limit: 2,
+      offset: 3,
+      includeTotal: false,
+    });
     expect(p.rows.map((r) => r.id)).toEqual(["r06", "r08"]);
-    const c = keysetPage(rows, key, { sortName: "t", arity: 2, direction: "asc", keep: () => true, limit: 2, includeTotal: false }).nextCursor!;
-    expect(() => keysetPage(rows, key, { sortName: "t", arity: 2, direction: "desc", keep: () => true, limit: 2, cursor: c, includeTotal: false })).toThrow(/issued for sort/);
-    expect(() => keysetPage(rows, key, { sortName: "t", arity: 2, direction: "asc", keep: () => true, limit: 2, cursor: c, offset: 1, includeTotal: false })).toThrow(/cannot combine/);
-    expect(() => keysetPage(rows, key, { sortName: "t", arity: 2, direction: "asc", keep: () => true, limit: 2, cursor: "garbage", includeTotal: false })).toThrow(/not a cursor/);
+    const c = keysetPage(rows, key, {
+      sortName: "t",
+      arity: 2,
+      direction: "asc",
+      keep: () => true,
+      limit: 2,
+      includeTotal: false,
+    }).nextCursor!;
+    expect(() =>
+      keysetPage(rows, key, {
+        sortName: "t",
+        arity: 2,
+        direction: "desc",
+        keep: () => true,
+        limit: 2,
+        cursor: c,
+        includeTotal: false,
+      }),
+    ).toThrow(/issued for sort/);
+    expect(() =>
+      keysetPage(rows, key, {
+        sortName: "t",
+        arity: 2,
+        direction: "asc",
+        keep: () => true,
+        limit: 2,
+        cursor: c,
+        offset: 1,
+        includeTotal: false,
+      }),
+    ).toThrow(/cannot combine/);
+    expect(() =>
+      keysetPage(rows, key, {
+        sortName: "t",
+        arity: 2,
+        direction: "asc",
+        keep: () => true,
+        limit: 2,
+        cursor: "garbage",
+        includeTotal: false,
+      }),
+    ).toThrow(/not a cursor/);
   });
 });

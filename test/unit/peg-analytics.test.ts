@@ -7,8 +7,15 @@ import { computeConsensus, type Quote } from "../../pipelines/analytics/price-co
 
 const T0 = Date.parse("2024-01-01T00:00:00Z") / 1000;
 /** A quote whose family is its source, except Alchemy (a declared copy of CoinGecko). */
-const q = (source: string, price: number, category: Quote["category"] = "off-chain"): Quote =>
-  ({ source, category, family: source === "alchemy" ? "coingecko" : source, copied: source === "alchemy", price, observedAt: T0, observedAtMode: "upstream" });
+const q = (source: string, price: number, category: Quote["category"] = "off-chain"): Quote => ({
+  source,
+  category,
+  family: source === "alchemy" ? "coingecko" : source,
+  copied: source === "alchemy",
+  price,
+  observedAt: T0,
+  observedAtMode: "upstream",
+});
 
 describe("price consensus", () => {
   it("takes the median of the largest agreeing cluster and joins its labels", () => {
@@ -38,8 +45,16 @@ describe("price consensus", () => {
 /** A slot whose consensus is the median of its quotes (tests pick agreeing or single quotes). */
 function slot(ts: number, quotes: Quote[], extra: Partial<Slot> = {}): Slot {
   return {
-    ts, consensus: computeConsensus(quotes, 1), quotes, pegReference: 1, referenceSource: "par", supplyUsd: 50_000_000, supplySource: "history",
-    kind: "backfill", cadenceSec: 900, ...extra,
+    ts,
+    consensus: computeConsensus(quotes, 1),
+    quotes,
+    pegReference: 1,
+    referenceSource: "par",
+    supplyUsd: 50_000_000,
+    supplySource: "history",
+    kind: "backfill",
+    cadenceSec: 900,
+    ...extra,
   };
 }
 const coin = { stablecoinId: "abc-issuer", symbol: "ABC", pegType: "peggedUSD" };
@@ -47,19 +62,38 @@ const H = 3600;
 
 describe("depeg detection", () => {
   it("opens a small coin's event at the first crossing, keeps the worst peak, closes on recovery", () => {
-    const slots = [slot(T0, [q("coingecko", 0.995)]), slot(T0 + 900, [q("coingecko", 0.985)]), slot(T0 + 1800, [q("coingecko", 0.96)]),
-      slot(T0 + 2700, [q("coingecko", 0.97)]), slot(T0 + 3600, [q("coingecko", 0.999)])];
+    const slots = [
+      slot(T0, [q("coingecko", 0.995)]),
+      slot(T0 + 900, [q("coingecko", 0.985)]),
+      slot(T0 + 1800, [q("coingecko", 0.96)]),
+      slot(T0 + 2700, [q("coingecko", 0.97)]),
+      slot(T0 + 3600, [q("coingecko", 0.999)]),
+    ];
     const { rows } = detectDepegs(coin, slots, T0 + 10 * H);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ direction: "below", startedAt: T0 + 900, startPrice: 0.985, peakDeviationBps: -400, peakPrice: 0.96,
-      endedAt: T0 + 3600, recoveryPrice: 0.999, closeReason: "recovered-primary", pendingReason: null, source: "backfill" });
+    expect(rows[0]).toMatchObject({
+      direction: "below",
+      startedAt: T0 + 900,
+      startPrice: 0.985,
+      peakDeviationBps: -400,
+      peakPrice: 0.96,
+      endedAt: T0 + 3600,
+      recoveryPrice: 0.999,
+      closeReason: "recovered-primary",
+      pendingReason: null,
+      source: "backfill",
+    });
     expect(rows[0].id).toBe(depegEventId("abc-issuer", T0 + 900, "backfill"));
   });
 
   it("holds a large-cap move pending until a second source agrees; the event starts where the run started", () => {
     const big = { supplyUsd: 40e9 };
-    const slots = [slot(T0, [q("coingecko", 0.98)], big), slot(T0 + 900, [q("coingecko", 0.95)], big),
-      slot(T0 + 1800, [q("coingecko", 0.93), q("binance", 0.931, "CEX")], big), slot(T0 + 2700, [q("coingecko", 1), q("binance", 1, "CEX")], big)];
+    const slots = [
+      slot(T0, [q("coingecko", 0.98)], big),
+      slot(T0 + 900, [q("coingecko", 0.95)], big),
+      slot(T0 + 1800, [q("coingecko", 0.93), q("binance", 0.931, "CEX")], big),
+      slot(T0 + 2700, [q("coingecko", 1), q("binance", 1, "CEX")], big),
+    ];
     const { rows } = detectDepegs(coin, slots, T0 + 10 * H);
     expect(rows).toHaveLength(1);
     expect(rows[0].startedAt).toBe(T0);
@@ -69,7 +103,12 @@ describe("depeg detection", () => {
     // without the second source the move stays pending and is reported as such at as-of
     const alone = detectDepegs(coin, slots.slice(0, 2), T0 + 1800);
     expect(alone.rows).toHaveLength(0);
-    expect(alone.pending).toMatchObject({ firstSeenAt: T0, peakSeenBps: -500, reason: "large-cap", availableConfirmationCategories: ["off-chain"] });
+    expect(alone.pending).toMatchObject({
+      firstSeenAt: T0,
+      peakSeenBps: -500,
+      reason: "large-cap",
+      availableConfirmationCategories: ["off-chain"],
+    });
   });
 
   it("daily history: one point waits for a second day; a crash of 5000 bps counts at once", () => {
@@ -77,7 +116,11 @@ describe("depeg detection", () => {
     expect(detectDepegs(coin, [day(0, 1), day(1, 0.97), day(2, 1)], T0 + 30 * 86400).rows).toHaveLength(0);
     const two = detectDepegs(coin, [day(0, 1), day(1, 0.97), day(2, 0.96), day(3, 1)], T0 + 30 * 86400).rows;
     expect(two).toHaveLength(1);
-    expect(two[0]).toMatchObject({ startedAt: T0 + 86400, pendingReason: "single-daily-point", provenance: { confirmationPolicy: "two-point-daily" } });
+    expect(two[0]).toMatchObject({
+      startedAt: T0 + 86400,
+      pendingReason: "single-daily-point",
+      provenance: { confirmationPolicy: "two-point-daily" },
+    });
     const crash = detectDepegs(coin, [day(0, 1), day(1, 0.3)], T0 + 2 * 86400).rows;
     expect(crash).toHaveLength(1);
     expect(crash[0]).toMatchObject({ peakDeviationBps: -7000, endedAt: null, closeReason: null });
@@ -89,7 +132,10 @@ describe("depeg detection", () => {
     // 3 days (3 × the daily cadence) after the last point the incident is still open …
     expect(detectDepegs(coin, slots, T0 + 4 * 86400).rows[0]).toMatchObject({ endedAt: null, closeReason: null });
     // … one second later tracking is lost: it ends one cadence after day 1, the time that point stands for
-    expect(detectDepegs(coin, slots, T0 + 4 * 86400 + 1).rows[0]).toMatchObject({ endedAt: T0 + 2 * 86400, closeReason: "orphan-tracking-removed" });
+    expect(detectDepegs(coin, slots, T0 + 4 * 86400 + 1).rows[0]).toMatchObject({
+      endedAt: T0 + 2 * 86400,
+      closeReason: "orphan-tracking-removed",
+    });
   });
 
   it("a dead coin is tracked until its tracking ends, then its incident closes and later prints open nothing", () => {
@@ -100,7 +146,11 @@ describe("depeg detection", () => {
     const ended = detectDepegs(coin, slots, T0 + 4 * 86400, { trackingEndsAt: T0 + 2 * 86400 }).rows;
     expect(ended).toHaveLength(1);
     // days 3 and 4 lie after the end of tracking: not judged; the event ends after day 2's point
-    expect(ended[0]).toMatchObject({ endedAt: T0 + 3 * 86400, closeReason: "orphan-tracking-removed", peakDeviationBps: -8000 });
+    expect(ended[0]).toMatchObject({
+      endedAt: T0 + 3 * 86400,
+      closeReason: "orphan-tracking-removed",
+      peakDeviationBps: -8000,
+    });
   });
 
   it("dependency confirmation: a single-family daily breach confirmed by an overlapping incident of a curated dependency", () => {
@@ -109,44 +159,110 @@ describe("depeg detection", () => {
     const slots = [day(0, 0.997), day(1, 0.9596), day(2, 0.9918)];
     expect(detectDepegs(coin, slots, T0 + 3 * 86400).rows).toHaveLength(0);
     // its dependency had a confirmed below-peg incident covering day 1: confirmed, naming the dependency
-    const dep = { stablecoinId: "usdc-circle", direction: "below" as const, startedAt: T0 + 86400 - 20 * H, endedAt: T0 + 2 * 86400 };
+    const dep = {
+      stablecoinId: "usdc-circle",
+      direction: "below" as const,
+      startedAt: T0 + 86400 - 20 * H,
+      endedAt: T0 + 2 * 86400,
+    };
     const rows = detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [dep] }).rows;
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      startedAt: T0 + 86400, peakDeviationBps: -404, endedAt: T0 + 2 * 86400, closeReason: "recovered-primary",
-      confirmationSources: "defillama+dependency:usdc-circle", provenance: { confirmationPolicy: "dependency", confidenceTier: "low" },
+      startedAt: T0 + 86400,
+      peakDeviationBps: -404,
+      endedAt: T0 + 2 * 86400,
+      closeReason: "recovered-primary",
+      confirmationSources: "defillama+dependency:usdc-circle",
+      provenance: { confirmationPolicy: "dependency", confidenceTier: "low" },
     });
     // an above-peg dependency incident, or one that ended before the point's day, confirms nothing
-    expect(detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [{ ...dep, direction: "above" }] }).rows).toHaveLength(0);
-    expect(detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [{ ...dep, startedAt: T0 - 5 * 86400, endedAt: T0 - 86400 }] }).rows).toHaveLength(0);
+    expect(
+      detectDepegs(coin, slots, T0 + 3 * 86400, { dependencyIncidents: [{ ...dep, direction: "above" }] }).rows,
+    ).toHaveLength(0);
+    expect(
+      detectDepegs(coin, slots, T0 + 3 * 86400, {
+        dependencyIncidents: [{ ...dep, startedAt: T0 - 5 * 86400, endedAt: T0 - 86400 }],
+      }).rows,
+    ).toHaveLength(0);
   });
 
   it("a direction flip supersedes the open event; missing reference judges nothing", () => {
-    const { rows } = detectDepegs(coin, [slot(T0, [q("coingecko", 0.97)]), slot(T0 + 900, [q("coingecko", 1.03)])], T0 + H);
-    expect(rows.map((r) => [r.direction, r.closeReason])).toEqual([["below", "superseded-direction"], ["above", null]]);
+    const { rows } = detectDepegs(
+      coin,
+      [slot(T0, [q("coingecko", 0.97)]), slot(T0 + 900, [q("coingecko", 1.03)])],
+      T0 + H,
+    );
+    expect(rows.map((r) => [r.direction, r.closeReason])).toEqual([
+      ["below", "superseded-direction"],
+      ["above", null],
+    ]);
     expect(rows[0].recoveryPrice).toBeNull();
     const eur = { ...coin, pegType: "peggedEUR" };
-    expect(detectDepegs(eur, [slot(T0, [q("coingecko", 0.5)], { pegReference: null, referenceSource: "fx-fallback" })], T0 + H).rows).toHaveLength(0);
+    expect(
+      detectDepegs(
+        eur,
+        [slot(T0, [q("coingecko", 0.5)], { pegReference: null, referenceSource: "fx-fallback" })],
+        T0 + H,
+      ).rows,
+    ).toHaveLength(0);
   });
 
   it("links rows of one direction re-opened within 6 h into one incident", () => {
-    const slots = [slot(T0, [q("c", 0.97)]), slot(T0 + H, [q("c", 1)]), slot(T0 + 3 * H, [q("c", 0.95)]), slot(T0 + 4 * H, [q("c", 1)]),
-      slot(T0 + 20 * H, [q("c", 0.98)]), slot(T0 + 21 * H, [q("c", 1)])];
+    const slots = [
+      slot(T0, [q("c", 0.97)]),
+      slot(T0 + H, [q("c", 1)]),
+      slot(T0 + 3 * H, [q("c", 0.95)]),
+      slot(T0 + 4 * H, [q("c", 1)]),
+      slot(T0 + 20 * H, [q("c", 0.98)]),
+      slot(T0 + 21 * H, [q("c", 1)]),
+    ];
     const { rows } = detectDepegs(coin, slots, T0 + 30 * H);
     expect(rows).toHaveLength(3);
     const incidents = linkIncidents(rows);
     expect(incidents).toHaveLength(2);
-    expect(incidents[0]).toMatchObject({ startedAt: T0, startPrice: 0.97, endedAt: T0 + 4 * H, peakDeviationBps: -500, constituentEventCount: 2, id: rows[0].id });
+    expect(incidents[0]).toMatchObject({
+      startedAt: T0,
+      startPrice: 0.97,
+      endedAt: T0 + 4 * H,
+      peakDeviationBps: -500,
+      constituentEventCount: 2,
+      id: rows[0].id,
+    });
     expect(incidents[1].constituentEventCount).toBe(1);
   });
 });
 
 describe("observation quality", () => {
-  const obs = (source: string, ts: number, price: number) => ({ source, category: "off-chain" as const, kind: "backfill" as const, ts, intervalSec: 86400, price, low: price, high: price, mode: "upstream" as const, reference: 1, referenceSource: "par" });
+  const obs = (source: string, ts: number, price: number) => ({
+    source,
+    category: "off-chain" as const,
+    kind: "backfill" as const,
+    ts,
+    intervalSec: 86400,
+    price,
+    low: price,
+    high: price,
+    mode: "upstream" as const,
+    reference: 1,
+    referenceSource: "par",
+  });
   it("rejects non-positive prices, prices above 1.19x the reference and uncorroborated one-point spikes", () => {
-    const input = [obs("a", T0, 1), obs("a", T0 + 86400, 0.5), obs("a", T0 + 2 * 86400, 1), obs("a", T0 + 3 * 86400, 0), obs("a", T0 + 4 * 86400, 1.5), obs("a", T0 + 5 * 86400, 1)];
+    const input = [
+      obs("a", T0, 1),
+      obs("a", T0 + 86400, 0.5),
+      obs("a", T0 + 2 * 86400, 1),
+      obs("a", T0 + 3 * 86400, 0),
+      obs("a", T0 + 4 * 86400, 1.5),
+      obs("a", T0 + 5 * 86400, 1),
+    ];
     const { kept, rejected } = filterObservations(input, "USD");
-    expect(rejected.map((r) => [r.obs.ts - T0, r.reason]).sort()).toEqual([[3 * 86400, "price-non-positive-or-nan"], [4 * 86400, "above-price-bound"], [86400, "single-source-spike"]].sort());
+    expect(rejected.map((r) => [r.obs.ts - T0, r.reason]).sort()).toEqual(
+      [
+        [3 * 86400, "price-non-positive-or-nan"],
+        [4 * 86400, "above-price-bound"],
+        [86400, "single-source-spike"],
+      ].sort(),
+    );
     expect(kept).toHaveLength(3);
     // a second source at the same time corroborates the move: kept
     const corroborated = filterObservations([...input.slice(0, 3), obs("b", T0 + 86400, 0.51)], "USD");
@@ -156,15 +272,40 @@ describe("observation quality", () => {
 
 describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
   const D = 86400;
-  const obs = (source: string, ts: number, price: number, extra: { low?: number; high?: number; intervalSec?: number } = {}) => ({
-    source, category: (source === "binance" ? "CEX" : "off-chain") as "CEX" | "off-chain", kind: "backfill" as const, ts, intervalSec: extra.intervalSec ?? D,
-    price, low: extra.low ?? price, high: extra.high ?? price, mode: "upstream" as const, reference: 1, referenceSource: "par",
+  const obs = (
+    source: string,
+    ts: number,
+    price: number,
+    extra: { low?: number; high?: number; intervalSec?: number } = {},
+  ) => ({
+    source,
+    category: (source === "binance" ? "CEX" : "off-chain") as "CEX" | "off-chain",
+    kind: "backfill" as const,
+    ts,
+    intervalSec: extra.intervalSec ?? D,
+    price,
+    low: extra.low ?? price,
+    high: extra.high ?? price,
+    mode: "upstream" as const,
+    reference: 1,
+    referenceSource: "par",
   });
 
   it("refuses a quote repeated unchanged for ≥ 24 h beyond the threshold (the whole run), keeps repeats at peg", () => {
-    const input = [obs("a", T0, 1), obs("a", T0 + D, 0.1455), obs("a", T0 + 2 * D, 0.1455), obs("a", T0 + 3 * D, 0.1455), obs("a", T0 + 4 * D, 1), obs("a", T0 + 5 * D, 1)];
+    const input = [
+      obs("a", T0, 1),
+      obs("a", T0 + D, 0.1455),
+      obs("a", T0 + 2 * D, 0.1455),
+      obs("a", T0 + 3 * D, 0.1455),
+      obs("a", T0 + 4 * D, 1),
+      obs("a", T0 + 5 * D, 1),
+    ];
     const { kept, rejected } = filterObservations(input, "USD");
-    expect(rejected.map((r) => [r.obs.ts - T0, r.reason])).toEqual([[D, "stuck-quote"], [2 * D, "stuck-quote"], [3 * D, "stuck-quote"]]);
+    expect(rejected.map((r) => [r.obs.ts - T0, r.reason])).toEqual([
+      [D, "stuck-quote"],
+      [2 * D, "stuck-quote"],
+      [3 * D, "stuck-quote"],
+    ]);
     expect(kept.map((o) => o.price)).toEqual([1, 1, 1]);
     // the same prices from a coin that is not judged against par (NAV token) are kept
     expect(filterObservations(input, "USD", "peggedUSD", false).rejected).toHaveLength(0);
@@ -175,13 +316,29 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
 
   it("a repeat that moves to a new level and stays there is a move, not a stuck quote (UST 2022-05-09/10)", () => {
     // the recorded DefiLlama archive: 0.9947, 0.754, 0.754, 0.86, 0.767 at consecutive 00:00 UTC points
-    const ust = [obs("a", T0, 0.9947), obs("a", T0 + D, 0.754), obs("a", T0 + 2 * D, 0.754), obs("a", T0 + 3 * D, 0.86), obs("a", T0 + 4 * D, 0.767)];
+    const ust = [
+      obs("a", T0, 0.9947),
+      obs("a", T0 + D, 0.754),
+      obs("a", T0 + 2 * D, 0.754),
+      obs("a", T0 + 3 * D, 0.86),
+      obs("a", T0 + 4 * D, 0.767),
+    ];
     expect(filterObservations(ust, "USD").rejected).toHaveLength(0);
     // at as-of right after the repeat, nothing yet shows the level held: still refused as stuck
-    expect(filterObservations(ust.slice(0, 3), "USD").rejected.map((r) => r.reason)).toEqual(["stuck-quote", "stuck-quote"]);
+    expect(filterObservations(ust.slice(0, 3), "USD").rejected.map((r) => r.reason)).toEqual([
+      "stuck-quote",
+      "stuck-quote",
+    ]);
     // a repeat followed by a return to peg is stuck, and so is a repeat longer than two periods whatever follows
     expect(filterObservations([...ust.slice(0, 3), obs("a", T0 + 3 * D, 1)], "USD").rejected).toHaveLength(2);
-    const long = [obs("a", T0, 1), obs("a", T0 + D, 0.754), obs("a", T0 + 2 * D, 0.754), obs("a", T0 + 3 * D, 0.754), obs("a", T0 + 4 * D, 0.754), obs("a", T0 + 5 * D, 0.7)];
+    const long = [
+      obs("a", T0, 1),
+      obs("a", T0 + D, 0.754),
+      obs("a", T0 + 2 * D, 0.754),
+      obs("a", T0 + 3 * D, 0.754),
+      obs("a", T0 + 4 * D, 0.754),
+      obs("a", T0 + 5 * D, 0.7),
+    ];
     expect(filterObservations(long, "USD").rejected).toHaveLength(4);
     // detection then opens at the first 0.754 (two daily points 24 h apart)
     const rows = detectDepegs(coin, buildSlots(filterObservations(ust, "USD").kept, "USD", [], null), T0 + 4 * D).rows;
@@ -192,13 +349,29 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
   it("refuses a glitch episode as a run: prints beyond the band adjoining a print past the bound (USDT 2018-07)", () => {
     // CoinGecko's USDT of 2018-07-11 … 07-25 (rounded): 1.0088, 1.0907, 1.0105, 1.0621, 1.1351, 1.1350, 1.1830, 1.1398, 1.0691,
     // 1.1289, 1.0929, 1.2202, 1.2574, 1.3231, 0.9966 — the last three highs are past the 1.19 bound
-    const prices = [1.0088, 1.0907, 1.0105, 1.0621, 1.1351, 1.135, 1.183, 1.1398, 1.0691, 1.1289, 1.0929, 1.2202, 1.2574, 1.3231, 0.9966];
+    const prices = [
+      1.0088, 1.0907, 1.0105, 1.0621, 1.1351, 1.135, 1.183, 1.1398, 1.0691, 1.1289, 1.0929, 1.2202, 1.2574, 1.3231,
+      0.9966,
+    ];
     const input = prices.map((p, i) => obs("coingecko", T0 + i * D, p));
     const { kept, rejected } = filterObservations(input, "USD");
     const reasons = Object.fromEntries(rejected.map((r) => [Math.round((r.obs.ts - T0) / D), r.reason]));
     // days 1..10 (1.0907 … 1.0929, all ≥ +100 bps) are one run with days 11..13 past the bound
-    expect(reasons).toEqual({ 1: "glitch-run", 2: "glitch-run", 3: "glitch-run", 4: "glitch-run", 5: "glitch-run", 6: "glitch-run", 7: "glitch-run",
-      8: "glitch-run", 9: "glitch-run", 10: "glitch-run", 11: "above-price-bound", 12: "above-price-bound", 13: "above-price-bound" });
+    expect(reasons).toEqual({
+      1: "glitch-run",
+      2: "glitch-run",
+      3: "glitch-run",
+      4: "glitch-run",
+      5: "glitch-run",
+      6: "glitch-run",
+      7: "glitch-run",
+      8: "glitch-run",
+      9: "glitch-run",
+      10: "glitch-run",
+      11: "above-price-bound",
+      12: "above-price-bound",
+      13: "above-price-bound",
+    });
     expect(kept.map((o) => o.price)).toEqual([1.0088, 0.9966]);
     // the same run without a print past the bound is a move, kept
     expect(filterObservations(input.slice(0, 11), "USD").rejected).toHaveLength(0);
@@ -208,7 +381,12 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
     const day = (d: number, p: number) => slot(T0 + d * D, [q("defillama", p)], { cadenceSec: D });
     const { rows } = detectDepegs(coin, [day(0, 0.5), day(1, 0.5), day(800, 1)], T0 + 900 * D);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ startedAt: T0, endedAt: T0 + 2 * D, closeReason: "orphan-tracking-removed", recoveryPrice: null });
+    expect(rows[0]).toMatchObject({
+      startedAt: T0,
+      endedAt: T0 + 2 * D,
+      closeReason: "orphan-tracking-removed",
+      recoveryPrice: null,
+    });
     // an event seen in one slot only still ends after it starts
     const one = detectDepegs(coin, [day(0, 1), day(1, 0.3), day(900, 1)], T0 + 901 * D).rows;
     expect(one[0]).toMatchObject({ startedAt: T0 + D, endedAt: T0 + 2 * D, closeReason: "orphan-tracking-removed" });
@@ -219,7 +397,8 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
       obs("binance", T0 + 60, 0.9121, { low: 0.882, high: 1, intervalSec: 60 }),
       obs("binance", T0 + 120, 0.9136, { low: 0.5, high: 0.917, intervalSec: 60 }), // 4000+ bps below its close: a one-print wick
       obs("coingecko", T0 + 900, 0.906, { low: 0.8994, high: 0.93, intervalSec: 900 }),
-      obs("binance", T0 + 1800, 1, { low: 0.999, high: 1.001, intervalSec: 60 }), obs("coingecko", T0 + 1800, 1, { low: 0.999, high: 1.001, intervalSec: 900 }),
+      obs("binance", T0 + 1800, 1, { low: 0.999, high: 1.001, intervalSec: 60 }),
+      obs("coingecko", T0 + 1800, 1, { low: 0.999, high: 1.001, intervalSec: 900 }),
     ];
     const slots = buildSlots(bars, "USD", [], null);
     expect(slots[0].barLow).toMatchObject({ price: 0.882, source: "binance", barEndTs: T0 + 60 });
@@ -233,23 +412,41 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
   });
 
   it("a copy contradicted by its original opens nothing; a copy alone stands in for its family, never as a second one", () => {
-    const contradicted = (d: number, p: number) => slot(T0 + d * D, [q("alchemy", p), q("coingecko", 1)], { cadenceSec: D });
-    expect(detectDepegs(coin, [contradicted(0, 1), contradicted(1, 0.96), contradicted(2, 0.95), contradicted(3, 0.96), contradicted(4, 1)], T0 + 10 * D).rows).toHaveLength(0);
+    const contradicted = (d: number, p: number) =>
+      slot(T0 + d * D, [q("alchemy", p), q("coingecko", 1)], { cadenceSec: D });
+    expect(
+      detectDepegs(
+        coin,
+        [contradicted(0, 1), contradicted(1, 0.96), contradicted(2, 0.95), contradicted(3, 0.96), contradicted(4, 1)],
+        T0 + 10 * D,
+      ).rows,
+    ).toHaveLength(0);
     // no original quote in the slots (the original series is not recorded for the coin): the copy is its family's evidence
     const alone = (d: number, p: number) => slot(T0 + d * D, [q("alchemy", p)], { cadenceSec: D });
     const rows = detectDepegs(coin, [alone(0, 1), alone(1, 0.96), alone(2, 0.95), alone(3, 1)], T0 + 10 * D).rows;
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ startedAt: T0 + D, families: ["coingecko"], provenance: { confirmationPolicy: "two-point-daily", confidenceTier: "low" } });
+    expect(rows[0]).toMatchObject({
+      startedAt: T0 + D,
+      families: ["coingecko"],
+      provenance: { confirmationPolicy: "two-point-daily", confidenceTier: "low" },
+    });
   });
 
   it("a large-cap move seen only by a series and its copy stays pending; a second family confirms it", () => {
     const big = { supplyUsd: 5e9 };
-    const copied = [slot(T0, [q("coingecko", 0.967), q("alchemy", 0.967)], big), slot(T0 + 900, [q("coingecko", 0.966), q("alchemy", 0.966)], big)];
+    const copied = [
+      slot(T0, [q("coingecko", 0.967), q("alchemy", 0.967)], big),
+      slot(T0 + 900, [q("coingecko", 0.966), q("alchemy", 0.966)], big),
+    ];
     expect(detectDepegs(coin, copied, T0 + 1800).rows).toHaveLength(0);
     const independent = [slot(T0, [q("coingecko", 0.967), q("alchemy", 0.967), q("defillama", 0.9625)], big)];
     const { rows } = detectDepegs(coin, independent, T0 + 1800);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ confirmationSources: "coingecko+defillama", families: ["coingecko", "defillama"], provenance: { confidenceTier: "high" } });
+    expect(rows[0]).toMatchObject({
+      confirmationSources: "coingecko+defillama",
+      families: ["coingecko", "defillama"],
+      provenance: { confidenceTier: "high" },
+    });
   });
 });
 
@@ -275,7 +472,11 @@ describe("peg score", () => {
     // pegPct = (1 − 10/365)·100 = 97.2603; recency = 1/(1 + 100/365.25) = 0.785061;
     // penalty = max(5·(10/30)·0.785061, 0.25·0.785061) = 1.308435; severity = 98.691565;
     // score = round(0.5·97.2603 + 0.5·98.691565) = round(97.976) = 98.
-    const s = pegScore([{ startedAt: now - 100 * DAY, endedAt: now - 90 * DAY, peakDeviationBps: -500, constituentEventCount: 1 }], now - 365 * DAY, now);
+    const s = pegScore(
+      [{ startedAt: now - 100 * DAY, endedAt: now - 90 * DAY, peakDeviationBps: -500, constituentEventCount: 1 }],
+      now - 365 * DAY,
+      now,
+    );
     expect(s.pegPct).toBeCloseTo(97.26, 2);
     expect(s.severityScore).toBeCloseTo(98.69, 2);
     expect(s.pegScore).toBe(98);
@@ -283,26 +484,45 @@ describe("peg score", () => {
   });
   it("counts only observed time as time at peg", () => {
     // 10 days in depeg; the window spans 365 days but prices exist on only 100 of them → 90% at peg, not 97.26%.
-    const inc = [{ startedAt: now - 100 * DAY, endedAt: now - 90 * DAY, peakDeviationBps: -500, constituentEventCount: 1 }];
+    const inc = [
+      { startedAt: now - 100 * DAY, endedAt: now - 90 * DAY, peakDeviationBps: -500, constituentEventCount: 1 },
+    ];
     expect(pegScore(inc, now - 365 * DAY, now, 100 * DAY).pegPct).toBeCloseTo(90, 6);
   });
   it("reports an incident opened by the as-of observation as active, even on the first day of tracking", () => {
-    const s = pegScore([{ startedAt: now, endedAt: null, peakDeviationBps: -1819, constituentEventCount: 1 }], now, now);
+    const s = pegScore(
+      [{ startedAt: now, endedAt: null, peakDeviationBps: -1819, constituentEventCount: 1 }],
+      now,
+      now,
+    );
     expect(s.activeDepeg).toBe(true);
     expect(s.eventCount).toBe(1);
   });
   it("recent 90 days: time at peg over observed days only, with their share; one observed day is coverage-limited", () => {
     // tracked for 4 years, priced on 1 of the last 90 days, no incident
     const one = pegScore([], now - 1461 * DAY, now, 1000 * DAY, 1).recent90d;
-    expect(one).toEqual({ pegPct: 100, incidentCount: 0, thresholdCrossingCount: 0, coverageLimited: true, observedDays: 1, coveragePct: 1.11 });
+    expect(one).toEqual({
+      pegPct: 100,
+      incidentCount: 0,
+      thresholdCrossingCount: 0,
+      coverageLimited: true,
+      observedDays: 1,
+      coveragePct: 1.11,
+    });
     // 81 of 90 days observed (90%) is enough; 2 days in depeg over 81 observed days → (1 − 2/81)·100 = 97.53
-    const inc = [{ startedAt: now - 10 * DAY, endedAt: now - 8 * DAY, peakDeviationBps: -300, constituentEventCount: 1 }];
+    const inc = [
+      { startedAt: now - 10 * DAY, endedAt: now - 8 * DAY, peakDeviationBps: -300, constituentEventCount: 1 },
+    ];
     const full = pegScore(inc, now - 1461 * DAY, now, 1400 * DAY, 81).recent90d;
     expect(full).toMatchObject({ pegPct: 97.53, coverageLimited: false, observedDays: 81, coveragePct: 90 });
     expect(pegScore([], now - 1461 * DAY, now, 1400 * DAY, 0).recent90d.pegPct).toBeNull();
   });
   it("penalises an open incident and reports it active", () => {
-    const s = pegScore([{ startedAt: now - DAY, endedAt: null, peakDeviationBps: -2000, constituentEventCount: 1 }], now - 365 * DAY, now);
+    const s = pegScore(
+      [{ startedAt: now - DAY, endedAt: null, peakDeviationBps: -2000, constituentEventCount: 1 }],
+      now - 365 * DAY,
+      now,
+    );
     expect(s.activeDepeg).toBe(true);
     expect(s.activePenalty).toBe(40); // min(50, max(5, 2000/50))
     // pegPct = (1 − 1/365)·100 = 99.726; severity = 100 − max(20·(1/30)·r, 1·r) with r = 1/(1 + 1/365.25) = 0.99727
@@ -313,21 +533,55 @@ describe("peg score", () => {
 
 describe("current price at as-of", () => {
   const AS_OF = T0 + 30 * 86400;
-  const o = (source: string, ts: number, price: number, intervalSec: number, kind: "live" | "backfill" = "backfill") => ({
-    source, category: "off-chain" as const, kind, ts, intervalSec, price, low: price, high: price, mode: "upstream" as const, reference: 1, referenceSource: "par",
+  const o = (
+    source: string,
+    ts: number,
+    price: number,
+    intervalSec: number,
+    kind: "live" | "backfill" = "backfill",
+  ) => ({
+    source,
+    category: "off-chain" as const,
+    kind,
+    ts,
+    intervalSec,
+    price,
+    low: price,
+    high: price,
+    mode: "upstream" as const,
+    reference: 1,
+    referenceSource: "par",
   });
   it("takes each source's newest observation at or before as-of within its cadence's window, with its real observation time", () => {
     // daily archives stamped 00:00 UTC: a point 47 h old is current, one 49 h old is not; a point after as-of never counts
-    const cur = currentConsensus([o("defillama-prices", AS_OF - 86400, 0.9985, 86400), o("coingecko", AS_OF - 47 * 3600, 0.9987, 86400), o("alchemy", AS_OF - 49 * 3600, 0.97, 86400), o("coingecko", AS_OF + 60, 0.5, 86400)], "USD", AS_OF);
-    expect(cur.consensus).toMatchObject({ price: 0.9986, consensusSources: ["coingecko", "defillama-prices"], observedAt: AS_OF - 47 * 3600 });
+    const cur = currentConsensus(
+      [
+        o("defillama-prices", AS_OF - 86400, 0.9985, 86400),
+        o("coingecko", AS_OF - 47 * 3600, 0.9987, 86400),
+        o("alchemy", AS_OF - 49 * 3600, 0.97, 86400),
+        o("coingecko", AS_OF + 60, 0.5, 86400),
+      ],
+      "USD",
+      AS_OF,
+    );
+    expect(cur.consensus).toMatchObject({
+      price: 0.9986,
+      consensusSources: ["coingecko", "defillama-prices"],
+      observedAt: AS_OF - 47 * 3600,
+    });
     expect(cur.unavailableReason).toBeNull();
     // a live point quote or an intraday bar is current for 24 h only
-    expect(currentConsensus([o("defillama", AS_OF - 25 * 3600, 1, 0, "live")], "USD", AS_OF).consensus.price).toBeNull();
+    expect(
+      currentConsensus([o("defillama", AS_OF - 25 * 3600, 1, 0, "live")], "USD", AS_OF).consensus.price,
+    ).toBeNull();
     expect(currentConsensus([o("binance", AS_OF - 23 * 3600, 1.001, 60)], "USD", AS_OF).consensus.price).toBe(1.001);
   });
   it("is null with a reason beyond every window: never a stale value presented as current", () => {
     const stale = currentConsensus([o("defillama-prices", AS_OF - 10 * 86400, 1, 86400)], "USD", AS_OF);
-    expect(stale).toMatchObject({ consensus: { price: null, priceSource: "missing" }, unavailableReason: "stale-beyond-window" });
+    expect(stale).toMatchObject({
+      consensus: { price: null, priceSource: "missing" },
+      unavailableReason: "stale-beyond-window",
+    });
     expect(currentConsensus([], "USD", AS_OF).unavailableReason).toBe("no-observation");
   });
 });
@@ -336,45 +590,110 @@ describe("current price confidence (spec 2.2: `low` only when sources diverge)",
   const AS_OF = T0 + 30 * 86400;
   /** A live quote one hour before as-of; `reference` null with `fx-fallback` = a non-USD peg whose ECB rate is stale. */
   const live = (source: string, price: number, reference: number | null, referenceSource: string) => ({
-    source, category: "off-chain" as const, kind: "live" as const, ts: AS_OF - 3600, intervalSec: 0, price, low: price, high: price,
-    mode: "upstream" as const, reference, referenceSource,
+    source,
+    category: "off-chain" as const,
+    kind: "live" as const,
+    ts: AS_OF - 3600,
+    intervalSec: 0,
+    price,
+    low: price,
+    high: price,
+    mode: "upstream" as const,
+    reference,
+    referenceSource,
   });
 
   it("a non-USD coin priced by one source without a usable reference is `single-source`, not judged (`no-reference`)", () => {
     const cur = currentConsensus([live("defillama", 0.7776, null, "fx-fallback")], "SGD", AS_OF);
-    expect(cur.consensus).toMatchObject({ price: 0.7776, priceSource: "defillama", priceConfidence: "single-source", consensusSources: ["defillama"] });
+    expect(cur.consensus).toMatchObject({
+      price: 0.7776,
+      priceSource: "defillama",
+      priceConfidence: "single-source",
+      consensusSources: ["defillama"],
+    });
     expect(cur).toMatchObject({ reference: null, referenceSource: "fx-fallback", unjudgedReason: "no-reference" });
   });
 
   it("is `low` only when its sources diverge, reference or not; `high` when two families agree", () => {
-    const diverge = currentConsensus([live("defillama", 0.70, null, "fx-fallback"), live("coingecko", 0.78, null, "fx-fallback")], "SGD", AS_OF);
+    const diverge = currentConsensus(
+      [live("defillama", 0.7, null, "fx-fallback"), live("coingecko", 0.78, null, "fx-fallback")],
+      "SGD",
+      AS_OF,
+    );
     expect(diverge.consensus.priceConfidence).toBe("low");
     expect(diverge.unjudgedReason).toBe("no-reference");
-    const agree = currentConsensus([live("defillama", 0.7776, null, "fx-fallback"), live("coingecko", 0.7778, null, "fx-fallback")], "SGD", AS_OF);
+    const agree = currentConsensus(
+      [live("defillama", 0.7776, null, "fx-fallback"), live("coingecko", 0.7778, null, "fx-fallback")],
+      "SGD",
+      AS_OF,
+    );
     expect(agree.consensus.priceConfidence).toBe("high");
     const judged = currentConsensus([live("defillama", 0.7776, 0.7777, "fx")], "SGD", AS_OF);
-    expect(judged).toMatchObject({ reference: 0.7777, unjudgedReason: null, consensus: { priceConfidence: "single-source" } });
+    expect(judged).toMatchObject({
+      reference: 0.7777,
+      unjudgedReason: null,
+      consensus: { priceConfidence: "single-source" },
+    });
   });
 
   it("NAV tokens and floating pegs are not judged, whatever their reference", () => {
-    expect(currentConsensus([live("defillama", 1.08, 1, "par")], "USD", AS_OF, { navToken: true }).unjudgedReason).toBe("nav-token");
-    expect(currentConsensus([live("defillama", 4.7, null, "floating")], "VAR", AS_OF, { floatingPeg: true }).unjudgedReason).toBe("floating-peg");
+    expect(currentConsensus([live("defillama", 1.08, 1, "par")], "USD", AS_OF, { navToken: true }).unjudgedReason).toBe(
+      "nav-token",
+    );
+    expect(
+      currentConsensus([live("defillama", 4.7, null, "floating")], "VAR", AS_OF, { floatingPeg: true }).unjudgedReason,
+    ).toBe("floating-peg");
   });
 
   it("the published price_current row keeps the consensus label and records the missing reference separately", () => {
     const obsRow = (id: string, pegType: string, price: number, reference: number | null, referenceSource: string) => ({
-      stablecoin_id: id, peg_type: pegType, source: "defillama", category: "off-chain", kind: "live", ts: AS_OF - 3600, interval_sec: 0,
-      price_usd: price, low_usd: price, high_usd: price, observed_at_mode: "upstream", reference_usd: reference, reference_source: referenceSource,
+      stablecoin_id: id,
+      peg_type: pegType,
+      source: "defillama",
+      category: "off-chain",
+      kind: "live",
+      ts: AS_OF - 3600,
+      interval_sec: 0,
+      price_usd: price,
+      low_usd: price,
+      high_usd: price,
+      observed_at_mode: "upstream",
+      reference_usd: reference,
+      reference_source: referenceSource,
     });
-    const coin = (id: string, pegType: string, pegCurrency: string) => ({ id, symbol: id.toUpperCase(), peg_type: pegType, peg_currency: pegCurrency, nav_token: false, floating_peg: false });
-    const out = pegMonitor.run({
-      obs: [obsRow("usdx-issuer", "peggedUSD", 1.0001, 1, "par"), obsRow("xsgd-straitsx", "peggedSGD", 0.7776, null, "fx-fallback")],
-      coins: [coin("usdx-issuer", "peggedUSD", "USD"), coin("xsgd-straitsx", "peggedSGD", "SGD")],
-      supplyHistory: [], supplyCurrent: [],
-    }, { asOf: AS_OF });
+    const coin = (id: string, pegType: string, pegCurrency: string) => ({
+      id,
+      symbol: id.toUpperCase(),
+      peg_type: pegType,
+      peg_currency: pegCurrency,
+      nav_token: false,
+      floating_peg: false,
+    });
+    const out = pegMonitor.run(
+      {
+        obs: [
+          obsRow("usdx-issuer", "peggedUSD", 1.0001, 1, "par"),
+          obsRow("xsgd-straitsx", "peggedSGD", 0.7776, null, "fx-fallback"),
+        ],
+        coins: [coin("usdx-issuer", "peggedUSD", "USD"), coin("xsgd-straitsx", "peggedSGD", "SGD")],
+        supplyHistory: [],
+        supplyCurrent: [],
+      },
+      { asOf: AS_OF },
+    );
     const rows = Object.fromEntries(out.tables.price_current.map((r) => [r.stablecoin_id, r]));
-    expect(rows["xsgd-straitsx"]).toMatchObject({ price_confidence: "single-source", unjudged_reason: "no-reference", deviation_bps: null, reference_source: "fx-fallback" });
-    expect(rows["usdx-issuer"]).toMatchObject({ price_confidence: "single-source", unjudged_reason: null, deviation_bps: 1, reference_source: "par" });
+    expect(rows["xsgd-straitsx"]).toMatchObject({
+      price_confidence: "single-source",
+      unjudged_reason: "no-reference",
+      deviation_bps: null,
+      reference_source: "fx-fallback",
+    });
+    expect(rows["usdx-issuer"]).toMatchObject({
+      price_confidence: "single-source",
+      unjudged_reason: null,
+      deviation_bps: 1,
+      reference_source: "par",
+    });
     // not judged: no depeg rows for the coin without a reference
     expect(out.tables.depeg_event_rows.filter((r) => r.stablecoin_id === "xsgd-straitsx")).toHaveLength(0);
   });

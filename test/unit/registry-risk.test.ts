@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CuratedCoin, curatedProblems, loadCuratedCoins, parseCuratedCoins } from "../../pipelines/registry/curated.ts";
+import {
+  type CuratedCoin,
+  curatedProblems,
+  loadCuratedCoins,
+  parseCuratedCoins,
+} from "../../pipelines/registry/curated.ts";
 import { loadRegistry, REGISTRY_PATH } from "../../pipelines/registry/registry.ts";
 import { type RiskFacts, RiskFactsSchema } from "../../pipelines/registry/schema.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
@@ -13,60 +18,135 @@ const byId = new Map(registry.coins.map((c) => [c.id, c]));
 const tmp = mkdtempSync(join(tmpdir(), "ballast-registry-risk-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const FIELDS = ["backing", "collateralQuality", "custodyModel", "governance", "chainTier", "deploymentModel", "canBeBlacklisted", "proofOfReserves", "dependencies"];
+const FIELDS = [
+  "backing",
+  "collateralQuality",
+  "custodyModel",
+  "governance",
+  "chainTier",
+  "deploymentModel",
+  "canBeBlacklisted",
+  "proofOfReserves",
+  "dependencies",
+];
 const facts = (over: Partial<RiskFacts> = {}): RiskFacts => ({
-  backing: "fiat-reserves", collateralQuality: "very-low", custodyModel: "institutional-top", governance: "regulated-entity",
-  chainTier: "ethereum", deploymentModel: "native-multichain", canBeBlacklisted: true, proofOfReserves: "independent-audit", dependencies: [],
-  sources: [{ fields: FIELDS as RiskFacts["sources"][number]["fields"], label: "Circle transparency", url: "https://www.circle.com/transparency" }],
+  backing: "fiat-reserves",
+  collateralQuality: "very-low",
+  custodyModel: "institutional-top",
+  governance: "regulated-entity",
+  chainTier: "ethereum",
+  deploymentModel: "native-multichain",
+  canBeBlacklisted: true,
+  proofOfReserves: "independent-audit",
+  dependencies: [],
+  sources: [
+    {
+      fields: FIELDS as RiskFacts["sources"][number]["fields"],
+      label: "Circle transparency",
+      url: "https://www.circle.com/transparency",
+    },
+  ],
   ...over,
 });
 /** The committed curated records with `id`'s risk block replaced (as raw JSON, so invalid blocks survive). */
-const curatedText = (id: string, risk: unknown) => JSON.stringify(curated.map((c) => (c.id === id ? { ...c, risk } : c)));
+const curatedText = (id: string, risk: unknown) =>
+  JSON.stringify(curated.map((c) => (c.id === id ? { ...c, risk } : c)));
 
 describe("risk facts schema", () => {
   it("fails a block missing a required field, naming the coin and the field", () => {
     const { custodyModel: _, ...missing } = facts();
     expect(() => parseCuratedCoins(curatedText("usdc-circle", missing))).toThrow(/usdc-circle: risk\.custodyModel/);
     // The same for a fact outside the enum.
-    expect(() => parseCuratedCoins(curatedText("usdc-circle", { ...facts(), chainTier: "moon" }))).toThrow(/usdc-circle: risk\.chainTier/);
+    expect(() => parseCuratedCoins(curatedText("usdc-circle", { ...facts(), chainTier: "moon" }))).toThrow(
+      /usdc-circle: risk\.chainTier/,
+    );
   });
 
   it("fails dependency weights summing to more than 1", () => {
-    const deps = [{ id: "usdc-circle", weight: 0.7, type: "collateral" as const }, { id: "usdt-tether", weight: 0.4, type: "collateral" as const }];
+    const deps = [
+      { id: "usdc-circle", weight: 0.7, type: "collateral" as const },
+      { id: "usdt-tether", weight: 0.4, type: "collateral" as const },
+    ];
     const parsed = RiskFactsSchema.safeParse(facts({ dependencies: deps }));
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues[0].message).toMatch(/sum to 1\.1, more than 1/);
-    expect(() => parseCuratedCoins(curatedText("dai-sky", facts({ dependencies: deps })))).toThrow(/dai-sky: risk\.dependencies: dependency weights sum to 1\.1/);
+    expect(() => parseCuratedCoins(curatedText("dai-sky", facts({ dependencies: deps })))).toThrow(
+      /dai-sky: risk\.dependencies: dependency weights sum to 1\.1/,
+    );
     // Decimal sums that equal 1 pass; a weight outside (0, 1] fails.
-    expect(RiskFactsSchema.safeParse(facts({ dependencies: [0.7, 0.2, 0.1].map((weight, i) => ({ id: ["usdc-circle", "usdt-tether", "dai-sky"][i], weight, type: "collateral" as const })) })).success).toBe(true);
-    expect(RiskFactsSchema.safeParse(facts({ dependencies: [{ id: "usdc-circle", weight: 0, type: "collateral" }] })).success).toBe(false);
+    expect(
+      RiskFactsSchema.safeParse(
+        facts({
+          dependencies: [0.7, 0.2, 0.1].map((weight, i) => ({
+            id: ["usdc-circle", "usdt-tether", "dai-sky"][i],
+            weight,
+            type: "collateral" as const,
+          })),
+        }),
+      ).success,
+    ).toBe(true);
+    expect(
+      RiskFactsSchema.safeParse(facts({ dependencies: [{ id: "usdc-circle", weight: 0, type: "collateral" }] }))
+        .success,
+    ).toBe(false);
   });
 
   it("fails an unknown dependency id, a self-dependency and a cycle", () => {
     const rec = (id: string, deps: string[]): CuratedCoin => {
       const c = curated.find((x) => x.id === id)!;
-      return { ...c, risk: facts({ dependencies: deps.map((d) => ({ id: d, weight: 0.5, type: "collateral" as const })) }) };
+      return {
+        ...c,
+        risk: facts({ dependencies: deps.map((d) => ({ id: d, weight: 0.5, type: "collateral" as const })) }),
+      };
     };
     const swap = (...recs: CuratedCoin[]) => curated.map((c) => recs.find((r) => r.id === c.id) ?? c);
-    expect(curatedProblems(swap(rec("dai-sky", ["usdc-nowhere"])))).toEqual(["dai-sky: risk.dependencies.0.id: unknown registry coin usdc-nowhere"]);
-    expect(() => parseCuratedCoins(JSON.stringify(swap(rec("dai-sky", ["usdc-nowhere"]))))).toThrow(/dai-sky: risk\.dependencies\.0\.id: unknown registry coin usdc-nowhere/);
-    expect(curatedProblems(swap(rec("dai-sky", ["dai-sky"])))[0]).toMatch(/dai-sky: risk\.dependencies\.0\.id: a coin cannot depend on itself/);
-    expect(curatedProblems(swap(rec("usdc-circle", ["usds-sky"]))).join("\n")).toMatch(/dai-sky: risk\.dependencies: cycle dai-sky → usdc-circle → usds-sky → dai-sky/);
+    expect(curatedProblems(swap(rec("dai-sky", ["usdc-nowhere"])))).toEqual([
+      "dai-sky: risk.dependencies.0.id: unknown registry coin usdc-nowhere",
+    ]);
+    expect(() => parseCuratedCoins(JSON.stringify(swap(rec("dai-sky", ["usdc-nowhere"]))))).toThrow(
+      /dai-sky: risk\.dependencies\.0\.id: unknown registry coin usdc-nowhere/,
+    );
+    expect(curatedProblems(swap(rec("dai-sky", ["dai-sky"])))[0]).toMatch(
+      /dai-sky: risk\.dependencies\.0\.id: a coin cannot depend on itself/,
+    );
+    expect(curatedProblems(swap(rec("usdc-circle", ["usds-sky"]))).join("\n")).toMatch(
+      /dai-sky: risk\.dependencies: cycle dai-sky → usdc-circle → usds-sky → dai-sky/,
+    );
   });
 
   it("fails a fact field that no source cites, naming the field", () => {
-    const parsed = RiskFactsSchema.safeParse(facts({ sources: [{ fields: ["backing", "collateralQuality"], label: "x", url: "https://example.com/" }] }));
+    const parsed = RiskFactsSchema.safeParse(
+      facts({ sources: [{ fields: ["backing", "collateralQuality"], label: "x", url: "https://example.com/" }] }),
+    );
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues.map((i) => i.message)).toEqual(FIELDS.slice(2).map((f) => `no source cites ${f}`));
-    expect(() => parseCuratedCoins(curatedText("usdc-circle", facts({ sources: [{ fields: FIELDS.filter((f) => f !== "governance") as RiskFacts["sources"][number]["fields"], label: "x", url: "https://example.com/" }] }))))
-      .toThrow(/usdc-circle: risk\.sources: no source cites governance/);
+    expect(() =>
+      parseCuratedCoins(
+        curatedText(
+          "usdc-circle",
+          facts({
+            sources: [
+              {
+                fields: FIELDS.filter((f) => f !== "governance") as RiskFacts["sources"][number]["fields"],
+                label: "x",
+                url: "https://example.com/",
+              },
+            ],
+          }),
+        ),
+      ),
+    ).toThrow(/usdc-circle: risk\.sources: no source cites governance/);
     // Sources need at least one, and an https URL.
     expect(RiskFactsSchema.safeParse(facts({ sources: [] })).success).toBe(false);
-    expect(RiskFactsSchema.safeParse(facts({ sources: [{ ...facts().sources[0], url: "ftp://example.com/" }] })).success).toBe(false);
+    expect(
+      RiskFactsSchema.safeParse(facts({ sources: [{ ...facts().sources[0], url: "ftp://example.com/" }] })).success,
+    ).toBe(false);
   });
 
   it("fails a bad registry.json at load (what the build reads), naming the coin and the field", () => {
-    const raw = JSON.parse(readFileSync(REGISTRY_PATH, "utf8")) as { coins: { id: string; risk: Record<string, unknown> | null }[] };
+    const raw = JSON.parse(readFileSync(REGISTRY_PATH, "utf8")) as {
+      coins: { id: string; risk: Record<string, unknown> | null }[];
+    };
     const usdc = raw.coins.find((c) => c.id === "usdc-circle")!;
     delete usdc.risk!.custodyModel;
     const path = join(tmp, "registry.json");
@@ -87,12 +167,15 @@ describe("committed risk facts", () => {
   });
 
   it("names registry coins in every dependency, without cycles", () => {
-    for (const c of registry.coins) for (const d of c.risk?.dependencies ?? []) expect(byId.has(d.id), `${c.id} → ${d.id}`).toBe(true);
+    for (const c of registry.coins)
+      for (const d of c.risk?.dependencies ?? []) expect(byId.has(d.id), `${c.id} → ${d.id}`).toBe(true);
     expect(curatedProblems(curated)).toEqual([]);
   });
 
   it("cites Pharos facts at the extract's recorded commit", () => {
-    const core = JSON.parse(readFileSync(join(CAPTURE_DIR, "pharos-watch/registry/coins.core.json"), "utf8")) as { _source: { path: string; commit: string } }[];
+    const core = JSON.parse(readFileSync(join(CAPTURE_DIR, "pharos-watch/registry/coins.core.json"), "utf8")) as {
+      _source: { path: string; commit: string };
+    }[];
     const refs = new Set(core.map((c) => `${c._source.path}@${c._source.commit}`));
     for (const c of curated) {
       for (const s of c.risk?.sources ?? []) {
@@ -107,26 +190,73 @@ describe("committed risk facts", () => {
 
   it("gives the largest coins, the Pharos core coins and the well-known coins a block", () => {
     const expected = [
-      "usdt-tether", "usdc-circle", "usde-ethena", "dai-sky", "usds-sky", "usd1-world-liberty-financial", "buidl-blackrock", "usdtb-ethena",
-      "usdf-falcon-finance", "pyusd-paypal", "fdusd-first-digital", "benji-franklin-templeton", "rlusd-ripple", "usdx-stables-labs", "usdy-ondo",
-      "usyc-circle", "usd0-usual", "usdg-paxos", "tusd-techteryx", "a7a5-old-vector", "usdd-tron-dao-reserve", "m-m0", "gho-aave", "usr-resolv",
-      "usdo-openeden", "tbill-openeden", "busd-binance", "eurc-circle", "dola-inverse-finance", "ausd-agora", "frax-frax-finance", "deusd-elixir",
-      "fxusd-aladdindao", "crvusd-curve", "usdz-anzen", "iusd-infinifi", "frxusd-frax-finance",
+      "usdt-tether",
+      "usdc-circle",
+      "usde-ethena",
+      "dai-sky",
+      "usds-sky",
+      "usd1-world-liberty-financial",
+      "buidl-blackrock",
+      "usdtb-ethena",
+      "usdf-falcon-finance",
+      "pyusd-paypal",
+      "fdusd-first-digital",
+      "benji-franklin-templeton",
+      "rlusd-ripple",
+      "usdx-stables-labs",
+      "usdy-ondo",
+      "usyc-circle",
+      "usd0-usual",
+      "usdg-paxos",
+      "tusd-techteryx",
+      "a7a5-old-vector",
+      "usdd-tron-dao-reserve",
+      "m-m0",
+      "gho-aave",
+      "usr-resolv",
+      "usdo-openeden",
+      "tbill-openeden",
+      "busd-binance",
+      "eurc-circle",
+      "dola-inverse-finance",
+      "ausd-agora",
+      "frax-frax-finance",
+      "deusd-elixir",
+      "fxusd-aladdindao",
+      "crvusd-curve",
+      "usdz-anzen",
+      "iusd-infinifi",
+      "frxusd-frax-finance",
       // Pharos core extract (beyond the above) and well-known coins.
-      "eurcv-societe-generale-forge", "eure-monerium", "paxg-paxos", "xaut-tether", "usdp-paxos", "gusd-gemini", "lusd-liquity", "susd-synthetix",
+      "eurcv-societe-generale-forge",
+      "eure-monerium",
+      "paxg-paxos",
+      "xaut-tether",
+      "usdp-paxos",
+      "gusd-gemini",
+      "lusd-liquity",
+      "susd-synthetix",
     ];
     for (const id of expected) expect(byId.get(id)?.risk, id).toBeTruthy();
     const pharos = new Set(curated.filter((c) => c.pharosId && c.risk).map((c) => c.pharosId));
-    const core = JSON.parse(readFileSync(join(CAPTURE_DIR, "pharos-watch/registry/coins.core.json"), "utf8")) as { id: string }[];
+    const core = JSON.parse(readFileSync(join(CAPTURE_DIR, "pharos-watch/registry/coins.core.json"), "utf8")) as {
+      id: string;
+    }[];
     for (const c of core) expect(pharos.has(c.id), c.id).toBe(true);
     // Coins dead long before any recorded as-of keep no block (graded as defunct).
-    for (const id of ["ust-terraform-labs", "usdn-neutrino", "husd-stable-universal", "busd-paxos"]) expect(byId.get(id)!.risk, id).toBeNull();
+    for (const id of ["ust-terraform-labs", "usdn-neutrino", "husd-stable-universal", "busd-paxos"])
+      expect(byId.get(id)!.risk, id).toBeNull();
   });
 
   it("agrees with how the field sees the coins", () => {
     const risk = (id: string) => byId.get(id)!.risk!;
     for (const id of ["usdc-circle", "pyusd-paypal", "usdp-paxos"]) {
-      expect(risk(id)).toMatchObject({ backing: "fiat-reserves", collateralQuality: "very-low", custodyModel: "institutional-top", governance: "regulated-entity" });
+      expect(risk(id)).toMatchObject({
+        backing: "fiat-reserves",
+        collateralQuality: "very-low",
+        custodyModel: "institutional-top",
+        governance: "regulated-entity",
+      });
     }
     expect(risk("a7a5-old-vector").custodyModel).toBe("institutional-sanctioned");
     expect(risk("usde-ethena").backing).toBe("delta-neutral");
@@ -134,6 +264,7 @@ describe("committed risk facts", () => {
     expect(risk("dai-sky").dependencies).toEqual([{ id: "usdc-circle", weight: 0.3, type: "collateral" }]);
     expect(risk("usds-sky").dependencies).toEqual([{ id: "dai-sky", weight: 1, type: "mechanism" }]);
     // On-chain collateral is verifiable in real time, never `none`.
-    for (const c of registry.coins) if (c.risk?.custodyModel === "onchain") expect(c.risk.proofOfReserves, c.id).toBe("real-time");
+    for (const c of registry.coins)
+      if (c.risk?.custodyModel === "onchain") expect(c.risk.proofOfReserves, c.id).toBe("real-time");
   });
 });

@@ -1,8 +1,21 @@
 import Papa from "papaparse";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { coinIdFor, CURATED_PATH, curatedProblems, formatCuratedCoins, loadCuratedCoins, slug, tickerSlug } from "../../pipelines/registry/curated.ts";
-import { buildRegistry, chainIdForLabel, generateRegistry, readRegistryInputs } from "../../pipelines/registry/generate-registry.ts";
+import {
+  coinIdFor,
+  CURATED_PATH,
+  curatedProblems,
+  formatCuratedCoins,
+  loadCuratedCoins,
+  slug,
+  tickerSlug,
+} from "../../pipelines/registry/curated.ts";
+import {
+  buildRegistry,
+  chainIdForLabel,
+  generateRegistry,
+  readRegistryInputs,
+} from "../../pipelines/registry/generate-registry.ts";
 import { loadRegistry, REGISTRY_PATH } from "../../pipelines/registry/registry.ts";
 import { StablecoinIdSchema } from "../../pipelines/registry/schema.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
@@ -32,10 +45,22 @@ describe("registry id rule", () => {
   });
 
   it("flags curated records that break the id rule, ordering or uniqueness", () => {
-    const base = { symbol: "GHO", issuer: "Aave", pegType: "peggedUSD", pegMechanism: "crypto-backed", llamaId: "118", geckoId: "gho" };
+    const base = {
+      symbol: "GHO",
+      issuer: "Aave",
+      pegType: "peggedUSD",
+      pegMechanism: "crypto-backed",
+      llamaId: "118",
+      geckoId: "gho",
+    };
     expect(curatedProblems([{ ...base, id: "gho-aave" }])).toEqual([]);
     expect(curatedProblems([{ ...base, id: "gho-gho" }])[0]).toMatch(/id must be gho-aave/);
-    expect(curatedProblems([{ ...base, id: "gho-aave" }, { ...base, id: "gho-aave-v2", variant: "v2", geckoId: null }]).join("\n")).toMatch(/llamaId 118 already used/);
+    expect(
+      curatedProblems([
+        { ...base, id: "gho-aave" },
+        { ...base, id: "gho-aave-v2", variant: "v2", geckoId: null },
+      ]).join("\n"),
+    ).toMatch(/llamaId 118 already used/);
   });
 });
 
@@ -70,12 +95,29 @@ describe("committed registry", () => {
 
   it("gives the well-known coins their issuer ids", () => {
     const expected: Record<string, string> = {
-      1: "usdt-tether", 2: "usdc-circle", 118: "gho-aave", 110: "crvusd-curve", 8: "lusd-liquity", 213: "m-m0",
-      15: "dola-inverse-finance", 14: "usdd-tron-dao-reserve", 5: "dai-sky", 209: "usds-sky", 3: "ust-terraform-labs",
-      146: "usde-ethena", 120: "pyusd-paypal", 286: "usdg-paxos", 250: "rlusd-ripple", 119: "fdusd-first-digital",
-      262: "usd1-world-liberty-financial", 50: "eurc-circle", 269: "bold-liquity", 227: "bold-liquity-legacy",
+      1: "usdt-tether",
+      2: "usdc-circle",
+      118: "gho-aave",
+      110: "crvusd-curve",
+      8: "lusd-liquity",
+      213: "m-m0",
+      15: "dola-inverse-finance",
+      14: "usdd-tron-dao-reserve",
+      5: "dai-sky",
+      209: "usds-sky",
+      3: "ust-terraform-labs",
+      146: "usde-ethena",
+      120: "pyusd-paypal",
+      286: "usdg-paxos",
+      250: "rlusd-ripple",
+      119: "fdusd-first-digital",
+      262: "usd1-world-liberty-financial",
+      50: "eurc-circle",
+      269: "bold-liquity",
+      227: "bold-liquity-legacy",
     };
-    for (const [llamaId, id] of Object.entries(expected)) expect(byLlama.get(llamaId)?.id, `llamaId ${llamaId}`).toBe(id);
+    for (const [llamaId, id] of Object.entries(expected))
+      expect(byLlama.get(llamaId)?.id, `llamaId ${llamaId}`).toBe(id);
     expect(byId.get("dai-sky")!.issuer).toBe("Sky");
     expect(byId.get("usdd-tron-dao-reserve")!.issuer).toBe("Tron DAO Reserve");
     expect(byId.get("ust-terraform-labs")!.issuer).toBe("Terraform Labs");
@@ -86,15 +128,28 @@ describe("committed registry", () => {
   });
 
   it("marks NAV tokens and floating pegs", () => {
-    const nav = registry.coins.filter((c) => c.navToken).map((c) => c.id).sort();
-    expect(nav).toEqual(["csusdl-coinshift", "knox-reserve", "susd-solayer", "tbill-openeden", "usd3-reserve", "usdy-ondo", "usyc-circle"]);
-    for (const id of ["usdc-circle", "buidl-blackrock", "benji-franklin-templeton", "susd-synthetix"]) expect(byId.get(id)!.navToken).toBe(false);
+    const nav = registry.coins
+      .filter((c) => c.navToken)
+      .map((c) => c.id)
+      .sort();
+    expect(nav).toEqual([
+      "csusdl-coinshift",
+      "knox-reserve",
+      "susd-solayer",
+      "tbill-openeden",
+      "usd3-reserve",
+      "usdy-ondo",
+      "usyc-circle",
+    ]);
+    for (const id of ["usdc-circle", "buidl-blackrock", "benji-franklin-templeton", "susd-synthetix"])
+      expect(byId.get(id)!.navToken).toBe(false);
     for (const a of inputs.metadata.filter((x) => x.pegType === "peggedVAR")) {
       const c = byLlama.get(a.id)!;
       expect(c.floatingPeg, c.id).toBe(true);
       expect(c.pegCurrency, c.id).toBe("VAR");
     }
-    for (const id of ["fpi-frax-finance", "rai-reflexer", "isc-isc-money", "silk-shade-protocol", "hai-lets-get-hai"]) expect(byId.get(id)!.floatingPeg, id).toBe(true);
+    for (const id of ["fpi-frax-finance", "rai-reflexer", "isc-isc-money", "silk-shade-protocol", "hai-lets-get-hai"])
+      expect(byId.get(id)!.floatingPeg, id).toBe(true);
     for (const c of registry.coins) expect(c.floatingPeg).toBe(c.pegCurrency === "VAR");
   });
 
@@ -102,8 +157,13 @@ describe("committed registry", () => {
     expect(byId.get("usdc-circle")!.exchangeSymbols).toEqual(["USDC"]);
     expect(byId.get("usdt-tether")!.exchangeSymbols).toEqual(["USDT"]);
     expect(byId.get("fdusd-first-digital")!.exchangeSymbols).toEqual(["FDUSD"]);
-    const csv = readFileSync(`${CAPTURE_DIR}/partrita-stablecoin-tracker/stablecoin_marketcap.csv`, "utf8").replace(/^\uFEFF/, "");
-    const names = new Set(Papa.parse<{ coin_name: string }>(csv, { header: true, skipEmptyLines: true }).data.map((r) => r.coin_name));
+    const csv = readFileSync(`${CAPTURE_DIR}/partrita-stablecoin-tracker/stablecoin_marketcap.csv`, "utf8").replace(
+      /^\uFEFF/,
+      "",
+    );
+    const names = new Set(
+      Papa.parse<{ coin_name: string }>(csv, { header: true, skipEmptyLines: true }).data.map((r) => r.coin_name),
+    );
     const notCoins = new Set(["Aave Usdc Linea", "Lp Scurve"]);
     for (const name of names) {
       if (notCoins.has(name)) continue;
@@ -120,7 +180,8 @@ describe("committed registry", () => {
       expect(c!.provenance).toContain("curated");
     }
     const pharosIds = new Set(curated.map((c) => c.pharosId));
-    for (const p of [...inputs.core.map((c) => c.id), ...inputs.cemetery.map((c) => c.id)]) expect(pharosIds.has(p), p).toBe(true);
+    for (const p of [...inputs.core.map((c) => c.id), ...inputs.cemetery.map((c) => c.id)])
+      expect(pharosIds.has(p), p).toBe(true);
     expect(registry.coins.filter((c) => c.provenance.includes("unreviewed"))).toEqual([]);
     // Curated upstream ids point at real upstream rows.
     const llama = new Set([...inputs.metadata, ...inputs.list.peggedAssets].map((a) => a.id));
@@ -132,7 +193,8 @@ describe("committed registry", () => {
   });
 
   it("dates every death DefiLlama or the cemetery records, in YYYY[-MM[-DD]]", () => {
-    for (const a of inputs.metadata.filter((x) => x.deadFrom)) expect(byLlama.get(a.id)!.deadFrom, a.id).toBe(a.deadFrom);
+    for (const a of inputs.metadata.filter((x) => x.deadFrom))
+      expect(byLlama.get(a.id)!.deadFrom, a.id).toBe(a.deadFrom);
     const byPharos = new Map(curated.filter((c) => c.pharosId).map((c) => [c.pharosId!, byId.get(c.id)!]));
     for (const row of inputs.cemetery) {
       const c = byPharos.get(row.id)!;
@@ -145,7 +207,10 @@ describe("committed registry", () => {
   });
 
   it("lists an upstream coin without a curated record as unreviewed, with a provisional id", () => {
-    const reg = buildRegistry(curated.filter((c) => c.id !== "gho-aave"), inputs);
+    const reg = buildRegistry(
+      curated.filter((c) => c.id !== "gho-aave"),
+      inputs,
+    );
     const gho = reg.coins.find((c) => c.llamaId === "118")!;
     expect(gho.id).toBe("gho-unreviewed-118");
     expect(gho.issuer).toBe("unreviewed");
@@ -159,7 +224,10 @@ describe("donations ledger (pipelines/registry/donations.json)", () => {
     const ledger = loadDonations(registry, DONATIONS_PATH);
     expect(ledger.unresolved).toEqual([]);
     expect(ledger.qualifying.length).toBeGreaterThan(20);
-    for (const q of ledger.qualifying) expect(byId.get(q.stablecoinId)!.contracts.some((c) => c.chain === q.chain && c.address.toLowerCase() === q.contract)).toBe(true);
+    for (const q of ledger.qualifying)
+      expect(
+        byId.get(q.stablecoinId)!.contracts.some((c) => c.chain === q.chain && c.address.toLowerCase() === q.contract),
+      ).toBe(true);
     expect(ledger.receipts).toEqual([]);
     expect(ledger.rejected).toEqual({});
   });

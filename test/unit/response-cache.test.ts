@@ -3,7 +3,12 @@ import { negotiate } from "../../api/lib/encoding.ts";
 import { type CachedResponse, ResponseCache } from "../../api/lib/response-cache.ts";
 
 const entry = (bytes: number): CachedResponse => ({
-  buildId: "b", nowSec: 0, timeDependent: false, dataAsOf: null, headers: {}, bodies: { identity: new Uint8Array(bytes) },
+  buildId: "b",
+  nowSec: 0,
+  timeDependent: false,
+  dataAsOf: null,
+  headers: {},
+  bodies: { identity: new Uint8Array(bytes) },
 });
 
 describe("response cache: one byte budget for the whole process", () => {

@@ -9,7 +9,8 @@ import { publishFakeBuild } from "../helpers/ops.ts";
 // `build/cli.ts restore --build ID`: a stored, complete build serves again; an incomplete or altered one never does.
 const dir = mkdtempSync(join(tmpdir(), "ballast-restore-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const pointer = () => JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")) as { buildId: string; manifest: string };
+const pointer = () =>
+  JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")) as { buildId: string; manifest: string };
 
 describe("restoreBuild", () => {
   it("moves latest.json back to a stored build after checking every file against its manifest", async () => {
@@ -24,8 +25,10 @@ describe("restoreBuild", () => {
   it("refuses an unknown, incomplete or altered build and leaves the pointer alone", async () => {
     const sink = new FsSink(dir);
     await expect(restoreBuild(sink, "nope")).rejects.toThrow(/build nope: no manifest/);
-    writeFileSync(join(dir, "builds/new-build/site-data/stablecoins.json"), "{\"peggedAssets\":[{}]}");
-    await expect(restoreBuild(sink, "new-build")).rejects.toThrow(/site-data\/stablecoins.json does not match its manifest sha256/);
+    writeFileSync(join(dir, "builds/new-build/site-data/stablecoins.json"), '{"peggedAssets":[{}]}');
+    await expect(restoreBuild(sink, "new-build")).rejects.toThrow(
+      /site-data\/stablecoins.json does not match its manifest sha256/,
+    );
     rmSync(join(dir, "builds/new-build/site-data/stablecoins.json"));
     await expect(restoreBuild(sink, "new-build")).rejects.toThrow(/site-data\/stablecoins.json is missing/);
     expect(pointer().buildId).toBe("old-build");

@@ -1,11 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { depreciation, psiBand, stabilityIndex, type PsiContributor } from "../../pipelines/analytics/stability-index.ts";
 import {
-  contagionAmplifier, curve, deadBefore, dewsBand, dewsBase, dewsFinal, dewsSignals, type DewsDayInput, evidenceCap, psiAmplifier, SUPPLY_1D, SUPPLY_7D,
+  depreciation,
+  psiBand,
+  stabilityIndex,
+  type PsiContributor,
+} from "../../pipelines/analytics/stability-index.ts";
+import {
+  contagionAmplifier,
+  curve,
+  deadBefore,
+  dewsBand,
+  dewsBase,
+  dewsFinal,
+  dewsSignals,
+  type DewsDayInput,
+  evidenceCap,
+  psiAmplifier,
+  SUPPLY_1D,
+  SUPPLY_7D,
 } from "../../pipelines/analytics/stress-signals.ts";
 import { avg24h } from "../../site-data/stability-index.ts";
 
-const contributor = (mcapUsd: number | null, bps: number, factor = 1): PsiContributor => ({ id: "x", symbol: "X", bps, mcapUsd, ageDays: 0, factor, mcapBasis: "supply" });
+const contributor = (mcapUsd: number | null, bps: number, factor = 1): PsiContributor => ({
+  id: "x",
+  symbol: "X",
+  bps,
+  mcapUsd,
+  ageDays: 0,
+  factor,
+  mcapBasis: "supply",
+});
 
 // Expected values below are computed by hand from the formulas in the module docstrings.
 describe("stability index formula", () => {
@@ -38,7 +62,19 @@ describe("stability index formula", () => {
 
   it("bands have inclusive lower bounds", () => {
     expect([100, 90, 89.9, 75, 74.9, 60, 59.9, 40, 39.9, 20, 19.9, 0].map(psiBand)).toEqual([
-      "BEDROCK", "BEDROCK", "STEADY", "STEADY", "TREMOR", "TREMOR", "FRACTURE", "FRACTURE", "CRISIS", "CRISIS", "MELTDOWN", "MELTDOWN"]);
+      "BEDROCK",
+      "BEDROCK",
+      "STEADY",
+      "STEADY",
+      "TREMOR",
+      "TREMOR",
+      "FRACTURE",
+      "FRACTURE",
+      "CRISIS",
+      "CRISIS",
+      "MELTDOWN",
+      "MELTDOWN",
+    ]);
   });
 
   it("avg24h weights the readings by the hours of the last 24 h they cover", () => {
@@ -50,8 +86,16 @@ describe("stability index formula", () => {
 
 describe("DEWS formula", () => {
   const day: DewsDayInput = {
-    pegCurrency: "USD", mcapUsd: 1e9, supplyNow: 96, supplyPrevDay: 100, supplyPrevWeek: 100, worstAbsBps: 150,
-    confidence: "low", prevConfidence: "high", blacklist: null, flow: null,
+    pegCurrency: "USD",
+    mcapUsd: 1e9,
+    supplyNow: 96,
+    supplyPrevDay: 100,
+    supplyPrevWeek: 100,
+    worstAbsBps: 150,
+    confidence: "low",
+    prevConfidence: "high",
+    blacklist: null,
+    flow: null,
   };
 
   it("curves interpolate linearly and stay flat beyond their ends", () => {
@@ -66,7 +110,8 @@ describe("DEWS formula", () => {
     expect(s.supplyVelocity.value).toBe(40);
     expect(s.priceConfidence.value).toBe(75);
     expect(s.divergence.value).toBe(82.5);
-    for (const k of ["poolDrift", "liquidityErosion", "yield", "blacklist", "mintBurnFlow"] as const) expect(s[k]).toMatchObject({ available: false, value: null });
+    for (const k of ["poolDrift", "liquidityErosion", "yield", "blacklist", "mintBurnFlow"] as const)
+      expect(s[k]).toMatchObject({ available: false, value: null });
     expect(dewsSignals({ ...day, pegCurrency: "EUR" }).divergence.value).toBe(57.75); // × 0.7
   });
 
@@ -81,23 +126,40 @@ describe("DEWS formula", () => {
     const supplyOnly = dewsSignals({ ...day, worstAbsBps: null, confidence: undefined, prevConfidence: undefined });
     expect(dewsBase(supplyOnly)).toEqual({ base: null, availableWeight: 0.25 });
     // 20% in a day, 30% in a week → 100; single-source 25: (25 + 3.75) / 0.4 = 71.875 → 35 without price evidence
-    const noMarket = dewsSignals({ ...day, supplyNow: 70, supplyPrevDay: 87.5, worstAbsBps: null, confidence: "single-source", prevConfidence: "single-source" });
+    const noMarket = dewsSignals({
+      ...day,
+      supplyNow: 70,
+      supplyPrevDay: 87.5,
+      worstAbsBps: null,
+      confidence: "single-source",
+      prevConfidence: "single-source",
+    });
     const { base } = dewsBase(noMarket);
     expect(base).toBe(71.875);
     expect(evidenceCap(base!, noMarket)).toBe(35);
   });
 
   it("blacklist spike and burn surge", () => {
-    const s = dewsSignals({ ...day, blacklist: { count: 6, avgPrev7: 2 }, flow: { burned: 40, minted: 10, meanBurn: 10, baselineDays: 30 } });
+    const s = dewsSignals({
+      ...day,
+      blacklist: { count: 6, avgPrev7: 2 },
+      flow: { burned: 40, minted: 10, meanBurn: 10, baselineDays: 30 },
+    });
     expect(s.blacklist.value).toBe(43.33); // ratio 3 on (2,30)-(5,70)
     expect(s.mintBurnFlow.value).toBe(66); // 0.6 × 70 (surge 4) + 0.4 × 60 (share 0.8)
-    expect(dewsSignals({ ...day, flow: { burned: 40, minted: 10, meanBurn: 10, baselineDays: 6 } }).mintBurnFlow.available).toBe(false);
+    expect(
+      dewsSignals({ ...day, flow: { burned: 40, minted: 10, meanBurn: 10, baselineDays: 6 } }).mintBurnFlow.available,
+    ).toBe(false);
   });
 
   it("amplifiers: PSI 45 → 1.12, contagion DANGER 1.15 (max, cap 1.2); final round(61.136 × 1.12 × 1.15) = 79 DANGER", () => {
     expect(psiAmplifier(45)).toBeCloseTo(1.12, 10);
     expect([psiAmplifier(75), psiAmplifier(null)]).toEqual([1, 1]);
-    expect([contagionAmplifier(["WARNING", "DANGER"]), contagionAmplifier(["WARNING"]), contagionAmplifier(["ALERT"])]).toEqual([1.15, 1.08, 1]);
+    expect([
+      contagionAmplifier(["WARNING", "DANGER"]),
+      contagionAmplifier(["WARNING"]),
+      contagionAmplifier(["ALERT"]),
+    ]).toEqual([1.15, 1.08, 1]);
     const s = dewsSignals(day);
     const final = dewsFinal(dewsBase(s).base!, psiAmplifier(45), 1.15, s);
     expect(final).toBe(79);
@@ -105,7 +167,18 @@ describe("DEWS formula", () => {
   });
 
   it("bands: CALM 0-15, WATCH 16-35, ALERT 36-55, WARNING 56-75, DANGER 76-100; dead coins leave 30 days after their death period", () => {
-    expect([0, 15, 16, 35, 36, 55, 56, 75, 76, 100].map(dewsBand)).toEqual(["CALM", "CALM", "WATCH", "WATCH", "ALERT", "ALERT", "WARNING", "WARNING", "DANGER", "DANGER"]);
+    expect([0, 15, 16, 35, 36, 55, 56, 75, 76, 100].map(dewsBand)).toEqual([
+      "CALM",
+      "CALM",
+      "WATCH",
+      "WATCH",
+      "ALERT",
+      "ALERT",
+      "WARNING",
+      "WARNING",
+      "DANGER",
+      "DANGER",
+    ]);
     const d = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
     expect(deadBefore("2022-05", d("2022-06-30"))).toBe(false);
     expect(deadBefore("2022-05", d("2022-07-01"))).toBe(true);

@@ -1,23 +1,71 @@
 import { describe, expect, it } from "vitest";
 import { dependencyOrder } from "../../pipelines/analytics/report-cards.ts";
-import { effectiveExitScore, gradeOf, legacyCard, type RawInputs, safetyScore } from "../../pipelines/analytics/safety-score.ts";
+import {
+  effectiveExitScore,
+  gradeOf,
+  legacyCard,
+  type RawInputs,
+  safetyScore,
+} from "../../pipelines/analytics/safety-score.ts";
 import { failureScenarios, publicationStatus } from "../../site-data/report-cards.ts";
 
 /** A USDC-like coin: fiat reserves at very-low risk, top-tier custody, audited, regulated issuer, $72B, peg score 92. */
 const fiat = (over: Partial<RawInputs> = {}): RawInputs => ({
-  pegScore: 92, pegScoreUnavailableReason: null, pricedDays: 1251, activeDepeg: false, activeDepegBps: null, currentDeviationBps: 0,
-  depegEventCount: 2, lastEventAt: null, circulatingUsd: 72e9, liquidityScore: null, effectiveExitScore: 91, redemptionBackstopScore: null,
-  redemptionRouteFamily: "offchain-issuer", redemptionModelConfidence: null, redemptionUsedForLiquidity: false, redemptionImmediateCapacityUsd: null,
-  redemptionImmediateCapacityRatio: null, concentrationHhi: null, bluechipGrade: null, canBeBlacklisted: true, chainTier: "ethereum",
-  deploymentModel: "native-multichain", backing: "fiat-reserves", collateralQuality: "very-low", custodyModel: "institutional-top",
-  proofOfReserves: "independent-audit", governanceTier: "regulated-entity", governanceQuality: 40, dependencies: [], navToken: false, floatingPeg: false,
-  isDefunct: false, ...over,
+  pegScore: 92,
+  pegScoreUnavailableReason: null,
+  pricedDays: 1251,
+  activeDepeg: false,
+  activeDepegBps: null,
+  currentDeviationBps: 0,
+  depegEventCount: 2,
+  lastEventAt: null,
+  circulatingUsd: 72e9,
+  liquidityScore: null,
+  effectiveExitScore: 91,
+  redemptionBackstopScore: null,
+  redemptionRouteFamily: "offchain-issuer",
+  redemptionModelConfidence: null,
+  redemptionUsedForLiquidity: false,
+  redemptionImmediateCapacityUsd: null,
+  redemptionImmediateCapacityRatio: null,
+  concentrationHhi: null,
+  bluechipGrade: null,
+  canBeBlacklisted: true,
+  chainTier: "ethereum",
+  deploymentModel: "native-multichain",
+  backing: "fiat-reserves",
+  collateralQuality: "very-low",
+  custodyModel: "institutional-top",
+  proofOfReserves: "independent-audit",
+  governanceTier: "regulated-entity",
+  governanceQuality: 40,
+  dependencies: [],
+  navToken: false,
+  floatingPeg: false,
+  isDefunct: false,
+  ...over,
 });
 
 describe("grade thresholds", () => {
   it("maps scores to the first grade whose minimum they reach", () => {
-    expect([100, 87, 86.9, 83, 80, 79.9, 75, 70, 65, 60, 55, 50, 49, 40, 39, 0].map(gradeOf))
-      .toEqual(["A+", "A+", "A", "A", "A-", "B+", "B+", "B", "B-", "C+", "C", "C-", "D", "D", "F", "F"]);
+    expect([100, 87, 86.9, 83, 80, 79.9, 75, 70, 65, 60, 55, 50, 49, 40, 39, 0].map(gradeOf)).toEqual([
+      "A+",
+      "A+",
+      "A",
+      "A",
+      "A-",
+      "B+",
+      "B+",
+      "B",
+      "B-",
+      "C+",
+      "C",
+      "C-",
+      "D",
+      "D",
+      "F",
+      "F",
+    ]);
     expect(gradeOf(null)).toBe("NR");
   });
 });
@@ -36,7 +84,14 @@ describe("safety score (ballast-safety-score-v1)", () => {
   });
 
   it("caps a coin with a current price but under 30 priced days at 80 (A−)", () => {
-    const s = safetyScore(fiat({ pegScore: null, pegScoreUnavailableReason: "insufficient-history", pricedDays: 1, effectiveExitScore: 73 }));
+    const s = safetyScore(
+      fiat({
+        pegScore: null,
+        pegScoreUnavailableReason: "insufficient-history",
+        pricedDays: 1,
+        effectiveExitScore: 73,
+      }),
+    );
     // base 0.4·93 + 0.35·73 + 0.25·81 = 83.0, multiplier 1 → ceiling 80
     expect(s.score).toBe(80);
     expect(s.grade).toBe("A-");
@@ -44,10 +99,29 @@ describe("safety score (ballast-safety-score-v1)", () => {
   });
 
   it("is NR, naming the missing inputs, without registry facts or without any price", () => {
-    const noFacts = safetyScore(fiat({ backing: null, collateralQuality: null, custodyModel: null, proofOfReserves: null, governanceTier: null, chainTier: null, deploymentModel: null, effectiveExitScore: null }));
+    const noFacts = safetyScore(
+      fiat({
+        backing: null,
+        collateralQuality: null,
+        custodyModel: null,
+        proofOfReserves: null,
+        governanceTier: null,
+        chainTier: null,
+        deploymentModel: null,
+        effectiveExitScore: null,
+      }),
+    );
     expect(noFacts.grade).toBe("NR");
     expect(noFacts.score).toBeNull();
-    expect(noFacts.missingInputs).toEqual(["backing", "collateralQuality", "custodyModel", "proofOfReserves", "governanceTier", "chainTier", "deploymentModel"]);
+    expect(noFacts.missingInputs).toEqual([
+      "backing",
+      "collateralQuality",
+      "custodyModel",
+      "proofOfReserves",
+      "governanceTier",
+      "chainTier",
+      "deploymentModel",
+    ]);
     const noPrice = safetyScore(fiat({ pegScore: null, pegScoreUnavailableReason: "no-price", pricedDays: 0 }));
     expect(noPrice.grade).toBe("NR");
     expect(noPrice.missingInputs).toEqual(["pegScore (no-price)"]);
@@ -58,11 +132,15 @@ describe("safety score (ballast-safety-score-v1)", () => {
     expect(safetyScore(fiat({ activeDepeg: true, activeDepegBps: 1200 })).score).toBe(49);
     expect(safetyScore(fiat({ isDefunct: true }))).toMatchObject({ score: 0, grade: "F" });
     // NAV: multiplier 1 → round(89.3) = 89
-    expect(safetyScore(fiat({ navToken: true, pegScore: null, pegScoreUnavailableReason: "nav-token" })).score).toBe(89);
+    expect(safetyScore(fiat({ navToken: true, pegScore: null, pegScoreUnavailableReason: "nav-token" })).score).toBe(
+      89,
+    );
   });
 
   it("blends exposure to a weaker upstream and caps wrappers at upstream − 3", () => {
-    const dep = (type: "collateral" | "wrapper", weight: number, up: number | null) => [{ id: "up", weight, type, upstreamSafetyScore: up, upstreamReportCardScore: up }];
+    const dep = (type: "collateral" | "wrapper", weight: number, up: number | null) => [
+      { id: "up", weight, type, upstreamSafetyScore: up, upstreamReportCardScore: up },
+    ];
     // 0.6 · 86.371 + 0.4 · min(86.371, 50) = 71.82 → 72
     expect(safetyScore(fiat({ dependencies: dep("collateral", 0.4, 50) })).score).toBe(72);
     // unrated upstream counts 70: 0.6 · 86.371 + 0.4 · 70 = 79.82 → 80
@@ -89,11 +167,20 @@ describe("legacy report card (ballast-report-card-v1)", () => {
   it("penalises a missing liquidity dimension by 0.9 and is NR with fewer than 2 rated dimensions", () => {
     // without exit: (0.2·90 + 0.15·40 + 0.25·95) / 0.6 = 79.58 × 0.96720 × 0.9 = 69.28 → 69
     expect(legacyCard(fiat({ effectiveExitScore: null })).overallScore).toBe(69);
-    expect(legacyCard(fiat({ collateralQuality: null, custodyModel: null, governanceTier: null, effectiveExitScore: null })).overallGrade).toBe("NR");
+    expect(
+      legacyCard(fiat({ collateralQuality: null, custodyModel: null, governanceTier: null, effectiveExitScore: null }))
+        .overallGrade,
+    ).toBe("NR");
   });
 
   it("lowers dependency risk by 10 below a 75 upstream", () => {
-    const c = legacyCard(fiat({ dependencies: [{ id: "up", weight: 0.5, type: "collateral", upstreamSafetyScore: 60, upstreamReportCardScore: 60 }] }));
+    const c = legacyCard(
+      fiat({
+        dependencies: [
+          { id: "up", weight: 0.5, type: "collateral", upstreamSafetyScore: 60, upstreamReportCardScore: 60 },
+        ],
+      }),
+    );
     // 0.5 · 60 + 0.5 · 95 − 10 = 67.5 → 68
     expect(c.dimensions.dependencyRisk.score).toBe(68);
   });
@@ -101,25 +188,72 @@ describe("legacy report card (ballast-report-card-v1)", () => {
 
 describe("dependency order and failure scenarios", () => {
   it("orders upstream first and survives a cycle", () => {
-    expect(dependencyOrder([{ id: "a", deps: ["b"] }, { id: "b", deps: [] }, { id: "c", deps: ["a"] }])).toEqual(["b", "a", "c"]);
-    expect(dependencyOrder([{ id: "x", deps: ["y"] }, { id: "y", deps: ["x"] }]).sort()).toEqual(["x", "y"]);
+    expect(
+      dependencyOrder([
+        { id: "a", deps: ["b"] },
+        { id: "b", deps: [] },
+        { id: "c", deps: ["a"] },
+      ]),
+    ).toEqual(["b", "a", "c"]);
+    expect(
+      dependencyOrder([
+        { id: "x", deps: ["y"] },
+        { id: "y", deps: ["x"] },
+      ]).sort(),
+    ).toEqual(["x", "y"]);
   });
 
   it("propagates an upstream failure transitively", () => {
     const card = (id: string, deps: RawInputs["dependencies"]) => {
       const raw = fiat({ dependencies: deps });
-      return { id, symbol: id.toUpperCase(), name: id, safety: safetyScore(raw), legacy: legacyCard(raw), raw, coverage: "full" as const };
+      return {
+        id,
+        symbol: id.toUpperCase(),
+        name: id,
+        safety: safetyScore(raw),
+        legacy: legacyCard(raw),
+        raw,
+        coverage: "full" as const,
+      };
     };
     const up = card("up", []);
-    const mid = card("mid", [{ id: "up", weight: 0.5, type: "collateral", upstreamSafetyScore: up.safety.score, upstreamReportCardScore: null }]);
-    const leaf = card("leaf", [{ id: "mid", weight: 1, type: "wrapper", upstreamSafetyScore: mid.safety.score, upstreamReportCardScore: null }]);
-    const scenarios = failureScenarios([up, mid, leaf], [{ from: "up", to: "mid", weight: 0.5, type: "collateral" }, { from: "mid", to: "leaf", weight: 1, type: "wrapper" }]);
+    const mid = card("mid", [
+      {
+        id: "up",
+        weight: 0.5,
+        type: "collateral",
+        upstreamSafetyScore: up.safety.score,
+        upstreamReportCardScore: null,
+      },
+    ]);
+    const leaf = card("leaf", [
+      { id: "mid", weight: 1, type: "wrapper", upstreamSafetyScore: mid.safety.score, upstreamReportCardScore: null },
+    ]);
+    const scenarios = failureScenarios(
+      [up, mid, leaf],
+      [
+        { from: "up", to: "mid", weight: 0.5, type: "collateral" },
+        { from: "mid", to: "leaf", weight: 1, type: "wrapper" },
+      ],
+    );
     expect(scenarios.map((s) => s.id)).toEqual(["mid-failure", "up-failure"]);
     const scenario = scenarios[1];
     // mid: 0.5 · 86.371 + 0.5 · 0 = 43.19 → 43 (D); leaf: wrapper of mid → 43 − 3 = 40
     expect(scenario.impacts).toEqual([
-      { id: "mid", symbol: "MID", depth: 1, before: { score: mid.safety.score, grade: mid.safety.grade }, after: { score: 43, grade: "D" } },
-      { id: "leaf", symbol: "LEAF", depth: 2, before: { score: leaf.safety.score, grade: leaf.safety.grade }, after: { score: 40, grade: "D" } },
+      {
+        id: "mid",
+        symbol: "MID",
+        depth: 1,
+        before: { score: mid.safety.score, grade: mid.safety.grade },
+        after: { score: 43, grade: "D" },
+      },
+      {
+        id: "leaf",
+        symbol: "LEAF",
+        depth: 2,
+        before: { score: leaf.safety.score, grade: leaf.safety.grade },
+        after: { score: 40, grade: "D" },
+      },
     ]);
   });
 });
@@ -135,7 +269,16 @@ describe("publication status", () => {
 
 describe("a collapsed peg", () => {
   it("scores 0 (F) with a peg score of 0 whatever the other inputs, facts or not", () => {
-    const none = { backing: null, collateralQuality: null, custodyModel: null, proofOfReserves: null, governanceTier: null, chainTier: null, deploymentModel: null, effectiveExitScore: null };
+    const none = {
+      backing: null,
+      collateralQuality: null,
+      custodyModel: null,
+      proofOfReserves: null,
+      governanceTier: null,
+      chainTier: null,
+      deploymentModel: null,
+      effectiveExitScore: null,
+    };
     expect(safetyScore(fiat({ pegScore: 0, ...none }))).toMatchObject({ score: 0, grade: "F", missingInputs: [] });
     expect(legacyCard(fiat({ pegScore: 0 }))).toMatchObject({ overallScore: 0, overallGrade: "F" });
   });

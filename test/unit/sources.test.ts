@@ -6,9 +6,19 @@ import { describe, expect, it } from "vitest";
 import { collectCaptures } from "../../build/captures.ts";
 import type { Sink } from "../../build/sinks/sink.ts";
 import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "../../pipelines/sources/archives.ts";
-import { coinsMarketsEndpoint, marketChartEndpoint, readCoingeckoChartExportCsv, readCoingeckoMarketCapScrapeCsv } from "../../pipelines/sources/coingecko.ts";
 import {
-  DEFILLAMA_USD_SWITCH_AT, readDefillamaPricesWideCsv, stablecoinChartsEndpoint, stablecoinDetailEndpoint, stablecoinPricesEndpoint, stablecoinsEndpoint,
+  coinsMarketsEndpoint,
+  marketChartEndpoint,
+  readCoingeckoChartExportCsv,
+  readCoingeckoMarketCapScrapeCsv,
+} from "../../pipelines/sources/coingecko.ts";
+import {
+  DEFILLAMA_USD_SWITCH_AT,
+  readDefillamaPricesWideCsv,
+  stablecoinChartsEndpoint,
+  stablecoinDetailEndpoint,
+  stablecoinPricesEndpoint,
+  stablecoinsEndpoint,
 } from "../../pipelines/sources/defillama.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import { parseJsonText } from "../../pipelines/sources/file-formats.ts";
@@ -16,7 +26,13 @@ import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter.ts";
 import { binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "../../pipelines/sources/binance.ts";
 import { SOURCE_LINEAGE, sourceFamily } from "../../pipelines/sources/lineage.ts";
 import {
-  RECORDED_CAPTURES, readAlchemyPriceCsv, readBinanceKlinesCsv, readCoingeckoRangeBarsJson, readDefillamaChainWideCsv, readDefillamaChartCsv, readEcbHistCsv,
+  RECORDED_CAPTURES,
+  readAlchemyPriceCsv,
+  readBinanceKlinesCsv,
+  readCoingeckoRangeBarsJson,
+  readDefillamaChainWideCsv,
+  readDefillamaChartCsv,
+  readEcbHistCsv,
 } from "../../pipelines/sources/recorded-captures.ts";
 import { alignDailyInstant, alignDailyLabel, wallTimeToUnix } from "../../pipelines/sources/time.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
@@ -26,10 +42,29 @@ const DATA = process.env.BALLAST_CAPTURE_DIR ?? resolve(import.meta.dirname, "..
 const NY = "America/New_York";
 const utc = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d) / 1000;
 
-const cap = (observedAt: number, params: Record<string, string> = {}): Capture => ({ endpoint: "x", params, observedAt, origin: "live", path: "p", sha256: "s", payload: null });
+const cap = (observedAt: number, params: Record<string, string> = {}): Capture => ({
+  endpoint: "x",
+  params,
+  observedAt,
+  origin: "live",
+  path: "p",
+  sha256: "s",
+  payload: null,
+});
 const asset = (over: Record<string, unknown>) => ({
-  id: "1", name: "Tether", symbol: "USDT", gecko_id: "tether", pegType: "peggedUSD", pegMechanism: "fiat-backed", priceSource: "defillama",
-  price: 1, circulating: { peggedUSD: 100 }, circulatingPrevDay: { peggedUSD: 90 }, chainCirculating: { Tron: { current: { peggedUSD: 60 } } }, chains: ["Tron"], ...over,
+  id: "1",
+  name: "Tether",
+  symbol: "USDT",
+  gecko_id: "tether",
+  pegType: "peggedUSD",
+  pegMechanism: "fiat-backed",
+  priceSource: "defillama",
+  price: 1,
+  circulating: { peggedUSD: 100 },
+  circulatingPrevDay: { peggedUSD: 90 },
+  chainCirculating: { Tron: { current: { peggedUSD: 60 } } },
+  chains: ["Tron"],
+  ...over,
 });
 
 describe("defillama /stablecoins parser", () => {
@@ -41,7 +76,15 @@ describe("defillama /stablecoins parser", () => {
   });
 
   it("accepts numeric strings, counts malformed values and keeps the asset", () => {
-    const r = stablecoinsEndpoint.toRows({ peggedAssets: [asset({ price: "0.98", circulating: { peggedUSD: "NaN-ish" }, circulatingPrevMonth: 0 }), { id: 5 }] }, cap(0));
+    const r = stablecoinsEndpoint.toRows(
+      {
+        peggedAssets: [
+          asset({ price: "0.98", circulating: { peggedUSD: "NaN-ish" }, circulatingPrevMonth: 0 }),
+          { id: 5 },
+        ],
+      },
+      cap(0),
+    );
     expect(r.rows).toHaveLength(1);
     expect(r.rows[0].price).toBe(0.98);
     expect(JSON.parse(String(r.rows[0].buckets_json)).current).toEqual({});
@@ -59,12 +102,27 @@ describe("defillama /stablecoins parser", () => {
 
 describe("defillama charts and prices", () => {
   it("reads string epoch dates and keys rows by peg", () => {
-    const r = stablecoinChartsEndpoint.toRows([{ date: "1609459200", totalCirculatingUSD: { peggedUSD: 5, peggedEUR: 2 }, totalCirculating: { peggedUSD: 5, peggedEUR: 1.5 } }], cap(0, { chain: "all" }));
-    expect(r.rows.map((x) => [x.date, x.peg_type, x.circulating_usd])).toEqual([["2021-01-01", "peggedEUR", 2], ["2021-01-01", "peggedUSD", 5]]);
+    const r = stablecoinChartsEndpoint.toRows(
+      [
+        {
+          date: "1609459200",
+          totalCirculatingUSD: { peggedUSD: 5, peggedEUR: 2 },
+          totalCirculating: { peggedUSD: 5, peggedEUR: 1.5 },
+        },
+      ],
+      cap(0, { chain: "all" }),
+    );
+    expect(r.rows.map((x) => [x.date, x.peg_type, x.circulating_usd])).toEqual([
+      ["2021-01-01", "peggedEUR", 2],
+      ["2021-01-01", "peggedUSD", 5],
+    ]);
   });
 
   it("drops zero and NaN prices with a count", () => {
-    const r = stablecoinPricesEndpoint.toRows([{ date: 1609459200, prices: { a: 1.001, b: 0, c: "x", d: null } }], cap(0));
+    const r = stablecoinPricesEndpoint.toRows(
+      [{ date: 1609459200, prices: { a: 1.001, b: 0, c: "x", d: null } }],
+      cap(0),
+    );
     expect(r.rows.map((x) => x.gecko_id)).toEqual(["a"]);
     expect(r.dropped["price-non-positive-or-nan"]).toBe(2);
   });
@@ -72,12 +130,30 @@ describe("defillama charts and prices", () => {
 
 describe("coingecko parsers", () => {
   it("keys market_chart points by UTC day and treats a 0 market cap as unknown", () => {
-    const r = marketChartEndpoint.toRows({ prices: [[1609459200000, 1.01]], market_caps: [[1609459200000, 0]], total_volumes: [[1609459200000, 7]] }, cap(0, { id: "tether" }));
-    expect(r.rows).toEqual([{ gecko_id: "tether", date: "2021-01-01", price_usd: 1.01, market_cap_usd: null, volume_usd: 7 }]);
+    const r = marketChartEndpoint.toRows(
+      { prices: [[1609459200000, 1.01]], market_caps: [[1609459200000, 0]], total_volumes: [[1609459200000, 7]] },
+      cap(0, { id: "tether" }),
+    );
+    expect(r.rows).toEqual([
+      { gecko_id: "tether", date: "2021-01-01", price_usd: 1.01, market_cap_usd: null, volume_usd: 7 },
+    ]);
   });
 
   it("parses /coins/markets items", () => {
-    const r = coinsMarketsEndpoint.toRows([{ id: "tether", symbol: "usdt", current_price: 1, market_cap: 10, total_volume: 2, circulating_supply: 10, last_updated: "2025-09-11T18:10:16.361Z" }], cap(5));
+    const r = coinsMarketsEndpoint.toRows(
+      [
+        {
+          id: "tether",
+          symbol: "usdt",
+          current_price: 1,
+          market_cap: 10,
+          total_volume: 2,
+          circulating_supply: 10,
+          last_updated: "2025-09-11T18:10:16.361Z",
+        },
+      ],
+      cap(5),
+    );
     expect(r.rows[0]).toMatchObject({ gecko_id: "tether", price_usd: 1, last_updated_at: 1757614216, observed_at: 5 });
   });
 });
@@ -93,27 +169,66 @@ describe("recorded capture readers", () => {
   });
 
   it("turns a wide chain CSV into a /stablecoin/{id} payload (US Eastern labels → UTC instants)", () => {
-    const out = readDefillamaChainWideCsv("2", "peggedUSD", "America/New_York")("Date,Tron_Circulating,BSC_Circulating\n2022-05-11 20:00:00,5,\n");
+    const out = readDefillamaChainWideCsv(
+      "2",
+      "peggedUSD",
+      "America/New_York",
+    )("Date,Tron_Circulating,BSC_Circulating\n2022-05-11 20:00:00,5,\n");
     // 2022-05-11 20:00 EDT = 2022-05-12 00:00 UTC
-    expect(out.captures[0].payload).toEqual({ id: "2", chainBalances: { Tron: { tokens: [{ date: Date.UTC(2022, 4, 12) / 1000, circulating: { peggedUSD: "5" } }] } } });
+    expect(out.captures[0].payload).toEqual({
+      id: "2",
+      chainBalances: { Tron: { tokens: [{ date: Date.UTC(2022, 4, 12) / 1000, circulating: { peggedUSD: "5" } }] } },
+    });
   });
 });
 
 describe("intraday price bars", () => {
   it("binance klines: bar end as time, USDT quote kept for SQL conversion, bad bars counted", () => {
-    const csv = "1678543200000,1.0,1.0,0.882,0.9121,7424303,1678543259999,6743845,2153,2571107,2343854,0\n1678543260000,0.9123,0.917,0.9098,0,5718317,1678543319999,1,1,1,1,0\n1678543320000,1,0.9,1,1,1,1678543379999,1,1,1,1,0\n";
+    const csv =
+      "1678543200000,1.0,1.0,0.882,0.9121,7424303,1678543259999,6743845,2153,2571107,2343854,0\n1678543260000,0.9123,0.917,0.9098,0,5718317,1678543319999,1,1,1,1,0\n1678543320000,1,0.9,1,1,1,1678543379999,1,1,1,1,0\n";
     const { captures } = readBinanceKlinesCsv("USDCUSDT", "1m")(csv);
     const r = binanceKlinesEndpoint.toRows(captures[0].payload, { ...cap(0, captures[0].params) });
-    expect(r.rows).toEqual([{ source: "binance", gecko_id: "usd-coin", quote: "USDT", date: "2023-03-11", ts: 1678543260, interval_sec: 60, open: 1, high: 1, low: 0.882, close: 0.9121 }]);
+    expect(r.rows).toEqual([
+      {
+        source: "binance",
+        gecko_id: "usd-coin",
+        quote: "USDT",
+        date: "2023-03-11",
+        ts: 1678543260,
+        interval_sec: 60,
+        open: 1,
+        high: 1,
+        low: 0.882,
+        close: 0.9121,
+      },
+    ]);
     expect(r.dropped).toEqual({ "price-non-positive-or-nan": 1, "high-below-low": 1 });
-    expect(binanceKlinesEndpoint.toRows([[1, 1, 1, 1, 1, 1, 1]], cap(0, { symbol: "NOPE", interval: "1m" })).dropped).toEqual({ "unknown-pair-or-interval": 1 });
+    expect(
+      binanceKlinesEndpoint.toRows([[1, 1, 1, 1, 1, 1, 1]], cap(0, { symbol: "NOPE", interval: "1m" })).dropped,
+    ).toEqual({ "unknown-pair-or-interval": 1 });
   });
 
   it("range bars: bar open + interval as time, USD quote", () => {
-    const { captures } = readCoingeckoRangeBarsJson("usd-coin", 900)(JSON.stringify({ meta: {}, data: [{ dt: "2023-03-11T09:45:00.000Z", o: 0.9, h: 0.91, l: 0.8994, c: 0.905, v: 1 }, { dt: "bad", o: 1, h: 1, l: 1, c: 1 }] }));
+    const { captures } = readCoingeckoRangeBarsJson(
+      "usd-coin",
+      900,
+    )(
+      JSON.stringify({
+        meta: {},
+        data: [
+          { dt: "2023-03-11T09:45:00.000Z", o: 0.9, h: 0.91, l: 0.8994, c: 0.905, v: 1 },
+          { dt: "bad", o: 1, h: 1, l: 1, c: 1 },
+        ],
+      }),
+    );
     const r = coingeckoPriceBarsArchive.toRows(captures[0].payload, cap(0));
     expect(r.rows).toHaveLength(1);
-    expect(r.rows[0]).toMatchObject({ ts: Date.parse("2023-03-11T10:00:00Z") / 1000, quote: "USD", low: 0.8994, close: 0.905 });
+    expect(r.rows[0]).toMatchObject({
+      ts: Date.parse("2023-03-11T10:00:00Z") / 1000,
+      quote: "USD",
+      low: 0.8994,
+      close: 0.905,
+    });
     expect(r.dropped).toEqual({ "bar-time-invalid": 1 });
   });
 });
@@ -135,7 +250,9 @@ describe("daily alignment rule (time zones)", () => {
     expect(alignDailyLabel("2023-01-10 20:00:00", NY)).toMatchObject({ ok: true, date: "2023-01-11" });
     expect(alignDailyLabel("2023-01-10 21:30:00", NY)).toEqual({ ok: false, reason: "off-day-boundary" });
     // a wall time of the repeated fall-back hour is its earlier instant (EDT, 05:30Z)
-    expect(wallTimeToUnix({ year: 2022, month: 11, day: 6, hour: 1, minute: 30, second: 0 }, NY)).toBe(Date.UTC(2022, 10, 6, 5, 30) / 1000);
+    expect(wallTimeToUnix({ year: 2022, month: 11, day: 6, hour: 1, minute: 30, second: 0 }, NY)).toBe(
+      Date.UTC(2022, 10, 6, 5, 30) / 1000,
+    );
     // the trailing "now" row of a DefiLlama detail archive
     expect(alignDailyLabel("2023-07-31 10:39:59", NY)).toEqual({ ok: false, reason: "off-day-boundary" });
   });
@@ -150,7 +267,12 @@ describe("daily alignment rule (time zones)", () => {
   });
 
   it("rejects unparseable labels, impossible dates, non-existent local times and zone-less labels marked UTC elsewhere", () => {
-    for (const [label, zone] of [["2023-02-30", "UTC"], ["yesterday", NY], ["2023-03-12 02:30:00", NY], ["2023-03-10 19:00:00 UTC", NY]]) {
+    for (const [label, zone] of [
+      ["2023-02-30", "UTC"],
+      ["yesterday", NY],
+      ["2023-03-12 02:30:00", NY],
+      ["2023-03-10 19:00:00 UTC", NY],
+    ]) {
       expect(alignDailyLabel(label, zone)).toEqual({ ok: false, reason: "time-label-invalid" });
     }
   });
@@ -167,8 +289,12 @@ describe("recorded DefiLlama archives are aligned to UTC days (real files)", () 
     const total = rows.filter((r) => r.date === "2023-03-11").reduce((s, r) => s + Number(r.circulating_native), 0);
     expect(Math.abs(total / 42.2e9 - 1)).toBeLessThan(0.005);
     // independent of the code under test: the file's own row with that label
-    const raw = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data.find((r) => r.Date === "2023-03-10 19:00:00")!;
-    const rawSum = Object.entries(raw).filter(([k]) => k.endsWith("_Circulating")).reduce((s, [, v]) => s + (v === "" ? 0 : Number(v)), 0);
+    const raw = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data.find(
+      (r) => r.Date === "2023-03-10 19:00:00",
+    )!;
+    const rawSum = Object.entries(raw)
+      .filter(([k]) => k.endsWith("_Circulating"))
+      .reduce((s, [, v]) => s + (v === "" ? 0 : Number(v)), 0);
     expect(total).toBeCloseTo(rawSum, 0);
     // the "2023-07-31 10:39:59" now-row is not a daily point: dropped and counted, once per chain
     expect(dropped["off-day-boundary"]).toBeGreaterThan(0);
@@ -176,11 +302,23 @@ describe("recorded DefiLlama archives are aligned to UTC days (real files)", () 
   });
 
   it("(b) DefiLlama's daily USDC price lines up with CoinGecko's on the same UTC day", () => {
-    const ll = readDefillamaPricesWideCsv(NY)(readFileSync(join(DATA, "check-sked-crypto-data-resources/stablecoin_prices.csv"), "utf8"));
-    const llRows = stablecoinPricesEndpoint.toRows(ll.captures[0].payload, cap(0)).rows.filter((r) => r.gecko_id === "usd-coin");
-    const cg = readCoingeckoChartExportCsv("usd-coin", "UTC")(readFileSync(join(DATA, "bhemen-crypto-insights/coingecko-usdc-usdt/usdc_history.csv"), "utf8"));
-    const cgBy = new Map(marketChartEndpoint.toRows(cg.captures[0].payload, cap(0, { id: "usd-coin" })).rows.map((r) => [String(r.date), Number(r.price_usd)]));
-    const shift = (d: string, k: number) => new Date(Date.parse(`${d}T00:00:00Z`) + k * 86_400_000).toISOString().slice(0, 10);
+    const ll = readDefillamaPricesWideCsv(NY)(
+      readFileSync(join(DATA, "check-sked-crypto-data-resources/stablecoin_prices.csv"), "utf8"),
+    );
+    const llRows = stablecoinPricesEndpoint
+      .toRows(ll.captures[0].payload, cap(0))
+      .rows.filter((r) => r.gecko_id === "usd-coin");
+    const cg = readCoingeckoChartExportCsv(
+      "usd-coin",
+      "UTC",
+    )(readFileSync(join(DATA, "bhemen-crypto-insights/coingecko-usdc-usdt/usdc_history.csv"), "utf8"));
+    const cgBy = new Map(
+      marketChartEndpoint
+        .toRows(cg.captures[0].payload, cap(0, { id: "usd-coin" }))
+        .rows.map((r) => [String(r.date), Number(r.price_usd)]),
+    );
+    const shift = (d: string, k: number) =>
+      new Date(Date.parse(`${d}T00:00:00Z`) + k * 86_400_000).toISOString().slice(0, 10);
     const matches = (k: number, filter: (d: string) => boolean = () => true) => {
       let shared = 0;
       let equal = 0;
@@ -206,24 +344,46 @@ describe("recorded DefiLlama archives are aligned to UTC days (real files)", () 
   });
 
   it("date-only archive charts land on D+1 (total supply file's first row, labelled 2020-12-30)", () => {
-    const out = readDefillamaChartCsv("all", NY, "Total Circulating ($)")("Date,Total Circulating ($)\n2020-12-30,27953631243.81\n");
+    const out = readDefillamaChartCsv(
+      "all",
+      NY,
+      "Total Circulating ($)",
+    )("Date,Total Circulating ($)\n2020-12-30,27953631243.81\n");
     const rows = stablecoinChartsEndpoint.toRows(out.captures[0].payload, cap(0, { chain: "all" })).rows;
-    expect(rows).toEqual([{ chart: "all", date: "2020-12-31", peg_type: "total", circulating_usd: 27953631243.81, circulating_native: null }]);
+    expect(rows).toEqual([
+      {
+        chart: "all",
+        date: "2020-12-31",
+        peg_type: "total",
+        circulating_usd: 27953631243.81,
+        circulating_native: null,
+      },
+    ]);
   });
 });
 
 describe("every other reader declares its zone", () => {
   it("CoinGecko export: snapped_at 00:00:00 UTC is that UTC day", () => {
-    const out = readCoingeckoChartExportCsv("usd-coin", "UTC")("snapped_at,price,market_cap,total_volume\n2018-10-05 00:00:00 UTC,1.006,0.0,31264\nbad,1,1,1\n");
+    const out = readCoingeckoChartExportCsv(
+      "usd-coin",
+      "UTC",
+    )("snapped_at,price,market_cap,total_volume\n2018-10-05 00:00:00 UTC,1.006,0.0,31264\nbad,1,1,1\n");
     expect(out.dropped).toEqual({ "time-label-invalid": 1 });
-    expect(marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "usd-coin" })).rows[0]).toMatchObject({ date: "2018-10-05", price_usd: 1.006 });
+    expect(marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "usd-coin" })).rows[0]).toMatchObject({
+      date: "2018-10-05",
+      price_usd: 1.006,
+    });
   });
 
   it("market-cap scrape: the label's UTC day, later scrape of a day wins", () => {
-    const csv = "\uFEFFdate,coin_name,market_cap\n2025-12-27 08:40:25.000,Tether,2\n2025-12-27 01:07:06.000,Tether,1\n2025-12-28 23:30:00.000,Tether,3\n";
+    const csv =
+      "\uFEFFdate,coin_name,market_cap\n2025-12-27 08:40:25.000,Tether,2\n2025-12-27 01:07:06.000,Tether,1\n2025-12-28 23:30:00.000,Tether,3\n";
     const out = readCoingeckoMarketCapScrapeCsv({ Tether: "tether" }, "UTC")(csv);
     const rows = marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "tether" })).rows;
-    expect(rows.map((r) => [r.date, r.market_cap_usd])).toEqual([["2025-12-27", 2], ["2025-12-28", 3]]);
+    expect(rows.map((r) => [r.date, r.market_cap_usd])).toEqual([
+      ["2025-12-27", 2],
+      ["2025-12-28", 3],
+    ]);
   });
 
   it("Alchemy rows are UTC days; ECB dates are business days kept as dated", () => {
@@ -232,21 +392,46 @@ describe("every other reader declares its zone", () => {
     expect(r.rows).toEqual([{ source: "alchemy", gecko_id: "usd-coin", date: "2023-03-11", price_usd: 0.9656 }]);
     expect(r.dropped).toEqual({ "off-day-boundary": 1 });
     const e = readEcbHistCsv("Date,USD,\n2023-03-10,1.0625,\n");
-    expect(fxRatesEndpoint.toRows(e.captures[0].payload, cap(0)).rows[0]).toMatchObject({ date: "2023-03-10", rate: 1.0625 });
+    expect(fxRatesEndpoint.toRows(e.captures[0].payload, cap(0)).rows[0]).toMatchObject({
+      date: "2023-03-10",
+      rate: 1.0625,
+    });
   });
 
   it("range bars need an explicit UTC designator; on-chain samples are UTC wall times", () => {
-    const r = coingeckoPriceBarsArchive.toRows({ geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00", o: 1, h: 1, l: 1, c: 1 }] }, cap(0));
+    const r = coingeckoPriceBarsArchive.toRows(
+      { geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00", o: 1, h: 1, l: 1, c: 1 }] },
+      cap(0),
+    );
     expect(r.dropped).toEqual({ "bar-time-invalid": 1 });
-    const s = onchainSupplySamplesArchive.toRows({ chainId: "bsc", decimals: 18, rows: [{ address: "0xA", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 23:59:59" }] }, cap(0));
-    expect(s.rows[0]).toMatchObject({ date: "2025-01-04", observed_at: Date.UTC(2025, 0, 4, 23, 59, 59) / 1000, contract_address: "0xa" });
+    const s = onchainSupplySamplesArchive.toRows(
+      {
+        chainId: "bsc",
+        decimals: 18,
+        rows: [{ address: "0xA", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 23:59:59" }],
+      },
+      cap(0),
+    );
+    expect(s.rows[0]).toMatchObject({
+      date: "2025-01-04",
+      observed_at: Date.UTC(2025, 0, 4, 23, 59, 59) / 1000,
+      contract_address: "0xa",
+    });
   });
 
   it("every recorded file and endpoint declares an IANA zone the platform knows", () => {
-    for (const z of [...RECORDED_CAPTURES.map((r) => r.time.zone), ...Object.values(ENDPOINTS).map((e) => e.time.zone)]) {
+    for (const z of [
+      ...RECORDED_CAPTURES.map((r) => r.time.zone),
+      ...Object.values(ENDPOINTS).map((e) => e.time.zone),
+    ]) {
       expect(() => new Intl.DateTimeFormat("en-US", { timeZone: z })).not.toThrow();
     }
-    for (const f of ["stablecoin_prices.csv", "total_stablecoins_all_chains.csv", "Ethereum_USD_stablecoin_supply.csv", "stablecoin_USDC_circulating_by_chain.csv"]) {
+    for (const f of [
+      "stablecoin_prices.csv",
+      "total_stablecoins_all_chains.csv",
+      "Ethereum_USD_stablecoin_supply.csv",
+      "stablecoin_USDC_circulating_by_chain.csv",
+    ]) {
       expect(RECORDED_CAPTURES.find((r) => r.file.endsWith(f))!.time.zone).toBe(NY);
     }
   });
@@ -278,7 +463,8 @@ function captureDirWith(file: string, content: string): string {
   const [top, ...rest] = file.split("/");
   for (const entry of readdirSync(DATA)) if (entry !== top) symlinkSync(join(DATA, entry), join(dir, entry));
   mkdirSync(join(dir, top));
-  for (const entry of readdirSync(join(DATA, top))) if (entry !== rest.join("/")) symlinkSync(join(DATA, top, entry), join(dir, top, entry));
+  for (const entry of readdirSync(join(DATA, top)))
+    if (entry !== rest.join("/")) symlinkSync(join(DATA, top, entry), join(dir, top, entry));
   mkdirSync(join(dir, file, ".."), { recursive: true });
   writeFileSync(join(dir, file), content);
   return dir;
@@ -292,7 +478,10 @@ describe("bad input: files that cannot be read fail the build, naming file and p
     const truncated = full.slice(0, 5000);
     const dir = captureDirWith(file, truncated);
     const lines = truncated.split("\n");
-    const err = await collectCaptures(dir, emptySink, utc(2026, 1, 1)).then(() => null, (e: Error) => e);
+    const err = await collectCaptures(dir, emptySink, utc(2026, 1, 1)).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toContain(join(dir, file));
     expect(err!.message).toContain(`line ${lines.length}, column ${lines.at(-1)!.length + 1}`);
@@ -301,7 +490,7 @@ describe("bad input: files that cannot be read fail the build, naming file and p
 
   it("names the position of a syntax error inside the text", () => {
     expect(() => parseJsonText('{\n  "a": 1,\n  "b": x\n}')).toThrow(/line 3, column 8 \(char offset 19\)/);
-    expect(() => parseJsonText('[1, 2,]')).toThrow(/line 1, column 7/);
+    expect(() => parseJsonText("[1, 2,]")).toThrow(/line 1, column 7/);
   });
 
   it("a truncated CSV drops only its broken row, counted in readerDropped with its line", async () => {
@@ -333,14 +522,19 @@ describe("bad input: reject rows, not files", () => {
   });
 
   it("binance CSV reader: a row of a different width is a counted csv-parse-error with its line", () => {
-    const out = readBinanceKlinesCsv("USDCUSDT", "1m")("1678543200000,1,1,0.9,0.95,1,1678543259999,1,1,1,1,0\n1678543260000,0.95,0.96\n");
+    const out = readBinanceKlinesCsv(
+      "USDCUSDT",
+      "1m",
+    )("1678543200000,1,1,0.9,0.95,1,1678543259999,1,1,1,1,0\n1678543260000,0.95,0.96\n");
     expect(out.dropped).toEqual({ "csv-parse-error": 1 });
     expect(out.problems).toEqual([expect.objectContaining({ line: 2, code: "TooFewFields" })]);
     expect(out.captures[0].payload).toHaveLength(1);
   });
 
   it("CSV rows papaparse flags (too few/many fields, broken quotes) are dropped, counted and located", () => {
-    const out = readEcbHistCsv('Date,USD,CHF,\n2025-05-09,1.1,0.9,\n2025-05-08,1.2\n2025-05-07,1.3,0.8,,extra\n2025-05-06,"1.4,0.7,\n');
+    const out = readEcbHistCsv(
+      'Date,USD,CHF,\n2025-05-09,1.1,0.9,\n2025-05-08,1.2\n2025-05-07,1.3,0.8,,extra\n2025-05-06,"1.4,0.7,\n',
+    );
     expect(out.dropped).toEqual({ "csv-parse-error": 3 });
     expect(out.problems!.map((p) => p.line)).toEqual([3, 4, 5]);
     expect(Object.keys((out.captures[0].payload as { rates: object }).rates)).toEqual(["2025-05-09"]);
@@ -349,37 +543,169 @@ describe("bad input: reject rows, not files", () => {
   // One good element and one malformed element per endpoint: the envelope must pass and the good row survive.
   const mixed: Record<string, { payload: unknown; params?: Record<string, string> }> = {
     "defillama.stablecoins": { payload: { peggedAssets: [asset({}), 42] } },
-    "defillama.stablecoin": { payload: { id: "2", tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }, "junk"], chainBalances: { Tron: { tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }] }, Bad: 7 } } },
-    "defillama.stablecoincharts": { payload: [{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 5 } }, null], params: { chain: "all" } },
-    "defillama.stablecoinprices": { payload: [{ date: utc(2023, 3, 11), prices: { "usd-coin": 0.97 } }, { date: 1, prices: "nope" }] },
-    "coingecko.markets": { payload: [{ id: "tether", symbol: "usdt", current_price: 1, market_cap: 1, total_volume: 1, circulating_supply: 1 }, []] },
-    "coingecko.market_chart": { payload: { prices: [[utc(2023, 3, 11) * 1000, 0.97], [1], "x"] }, params: { id: "usd-coin" } },
+    "defillama.stablecoin": {
+      payload: {
+        id: "2",
+        tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }, "junk"],
+        chainBalances: { Tron: { tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }] }, Bad: 7 },
+      },
+    },
+    "defillama.stablecoincharts": {
+      payload: [{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 5 } }, null],
+      params: { chain: "all" },
+    },
+    "defillama.stablecoinprices": {
+      payload: [
+        { date: utc(2023, 3, 11), prices: { "usd-coin": 0.97 } },
+        { date: 1, prices: "nope" },
+      ],
+    },
+    "coingecko.markets": {
+      payload: [
+        { id: "tether", symbol: "usdt", current_price: 1, market_cap: 1, total_volume: 1, circulating_supply: 1 },
+        [],
+      ],
+    },
+    "coingecko.market_chart": {
+      payload: { prices: [[utc(2023, 3, 11) * 1000, 0.97], [1], "x"] },
+      params: { id: "usd-coin" },
+    },
     "frankfurter.rates": { payload: { base: "EUR", rates: { "2023-03-10": { USD: 1.06 }, "2023-03-09": "nope" } } },
     "alchemy.daily_prices": { payload: { geckoId: "usd-coin", points: [{ date: "2023-03-11", price: "0.97" }, 17] } },
-    "onchain.total_supply_samples": { payload: { chainId: "bsc", decimals: 18, rows: [{ address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" }, { address: "0xa", __parsed_extra: ["x"] }] } },
-    "binance.klines": { payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]], params: { symbol: "USDCUSDT", interval: "1m" } },
-    "bluechip.ratings": { payload: { data: [{ name: "USDC", symbol: "USDC", grade: "A", date_of_rating: "2024-11-05" }, { grade: "Z" }] }, params: { slug: "usdc" } },
-    "defillama-yields.pools": { payload: { status: "success", data: [{ pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 }, { pool: "p2", tvlUsd: 1 }, 7] } },
-    "curve.pools": { payload: { success: true, data: { poolData: [{ address: "0xP", usdTotal: 1e6, coins: [{ address: "0xA", symbol: "USDC", decimals: 6 }, { symbol: "x" }] }, 5] } }, params: { chain: "ethereum", registry: "main" } },
-    "dex-subgraph.pools": { payload: { data: { pools: [{ id: "0xP", feeTier: "100", totalValueLockedUSD: "1e6", token0: { id: "0xA", symbol: "USDC" }, token1: { id: "0xB", symbol: "USDT" } }, { id: "0xQ" }] } }, params: { subgraph: "s", chain: "ethereum" } },
-    "reserves.composition": { payload: {
-      stablecoinId: "usdt-tether", adapter: "json-attestation", totalUsd: 100, reportedAt: 1757200000, maxAgeSec: 86400,
-      components: [{ name: "T-bills", valueUsd: 90, pct: 90 }, { name: "Cash", valueUsd: -1, pct: 10 }],
-    }, params: { stablecoinId: "usdt-tether" } },
-    "usds.status": { payload: {
-      chain: "ethereum", evmChainId: 1, token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f", blockNumber: 1, blockHash: `0x${"ab".repeat(32)}`, blockTimestamp: 0,
-      implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc", implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
-      freezeProbe: { function: "isBlocked(address)", args: ["0x0000000000000000000000000000000000000000"], outcome: "reverted", result: null, reason: "reverted" },
-      totalSupplyRaw: "1.5e27",
-    } },
-    "coingecko.price_bars": { payload: { geckoId: "usd-coin", intervalSec: 900, bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5] } },
-    "onchain.events": { payload: { rows: [{
-      id: `ethereum-0x${"ab".repeat(32)}-3`, chain_id: "ethereum", stablecoin_id: "usdt-tether", config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
-      contract_address: "0xdac17f958d2ee523a2206206994597c13d831ec7", family: "tether-legacy-blacklist", event_name: "DestroyedBlackFunds",
-      event_signature: "DestroyedBlackFunds(address,uint256)", topic0: null, kind: "destroy", address: "0x9faf5515f177f3a8a845d48c19032b33cc54c09c",
-      amount_raw: "30000000", decimals: 6, amount_source: "event", amount_status: "resolved", tx_hash: `0x${"ab".repeat(32)}`, tx_from: null,
-      block_number: 4638848, block_hash: null, log_index: 3, ts: 1511887921, origin: "recorded",
-    }, { id: "x", amount_raw: "1.5" }, 7] } },
+    "onchain.total_supply_samples": {
+      payload: {
+        chainId: "bsc",
+        decimals: 18,
+        rows: [
+          { address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" },
+          { address: "0xa", __parsed_extra: ["x"] },
+        ],
+      },
+    },
+    "binance.klines": {
+      payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]],
+      params: { symbol: "USDCUSDT", interval: "1m" },
+    },
+    "bluechip.ratings": {
+      payload: { data: [{ name: "USDC", symbol: "USDC", grade: "A", date_of_rating: "2024-11-05" }, { grade: "Z" }] },
+      params: { slug: "usdc" },
+    },
+    "defillama-yields.pools": {
+      payload: {
+        status: "success",
+        data: [
+          { pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 },
+          { pool: "p2", tvlUsd: 1 },
+          7,
+        ],
+      },
+    },
+    "curve.pools": {
+      payload: {
+        success: true,
+        data: {
+          poolData: [
+            {
+              address: "0xP",
+              usdTotal: 1e6,
+              coins: [{ address: "0xA", symbol: "USDC", decimals: 6 }, { symbol: "x" }],
+            },
+            5,
+          ],
+        },
+      },
+      params: { chain: "ethereum", registry: "main" },
+    },
+    "dex-subgraph.pools": {
+      payload: {
+        data: {
+          pools: [
+            {
+              id: "0xP",
+              feeTier: "100",
+              totalValueLockedUSD: "1e6",
+              token0: { id: "0xA", symbol: "USDC" },
+              token1: { id: "0xB", symbol: "USDT" },
+            },
+            { id: "0xQ" },
+          ],
+        },
+      },
+      params: { subgraph: "s", chain: "ethereum" },
+    },
+    "reserves.composition": {
+      payload: {
+        stablecoinId: "usdt-tether",
+        adapter: "json-attestation",
+        totalUsd: 100,
+        reportedAt: 1757200000,
+        maxAgeSec: 86400,
+        components: [
+          { name: "T-bills", valueUsd: 90, pct: 90 },
+          { name: "Cash", valueUsd: -1, pct: 10 },
+        ],
+      },
+      params: { stablecoinId: "usdt-tether" },
+    },
+    "usds.status": {
+      payload: {
+        chain: "ethereum",
+        evmChainId: 1,
+        token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
+        blockNumber: 1,
+        blockHash: `0x${"ab".repeat(32)}`,
+        blockTimestamp: 0,
+        implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
+        implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
+        freezeProbe: {
+          function: "isBlocked(address)",
+          args: ["0x0000000000000000000000000000000000000000"],
+          outcome: "reverted",
+          result: null,
+          reason: "reverted",
+        },
+        totalSupplyRaw: "1.5e27",
+      },
+    },
+    "coingecko.price_bars": {
+      payload: {
+        geckoId: "usd-coin",
+        intervalSec: 900,
+        bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5],
+      },
+    },
+    "onchain.events": {
+      payload: {
+        rows: [
+          {
+            id: `ethereum-0x${"ab".repeat(32)}-3`,
+            chain_id: "ethereum",
+            stablecoin_id: "usdt-tether",
+            config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
+            contract_address: "0xdac17f958d2ee523a2206206994597c13d831ec7",
+            family: "tether-legacy-blacklist",
+            event_name: "DestroyedBlackFunds",
+            event_signature: "DestroyedBlackFunds(address,uint256)",
+            topic0: null,
+            kind: "destroy",
+            address: "0x9faf5515f177f3a8a845d48c19032b33cc54c09c",
+            amount_raw: "30000000",
+            decimals: 6,
+            amount_source: "event",
+            amount_status: "resolved",
+            tx_hash: `0x${"ab".repeat(32)}`,
+            tx_from: null,
+            block_number: 4638848,
+            block_hash: null,
+            log_index: 3,
+            ts: 1511887921,
+            origin: "recorded",
+          },
+          { id: "x", amount_raw: "1.5" },
+          7,
+        ],
+      },
+    },
   };
   it.each(Object.keys(ENDPOINTS))("%s: a malformed element drops only itself", (key) => {
     const ep = ENDPOINTS[key];
@@ -395,7 +721,18 @@ describe("bad input: reject rows, not files", () => {
 
 describe("bad input: implausible upstream numbers in the DefiLlama parsers", () => {
   it("list: a 1e308 supply bucket and a $1e14 price are dropped as implausible-value", () => {
-    const r = stablecoinsEndpoint.toRows({ peggedAssets: [asset({ price: 1e14, circulating: { peggedUSD: 1e308, peggedEUR: 5 }, chainCirculating: { Tron: { current: { peggedUSD: "Infinity" } } } })] }, cap(0));
+    const r = stablecoinsEndpoint.toRows(
+      {
+        peggedAssets: [
+          asset({
+            price: 1e14,
+            circulating: { peggedUSD: 1e308, peggedEUR: 5 },
+            chainCirculating: { Tron: { current: { peggedUSD: "Infinity" } } },
+          }),
+        ],
+      },
+      cap(0),
+    );
     expect(r.rows).toHaveLength(1);
     expect(JSON.parse(String(r.rows[0].buckets_json)).current).toEqual({ peggedEUR: 5 });
     expect(JSON.parse(String(r.rows[0].chain_buckets_json)).Tron.current).toEqual({});
@@ -404,13 +741,28 @@ describe("bad input: implausible upstream numbers in the DefiLlama parsers", () 
   });
 
   it("detail, charts and prices: values above 1e13 or non-finite are dropped; 1e13 itself is kept", () => {
-    const d = stablecoinDetailEndpoint.toRows({ id: "2", tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 1e308, peggedEUR: 1e13 } }] }, cap(0));
+    const d = stablecoinDetailEndpoint.toRows(
+      { id: "2", tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 1e308, peggedEUR: 1e13 } }] },
+      cap(0),
+    );
     expect(d.rows.map((r) => r.peg_type)).toEqual(["peggedEUR"]);
     expect(d.dropped).toEqual({ "implausible-value": 1 });
-    const c = stablecoinChartsEndpoint.toRows([{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 2e13, peggedEUR: 1 }, totalCirculating: { peggedUSD: 1, peggedEUR: "1e400" } }], cap(0, { chain: "all" }));
+    const c = stablecoinChartsEndpoint.toRows(
+      [
+        {
+          date: String(utc(2023, 3, 11)),
+          totalCirculatingUSD: { peggedUSD: 2e13, peggedEUR: 1 },
+          totalCirculating: { peggedUSD: 1, peggedEUR: "1e400" },
+        },
+      ],
+      cap(0, { chain: "all" }),
+    );
     expect(c.rows).toEqual([]);
     expect(c.dropped).toEqual({ "implausible-value": 2 });
-    const p = stablecoinPricesEndpoint.toRows([{ date: utc(2023, 3, 11), prices: { a: 1e13 + 1, b: "NaN", c: 0.99 } }], cap(0));
+    const p = stablecoinPricesEndpoint.toRows(
+      [{ date: utc(2023, 3, 11), prices: { a: 1e13 + 1, b: "NaN", c: 0.99 } }],
+      cap(0),
+    );
     expect(p.rows.map((r) => r.gecko_id)).toEqual(["c"]);
     expect(p.dropped).toEqual({ "implausible-value": 2 });
   });

@@ -5,8 +5,14 @@ import { type TrackedConfig, trackedConfigs } from "../../pipelines/onchain/trac
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import { UpstreamError } from "../../pipelines/sources/http-client.ts";
 import {
-  createTronGridClient, fetchTronEventPages, parseTronEvents, type TronEventPage, TRONGRID_BASE_URL, TRONGRID_SETTLE_MS,
-  tronBase58ToHex, tronHexToBase58,
+  createTronGridClient,
+  fetchTronEventPages,
+  parseTronEvents,
+  type TronEventPage,
+  TRONGRID_BASE_URL,
+  TRONGRID_SETTLE_MS,
+  tronBase58ToHex,
+  tronHexToBase58,
 } from "../../pipelines/sources/trongrid.ts";
 
 // Address pairs (hex ↔ base58) fixed independently of the code under test:
@@ -25,19 +31,35 @@ const x20 = (hex: string) => `0x${hex.slice(2)}`;
 
 const configs = trackedConfigs(loadRegistry());
 const usdtTron = configs.find((c) => c.stablecoinId === "usdt-tether" && c.chain === "tron" && c.purpose === "freeze")!;
-const usd1Tron = configs.find((c) => c.stablecoinId === "usd1-world-liberty-financial" && c.chain === "tron" && c.purpose === "freeze")!;
+const usd1Tron = configs.find(
+  (c) => c.stablecoinId === "usd1-world-liberty-financial" && c.chain === "tron" && c.purpose === "freeze",
+)!;
 
 const TX = (n: number) => n.toString(16).padStart(2, "0").repeat(32);
 
 /** One TronGrid v1 contract event, shaped as `GET /v1/contracts/{address}/events` returns it. */
 function tgEvent(o: {
-  name: string; event?: string; result: Record<string, unknown>; resultType?: Record<string, string>;
-  tx: string; index?: number; block: number; tsMs: number; contract?: string; unconfirmed?: boolean;
+  name: string;
+  event?: string;
+  result: Record<string, unknown>;
+  resultType?: Record<string, string>;
+  tx: string;
+  index?: number;
+  block: number;
+  tsMs: number;
+  contract?: string;
+  unconfirmed?: boolean;
 }): Record<string, unknown> {
   const e: Record<string, unknown> = {
-    block_number: o.block, block_timestamp: o.tsMs, caller_contract_address: o.contract ?? USDT.b58,
-    contract_address: o.contract ?? USDT.b58, event_index: o.index ?? 0, event_name: o.name, result: o.result,
-    result_type: o.resultType ?? {}, transaction_id: o.tx,
+    block_number: o.block,
+    block_timestamp: o.tsMs,
+    caller_contract_address: o.contract ?? USDT.b58,
+    contract_address: o.contract ?? USDT.b58,
+    event_index: o.index ?? 0,
+    event_name: o.name,
+    result: o.result,
+    result_type: o.resultType ?? {},
+    transaction_id: o.tx,
   };
   if (o.event !== undefined) e.event = o.event;
   if (o.unconfirmed) e._unconfirmed = true;
@@ -55,29 +77,66 @@ function envelope(data: unknown[], fingerprint?: string): Record<string, unknown
 
 describe("parseTronEvents (tether-legacy-blacklist on Tron)", () => {
   const added = tgEvent({
-    name: "AddedBlackList", event: "AddedBlackList(address _user)",
-    result: { "0": x20(VICTIM_A.hex), _user: x20(VICTIM_A.hex) }, resultType: { _user: "address" },
-    tx: TX(0xa1).toUpperCase(), index: 0, block: 56_000_000, tsMs: 1_700_000_001_000,
+    name: "AddedBlackList",
+    event: "AddedBlackList(address _user)",
+    result: { "0": x20(VICTIM_A.hex), _user: x20(VICTIM_A.hex) },
+    resultType: { _user: "address" },
+    tx: TX(0xa1).toUpperCase(),
+    index: 0,
+    block: 56_000_000,
+    tsMs: 1_700_000_001_000,
   });
   const removed = tgEvent({
-    name: "RemovedBlackList", event: "RemovedBlackList(address _user)",
-    result: { "0": VICTIM_B.hex, _user: VICTIM_B.hex }, resultType: { _user: "address" },
-    tx: TX(0xb2), index: 3, block: 56_000_010, tsMs: 1_700_000_031_000,
+    name: "RemovedBlackList",
+    event: "RemovedBlackList(address _user)",
+    result: { "0": VICTIM_B.hex, _user: VICTIM_B.hex },
+    resultType: { _user: "address" },
+    tx: TX(0xb2),
+    index: 3,
+    block: 56_000_010,
+    tsMs: 1_700_000_031_000,
   });
   const destroyed = tgEvent({
-    name: "DestroyedBlackFunds", event: "DestroyedBlackFunds(address _blackListedUser, uint256 _balance)",
-    result: { "0": VICTIM_A.b58, "1": "1234567890123456789012", _blackListedUser: VICTIM_A.b58, _balance: "1234567890123456789012" },
+    name: "DestroyedBlackFunds",
+    event: "DestroyedBlackFunds(address _blackListedUser, uint256 _balance)",
+    result: {
+      "0": VICTIM_A.b58,
+      "1": "1234567890123456789012",
+      _blackListedUser: VICTIM_A.b58,
+      _balance: "1234567890123456789012",
+    },
     resultType: { _blackListedUser: "address", _balance: "uint256" },
-    tx: TX(0xc3), index: 1, block: 56_000_020, tsMs: 1_700_000_061_999,
+    tx: TX(0xc3),
+    index: 1,
+    block: 56_000_020,
+    tsMs: 1_700_000_061_999,
   });
   const unconfirmed = tgEvent({
-    name: "AddedBlackList", event: "AddedBlackList(address _user)", result: { "0": x20(VICTIM_B.hex), _user: x20(VICTIM_B.hex) },
-    tx: TX(0xd4), block: 56_000_030, tsMs: 1_700_000_091_000, unconfirmed: true,
+    name: "AddedBlackList",
+    event: "AddedBlackList(address _user)",
+    result: { "0": x20(VICTIM_B.hex), _user: x20(VICTIM_B.hex) },
+    tx: TX(0xd4),
+    block: 56_000_030,
+    tsMs: 1_700_000_091_000,
+    unconfirmed: true,
   });
-  const malformed = { ...tgEvent({ name: "AddedBlackList", result: { _user: x20(VICTIM_B.hex) }, tx: TX(0xe5), block: 1, tsMs: 1_700_000_094_000 }), transaction_id: "0xnothex" };
+  const malformed = {
+    ...tgEvent({
+      name: "AddedBlackList",
+      result: { _user: x20(VICTIM_B.hex) },
+      tx: TX(0xe5),
+      block: 1,
+      tsMs: 1_700_000_094_000,
+    }),
+    transaction_id: "0xnothex",
+  };
   const transfer = tgEvent({
-    name: "Transfer", event: "Transfer(address indexed from, address indexed to, uint256 value)",
-    result: { from: x20(VICTIM_A.hex), to: x20(VICTIM_B.hex), value: "5" }, tx: TX(0xf6), block: 56_000_040, tsMs: 1_700_000_121_000,
+    name: "Transfer",
+    event: "Transfer(address indexed from, address indexed to, uint256 value)",
+    result: { from: x20(VICTIM_A.hex), to: x20(VICTIM_B.hex), value: "5" },
+    tx: TX(0xf6),
+    block: 56_000_040,
+    tsMs: 1_700_000_121_000,
   });
 
   it("maps blacklist, unblacklist and destroy events to validated rows and counts the rest", () => {
@@ -89,21 +148,50 @@ describe("parseTronEvents (tether-legacy-blacklist on Tron)", () => {
     for (const r of out.rows) expect(OnchainEventRowSchema.safeParse(r).success).toBe(true);
 
     expect(out.rows[0]).toEqual({
-      id: `tron-${"a1".repeat(32)}-0`, chain_id: "tron", stablecoin_id: "usdt-tether",
-      config_key: `usdt-tether:tron:${USDT.b58}:tether-legacy-blacklist`, contract_address: USDT.b58, family: "tether-legacy-blacklist",
-      event_name: "AddedBlackList", event_signature: "AddedBlackList(address)",
-      topic0: "0x42e160154868087d6bfdc0ca23d96a1c1cfa32f1b72ba9ba27b69b98a0d819dc", kind: "blacklist",
-      address: VICTIM_A.b58, amount_raw: null, decimals: 6, amount_source: "unavailable", amount_status: "recoverable_pending",
-      tx_hash: "a1".repeat(32), tx_from: null, block_number: 56_000_000, block_hash: null, log_index: 0, ts: 1_700_000_001, origin: "live",
+      id: `tron-${"a1".repeat(32)}-0`,
+      chain_id: "tron",
+      stablecoin_id: "usdt-tether",
+      config_key: `usdt-tether:tron:${USDT.b58}:tether-legacy-blacklist`,
+      contract_address: USDT.b58,
+      family: "tether-legacy-blacklist",
+      event_name: "AddedBlackList",
+      event_signature: "AddedBlackList(address)",
+      topic0: "0x42e160154868087d6bfdc0ca23d96a1c1cfa32f1b72ba9ba27b69b98a0d819dc",
+      kind: "blacklist",
+      address: VICTIM_A.b58,
+      amount_raw: null,
+      decimals: 6,
+      amount_source: "unavailable",
+      amount_status: "recoverable_pending",
+      tx_hash: "a1".repeat(32),
+      tx_from: null,
+      block_number: 56_000_000,
+      block_hash: null,
+      log_index: 0,
+      ts: 1_700_000_001,
+      origin: "live",
     });
     expect(out.rows[1]).toMatchObject({
-      id: `tron-${"b2".repeat(32)}-3`, event_name: "RemovedBlackList", event_signature: "RemovedBlackList(address)", kind: "unblacklist",
-      address: VICTIM_B.b58, amount_raw: null, amount_status: "recoverable_pending", log_index: 3, ts: 1_700_000_031,
+      id: `tron-${"b2".repeat(32)}-3`,
+      event_name: "RemovedBlackList",
+      event_signature: "RemovedBlackList(address)",
+      kind: "unblacklist",
+      address: VICTIM_B.b58,
+      amount_raw: null,
+      amount_status: "recoverable_pending",
+      log_index: 3,
+      ts: 1_700_000_031,
     });
     expect(out.rows[2]).toMatchObject({
-      id: `tron-${"c3".repeat(32)}-1`, event_name: "DestroyedBlackFunds", event_signature: "DestroyedBlackFunds(address,uint256)",
-      topic0: "0x61e6e66b0d6339b2980aecc6ccc0039736791f0ccde9ed512e789a7fbdd698c6", kind: "destroy",
-      address: VICTIM_A.b58, amount_raw: "1234567890123456789012", amount_source: "event", amount_status: "resolved",
+      id: `tron-${"c3".repeat(32)}-1`,
+      event_name: "DestroyedBlackFunds",
+      event_signature: "DestroyedBlackFunds(address,uint256)",
+      topic0: "0x61e6e66b0d6339b2980aecc6ccc0039736791f0ccde9ed512e789a7fbdd698c6",
+      kind: "destroy",
+      address: VICTIM_A.b58,
+      amount_raw: "1234567890123456789012",
+      amount_source: "event",
+      amount_status: "resolved",
       ts: 1_700_000_061, // floor(1_700_000_061_999 / 1000)
     });
   });
@@ -119,25 +207,69 @@ describe("parseTronEvents (tether-legacy-blacklist on Tron)", () => {
   it("drops events that do not fit the family, with a reason each", () => {
     const badChecksum = `${VICTIM_A.b58.slice(0, -1)}${VICTIM_A.b58.endsWith("7") ? "8" : "7"}`;
     const events = [
-      tgEvent({ name: "AddedBlackList", event: "AddedBlackList(uint256 _user)", result: { _user: "1" }, tx: TX(1), block: 1, tsMs: 1_700_000_000_000 }),
-      tgEvent({ name: "AddedBlackList", result: { _user: x20(VICTIM_A.hex) }, tx: TX(2), block: 1, tsMs: 1_700_000_000_000, contract: USD1.b58 }),
-      tgEvent({ name: "AddedBlackList", result: { "0": badChecksum, _user: badChecksum }, tx: TX(3), block: 1, tsMs: 1_700_000_000_000 }),
-      tgEvent({ name: "DestroyedBlackFunds", event: "DestroyedBlackFunds(address _blackListedUser, uint256 _balance)", result: { _blackListedUser: x20(VICTIM_A.hex), _balance: "1.5" }, tx: TX(4), block: 1, tsMs: 1_700_000_000_000 }),
-      { ...tgEvent({ name: "RemovedBlackList", result: { _user: x20(VICTIM_A.hex) }, tx: TX(5), block: 1, tsMs: 1_700_000_000_000 }), block_timestamp: "1700000000000" },
+      tgEvent({
+        name: "AddedBlackList",
+        event: "AddedBlackList(uint256 _user)",
+        result: { _user: "1" },
+        tx: TX(1),
+        block: 1,
+        tsMs: 1_700_000_000_000,
+      }),
+      tgEvent({
+        name: "AddedBlackList",
+        result: { _user: x20(VICTIM_A.hex) },
+        tx: TX(2),
+        block: 1,
+        tsMs: 1_700_000_000_000,
+        contract: USD1.b58,
+      }),
+      tgEvent({
+        name: "AddedBlackList",
+        result: { "0": badChecksum, _user: badChecksum },
+        tx: TX(3),
+        block: 1,
+        tsMs: 1_700_000_000_000,
+      }),
+      tgEvent({
+        name: "DestroyedBlackFunds",
+        event: "DestroyedBlackFunds(address _blackListedUser, uint256 _balance)",
+        result: { _blackListedUser: x20(VICTIM_A.hex), _balance: "1.5" },
+        tx: TX(4),
+        block: 1,
+        tsMs: 1_700_000_000_000,
+      }),
+      {
+        ...tgEvent({
+          name: "RemovedBlackList",
+          result: { _user: x20(VICTIM_A.hex) },
+          tx: TX(5),
+          block: 1,
+          tsMs: 1_700_000_000_000,
+        }),
+        block_timestamp: "1700000000000",
+      },
       "not an event",
-      added, { ...added },
+      added,
+      { ...added },
     ];
     const out = parseTronEvents(usdtTron, envelope(events));
     expect(out.dropped).toEqual({
-      "signature-mismatch": 1, "contract-mismatch": 1, "address-missing-or-invalid": 1, "amount-missing-or-invalid": 1,
-      "invalid-block_timestamp": 1, "event-not-object": 1, "duplicate-id": 1,
+      "signature-mismatch": 1,
+      "contract-mismatch": 1,
+      "address-missing-or-invalid": 1,
+      "amount-missing-or-invalid": 1,
+      "invalid-block_timestamp": 1,
+      "event-not-object": 1,
+      "duplicate-id": 1,
     });
     expect(out.rows.map((r) => r.id)).toEqual([`tron-${"a1".repeat(32)}-0`]);
     expect(out.unknown).toEqual({});
   });
 
   it("rejects a failed envelope and a non-Tron config", () => {
-    expect(() => parseTronEvents(usdtTron, { success: false, error: "bad request", statusCode: 400 })).toThrow(UpstreamError);
+    expect(() => parseTronEvents(usdtTron, { success: false, error: "bad request", statusCode: 400 })).toThrow(
+      UpstreamError,
+    );
     expect(() => parseTronEvents(usdtTron, { data: [], success: true })).toThrow(/meta/);
     const eth = configs.find((c) => c.chain === "ethereum" && c.unsupportedReason === null)!;
     expect(() => parseTronEvents(eth, envelope([]))).toThrow(/not tron/);
@@ -147,24 +279,49 @@ describe("parseTronEvents (tether-legacy-blacklist on Tron)", () => {
 describe("parseTronEvents (wlfi-freeze on Tron, tronResultKey account)", () => {
   it("takes the affected address from result.account, not the first address (caller)", () => {
     const freeze = tgEvent({
-      name: "Freeze", event: "Freeze(address indexed caller, address indexed account)", contract: USD1.b58,
+      name: "Freeze",
+      event: "Freeze(address indexed caller, address indexed account)",
+      contract: USD1.b58,
       result: { "0": x20(CALLER.hex), "1": x20(ACCOUNT.hex), caller: x20(CALLER.hex), account: x20(ACCOUNT.hex) },
-      resultType: { caller: "address", account: "address" }, tx: TX(0x77), index: 2, block: 70_000_000, tsMs: 1_750_000_002_000,
+      resultType: { caller: "address", account: "address" },
+      tx: TX(0x77),
+      index: 2,
+      block: 70_000_000,
+      tsMs: 1_750_000_002_000,
     });
     // Positional-only result: the `event` text names position 1 `account`.
     const unfreeze = tgEvent({
-      name: "Unfreeze", event: "Unfreeze(address indexed caller, address indexed account)", contract: USD1.b58,
-      result: { "0": x20(CALLER.hex), "1": `0x${ACCOUNT.hex}` }, tx: TX(0x78), index: 0, block: 70_000_100, tsMs: 1_750_000_302_000,
+      name: "Unfreeze",
+      event: "Unfreeze(address indexed caller, address indexed account)",
+      contract: USD1.b58,
+      result: { "0": x20(CALLER.hex), "1": `0x${ACCOUNT.hex}` },
+      tx: TX(0x78),
+      index: 0,
+      block: 70_000_100,
+      tsMs: 1_750_000_302_000,
     });
     const out = parseTronEvents(usd1Tron, envelope([freeze, unfreeze]));
     expect(out.dropped).toEqual({});
     expect(out.rows).toHaveLength(2);
     expect(out.rows[0]).toMatchObject({
-      id: `tron-${"77".repeat(32)}-2`, stablecoin_id: "usd1-world-liberty-financial", contract_address: USD1.b58, family: "wlfi-freeze",
-      event_signature: "Freeze(address,address)", kind: "blacklist", address: ACCOUNT.b58, decimals: 18,
-      amount_raw: null, amount_source: "unavailable", amount_status: "recoverable_pending", ts: 1_750_000_002,
+      id: `tron-${"77".repeat(32)}-2`,
+      stablecoin_id: "usd1-world-liberty-financial",
+      contract_address: USD1.b58,
+      family: "wlfi-freeze",
+      event_signature: "Freeze(address,address)",
+      kind: "blacklist",
+      address: ACCOUNT.b58,
+      decimals: 18,
+      amount_raw: null,
+      amount_source: "unavailable",
+      amount_status: "recoverable_pending",
+      ts: 1_750_000_002,
     });
-    expect(out.rows[1]).toMatchObject({ kind: "unblacklist", address: ACCOUNT.b58, event_signature: "Unfreeze(address,address)" });
+    expect(out.rows[1]).toMatchObject({
+      kind: "unblacklist",
+      address: ACCOUNT.b58,
+      event_signature: "Unfreeze(address,address)",
+    });
   });
 });
 
@@ -196,10 +353,38 @@ describe("fetchTronEventPages against a local TronGrid", () => {
   let base: string;
   const requests: { path: string; params: URLSearchParams; headers: IncomingHttpHeaders }[] = [];
 
-  const A1 = tgEvent({ name: "AddedBlackList", event: "AddedBlackList(address _user)", result: { _user: x20(VICTIM_A.hex) }, tx: TX(0x11), block: 100, tsMs: 1_600_000_000_000 });
-  const A2 = tgEvent({ name: "AddedBlackList", event: "AddedBlackList(address _user)", result: { _user: x20(VICTIM_B.hex) }, tx: TX(0x12), block: 200, tsMs: 1_600_000_300_000 });
-  const A3 = tgEvent({ name: "AddedBlackList", event: "AddedBlackList(address _user)", result: { _user: x20(CALLER.hex) }, tx: TX(0x13), block: 300, tsMs: 1_600_000_600_000 });
-  const R1 = tgEvent({ name: "RemovedBlackList", event: "RemovedBlackList(address _user)", result: { _user: x20(VICTIM_A.hex) }, tx: TX(0x21), block: 150, tsMs: 1_600_000_150_000 });
+  const A1 = tgEvent({
+    name: "AddedBlackList",
+    event: "AddedBlackList(address _user)",
+    result: { _user: x20(VICTIM_A.hex) },
+    tx: TX(0x11),
+    block: 100,
+    tsMs: 1_600_000_000_000,
+  });
+  const A2 = tgEvent({
+    name: "AddedBlackList",
+    event: "AddedBlackList(address _user)",
+    result: { _user: x20(VICTIM_B.hex) },
+    tx: TX(0x12),
+    block: 200,
+    tsMs: 1_600_000_300_000,
+  });
+  const A3 = tgEvent({
+    name: "AddedBlackList",
+    event: "AddedBlackList(address _user)",
+    result: { _user: x20(CALLER.hex) },
+    tx: TX(0x13),
+    block: 300,
+    tsMs: 1_600_000_600_000,
+  });
+  const R1 = tgEvent({
+    name: "RemovedBlackList",
+    event: "RemovedBlackList(address _user)",
+    result: { _user: x20(VICTIM_A.hex) },
+    tx: TX(0x21),
+    block: 150,
+    tsMs: 1_600_000_150_000,
+  });
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -208,13 +393,18 @@ describe("fetchTronEventPages against a local TronGrid", () => {
       const name = url.searchParams.get("event_name");
       const fp = url.searchParams.get("fingerprint");
       let body: unknown;
-      if (url.pathname === `/v1/contracts/${USD1.b58}/events`) body = envelope([], "loop"); // a paging loop
+      if (url.pathname === `/v1/contracts/${USD1.b58}/events`)
+        body = envelope([], "loop"); // a paging loop
       else if (url.pathname !== `/v1/contracts/${USDT.b58}/events`) body = null;
       else if (name === "AddedBlackList" && fp === null) body = envelope([A1, A2], "fp-added-2");
       else if (name === "AddedBlackList" && fp === "fp-added-2") body = envelope([A3]);
       else if (name === "RemovedBlackList" && fp === null) body = envelope([R1]);
       else if (name === "DestroyedBlackFunds" && fp === null) body = envelope([]);
-      if (body === null || body === undefined) { res.writeHead(400, { "content-type": "application/json" }); res.end(JSON.stringify({ success: false, error: "unexpected request" })); return; }
+      if (body === null || body === undefined) {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ success: false, error: "unexpected request" }));
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     });
@@ -229,12 +419,21 @@ describe("fetchTronEventPages against a local TronGrid", () => {
     const now = 1_700_000_000_000;
     const client = createTronGridClient({ baseUrl: base, apiKey: "test-key", retries: 0 });
     const pages: TronEventPage[] = [];
-    for await (const p of fetchTronEventPages(client, usdtTron, { minBlockTimestampMs: min, pageSize: 2, minRequestIntervalMs: 0, now: () => now })) pages.push(p);
+    for await (const p of fetchTronEventPages(client, usdtTron, {
+      minBlockTimestampMs: min,
+      pageSize: 2,
+      minRequestIntervalMs: 0,
+      now: () => now,
+    }))
+      pages.push(p);
 
     const maxMs = now - TRONGRID_SETTLE_MS;
     expect(requests).toHaveLength(4);
     expect(requests.map((r) => [r.params.get("event_name"), r.params.get("fingerprint")])).toEqual([
-      ["AddedBlackList", null], ["RemovedBlackList", null], ["DestroyedBlackFunds", null], ["AddedBlackList", "fp-added-2"],
+      ["AddedBlackList", null],
+      ["RemovedBlackList", null],
+      ["DestroyedBlackFunds", null],
+      ["AddedBlackList", "fp-added-2"],
     ]);
     for (const r of requests) {
       expect(r.path).toBe(`/v1/contracts/${USDT.b58}/events`);
@@ -252,8 +451,18 @@ describe("fetchTronEventPages against a local TronGrid", () => {
       ["DestroyedBlackFunds", 0, null, null, 1_600_000_300_000], // Added read up to its page's last event
       ["AddedBlackList", 1, 1_600_000_600_000, null, maxMs], // every stream read through the settled window
     ]);
-    expect(pages.flatMap((p) => p.rows.map((r) => r.address))).toEqual([VICTIM_A.b58, VICTIM_B.b58, VICTIM_A.b58, CALLER.b58]);
-    expect(pages.flatMap((p) => p.rows.map((r) => r.kind))).toEqual(["blacklist", "blacklist", "unblacklist", "blacklist"]);
+    expect(pages.flatMap((p) => p.rows.map((r) => r.address))).toEqual([
+      VICTIM_A.b58,
+      VICTIM_B.b58,
+      VICTIM_A.b58,
+      CALLER.b58,
+    ]);
+    expect(pages.flatMap((p) => p.rows.map((r) => r.kind))).toEqual([
+      "blacklist",
+      "blacklist",
+      "unblacklist",
+      "blacklist",
+    ]);
   });
 
   it("sends an explicit window end, and stops on a repeated fingerprint", async () => {
@@ -261,9 +470,16 @@ describe("fetchTronEventPages against a local TronGrid", () => {
     const client = createTronGridClient({ baseUrl: base, retries: 0 });
     const loop = { ...usd1Tron };
     const seen: TronEventPage[] = [];
-    await expect((async () => {
-      for await (const p of fetchTronEventPages(client, loop, { minBlockTimestampMs: 5_000, maxBlockTimestampMs: 9_000, minRequestIntervalMs: 0 })) seen.push(p);
-    })()).rejects.toThrow(/same fingerprint/);
+    await expect(
+      (async () => {
+        for await (const p of fetchTronEventPages(client, loop, {
+          minBlockTimestampMs: 5_000,
+          maxBlockTimestampMs: 9_000,
+          minRequestIntervalMs: 0,
+        }))
+          seen.push(p);
+      })(),
+    ).rejects.toThrow(/same fingerprint/);
     expect(seen.map((p) => p.fingerprint)).toEqual(["loop"]);
     expect(requests[0].params.get("max_block_timestamp")).toBe("9000");
     expect(requests[0].params.get("limit")).toBe("200");
@@ -274,8 +490,16 @@ describe("fetchTronEventPages against a local TronGrid", () => {
   it("rejects bad options before calling upstream", async () => {
     requests.length = 0;
     const client = createTronGridClient({ baseUrl: base, retries: 0 });
-    const run = (c: Parameters<typeof fetchTronEventPages>[0], cfg: TrackedConfig, o: Parameters<typeof fetchTronEventPages>[2]) =>
-      (async () => { for await (const _ of fetchTronEventPages(c, cfg, o)) { /* drain */ } })();
+    const run = (
+      c: Parameters<typeof fetchTronEventPages>[0],
+      cfg: TrackedConfig,
+      o: Parameters<typeof fetchTronEventPages>[2],
+    ) =>
+      (async () => {
+        for await (const _ of fetchTronEventPages(c, cfg, o)) {
+          /* drain */
+        }
+      })();
     await expect(run(client, usdtTron, { minBlockTimestampMs: 0, pageSize: 201 })).rejects.toThrow(/pageSize/);
     await expect(run(client, usdtTron, { minBlockTimestampMs: 0, apiKey: "k" })).rejects.toThrow(/apiKey/);
     expect(requests).toHaveLength(0);

@@ -9,14 +9,44 @@ import { hydrate } from "../../site-data/yields.ts";
 
 const OBSERVED = 1_756_000_000;
 const pool = (over: Partial<PoolInput>): PoolInput => ({
-  poolId: "p", stablecoinId: "c", symbol: "C", pegCurrency: "USD", project: "proj", chain: "Ethereum", poolMeta: null,
-  tvlUsd: 1_000_000, apy: 10, apyBase: null, apyReward: null, apyPct1D: null, apyPct7D: null, outlier: false,
-  observedAt: OBSERVED, backing: null, apySamples: [], ...over,
+  poolId: "p",
+  stablecoinId: "c",
+  symbol: "C",
+  pegCurrency: "USD",
+  project: "proj",
+  chain: "Ethereum",
+  poolMeta: null,
+  tvlUsd: 1_000_000,
+  apy: 10,
+  apyBase: null,
+  apyReward: null,
+  apyPct1D: null,
+  apyPct7D: null,
+  outlier: false,
+  observedAt: OBSERVED,
+  backing: null,
+  apySamples: [],
+  ...over,
 });
-const bench = (rates: Record<string, number | null>): Record<string, Benchmark> => Object.fromEntries(Object.entries(rates).map(([currency, rate]) => [currency, {
-  key: currency, label: currency, currency, rate, recordDate: null, fetchedAt: null, ageSeconds: null, source: "test", isFallback: rate === null,
-  fallbackMode: rate === null ? "unavailable" : "none", isProxy: false,
-} satisfies Benchmark]));
+const bench = (rates: Record<string, number | null>): Record<string, Benchmark> =>
+  Object.fromEntries(
+    Object.entries(rates).map(([currency, rate]) => [
+      currency,
+      {
+        key: currency,
+        label: currency,
+        currency,
+        rate,
+        recordDate: null,
+        fetchedAt: null,
+        ageSeconds: null,
+        source: "test",
+        isFallback: rate === null,
+        fallbackMode: rate === null ? "unavailable" : "none",
+        isProxy: false,
+      } satisfies Benchmark,
+    ]),
+  );
 
 describe("benchmarks: USD = TVL-weighted APY of the snapshot's T-bill fund pools", () => {
   it("weights by TVL and leaves out outliers, other currencies and other backings", () => {
@@ -29,11 +59,23 @@ describe("benchmarks: USD = TVL-weighted APY of the snapshot's T-bill fund pools
     ];
     const b = benchmarks(pools, ["USD", "EUR", "EUR"], OBSERVED + 3600);
     // (5 × 100 + 4 × 300) / (100 + 300) = (500 + 1200) / 400 = 4.25
-    expect(b.USD).toMatchObject({ rate: 4.25, isFallback: false, fallbackMode: "none", isProxy: true, source: "defillama-yields: 2 treasury-fund pools" });
+    expect(b.USD).toMatchObject({
+      rate: 4.25,
+      isFallback: false,
+      fallbackMode: "none",
+      isProxy: true,
+      source: "defillama-yields: 2 treasury-fund pools",
+    });
     // fetchedAt = the newest observation (f2, OBSERVED + 60); age = as-of − that = 3600 − 60 = 3540 s.
     expect(b.USD).toMatchObject({ fetchedAt: OBSERVED + 60, ageSeconds: 3540 });
     // EUR listed once, with no recorded rate.
-    expect(b.EUR).toMatchObject({ key: "eur-unavailable", rate: null, isFallback: true, fallbackMode: "unavailable", isProxy: false });
+    expect(b.EUR).toMatchObject({
+      key: "eur-unavailable",
+      rate: null,
+      isFallback: true,
+      fallbackMode: "unavailable",
+      isProxy: false,
+    });
     expect(Object.keys(b).sort()).toEqual(["EUR", "USD"]);
   });
 
@@ -54,8 +96,14 @@ describe("baseYield (build time)", () => {
     // trend = min(0.2, 0.2 × |−2| / max(10, 0.01)) = min(0.2, 0.04) = 0.04
     // sustainability = max(0.3, 1 − 0.5 × 0.5 − 0.04) = 0.71
     expect(r).toEqual({
-      rewardShare: 0.5, benchmarkRate: 4.25, excessYield: 5.75, effectiveYield: 11.4375, sourceRiskPenalty: 1.25,
-      rowUtility: 9.15, sustainability: 0.71, sustainabilityBasis: "reward-share-and-trend",
+      rewardShare: 0.5,
+      benchmarkRate: 4.25,
+      excessYield: 5.75,
+      effectiveYield: 11.4375,
+      sourceRiskPenalty: 1.25,
+      rowUtility: 9.15,
+      sustainability: 0.71,
+      sustainabilityBasis: "reward-share-and-trend",
     });
   });
 
@@ -64,7 +112,15 @@ describe("baseYield (build time)", () => {
     // rewardShare 0 (no reward APY); excess = 6 − 4.25 = 1.75; effective = 6 + 0.25 × 1.75 = 6.4375
     // penalty = 1 + 0.5 (outlier) + 0 = 1.5; utility = 6.4375 / 1.5 = 4.291666… → 4.2917
     // samples 4, 6: mean 5, population sd = √((1 + 1) / 2) = 1, CV = 0.2 → sustainability 0.8
-    expect(r).toMatchObject({ rewardShare: 0, excessYield: 1.75, effectiveYield: 6.4375, sourceRiskPenalty: 1.5, rowUtility: 4.2917, sustainability: 0.8, sustainabilityBasis: "apy-variance" });
+    expect(r).toMatchObject({
+      rewardShare: 0,
+      excessYield: 1.75,
+      effectiveYield: 6.4375,
+      sourceRiskPenalty: 1.5,
+      rowUtility: 4.2917,
+      sustainability: 0.8,
+      sustainabilityBasis: "apy-variance",
+    });
   });
 
   it("sustainability floors at 0.3; a reward APY above the APY caps the share at 1", () => {
@@ -79,18 +135,37 @@ describe("baseYield (build time)", () => {
 
   it("below the benchmark the effective yield shrinks, and never goes below 0", () => {
     // apy 1: effective = max(0, 1 + 0.25 × (1 − 4.25)) = 1 − 0.8125 = 0.1875
-    expect(baseYield(pool({ apy: 1 }), usd)).toMatchObject({ excessYield: -3.25, effectiveYield: 0.1875, rowUtility: 0.1875 });
+    expect(baseYield(pool({ apy: 1 }), usd)).toMatchObject({
+      excessYield: -3.25,
+      effectiveYield: 0.1875,
+      rowUtility: 0.1875,
+    });
     // apy 0: rewardShare 0 (apy not > 0); effective = max(0, 0 + 0.25 × (−4.25)) = max(0, −1.0625) = 0
     // trend: apyPct7D null → 0, so sustainability = max(0.3, 1 − 0 − 0) = 1
-    expect(baseYield(pool({ apy: 0, apyReward: 3 }), usd)).toMatchObject({ rewardShare: 0, effectiveYield: 0, rowUtility: 0, sustainability: 1 });
+    expect(baseYield(pool({ apy: 0, apyReward: 3 }), usd)).toMatchObject({
+      rewardShare: 0,
+      effectiveYield: 0,
+      rowUtility: 0,
+      sustainability: 1,
+    });
   });
 
   it("other currencies: the rebase to USD, or no benchmark at all", () => {
     // EUR rate 2.5, USD 4: excess = 3 − 2.5 = 0.5; rebase = 4 − 2.5 = 1.5
     // effective = 3 + 0.25 × 0.5 + 1.5 = 4.625; penalty 1 → utility 4.625
-    expect(baseYield(pool({ apy: 3, pegCurrency: "EUR" }), bench({ USD: 4, EUR: 2.5 }))).toMatchObject({ benchmarkRate: 2.5, excessYield: 0.5, effectiveYield: 4.625, rowUtility: 4.625 });
+    expect(baseYield(pool({ apy: 3, pegCurrency: "EUR" }), bench({ USD: 4, EUR: 2.5 }))).toMatchObject({
+      benchmarkRate: 2.5,
+      excessYield: 0.5,
+      effectiveYield: 4.625,
+      rowUtility: 4.625,
+    });
     // EUR without a rate: excess null (counts 0), rebase 0 → effective = apy = 3
-    expect(baseYield(pool({ apy: 3, pegCurrency: "EUR" }), bench({ USD: 4, EUR: null }))).toMatchObject({ benchmarkRate: null, excessYield: null, effectiveYield: 3, rowUtility: 3 });
+    expect(baseYield(pool({ apy: 3, pegCurrency: "EUR" }), bench({ USD: 4, EUR: null }))).toMatchObject({
+      benchmarkRate: null,
+      excessYield: null,
+      effectiveYield: 3,
+      rowUtility: 3,
+    });
   });
 });
 
@@ -100,7 +175,12 @@ describe("hydrate (read time): safety-adjusted score", () => {
   it("safety 81: penalty 1", () => {
     // divisor = 101 − 81 = 20; riskPenalty = max(0.5, 20 / 20) = 1; efficiency = 9.15 / 1^1.75 = 9.15
     // score = round(9.15 × 0.71 × 8) = round(51.972) = 52; yieldToRisk = 10 / 20 = 0.5
-    expect(hydrate(row, { score: 81, grade: "A-" })).toEqual({ safetyScore: 81, safetyGrade: "A-", yieldToRisk: 0.5, pharosYieldScore: 52 });
+    expect(hydrate(row, { score: 81, grade: "A-" })).toEqual({
+      safetyScore: 81,
+      safetyGrade: "A-",
+      yieldToRisk: 0.5,
+      pharosYieldScore: 52,
+    });
   });
 
   it("no card, or an NR card: safety 40, grade NR", () => {
@@ -115,6 +195,11 @@ describe("hydrate (read time): safety-adjusted score", () => {
   it("safety 100: penalty floors at 0.5 and the score clamps at 100", () => {
     // divisor 1; riskPenalty = max(0.5, 0.05) = 0.5; 0.5^1.75 = 2^−1.75 ≈ 0.29730
     // efficiency = 9.15 / 0.29730 ≈ 30.777; × 0.71 × 8 ≈ 174.8 → clamp 100; yieldToRisk = 10 / 1 = 10
-    expect(hydrate(row, { score: 100, grade: "A+" })).toEqual({ safetyScore: 100, safetyGrade: "A+", yieldToRisk: 10, pharosYieldScore: 100 });
+    expect(hydrate(row, { score: 100, grade: "A+" })).toEqual({
+      safetyScore: 100,
+      safetyGrade: "A+",
+      yieldToRisk: 10,
+      pharosYieldScore: 100,
+    });
   });
 });

@@ -133,14 +133,21 @@ export interface AlertDiff {
  * the API's service clock, which is the replay clock for builds made from recorded captures).
  * `prev` (the previous build's grades) decides `wrong-generation` when its methodology differs.
  */
-export function safetySource(grades: AlertSnapshot["grades"], prev: AlertSnapshot["grades"] | null, dataNowSec: number, maxAgeSec = SAFETY_SOURCE_MAX_AGE_SEC): SafetySource {
-  if (grades === "missing" || grades === "corrupt") return { state: grades, ageSec: null, generation: null, asOf: null };
+export function safetySource(
+  grades: AlertSnapshot["grades"],
+  prev: AlertSnapshot["grades"] | null,
+  dataNowSec: number,
+  maxAgeSec = SAFETY_SOURCE_MAX_AGE_SEC,
+): SafetySource {
+  if (grades === "missing" || grades === "corrupt")
+    return { state: grades, ageSec: null, generation: null, asOf: null };
   const ageSec = Math.max(0, dataNowSec - grades.updatedAt);
   const generation = grades.methodology.version;
   const base = { ageSec, generation, asOf: grades.updatedAt };
   if (ageSec > maxAgeSec || grades.publication.status === "held") return { state: "stale", ...base };
   const prevGeneration = prev && typeof prev === "object" ? prev.methodology.version : null;
-  if (!grades.methodology.isCurrent || (prevGeneration !== null && prevGeneration !== generation)) return { state: "wrong-generation", ...base };
+  if (!grades.methodology.isCurrent || (prevGeneration !== null && prevGeneration !== generation))
+    return { state: "wrong-generation", ...base };
   return { state: "ok", ...base };
 }
 
@@ -149,12 +156,23 @@ export function safetySource(grades: AlertSnapshot["grades"], prev: AlertSnapsho
  * run: baseline, no alerts). `dataNowSec` (Unix s, service clock) judges the grades' age.
  * Deterministic: same inputs, same alerts in the same order. Never throws on well-formed snapshots.
  */
-export function diffAlerts(prev: AlertSnapshot | null, next: AlertSnapshot, dataNowSec: number, opts: AlertOptions = {}): AlertDiff {
+export function diffAlerts(
+  prev: AlertSnapshot | null,
+  next: AlertSnapshot,
+  dataNowSec: number,
+  opts: AlertOptions = {},
+): AlertDiff {
   const minUsd = opts.largeFreezeMinUsd ?? LARGE_FREEZE_MIN_USD;
   const since = next.asOf - (opts.recentWindowSec ?? ALERT_RECENT_WINDOW_SEC);
   const base = opts.linkBase ?? "";
   const safety = safetySource(next.grades, prev?.grades ?? null, dataNowSec, opts.safetyMaxAgeSec);
-  const skipped: SkippedCounts = { historical: 0, freezesWithoutAmount: 0, notRated: 0, gradeSuppressed: 0, sourcesMissing: [] };
+  const skipped: SkippedCounts = {
+    historical: 0,
+    freezesWithoutAmount: 0,
+    notRated: 0,
+    gradeSuppressed: 0,
+    sourcesMissing: [],
+  };
   if (!prev) return { baseline: true, alerts: [], skipped, safety };
   const alerts: Alert[] = [];
 
@@ -186,8 +204,14 @@ export function diffAlerts(prev: AlertSnapshot | null, next: AlertSnapshot, data
     for (const g of nextGrades.grades) {
       const old = before.get(g.id);
       if (!old || old.grade === g.grade) continue;
-      if (old.grade === "NR" || g.grade === "NR") { skipped.notRated++; continue; }
-      if (safety.state !== "ok") { skipped.gradeSuppressed++; continue; }
+      if (old.grade === "NR" || g.grade === "NR") {
+        skipped.notRated++;
+        continue;
+      }
+      if (safety.state !== "ok") {
+        skipped.gradeSuppressed++;
+        continue;
+      }
       changes.push(gradeAlert(next, g, old, base));
     }
     alerts.push(...sortAlerts(changes));
@@ -203,9 +227,15 @@ export function diffAlerts(prev: AlertSnapshot | null, next: AlertSnapshot, data
       if (e.eventType === "unblacklist") continue;
       const old = before.get(e.id);
       if (old && old.amountUsdAtEvent !== null && old.amountUsdAtEvent >= minUsd) continue;
-      if (e.amountUsdAtEvent === null) { if (!old) skipped.freezesWithoutAmount++; continue; }
+      if (e.amountUsdAtEvent === null) {
+        if (!old) skipped.freezesWithoutAmount++;
+        continue;
+      }
       if (e.amountUsdAtEvent < minUsd) continue;
-      if (e.timestamp < since) { skipped.historical++; continue; }
+      if (e.timestamp < since) {
+        skipped.historical++;
+        continue;
+      }
       large.push(freezeAlert(e, base));
     }
     alerts.push(...sortAlerts(large));
@@ -242,7 +272,8 @@ function duration(sec: number): string {
 
 const price = (p: number) => (p >= 100 ? p.toFixed(2) : p.toFixed(4));
 const pegCurrency = (pegType: string) => pegType.replace(/^pegged/, "") || pegType;
-const bpsText = (bps: number, direction: string) => `${Math.abs(bps)} bps (${(Math.abs(bps) / 100).toFixed(2)}%) ${direction}`;
+const bpsText = (bps: number, direction: string) =>
+  `${Math.abs(bps)} bps (${(Math.abs(bps) / 100).toFixed(2)}%) ${direction}`;
 const shortAddress = (a: string) => (a.length > 14 ? `${a.slice(0, 6)}…${a.slice(-4)}` : a);
 
 function depegStartedAlert(e: DepegEvent, base: string): Alert {
@@ -253,7 +284,15 @@ function depegStartedAlert(e: DepegEvent, base: string): Alert {
     `Price USD ${price(e.peakPrice ?? e.startPrice)} vs peg USD ${price(e.pegReference)}; started ${utcMinute(e.startedAt)}, ${state}.`,
     `Details: ${base}${link}`,
   ].join("\n");
-  return { id: `depeg:${e.id}`, kind: "depeg-started", coinId: e.stablecoinId, symbol: e.symbol, text, link, at: e.startedAt };
+  return {
+    id: `depeg:${e.id}`,
+    kind: "depeg-started",
+    coinId: e.stablecoinId,
+    symbol: e.symbol,
+    text,
+    link,
+    at: e.startedAt,
+  };
 }
 
 function depegEndedAlert(e: DepegEvent, base: string): Alert {
@@ -265,7 +304,15 @@ function depegEndedAlert(e: DepegEvent, base: string): Alert {
     `Peak ${bpsText(e.peakDeviationBps, e.direction)} its ${pegCurrency(e.pegType)} peg.`,
     `Details: ${base}${link}`,
   ].join("\n");
-  return { id: `depeg-end:${e.id}`, kind: "depeg-ended", coinId: e.stablecoinId, symbol: e.symbol, text, link, at: endedAt };
+  return {
+    id: `depeg-end:${e.id}`,
+    kind: "depeg-ended",
+    coinId: e.stablecoinId,
+    symbol: e.symbol,
+    text,
+    link,
+    at: endedAt,
+  };
 }
 
 type GradeRow = SafetyGradesPayload["grades"][number];
@@ -279,17 +326,36 @@ function gradeAlert(next: AlertSnapshot, g: GradeRow, old: GradeRow, base: strin
     `${g.symbol} safety grade ${way}: ${old.grade} → ${g.grade} (${score}, ${g.methodologyVersion}).`,
     `Details: ${base}${link}`,
   ].join("\n");
-  return { id: `grade:${g.id}:${next.buildId}`, kind: "grade-change", coinId: g.id, symbol: g.symbol, text, link, at: next.asOf };
+  return {
+    id: `grade:${g.id}:${next.buildId}`,
+    kind: "grade-change",
+    coinId: g.id,
+    symbol: g.symbol,
+    text,
+    link,
+    at: next.asOf,
+  };
 }
 
 function freezeAlert(e: BlacklistEvent, base: string): Alert {
   const link = `/api/blacklist?stablecoin=${encodeURIComponent(e.stablecoin)}&eventType=${e.eventType}`;
   const what = e.eventType === "destroy" ? "destroyed (frozen funds burned)" : "frozen";
-  const native = e.amountNative !== null ? ` (${e.amountNative.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${e.stablecoin})` : "";
+  const native =
+    e.amountNative !== null
+      ? ` (${e.amountNative.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${e.stablecoin})`
+      : "";
   const lines = [
     `${e.stablecoin} large ${e.eventType === "destroy" ? "destroy" : "freeze"}: ${formatUsd(e.amountUsdAtEvent!)}${native} ${what} at ${shortAddress(e.address)} on ${e.chainName}, ${utcMinute(e.timestamp)}.`,
   ];
   if (e.explorerTxUrl) lines.push(`Tx: ${e.explorerTxUrl}`);
   lines.push(`Details: ${base}${link}`);
-  return { id: `freeze:${e.id}`, kind: "large-freeze", coinId: e.stablecoinId, symbol: e.stablecoin, text: lines.join("\n"), link, at: e.timestamp };
+  return {
+    id: `freeze:${e.id}`,
+    kind: "large-freeze",
+    coinId: e.stablecoinId,
+    symbol: e.stablecoin,
+    text: lines.join("\n"),
+    link,
+    at: e.timestamp,
+  };
 }

@@ -86,41 +86,83 @@ export function createBot(opts: BotOptions): ChatBot {
     try {
       await ctx.reply(text, { link_preview_options: { is_disabled: true } });
     } catch (err) {
-      if (err instanceof GrammyError && err.error_code === 403 && ctx.chat) await store.deactivate(chatId(ctx), "blocked", scopeOf(ctx).now);
-      apiLog("warn", "telegram", "reply not delivered", { chatId: ctx.chat?.id ?? null, error: errorMessage(err), code: err instanceof GrammyError ? err.error_code : null });
+      if (err instanceof GrammyError && err.error_code === 403 && ctx.chat)
+        await store.deactivate(chatId(ctx), "blocked", scopeOf(ctx).now);
+      apiLog("warn", "telegram", "reply not delivered", {
+        chatId: ctx.chat?.id ?? null,
+        error: errorMessage(err),
+        code: err instanceof GrammyError ? err.error_code : null,
+      });
     }
   };
 
-  const args = (ctx: Context) => String(ctx.match ?? "").split(/[\s,]+/).map((a) => a.trim()).filter(Boolean);
+  const args = (ctx: Context) =>
+    String(ctx.match ?? "")
+      .split(/[\s,]+/)
+      .map((a) => a.trim())
+      .filter(Boolean);
   const coinLabel = (c: CoinRef) => `${c.symbol} (${c.id})`;
-  const presetLabel = (p: Preset, catalog: CoinCatalog) => p.coins === "*" ? `${p.name}: every coin` : `${p.name}: ${p.coins.map((id) => catalog.symbolOf(id)).join(", ")}`;
+  const presetLabel = (p: Preset, catalog: CoinCatalog) =>
+    p.coins === "*" ? `${p.name}: every coin` : `${p.name}: ${p.coins.map((id) => catalog.symbolOf(id)).join(", ")}`;
 
   bot.command("start", async (ctx) => {
     const { now } = scopeOf(ctx);
     const outcome = await store.activate(chatId(ctx), ctx.chat.type, now);
     const f = await store.follows(chatId(ctx));
-    const intro = outcome === "reactivated" ? "Welcome back: alerts are on again." : outcome === "new" ? "Welcome to Ballast." : "Alerts are on.";
-    const following = f.coins.length + f.presets.length ? `\nYou follow ${f.coins.length} coin(s) and ${f.presets.length} preset(s); /list shows them.` : "\nTry /follow majors to start.";
+    const intro =
+      outcome === "reactivated"
+        ? "Welcome back: alerts are on again."
+        : outcome === "new"
+          ? "Welcome to Ballast."
+          : "Alerts are on.";
+    const following =
+      f.coins.length + f.presets.length
+        ? `\nYou follow ${f.coins.length} coin(s) and ${f.presets.length} preset(s); /list shows them.`
+        : "\nTry /follow majors to start.";
     await say(ctx, `${intro}${following}\n\n${HELP_TEXT}`);
   });
 
   bot.command("stop", async (ctx) => {
     const stopped = await store.deactivate(chatId(ctx), "stopped", scopeOf(ctx).now);
-    await say(ctx, stopped ? "Alerts stopped. Your follows are kept; send /start to resume." : "Alerts are already off. Send /start to turn them on.");
+    await say(
+      ctx,
+      stopped
+        ? "Alerts stopped. Your follows are kept; send /start to resume."
+        : "Alerts are already off. Send /start to turn them on.",
+    );
   });
 
   bot.command("help", (ctx) => say(ctx, HELP_TEXT));
 
-  bot.command("presets", (ctx) => say(ctx, ["Presets (follow one with /follow <name>):", ...PRESETS.map((p) => `• ${presetLabel(p, scopeOf(ctx).catalog)}`)].join("\n")));
+  bot.command("presets", (ctx) =>
+    say(
+      ctx,
+      [
+        "Presets (follow one with /follow <name>):",
+        ...PRESETS.map((p) => `• ${presetLabel(p, scopeOf(ctx).catalog)}`),
+      ].join("\n"),
+    ),
+  );
 
   bot.command(["list", "following"], async (ctx) => {
     const { catalog } = scopeOf(ctx);
     const [chat, f] = [await store.chat(chatId(ctx)), await store.follows(chatId(ctx))];
-    if (f.coins.length + f.presets.length === 0) return say(ctx, "This chat follows nothing yet. Try /follow majors or /follow USDT.");
+    if (f.coins.length + f.presets.length === 0)
+      return say(ctx, "This chat follows nothing yet. Try /follow majors or /follow USDT.");
     const lines = [
       ...(chat && !chat.active ? ["Alerts are off (/start turns them on)."] : []),
-      ...(f.presets.length ? ["Presets:", ...f.presets.map((name) => { const p = PRESETS.find((x) => x.name === name); return `• ${p ? presetLabel(p, catalog) : name}`; })] : []),
-      ...(f.coins.length ? ["Coins:", ...f.coins.map((id) => `• ${catalog.get(id) ? coinLabel(catalog.get(id)!) : id}`)] : []),
+      ...(f.presets.length
+        ? [
+            "Presets:",
+            ...f.presets.map((name) => {
+              const p = PRESETS.find((x) => x.name === name);
+              return `• ${p ? presetLabel(p, catalog) : name}`;
+            }),
+          ]
+        : []),
+      ...(f.coins.length
+        ? ["Coins:", ...f.coins.map((id) => `• ${catalog.get(id) ? coinLabel(catalog.get(id)!) : id}`)]
+        : []),
     ];
     return say(ctx, lines.join("\n"));
   });
@@ -137,13 +179,29 @@ export function createBot(opts: BotOptions): ChatBot {
       const t = resolveTarget(arg, catalog);
       if (t.kind === "coin") coins.push(t.coin);
       else if (t.kind === "preset") presets.push(t.preset);
-      else if (t.kind === "ambiguous") problems.push(`${arg} is ambiguous: ${t.candidates.map((c) => c.id).join(", ")} (use the id)`);
-      else problems.push(catalog.size === 0 ? `${arg}: the coin list is not available yet, try again later` : `${arg}: unknown coin or preset`);
+      else if (t.kind === "ambiguous")
+        problems.push(`${arg} is ambiguous: ${t.candidates.map((c) => c.id).join(", ")} (use the id)`);
+      else
+        problems.push(
+          catalog.size === 0
+            ? `${arg}: the coin list is not available yet, try again later`
+            : `${arg}: unknown coin or preset`,
+        );
     }
     if (coins.length + presets.length > 0) {
       await store.activate(chatId(ctx), ctx.chat!.type, now);
-      await store.follow(chatId(ctx), "coin", coins.map((c) => c.id), now);
-      await store.follow(chatId(ctx), "preset", presets.map((p) => p.name), now);
+      await store.follow(
+        chatId(ctx),
+        "coin",
+        coins.map((c) => c.id),
+        now,
+      );
+      await store.follow(
+        chatId(ctx),
+        "preset",
+        presets.map((p) => p.name),
+        now,
+      );
     }
     const done = [...presets.map((p) => `preset ${p.name}`), ...coins.map(coinLabel)];
     await say(ctx, [...(done.length ? [`Following ${done.join(", ")}.`] : []), ...problems].join("\n"));
@@ -162,16 +220,29 @@ export function createBot(opts: BotOptions): ChatBot {
       const t = resolveTarget(arg, catalog);
       if (t.kind === "coin") coins.push(t.coin.id);
       else if (t.kind === "preset") presets.push(t.preset.name);
-      else if (followed.coins.includes(arg.toLowerCase())) coins.push(arg.toLowerCase()); // a coin the list no longer carries
+      else if (followed.coins.includes(arg.toLowerCase()))
+        coins.push(arg.toLowerCase()); // a coin the list no longer carries
       else if (t.kind === "ambiguous") {
         const mine = t.candidates.filter((c) => followed.coins.includes(c.id));
         if (mine.length === 1) coins.push(mine[0]!.id);
         else problems.push(`${arg} is ambiguous: ${t.candidates.map((c) => c.id).join(", ")} (use the id)`);
       } else problems.push(`${arg}: unknown coin or preset`);
     }
-    const removed = (await store.unfollow(chatId(ctx), "coin", coins)) + (await store.unfollow(chatId(ctx), "preset", presets));
-    const names = [...presets.map((p) => `preset ${p}`), ...coins.map((id) => catalog.get(id) ? coinLabel(catalog.get(id)!) : id)];
-    await say(ctx, [...(names.length ? [removed ? `Unfollowed ${names.join(", ")}.` : `This chat did not follow ${names.join(", ")}.`] : []), ...problems].join("\n"));
+    const removed =
+      (await store.unfollow(chatId(ctx), "coin", coins)) + (await store.unfollow(chatId(ctx), "preset", presets));
+    const names = [
+      ...presets.map((p) => `preset ${p}`),
+      ...coins.map((id) => (catalog.get(id) ? coinLabel(catalog.get(id)!) : id)),
+    ];
+    await say(
+      ctx,
+      [
+        ...(names.length
+          ? [removed ? `Unfollowed ${names.join(", ")}.` : `This chat did not follow ${names.join(", ")}.`]
+          : []),
+        ...problems,
+      ].join("\n"),
+    );
   });
 
   bot.on("my_chat_member", async (ctx) => {

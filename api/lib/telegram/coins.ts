@@ -67,7 +67,11 @@ export async function coinCatalog(build: ServingBuild | null): Promise<CoinCatal
     try {
       const list = await build.payload(stablecoinsArtifact.outputs.main.path, (x) => StablecoinsPayloadSchema.parse(x));
       if (!list) return EMPTY_CATALOG;
-      return new CoinCatalog(list.peggedAssets.filter((c) => c.unreviewed !== true).map((c) => ({ id: c.id, symbol: c.symbol, name: c.name })));
+      return new CoinCatalog(
+        list.peggedAssets
+          .filter((c) => c.unreviewed !== true)
+          .map((c) => ({ id: c.id, symbol: c.symbol, name: c.name })),
+      );
     } catch {
       return EMPTY_CATALOG;
     }
@@ -91,7 +95,16 @@ export const PRESETS: readonly Preset[] = [
   {
     name: "majors",
     description: "The largest USD stablecoins: USDT, USDC, USDS, DAI, USDe, USD1, PYUSD, FDUSD",
-    coins: ["usdt-tether", "usdc-circle", "usds-sky", "dai-sky", "usde-ethena", "usd1-world-liberty-financial", "pyusd-paypal", "fdusd-first-digital"],
+    coins: [
+      "usdt-tether",
+      "usdc-circle",
+      "usds-sky",
+      "dai-sky",
+      "usde-ethena",
+      "usd1-world-liberty-financial",
+      "pyusd-paypal",
+      "fdusd-first-digital",
+    ],
   },
   { name: "all", description: "Every stablecoin Ballast lists, including coins listed later", coins: "*" },
 ];
@@ -113,7 +126,11 @@ export function presetCoins(p: Preset, universe: readonly string[]): string[] {
 export function presetPairs(universe: readonly string[]): { names: string[]; coins: string[] } {
   const names: string[] = [];
   const coins: string[] = [];
-  for (const p of PRESETS) for (const c of presetCoins(p, universe)) { names.push(p.name); coins.push(c); }
+  for (const p of PRESETS)
+    for (const c of presetCoins(p, universe)) {
+      names.push(p.name);
+      coins.push(c);
+    }
   return { names, coins };
 }
 

@@ -10,7 +10,15 @@ import type { SqlClient } from "../key-store.ts";
 import { apiLog, errorMessage } from "../log.ts";
 import { type ObjectReader, ServingBuild } from "../published.ts";
 import { schemaOnce } from "../sql-schema.ts";
-import { type Alert, type AlertDiff, type AlertOptions, type AlertSnapshot, diffAlerts, SAFETY_SOURCE_MAX_AGE_SEC, type SafetySourceState } from "./alerts.ts";
+import {
+  type Alert,
+  type AlertDiff,
+  type AlertOptions,
+  type AlertSnapshot,
+  diffAlerts,
+  SAFETY_SOURCE_MAX_AGE_SEC,
+  type SafetySourceState,
+} from "./alerts.ts";
 import type { DispatchStatus, FollowerLookup } from "./service.ts";
 
 /**
@@ -43,7 +51,13 @@ import type { DispatchStatus, FollowerLookup } from "./service.ts";
 
 /** Defaults of {@link AlertDispatcherOptions}. */
 export const DISPATCH_DEFAULTS = {
-  maxAttempts: 6, backoffBaseSec: 60, backoffMaxSec: 3600, batchSize: 100, leaseSec: 120, backlogGraceSec: 300, retentionSec: 30 * 86_400,
+  maxAttempts: 6,
+  backoffBaseSec: 60,
+  backoffMaxSec: 3600,
+  batchSize: 100,
+  leaseSec: 120,
+  backlogGraceSec: 300,
+  retentionSec: 30 * 86_400,
 } as const;
 
 /** Run status values of `lastDispatchStatus`. */
@@ -167,9 +181,14 @@ const DDL = [
 ];
 
 type StateRow = {
-  last_build_id: string | null; last_build_as_of: string | number | null; last_enqueued_at: string | number | null;
-  safety_state: string | null; safety_age_sec: string | number | null; safety_generation: string | null;
-  last_run_at: string | number | null; last_run_status: string | null;
+  last_build_id: string | null;
+  last_build_as_of: string | number | null;
+  last_enqueued_at: string | number | null;
+  safety_state: string | null;
+  safety_age_sec: string | number | null;
+  safety_generation: string | null;
+  last_run_at: string | number | null;
+  last_run_status: string | null;
 };
 const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
@@ -206,7 +225,8 @@ export async function alertSnapshot(build: ServingBuild): Promise<AlertSnapshot>
     return v ? v.events : null;
   };
   return {
-    buildId: build.id, asOf: build.manifest.asOf,
+    buildId: build.id,
+    asOf: build.manifest.asOf,
     depeg: list<DepegEvent>(depeg, "site-data/depeg-events.json"),
     freezes: list<BlacklistEvent>(freezes, "site-data/blacklist-events.json"),
     grades: grades === null ? "missing" : grades,
@@ -229,7 +249,8 @@ async function buildById(read: ObjectReader, id: string): Promise<ServingBuild |
  * See the module comment for tables, retries and concurrency.
  */
 export class AlertDispatcher {
-  private readonly o: Required<Omit<AlertDispatcherOptions, "onChatGone" | "alerts">> & Pick<AlertDispatcherOptions, "onChatGone" | "alerts">;
+  private readonly o: Required<Omit<AlertDispatcherOptions, "onChatGone" | "alerts">> &
+    Pick<AlertDispatcherOptions, "onChatGone" | "alerts">;
   private readonly steps: (() => Promise<void>)[];
   private readonly instance = randomUUID();
 
@@ -250,7 +271,8 @@ export class AlertDispatcher {
   private async state(): Promise<StateRow | null> {
     const { rows } = await this.o.sql.query<StateRow>(
       `select last_build_id, last_build_as_of, last_enqueued_at, safety_state, safety_age_sec, safety_generation, last_run_at, last_run_status
-       from alert_dispatch_state where scope = $1`, [SCOPE],
+       from alert_dispatch_state where scope = $1`,
+      [SCOPE],
     );
     return rows[0] ?? null;
   }
@@ -266,7 +288,14 @@ export class AlertDispatcher {
     await this.init();
     const st = await this.state();
     const prevId = st?.last_build_id ?? null;
-    const none = (action: EnqueueResult["action"]): EnqueueResult => ({ action, buildId: build.id, previousBuildId: prevId, alerts: [], deliveries: 0, diff: null });
+    const none = (action: EnqueueResult["action"]): EnqueueResult => ({
+      action,
+      buildId: build.id,
+      previousBuildId: prevId,
+      alerts: [],
+      deliveries: 0,
+      diff: null,
+    });
     if (prevId === build.id) return none("unchanged");
     const prevAsOf = num(st?.last_build_as_of);
     if (prevAsOf !== null && build.manifest.asOf < prevAsOf) return none("older");
@@ -275,9 +304,15 @@ export class AlertDispatcher {
     const [next, prev] = await Promise.all([alertSnapshot(build), prevBuild ? alertSnapshot(prevBuild) : null]);
     const dataNow = serviceNow(build, this.o.clockMode, nowSec * 1000).now;
     const diff = diffAlerts(prev, next, dataNow, this.o.alerts);
-    if (prevId && !prevBuild) apiLog("warn", "alerts", "previously dispatched build unreadable; new baseline, nothing sent", { previousBuildId: prevId, buildId: build.id });
+    if (prevId && !prevBuild)
+      apiLog("warn", "alerts", "previously dispatched build unreadable; new baseline, nothing sent", {
+        previousBuildId: prevId,
+        buildId: build.id,
+      });
 
-    const followers = diff.alerts.length ? await this.o.followers.followersOf([...new Set(diff.alerts.map((a) => a.coinId))]) : new Map<string, string[]>();
+    const followers = diff.alerts.length
+      ? await this.o.followers.followersOf([...new Set(diff.alerts.map((a) => a.coinId))])
+      : new Map<string, string[]>();
     const cols: unknown[][] = [[], [], [], [], [], [], []];
     diff.alerts.forEach((a, seq) => {
       for (const chat of new Set(followers.get(a.coinId) ?? [])) {
@@ -302,17 +337,47 @@ export class AlertDispatcher {
          returning 1
        )
        select (select count(*) from st)::int as advanced, (select count(*) from ins)::int as inserted`,
-      [SCOPE, build.id, build.manifest.asOf, nowSec, diff.alerts.length, diff.safety.state, diff.safety.ageSec, diff.safety.generation, prevId, ...cols],
+      [
+        SCOPE,
+        build.id,
+        build.manifest.asOf,
+        nowSec,
+        diff.alerts.length,
+        diff.safety.state,
+        diff.safety.ageSec,
+        diff.safety.generation,
+        prevId,
+        ...cols,
+      ],
     );
     const advanced = Number(rows[0]?.advanced ?? 0) > 0;
     const deliveries = Number(rows[0]?.inserted ?? 0);
-    const action: EnqueueResult["action"] = !advanced ? "raced" : !prevId ? "baseline" : !prevBuild ? "rebaseline" : "enqueued";
+    const action: EnqueueResult["action"] = !advanced
+      ? "raced"
+      : !prevId
+        ? "baseline"
+        : !prevBuild
+          ? "rebaseline"
+          : "enqueued";
     if (advanced) {
       apiLog("info", "alerts", "build dispatched", {
-        action, buildId: build.id, previousBuildId: prevId, alerts: diff.alerts.length, deliveries, skipped: diff.skipped, safetySource: diff.safety.state,
+        action,
+        buildId: build.id,
+        previousBuildId: prevId,
+        alerts: diff.alerts.length,
+        deliveries,
+        skipped: diff.skipped,
+        safetySource: diff.safety.state,
       });
     }
-    return { action, buildId: build.id, previousBuildId: prevId, alerts: advanced ? diff.alerts : [], deliveries, diff };
+    return {
+      action,
+      buildId: build.id,
+      previousBuildId: prevId,
+      alerts: advanced ? diff.alerts : [],
+      deliveries,
+      diff,
+    };
   }
 
   /** Retry delay (s) after the `attempts`-th failed try: base × 2^(attempts−1), capped. */
@@ -330,7 +395,14 @@ export class AlertDispatcher {
   async deliver(nowSec = this.nowSec()): Promise<DeliverResult> {
     await this.init();
     const token = `${this.instance}:${randomUUID()}`;
-    const { rows } = await this.o.sql.query<{ alert_id: string; chat_id: string; text: string; attempts: number; created_at: string | number; seq: number }>(
+    const { rows } = await this.o.sql.query<{
+      alert_id: string;
+      chat_id: string;
+      text: string;
+      attempts: number;
+      created_at: string | number;
+      seq: number;
+    }>(
       `update alert_deliveries set claimed_by = $1, next_attempt_at = $2::bigint + $3::bigint, updated_at = $2::bigint
        where (alert_id, chat_id) in (
          select alert_id, chat_id from alert_deliveries where status = 'pending' and next_attempt_at <= $2::bigint
@@ -338,17 +410,25 @@ export class AlertDispatcher {
        returning alert_id, chat_id, text, attempts, created_at, seq`,
       [token, nowSec, this.o.leaseSec, this.o.batchSize],
     );
-    rows.sort((a, b) => Number(a.created_at) - Number(b.created_at) || a.seq - b.seq || (a.chat_id < b.chat_id ? -1 : a.chat_id > b.chat_id ? 1 : 0));
+    rows.sort(
+      (a, b) =>
+        Number(a.created_at) - Number(b.created_at) ||
+        a.seq - b.seq ||
+        (a.chat_id < b.chat_id ? -1 : a.chat_id > b.chat_id ? 1 : 0),
+    );
     const result: DeliverResult = { sent: 0, retried: 0, failed: 0, released: 0 };
     let pausedUntil: number | null = null;
     for (const row of rows) {
       if (pausedUntil !== null) break;
       const key = [row.alert_id, row.chat_id, token];
       try {
-        const msg = await this.o.api.sendMessage(row.chat_id, row.text, { link_preview_options: { is_disabled: true } });
+        const msg = await this.o.api.sendMessage(row.chat_id, row.text, {
+          link_preview_options: { is_disabled: true },
+        });
         await this.o.sql.query(
           `update alert_deliveries set status = 'sent', attempts = attempts + 1, sent_at = $4, updated_at = $4, message_id = $5, claimed_by = null, last_error = null
-           where alert_id = $1 and chat_id = $2 and claimed_by = $3`, [...key, nowSec, msg.message_id],
+           where alert_id = $1 and chat_id = $2 and claimed_by = $3`,
+          [...key, nowSec, msg.message_id],
         );
         result.sent++;
       } catch (err) {
@@ -359,18 +439,28 @@ export class AlertDispatcher {
         if (permanent || attempts >= this.o.maxAttempts) {
           await this.o.sql.query(
             `update alert_deliveries set status = 'failed', attempts = $4, updated_at = $5, claimed_by = null, last_error = $6
-             where alert_id = $1 and chat_id = $2 and claimed_by = $3`, [...key, attempts, nowSec, description],
+             where alert_id = $1 and chat_id = $2 and claimed_by = $3`,
+            [...key, attempts, nowSec, description],
           );
           result.failed++;
-          if (permanent && this.o.onChatGone) await Promise.resolve(this.o.onChatGone(row.chat_id, description)).catch((e: unknown) => apiLog("warn", "alerts", "onChatGone failed", { error: errorMessage(e) }));
-          apiLog(permanent ? "info" : "warn", "alerts", "delivery failed", { alertId: row.alert_id, chatId: row.chat_id, attempts, error: description });
+          if (permanent && this.o.onChatGone)
+            await Promise.resolve(this.o.onChatGone(row.chat_id, description)).catch((e: unknown) =>
+              apiLog("warn", "alerts", "onChatGone failed", { error: errorMessage(e) }),
+            );
+          apiLog(permanent ? "info" : "warn", "alerts", "delivery failed", {
+            alertId: row.alert_id,
+            chatId: row.chat_id,
+            attempts,
+            error: description,
+          });
         } else {
           const retryAfter = code === 429 && err instanceof GrammyError ? err.parameters.retry_after : undefined;
           const delay = retryAfter !== undefined ? Math.max(1, retryAfter) : this.backoffSec(attempts);
           if (code === 429) pausedUntil = nowSec + delay;
           await this.o.sql.query(
             `update alert_deliveries set attempts = $4, next_attempt_at = $5, updated_at = $6, claimed_by = null, last_error = $7
-             where alert_id = $1 and chat_id = $2 and claimed_by = $3`, [...key, attempts, nowSec + delay, nowSec, description],
+             where alert_id = $1 and chat_id = $2 and claimed_by = $3`,
+            [...key, attempts, nowSec + delay, nowSec, description],
           );
           result.retried++;
         }
@@ -378,7 +468,8 @@ export class AlertDispatcher {
     }
     if (pausedUntil !== null) {
       const { rows: released } = await this.o.sql.query(
-        "update alert_deliveries set claimed_by = null, next_attempt_at = $2 where claimed_by = $1 and status = 'pending' returning 1", [token, pausedUntil],
+        "update alert_deliveries set claimed_by = null, next_attempt_at = $2 where claimed_by = $1 and status = 'pending' returning 1",
+        [token, pausedUntil],
       );
       result.released = released.length;
     }
@@ -388,7 +479,10 @@ export class AlertDispatcher {
   /** Deletes sent and failed rows last updated before `nowSec − retentionSec`; returns how many. */
   async prune(nowSec = this.nowSec()): Promise<number> {
     await this.init();
-    const { rows } = await this.o.sql.query("delete from alert_deliveries where status <> 'pending' and updated_at < $1 returning 1", [nowSec - this.o.retentionSec]);
+    const { rows } = await this.o.sql.query(
+      "delete from alert_deliveries where status <> 'pending' and updated_at < $1 returning 1",
+      [nowSec - this.o.retentionSec],
+    );
     return rows.length;
   }
 
@@ -405,10 +499,19 @@ export class AlertDispatcher {
     let error: string | null = null;
     const failed = (err: unknown, step: string) => {
       error ??= errorMessage(err);
-      apiLog("error", "alerts", `alert dispatch ${step} failed`, { error: errorMessage(err), buildId: build?.id ?? null });
+      apiLog("error", "alerts", `alert dispatch ${step} failed`, {
+        error: errorMessage(err),
+        buildId: build?.id ?? null,
+      });
     };
     // A build that cannot be enqueued (storage, follower lookup) does not hold back what is queued.
-    if (build) await this.enqueue(build, nowSec).then((r) => { enqueue = r; }, (err: unknown) => failed(err, "enqueue"));
+    if (build)
+      await this.enqueue(build, nowSec).then(
+        (r) => {
+          enqueue = r;
+        },
+        (err: unknown) => failed(err, "enqueue"),
+      );
     try {
       deliver = await this.deliver(nowSec);
       await this.prune(nowSec);
@@ -447,7 +550,8 @@ export class AlertDispatcher {
         this.o.sql.query<{ pending: string | number; backlog: string | number }>(
           `select count(*) filter (where status = 'pending')::int as pending,
                   count(*) filter (where status = 'pending' and next_attempt_at <= $1)::int as backlog
-           from alert_deliveries`, [nowSec - this.o.backlogGraceSec],
+           from alert_deliveries`,
+          [nowSec - this.o.backlogGraceSec],
         ),
       ]);
       const enqueuedAt = num(st?.last_enqueued_at);
@@ -470,8 +574,15 @@ export class AlertDispatcher {
     } catch (err) {
       apiLog("warn", "alerts", "dispatch status unreadable", { error: errorMessage(err) });
       return {
-        pendingDeliveries: null, pendingDeliveryLifecycleStatus: "unknown", pendingDeliveryBacklog: 0, lastDispatchAt: null, lastDispatchStatus: null,
-        safetyAlertSourceState: null, safetyAlertSourceAgeSeconds: null, safetyAlertsSuppressed: false, safetyAlertSourceGeneration: null,
+        pendingDeliveries: null,
+        pendingDeliveryLifecycleStatus: "unknown",
+        pendingDeliveryBacklog: 0,
+        lastDispatchAt: null,
+        lastDispatchStatus: null,
+        safetyAlertSourceState: null,
+        safetyAlertSourceAgeSeconds: null,
+        safetyAlertsSuppressed: false,
+        safetyAlertSourceGeneration: null,
       };
     }
   }
@@ -489,7 +600,11 @@ export interface AlertLoop {
  * Runs `dispatcher.runOnce(await currentBuild())` now, then every `intervalMs` (default 60 000) and
  * whenever `kick()` is called; runs never overlap. The timer does not keep the process alive.
  */
-export function startAlertLoop(dispatcher: AlertDispatcher, currentBuild: () => Promise<ServingBuild | null>, intervalMs = 60_000): AlertLoop {
+export function startAlertLoop(
+  dispatcher: AlertDispatcher,
+  currentBuild: () => Promise<ServingBuild | null>,
+  intervalMs = 60_000,
+): AlertLoop {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
@@ -502,19 +617,27 @@ export function startAlertLoop(dispatcher: AlertDispatcher, currentBuild: () => 
   const run = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (running) { again = true; return; }
+    if (running) {
+      again = true;
+      return;
+    }
     running = (async () => {
       try {
         await dispatcher.runOnce(await currentBuild().catch(() => null));
       } finally {
         running = null;
-        if (again && !stopped) { again = false; run(); } else schedule();
+        if (again && !stopped) {
+          again = false;
+          run();
+        } else schedule();
       }
     })();
   };
   run();
   return {
-    kick: () => { if (!stopped) run(); },
+    kick: () => {
+      if (!stopped) run();
+    },
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);

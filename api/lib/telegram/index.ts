@@ -58,8 +58,15 @@ async function guarded<T>(what: string, f: () => Promise<T>): Promise<T> {
 
 /** DispatchStatus while no dispatcher is wired (or it fails): unknown. */
 const UNKNOWN_DISPATCH: DispatchStatus = {
-  pendingDeliveries: null, pendingDeliveryLifecycleStatus: "unknown", pendingDeliveryBacklog: 0, lastDispatchAt: null, lastDispatchStatus: null,
-  safetyAlertSourceState: null, safetyAlertSourceAgeSeconds: null, safetyAlertsSuppressed: false, safetyAlertSourceGeneration: null,
+  pendingDeliveries: null,
+  pendingDeliveryLifecycleStatus: "unknown",
+  pendingDeliveryBacklog: 0,
+  lastDispatchAt: null,
+  lastDispatchStatus: null,
+  safetyAlertSourceState: null,
+  safetyAlertSourceAgeSeconds: null,
+  safetyAlertsSuppressed: false,
+  safetyAlertSourceGeneration: null,
 };
 
 /**
@@ -67,13 +74,19 @@ const UNKNOWN_DISPATCH: DispatchStatus = {
  * summary (see TelegramService), plus its store and Bot API client (the alert dispatcher sends with it). Creates nothing until first used (tables on the first store call,
  * `getMe` on the first update when `botInfo` is absent).
  */
-export function createTelegramService(opts: TelegramServiceOptions): TelegramService & { store: TelegramStore; api: Api } {
+export function createTelegramService(
+  opts: TelegramServiceOptions,
+): TelegramService & { store: TelegramStore; api: Api } {
   const store = new TelegramStore(opts.sql);
   const chat = createBot({ token: opts.token, store, apiRoot: opts.apiRoot, botInfo: opts.botInfo });
   const sessionMaxAge = opts.miniAppMaxAgeSec ?? DEFAULT_MINI_APP_SESSION_MAX_AGE_SEC;
   const mutateMaxAge = opts.miniAppMutateMaxAgeSec ?? DEFAULT_MINI_APP_MUTATE_MAX_AGE_SEC;
   let init: Promise<void> | null = opts.botInfo ? Promise.resolve() : null;
-  const ready = () => (init ??= chat.bot.init().catch((err: unknown) => { init = null; throw err; }));
+  const ready = () =>
+    (init ??= chat.bot.init().catch((err: unknown) => {
+      init = null;
+      throw err;
+    }));
 
   /** Verifies init data; a refusal counts as denied (the only write before verification: a counter holding no request data). */
   const verify = async (initData: string, wallNow: number, maxAge: number) => {
@@ -92,13 +105,24 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
     }
   };
 
-  const state = async (userId: string, catalog: Awaited<ReturnType<typeof coinCatalog>>, authDate: number): Promise<MiniAppState> => {
+  const state = async (
+    userId: string,
+    catalog: Awaited<ReturnType<typeof coinCatalog>>,
+    authDate: number,
+  ): Promise<MiniAppState> => {
     const c = await store.chat(userId);
     const f = await store.follows(userId);
     return {
-      chatId: userId, active: c?.active ?? false, inactiveReason: c?.inactiveReason ?? null,
-      coins: f.coins.map((id) => ({ id, symbol: catalog.symbolOf(id) })), presets: f.presets,
-      availablePresets: PRESETS.map((p) => ({ name: p.name, description: p.description, coins: p.coins === "*" ? "*" : [...p.coins] })),
+      chatId: userId,
+      active: c?.active ?? false,
+      inactiveReason: c?.inactiveReason ?? null,
+      coins: f.coins.map((id) => ({ id, symbol: catalog.symbolOf(id) })),
+      presets: f.presets,
+      availablePresets: PRESETS.map((p) => ({
+        name: p.name,
+        description: p.description,
+        coins: p.coins === "*" ? "*" : [...p.coins],
+      })),
       mutateUntil: authDate + mutateMaxAge,
     };
   };
@@ -112,7 +136,9 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
       try {
         await ready();
       } catch (err) {
-        apiLog("error", "telegram", "bot identity unavailable (getMe failed); Telegram will retry the update", { error: errorMessage(err) });
+        apiLog("error", "telegram", "bot identity unavailable (getMe failed); Telegram will retry the update", {
+          error: errorMessage(err),
+        });
         throw new HttpError(503, "Bot temporarily unavailable", { "Retry-After": "60" });
       }
       const catalog = await coinCatalog(scope.build);
@@ -121,11 +147,17 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
       } catch (err) {
         const cause = err instanceof BotError ? err.error : err;
         if (cause instanceof TelegramStoreError) {
-          apiLog("error", "telegram", "update not stored: state store unavailable; Telegram will retry it", { updateId: update.update_id, error: errorMessage(cause.cause) });
+          apiLog("error", "telegram", "update not stored: state store unavailable; Telegram will retry it", {
+            updateId: update.update_id,
+            error: errorMessage(cause.cause),
+          });
           throw storeDown();
         }
         // Understood but failed (a handler bug): logged and acknowledged, so Telegram does not retry it forever.
-        apiLog("error", "telegram", "update handler failed; acknowledged", { updateId: update.update_id, error: errorMessage(cause) });
+        apiLog("error", "telegram", "update handler failed; acknowledged", {
+          updateId: update.update_id,
+          error: errorMessage(cause),
+        });
       }
     },
 
@@ -146,7 +178,9 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
         const id = body.coin.toLowerCase();
         if (!catalog.get(id)) {
           // Unfollowing a coin the list no longer carries is allowed; anything else needs the list.
-          const followed = body.action === "unfollow" && (await guarded("mini-app mutate", () => store.follows(v.userId))).coins.includes(id);
+          const followed =
+            body.action === "unfollow" &&
+            (await guarded("mini-app mutate", () => store.follows(v.userId))).coins.includes(id);
           if (!followed) {
             if (catalog.size === 0) throw notYetAvailable("stablecoins");
             throw new HttpError(404, `Unknown stablecoin id: ${body.coin}`);
@@ -155,17 +189,27 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
         target = { coin: id };
       } else {
         const p = presetNamed(body.preset!);
-        if (!p) throw new HttpError(404, `Unknown preset: ${body.preset} (presets: ${PRESETS.map((x) => x.name).join(", ")})`);
+        if (!p)
+          throw new HttpError(
+            404,
+            `Unknown preset: ${body.preset} (presets: ${PRESETS.map((x) => x.name).join(", ")})`,
+          );
         target = { preset: p.name };
       }
       return guarded("mini-app mutate", async () => {
         if (!(await store.claimRequest(v.hash, body.requestId, scope.wallNow))) {
           await store.bump("mini_app_replay_claims", scope.wallNow);
-          throw new HttpError(409, "Replayed mutation: this requestId was already used with this init data", {}, { reason: "init_data_replayed" });
+          throw new HttpError(
+            409,
+            "Replayed mutation: this requestId was already used with this init data",
+            {},
+            { reason: "init_data_replayed" },
+          );
         }
         let changed: boolean;
         try {
-          const [kind, value] = "coin" in target ? ["coin", target.coin] as const : ["preset", target.preset] as const;
+          const [kind, value] =
+            "coin" in target ? (["coin", target.coin] as const) : (["preset", target.preset] as const);
           if (body.action === "follow") {
             await store.activate(v.userId, "private", scope.wallNow, { unlessBlocked: true });
             changed = (await store.follow(v.userId, kind, [value], scope.wallNow)) > 0;
@@ -189,13 +233,18 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
         const catalog = await coinCatalog(scope.build);
         const { topCoins: _top, ...snapshot } = await liveSnapshot(store, catalog, scope.wallNow);
         await store.saveSnapshot(snapshot);
-        await store.prune(scope.wallNow - mutateMaxAge - REPLAY_CLAIM_MARGIN_SEC, scope.wallNow - HISTORY_RETENTION_SEC);
+        await store.prune(
+          scope.wallNow - mutateMaxAge - REPLAY_CLAIM_MARGIN_SEC,
+          scope.wallNow - HISTORY_RETENTION_SEC,
+        );
         return snapshot;
       });
     },
 
     async pulse(scope) {
-      return guarded("pulse", async () => computePulse(store, await coinCatalog(scope.build), opts.dispatch, scope.wallNow));
+      return guarded("pulse", async () =>
+        computePulse(store, await coinCatalog(scope.build), opts.dispatch, scope.wallNow),
+      );
     },
 
     async summary(): Promise<TelegramSummary> {

@@ -1,4 +1,10 @@
-import { isExpiredError, isSignatureInvalidError, isSignatureMissingError, parse, validate } from "@telegram-apps/init-data-node";
+import {
+  isExpiredError,
+  isSignatureInvalidError,
+  isSignatureMissingError,
+  parse,
+  validate,
+} from "@telegram-apps/init-data-node";
 import { HttpError } from "../http-error.ts";
 
 /**
@@ -22,7 +28,8 @@ export interface VerifiedInitData {
 /** `auth_date` may lie this far (s) in the future (clock skew between Telegram and this host). */
 export const AUTH_DATE_FUTURE_SKEW_SEC = 60;
 
-const unauthorized = (why: string) => new HttpError(401, `Invalid init data: ${why}`, {}, { reason: "init_data_invalid" });
+const unauthorized = (why: string) =>
+  new HttpError(401, `Invalid init data: ${why}`, {}, { reason: "init_data_invalid" });
 
 /**
  * Verifies `raw` for `token` at wall-clock `nowSec`, valid for `maxAgeSec` after its `auth_date`.
@@ -48,9 +55,15 @@ export function verifyInitData(raw: string, token: string, nowSec: number, maxAg
   const authDate = Math.floor(data.auth_date.getTime() / 1000);
   if (authDate > nowSec + AUTH_DATE_FUTURE_SKEW_SEC) throw unauthorized("auth_date in the future");
   if (nowSec - authDate > maxAgeSec) {
-    throw new HttpError(401, `Invalid init data: expired (auth_date ${nowSec - authDate} s old, at most ${maxAgeSec} s)`, {}, { reason: "init_data_expired" });
+    throw new HttpError(
+      401,
+      `Invalid init data: expired (auth_date ${nowSec - authDate} s old, at most ${maxAgeSec} s)`,
+      {},
+      { reason: "init_data_expired" },
+    );
   }
   const user = data.user;
-  if (!user || !Number.isSafeInteger(user.id) || user.id <= 0 || user.is_bot === true) throw unauthorized("no user payload");
+  if (!user || !Number.isSafeInteger(user.id) || user.id <= 0 || user.is_bot === true)
+    throw unauthorized("no user payload");
   return { userId: String(user.id), authDate, hash: data.hash };
 }

@@ -6,7 +6,11 @@ import { z } from "zod";
  */
 
 /** Init data as Telegram hands it to the mini-app (`Telegram.WebApp.initData`, a query string). */
-const InitData = z.string().min(1).max(8192).describe("`Telegram.WebApp.initData` exactly as received (a query string with `hash` and `auth_date`)");
+const InitData = z
+  .string()
+  .min(1)
+  .max(8192)
+  .describe("`Telegram.WebApp.initData` exactly as received (a query string with `hash` and `auth_date`)");
 
 /** Body of `/session`: `{ initData }`. */
 export const MiniAppSessionBodySchema = z.strictObject({ initData: InitData });
@@ -18,13 +22,23 @@ export type MiniAppSessionBody = z.infer<typeof MiniAppSessionBodySchema>;
  * twice is a replay claim (409). Exactly one of `coin` (stablecoin id, e.g. `usdt-tether`) or
  * `preset` (`majors`, `all`).
  */
-export const MiniAppMutateBodySchema = z.strictObject({
-  initData: InitData,
-  requestId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, "8-64 characters of A-Z, a-z, 0-9, _ or -").describe("Client-chosen id of this mutation (a UUID); reusing it with the same initData is refused as a replay (409)"),
-  action: z.enum(["follow", "unfollow"]),
-  coin: z.string().min(1).max(100).optional().describe("Stablecoin id (`usdt-tether`)"),
-  preset: z.string().min(1).max(40).optional().describe("Preset name (`majors`, `all`)"),
-}).refine((b) => (b.coin === undefined) !== (b.preset === undefined), { message: "exactly one of coin or preset is required", path: ["coin"] });
+export const MiniAppMutateBodySchema = z
+  .strictObject({
+    initData: InitData,
+    requestId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, "8-64 characters of A-Z, a-z, 0-9, _ or -")
+      .describe(
+        "Client-chosen id of this mutation (a UUID); reusing it with the same initData is refused as a replay (409)",
+      ),
+    action: z.enum(["follow", "unfollow"]),
+    coin: z.string().min(1).max(100).optional().describe("Stablecoin id (`usdt-tether`)"),
+    preset: z.string().min(1).max(40).optional().describe("Preset name (`majors`, `all`)"),
+  })
+  .refine((b) => (b.coin === undefined) !== (b.preset === undefined), {
+    message: "exactly one of coin or preset is required",
+    path: ["coin"],
+  });
 export type MiniAppMutateBody = z.infer<typeof MiniAppMutateBodySchema>;
 
 /** A preset as the mini-app lists it (`coins` `"*"`: every coin). */

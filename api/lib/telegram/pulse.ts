@@ -38,32 +38,64 @@ const suppressible = count.nullable();
 export const WatcherHistoryRowSchema = z.object({
   date: z.string().describe("UTC day YYYY-MM-DD"),
   timestamp: z.number().int().describe("Unix s: start of the UTC day"),
-  snapshotAt: z.number().int().optional().describe("Unix s when the day's snapshot was recorded; absent on today's live row (no snapshot yet)"),
+  snapshotAt: z
+    .number()
+    .int()
+    .optional()
+    .describe("Unix s when the day's snapshot was recorded; absent on today's live row (no snapshot yet)"),
   newWatchers: suppressible.describe("Chats that opted in for the first time that day (null: 1-4, suppressed)"),
   activeWatchers: suppressible.describe("Active chats at the snapshot (null: 1-4, suppressed)"),
-  churnedWatchers: suppressible.optional().describe("Chats that stopped or blocked the bot that day (null: 1-4, suppressed)"),
-  reactivatedWatchers: suppressible.optional().describe("Inactive chats that came back that day (null: 1-4, suppressed)"),
+  churnedWatchers: suppressible
+    .optional()
+    .describe("Chats that stopped or blocked the bot that day (null: 1-4, suppressed)"),
+  reactivatedWatchers: suppressible
+    .optional()
+    .describe("Inactive chats that came back that day (null: 1-4, suppressed)"),
 });
 
 /** Spec 2.16. */
 export const TelegramPulseSchema = z.object({
   activeWatchers: suppressible.describe("Active chats (null: 1-4, suppressed)"),
-  coinSubscriptions: count.nullable().describe("Distinct (active chat, coin) pairs, explicit or preset-implied (null: no coin list published yet)"),
+  coinSubscriptions: count
+    .nullable()
+    .describe("Distinct (active chat, coin) pairs, explicit or preset-implied (null: no coin list published yet)"),
   explicitCoinSubscriptions: count.describe("Pairs from explicit coin follows"),
-  presetImpliedCoinSubscriptions: count.nullable().describe("Pairs implied only by a followed preset (null: no coin list published yet)"),
+  presetImpliedCoinSubscriptions: count
+    .nullable()
+    .describe("Pairs implied only by a followed preset (null: no coin list published yet)"),
   activePresetFollowers: suppressible.describe("Active chats following at least one preset (null: 1-4, suppressed)"),
   newWatchersToday: suppressible.describe("Chats that opted in for the first time today (null: 1-4, suppressed)"),
   churnedWatchersToday: suppressible.describe("Chats that stopped or blocked the bot today (null: 1-4, suppressed)"),
   reactivatedWatchersToday: suppressible.describe("Inactive chats that came back today (null: 1-4, suppressed)"),
-  historySource: z.enum(["snapshot", "live-fallback"]).describe("`snapshot`: today's history row is the snapshot the adoption POST recorded; `live-fallback`: none yet, computed now"),
+  historySource: z
+    .enum(["snapshot", "live-fallback"])
+    .describe(
+      "`snapshot`: today's history row is the snapshot the adoption POST recorded; `live-fallback`: none yet, computed now",
+    ),
   pendingDeliveries: count.nullable().describe("Alert deliveries queued (null: dispatcher state unknown)"),
-  miniAppSessionsToday: suppressible.describe("Mini-app launches (distinct init data) that opened a session today (null: 1-4, suppressed)"),
+  miniAppSessionsToday: suppressible.describe(
+    "Mini-app launches (distinct init data) that opened a session today (null: 1-4, suppressed)",
+  ),
   miniAppMutationsToday: suppressible.describe("Mini-app follows/unfollows applied today (null: 1-4, suppressed)"),
-  miniAppDeniedToday: count.describe("Mini-app calls refused today (invalid or expired init data, website-internal lane); never suppressed"),
-  miniAppReplayClaimsToday: suppressible.describe("Mutations refused today as replays (same init data and requestId again; null: 1-4, suppressed)"),
-  miniAppOpenToFirstMutationP50Sec: z.number().nonnegative().nullable().describe("Median seconds from a launch's session to its first mutation, over today's launches (null: no sample, or 1-4 samples, suppressed)"),
+  miniAppDeniedToday: count.describe(
+    "Mini-app calls refused today (invalid or expired init data, website-internal lane); never suppressed",
+  ),
+  miniAppReplayClaimsToday: suppressible.describe(
+    "Mutations refused today as replays (same init data and requestId again; null: 1-4, suppressed)",
+  ),
+  miniAppOpenToFirstMutationP50Sec: z
+    .number()
+    .nonnegative()
+    .nullable()
+    .describe(
+      "Median seconds from a launch's session to its first mutation, over today's launches (null: no sample, or 1-4 samples, suppressed)",
+    ),
   currentSnapshotAt: z.number().int().nullable().describe("Unix s of today's snapshot (null: none yet)"),
-  lifecycleHistoryUpdatedAt: z.number().int().nullable().describe("Unix s of the newest snapshot of any day (null: never)"),
+  lifecycleHistoryUpdatedAt: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Unix s of the newest snapshot of any day (null: never)"),
   lifecycleHistoryEverySeconds: z.number().int().describe("Expected spacing of snapshots (s)"),
   quality: z.object({
     status: z.enum(["ok", "partial"]).describe("`partial` when a field is unavailable"),
@@ -76,21 +108,36 @@ export const TelegramPulseSchema = z.object({
   }),
   updatedAt: z.number().int().describe("Unix s when computed"),
   updatedEverySeconds: z.number().int(),
-  topCoins: z.array(z.string()).describe("Symbols of the most followed coins (explicit or implied), most followed first"),
-  watcherHistory: z.array(WatcherHistoryRowSchema).describe(`Days with a snapshot in the last ${WATCHER_HISTORY_DAYS} UTC days, ascending, plus today's live row while today has none`),
+  topCoins: z
+    .array(z.string())
+    .describe("Symbols of the most followed coins (explicit or implied), most followed first"),
+  watcherHistory: z
+    .array(WatcherHistoryRowSchema)
+    .describe(
+      `Days with a snapshot in the last ${WATCHER_HISTORY_DAYS} UTC days, ascending, plus today's live row while today has none`,
+    ),
 });
 export type TelegramPulse = z.infer<typeof TelegramPulseSchema>;
 type HistoryRow = z.infer<typeof WatcherHistoryRowSchema>;
 
 /** Live numbers of the current UTC day, as a snapshot would record them. */
-export async function liveSnapshot(store: TelegramStore, catalog: CoinCatalog, wallNow: number): Promise<AdoptionSnapshot & { topCoins: { id: string; followers: number }[] }> {
+export async function liveSnapshot(
+  store: TelegramStore,
+  catalog: CoinCatalog,
+  wallNow: number,
+): Promise<AdoptionSnapshot & { topCoins: { id: string; followers: number }[] }> {
   const totals = await store.subscriptionTotals(catalog.ids(), TOP_COINS);
   const life = await store.lifecycle(wallNow);
   return {
-    day: utcDay(wallNow), snapshotAt: wallNow, ...life,
-    activeWatchers: totals.activeWatchers, activePresetFollowers: totals.activePresetFollowers,
-    explicitCoinSubscriptions: totals.explicitCoinSubscriptions, presetImpliedCoinSubscriptions: totals.presetImpliedCoinSubscriptions,
-    coinSubscriptions: totals.explicitCoinSubscriptions + totals.presetImpliedCoinSubscriptions, topCoins: totals.topCoins,
+    day: utcDay(wallNow),
+    snapshotAt: wallNow,
+    ...life,
+    activeWatchers: totals.activeWatchers,
+    activePresetFollowers: totals.activePresetFollowers,
+    explicitCoinSubscriptions: totals.explicitCoinSubscriptions,
+    presetImpliedCoinSubscriptions: totals.presetImpliedCoinSubscriptions,
+    coinSubscriptions: totals.explicitCoinSubscriptions + totals.presetImpliedCoinSubscriptions,
+    topCoins: totals.topCoins,
   };
 }
 
@@ -98,7 +145,12 @@ export async function liveSnapshot(store: TelegramStore, catalog: CoinCatalog, w
  * Computes the pulse at wall-clock `wallNow`. `dispatch` (optional) gives pendingDeliveries.
  * @throws TelegramStoreError when the store fails.
  */
-export async function computePulse(store: TelegramStore, catalog: CoinCatalog, dispatch: DispatchSource | undefined, wallNow: number): Promise<TelegramPulse> {
+export async function computePulse(
+  store: TelegramStore,
+  catalog: CoinCatalog,
+  dispatch: DispatchSource | undefined,
+  wallNow: number,
+): Promise<TelegramPulse> {
   const suppressedFields: string[] = [];
   const unavailableFields: string[] = [];
   const guard = (field: string, v: number): number | null => {
@@ -131,9 +183,13 @@ export async function computePulse(store: TelegramStore, catalog: CoinCatalog, d
   const historyRow = (s: AdoptionSnapshot, fromSnapshot: boolean): HistoryRow => {
     const at = (f: string) => `watcherHistory[${s.day}].${f}`;
     return {
-      date: s.day, timestamp: Date.parse(`${s.day}T00:00:00Z`) / 1000, ...(fromSnapshot ? { snapshotAt: s.snapshotAt } : {}),
-      newWatchers: guard(at("newWatchers"), s.newWatchers), activeWatchers: guard(at("activeWatchers"), s.activeWatchers),
-      churnedWatchers: guard(at("churnedWatchers"), s.churnedWatchers), reactivatedWatchers: guard(at("reactivatedWatchers"), s.reactivatedWatchers),
+      date: s.day,
+      timestamp: Date.parse(`${s.day}T00:00:00Z`) / 1000,
+      ...(fromSnapshot ? { snapshotAt: s.snapshotAt } : {}),
+      newWatchers: guard(at("newWatchers"), s.newWatchers),
+      activeWatchers: guard(at("activeWatchers"), s.activeWatchers),
+      churnedWatchers: guard(at("churnedWatchers"), s.churnedWatchers),
+      reactivatedWatchers: guard(at("reactivatedWatchers"), s.reactivatedWatchers),
     };
   };
   const pulse: TelegramPulse = {
@@ -151,12 +207,19 @@ export async function computePulse(store: TelegramStore, catalog: CoinCatalog, d
     miniAppMutationsToday: guard("miniAppMutationsToday", app.mutations),
     miniAppDeniedToday: app.denied,
     miniAppReplayClaimsToday: guard("miniAppReplayClaimsToday", app.replayClaims),
-    miniAppOpenToFirstMutationP50Sec: guard("miniAppOpenToFirstMutationP50Sec", app.openToFirstMutationSamples) === null ? null : app.openToFirstMutationP50Sec,
+    miniAppOpenToFirstMutationP50Sec:
+      guard("miniAppOpenToFirstMutationP50Sec", app.openToFirstMutationSamples) === null
+        ? null
+        : app.openToFirstMutationP50Sec,
     currentSnapshotAt: todaySnapshot?.snapshotAt ?? null,
     lifecycleHistoryUpdatedAt: latestAt,
     lifecycleHistoryEverySeconds: LIFECYCLE_SNAPSHOT_EVERY_SEC,
     quality: { status: "ok", unavailableFields },
-    privacy: { exactActiveWatchers: activeWatchers !== null, lowCardinalityThreshold: LOW_CARDINALITY_THRESHOLD, suppressedFields },
+    privacy: {
+      exactActiveWatchers: activeWatchers !== null,
+      lowCardinalityThreshold: LOW_CARDINALITY_THRESHOLD,
+      suppressedFields,
+    },
     updatedAt: wallNow,
     updatedEverySeconds: PULSE_EVERY_SEC,
     topCoins: live.topCoins.map((c) => catalog.symbolOf(c.id)),
