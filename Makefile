@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export BALLAST_LOG ?= info
 
-.PHONY: help install build run serve test typecheck openapi bench backtest clean backfill verify-snapshot schedule
+.PHONY: help install build run serve test lint typecheck openapi bench backtest clean backfill verify-snapshot schedule
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,10 +30,14 @@ serve: install ## Serve the published build without building (port and developme
 	$(PORT_CHECK)
 	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) npx tsx api/server.ts --dev-key
 
-test: install ## Run every test (unit, sql, contract, api, e2e)
+test: install ## Run every test (unit, sql, contract, api, e2e), after the style gate and the type check
 	bash scripts/ensure-services.sh
+	npx biome ci --reporter=summary .
 	npx tsc --noEmit
 	npx vitest run
+
+lint: install ## Style gate: Biome format (line width 120) and lint (recommended, no any, no non-null assertions); make lint FIX=1 applies the safe fixes
+	npx biome $(if $(FIX),check --write,ci --reporter=summary) .
 
 openapi: install ## Regenerate the committed api/openapi.json
 	npx tsx scripts/write-openapi.ts
