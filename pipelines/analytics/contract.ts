@@ -34,8 +34,8 @@ export interface RegistryCoinRow {
 }
 
 /**
- * The input rows of an analytic seen through `T` (input name → row shape): the columns its `select`
- * returns as DuckDB's JSON rows carry them (INTEGER and DOUBLE as numbers, BIGINT, HUGEINT and DECIMAL
+ * Rows of named SQL selects (an analytic's `inputs`, a site-data artifact's `queries`) seen through `T`
+ * (select name → row shape): the columns each `select` returns as DuckDB's JSON rows carry them (INTEGER and DOUBLE as numbers, BIGINT, HUGEINT and DECIMAL
  * as strings, VARCHAR and DATE as strings, BOOLEAN as booleans, lists as arrays, NULL as null). A typed
  * view for reading, nothing is checked at run time: `T` follows the SQL (e.g. its `::integer` casts).
  */
