@@ -163,7 +163,7 @@ function createService(deps: AppDeps): {
       const m = deps.maintenance.peek();
       if (m.state.enabled || !m.fresh) return false;
     }
-    const known = fastUrls.get(req.url!);
+    const known = req.url === undefined ? undefined : fastUrls.get(req.url);
     if (!known) return false;
     const entry = cache.get(known.key);
     const build = deps.store.current();
@@ -225,7 +225,7 @@ function createService(deps: AppDeps): {
     if (!body) {
       body =
         (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) ||
-        compressBody(entry.bodies.identity!, coding as "br" | "gzip");
+        compressBody(entry.bodies.identity, coding as "br" | "gzip");
       if (cacheable) cache.addBody(raw.key, entry, coding, body);
     }
     if (cacheable && route.lane === "apiKey") {
@@ -290,7 +290,7 @@ function createService(deps: AppDeps): {
       found.encoded && found.bytes.byteLength >= MIN_COMPRESS_BYTES
         ? negotiate(c.req.header("Accept-Encoding"))
         : "identity";
-    const encoded = coding === "identity" ? null : await found.encoded!(coding);
+    const encoded = coding === "identity" || !found.encoded ? null : await found.encoded(coding);
     if (encoded) headers["Content-Encoding"] = coding;
     return new Response((encoded ?? found.bytes) as Uint8Array<ArrayBuffer>, { status: 200, headers });
   }

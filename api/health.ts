@@ -132,7 +132,7 @@ function mintBurnHealth(
       ? "no live mint/burn ingestion in this build: flows come from recorded log archives only (configure BALLAST_RPC_<CHAIN> and run `npx tsx build/onchain-cli.ts ingest` before the build)"
       : freshnessStatus === "fresh"
         ? null
-        : `last live sync ${isoMinute(at)}, ${age(ageSec!)} before now (fresh up to 60 min, degraded up to 90)`;
+        : `last live sync ${isoMinute(at)}, ${age(Math.max(0, now - at))} before now (fresh up to 60 min, degraded up to 90)`;
   return {
     totalEvents: inputs.totalEvents,
     latestEventTs,
@@ -343,7 +343,7 @@ export function fxSourceStatus(ageSeconds: number | null): "fresh" | "degraded" 
 
 const SEVERITY: Record<HealthStatus, number> = { healthy: 0, degraded: 1, stale: 2 };
 const impactOf = (s: FreshnessStatus): HealthStatus => (s === "fresh" ? "healthy" : s);
-const isoMinute = (t: number) => new Date(t * 1000).toISOString().slice(0, 16) + "Z";
+const isoMinute = (t: number) => `${new Date(t * 1000).toISOString().slice(0, 16)}Z`;
 /** Human age: seconds, minutes, hours or days. */
 function age(sec: number): string {
   if (sec < 120) return `${sec} s`;
@@ -453,7 +453,8 @@ export function assessHealth(
     impacts.reduce<HealthStatus>((w, s) => (SEVERITY[s] > SEVERITY[w] ? s : w), "healthy");
   // Times the state store and the recorder took on the wall clock, on the clock of `now`.
   const shift = now - (opts.wallNow ?? now);
-  const onClock = (t: number | null) => (t === null ? null : t + shift);
+  const onClockAt = (t: number) => t + shift;
+  const onClock = (t: number | null) => (t === null ? null : onClockAt(t));
   const first: string[] = [];
   const store = opts.stateStore && {
     ...opts.stateStore,
@@ -505,27 +506,29 @@ export function assessHealth(
   const sched = opts.schedule ?? null;
   const cronFirst: string[] = [],
     cronInfo: string[] = [];
-  for (const [name, j] of Object.entries(sched?.jobs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-    const last = j.lastRun;
-    if (last?.status === "error") {
-      raise("degraded", `cron-error:${name}`, `scheduled job ${name}: last run failed`);
-      cronFirst.push(
-        `scheduled job ${name}: cron error run (sets status degraded): the run of ${isoMinute(onClock(last.startedAt)!)} published nothing: ${last.error ?? "unknown error"}; ${j.consecutiveErrors} consecutive error run(s), last success ${j.lastSuccessAt === null ? "never" : isoMinute(onClock(j.lastSuccessAt)!)}. Data stays as of the last published build.`,
-      );
-    } else if (last?.status === "partial") {
-      cronInfo.push(
-        `scheduled job ${name}: upstream calls failed in its last run (no effect on status): ${last.captureErrors.map((e) => `${e.endpoint}: ${e.message}`).join("; ")}. The build used the newest earlier capture of these feeds.`,
-      );
+  if (sched)
+    for (const [name, j] of Object.entries(sched.jobs).sort(([a], [b]) => a.localeCompare(b))) {
+      const last = j.lastRun;
+      if (last?.status === "error") {
+        raise("degraded", `cron-error:${name}`, `scheduled job ${name}: last run failed`);
+        cronFirst.push(
+          `scheduled job ${name}: cron error run (sets status degraded): the run of ${isoMinute(onClockAt(last.startedAt))} published nothing: ${last.error ?? "unknown error"}; ${j.consecutiveErrors} consecutive error run(s), last success ${j.lastSuccessAt === null ? "never" : isoMinute(onClockAt(j.lastSuccessAt))}. Data stays as of the last published build.`,
+        );
+      } else if (last?.status === "partial") {
+        cronInfo.push(
+          `scheduled job ${name}: upstream calls failed in its last run (no effect on status): ${last.captureErrors.map((e) => `${e.endpoint}: ${e.message}`).join("; ")}. The build used the newest earlier capture of these feeds.`,
+        );
+      }
+      const since = last?.startedAt ?? sched.startedAt;
+      const stoppedAt = sched.stoppedAt;
+      const idle = (opts.wallNow ?? now) - since;
+      if (idle > 2 * j.intervalSec + CRON_OVERDUE_GRACE_SEC) {
+        raise("degraded", `cron-unhealthy:${name}`, `scheduled job ${name} overdue`);
+        cronFirst.push(
+          `scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClockAt(since))} (${age(idle)}; cadence ${age(j.intervalSec)})${stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClockAt(stoppedAt))}` : ""}. Start \`tsx build/cli.ts schedule\` (README "Runbook: running live").`,
+        );
+      }
     }
-    const since = last?.startedAt ?? sched!.startedAt;
-    const idle = (opts.wallNow ?? now) - since;
-    if (idle > 2 * j.intervalSec + CRON_OVERDUE_GRACE_SEC) {
-      raise("degraded", `cron-unhealthy:${name}`, `scheduled job ${name} overdue`);
-      cronFirst.push(
-        `scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClock(since)!)} (${age(idle)}; cadence ${age(j.intervalSec)})${sched!.stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClock(sched!.stoppedAt)!)}` : ""}. Start \`tsx build/cli.ts schedule\` (README "Runbook: running live").`,
-      );
-    }
-  }
   first.push(...cronFirst);
   /** Producer job and cadence of a cache key: the scheduled job that refreshes its inputs, else `build` (a build run by hand). */
   const producerOf = (
@@ -644,7 +647,7 @@ export function assessHealth(
   const fxWarning =
     fxStatus === "fresh"
       ? null
-      : `${fxAge === null ? "no ECB reference rate has been observed" : `ECB reference rates last observed ${isoMinute(fxAt!)}, ${age(fxAge)} before now`} (fresh up to 4 days, degraded up to 8): non-USD fiat supply is valued with the most recent ECB rate if at most 365 days old (\`fxFallbackRates\` in /api/stablecoins), and non-USD coins are judged against the median of ≥ 3 same-peg coins where one exists, else not judged for depegs (\`referenceSource\` \`fx-fallback\` in /api/peg-summary).`;
+      : `${fxAt === null || fxAge === null ? "no ECB reference rate has been observed" : `ECB reference rates last observed ${isoMinute(fxAt)}, ${age(fxAge)} before now`} (fresh up to 4 days, degraded up to 8): non-USD fiat supply is valued with the most recent ECB rate if at most 365 days old (\`fxFallbackRates\` in /api/stablecoins), and non-USD coins are judged against the median of ≥ 3 same-peg coins where one exists, else not judged for depegs (\`referenceSource\` \`fx-fallback\` in /api/peg-summary).`;
   caches["fx-rates"] = {
     ageSeconds: fxAge,
     maxAge: FX_CADENCE.maxAgeSec,
@@ -717,7 +720,12 @@ export function assessHealth(
       .sort(([a], [b]) => a.localeCompare(b))
       .map(
         ([g, names]) =>
-          `${g} (${names.map((n) => `${n}: ${circuits[n].consecutiveFailures} consecutive failures, last success ${circuits[n].lastSuccessAt === null ? "never" : isoMinute(circuits[n].lastSuccessAt!)}`).join("; ")})`,
+          `${g} (${names
+            .map((n) => {
+              const lastSuccessAt = circuits[n].lastSuccessAt;
+              return `${n}: ${circuits[n].consecutiveFailures} consecutive failures, last success ${lastSuccessAt === null ? "never" : isoMinute(lastSuccessAt)}`;
+            })
+            .join("; ")})`,
       );
     (many ? first : info).push(
       `circuit groups open (${many ? "sets status degraded" : `no effect on status below ${OPEN_GROUPS_DEGRADED} groups`}): ${detail.join(", ")}. Their data is carried from the last successful capture.`,
@@ -725,12 +733,12 @@ export function assessHealth(
   }
 
   // Upstream feeds: freshness at as-of (no effect on status beyond the rules above).
-  const ended = m.sources
-    .filter((s) => s.status === "stale" && s.newestObservedAt !== null)
-    .map(
-      (s) =>
-        `${s.endpoint} ${isoMinute(s.newestObservedAt!)} (${age(Math.max(0, m.asOf - s.newestObservedAt!))} before as-of)`,
-    );
+  const ended = m.sources.flatMap((s) => {
+    const at = s.newestObservedAt;
+    return s.status === "stale" && at !== null
+      ? [`${s.endpoint} ${isoMinute(at)} (${age(Math.max(0, m.asOf - at))} before as-of)`]
+      : [];
+  });
   if (ended.length)
     info.push(
       `upstream feeds older than their refresh budget at as-of (no effect on status): ${ended.join(", ")}. Nothing newer than these captures comes from them: recorded archives end there, or live captures failed since.`,

@@ -168,8 +168,9 @@ function operation(r: PublicRouteDecl) {
 export function buildOpenApi() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of documentedRoutes()) {
-    const p = (paths[openApiPath(r.path)] ??= {});
-    p[r.method.toLowerCase()] = operation(r);
+    const path = openApiPath(r.path);
+    paths[path] ??= {};
+    paths[path][r.method.toLowerCase()] = operation(r);
   }
   return {
     openapi: "3.1.0",

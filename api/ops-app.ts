@@ -208,7 +208,7 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
   }
 
   /** Query parameters: unknown or repeated names are 400; then the route's schema. */
-  function validateQuery(route: AdminRoute, url: URL): Record<string, any> {
+  function validateQuery(route: AdminRoute, url: URL): Record<string, unknown> {
     const known = route.query?.shape ?? {};
     const seen = new Set<string>();
     for (const k of url.searchParams.keys()) {
@@ -219,7 +219,7 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
     if (!route.query) return {};
     const r = route.query.safeParse(Object.fromEntries(url.searchParams));
     if (!r.success) throw invalid("query", r.error);
-    return r.data as Record<string, any>;
+    return r.data as Record<string, unknown>;
   }
 
   /** The JSON body of routes that declare one; others accept none (or `{}`). */

@@ -83,7 +83,11 @@ function operation(r: AdminRoute) {
  */
 export function buildOperatorOpenApi(routes: AdminRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of routes) (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r);
+  for (const r of routes) {
+    const path = openApiPath(r.path);
+    paths[path] ??= {};
+    paths[path][r.method.toLowerCase()] = operation(r);
+  }
   return {
     openapi: "3.1.0",
     info: {

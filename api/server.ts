@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
-import { type DonorClaimConfig } from "./lib/donor-claims.ts";
+import type { DonorClaimConfig } from "./lib/donor-claims.ts";
 import { FeedbackStore } from "./lib/feedback.ts";
 import type { AlertDispatcher } from "./lib/telegram/dispatch.ts";
 import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";

@@ -42,22 +42,21 @@ export async function runCapture(
   const configured: Record<string, string> = { bluechip: config.BALLAST_BLUECHIP_URL.replace(/\/?$/, "/") };
   const overrides = parseUpstreamUrls(config.BALLAST_UPSTREAM_URLS);
   const clientFor = (source: string) => {
-    if (!clients.has(source)) {
-      clients.set(
-        source,
-        new HttpClient({
-          concurrency: source === "coingecko" ? 1 : source === "bluechip" ? 2 : 4,
-          ...opts.clientOptions,
-          name: source,
-          baseUrl: opts.baseUrls?.[source] ?? overrides[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
-          headers:
-            source === "coingecko" && config.COINGECKO_API_KEY
-              ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY }
-              : undefined,
-        }),
-      );
+    let client = clients.get(source);
+    if (!client) {
+      client = new HttpClient({
+        concurrency: source === "coingecko" ? 1 : source === "bluechip" ? 2 : 4,
+        ...opts.clientOptions,
+        name: source,
+        baseUrl: opts.baseUrls?.[source] ?? overrides[source] ?? configured[source] ?? SOURCE_BASE_URLS[source],
+        headers:
+          source === "coingecko" && config.COINGECKO_API_KEY
+            ? { "x-cg-demo-api-key": config.COINGECKO_API_KEY }
+            : undefined,
+      });
+      clients.set(source, client);
     }
-    return clients.get(source)!;
+    return client;
   };
   // JSON-RPC reads (USDS status): providers from `BALLAST_RPC_<CHAIN>`, built once when first needed.
   let rpc: EvmRpc | null | undefined = opts.rpc;
@@ -76,10 +75,7 @@ export async function runCapture(
   const plan =
     opts.plan ??
     liveCapturePlan({
-      detailLlamaIds: registry.coins
-        .filter((c) => c.llamaId && c.deadFrom === null)
-        .map((c) => c.llamaId!)
-        .slice(0, 50),
+      detailLlamaIds: registry.coins.flatMap((c) => (c.llamaId && c.deadFrom === null ? [c.llamaId] : [])).slice(0, 50),
       chartGeckoIds: [],
       fxStart: new Date(now() - 400 * 86400_000).toISOString().slice(0, 10),
       bluechipSlugs: bluechipSlugs(config.BALLAST_BLUECHIP_SLUGS),
@@ -99,7 +95,8 @@ export async function runCapture(
           }
           payload = await ep.fetchRpc.fetch(client, step.params);
         } else {
-          payload = await ep.fetchLive!(clientFor(ep.source), step.params);
+          if (!ep.fetchLive) return; // not reached: endpoints without a fetcher were skipped above
+          payload = await ep.fetchLive(clientFor(ep.source), step.params);
         }
         const check = ep.payloadSchema.safeParse(payload);
         if (!check.success) throw new Error(`payload failed schema at ${check.error.issues[0]?.path.join(".")}`);

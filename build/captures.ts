@@ -9,6 +9,7 @@ import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
 import type { Capture, ReaderProblem } from "../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../site-data/manifest.ts";
 import type { Sink } from "./sinks/sink.ts";
+import { must } from "../api/lib/must.ts";
 
 /** Raw capture file written by `capture`: `raw/<source>/<YYYY-MM-DD>/<capture-id>.json[.gz]`. */
 export interface RawCaptureFile {
@@ -92,7 +93,8 @@ export async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
   for (const key of await sink.list("raw/")) {
     // Only capture files: `raw/_circuits.json` (circuit states of the last capture run) is not one.
     if (!RAW_CAPTURE_KEY.test(key)) continue;
-    const bytes = (await sink.get(key))!;
+    const stored = await sink.get(key);
+    const bytes = readOrThrow(key, "raw capture", () => must(stored, "listed object"));
     const f = readOrThrow(key, "raw capture", () => {
       const text = key.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
       return parseJsonText(text) as RawCaptureFile;

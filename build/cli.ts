@@ -49,10 +49,10 @@ async function main(): Promise<void> {
   }
   const config = loadBuildConfig();
   if (cmd === "build" && (flag(args, "--from") || flag(args, "--to"))) {
-    const from = flag(args, "--from"),
-      to = flag(args, "--to") ?? from;
+    const from = flag(args, "--from");
     if (!from) throw new Error("--from: required with --to (YYYY-MM-DD)");
-    const steps = await backfillSnapshots(from, to!, {
+    const to = flag(args, "--to") ?? from;
+    const steps = await backfillSnapshots(from, to, {
       captureDir: config.BALLAST_CAPTURE_DIR,
       sink: createSink(config),
       onStep: drawProgress,

@@ -1,4 +1,4 @@
-import { DuckDBConnection, DuckDBDateValue, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBDateValue, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api";
 import type { ColumnType } from "../pipelines/sources/types.ts";
 
 /** A DuckDB database and one connection; SQL values are always bound, never interpolated. */

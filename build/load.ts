@@ -1,6 +1,7 @@
 import { ENDPOINTS, rawTables } from "../pipelines/sources/endpoints.ts";
 import type { Capture } from "../pipelines/sources/types.ts";
 import type { Db } from "./duckdb.ts";
+import { must } from "../api/lib/must.ts";
 
 /** What loading one endpoint produced, for the manifest. */
 export interface SourceLoadReport {
@@ -40,7 +41,7 @@ export async function loadCaptures(db: Db, captures: Capture[], asOf: number): P
   }
   for (const c of captures) {
     const ep = ENDPOINTS[c.endpoint];
-    const report = reports.get(c.endpoint)!;
+    const report = must(reports.get(c.endpoint), `load report of endpoint ${c.endpoint}`);
     const entry = {
       path: c.path,
       origin: c.origin,
@@ -67,7 +68,7 @@ export async function loadCaptures(db: Db, captures: Capture[], asOf: number): P
     }
     for (const [reason, n] of Object.entries(parsed.dropped))
       report.dropped[reason] = (report.dropped[reason] ?? 0) + n;
-    const buf = buffers.get(ep.table.name)!;
+    const buf = must(buffers.get(ep.table.name), `row buffer of raw table ${ep.table.name}`);
     for (const row of parsed.rows) {
       if (ep.dateColumn && String(row[ep.dateColumn]) > asOfDay) continue;
       buf.push({ ...row, _observed_at: c.observedAt });
@@ -79,7 +80,11 @@ export async function loadCaptures(db: Db, captures: Capture[], asOf: number): P
     report.status = report.status === "ok" || fresh ? "ok" : "stale";
   }
   for (const t of rawTables()) {
-    await db.loadRows(t.name, { ...t.columns, _observed_at: "BIGINT" }, buffers.get(t.name)!);
+    await db.loadRows(
+      t.name,
+      { ...t.columns, _observed_at: "BIGINT" },
+      must(buffers.get(t.name), `row buffer of raw table ${t.name}`),
+    );
   }
   return [...reports.values()];
 }

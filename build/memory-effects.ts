@@ -59,7 +59,12 @@ export class MemorySink implements PublishSink {
 
   /** Every object as key → bytes (copies), in key order: the output tree of the builds published here. */
   tree(): Map<string, Uint8Array> {
-    return new Map(this.keys().map((k) => [k, Buffer.from(this.objects.get(k)!)]));
+    const out = new Map<string, Uint8Array>();
+    for (const k of this.keys()) {
+      const bytes = this.objects.get(k);
+      if (bytes) out.set(k, Buffer.from(bytes));
+    }
+    return out;
   }
 }
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Analytic } from "../pipelines/analytics/contract.ts";
 import type { Db } from "./duckdb.ts";
+import { must } from "../api/lib/must.ts";
 
 /**
  * One DAG node: a SQL model `pipelines/models/<layer>/<name>.sql` (plus optional
@@ -115,7 +116,7 @@ export function discoverModels(root: string, analytics: Analytic[] = []): Model[
       .filter((id) => id !== m.name)
       .sort();
     for (const d of m.deps) {
-      if (layerRank.get(d)! > LAYERS.indexOf(m.layer))
+      if (must(layerRank.get(d), `layer of model ${d}`) > LAYERS.indexOf(m.layer))
         throw new ModelError(`${m.name} reads ${d} from a later layer`, m.name);
     }
   }
@@ -127,7 +128,7 @@ export function discoverModels(root: string, analytics: Analytic[] = []): Model[
     if (state.get(m.name) === "visiting")
       throw new ModelError(`dependency cycle: ${[...path, m.name].join(" → ")}`, m.name);
     state.set(m.name, "visiting");
-    for (const d of m.deps) visit(byName.get(d)!, [...path, m.name]);
+    for (const d of m.deps) visit(must(byName.get(d), `model ${d}`), [...path, m.name]);
     state.set(m.name, "done");
     ordered.push(m);
   };

@@ -400,8 +400,7 @@ export function liveJobRunner(deps: LiveDeps): JobRunner {
       const registry = loadRegistry();
       return liveCapturePlan({
         detailLlamaIds: registry.coins
-          .filter((c) => c.llamaId && c.deadFrom === null)
-          .map((c) => c.llamaId!)
+          .flatMap((c) => (c.llamaId && c.deadFrom === null ? [c.llamaId] : []))
           .slice(0, 50),
         chartGeckoIds: [],
         fxStart: new Date(now - 400 * 86400_000).toISOString().slice(0, 10),

@@ -191,9 +191,9 @@ export async function publishSnapshot(
   return true;
 }
 
-/** One `snapshots/index.json` row of a stored snapshot (null when it fails its schema, with a warning). */
-function snapshotIndexRow(key: string, bytes: Uint8Array) {
-  const s = storedJson(bytes, SnapshotSchema);
+/** One `snapshots/index.json` row of a stored snapshot (null when it is missing or fails its schema, with a warning). */
+function snapshotIndexRow(key: string, bytes: Uint8Array | null) {
+  const s = bytes && storedJson(bytes, SnapshotSchema);
   if (!s) {
     log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key });
     return null;
@@ -219,7 +219,7 @@ async function addIndexRows(sink: Sink, day: string): Promise<void> {
   const index = rawIndex && storedJson(rawIndex, SnapshotIndexSchema);
   const digests = rawDigests && storedJson(rawDigests, DigestIndexSchema);
   if (!index || !digests) return writeSnapshotIndex(sink);
-  const row = snapshotIndexRow(snapshotKey(day), (await sink.get(snapshotKey(day)))!);
+  const row = snapshotIndexRow(snapshotKey(day), await sink.get(snapshotKey(day)));
   const digestBytes = await sink.get(digestKey(day));
   const digestRow = digestBytes ? digestIndexEntry(digestBytes) : null;
   const merge = <T extends Record<K, string>, K extends string>(rows: T[], add: T | null, k: K) =>
@@ -239,13 +239,14 @@ export async function writeSnapshotIndex(sink: Sink): Promise<void> {
   const rows = [];
   for (const key of await sink.list("snapshots/")) {
     if (!/^snapshots\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
-    const row = snapshotIndexRow(key, (await sink.get(key))!);
+    const row = snapshotIndexRow(key, await sink.get(key));
     if (row) rows.push(row);
   }
   const digests = [];
   for (const key of await sink.list("digests/")) {
     if (!/^digests\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
-    const row = digestIndexEntry((await sink.get(key))!);
+    const bytes = await sink.get(key);
+    const row = bytes && digestIndexEntry(bytes);
     if (row) digests.push(row);
     else log("warn", "snapshots", "stored digest failed its schema; left out of the archive", { key });
   }

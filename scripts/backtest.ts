@@ -33,13 +33,19 @@ const traceLine = (label: string, t: EventTrace | null) => {
     : "";
   return `    ${label.padEnd(10)} slot ${iso(t.ts)}  ${t.bar ? "bar" : "consensus"} ${t.price.toFixed(5)} [${t.priceSource}]  ${t.bps} bps${bar}  ← ${quotes}`;
 };
-const events = await db.all<Record<string, any>>(
+/** A `depeg_incidents` row as printed (its JSON columns parsed; BIGINT columns may arrive as text). */
+type IncidentRow = Record<string, unknown> & {
+  trace_json: string;
+  provenance_json: string;
+  source_families: string | null;
+};
+const events = await db.all<IncidentRow>(
   `
   select * from depeg_incidents ${onlyCoin ? "where stablecoin_id = $coin" : ""}
   order by stablecoin_id, started_at`,
   onlyCoin ? { coin: onlyCoin } : undefined,
 );
-const coverage = await db.all<Record<string, any>>(`
+const coverage = await db.all<{ coins: number; slots: number; first: number | null; last: number | null }>(`
   select count(distinct stablecoin_id)::integer as coins, count(*)::integer as slots, min(slot_ts)::integer as first, max(slot_ts)::integer as last
   from price_consensus_slots where kind = 'backfill'`);
 console.log(
@@ -51,13 +57,13 @@ for (const e of events) {
   const n = e.source_families ? String(e.source_families).split("+").length : 0;
   byFamilies.set(n, (byFamilies.get(n) ?? 0) + 1);
 }
-const rejections = await db.all<Record<string, any>>(
+const rejections = await db.all<{ reason: string; n: number; coins: number }>(
   "select reason, count(*)::integer as n, count(distinct stablecoin_id)::integer as coins from price_observation_rejections group by reason order by reason",
 );
 console.log(
   `rejected observations: ${rejections.map((r) => `${r.reason} ${r.n} (${r.coins} coins)`).join(", ") || "none"}`,
 );
-const unjudged = await db.all<Record<string, any>>(
+const unjudged = await db.all<{ nav: number; floating: number }>(
   "select count(*) filter (where nav_token)::integer as nav, count(*) filter (where floating_peg)::integer as floating from registry_coins",
 );
 console.log(

@@ -44,6 +44,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
+import { must } from "../api/lib/must.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BENCH_DIR = join(ROOT, "scripts/bench");
@@ -110,7 +111,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** Resident set size of a process (VmRSS) in MB (10^6 bytes). */
 function rssMB(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+  const kb = Number(must(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8")), `VmRSS of ${pid}`)[1]);
   return (kb * 1024) / 1e6;
 }
 
@@ -125,7 +126,8 @@ function get(
       .get(url, { headers, agent }, (res) => {
         const parts: Buffer[] = [];
         res.on("data", (d: Buffer) => parts.push(d));
-        res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts) }));
+        // A client response always has a status; 0 is this file's "no answer".
+        res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
         res.on("error", fail);
       })
       .on("error", fail);
@@ -195,8 +197,8 @@ async function spawnApi(entry: string, dataDir: string, env: Record<string, stri
   const keep = (d: Buffer) => {
     log = (log + d.toString()).slice(-8000);
   };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
+  must(child.stdout, "API server stdout (piped)").on("data", keep);
+  must(child.stderr, "API server stderr (piped)").on("data", keep);
   const keyLine = () => /API key: (\S+)/.exec(log)?.[1];
   const answers = async () => (await statusOf(`http://127.0.0.1:${API_PORT}/api/health`)) > 0;
   await waitReady(
@@ -216,7 +218,7 @@ async function spawnApi(entry: string, dataDir: string, env: Record<string, stri
       throw new Error(
         `API server (${entry}) died during the bench (${child.signalCode ?? `exit code ${child.exitCode}`}):\n${log}`,
       );
-    return rssMB(child.pid!);
+    return rssMB(must(child.pid, "API server pid"));
   };
   return { key, entry, startRssMB: rss(), rssMB: rss, stop: () => stopChild(child) };
 }
@@ -303,7 +305,7 @@ ${locs}
   const child = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
   children.add(child);
   let log = "";
-  child.stderr!.on("data", (d: Buffer) => {
+  must(child.stderr, "nginx stderr (piped)").on("data", (d: Buffer) => {
     log = (log + d.toString()).slice(-4000);
   });
   const url = `http://127.0.0.1:${NGINX_PORT}${Object.keys(locations)[0]}`;
@@ -349,15 +351,15 @@ async function wrk(
   const ms = (v: string, u: string) =>
     Number(v) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[u];
   const pct = (q: string) => {
-    const m = new RegExp(`^\\s*${q}%\\s+([\\d.]+)(us|ms|s|m)\\b`, "m").exec(out)!;
+    const m = must(new RegExp(`^\\s*${q}%\\s+([\\d.]+)(us|ms|s|m)\\b`, "m").exec(out), `wrk p${q} latency`);
     return ms(m[1], m[2]);
   };
-  const total = /(\d+) requests in ([\d.]+)(us|ms|s|m)\b/.exec(out)!;
+  const total = must(/(\d+) requests in ([\d.]+)(us|ms|s|m)\b/.exec(out), "wrk request total");
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
     requests: Number(total[1]),
     seconds: ms(total[2], total[3]) / 1000,
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+    rps: Number(must(/Requests\/sec:\s+([\d.]+)/.exec(out), "wrk Requests/sec")[1]),
     p50: pct("50"),
     p99: pct("99"),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
@@ -406,7 +408,7 @@ async function compare(
     n.push(await wrk(nginxUrl, { headers: nginxHeaders }));
   }
   // One ratio per alternating pair (API run i against the nginx run right after it): load drifts between pairs, not within one.
-  const ratios = a.map((r, i) => r.rps / n[i]!.rps);
+  const ratios = a.map((r, i) => r.rps / n[i].rps);
   return { api: stats(a), nginx: stats(n), ratios };
 }
 
@@ -482,7 +484,7 @@ function benchBuild(): string {
       env: { ...process.env, BALLAST_DATA_DIR: dataDir, BALLAST_LOG: "silent" },
     }).toString();
     times.push((performance.now() - t0) / 1000);
-    rss.push(Number(/maxRSS_KB (\d+)/.exec(out)![1]) / 1024);
+    rss.push(Number(must(/maxRSS_KB (\d+)/.exec(out), "maxRSS_KB of the build")[1]) / 1024);
   }
   console.log(`\nBuild from the recorded capture (${RUNS} runs)`);
   console.log(
@@ -510,7 +512,8 @@ function benchDetection(): void {
       cwd: ROOT,
       env: { ...process.env, BALLAST_LOG: "silent" },
     }).toString();
-    det.push(JSON.parse(out.trim().split("\n").at(-1)!));
+    const lines = out.trim().split("\n");
+    det.push(JSON.parse(lines[lines.length - 1]));
   }
   console.log(
     `\nDepeg detection over all recorded history: ${det[0].observations} observations → ${det[0].slots} 15-minute slots → ${det[0].incidents} incidents (${RUNS} runs)`,
@@ -556,7 +559,8 @@ function benchMarkets(): void {
       cwd: ROOT,
       env: { ...process.env, BALLAST_LOG: "silent" },
     }).toString();
-    runs.push(JSON.parse(out.trim().split("\n").at(-1)!));
+    const lines = out.trim().split("\n");
+    runs.push(JSON.parse(lines[lines.length - 1]));
   }
   console.log(
     `\nMarkets stage as of 2026-09-03 (recorded yields sample: ${runs[0].pools} pools, ${runs[0].matches} pool tokens matched or recorded unmatched; ${RUNS} runs)`,

@@ -34,6 +34,7 @@ import {
   StateStoreUnavailableError,
   validateKeyInput,
 } from "../api/lib/key-store.ts";
+import { must } from "../api/lib/must.ts";
 
 const USAGE = `Usage:
   npx tsx scripts/keys.ts create --name <name> [--tier standard|donor] [--limit <${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX} per minute, default 120>] [--owner <email>]
@@ -53,7 +54,7 @@ class UsageError extends Error {
 }
 
 const fmtExpiry = (sec: number | null) =>
-  sec === null ? "never" : new Date(sec * 1000).toISOString().slice(0, 19) + "Z";
+  sec === null ? "never" : `${new Date(sec * 1000).toISOString().slice(0, 19)}Z`;
 
 function printRecord(r: ApiKeyRecord): void {
   process.stdout.write(
@@ -162,12 +163,13 @@ async function run(argv: string[]): Promise<void> {
   if (command !== "create" && command !== "update" && [...flags, values.active].some((f) => f !== undefined))
     throw new UsageError(`--name, --tier, --limit, --owner and --active only apply to create and update`);
   if (command === "create" && values.active !== undefined) throw new UsageError("--active only applies to update");
-  if (command === "create" && values.name === undefined) throw new UsageError("create needs --name");
+  const name = values.name;
+  if (command === "create" && name === undefined) throw new UsageError("create needs --name");
   // Validate before touching the store, so bad input fails the same way with the store down.
   const input =
-    command === "create"
+    command === "create" && name !== undefined
       ? validateKeyInput({
-          name: values.name!,
+          name,
           tier: values.tier,
           rateLimitPerMinute: values.limit,
           ownerEmail: values.owner,
@@ -189,7 +191,7 @@ async function run(argv: string[]): Promise<void> {
   const { admin, note, close } = await openAdmin();
   try {
     if (command === "create") {
-      const { record, token } = await admin.create(input!);
+      const { record, token } = await admin.create(must(input, "validated create input"));
       process.stdout.write(`Created API key (the token is shown only now; store it securely):\n${token}\n`);
       printRecord(record);
     } else if (command === "list") {
@@ -208,7 +210,7 @@ async function run(argv: string[]): Promise<void> {
       ]);
       process.stdout.write(`${rows.length} key(s)\n`);
     } else if (command === "update") {
-      const updated = await admin.update(id, patch!);
+      const updated = await admin.update(id, must(patch, "validated update patch"));
       if (!updated) throw new UsageError(`no key with id ${JSON.stringify(id)}`, false);
       process.stdout.write(`Updated API key; in force on every running instance:\n`);
       printRecord(updated);

@@ -1,4 +1,5 @@
 import { type BlacklistEvent, BlacklistEventSchema } from "./blacklist.ts";
+import { must } from "../api/lib/must.ts";
 
 /**
  * Serving layout of the freeze ledger for `/api/blacklist` (api/queries/blacklist-pages.ts reads it):
@@ -72,7 +73,11 @@ export function encodeBlacklistPages(
   const eventTypes = table(events.map((e) => e.eventType));
   if (symbols.length > 0xffff || chainIds.length > 0xffff || chainNames.length > 0xffff)
     throw new Error("blacklist pages: more than 65535 distinct symbols or chains");
-  const rank = (t: string[]) => new Map(t.map((s, i) => [s, i]));
+  /** Position of each value in its table (the tables hold every value of the events). */
+  const rank = (t: string[]) => {
+    const at = new Map(t.map((s, i) => [s, i]));
+    return (s: string) => must(at.get(s), "blacklist pages: table position of an event value");
+  };
   const [symR, cidR, cnR, typR] = [rank(symbols), rank(chainIds), rank(chainNames), rank(eventTypes)];
 
   const offsets = new Float64Array(n + 1);
@@ -96,10 +101,10 @@ export function encodeBlacklistPages(
     offsets[r] = pos;
     pos += line.byteLength + 1;
     ts[r] = e.timestamp;
-    coin[r] = symR.get(e.stablecoin)!;
-    chainId[r] = cidR.get(e.chainId)!;
-    chainName[r] = cnR.get(e.chainName)!;
-    type[r] = typR.get(e.eventType)!;
+    coin[r] = symR(e.stablecoin);
+    chainId[r] = cidR(e.chainId);
+    chainName[r] = cnR(e.chainName);
+    type[r] = typR(e.eventType);
     const a = Buffer.from(e.address.toLowerCase());
     addrs.push(a);
     addrOff[r] = apos;
@@ -155,7 +160,7 @@ export function encodeBlacklistPages(
   }
   const h = headerBytes(header);
   if (h.byteLength !== headerLen) throw new Error("blacklist pages: header length did not settle");
-  const last = sections.at(-1)!;
+  const last = sections[sections.length - 1];
   const index = Buffer.alloc(align(header.sections[last[0]][0] + last[1].byteLength));
   index.write(PAGES_MAGIC, 0, "latin1");
   index.writeUInt32LE(PAGES_VERSION, 4);

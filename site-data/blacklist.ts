@@ -5,6 +5,7 @@ import { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/oncha
 import { BLACKLIST_PAGES, encodeBlacklistPages } from "./blacklist-pages.ts";
 import { type Artifact, num } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
+import { inputsAs } from "../pipelines/analytics/contract.ts";
 
 export { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
 
@@ -75,8 +76,55 @@ const CHAINS_SQL = "select id, name from registry_chains order by id";
 
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** A `blacklist_events` mart row (LEDGER_SQL) as DuckDB's JSON rows carry it: BIGINT/HUGEINT columns may be strings. */
+type BlacklistEventRow = {
+  id: string;
+  stablecoin_id: string;
+  symbol: string;
+  chain_id: string;
+  chain_name: string;
+  event_type: BlacklistEvent["eventType"];
+  address: string;
+  amount_raw: string | number | null;
+  decimals: number | string;
+  amount_usd_at_event: number | null;
+  amount_source: BlacklistEvent["amountSource"];
+  amount_status: BlacklistEvent["amountStatus"];
+  tx_hash: string;
+  block_number: number | string;
+  log_index: number | string;
+  ts: number | string;
+  methodology_version: string;
+  contract_address: string | null;
+  config_key: string | null;
+  event_signature: string | null;
+  topic0: string | null;
+  linked_freeze_event_id: string | null;
+  frozen_duration_sec: number | string | null;
+  origin: BlacklistEvent["origin"];
+};
+
+/** A tracked freeze contract (COVERAGE_SQL over `registry_tracked_contracts`). */
+export type FreezeCoverageRow = {
+  config_key: string;
+  stablecoin_id: string;
+  symbol: string;
+  chain_id: string;
+  contract_address: string | null;
+  family: string;
+  decimals: number | string | null;
+  start_block: number | string | null;
+  unsupported_reason: string | null;
+};
+
+/** A registry chain (CHAINS_SQL). */
+type ChainRow = { id: string; name: string };
+
+/** The rows of the freeze artifacts' queries. */
+type FreezeRows = { events: BlacklistEventRow; coverage: FreezeCoverageRow; chains: ChainRow };
+
 /** One `blacklist_events` mart row → BlacklistEvent. */
-function toEvent(r: Record<string, any>): BlacklistEvent {
+function toEvent(r: BlacklistEventRow): BlacklistEvent {
   const raw = r.amount_raw === null || r.amount_raw === undefined ? null : String(r.amount_raw);
   return {
     id: r.id,
@@ -126,7 +174,8 @@ export const blacklistLedgerArtifact: Artifact = {
   outputs: { main: { path: "site-data/blacklist-events.json", schema: BlacklistLedgerSchema } },
   description: "Freeze/blacklist events of tracked contracts, newest first.",
   queries: { events: LEDGER_SQL, chains: CHAINS_SQL },
-  assemble(rows) {
+  assemble(selected) {
+    const rows = inputsAs<FreezeRows>(selected);
     const events = rows.events.map(toEvent);
     const chains = rows.chains.map((c) => ({ id: String(c.id), name: String(c.name) }));
     // The serving layout of the same rows (site-data/blacklist-pages.ts): what /api/blacklist pages from.
@@ -412,8 +461,8 @@ const perKey = <T>(m: Record<string, Tally>, f: (t: Tally) => T) =>
  */
 export function blacklistSummary(
   events: BlacklistEvent[],
-  coverageRows: Record<string, any>[],
-  chainRows: Record<string, any>[],
+  coverageRows: FreezeCoverageRow[],
+  chainRows: ChainRow[],
   asOf: number,
 ): BlacklistSummary {
   const chrono = [...events].sort(
@@ -433,9 +482,11 @@ export function blacklistSummary(
   for (const e of chrono) {
     const key = `${e.chainId}|${e.contractAddress}|${e.address}`;
     inc(perCoinTotalEvents, e.stablecoin);
-    ((quarterly[e.stablecoin] ??= {})[quarterOf(e.timestamp)] ??= { blacklist: 0, unblacklist: 0, destroy: 0 })[
-      e.eventType
-    ]++;
+    quarterly[e.stablecoin] ??= {};
+    const byQuarter = quarterly[e.stablecoin];
+    const quarter = quarterOf(e.timestamp);
+    byQuarter[quarter] ??= { blacklist: 0, unblacklist: 0, destroy: 0 };
+    byQuarter[quarter][e.eventType]++;
     if (e.eventType === "blacklist") {
       inc(perCoinBlacklistCounts, e.stablecoin);
       active.set(key, {
@@ -451,9 +502,12 @@ export function blacklistSummary(
       const rec = active.get(key);
       if (rec) rec.destroyed = true;
       addTerm(destroyed, e.amountRaw, e.decimals, e.amountUsdAtEvent);
-      addTerm((destroyedByCoin[e.stablecoin] ??= tally()), e.amountRaw, e.decimals, e.amountUsdAtEvent);
-      if (e.linkedFreezeEventId)
-        addTerm((frozenThenDestroyedByCoin[e.stablecoin] ??= tally()), e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      destroyedByCoin[e.stablecoin] ??= tally();
+      addTerm(destroyedByCoin[e.stablecoin], e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      if (e.linkedFreezeEventId) {
+        frozenThenDestroyedByCoin[e.stablecoin] ??= tally();
+        addTerm(frozenThenDestroyedByCoin[e.stablecoin], e.amountRaw, e.decimals, e.amountUsdAtEvent);
+      }
       if (e.frozenDurationSec !== null) frozenDurations.push(e.frozenDurationSec);
     }
   }
@@ -464,16 +518,17 @@ export function blacklistSummary(
   for (const r of live) {
     inc(perCoinFrozenAddressCount, r.symbol);
     addTerm(frozen, r.amountRaw, r.decimals, r.usd);
-    addTerm((frozenByCoin[r.symbol] ??= tally()), r.amountRaw, r.decimals, r.usd);
+    frozenByCoin[r.symbol] ??= tally();
+    addTerm(frozenByCoin[r.symbol], r.amountRaw, r.decimals, r.usd);
   }
   const perCoinDestroyedTotalExact = perKey(destroyedByCoin, exactTotal);
   const perCoinQuarterlyEventTypes: Record<string, z.infer<typeof Quarterly>[]> = {};
   const allQuarters = events.length
-    ? quarters(quarterOf(chrono[0].timestamp), quarterOf(chrono.at(-1)!.timestamp))
+    ? quarters(quarterOf(chrono[0].timestamp), quarterOf(chrono[chrono.length - 1].timestamp))
     : [];
   for (const [coin, byQ] of Object.entries(quarterly).sort()) {
     const keys = Object.keys(byQ).sort();
-    perCoinQuarterlyEventTypes[coin] = quarters(keys[0], keys.at(-1)!).map((q) => ({
+    perCoinQuarterlyEventTypes[coin] = quarters(keys[0], keys[keys.length - 1]).map((q) => ({
       quarter: q,
       ...(byQ[q] ?? { blacklist: 0, unblacklist: 0, destroy: 0 }),
     }));
@@ -496,7 +551,7 @@ export function blacklistSummary(
   const withEvents = new Set(events.map((e) => e.configKey));
   const supportedRows = coverageRows.filter((c) => !c.unsupported_reason);
   const recordedConfigs = new Set(events.filter(isRecorded).map((e) => e.configKey));
-  const providerSource = (c: Record<string, any>) =>
+  const providerSource = (c: FreezeCoverageRow) =>
     (c.chain_id === "tron" ? "trongrid" : "evm-rpc") + (recordedConfigs.has(c.config_key) ? "+recorded-archive" : "");
   const supported = supportedRows.map((c) => ({
     symbol: String(c.symbol),
@@ -678,7 +733,8 @@ export const blacklistSummaryArtifact: Artifact = {
   outputs: { main: { path: "site-data/blacklist-summary.json", schema: BlacklistSummarySchema } },
   description: "Freeze/blacklist summary: stats, quarterly chart, coverage, ledger meta, data quality, reconciliation.",
   queries: { events: LEDGER_SQL, coverage: COVERAGE_SQL, chains: CHAINS_SQL },
-  assemble(rows, ctx) {
+  assemble(selected, ctx) {
+    const rows = inputsAs<FreezeRows>(selected);
     const events = rows.events.map(toEvent);
     const payload = blacklistSummary(events, rows.coverage, rows.chains, ctx.asOf);
     return {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../pipelines/analytics/chain-health.ts";
-import { type Artifact, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
 
 /**
  * Methodology of the chain health scores (mart `chain_health`, `pipelines/models/marts/chain_health.sql`;
@@ -103,10 +103,10 @@ function chainHealth(
     healthBand: (r.health_band as z.infer<typeof ChainRowSchema>["healthBand"]) ?? null,
     healthComponents: {
       quality: num(r.quality),
-      chainEnvironment: num(r.chain_environment)!,
+      chainEnvironment: requiredNum(r.chain_environment, "chain_health.chain_environment"),
       concentration: num(r.concentration),
-      pegStability: num(r.peg_stability)!,
-      backingDiversity: num(r.backing_diversity)!,
+      pegStability: requiredNum(r.peg_stability, "chain_health.peg_stability"),
+      backingDiversity: requiredNum(r.backing_diversity, "chain_health.backing_diversity"),
     },
     healthInputs: {
       ratedShare: num(r.rated_share),

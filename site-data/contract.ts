@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import type { CacheProfile } from "../api/lib/freshness.ts";
+import { must } from "../api/lib/must.ts";
 
 /**
  * One file an artifact emits: path under the build, payload (validated against the schema), rows. A
@@ -80,6 +81,15 @@ export function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/**
+ * A JSON number a row must carry (see `num`), e.g. a column its mart declares not null and the
+ * payload schema requires. @throws Error naming `what` when it is null, missing or not finite (such a
+ * payload would fail its schema and the build).
+ */
+export function requiredNum(v: unknown, what: string): number {
+  return must(num(v), what);
+}
+
 /** `YYYY-MM-DD` → Unix seconds at UTC midnight. */
 export function daySeconds(date: unknown): number {
   return Date.parse(`${String(date).slice(0, 10)}T00:00:00Z`) / 1000;
@@ -120,8 +130,8 @@ export interface SqlArtifactDecl {
   /** `<sql>.sql` beside the declaring module. */
   sql: string;
   shape: "one" | "many";
-  /** Data time (Unix s) of the payload; default the build's as-of. */
-  dataAsOf?: (payload: any, ctx: ArtifactContext) => number | null;
+  /** Data time (Unix s) of the payload (the query's row or rows, per `shape`); default the build's as-of. */
+  dataAsOf?(payload: unknown, ctx: ArtifactContext): number | null;
   route?: ArtifactRoute;
 }
 

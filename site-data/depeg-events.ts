@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type Artifact, num } from "./contract.ts";
 import { MethodologySchema } from "./peg-summary.ts";
+import { inputsAs } from "../pipelines/analytics/contract.ts";
 
 /**
  * Contracts of the depeg query routes. The build publishes each ledger whole, pre-sorted in the
@@ -129,6 +130,67 @@ export type TapeLedger = z.infer<typeof TapeLedgerSchema>;
 const int = (v: unknown) => Number(v);
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
 
+type DepegPending = z.infer<typeof DepegPendingSchema>;
+
+/**
+ * Rows of the depeg ledger's queries: text columns as the payload carries them; numeric and JSON
+ * columns `unknown`, converted by `int`, `num` and `json` (BIGINT columns arrive as strings).
+ */
+type DepegLedgerRows = {
+  events: {
+    id: unknown;
+    stablecoin_id: string;
+    symbol: string;
+    peg_type: string;
+    direction: DepegEvent["direction"];
+    peak_deviation_bps: unknown;
+    started_at: unknown;
+    ended_at: unknown;
+    start_price: unknown;
+    peak_price: unknown;
+    recovery_price: unknown;
+    peg_reference: unknown;
+    source: DepegEvent["source"];
+    confirmation_sources: string | null;
+    pending_reason: string | null;
+    close_reason: DepegEvent["closeReason"];
+    constituent_event_count: unknown;
+    provenance_json: unknown;
+  };
+  pending: {
+    stablecoin_id: string;
+    symbol: string;
+    direction: DepegPending["direction"];
+    first_seen_at: unknown;
+    last_seen_at: unknown;
+    first_seen_bps: unknown;
+    last_seen_bps: unknown;
+    peak_seen_bps: unknown;
+    reason: string;
+    age_sec: unknown;
+    expires_at: unknown;
+    available_categories_json: unknown;
+    missing_categories_json: unknown;
+  };
+  coins: { id: string };
+};
+
+/** A `tape_events` row: text columns as the payload carries them, numbers converted. */
+type TapeEventRow = {
+  id: TapeEvent["id"];
+  type: TapeEvent["type"];
+  class: TapeEvent["class"];
+  ts: unknown;
+  stablecoin_id: string;
+  symbol: string;
+  peg_currency: TapeEvent["pegCurrency"];
+  chain: string | null;
+  severity: TapeEvent["severity"];
+  title: string;
+  deviation_bps: unknown;
+  depeg_event_id: unknown;
+};
+
 /** Newest DefiLlama list capture (Unix s): the data time of the depeg ledgers. */
 const listObservedAt = (ctx: { sourceObservedAt: Record<string, number | null> }) =>
   ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
@@ -146,8 +208,9 @@ export const depegLedgerArtifact: Artifact = {
     pending: "select * from depeg_pending order by first_seen_at desc, stablecoin_id",
     coins: "select id from registry_coins order by id",
   },
-  assemble(rows, ctx) {
-    const events: DepegEvent[] = rows.events.map((r: Record<string, any>) => ({
+  assemble(selected, ctx) {
+    const rows = inputsAs<DepegLedgerRows>(selected);
+    const events: DepegEvent[] = rows.events.map((r) => ({
       id: int(r.id),
       stablecoinId: r.stablecoin_id,
       symbol: r.symbol,
@@ -167,7 +230,7 @@ export const depegLedgerArtifact: Artifact = {
       constituentEventCount: int(r.constituent_event_count),
       provenance: json(r.provenance_json),
     }));
-    const pending = rows.pending.map((r: Record<string, any>) => ({
+    const pending = rows.pending.map((r) => ({
       stablecoinId: r.stablecoin_id,
       symbol: r.symbol,
       direction: r.direction,
@@ -199,8 +262,9 @@ export const tapeLedgerArtifact: Artifact = {
   outputs: { main: { path: "site-data/events.json", schema: TapeLedgerSchema } },
   description: "Typed events tape, in the keyset order of /api/events.",
   queries: { events: "select * from tape_events order by ts desc, id desc" },
-  assemble(rows, ctx) {
-    const events: TapeEvent[] = rows.events.map((r: Record<string, any>) => ({
+  assemble(selected, ctx) {
+    const rows = inputsAs<{ events: TapeEventRow }>(selected);
+    const events: TapeEvent[] = rows.events.map((r) => ({
       id: r.id,
       type: r.type,
       class: r.class,

@@ -8,7 +8,7 @@ import {
   MIN_POOL_TVL_USD,
   TOP_POOLS,
 } from "../pipelines/analytics/dex-liquidity.ts";
-import { type Artifact, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
 
 /** Spec 2.17: why a DEX liquidity row has no score (null when rated). v1 emits only `no-retained-pools`. */
 export const DEX_UNAVAILABLE_REASONS = [
@@ -195,11 +195,11 @@ export const dexLiquidityArtifact: Artifact = {
         r.depth_score === null || r.depth_score === undefined
           ? null
           : {
-              depth: num(r.depth_score)!,
+              depth: requiredNum(r.depth_score, "dex_liquidity.depth_score"),
               activity: num(r.activity_score),
-              concentration: num(r.concentration_score)!,
-              spread: num(r.spread_score)!,
-              poolCount: num(r.pool_count_score)!,
+              concentration: requiredNum(r.concentration_score, "dex_liquidity.concentration_score"),
+              spread: requiredNum(r.spread_score, "dex_liquidity.spread_score"),
+              poolCount: requiredNum(r.pool_count_score, "dex_liquidity.pool_count_score"),
             },
       totalTvlUsd: num(r.total_tvl_usd) ?? 0,
       poolCount: int(r.pool_count),

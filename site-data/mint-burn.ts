@@ -2,6 +2,7 @@ import { z } from "zod";
 import { decimalString } from "../pipelines/onchain/contract.ts";
 import { explorerUrls } from "../pipelines/onchain/explorers.ts";
 import { type Artifact, num } from "./contract.ts";
+import { inputsAs } from "../pipelines/analytics/contract.ts";
 
 export { MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
 
@@ -66,6 +67,38 @@ export const MintBurnEventSchema = z.object({
 });
 export type MintBurnEvent = z.infer<typeof MintBurnEventSchema>;
 
+/**
+ * A `mint_burn_events` mart row: text columns as the payload carries them; numeric columns `unknown`,
+ * converted below (BIGINT and HUGEINT columns arrive as strings).
+ */
+type MintBurnEventRow = {
+  id: MintBurnEvent["id"];
+  symbol: string;
+  stablecoin_id: string;
+  chain_id: string;
+  direction: MintBurnEvent["direction"];
+  flow_type: MintBurnEvent["flowType"];
+  burn_type: MintBurnEvent["burnType"];
+  scope: MintBurnEvent["scope"];
+  address: string;
+  amount_raw: unknown;
+  decimals: unknown;
+  amount_usd_at_event: unknown;
+  price_usd_at_event: unknown;
+  valuation_basis: MintBurnEvent["valuationBasis"];
+  tx_hash: string;
+  tx_from: string | null;
+  block_number: unknown;
+  log_index: unknown;
+  ts: unknown;
+  contract_address: MintBurnEvent["contractAddress"];
+  config_key: MintBurnEvent["configKey"];
+  event_signature: MintBurnEvent["eventSignature"];
+  roundtrip_pair_id: MintBurnEvent["roundtripPairId"];
+  methodology_version: string;
+  origin: MintBurnEvent["origin"];
+};
+
 /** `site-data/mint-burn-events.json`: every mint/burn, newest first (`timestamp` desc, `id` desc), and the coin ids the route accepts. */
 export const MintBurnLedgerSchema = z.object({
   events: z.array(MintBurnEventSchema),
@@ -87,8 +120,9 @@ export const mintBurnLedgerArtifact: Artifact = {
     events: "select * from mint_burn_events order by ts desc, id desc",
     coins: "select id from registry_coins order by id",
   },
-  assemble(rows) {
-    const events: MintBurnEvent[] = rows.events.map((r: Record<string, any>) => {
+  assemble(selected) {
+    const rows = inputsAs<{ events: MintBurnEventRow; coins: { id: string } }>(selected);
+    const events: MintBurnEvent[] = rows.events.map((r) => {
       const raw = r.amount_raw === null || r.amount_raw === undefined ? null : String(r.amount_raw);
       return {
         id: r.id,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
+import { type Artifact, daySeconds, requiredNum, sqlFile } from "./contract.ts";
 
 /**
  * One day of non-USD share: USD totals and percent shares (0-100, 4 dp). Groups: `commodity` (gold/
@@ -38,13 +38,13 @@ export const nonUsdShareArtifact: Artifact = {
   assemble(rows, ctx) {
     const history = rows.days.map((r) => ({
       date: daySeconds(r.date),
-      totalUsd: num(r.total_usd)!,
-      commodityUsd: num(r.commodity_usd)!,
-      fiatNonUsdUsd: num(r.fiat_non_usd_usd)!,
-      commoditySharePct: num(r.commodity_share_pct)!,
-      fiatNonUsdSharePct: num(r.fiat_non_usd_share_pct)!,
-      floatingUsd: num(r.floating_usd)!,
-      floatingSharePct: num(r.floating_share_pct)!,
+      totalUsd: requiredNum(r.total_usd, "non_usd_share.total_usd"),
+      commodityUsd: requiredNum(r.commodity_usd, "non_usd_share.commodity_usd"),
+      fiatNonUsdUsd: requiredNum(r.fiat_non_usd_usd, "non_usd_share.fiat_non_usd_usd"),
+      commoditySharePct: requiredNum(r.commodity_share_pct, "non_usd_share.commodity_share_pct"),
+      fiatNonUsdSharePct: requiredNum(r.fiat_non_usd_share_pct, "non_usd_share.fiat_non_usd_share_pct"),
+      floatingUsd: requiredNum(r.floating_usd, "non_usd_share.floating_usd"),
+      floatingSharePct: requiredNum(r.floating_share_pct, "non_usd_share.floating_share_pct"),
     }));
     return {
       files: [

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
-import { type Artifact, num, sqlFile } from "./contract.ts";
+import { type Artifact, num, requiredNum, sqlFile } from "./contract.ts";
 
 /** Methodology object (spec 2.5): versions, changelog link, as-of, whether the row used the current version. */
 export const MethodologySchema = z.object({
@@ -180,13 +180,15 @@ export const pegSummaryArtifact: Artifact = {
         methodologyVersion: String(r.methodology_version),
       };
     });
-    const withDev = coins.filter((c) => c.currentDeviationBps !== null);
-    const abs = withDev.map((c) => Math.abs(c.currentDeviationBps!)).sort((a, b) => a - b);
+    const withDev = coins.filter(
+      (c): c is (typeof coins)[number] & { currentDeviationBps: number } => c.currentDeviationBps !== null,
+    );
+    const abs = withDev.map((c) => Math.abs(c.currentDeviationBps)).sort((a, b) => a - b);
     const median = abs.length
       ? Math.round(abs.length % 2 ? abs[abs.length >> 1] : (abs[abs.length / 2 - 1] + abs[abs.length / 2]) / 2)
       : null;
     const worst = withDev.reduce<(typeof withDev)[number] | null>(
-      (w, c) => (!w || Math.abs(c.currentDeviationBps!) > Math.abs(w.currentDeviationBps!) ? c : w),
+      (w, c) => (!w || Math.abs(c.currentDeviationBps) > Math.abs(w.currentDeviationBps) ? c : w),
       null,
     );
     const payload = {
@@ -194,12 +196,14 @@ export const pegSummaryArtifact: Artifact = {
       summary: {
         activeDepegCount: coins.filter((c) => c.activeDepeg).length,
         medianDeviationBps: median,
-        worstCurrent: worst ? { id: worst.id, symbol: worst.symbol, bps: worst.currentDeviationBps! } : null,
-        coinsAtPeg: withDev.filter((c) => Math.abs(c.currentDeviationBps!) < THRESHOLD(c.pegType)).length,
+        worstCurrent: worst ? { id: worst.id, symbol: worst.symbol, bps: worst.currentDeviationBps } : null,
+        coinsAtPeg: withDev.filter((c) => Math.abs(c.currentDeviationBps) < THRESHOLD(c.pegType)).length,
         totalTracked: withDev.length,
         depegEventsToday: num(rows.days[0]?.today) ?? 0,
         depegEventsYesterday: num(rows.days[0]?.yesterday) ?? 0,
-        fallbackPegRates: Object.fromEntries(rows.fallback.map((r) => [String(r.peg_type), num(r.reference_usd)!])),
+        fallbackPegRates: Object.fromEntries(
+          rows.fallback.map((r) => [String(r.peg_type), requiredNum(r.reference_usd, "peg fallback reference_usd")]),
+        ),
       },
       methodology: methodology(
         String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v3"),

@@ -5,6 +5,7 @@ import {
   PEG_MULTIPLIER_EXPONENT,
   PILLAR_WEIGHTS,
   REPORT_CARD_VERSION,
+  type LegacyCard,
   type RawInputs,
   SAFETY_SCORE_VERSION,
   safetyScore,
@@ -22,8 +23,17 @@ import {
   GOVERNANCE_QUALITY,
 } from "../pipelines/analytics/safety-score.ts";
 import { dependencyOrder } from "../pipelines/analytics/report-cards.ts";
-import { type Artifact, type ArtifactContext, type ArtifactFile, num, outputPath, sqlFile } from "./contract.ts";
+import {
+  type Artifact,
+  type ArtifactContext,
+  type ArtifactFile,
+  num,
+  outputPath,
+  requiredNum,
+  sqlFile,
+} from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
+import { must } from "../api/lib/must.ts";
 
 const GRADES = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"] as const;
 /** Letter grade `A+` … `F`, or `NR` (not rated: a required input is missing). */
@@ -248,7 +258,7 @@ type CardRow = {
   symbol: string;
   name: string;
   safety: ReturnType<typeof safetyScore>;
-  legacy: any;
+  legacy: LegacyCard;
   raw: RawInputs;
   coverage: z.infer<typeof CoverageSchema>;
 };
@@ -284,7 +294,7 @@ const edgesOf = (rows: Record<string, unknown>[]) =>
   rows.map((r) => ({
     from: String(r.from_id),
     to: String(r.to_id),
-    weight: num(r.weight)!,
+    weight: requiredNum(r.weight, "dependency_edges.weight"),
     type: r.type as z.infer<typeof EdgeSchema>["type"],
   }));
 const single = (artifact: Artifact, payload: unknown, rows: number, ctx: ArtifactContext) => ({
@@ -429,7 +439,7 @@ export const safetyScoreHistoryArtifact: Artifact = {
     for (const r of rows.history) {
       const list = byCoin.get(String(r.stablecoin_id)) ?? [];
       list.push({
-        date: num(r.date)!,
+        date: requiredNum(r.date, "safety_score_history.date"),
         grade: r.grade as never,
         score: num(r.score),
         prevGrade: (r.prev_grade ?? null) as never,
@@ -506,6 +516,7 @@ export const dependencyScenariosArtifact: Artifact = {
  */
 export function failureScenarios(cards: CardRow[], edges: z.infer<typeof EdgeSchema>[]) {
   const byId = new Map(cards.map((c) => [c.id, c]));
+  const cardOf = (id: string) => must(byId.get(id), `card ${id}`);
   const dependents = new Map<string, string[]>();
   for (const e of edges) dependents.set(e.from, [...(dependents.get(e.from) ?? []), e.to]);
   const order = dependencyOrder(
@@ -515,34 +526,37 @@ export function failureScenarios(cards: CardRow[], edges: z.infer<typeof EdgeSch
     .filter((id) => byId.has(id))
     .sort()
     .map((upId) => {
-      const up = byId.get(upId)!;
+      const up = cardOf(upId);
+      // Breadth-first from the failed coin: every queued id has its depth already.
       const depth = new Map<string, number>([[upId, 0]]);
       const queue = [upId];
-      while (queue.length) {
-        const cur = queue.shift()!;
+      for (let cur = queue.shift(); cur !== undefined; cur = queue.shift()) {
+        const next = must(depth.get(cur), `depth of ${cur}`) + 1;
         for (const d of dependents.get(cur) ?? [])
           if (!depth.has(d) && byId.has(d)) {
-            depth.set(d, depth.get(cur)! + 1);
+            depth.set(d, next);
             queue.push(d);
           }
       }
       const stressed = new Map<string, number | null>([[upId, 0]]);
       const impacts = [];
       for (const id of order) {
-        if (id === upId || !depth.has(id)) continue;
-        const c = byId.get(id)!;
+        const idDepth = depth.get(id);
+        if (id === upId || idDepth === undefined) continue;
+        const c = cardOf(id);
         const raw: RawInputs = {
           ...c.raw,
-          dependencies: c.raw.dependencies.map((d) =>
-            stressed.has(d.id) ? { ...d, upstreamSafetyScore: stressed.get(d.id)! } : d,
-          ),
+          dependencies: c.raw.dependencies.map((d) => {
+            const score = stressed.get(d.id);
+            return score !== undefined ? { ...d, upstreamSafetyScore: score } : d;
+          }),
         };
         const after = safetyScore(raw);
         stressed.set(id, after.score);
         impacts.push({
           id,
           symbol: c.symbol,
-          depth: depth.get(id)!,
+          depth: idDepth,
           before: { score: c.safety.score, grade: c.safety.grade },
           after: { score: after.score, grade: after.grade },
         });

@@ -99,8 +99,9 @@ export const stabilityIndexArtifact: Artifact = {
     const last = rows.rows.at(-1);
     const day = lastDay(ctx.asOf);
     let current: z.infer<typeof PsiCurrentSchema> | null = null;
-    if (last && daySeconds(last.date) === day && num(last.score) !== null) {
-      const score = num(last.score)!;
+    const lastScore = last ? num(last.score) : null;
+    if (last && daySeconds(last.date) === day && lastScore !== null) {
+      const score = lastScore;
       const prev = rows.rows.length > 1 ? num(rows.rows[rows.rows.length - 2].score) : null;
       const avg = avg24h(score, prev, (Math.min(day + 86400, ctx.asOf) - day) / 3600);
       current = {
@@ -108,7 +109,7 @@ export const stabilityIndexArtifact: Artifact = {
         band: psiBand(score),
         avg24h: avg,
         avg24hBand: psiBand(avg),
-        components: history.at(-1)!.components,
+        components: history[history.length - 1].components, // `last` is its row
         contributors: JSON.parse(String(last.contributors_json)),
         totalMcapUsd: num(last.total_mcap_usd) ?? 0,
         computedAt: Math.min(day + 86400, ctx.asOf),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ReserveCompositionSchema } from "../pipelines/registry/schema.ts";
-import { type Artifact, num, sqlFile } from "./contract.ts";
+import { type Artifact, requiredNum, sqlFile } from "./contract.ts";
+import { must } from "../api/lib/must.ts";
 
 /** The newest live reading of a coin (adapter, issuer's report time, observation time, budget, components). */
 export const LiveReservesSchema = z.object({
@@ -73,10 +74,10 @@ export const stablecoinReservesArtifact: Artifact = {
           ? null
           : {
               adapter: String(r.adapter),
-              reportedAt: num(r.reported_at)!,
-              observedAt: num(r.observed_at)!,
-              maxAgeSec: num(r.max_age_sec)!,
-              totalUsd: num(r.total_usd)!,
+              reportedAt: requiredNum(r.reported_at, "stablecoin_reserves.reported_at"),
+              observedAt: requiredNum(r.observed_at, "stablecoin_reserves.observed_at"),
+              maxAgeSec: requiredNum(r.max_age_sec, "stablecoin_reserves.max_age_sec"),
+              totalUsd: requiredNum(r.total_usd, "stablecoin_reserves.total_usd"),
               components: JSON.parse(String(r.components_json)),
             };
       coins[String(r.stablecoin_id)] = {
@@ -123,7 +124,8 @@ export function reservesResponse(
       updatedAt,
     };
   }
-  const f = entry.fallback!;
+  // A stored entry has a live reading or a curated composition (or both).
+  const f = must(entry.fallback, `curated reserves of ${id}`);
   return {
     stablecoinId: id,
     mode: "fallback",

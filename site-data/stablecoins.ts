@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, daySeconds, num, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, daySeconds, num, requiredNum, sqlFile } from "./contract.ts";
 
 const PegMap = z.record(z.string(), z.number());
 
@@ -116,7 +116,10 @@ export const StablecoinsPayloadSchema = z.object({
     ),
 });
 
-const bucket = (pegType: string, v: unknown) => (num(v) === null ? {} : { [pegType]: num(v)! });
+const bucket = (pegType: string, v: unknown) => {
+  const n = num(v);
+  return n === null ? {} : { [pegType]: n };
+};
 
 /**
  * `site-data/stablecoins.json` — the current list of every coin DefiLlama lists (source: DefiLlama
@@ -143,9 +146,11 @@ export const stablecoinsArtifact: Artifact = {
     const fxFallbackRateAgeDays: Record<string, number> = {};
     const peggedAssets: StablecoinData[] = rows.coins.map((r) => {
       const pegType = String(r.peg_type);
-      if (r.valuation_basis === "fx-stale" && num(r.usd_per_native) !== null) {
-        fxFallbackRates[pegType] = num(r.usd_per_native)!;
-        if (num(r.fx_rate_age_days) !== null) fxFallbackRateAgeDays[pegType] = num(r.fx_rate_age_days)!;
+      const usdPerNative = num(r.usd_per_native);
+      if (r.valuation_basis === "fx-stale" && usdPerNative !== null) {
+        fxFallbackRates[pegType] = usdPerNative;
+        const ageDays = num(r.fx_rate_age_days);
+        if (ageDays !== null) fxFallbackRateAgeDays[pegType] = ageDays;
       }
       const price = num(r.price);
       const contracts = JSON.parse(String(r.contracts_json ?? "[]"));
@@ -214,7 +219,7 @@ function supplyChainGuardOf(r: Record<string, unknown>): z.infer<typeof SupplyCh
   return {
     reason: "supply-chain-dropout",
     status: r.supply_chain_guard_status as "quarantined",
-    quarantinedSince: num(r.supply_chain_guard_since)!,
+    quarantinedSince: requiredNum(r.supply_chain_guard_since, "supply_chain_guard_since of a quarantined coin"),
     chains,
   };
 }

@@ -6,7 +6,7 @@ import {
   lastDay,
   SIGNAL_WEIGHTS,
 } from "../pipelines/analytics/stress-signals.ts";
-import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
+import { type Artifact, daySeconds, num, requiredNum, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const Band = z.enum(DEWS_BANDS);
@@ -88,10 +88,11 @@ export const stressSignalsArtifact: Artifact = {
     const coins: z.infer<typeof DewsCoinSchema>[] = [];
     for (const r of rows.rows) {
       const date = daySeconds(r.date),
-        score = num(r.score)!,
+        score = requiredNum(r.score, "dews_daily.score"),
         band = r.band as z.infer<typeof Band>,
         id = String(r.stablecoin_id);
-      (history[id] ??= []).push({ date, score, band });
+      history[id] ??= [];
+      history[id].push({ date, score, band });
       const u = byDate.get(date) ?? { n: 0, sum: 0, bands: emptyBands() };
       u.n++;
       u.sum += score;
@@ -104,7 +105,8 @@ export const stressSignalsArtifact: Artifact = {
       >;
       const drivers = Object.entries(signals)
         .filter(([, s]) => s.available && (s.value ?? 0) > 0)
-        .sort(([a, x], [b, y]) => y.weight * y.value! - x.weight * x.value! || a.localeCompare(b))
+        // values are > 0 here (filtered above)
+        .sort(([a, x], [b, y]) => y.weight * (y.value ?? 0) - x.weight * (x.value ?? 0) || a.localeCompare(b))
         .slice(0, 3)
         .map(([k]) => k as keyof typeof SIGNAL_WEIGHTS);
       coins.push({
@@ -114,9 +116,12 @@ export const stressSignalsArtifact: Artifact = {
         date,
         score,
         band,
-        baseScore: num(r.base_score)!,
-        amplifiers: { psi: num(r.psi_amplifier)!, contagion: num(r.contagion_amplifier)! },
-        availableWeight: num(r.available_weight)!,
+        baseScore: requiredNum(r.base_score, "dews_daily.base_score"),
+        amplifiers: {
+          psi: requiredNum(r.psi_amplifier, "dews_daily.psi_amplifier"),
+          contagion: requiredNum(r.contagion_amplifier, "dews_daily.contagion_amplifier"),
+        },
+        availableWeight: requiredNum(r.available_weight, "dews_daily.available_weight"),
         mcapUsd: num(r.mcap_usd),
         signals: signals as never,
         drivers,

@@ -8,7 +8,7 @@ import {
   SCALING_FACTOR,
   YIELD_VERSION,
 } from "../pipelines/analytics/yield-scoring.ts";
-import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, sqlFile } from "./contract.ts";
+import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const BenchmarkSchema = z.object({
@@ -121,13 +121,13 @@ function poolInput(r: Record<string, unknown>): PoolInput {
     chain: String(r.chain),
     poolMeta: (r.pool_meta ?? null) as string | null,
     tvlUsd: num(r.tvl_usd) ?? 0,
-    apy: num(r.apy)!,
+    apy: requiredNum(r.apy, "yield pool apy"),
     apyBase: num(r.apy_base),
     apyReward: num(r.apy_reward),
     apyPct1D: num(r.apy_pct_1d),
     apyPct7D: num(r.apy_pct_7d),
     outlier: Boolean(r.outlier),
-    observedAt: num(r.observed_at)!,
+    observedAt: requiredNum(r.observed_at, "yield pool observed_at"),
     backing: (r.backing ?? null) as string | null,
     apySamples: JSON.parse(String(r.apy_samples_json ?? "[]")) as number[],
   };
@@ -218,7 +218,7 @@ export const yieldHistoryArtifact: Artifact = {
         sourceKey: key(String(r.pool_id)),
         project: String(r.project),
         chain: String(r.chain),
-        apy: num(r.apy)!,
+        apy: requiredNum(r.apy, "yield pool apy"),
         apyBase: num(r.apy_base),
         apyReward: num(r.apy_reward),
         tvlUsd: num(r.tvl_usd) ?? 0,

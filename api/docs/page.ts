@@ -160,8 +160,12 @@ async function loadPage(openapi: Uint8Array, dir: string): Promise<StaticResult>
       "Referrer-Policy": "no-referrer",
     },
     encoded: async (e) => {
-      if (!forms.has(e)) forms.set(e, compressBody(bytes, e));
-      return forms.get(e)!;
+      let form = forms.get(e);
+      if (!form) {
+        form = compressBody(bytes, e);
+        forms.set(e, form);
+      }
+      return form;
     },
   };
 }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { HttpError } from "./http-error.ts";
 import { KEY_CACHE_MAX, KEY_OUTAGE_GRACE_MS, type KeyStore } from "./key-store.ts";
 import { KeyRateLimiter, type LimitResult } from "./rate-limit.ts";
+import { dropOldest } from "./bounded-map.ts";
 
 /**
  * The lane a route is served on (spec 1, 5):
@@ -129,7 +130,7 @@ export class LaneAuth {
 
   private noteSharedOk(id: string): void {
     this.sharedOk.delete(id);
-    if (this.sharedOk.size >= KEY_CACHE_MAX) this.sharedOk.delete(this.sharedOk.keys().next().value!);
+    if (this.sharedOk.size >= KEY_CACHE_MAX) dropOldest(this.sharedOk);
     this.sharedOk.set(id, this.deps.nowMs());
   }
 

@@ -207,7 +207,10 @@ export async function checkClaimMessage(config: DonorClaimConfig, message: strin
 async function ledgerOf(build: ServingBuild | null): Promise<DonationsLedgerPayload> {
   const path = donationsLedgerArtifact.outputs.main.path;
   try {
-    if (build?.files.has(path)) return (await build.payload(path, (x) => DonationsLedgerSchema.parse(x)))!;
+    const ledger = build?.files.has(path)
+      ? await build.payload(path, (x) => DonationsLedgerSchema.parse(x))
+      : undefined;
+    if (ledger) return ledger;
   } catch {
     /* below */
   }
@@ -224,7 +227,7 @@ async function gradesOf(build: ServingBuild | null): Promise<Map<string, string>
   } catch {
     /* below */
   }
-  if (!payload || payload.publication.status !== "published")
+  if (payload?.publication.status !== "published")
     throw new ClaimError(503, "Safety grades unavailable", "safety_scores_unavailable", RETRY_60);
   return new Map(payload.grades.filter((g) => g.publicationStatus === "published").map((g) => [g.id, g.grade]));
 }

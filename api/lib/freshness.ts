@@ -67,7 +67,7 @@ export function freshnessHeaders(f: Freshness, profile: CacheProfile): Record<st
   h["X-Data-Age"] = String(f.ageSeconds);
   h["X-Data-Updated-At"] = String(f.updatedAt);
   if (f.status !== "fresh") {
-    h["Warning"] = `110 - "Response is stale (${f.ageSeconds}s old, max ${f.maxAgeSec}s)"`;
+    h.Warning = `110 - "Response is stale (${f.ageSeconds}s old, max ${f.maxAgeSec}s)"`;
     h["Cache-Control"] = "no-store";
     if (f.status === "stale") h["X-Data-Freshness"] = "stale";
   } else {

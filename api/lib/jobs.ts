@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { SqlClient } from "./key-store.ts";
 import { apiLog, errorMessage } from "./log.ts";
 import { schemaOnce } from "./sql-schema.ts";
+import { dropOldest } from "./bounded-map.ts";
 
 /**
  * Background jobs of the operator lane. A job is one run of an existing pipeline CLI in a child
@@ -76,6 +77,20 @@ create table if not exists admin_jobs (
   started_at bigint,
   finished_at bigint
 )`;
+
+/** A row of `admin_jobs` as the driver returns it: JSON columns as text, bigints possibly as strings. */
+interface JobRow {
+  request_id: string;
+  action: string;
+  status: JobStatus;
+  params: string | null;
+  result: string | null;
+  error: string | null;
+  exit_code: number | string | null;
+  created_at: number | string;
+  started_at: number | string | null;
+  finished_at: number | string | null;
+}
 
 /** Rows of finished jobs are kept this long (s). */
 export const JOB_TTL_SEC = 7 * 86_400;
@@ -263,7 +278,7 @@ export class JobRunner {
       await this.persist(record);
       this.running.delete(record.requestId);
       this.finished.set(record.requestId, record);
-      if (this.finished.size > 500) this.finished.delete(this.finished.keys().next().value!);
+      if (this.finished.size > 500) dropOldest(this.finished);
       return record;
     })();
     this.groups.set(group, done);
@@ -290,9 +305,7 @@ export class JobRunner {
     if (local) return { ...local };
     if (!this.sql) return null;
     await this.ensureSchema();
-    const { rows } = await this.sql.query<Record<string, any>>("select * from admin_jobs where request_id = $1", [
-      requestId,
-    ]);
+    const { rows } = await this.sql.query<JobRow>("select * from admin_jobs where request_id = $1", [requestId]);
     const r = rows[0];
     if (!r) return null;
     const json = (s: string | null) => (s === null ? null : JSON.parse(s));

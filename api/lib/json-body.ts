@@ -19,7 +19,7 @@ export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>, opts: 
   }
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
+  const issue = r.error.issues[0];
   if (issue.code === "unrecognized_keys")
     throw new HttpError(400, `Invalid body: unknown field ${issue.keys.join(", ")}`);
   const path = issue.path.join(".");

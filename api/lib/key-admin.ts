@@ -141,7 +141,10 @@ export async function startKeyAdminSocket(
  * `KeyStore`. @throws KeyAdminUnreachableError when nothing answers on the socket (within `timeoutMs`, default 20 s).
  */
 export function keyAdminClient(socketPath: string, timeoutMs = 20_000): KeyAdmin {
-  const call = (method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: any }> =>
+  /** Status and parsed JSON body of one call (the protocol above: the server's own answers, not re-validated). */
+  type Answer = { status: number; body: unknown };
+  type Created = { record: ApiKeyRecord; token: string };
+  const call = (method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = request(
@@ -173,24 +176,22 @@ export function keyAdminClient(socketPath: string, timeoutMs = 20_000): KeyAdmin
       );
       req.end(payload);
     });
-  const fail = (r: {
-    status: number;
-    body: { error?: string; field?: KeyInputField; reason?: DependencyReason };
-  }): never => {
-    if (r.status === 400) throw new KeyInputError(r.body.field ?? "patch", r.body.error ?? "invalid input");
+  const fail = (r: Answer): never => {
+    const body = r.body as { error?: string; field?: KeyInputField; reason?: DependencyReason };
+    if (r.status === 400) throw new KeyInputError(body.field ?? "patch", body.error ?? "invalid input");
     if (r.status === 503)
-      throw new StateStoreUnavailableError(r.body.error ?? "state store unavailable", { reason: r.body.reason });
-    throw new Error(`admin socket answered ${r.status}: ${r.body.error ?? ""}`);
+      throw new StateStoreUnavailableError(body.error ?? "state store unavailable", { reason: body.reason });
+    throw new Error(`admin socket answered ${r.status}: ${body.error ?? ""}`);
   };
   const path = (id: string, op: string) => `/keys/${encodeURIComponent(id)}/${op}`;
   return {
     async create(input) {
       const r = await call("POST", "/keys", input);
-      return r.status === 201 ? r.body : fail(r);
+      return r.status === 201 ? (r.body as Created) : fail(r);
     },
     async list() {
       const r = await call("GET", "/keys");
-      return r.status === 200 ? r.body : fail(r);
+      return r.status === 200 ? (r.body as ApiKeyListing[]) : fail(r);
     },
     async deactivate(id) {
       const r = await call("POST", path(id, "deactivate"), {});
@@ -198,11 +199,11 @@ export function keyAdminClient(socketPath: string, timeoutMs = 20_000): KeyAdmin
     },
     async rotate(id) {
       const r = await call("POST", path(id, "rotate"), {});
-      return r.status === 200 ? r.body : r.status === 404 ? null : fail(r);
+      return r.status === 200 ? (r.body as Created) : r.status === 404 ? null : fail(r);
     },
     async update(id, patch) {
       const r = await call("POST", path(id, "update"), patch);
-      return r.status === 200 ? r.body : r.status === 404 ? null : fail(r);
+      return r.status === 200 ? (r.body as ApiKeyListing) : r.status === 404 ? null : fail(r);
     },
   };
 }

@@ -5,6 +5,7 @@ import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from ".
 import { type DependencyReason, dependencyReason } from "./dependency-reason.ts";
 import { DEFAULT_LEASE_MS, KEY_CHANGES_CHANNEL, KeyCoherence, type Listen } from "./key-coherence.ts";
 import { apiLog, errorMessage } from "./log.ts";
+import { dropOldest } from "./bounded-map.ts";
 
 /** Literal prefix of Ballast API keys (spec 5.1 with `bl_live`): `bl_live_<16 hex>_<32 base64url>`. */
 export const API_KEY_PATTERN = /^bl_live_([0-9a-f]{16})_([A-Za-z0-9_-]{32})$/;
@@ -425,11 +426,12 @@ export class KeyStore {
     this.adminDeadlineMs = opts.adminDeadlineMs ?? 5000;
     this.breaker = new CircuitBreaker(opts.breaker);
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
-    this.cacheMode = opts.cacheMode === "shared" && !sql.listen ? "none" : (opts.cacheMode ?? "none");
+    const listen = sql.listen;
+    this.cacheMode = opts.cacheMode === "shared" && !listen ? "none" : (opts.cacheMode ?? "none");
     this.coherence =
-      this.cacheMode === "shared"
+      this.cacheMode === "shared" && listen
         ? new KeyCoherence({
-            listen: sql.listen!,
+            listen,
             ensureSchema: () => this.ensureSchema(),
             evict: (id) => this.evict(id),
             leaseMs: this.leaseMs,
@@ -600,9 +602,8 @@ export class KeyStore {
     if (old !== undefined && old !== token) this.cache.delete(old);
     this.cache.delete(token);
     if (this.cache.size >= KEY_CACHE_MAX) {
-      const [oldest, entry] = this.cache.entries().next().value!;
-      this.cache.delete(oldest);
-      this.byId.delete(entry.record.id);
+      const dropped = dropOldest(this.cache);
+      if (dropped) this.byId.delete(dropped[1].record.id);
     }
     this.cache.set(token, { record, epoch, confirmedAt: nowMs });
     this.byId.set(record.id, token);

@@ -28,9 +28,10 @@ export interface OpsServices {
 /** What a handler of an operator route receives: validated inputs, the services and who asked. */
 export interface AdminContext {
   params: Record<string, string>;
-  query: Record<string, any>;
-  /** Validated JSON body (routes with a `body` schema), else undefined. */
-  body: any;
+  /** Query parameters as the route's `query` schema output them (handlers read them through that schema's type). */
+  query: Record<string, unknown>;
+  /** Validated JSON body (routes with a `body` schema: its output), else undefined. */
+  body: unknown;
   ops: OpsServices;
   operator: OperatorIdentity;
 }

@@ -1,4 +1,4 @@
-import { open, readFile } from "node:fs/promises";
+import { type FileHandle, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import {
@@ -9,6 +9,7 @@ import {
 } from "../../site-data/manifest.ts";
 import { storedJson } from "../../site-data/snapshot.ts";
 import { HttpError } from "./http-error.ts";
+import { dropOldest } from "./bounded-map.ts";
 
 /**
  * Read-only view of published storage, the one interface the API reads through (fs: `fsReader`;
@@ -53,7 +54,7 @@ export function fsReader(root: string): ObjectReader {
     }
   };
   read.ranges = async (key, ranges) => {
-    let fh;
+    let fh: FileHandle;
     try {
       fh = await open(join(root, key), "r");
     } catch (err) {
@@ -167,7 +168,7 @@ export class ServingBuild {
 
 /** `map` after dropping its oldest entry when it is full. */
 function bounded<K, V>(map: Map<K, V>): Map<K, V> {
-  if (map.size >= ServingBuild.CACHE_ENTRIES) map.delete(map.keys().next().value!);
+  if (map.size >= ServingBuild.CACHE_ENTRIES) dropOldest(map);
   return map;
 }
 

@@ -1,6 +1,9 @@
 import type { ContentCoding } from "./encoding.ts";
 import type { CacheProfile } from "./freshness.ts";
 
+/** Body bytes per content coding: identity always, br/gzip once a request asked for them. */
+export type CodedBodies = { identity: Uint8Array } & Partial<Record<Exclude<ContentCoding, "identity">, Uint8Array>>;
+
 /**
  * A finished read response: body bytes per content coding (identity always; br/gzip added on first
  * request for them), plain headers without CORS, and what it is valid for: one build, and one
@@ -20,7 +23,7 @@ export interface CachedResponse {
   /** The published file the body is, byte for byte (its stored br/gzip siblings can be sent). */
   file?: string;
   headers: Record<string, string>;
-  bodies: Partial<Record<ContentCoding, Uint8Array>>;
+  bodies: CodedBodies;
   /** Response header objects per coding, merged with the CORS headers object they were made for. */
   sent?: { cors: Record<string, string>; byCoding: Partial<Record<ContentCoding, Record<string, string>>> };
 }
@@ -45,7 +48,10 @@ export class ResponseCache {
     this.delete(key);
     const size = sizeOf(key, entry);
     if (size > this.maxBytes / 8) return;
-    while (this.bytes + size > this.maxBytes && this.entries.size) this.delete(this.entries.keys().next().value!);
+    while (this.bytes + size > this.maxBytes && this.entries.size) {
+      const [oldest] = this.entries.keys();
+      this.delete(oldest);
+    }
     this.entries.set(key, entry);
     this.bytes += size;
   }
@@ -71,6 +77,6 @@ export class ResponseCache {
 
 function sizeOf(key: string, e: CachedResponse): number {
   let n = key.length + 512;
-  for (const b of Object.values(e.bodies)) n += b!.byteLength;
+  for (const b of Object.values(e.bodies)) if (b) n += b.byteLength;
   return n;
 }

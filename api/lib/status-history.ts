@@ -582,7 +582,7 @@ export class StatusRecorder {
       for (const t of res.transitions)
         apiLog("info", "status-history", `status ${t.from ?? "(none)"} → ${t.to}`, { reason: t.reason, at: t.at });
       // The newest observation the store took: written, or skipped as within the spacing of another instance's.
-      this.current = { ...this.current, state: "ok", lastError: null, lastRecordedAt: batch.at(-1)!.at };
+      this.current = { ...this.current, state: "ok", lastError: null, lastRecordedAt: batch[batch.length - 1].at };
     } catch (err) {
       if (this.current.state !== "unavailable")
         apiLog(

@@ -86,7 +86,7 @@ describe("a JSON route's answer", () => {
       params: { id: "abc" },
       query: {},
     });
-    const body = JSON.parse(Buffer.from(entry.bodies.identity!).toString("utf8"));
+    const body = JSON.parse(Buffer.from(entry.bodies.identity).toString("utf8"));
     expect(body).toMatchObject({ id: "abc", days: null, _meta: expect.any(Object) });
     expect(entry.headers["Cache-Control"]).toBe("public, s-maxage=300, max-age=60");
     expect(entry.headers["X-Data-Age"]).toBe("30");

@@ -18,8 +18,10 @@ import {
   type JsonRoute,
   type RouteDecl,
   type RouteResult,
+  need,
   serveArtifact,
 } from "../routes/route.ts";
+import { must } from "../lib/must.ts";
 
 /**
  * One JSON or static route's request and answer, shared by the app's routes: the lane request of a
@@ -117,7 +119,7 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
   let body: Uint8Array;
   let file: string | undefined;
   if (result.file && !route.meta) {
-    body = (await ctx.build!.file(result.file))!;
+    body = must(await need(ctx.build).file(result.file), `published file ${result.file}`);
     file = result.file;
   } else if (result.bytes && !route.meta && !(stale && result.whenStale !== undefined)) {
     body = result.bytes;
@@ -126,7 +128,7 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
       stale && result.whenStale !== undefined
         ? JSON.stringify(result.whenStale)
         : result.file
-          ? Buffer.from((await ctx.build!.file(result.file))!)
+          ? Buffer.from(must(await need(ctx.build).file(result.file), `published file ${result.file}`))
               .toString("utf8")
               .trimEnd()
           : (result.json ??

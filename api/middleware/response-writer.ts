@@ -9,7 +9,7 @@ import type { CachedResponse } from "../lib/response-cache.ts";
 
 /** Coding to send `entry` in for `acceptEncoding`: identity below MIN_COMPRESS_BYTES, else the negotiated one. */
 export function codingFor(entry: CachedResponse, acceptEncoding: string | undefined): ContentCoding {
-  return entry.bodies.identity!.byteLength >= MIN_COMPRESS_BYTES ? negotiate(acceptEncoding) : "identity";
+  return entry.bodies.identity.byteLength >= MIN_COMPRESS_BYTES ? negotiate(acceptEncoding) : "identity";
 }
 
 /** Finished headers of `entry` sent as `coding` with `body`: CORS, the entry's headers, Content-Encoding and Content-Length. */
@@ -20,10 +20,14 @@ export function sentHeaders(
   body: Uint8Array,
 ): Record<string, string> {
   if (entry.sent?.cors !== cors) entry.sent = { cors, byCoding: {} };
-  return (entry.sent.byCoding[coding] ??=
+  const made = entry.sent.byCoding[coding];
+  if (made) return made;
+  const headers =
     coding === "identity"
       ? { ...cors, ...entry.headers, "Content-Length": String(body.byteLength) }
-      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) });
+      : { ...cors, ...entry.headers, "Content-Encoding": coding, "Content-Length": String(body.byteLength) };
+  entry.sent.byCoding[coding] = headers;
+  return headers;
 }
 
 /** Headers of a 304 when `ifNoneMatch` lists the entry's ETag (strong or `W/`), else null. */

@@ -2,7 +2,7 @@ import {
   BLACKLIST_PAGES,
   cmpStr,
   LITTLE_ENDIAN,
-  PAGE_SORTS,
+  type PAGE_SORTS,
   PAGES_MAGIC,
   PAGES_VERSION,
   type PagesHeader,
@@ -13,6 +13,7 @@ import { decodeKeyset, encodeKeyset } from "../lib/cursor.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { ServingBuild } from "../lib/published.ts";
 import type { BlacklistParams } from "./blacklist.ts";
+import { dropOldest } from "../lib/bounded-map.ts";
 
 /**
  * `/api/blacklist` over the serving layout (site-data/blacklist-pages.ts): filters and keyset positions
@@ -117,7 +118,7 @@ function qMatches(build: ServingBuild, idx: PagesIndex, needle: string): Promise
     }
     return hit;
   })();
-  if (idx.q.size >= Q_CACHE) idx.q.delete(idx.q.keys().next().value!);
+  if (idx.q.size >= Q_CACHE) dropOldest(idx.q);
   idx.q.set(needle, p);
   p.catch(() => idx.q.delete(needle));
   return p;

@@ -110,6 +110,33 @@ const UpdateKeyBody = z
     path: ["body"],
   });
 
+/** Query of backfill-stability-index: dry run (default true) and the day range. */
+const BackfillStabilityIndexQuery = z.object({
+  "dry-run": boolParam(true).describe("Only report the days that would be built (default true)"),
+  startDay: dayParam("First day (YYYY-MM-DD or Unix s; default the earliest depeg day)"),
+  endDay: dayParam("Last day (YYYY-MM-DD or Unix s; default and upper bound the last completed UTC day)"),
+});
+/** Query of the discovery candidates list: status filter and page. */
+const DiscoveryCandidatesQuery = z.object({
+  status: z
+    .enum(["active", "dismissed", "all"], { error: "must be active, dismissed or all" })
+    .optional()
+    .transform((v) => v ?? "active")
+    .describe("`active` (default), `dismissed` or `all`"),
+  limit: optInt(1, 200, 50, "Candidates per page"),
+  offset: optInt(0, 100_000, 0, "Candidates to skip"),
+});
+/** Body of the maintenance switch. */
+const MaintenanceBody = z.strictObject({
+  enabled: z.boolean({ error: "must be true or false" }).describe("Turn maintenance mode on or off"),
+  message: z
+    .string()
+    .trim()
+    .max(500, "must be at most 500 characters")
+    .optional()
+    .describe("Message of the 503 answer (default: a brief-maintenance notice)"),
+});
+
 const stablecoinQ = () => text(200, "Stablecoin id (or symbol where the job accepts one)").optional();
 const AuditQuery = {
   limit: optInt(1, 100_000, 200, "Events per page"),
@@ -203,7 +230,7 @@ const noJobYet = (job: string) => async (): Promise<AdminResult> => {
 async function unreviewedCoins(ctx: AdminContext): Promise<UnreviewedCoin[]> {
   const build = await ctx.ops.store.build();
   if (!build) throw notYetAvailable("no published build");
-  let list;
+  let list: z.output<typeof StablecoinsPayloadSchema> | undefined;
   try {
     list = await build.payload(stablecoinsArtifact.outputs.main.path, (x) => StablecoinsPayloadSchema.parse(x));
   } catch {
@@ -247,8 +274,9 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
   const build = await ctx.ops.store.build();
   const { now } = serviceNow(build, ctx.ops.clockMode, ctx.ops.nowMs());
   const lastCompleted = isoDay(Math.floor(now / DAY) * DAY - DAY);
+  const q = ctx.query as z.output<typeof BackfillStabilityIndexQuery>;
   let start: string;
-  if (ctx.query.startDay !== undefined) start = dayOf("startDay", ctx.query.startDay);
+  if (q.startDay !== undefined) start = dayOf("startDay", q.startDay);
   else {
     const ledger =
       build &&
@@ -264,14 +292,16 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
       );
     start = isoDay(first);
   }
-  const requestedEnd = ctx.query.endDay !== undefined ? dayOf("endDay", ctx.query.endDay) : lastCompleted;
-  const end = requestedEnd > lastCompleted ? lastCompleted : requestedEnd;
+  const requestedEnd = q.endDay !== undefined ? dayOf("endDay", q.endDay) : lastCompleted;
+  // Days are `YYYY-MM-DD` strings, compared as text (Math.min would not do).
+  const clamped = requestedEnd > lastCompleted;
+  const end = clamped ? lastCompleted : requestedEnd;
   if (start > end)
     throw new HttpError(
       400,
       `Invalid parameter startDay: ${start} is after endDay ${end} (the current UTC day is never written)`,
     );
-  const dryRun: boolean = ctx.query["dry-run"];
+  const dryRun = q["dry-run"];
   if (!dryRun) {
     return runJob(
       ctx,
@@ -292,7 +322,7 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
       dryRun: true,
       startDay: start,
       endDay: end,
-      endDayClamped: requestedEnd !== end,
+      endDayClamped: clamped,
       days: days.length,
       alreadyPublished: days.length - wouldBuild.length,
       wouldBuild,
@@ -359,7 +389,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     summary: "Update an API key",
     responseDescription: "`{ ok: true, key }` (masked); 404 for an unknown id.",
     handler: async (ctx) => {
-      const key = await ctx.ops.keys.update(ctx.params.id, ctx.body);
+      const key = await ctx.ops.keys.update(ctx.params.id, ctx.body as z.output<typeof UpdateKeyBody>);
       if (!key) throw new HttpError(404, "Unknown API key");
       return { body: { ok: true, key: listing(key) } };
     },
@@ -435,11 +465,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     action: "backfill-stability-index",
     mutating: true,
     idempotent: true,
-    query: z.object({
-      "dry-run": boolParam(true).describe("Only report the days that would be built (default true)"),
-      startDay: dayParam("First day (YYYY-MM-DD or Unix s; default the earliest depeg day)"),
-      endDay: dayParam("Last day (YYYY-MM-DD or Unix s; default and upper bound the last completed UTC day)"),
-    }),
+    query: BackfillStabilityIndexQuery,
     summary: "Rebuild the stability index history (dated snapshots)",
     description:
       "The PSI of a past day is part of its immutable dated snapshot: this runs the dated-snapshot backfill (`build/cli.ts build --from --to`; published days are skipped) as a background job. Never writes the current UTC day.",
@@ -651,24 +677,17 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     path: "/api/discovery-candidates",
     action: "list-discovery-candidates",
     mutating: false,
-    query: z.object({
-      status: z
-        .enum(["active", "dismissed", "all"], { error: "must be active, dismissed or all" })
-        .optional()
-        .transform((v) => v ?? "active")
-        .describe("`active` (default), `dismissed` or `all`"),
-      limit: optInt(1, 200, 50, "Candidates per page"),
-      offset: optInt(0, 100_000, 0, "Candidates to skip"),
-    }),
+    query: DiscoveryCandidatesQuery,
     summary: "Coins the upstream list carries that the registry does not",
     description:
       "The serving build's unreviewed coins with operator decisions. A dismissed candidate resurfaces once its market cap reaches 10× the value at dismissal.",
     responseDescription: "`{ candidates[], total }`",
     handler: async (ctx) => {
+      const q = ctx.query as z.output<typeof DiscoveryCandidatesQuery>;
       const all = await ctx.ops.discovery.candidates(await unreviewedCoins(ctx));
-      const chosen = ctx.query.status === "all" ? all : all.filter((c) => c.status === ctx.query.status);
+      const chosen = q.status === "all" ? all : all.filter((c) => c.status === q.status);
       return {
-        body: { candidates: chosen.slice(ctx.query.offset, ctx.query.offset + ctx.query.limit), total: chosen.length },
+        body: { candidates: chosen.slice(q.offset, q.offset + q.limit), total: chosen.length },
       };
     },
   }),
@@ -706,22 +725,15 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     path: "/api/admin/maintenance",
     action: "set-maintenance",
     mutating: true,
-    body: z.strictObject({
-      enabled: z.boolean({ error: "must be true or false" }).describe("Turn maintenance mode on or off"),
-      message: z
-        .string()
-        .trim()
-        .max(500, "must be at most 500 characters")
-        .optional()
-        .describe("Message of the 503 answer (default: a brief-maintenance notice)"),
-    }),
+    body: MaintenanceBody,
     summary: "Switch maintenance mode",
     description:
       'While on, the public listener answers 503 `{ error: "maintenance", message }` with `Retry-After: 300` on every `/api/*` request (preflights excepted); every instance sharing the state store follows within about a second.',
     responseDescription: "the new state",
-    handler: async (ctx) => ({
-      body: await ctx.ops.maintenance.set(ctx.body.enabled, ctx.body.message, ctx.operator.subject),
-    }),
+    handler: async (ctx) => {
+      const b = ctx.body as z.output<typeof MaintenanceBody>;
+      return { body: await ctx.ops.maintenance.set(b.enabled, b.message, ctx.operator.subject) };
+    },
   }),
   route({
     operationId: "getAdminJob",

@@ -3,11 +3,15 @@ import { chainsArtifact } from "../../site-data/chains.ts";
 import { CHAINS_RATIOS } from "../lib/freshness.ts";
 import { nonUsdShareArtifact, type NonUsdSharePayloadSchema } from "../../site-data/non-usd-share.ts";
 import { intParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, type RouteDecl, serveArtifact } from "./route.ts";
+import { artifactPayload, bind, need, type RouteDecl, serveArtifact } from "./route.ts";
 
 const tag = "chains";
 const chainList = bind(chainsArtifact, "list");
 const chainDetail = bind(chainsArtifact, "detail");
+/** Query of `/api/non-usd-share`: history window (days). */
+const NonUsdShareQuery = z.object({
+  days: intParam(30, 5000).optional().describe("History window in days, 30-5000 (default 5000)"),
+});
 
 /** Chain aggregates and the non-USD share of listed supply. */
 export const CHAIN_ROUTES: RouteDecl[] = [
@@ -37,10 +41,12 @@ export const CHAIN_ROUTES: RouteDecl[] = [
       "`healthComponents` (0-100): quality = supply-weighted safety score over rated supply (null when under 50% of the chain's supply is rated); chainEnvironment = curated registry chain tier (ethereum 100, stage1-l2 66, mature-alt-l1 45, established-alt-l1 20, unproven 0; 50 when the chain has no curated tier); concentration = round(100 × (1 − HHI)); pegStability = supply-weighted max(0, 100 − |deviation bps|/5), 50 for a coin without a judged current price; backingDiversity = normalised entropy of fiat/RWA- vs crypto-backed supply × 100.",
       "`healthInputs`: ratedShare (0-1), chainTier (null when not curated), chainEnvironmentBasis (`curated-tier` or `unknown-tier`), unavailableReason (`rated-share-below-50pct`, `no-supply`, or null).",
     ].join(" "),
-    handler: (ctx, route) =>
-      ctx.query.chain
-        ? serveArtifact({ ...route, artifact: chainDetail, id: (c) => c.query.chain, idLabel: "chain" }, ctx)
-        : serveArtifact(route, ctx),
+    handler: (ctx, route) => {
+      const chain = ctx.query.chain;
+      return typeof chain === "string" && chain
+        ? serveArtifact({ ...route, artifact: chainDetail, id: () => chain, idLabel: "chain" }, ctx)
+        : serveArtifact(route, ctx);
+    },
   },
   {
     kind: "json",
@@ -52,17 +58,17 @@ export const CHAIN_ROUTES: RouteDecl[] = [
     cache: "slow",
     meta: false,
     artifact: bind(nonUsdShareArtifact),
-    query: z.object({ days: intParam(30, 5000).optional().describe("History window in days, 30-5000 (default 5000)") }),
+    query: NonUsdShareQuery,
     summary: "Share of non-USD peg groups",
     description:
       "`current` and `history` of commodity and non-USD fiat shares (percent, 4 dp) of listed supply on days where the whole listed universe was observed. `days` (30-5000, default 5000) bounds the history.",
     async handler(ctx, route) {
       const { value: p, path } = await artifactPayload<z.output<typeof NonUsdSharePayloadSchema>>(route, ctx);
-      const days: number = ctx.query.days ?? 5000;
+      const days = (ctx.query as z.output<typeof NonUsdShareQuery>).days ?? 5000;
       const last = p.history.at(-1)?.date ?? 0;
       return {
         payload: { current: p.current, history: p.history.filter((h) => h.date > last - days * 86400) },
-        dataAsOf: ctx.build!.dataAsOf(path),
+        dataAsOf: need(ctx.build).dataAsOf(path),
       };
     },
   },

@@ -22,8 +22,9 @@ async function buildEdition(ctx: HandlerContext): Promise<{ bytes: Uint8Array; d
   const path = servedDigest.output.path;
   if (!ctx.build?.files.has(path)) return null;
   const bytes = await ctx.build.file(path);
-  const digest = bytes ? storedJson(bytes, DailyDigestSchema) : null;
-  return digest ? { bytes: bytes!, digest } : null;
+  if (!bytes) return null;
+  const digest = storedJson(bytes, DailyDigestSchema);
+  return digest ? { bytes, digest } : null;
 }
 
 /** `date` of digest-snapshot: a real calendar day, `YYYY-MM-DD` or `YYYY-MM-DD-weekly` (spec 4.1). */
@@ -32,6 +33,8 @@ const DigestDateParam = z
   .regex(/^\d{4}-\d{2}-\d{2}(-weekly)?$/, "must be YYYY-MM-DD or YYYY-MM-DD-weekly")
   .refine((d) => CalendarDaySchema.safeParse(d.slice(0, 10)).success, "must be a real calendar date")
   .describe("UTC day YYYY-MM-DD (weekly editions, YYYY-MM-DD-weekly, are not composed: 404)");
+/** Query of `/api/digest-snapshot`. */
+const DigestSnapshotQuery = z.object({ date: DigestDateParam });
 
 /**
  * Digest archive and dated digests (spec 4.1). Dated editions (`digests/<day>.json`) are written with
@@ -77,10 +80,10 @@ export const DIGEST_ROUTES: RouteDecl[] = [
     summary: "Digest for a date",
     description:
       "The daily edition of UTC day `date` (same fields as `/api/daily-digest`, without `_meta`), byte for byte as stored: the dated copy written with that day's snapshot, else the serving build's edition when it is of that day. 400 naming `date` when it is missing or not a real calendar date; 404 `No digest found for this date` (weekly editions are not composed); 500 when the stored edition fails its schema.",
-    query: z.object({ date: DigestDateParam }),
+    query: DigestSnapshotQuery,
     response: DailyDigestSchema,
     async handler(ctx) {
-      const date: string = ctx.query.date;
+      const { date } = ctx.query as z.output<typeof DigestSnapshotQuery>;
       if (!date.endsWith("-weekly")) {
         const stored = await ctx.store.storedPayload(
           digestKey(date),

@@ -8,7 +8,7 @@ import {
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
-import { bind, need, perCoinRows, type RouteDecl } from "./route.ts";
+import { artifactOf, bind, need, perCoinRows, type RouteDecl, stablecoinQuery } from "./route.ts";
 
 const tag = "markets";
 type HistoryRow = z.infer<typeof DexLiquidityHistoryRowSchema>;
@@ -61,21 +61,22 @@ export const MARKETS_ROUTES: RouteDecl[] = [
     meta: false,
     artifact: bind(dexLiquidityHistoryArtifact),
     query: HistoryQuery,
-    id: (ctx) => ctx.query.stablecoin,
+    id: stablecoinQuery,
     summary: "DEX liquidity score history of one stablecoin",
     description: `Rows ascending by UTC day (Unix s, 00:00) of each pool capture day: \`{date, liquidityScore, totalTvlUsd, poolCount, hhi, totalVolume24hUsd, activityStatus, liquidityScoreUnavailableReason, observedAt, methodologyVersion}\`. \`days\` (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default}) keeps the rows whose day starts at or after as-of minus that many days. Unknown id: 404; a known coin outside the scored universe (dead at as-of): \`[]\`; no pool capture in the build: 503 \`Data not yet available: dex-liquidity-history\`.`,
     async handler(ctx, route) {
       const build = need(ctx.build);
-      const id: string = ctx.query.stablecoin;
+      const id = stablecoinQuery(ctx);
       const known =
         build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id)) ||
-        build.files.has(outputPath(route.artifact!.output, id));
+        build.files.has(outputPath(artifactOf(route).output, id));
       if (!known) throw new HttpError(404, `Unknown stablecoin id: ${id}`);
       if (!build.files.has(dexLiquidityArtifact.outputs.main.path))
         throw notYetAvailable(dexLiquidityHistoryArtifact.key);
       const found = await perCoinRows<HistoryRow[]>(route, ctx);
       if (!found) return { payload: [], dataAsOf: build.dataAsOf(dexLiquidityArtifact.outputs.main.path) };
-      const start = build.manifest.asOf - (ctx.query.days ?? DEX_HISTORY_DAYS.default) * 86400;
+      const start =
+        build.manifest.asOf - ((ctx.query as z.output<typeof HistoryQuery>).days ?? DEX_HISTORY_DAYS.default) * 86400;
       return { payload: found.value.filter((r) => r.date >= start), dataAsOf: build.dataAsOf(found.path) };
     },
   },

@@ -67,17 +67,22 @@ function isPublished(path: string, published: ReadonlySet<string>): boolean {
  */
 export function notYetAvailableFeatures(published: ReadonlySet<string> = new Set()): Record<string, string[]> {
   const out: Record<string, string[]> = {};
+  /** The paths listed for `feature` so far (the list is made on first use). */
+  const routesOf = (feature: string): string[] => {
+    out[feature] ??= [];
+    return out[feature];
+  };
   for (const r of [...NOT_YET_AVAILABLE_ROUTES, ...OPTIONAL_ARTIFACT_ROUTES]) {
     if (r.kind !== "json") continue;
     const feature =
       r.notYetAvailable ??
       (r.artifact?.optional && !isPublished(r.artifact.output.path, published) ? r.artifact.key : undefined);
-    if (feature) (out[feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
+    if (feature) routesOf(feature).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   for (const r of OG_ROUTES) {
     const image = Object.values(OG_IMAGES).find((i) => i.route === r.path);
     if (r.feature && image && !isPublished(image.path, published))
-      (out[r.feature] ??= []).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
+      routesOf(r.feature).push(r.path.replace(/:([A-Za-z]+)/g, "{$1}"));
   }
   return out;
 }

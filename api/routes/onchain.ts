@@ -86,8 +86,8 @@ export const ONCHAIN_ROUTES: RouteDecl[] = [
       ledgerPage<MintBurnLedger>(route, ctx, async (l) =>
         queryMintBurnEvents(
           l,
-          await ctx.build!.memo<MintBurnEvent[]>("mint-burn-ascending", () => [...l.events].reverse()),
-          ctx.build!.manifest.asOf,
+          await need(ctx.build).memo<MintBurnEvent[]>("mint-burn-ascending", () => [...l.events].reverse()),
+          need(ctx.build).manifest.asOf,
           ctx.query as z.output<typeof MintBurnEventsQuery>,
         ),
       ),
@@ -109,7 +109,7 @@ export const ONCHAIN_ROUTES: RouteDecl[] = [
       "Standard flows only (round trips, bridge transfers and frozen-fund burns are excluded; `excludedEventCounts` counts those of the same window per flow type) over `hours` ending at the end of the hour holding the build's as-of (`windowEnd`). `aggregate` USD totals are null unless every active coin's window is fully priced. USD sums cover priced events (token units × the supply valuation rule of the event's UTC day: USD pegs 1 × units; unavailable → unpriced, never zero); `netFlowUsd` is null unless every event of the window is priced, with `netFlowUsdBound` a lower (only mints unpriced) or upper (only burns unpriced) bound; completeness labels `complete`, `partial`, `unpriced`, `inactive`. Token-unit flows (`*Native`) are always exact sums. `valuation`: 24 h, 7/30/90-day nets (and bounds) of those windows and a 30-day baseline (mean of active days' nets, null below 7 days).",
     handler: (ctx, route) =>
       ledgerPage<MintBurnHourly>(route, ctx, (l) =>
-        queryMintBurnFlows(l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof MintBurnFlowsQuery>),
+        queryMintBurnFlows(l, need(ctx.build).manifest.asOf, ctx.query as z.output<typeof MintBurnFlowsQuery>),
       ),
   },
 ];

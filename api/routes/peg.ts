@@ -12,6 +12,7 @@ import { pegSummaryArtifact } from "../../site-data/peg-summary.ts";
 import { DepegEventsQuery, queryDepegEvents } from "../queries/depeg-events.ts";
 import { EventsQuery, queryEvents } from "../queries/events.ts";
 import {
+  artifactOf,
   bind,
   type HandlerContext,
   type JsonRoute,
@@ -31,12 +32,12 @@ const tag = "peg";
  */
 async function resolverSnapshot(ctx: HandlerContext, route: JsonRoute, empty: unknown): Promise<RouteResult> {
   const build = need(ctx.build);
-  const path = route.artifact!.output.path;
+  const path = artifactOf(route).output.path;
   const file = build.files.get(path);
   let payload: unknown;
   if (file) {
     try {
-      payload = await build.payload(path, (x) => route.artifact!.output.schema.parse(x));
+      payload = await build.payload(path, (x) => artifactOf(route).output.schema.parse(x));
     } catch {
       /* unreadable: degraded, empty */
     }
@@ -87,7 +88,7 @@ export const PEG_ROUTES: RouteDecl[] = [
       "DepegEvent rows (spec 2.6) over the build's published depeg ledger, ordered by `startedAt` desc then `id` desc. Page with `nextCursor` (keyset; stable under inserts) or `offset`. Raw threshold crossings linked within 6 h are one incident (`constituentEventCount`); its `id` is the first row's id, deterministic across rebuilds. Detection: 15-minute consensus grid, ≥ 100 bps (USD) / ≥ 150 bps (other pegs); large-cap (≥ $1B), low-confidence and extreme (≥ 5000 bps) moves wait as `pending` for a second independent source (`confirmationSources`). An unknown or non-canonical `stablecoin` (e.g. `USDC`) is 404.",
     handler: (ctx, route) =>
       ledgerPage<DepegLedger>(route, ctx, (l) =>
-        queryDepegEvents(l, ctx.build!.manifest.asOf, ctx.query as z.output<typeof DepegEventsQuery>),
+        queryDepegEvents(l, need(ctx.build).manifest.asOf, ctx.query as z.output<typeof DepegEventsQuery>),
       ),
   },
   {

@@ -12,7 +12,7 @@ import {
   stablecoinReservesArtifact,
 } from "../../site-data/stablecoin-reserves.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
-import { artifactPayload, bind, need, type RouteDecl } from "./route.ts";
+import { artifactOf, artifactPayload, bind, need, type RouteDecl } from "./route.ts";
 
 const tag = "redemption";
 const RETRY = { "Retry-After": "60" };
@@ -34,7 +34,7 @@ export const REDEMPTION_ROUTES: RouteDecl[] = [
       "Spec 2.12 (`ballast-redemption-backstop-v1`): per coin with curated redemption facts, the route score 0-100 (access 0.20, settlement 0.15, execution certainty 0.15, capacity 0.25, output asset quality 0.15, cost 0.10; `queue-redeem` capped at 70, `offchain-issuer` at 65), its capacity (coverage of supply and USD breakpoints × settlement, queue, minimum and eligibility multipliers), fee, confidence labels and the effective exit score (`dexLiquidityScore`: the build's DEX liquidity score when a pool capture rated the coin, else null and the effective exit is the redemption side). Every entry is `sourceMode: static` (curated facts). An open below-peg depeg ≥ 2500 bps impairs the route: score null, `modelConfidence: low`, `resolutionState: failed`, `impairedReason` set (spec 2.12 has no `impaired` state). 503 `Data not yet available` before any entry is published; 503 `Redemption backstop snapshot unavailable` when the published snapshot is unreadable.",
     async handler(ctx, route) {
       const build = need(ctx.build);
-      const path = route.artifact!.output.path;
+      const path = artifactOf(route).output.path;
       if (!build.files.has(path)) throw new HttpError(503, "Data not yet available", RETRY);
       let value: z.infer<typeof RedemptionBackstopsPayloadSchema>;
       try {

@@ -17,7 +17,7 @@ import {
 import { MethodologySchema } from "../../site-data/peg-summary.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, type RouteDecl } from "./route.ts";
+import { artifactPayload, bind, need, type RouteDecl } from "./route.ts";
 
 const tag = "risk";
 const DAY = 86400;
@@ -136,7 +136,7 @@ export const RISK_SIGNAL_ROUTES: RouteDecl[] = [
     async handler(ctx, route) {
       const { value, path } = await artifactPayload<z.infer<typeof StabilityIndexStoredSchema>>(route, ctx);
       const q = ctx.query as z.output<typeof StabilityIndexQuery>;
-      return { payload: stabilityIndexPage(value, q), dataAsOf: ctx.build!.dataAsOf(path) };
+      return { payload: stabilityIndexPage(value, q), dataAsOf: need(ctx.build).dataAsOf(path) };
     },
   },
   {
@@ -158,8 +158,10 @@ export const RISK_SIGNAL_ROUTES: RouteDecl[] = [
       const { value, path } = await artifactPayload<StressSignalsFile>(route, ctx);
       const q = ctx.query as z.output<typeof StressSignalsQuery>;
       return {
-        payload: await ctx.build!.memo(`stress:${q.stablecoin ?? ""}:${q.days}`, () => stressSignalsPage(value, q)),
-        dataAsOf: ctx.build!.dataAsOf(path),
+        payload: await need(ctx.build).memo(`stress:${q.stablecoin ?? ""}:${q.days}`, () =>
+          stressSignalsPage(value, q),
+        ),
+        dataAsOf: need(ctx.build).dataAsOf(path),
       };
     },
   },

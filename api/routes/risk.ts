@@ -16,9 +16,11 @@ import {
   bind,
   type HandlerContext,
   type JsonRoute,
+  need,
   perCoinRows,
   type RouteDecl,
   type RouteResult,
+  stablecoinQuery,
 } from "./route.ts";
 
 const tag = "risk";
@@ -41,8 +43,8 @@ async function historyWindow(
   const found = await perCoinRows<HistoryRow[]>(route, ctx);
   if (!found) return { rows: [], dataAsOf: null };
   const { value: all, path } = found;
-  const build = ctx.build!;
-  const days: number = ctx.query.days ?? 365;
+  const build = need(ctx.build);
+  const days = (ctx.query as z.output<typeof HistoryQuery>).days ?? 365;
   const start = build.manifest.asOf - days * 86400;
   const inside = all.filter((r) => r.date > start);
   const seed = all.filter((r) => r.date <= start).at(-1);
@@ -70,7 +72,7 @@ export const RISK_ROUTES: RouteDecl[] = [
       "One card per listed coin (`ballast-safety-score-v1`): pillars Backing 40%, Exit 35%, Economic control 25% (grade, score, reason each), peg multiplier, caps applied, missing inputs (NR), coverage class and every raw input, so the grade can be recomputed. `publication.status` is `held` when the price inputs are older than 48 h at as-of; a held publication is served with `Cache-Control: no-store`.",
     async handler(ctx, route): Promise<RouteResult> {
       const { value, path } = await artifactPayload<z.infer<typeof ReportCardsV9PayloadSchema>>(route, ctx);
-      return { file: path, dataAsOf: ctx.build!.dataAsOf(path), noStore: value.publication.status === "held" };
+      return { file: path, dataAsOf: need(ctx.build).dataAsOf(path), noStore: value.publication.status === "held" };
     },
   },
   {
@@ -112,7 +114,7 @@ export const RISK_ROUTES: RouteDecl[] = [
     meta: false,
     artifact: bind(safetyScoreHistoryArtifact),
     query: HistoryQuery,
-    id: (ctx) => ctx.query.stablecoin,
+    id: stablecoinQuery,
     response: z.array(SafetyHistorySchema.element.omit({ publication: true })),
     summary: "Safety score history of one stablecoin",
     description: `Spec 2.13. ${HISTORY_DESCRIPTION}`,
@@ -132,7 +134,7 @@ export const RISK_ROUTES: RouteDecl[] = [
     meta: false,
     artifact: bind(safetyScoreHistoryArtifact),
     query: HistoryQuery,
-    id: (ctx) => ctx.query.stablecoin,
+    id: stablecoinQuery,
     summary: "Identity-aware safety score history of one stablecoin",
     description: `${HISTORY_DESCRIPTION} Each row keeps the identity of the publication it came from: \`publication.kind\` \`backfill\` (recomputed by the build from recorded history) or \`published\` (the build's own as-of grade), its methodology version and the as-of of the build that computed it.`,
     async handler(ctx, route) {

@@ -11,6 +11,7 @@ import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 import type { TelegramService } from "../lib/telegram/service.ts";
 import type { DonorClaimDeps } from "../lib/donor-claims.ts";
 import type { FeedbackStore } from "../lib/feedback.ts";
+import { must } from "../lib/must.ts";
 
 /**
  * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for
@@ -55,7 +56,8 @@ export interface StaticResult {
 export interface HandlerContext {
   build: ServingBuild | null;
   store: PublishedStore;
-  query: Record<string, any>;
+  /** Query parameters as the route's `query` schema output them (handlers read them through that schema's type). */
+  query: Record<string, unknown>;
   params: Record<string, string>;
   /** Service time (Unix s) under the clock mode. */
   now: number;
@@ -240,9 +242,29 @@ export type PublicRouteDecl = JsonRoute | StaticRoute | WriteRoute;
 /** One route, declared once: serving, validation, auth lane, OpenAPI, Postman and route tests read it. */
 export type RouteDecl = JsonRoute | StaticRoute | WriteRoute | AdminRoute;
 
+/**
+ * The artifact binding of a route that serves one (`artifact` declared).
+ * @throws Error when the route declares no artifact (a helper used on the wrong route).
+ */
+export function artifactOf(route: JsonRoute): ArtifactBinding {
+  if (!route.artifact) throw new Error(`route ${route.operationId} has no artifact binding`);
+  return route.artifact;
+}
+
+/**
+ * The validated `stablecoin` query parameter: the entity id of per-coin routes (their query schema
+ * requires it, so a handler never runs without it).
+ * @throws Error when it is absent (a route declared without the parameter).
+ */
+export function stablecoinQuery(ctx: HandlerContext): string {
+  const id = ctx.query.stablecoin;
+  if (typeof id !== "string") throw new Error("query parameter stablecoin is missing (route declared without it)");
+  return id;
+}
+
 /** The published file a JSON route's artifact binding names for this request. */
 export function artifactPath(route: JsonRoute, ctx: HandlerContext): string {
-  const b = route.artifact!;
+  const b = artifactOf(route);
   return b.output.path.includes("{id}") ? outputPath(b.output, (route.id ?? firstParam)(ctx)) : b.output.path;
 }
 
@@ -260,14 +282,17 @@ export function need(build: ServingBuild | null): ServingBuild {
  */
 export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string }> {
   const build = need(ctx.build);
+  const b = artifactOf(route);
   const path = artifactPath(route, ctx);
   if (!build.files.has(path)) throw missing(route, ctx);
+  let value: T | undefined;
   try {
-    const value = await build.payload(path, (x) => route.artifact!.output.schema.parse(x) as T);
-    return { value: value!, path };
+    value = await build.payload(path, (x) => b.output.schema.parse(x) as T);
   } catch {
-    throw notYetAvailable(route.artifact!.key);
+    throw notYetAvailable(b.key);
   }
+  // Listed in the manifest but unreadable as absent (the store lost the file): a server error.
+  return { value: must(value, `published file ${path}`), path };
 }
 
 /**
@@ -281,14 +306,14 @@ export async function perCoinRows<T>(
   ctx: HandlerContext,
 ): Promise<{ value: T; path: string } | null> {
   const build = need(ctx.build);
-  const id: string = ctx.query.stablecoin;
+  const b = artifactOf(route);
+  const id = stablecoinQuery(ctx);
   if (
-    !build.files.has(outputPath(route.artifact!.output, id)) &&
+    !build.files.has(outputPath(b.output, id)) &&
     build.files.has(outputPath(stablecoinDetailArtifact.outputs.main, id))
   ) {
     // An optional artifact with no file at all in this build is not published yet: 503, not an empty history.
-    if (route.artifact!.optional && !(await publishesArtifact(build, route.artifact!.key)))
-      throw notYetAvailable(route.artifact!.key);
+    if (b.optional && !(await publishesArtifact(build, b.key))) throw notYetAvailable(b.key);
     return null;
   }
   return artifactPayload<T>(route, ctx);
@@ -301,7 +326,7 @@ function publishesArtifact(build: ServingBuild, key: string): Promise<boolean> {
 
 /** 404 naming the unknown id for templated outputs, else 503 not yet available. */
 export function missing(route: JsonRoute, ctx: HandlerContext): HttpError {
-  const b = route.artifact!;
+  const b = artifactOf(route);
   if (b.output.path.includes("{id}"))
     return new HttpError(404, `Unknown ${route.idLabel ?? "stablecoin id"}: ${(route.id ?? firstParam)(ctx)}`);
   return notYetAvailable(b.key);
@@ -313,7 +338,7 @@ export function missing(route: JsonRoute, ctx: HandlerContext): HttpError {
  */
 export async function serveArtifact(route: JsonRoute, ctx: HandlerContext): Promise<RouteResult> {
   const { path } = await artifactPayload(route, ctx);
-  return { file: path, dataAsOf: ctx.build!.dataAsOf(path) };
+  return { file: path, dataAsOf: need(ctx.build).dataAsOf(path) };
 }
 
 /**
@@ -328,7 +353,7 @@ export async function ledgerPage<T>(
 ): Promise<RouteResult> {
   const { value, path } = await artifactPayload<T>(route, ctx);
   const out = await page(value);
-  const dataAsOf = ctx.build!.dataAsOf(path);
+  const dataAsOf = need(ctx.build).dataAsOf(path);
   const bytes = (out as { bytes?: unknown } | null)?.bytes;
   return bytes instanceof Uint8Array ? { bytes, dataAsOf } : { payload: out, dataAsOf };
 }

@@ -32,6 +32,14 @@ const SnapshotFileParam = z
   .regex(/^\d{4}-\d{2}-\d{2}\.json$/, "must be YYYY-MM-DD.json")
   .refine((s) => CalendarDaySchema.safeParse(s.slice(0, 10)).success, "must be a real calendar date (YYYY-MM-DD.json)");
 
+/** Query of `/api/snapshots/index`: page size and keyset cursor. */
+const SnapshotIndexQuery = z.object({
+  limit: intParam(1, 500).optional().describe("Rows per page, 1-500 (default 100)"),
+  cursor: CalendarDaySchema.optional().describe(
+    "Keyset cursor: the last snapshotDate of the previous page (YYYY-MM-DD)",
+  ),
+});
+
 /**
  * Dated snapshots (issue 18; spec 4.1, 2.15): immutable files written by `tsx build/cli.ts build --from D
  * --to D` (one per UTC day, as of its close: the next day's 00:00:00Z), outside build folders, so they serve whatever build
@@ -52,19 +60,14 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
     summary: "Public snapshot index",
     description:
       "Every stored dated snapshot, newest first: `snapshotDate`, `buildId`, `methodologyVersions`, `contentHash` (sha256 of the stored bytes, the snapshot's ETag), `byteSize`, `createdAt` (the snapshot's as-of, Unix s). Keyset pagination: `cursor` is the last `snapshotDate` of the previous page (rows strictly older follow); `limit` 1-500, default 100. `{snapshots: [], ...}` before any snapshot is published.",
-    query: z.object({
-      limit: intParam(1, 500).optional().describe("Rows per page, 1-500 (default 100)"),
-      cursor: CalendarDaySchema.optional().describe(
-        "Keyset cursor: the last snapshotDate of the previous page (YYYY-MM-DD)",
-      ),
-    }),
+    query: SnapshotIndexQuery,
     response: SnapshotIndexPageSchema,
     async handler(ctx) {
       const rows =
         (await ctx.store.storedPayload(SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, "Snapshot index corrupted"))?.value
           .snapshots ?? [];
-      const limit: number = ctx.query.limit ?? 100;
-      const after = ctx.query.cursor ? rows.filter((r) => r.snapshotDate < ctx.query.cursor) : rows;
+      const { limit = 100, cursor } = ctx.query as z.output<typeof SnapshotIndexQuery>;
+      const after = cursor ? rows.filter((r) => r.snapshotDate < cursor) : rows;
       const page = after.slice(0, limit);
       const hasMore = after.length > limit;
       return {

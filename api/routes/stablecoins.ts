@@ -10,7 +10,7 @@ import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { supplyHistoryArtifact } from "../../site-data/supply-history.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";
+import { artifactPayload, bind, need, perCoinRows, type RouteDecl, stablecoinQuery } from "./route.ts";
 
 const StablecoinIdParam = z.object({
   stablecoinId: z
@@ -19,6 +19,11 @@ const StablecoinIdParam = z.object({
     .describe("Canonical stablecoin id `<ticker>-<issuer>`"),
 });
 const tag = "stablecoins";
+/** Query of `/api/supply-history`: the coin and an optional window (days). */
+const SupplyHistoryQuery = z.object({
+  stablecoin: stablecoinParam(),
+  days: intParam(1, 3650).optional().describe("Last N days before the newest point (default: all)"),
+});
 
 /** Supply routes: the list, one coin's history and summary, aggregate charts, supply history. */
 export const STABLECOIN_ROUTES: RouteDecl[] = [
@@ -72,8 +77,8 @@ export const STABLECOIN_ROUTES: RouteDecl[] = [
       const summary = Object.hasOwn(all, id) ? all[id] : undefined;
       if (!summary) throw new HttpError(404, `Unknown stablecoin id: ${id}`);
       return {
-        json: await ctx.build!.memo(`summary:${id}`, () => JSON.stringify(summary)),
-        dataAsOf: ctx.build!.dataAsOf(path),
+        json: await need(ctx.build).memo(`summary:${id}`, () => JSON.stringify(summary)),
+        dataAsOf: need(ctx.build).dataAsOf(path),
       };
     },
   },
@@ -101,11 +106,8 @@ export const STABLECOIN_ROUTES: RouteDecl[] = [
     cache: "slow",
     meta: false,
     artifact: bind(supplyHistoryArtifact),
-    query: z.object({
-      stablecoin: stablecoinParam(),
-      days: intParam(1, 3650).optional().describe("Last N days before the newest point (default: all)"),
-    }),
-    id: (ctx) => ctx.query.stablecoin,
+    query: SupplyHistoryQuery,
+    id: stablecoinQuery,
     summary: "Daily supply history of one stablecoin",
     description:
       "Array of `{date, circulatingUsd, circulatingNative, source}` oldest first; `days` keeps the last N days before the newest point (default: all). A listed coin without accepted history points answers `[]`; an unknown id is 404.",
@@ -114,10 +116,10 @@ export const STABLECOIN_ROUTES: RouteDecl[] = [
       if (!found) return { payload: [], dataAsOf: null };
       const { value: points, path } = found;
       const last = points.at(-1)?.date ?? 0;
-      const days: number | undefined = ctx.query.days;
+      const days = (ctx.query as z.output<typeof SupplyHistoryQuery>).days;
       return {
         payload: days ? points.filter((p) => p.date > last - days * 86400) : points,
-        dataAsOf: ctx.build!.dataAsOf(path),
+        dataAsOf: need(ctx.build).dataAsOf(path),
       };
     },
   },

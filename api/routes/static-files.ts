@@ -19,9 +19,10 @@ const tag = "static";
 
 /** A file of the serving build with its stored compressed siblings, or null. */
 async function buildFile(build: ServingBuild | null, path: string): Promise<StaticResult | null> {
-  const bytes = build ? await build.file(path) : null;
+  if (!build) return null;
+  const bytes = await build.file(path);
   if (!bytes) return null;
-  return { bytes, contentType: typeOf(path), encoded: (e) => build!.file(path, e) };
+  return { bytes, contentType: typeOf(path), encoded: (e) => build.file(path, e) };
 }
 
 /** JSON generated from the route table once per process, kept as bytes with its br/gzip forms. */

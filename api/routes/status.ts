@@ -73,8 +73,9 @@ export const STATUS_ROUTES: RouteDecl[] = [
     handler: async (ctx) => {
       const svc = ctx.services.statusHistory;
       if (!svc) throw unavailable();
-      const windowSec = STATUS_WINDOWS[(ctx.query.window ?? "30d") as keyof typeof STATUS_WINDOWS];
-      const limit: number = ctx.query.limit ?? STATUS_LIMIT.default;
+      const q = ctx.query as z.output<typeof PublicStatusHistoryQuery>;
+      const windowSec = STATUS_WINDOWS[q.window ?? "30d"];
+      const limit = q.limit ?? STATUS_LIMIT.default;
       const [history, assessment] = await Promise.all([
         svc.store.publicHistory({ wallNow: ctx.wallNow, windowSec, limit }).catch((err: unknown) => {
           apiLog("warn", "status-history", "public status history read failed", { error: errorMessage(err) });

@@ -11,7 +11,7 @@ import {
 } from "../../site-data/yields.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
-import { artifactPayload, bind, perCoinRows, type RouteDecl } from "./route.ts";
+import { artifactPayload, bind, need, perCoinRows, type RouteDecl, stablecoinQuery } from "./route.ts";
 
 const tag = "yields";
 type HistoryPoint = z.infer<typeof YieldHistoryPointSchema>;
@@ -70,13 +70,13 @@ export const YIELD_ROUTES: RouteDecl[] = [
       "Spec 2.14 (`ballast-yield-v1`): single-asset pools of the newest DefiLlama `/pools` capture matched to one registry coin, ranked by `pharosYieldScore` (0-100), then APY. Rows are rehydrated at read time with `safetyScore`, `safetyGrade`, `yieldToRisk` and `pharosYieldScore` from the same build's safety grades; a row whose coin has no card keeps safety 40 and grade `NR`. `riskFreeRate` and `benchmarks.USD` are a proxy (TVL-weighted APY of tokenised T-bill fund pools, `isProxy`); other currencies have no recorded benchmark (`isFallback`, `fallbackMode: unavailable`, rate null). APYs percent. 503 `Data not yet available: yield-rankings` until a build holds a pool capture, and when the file is malformed.",
     async handler(ctx, route) {
       const { value, path } = await artifactPayload<z.infer<typeof YieldRankingsFileSchema>>(route, ctx);
-      const grades = await ctx.build!.payload(safetyGradesArtifact.outputs.main.path, (x) =>
+      const grades = await need(ctx.build).payload(safetyGradesArtifact.outputs.main.path, (x) =>
         SafetyGradesPayloadSchema.parse(x),
       );
       const ranked = rank(value.rankings, grades?.grades ?? []);
       const rankings =
         ctx.query.projection === "summary" ? ranked.slice(0, 25).map((r) => SummaryRowSchema.parse(r)) : ranked;
-      return { payload: { ...value, rankings }, dataAsOf: ctx.build!.dataAsOf(path) };
+      return { payload: { ...value, rankings }, dataAsOf: need(ctx.build).dataAsOf(path) };
     },
   },
   {
@@ -89,7 +89,7 @@ export const YIELD_ROUTES: RouteDecl[] = [
     cache: "slow",
     meta: false,
     artifact: bind(yieldHistoryArtifact),
-    id: (ctx) => ctx.query.stablecoin,
+    id: stablecoinQuery,
     response: z.array(YieldHistoryPointSchema),
     query: z.object({
       stablecoin: stablecoinParam(),
@@ -120,13 +120,16 @@ export const YIELD_ROUTES: RouteDecl[] = [
         if (!rows.length) throw new HttpError(404, `Unknown sourceKey for ${ctx.query.stablecoin}: ${q.sourceKey}`);
       } else {
         const best = new Map<number, HistoryPoint>();
-        for (const p of points) if (!best.has(p.date) || p.tvlUsd > best.get(p.date)!.tvlUsd) best.set(p.date, p);
+        for (const p of points) {
+          const kept = best.get(p.date);
+          if (!kept || p.tvlUsd > kept.tvlUsd) best.set(p.date, p);
+        }
         rows = [...best.values()].sort((a, b) => a.date - b.date);
       }
       const last = rows.at(-1)?.date ?? 0;
       return {
         payload: rows.filter((p) => p.date > last - (q.days ?? 90) * 86400),
-        dataAsOf: ctx.build!.dataAsOf(path),
+        dataAsOf: need(ctx.build).dataAsOf(path),
       };
     },
   },

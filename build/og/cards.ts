@@ -267,9 +267,13 @@ export function safetyScoresCard(
   const max = Math.max(1, ...counts.values());
   const graded = grades.grades.length - (counts.get("NR") ?? 0);
   const largest = grades.grades
-    .filter((g) => summaries[g.id]?.supplyUsd.current != null)
-    .sort((a, b) => summaries[b.id].supplyUsd.current! - summaries[a.id].supplyUsd.current! || a.id.localeCompare(b.id))
-    .slice(0, 5);
+    .flatMap((g) => {
+      const supply = summaries[g.id]?.supplyUsd.current;
+      return supply != null ? [{ g, supply }] : [];
+    })
+    .sort((a, b) => b.supply - a.supply || a.g.id.localeCompare(b.g.id))
+    .slice(0, 5)
+    .map(({ g }) => g);
   const held = grades.publication.status === "held";
   const bars = h(
     "div",
@@ -292,7 +296,7 @@ export function safetyScoresCard(
           h("div", { fontSize: 18, color: C.muted }, String(counts.get(g))),
           h("div", {
             width: "100%",
-            height: Math.max(3, Math.round((counts.get(g)! / max) * 110)),
+            height: Math.max(3, Math.round(((counts.get(g) ?? 0) / max) * 110)),
             background: gradeColour(g),
             borderRadius: 4,
             marginTop: 4,
@@ -420,7 +424,7 @@ export function stabilityIndexCard(
   let chart: OgNode = h("div", { fontSize: 22, color: C.muted }, "No daily readings in the last year");
   if (points.length >= 2) {
     const t0 = points[0].date,
-      t1 = points.at(-1)!.date;
+      t1 = points[points.length - 1].date;
     const xy = points.map((p) => `${(((p.date - t0) / Math.max(1, t1 - t0)) * W).toFixed(1)},${y(p.score)}`);
     const grid = [0.25, 0.5, 0.75].map((f) => lo + f * (100 - lo));
     chart = h(

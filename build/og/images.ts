@@ -55,16 +55,23 @@ export async function renderOgImages(
   const gradeById = new Map((grades?.grades ?? []).map((g) => [g.id, g]));
   const supply = (id: string) => summaries?.[id]?.supplyUsd.current ?? null;
   const largest = ids
-    .filter((id) => supply(id) !== null)
-    .sort((a, b) => supply(b)! - supply(a)! || a.localeCompare(b))
+    .flatMap((id) => {
+      const s = supply(id);
+      return s === null ? [] : [{ id, s }];
+    })
+    .sort((a, b) => b.s - a.s || a.id.localeCompare(b.id))
     .slice(0, OG_STABLECOIN_LIMIT)
+    .map(({ id }) => id)
     .sort();
   for (const id of largest) {
     jobs.push({
       name: "stablecoin",
       path: ogPath("stablecoin", id),
       missing: "no summary entry",
-      node: () => stablecoinCard(asOf, summaries![id], pegById.get(id) ?? null, gradeById.get(id) ?? null),
+      node: () => {
+        const summary = summaries?.[id];
+        return summary ? stablecoinCard(asOf, summary, pegById.get(id) ?? null, gradeById.get(id) ?? null) : null;
+      },
     });
   }
   jobs.push({

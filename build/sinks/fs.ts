@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { assertFolderPrefix, type PublishSink } from "./sink.ts";
@@ -79,7 +80,7 @@ export class FsSink implements PublishSink {
   private async files(prefix: string, skipFolders: readonly string[] = []): Promise<string[]> {
     const keys: string[] = [];
     const walk = async (folder: string): Promise<void> => {
-      let entries;
+      let entries: Dirent[];
       try {
         entries = await readdir(join(this.root, folder), { withFileTypes: true });
       } catch (err) {

@@ -40,7 +40,7 @@ export class ArtifactError extends Error {
 
 /** `2025-09-07T00:00:00Z` → `20250907T0000Z`: the first part of a build id. */
 export function stampOf(asOf: number): string {
-  return new Date(asOf * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
+  return `${new Date(asOf * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13)}Z`;
 }
 
 /** sha256 of the sorted `<path>:<sha256>` lines of the captures a build read (EmitContext.inputsSha256). */

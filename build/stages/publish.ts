@@ -114,12 +114,12 @@ function objectWriter(sink: Sink): ObjectWriter {
   return async (key, body, hash, encodings) => {
     const puts: Promise<void>[] = [limit(() => sink.put(key, body))];
     if (encodings.length) {
-      if (!encoded.has(hash))
-        encoded.set(
-          hash,
-          encodeLimit(() => encodeBody(body)),
-        );
-      const siblings = await encoded.get(hash)!;
+      let pending = encoded.get(hash);
+      if (!pending) {
+        pending = encodeLimit(() => encodeBody(body));
+        encoded.set(hash, pending);
+      }
+      const siblings = await pending;
       for (const enc of encodings) puts.push(limit(() => sink.put(`${key}${ENCODING_SUFFIX[enc]}`, siblings[enc])));
     }
     await Promise.all(puts);

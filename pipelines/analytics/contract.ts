@@ -1,7 +1,49 @@
 import type { ColumnType } from "../sources/types.ts";
 
 /** A row read from or written to the warehouse: column name → JSON value. */
-export type Row = Record<string, any>;
+export type Row = Record<string, unknown>;
+
+/**
+ * A `registry_coins` row as build/stages/load.ts writes it (the curated registry at as-of: `dead_from`,
+ * `cause_of_death`, `death_known_on` and `peak_mcap_usd` are null until the death is known). Analytics
+ * select subsets: `Pick<RegistryCoinRow, ...>`.
+ */
+export interface RegistryCoinRow {
+  id: string;
+  llama_id: string | null;
+  gecko_id: string | null;
+  name: string;
+  symbol: string;
+  issuer: string;
+  peg_type: string;
+  peg_currency: string;
+  peg_mechanism: string;
+  nav_token: boolean;
+  floating_peg: boolean;
+  is_dead: boolean;
+  dead_from: string | null;
+  cause_of_death: string | null;
+  contracts_json: string;
+  exchange_symbols_json: string;
+  unreviewed: boolean;
+  death_known_on: string | null;
+  risk_json: string | null;
+  redemption_json: string | null;
+  reserves_json: string | null;
+  peak_mcap_usd: number | null;
+}
+
+/**
+ * Rows of named SQL selects (an analytic's `inputs`, a site-data artifact's `queries`) seen through `T`
+ * (select name → row shape): the columns each `select` returns as DuckDB's JSON rows carry them (INTEGER and DOUBLE as numbers, BIGINT, HUGEINT and DECIMAL
+ * as strings, VARCHAR and DATE as strings, BOOLEAN as booleans, lists as arrays, NULL as null). A typed
+ * view for reading, nothing is checked at run time: `T` follows the SQL (e.g. its `::integer` casts).
+ */
+export function inputsAs<T extends { [K in keyof T]: object }>(
+  inputs: Record<string, Row[]>,
+): { [K in keyof T]: T[K][] } {
+  return inputs as unknown as { [K in keyof T]: T[K][] };
+}
 
 /**
  * A TypeScript step of the model DAG for logic clearer in TS than SQL (state machines, scoring).

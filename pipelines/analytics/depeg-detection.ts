@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Consensus, Quote } from "./price-consensus.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Depeg detection (methodology `ballast-depeg-v3`) on a 15-minute grid. Pure functions.
@@ -107,6 +108,14 @@ export interface Slot {
   barHigh?: BarExtreme | null;
 }
 
+/** A slot detection can judge: it has a consensus price and a peg reference. */
+type JudgedSlot = Slot & { consensus: { price: number }; pegReference: number };
+
+/** Whether `slot` has both a consensus price and a peg reference (slots without either are skipped). */
+function isJudged(slot: Slot): slot is JudgedSlot {
+  return slot.consensus.price !== null && slot.pegReference !== null;
+}
+
 /** One bar extreme: the USD price, the source, its family, and the bar (end ts, interval). */
 export interface BarExtreme {
   price: number;
@@ -212,10 +221,10 @@ interface Open {
   families: Set<string>;
 }
 
-function traceOf(slot: Slot, bps: number): EventTrace {
+function traceOf(slot: JudgedSlot, bps: number): EventTrace {
   return {
     ts: slot.ts,
-    price: slot.consensus.price!,
+    price: slot.consensus.price,
     bps,
     priceSource: slot.consensus.priceSource,
     quotes: slot.quotes.map((q) => ({
@@ -253,7 +262,7 @@ function labelOf(q: Quote): string {
  * charts do not cover). A copy contradicted by its original in the same slot is never evidence.
  */
 function evidenceOf(
-  slot: Slot,
+  slot: JudgedSlot,
   direction: "above" | "below",
   threshold: number,
 ): { labels: string[]; categories: string[]; families: string[]; original: boolean } {
@@ -263,7 +272,7 @@ function evidenceOf(
   let original = false;
   const originalFamilies = new Set(slot.quotes.filter((q) => !q.copied).map((q) => q.family));
   for (const q of slot.quotes) {
-    const b = deviationBps(q.price, slot.pegReference!);
+    const b = deviationBps(q.price, slot.pegReference);
     if ((direction === "below" ? -b : b) >= threshold * 0.5) {
       if (!q.copied || !originalFamilies.has(q.family)) original = true;
       labels.push(labelOf(q));
@@ -330,7 +339,7 @@ export function detectDepegs(
   type Run = {
     direction: "above" | "below";
     first: EventTrace;
-    firstSlot: Slot;
+    firstSlot: JudgedSlot;
     peak: EventTrace;
     families: Set<string>;
   };
@@ -356,14 +365,21 @@ export function detectDepegs(
       trace: { ...o.row.trace, closed },
     });
   };
-  const close = (slot: Slot, reason: DepegEventRow["closeReason"], recoveryPrice: number | null, bps: number) => {
-    finish(open!, slot.ts, reason, recoveryPrice, traceOf(slot, bps));
+  const close = (
+    o: Open,
+    slot: JudgedSlot,
+    reason: DepegEventRow["closeReason"],
+    recoveryPrice: number | null,
+    bps: number,
+  ) => {
+    finish(o, slot.ts, reason, recoveryPrice, traceOf(slot, bps));
     open = null;
   };
 
+  /** Opens the event (sets `open`) and returns it. */
   const openEvent = (
     first: EventTrace,
-    firstSlot: Slot,
+    firstSlot: JudgedSlot,
     peak: EventTrace,
     direction: "above" | "below",
     confirmation: {
@@ -374,12 +390,12 @@ export function detectDepegs(
     },
     opened: EventTrace,
     families: Set<string>,
-  ) => {
+  ): Open => {
     const low =
       firstSlot.consensus.priceConfidence === "low" ||
       firstSlot.consensus.priceConfidence === "fallback" ||
       families.size < 2;
-    open = {
+    const o: Open = {
       row: {
         stablecoinId: coin.stablecoinId,
         symbol: coin.symbol,
@@ -389,7 +405,7 @@ export function detectDepegs(
         startedAt: first.ts,
         startPrice: first.price,
         peakPrice: peak.price,
-        pegReference: firstSlot.pegReference!,
+        pegReference: firstSlot.pegReference,
         source: firstSlot.kind,
         confirmationSources: confirmation.sources,
         pendingReason: confirmation.reasons,
@@ -414,11 +430,13 @@ export function detectDepegs(
       providers: new Set(firstSlot.quotes.map((q) => q.source)),
       families: new Set(families),
     };
+    open = o;
+    return o;
   };
 
   for (const slot of slots) {
+    if (!isJudged(slot)) continue;
     const price = slot.consensus.price;
-    if (price === null || slot.pegReference === null) continue;
     // A dead coin is not tracked once its grace period is over.
     if (endsAt !== null && slot.ts > endsAt) break;
     // Coverage gap: claim nothing across time that was not observed.
@@ -445,7 +463,7 @@ export function detectDepegs(
     const direction = bps >= 0 ? "above" : "below";
     const beyond = Math.abs(bps) >= threshold;
     if (slot.supplyUsd !== null && slot.supplyUsd < SUPPLY_FLOOR_USD) {
-      if (open) close(slot, "coverage-lost-supply", null, bps);
+      if (open) close(open, slot, "coverage-lost-supply", null, bps);
       pending = null;
       run = null;
       continue;
@@ -476,9 +494,9 @@ export function detectDepegs(
         }
         continue;
       }
-      if (beyond) close(slot, "superseded-direction", null, bps);
+      if (beyond) close(o, slot, "superseded-direction", null, bps);
       else {
-        close(slot, "recovered-primary", price, bps);
+        close(o, slot, "recovered-primary", price, bps);
         pending = null;
         continue;
       }
@@ -489,8 +507,10 @@ export function detectDepegs(
     }
     // Only a copy of another upstream's series shows the condition: not evidence on its own.
     if (!ev.original) continue;
+    // Set above for every slot beyond the threshold.
+    const r = must(run, "condition run of a slot beyond the threshold");
 
-    const t = run!.first.ts === slot.ts ? run!.first : lastTrace;
+    const t = r.first.ts === slot.ts ? r.first : lastTrace;
     const reasons: string[] = [];
     const daily = slot.kind === "backfill" && slot.cadenceSec >= 86400;
     const supply = slot.supplyUsd ?? 0;
@@ -507,13 +527,13 @@ export function detectDepegs(
     }
     if (!pending && reasons.length === 0) {
       openEvent(
-        run!.first,
-        run!.firstSlot,
-        run!.peak,
+        r.first,
+        r.firstSlot,
+        r.peak,
         direction,
         { sources: null, reasons: null, policy: "none", points: 1 },
         t,
-        run!.families,
+        r.families,
       );
       continue;
     }
@@ -549,10 +569,10 @@ export function detectDepegs(
     // Dependency confirmation: a confirmed incident of a curated upstream dependency, same direction, at the same time.
     const dep = byCategory || byTwoPoint || needsMarket ? null : dependencyConfirmation(deps, slot, direction, asOf);
     if (byCategory || byTwoPoint || dep) {
-      openEvent(
-        run!.first,
-        run!.firstSlot,
-        run!.peak,
+      const opened = openEvent(
+        r.first,
+        r.firstSlot,
+        r.peak,
         direction,
         {
           sources:
@@ -565,9 +585,9 @@ export function detectDepegs(
           points: p.points,
         },
         t,
-        run!.families,
+        r.families,
       );
-      for (const q of run!.firstSlot.quotes) open!.providers.add(q.source);
+      for (const q of r.firstSlot.quotes) opened.providers.add(q.source);
       pending = null;
     }
   }
@@ -576,10 +596,10 @@ export function detectDepegs(
   const trackingLost =
     lastJudged !== null && ((endsAt !== null && endsAt <= asOf) || asOf - lastJudged.ts > coverageGapSec(lastJudged));
   if (open) {
-    if (trackingLost)
+    if (trackingLost && lastJudged)
       finish(
         open,
-        lastJudged!.ts + Math.max(lastJudged!.cadenceSec, SLOT_SEC),
+        lastJudged.ts + Math.max(lastJudged.cadenceSec, SLOT_SEC),
         "orphan-tracking-removed",
         null,
         lastTrace,

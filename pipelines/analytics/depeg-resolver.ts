@@ -1,4 +1,4 @@
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs } from "./contract.ts";
 import { thresholdBps } from "./depeg-detection.ts";
 import { median } from "./price-consensus.ts";
 
@@ -118,7 +118,7 @@ function readinessAt(inc: ResolverIncident, points: ResolverPoint[], t: number, 
       0.2 * components.duration_support +
       0.25 * components.observation_maturity,
   );
-  const durations = comparable.map((c) => c.endedAt! - c.startedAt);
+  const durations = comparable.flatMap((c) => (c.endedAt === null ? [] : [c.endedAt - c.startedAt]));
   const recovered = comparable.filter((c) => c.closeReason === "recovered-primary").length;
   return {
     score,
@@ -135,11 +135,7 @@ function readinessAt(inc: ResolverIncident, points: ResolverPoint[], t: number, 
 }
 
 /** One resolver row (spec 2.7) per incident; `points` keyed by stablecoin id, ascending. */
-export function resolveIncidents(
-  incidents: ResolverIncident[],
-  points: Map<string, ResolverPoint[]>,
-  asOf: number,
-): Row[] {
+export function resolveIncidents(incidents: ResolverIncident[], points: Map<string, ResolverPoint[]>, asOf: number) {
   const closed = incidents.filter((i) => i.endedAt !== null);
   return [...incidents]
     .sort((a, b) => b.startedAt - a.startedAt || b.id - a.id)
@@ -158,7 +154,6 @@ export function resolveIncidents(
       } | null = null;
       let deferralCount = 0;
       let lastR: ReturnType<typeof readinessAt> | null = null;
-      let dueSince: number | null = null;
       for (const t of runs) {
         const r = readinessAt(inc, pts, t, closed);
         lastR = r;
@@ -167,7 +162,6 @@ export function resolveIncidents(
         if (!early && !backstop) continue;
         if (!r.healthy) {
           deferralCount++;
-          dueSince ??= t;
           continue;
         }
         lock = { at: t, trigger: early ? "forecast_readiness" : "readiness_backstop", r };
@@ -193,9 +187,10 @@ export function resolveIncidents(
         lockedAt: lock?.at ?? null,
         lockTimingSec: lock ? lock.at - inc.startedAt : null,
         verdict: lock && state !== "no_call" ? lock.r.verdict : null,
-        predictedDurationSec: sealed ? lock!.r.predictedDurationSec : null,
-        recoveryLikelihood: sealed ? lock!.r.recoveryLikelihood : null,
-        missingInputs: state === "no_call" ? lock!.r.missing : [],
+        // Both states come from a lock (above).
+        predictedDurationSec: sealed && lock ? lock.r.predictedDurationSec : null,
+        recoveryLikelihood: sealed && lock ? lock.r.recoveryLikelihood : null,
+        missingInputs: state === "no_call" && lock ? lock.r.missing : [],
         readiness: {
           version: READINESS_VERSION,
           score: r.score,
@@ -227,7 +222,7 @@ export function resolveIncidents(
  * it recovered, observed − predicted duration; aggregates: recovery-likelihood accuracy (share of
  * rows where likelihood ≥ 0.5 matched the outcome), Brier score, mean absolute duration error.
  */
-export function reviewPredictions(rows: Row[]): Row {
+export function reviewPredictions(rows: ResolverRow[]) {
   const judged = rows.filter((r) => r.state === "frozen" && !r.liveOverlay.active);
   const outcomes = judged.map((r) => {
     const recovered = r.liveOverlay.closeReason === "recovered-primary";
@@ -245,25 +240,26 @@ export function reviewPredictions(rows: Row[]): Row {
       durationErrorSec: r.predictedDurationSec === null ? null : observed - r.predictedDurationSec,
     };
   });
-  const withLikelihood = outcomes.filter((o) => o.recoveryLikelihood !== null);
-  const withDuration = outcomes.filter((o) => o.durationErrorSec !== null);
+  const withLikelihood = outcomes.flatMap((o) =>
+    o.recoveryLikelihood === null ? [] : [{ likelihood: o.recoveryLikelihood, recovered: o.recovered }],
+  );
+  const durationErrors = outcomes.flatMap((o) => (o.durationErrorSec === null ? [] : [o.durationErrorSec]));
   return {
     summary: {
       reviewedCount: outcomes.length,
       recoveryLikelihoodAccuracy: withLikelihood.length
-        ? r3(withLikelihood.filter((o) => o.recoveryLikelihood! >= 0.5 === o.recovered).length / withLikelihood.length)
+        ? r3(withLikelihood.filter((o) => o.likelihood >= 0.5 === o.recovered).length / withLikelihood.length)
         : null,
       recoveryLikelihoodBrier: withLikelihood.length
         ? r3(
-            withLikelihood.reduce((s, o) => s + (o.recoveryLikelihood! - (o.recovered ? 1 : 0)) ** 2, 0) /
-              withLikelihood.length,
+            withLikelihood.reduce((s, o) => s + (o.likelihood - (o.recovered ? 1 : 0)) ** 2, 0) / withLikelihood.length,
           )
         : null,
-      meanAbsDurationErrorSec: withDuration.length
-        ? Math.round(withDuration.reduce((s, o) => s + Math.abs(o.durationErrorSec!), 0) / withDuration.length)
+      meanAbsDurationErrorSec: durationErrors.length
+        ? Math.round(durationErrors.reduce((s, e) => s + Math.abs(e), 0) / durationErrors.length)
         : null,
-      medianDurationErrorSec: withDuration.length
-        ? [...withDuration.map((o) => o.durationErrorSec!)].sort((a, b) => a - b)[withDuration.length >> 1]
+      medianDurationErrorSec: durationErrors.length
+        ? [...durationErrors].sort((a, b) => a - b)[durationErrors.length >> 1]
         : null,
       resolvedBeforePrediction: rows.filter((r) => r.state === "closed_pre_lock").length,
       noCall: rows.filter((r) => r.state === "no_call").length,
@@ -271,6 +267,25 @@ export function reviewPredictions(rows: Row[]): Row {
     },
     outcomes,
   };
+}
+
+/** One resolver row as resolveIncidents builds it (published as `row_json`). */
+export type ResolverRow = ReturnType<typeof resolveIncidents>[number];
+
+/** Input rows of the resolver node (columns of its selects). */
+interface ResolverInputs {
+  incidents: {
+    id: string;
+    stablecoin_id: string;
+    symbol: string;
+    peg_type: string;
+    started_at: number;
+    ended_at: number | null;
+    peak_deviation_bps: number;
+    close_reason: string | null;
+    provenance_json: string;
+  };
+  points: { stablecoin_id: string; ts: number; bps: number; quotes_json: string };
 }
 
 /** The resolver as a DAG node: incidents + judged slots → resolver rows and the review. */
@@ -288,7 +303,8 @@ export const depegResolver: Analytic = {
     depeg_resolver_rows: { incident_key: "VARCHAR", started_at: "BIGINT", state: "VARCHAR", row_json: "VARCHAR" },
     depeg_resolver_review: { review_json: "VARCHAR" },
   },
-  run(inputs, { asOf }) {
+  run(selected, { asOf }) {
+    const inputs = inputsAs<ResolverInputs>(selected);
     const incidents: ResolverIncident[] = inputs.incidents.map((r) => {
       const prov = JSON.parse(r.provenance_json);
       return {

@@ -1,5 +1,6 @@
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { buildCoinIndex, MATCH_INPUTS, matchCoinsFrom, matchPool, matchPoolFrom } from "./pool-matching.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * DEX liquidity score, methodology `ballast-dex-liquidity-v1` (our own; informed by the reference
@@ -129,7 +130,9 @@ export function dexLiquidityScore(pools: CoinPool[]): DexScore {
     };
   }
   const tvl = retained.reduce((s, p) => s + p.tvlUsd, 0);
-  const withVol = retained.filter((p) => p.volume24hUsd !== null);
+  const withVol = retained.flatMap((p) =>
+    p.volume24hUsd === null ? [] : [{ tvlUsd: p.tvlUsd, volume24hUsd: p.volume24hUsd }],
+  );
   const volTvl = withVol.reduce((s, p) => s + p.tvlUsd, 0);
   const coverage = tvl > 0 ? volTvl / tvl : 0;
   const activityStatus: ActivityStatus =
@@ -141,11 +144,12 @@ export function dexLiquidityScore(pools: CoinPool[]): DexScore {
   const activity =
     activityStatus === "observed"
       ? activityComponent(
-          withVol.reduce((s, p) => s + p.volume24hUsd!, 0),
+          withVol.reduce((s, p) => s + p.volume24hUsd, 0),
           volTvl,
         )
       : null;
-  const h = hhi(retained.map((p) => p.tvlUsd))!;
+  // Retained pools hold at least MIN_POOL_TVL_USD each, so the total is positive.
+  const h = must(hhi(retained.map((p) => p.tvlUsd)), "HHI of the retained pools");
   const protocols = new Set(retained.map((p) => p.project)).size;
   const chains = new Set(retained.map((p) => p.chain)).size;
   const c: DexComponents = {
@@ -165,8 +169,16 @@ export function dexLiquidityScore(pools: CoinPool[]): DexScore {
     num += DEX_WEIGHTS.activity * c.activity;
     den += DEX_WEIGHTS.activity;
   }
-  const all = (k: "volume24hUsd" | "volume7dUsd") =>
-    retained.every((p) => p[k] !== null) ? retained.reduce((s, p) => s + p[k]!, 0) : null;
+  /** Sum of `k` over the retained pools; null when any of them lacks it. */
+  const all = (k: "volume24hUsd" | "volume7dUsd") => {
+    let sum = 0;
+    for (const p of retained) {
+      const v = p[k];
+      if (v === null) return null;
+      sum += v;
+    }
+    return sum;
+  };
   const n = retained.length;
   const warning =
     activityStatus === "activity-missing"
@@ -215,6 +227,7 @@ function breakdown(pools: CoinPool[], key: "chain" | "project", total: number) {
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** Retained-pool candidates per coin for one day's pools: matched tokens with TVL (and volumes) attributed ÷ token count. */
 export function coinPools(pools: Row[], index: ReturnType<typeof buildCoinIndex>): Map<string, CoinPool[]> {
@@ -244,13 +257,21 @@ export function coinPools(pools: Row[], index: ReturnType<typeof buildCoinIndex>
         volume24hUsd: v1 === null ? null : v1 / k,
         volume7dUsd: v7 === null ? null : v7 / k,
         apy: num(p.apy),
-        poolMeta: p.pool_meta ?? null,
+        poolMeta: str(p.pool_meta),
       });
       out.set(m.stablecoinId, list);
     }
   }
   return out;
 }
+
+/** Input rows of the DEX liquidity node: matching inputs and pool rows as coinPools reads them, by capture `day`. */
+type DexLiquidityInputs = {
+  coins: Row;
+  supplyChains: Row;
+  universe: Pick<RegistryCoinRow, "id" | "symbol">;
+  pools: Row & { day: string };
+};
 
 /** DAG node: `dex_liquidity` (newest capture day) and `dex_liquidity_daily` (every capture day). */
 export const dexLiquidityAnalytic: Analytic = {
@@ -304,7 +325,8 @@ export const dexLiquidityAnalytic: Analytic = {
       methodology_version: "VARCHAR",
     },
   },
-  run(inputs) {
+  run(selected) {
+    const inputs = inputsAs<DexLiquidityInputs>(selected);
     const index = buildCoinIndex(matchCoinsFrom(inputs.coins, inputs.supplyChains));
     const byDay = new Map<string, Row[]>();
     for (const p of inputs.pools) byDay.set(p.day, [...(byDay.get(p.day) ?? []), p]);
@@ -312,7 +334,7 @@ export const dexLiquidityAnalytic: Analytic = {
     const current: Row[] = [];
     const daily: Row[] = [];
     for (const day of days) {
-      const pools = byDay.get(day)!;
+      const pools = must(byDay.get(day), `pools of day ${day}`);
       const observedAt = Math.max(...pools.map((p) => Number(p.observed_at)));
       const perCoin = coinPools(pools, index);
       const isLast = day === days.at(-1);

@@ -1,5 +1,5 @@
 import { isCopiedSource, sourceFamily } from "../sources/lineage.ts";
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import {
   BAR_WICK_GUARD_BPS,
   type BarExtreme,
@@ -22,6 +22,7 @@ import {
   type Quote,
   type QuoteCategory,
 } from "./price-consensus.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Peg monitor: quality-filters every price observation, forms the 15-minute consensus grid, judges
@@ -459,6 +460,31 @@ export function currentConsensus(
   };
 }
 
+/** Input rows of the peg monitor (columns of its selects; numeric columns may arrive as text, hence `Number()`). */
+type PegMonitorInputs = {
+  obs: {
+    stablecoin_id: string;
+    peg_type: string;
+    source: string;
+    category: Obs["category"];
+    kind: Obs["kind"];
+    ts: number;
+    interval_sec: number;
+    price_usd: number | string | null;
+    low_usd: number | string | null;
+    high_usd: number | string | null;
+    observed_at_mode: Obs["mode"];
+    reference_usd: number | string | null;
+    reference_source: string | null;
+  };
+  coins: Pick<
+    RegistryCoinRow,
+    "id" | "symbol" | "peg_type" | "peg_currency" | "nav_token" | "floating_peg" | "dead_from" | "risk_json"
+  >;
+  supplyHistory: { stablecoin_id: string; day_ts: number; usd: number | string };
+  supplyCurrent: { stablecoin_id: string; circulating_usd: number | string };
+};
+
 /** The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current prices). */
 export const pegMonitor: Analytic = {
   name: "peg_monitor",
@@ -547,33 +573,37 @@ export const pegMonitor: Analytic = {
       missing_categories_json: "VARCHAR",
     },
   },
-  run(inputs, { asOf }) {
-    const coins = new Map(inputs.coins.map((c) => [c.id as string, c]));
-    const group = <T>(rows: Row[], f: (r: Row) => T) => {
+  run(selected, { asOf }) {
+    const inputs = inputsAs<PegMonitorInputs>(selected);
+    const coins = new Map(inputs.coins.map((c) => [c.id, c]));
+    const group = <R extends { stablecoin_id: string }, T>(rows: R[], f: (r: R) => T) => {
       const m = new Map<string, T[]>();
       for (const r of rows) {
-        const k = r.stablecoin_id as string;
+        const k = r.stablecoin_id;
         const a = m.get(k);
         if (a) a.push(f(r));
         else m.set(k, [f(r)]);
       }
       return m;
     };
-    const obsBy = group<Obs>(inputs.obs, (r) => ({
-      source: r.source,
-      category: r.category,
-      kind: r.kind,
-      ts: r.ts,
-      intervalSec: r.interval_sec,
-      price: r.price_usd === null ? NaN : Number(r.price_usd),
-      low: r.low_usd === null ? NaN : Number(r.low_usd),
-      high: r.high_usd === null ? NaN : Number(r.high_usd),
-      mode: r.observed_at_mode,
-      reference: r.reference_usd === null ? null : Number(r.reference_usd),
-      referenceSource: r.reference_source ?? "missing",
-    }));
-    const histBy = group(inputs.supplyHistory, (r) => ({ dayTs: r.day_ts as number, usd: Number(r.usd) }));
-    const current = new Map(inputs.supplyCurrent.map((r) => [r.stablecoin_id as string, Number(r.circulating_usd)]));
+    const obsBy = group(
+      inputs.obs,
+      (r): Obs => ({
+        source: r.source,
+        category: r.category,
+        kind: r.kind,
+        ts: r.ts,
+        intervalSec: r.interval_sec,
+        price: r.price_usd === null ? NaN : Number(r.price_usd),
+        low: r.low_usd === null ? NaN : Number(r.low_usd),
+        high: r.high_usd === null ? NaN : Number(r.high_usd),
+        mode: r.observed_at_mode,
+        reference: r.reference_usd === null ? null : Number(r.reference_usd),
+        referenceSource: r.reference_source ?? "missing",
+      }),
+    );
+    const histBy = group(inputs.supplyHistory, (r) => ({ dayTs: r.day_ts, usd: Number(r.usd) }));
+    const current = new Map(inputs.supplyCurrent.map((r) => [r.stablecoin_id, Number(r.circulating_usd)]));
     const tables: Record<string, Row[]> = {
       price_consensus_slots: [],
       price_current: [],
@@ -587,11 +617,14 @@ export const pegMonitor: Analytic = {
     let expired = 0;
     // Upstream dependencies first, so dependency confirmation reads their finished incidents.
     const confirmed = new Map<string, DependencyIncident[]>();
-    for (const id of upstreamFirst([...obsBy.keys()].sort(), (id) => dependencyIds(coins.get(id)!))) {
-      const coin = coins.get(id)!;
+    // Observations and dependencies name registry coins only.
+    const coinOf = (id: string) => must(coins.get(id), `registry coin ${id}`);
+    for (const id of upstreamFirst([...obsBy.keys()].sort(), (id) => dependencyIds(coinOf(id)))) {
+      const coin = coinOf(id);
+      const obs = obsBy.get(id) ?? [];
       // NAV tokens and floating pegs: consensus prices yes, judgement against a fixed reference no.
       const judged = !coin.nav_token && !coin.floating_peg;
-      const { kept, rejected: rej } = filterObservations(obsBy.get(id)!, coin.peg_currency, coin.peg_type, judged);
+      const { kept, rejected: rej } = filterObservations(obs, coin.peg_currency, coin.peg_type, judged);
       for (const r of rej) {
         rejected[r.reason] = (rejected[r.reason] ?? 0) + 1;
         tables.price_observation_rejections.push({
@@ -643,7 +676,7 @@ export const pegMonitor: Analytic = {
         unjudged_reason: c.price === null ? null : cur.unjudgedReason,
         price_unavailable_reason: cur.unavailableReason,
       });
-      tables.source_quality_daily.push(...sourceQualityDays(id, judged, obsBy.get(id)!, rej, slots));
+      tables.source_quality_daily.push(...sourceQualityDays(id, judged, obs, rej, slots));
       if (!judged) continue;
       const dependencyIncidents = dependencyIds(coin).flatMap((d) => confirmed.get(d) ?? []);
       const det = detectDepegs({ stablecoinId: id, symbol: coin.symbol, pegType: coin.peg_type }, slots, asOf, {
@@ -681,7 +714,7 @@ export function trackingEndsAt(deadFrom: string | null): number | null {
 }
 
 /** Curated upstream dependency ids of a registry coin row (`risk_json.dependencies[].id`), sorted. */
-function dependencyIds(coin: Row): string[] {
+function dependencyIds(coin: Pick<RegistryCoinRow, "risk_json">): string[] {
   if (!coin.risk_json) return [];
   const deps = (JSON.parse(String(coin.risk_json)).dependencies ?? []) as { id: string }[];
   return deps.map((d) => d.id).sort();
@@ -757,7 +790,8 @@ function sourceQualityDays(
   for (const r of rejected) {
     const d = day(r.obs.ts);
     d.nRejected++;
-    const bySrc = (d.rejected[r.obs.source] ??= {});
+    d.rejected[r.obs.source] ??= {};
+    const bySrc = d.rejected[r.obs.source];
     bySrc[r.reason] = (bySrc[r.reason] ?? 0) + 1;
     if (r.reason === "stuck-quote") d.stuck.add(r.obs.source);
   }

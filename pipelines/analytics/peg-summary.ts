@@ -1,4 +1,4 @@
-import type { Analytic } from "./contract.ts";
+import { type Analytic, inputsAs } from "./contract.ts";
 import { PEG_SCORE_VERSION, pegScore, type ScoredIncident } from "./peg-score.ts";
 
 /**
@@ -28,6 +28,31 @@ export function pegScoreUnavailableReason(c: {
   if (c.pricedDays < MIN_PRICED_DAYS) return "insufficient-history";
   return null;
 }
+/** Input rows of the peg summary (columns of its selects). */
+interface PegSummaryInputs {
+  coins: {
+    id: string;
+    symbol: string;
+    name: string;
+    peg_type: string;
+    peg_currency: string;
+    peg_mechanism: string | null;
+    nav_token: boolean | null;
+    floating_peg: boolean | null;
+  };
+  incidents: { stablecoin_id: string; started_at: number; ended_at: number | null; peak: number; n: number };
+  current: {
+    stablecoin_id: string;
+    deviation_bps: number | null;
+    price: number | null;
+    price_confidence: string | null;
+    peg_reference: number | null;
+    reference_source: string | null;
+    unjudged_reason: string | null;
+  };
+  starts: { stablecoin_id: string; first_ts: number; priced_days: number; recent_priced_days: number };
+}
+
 export const pegSummary: Analytic = {
   name: "peg_summary",
   inputs: {
@@ -73,17 +98,18 @@ export const pegSummary: Analytic = {
       unjudged_reason: "VARCHAR",
     },
   },
-  run(inputs, { asOf }) {
+  run(selected, { asOf }) {
+    const inputs = inputsAs<PegSummaryInputs>(selected);
     const inc = new Map<string, ScoredIncident[]>();
     for (const r of inputs.incidents) {
       const a = inc.get(r.stablecoin_id) ?? [];
       a.push({ startedAt: r.started_at, endedAt: r.ended_at, peakDeviationBps: r.peak, constituentEventCount: r.n });
       inc.set(r.stablecoin_id, a);
     }
-    const cur = new Map(inputs.current.map((r) => [r.stablecoin_id as string, r]));
-    const starts = new Map(inputs.starts.map((r) => [r.stablecoin_id as string, r.first_ts as number]));
-    const pricedDays = new Map(inputs.starts.map((r) => [r.stablecoin_id as string, r.priced_days as number]));
-    const recentDays = new Map(inputs.starts.map((r) => [r.stablecoin_id as string, r.recent_priced_days as number]));
+    const cur = new Map(inputs.current.map((r) => [r.stablecoin_id, r]));
+    const starts = new Map(inputs.starts.map((r) => [r.stablecoin_id, r.first_ts]));
+    const pricedDays = new Map(inputs.starts.map((r) => [r.stablecoin_id, r.priced_days]));
+    const recentDays = new Map(inputs.starts.map((r) => [r.stablecoin_id, r.recent_priced_days]));
     const rows = inputs.coins.map((c) => {
       const k = cur.get(c.id);
       const reason = pegScoreUnavailableReason({

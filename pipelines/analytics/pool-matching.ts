@@ -153,8 +153,10 @@ export function matchPool(pool: MatchPool, index: CoinIndex): PoolTokenMatch[] {
 /** Coins for matching from `registry_coins` rows (live at as-of) and `(stablecoin_id, chain_id)` supply rows. */
 export function matchCoinsFrom(coins: Row[], supplyChains: Row[]): MatchCoin[] {
   const chainsOf = new Map<string, string[]>();
-  for (const r of supplyChains)
-    chainsOf.set(r.stablecoin_id, [...(chainsOf.get(r.stablecoin_id) ?? []), String(r.chain_id)]);
+  for (const r of supplyChains) {
+    const id = String(r.stablecoin_id);
+    chainsOf.set(id, [...(chainsOf.get(id) ?? []), String(r.chain_id)]);
+  }
   return coins.map((c) => ({
     id: String(c.id),
     symbol: String(c.symbol),

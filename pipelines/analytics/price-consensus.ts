@@ -139,7 +139,7 @@ export function computeConsensus(quotes: Quote[], pegReference: number | null): 
         members,
         weight: members.reduce((s, q) => s + weight(q), 0),
         hard: members.some((q) => tier(q) === 1) ? 1 : 0,
-        spread: divergenceBps(members[0].price, members.at(-1)!.price),
+        spread: divergenceBps(members[0].price, members[members.length - 1].price),
         dist: Math.abs(median(members.map((q) => q.price)) - ref),
         label: members
           .map((q) => q.source)

@@ -1,5 +1,5 @@
 import type { RedemptionFacts } from "../registry/schema.ts";
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs } from "./contract.ts";
 
 /**
  * Redemption backstops (`ballast-redemption-backstop-v1`, spec 2.12): how well a holder can exit a coin
@@ -104,7 +104,7 @@ export function interpolate(x: number, points: [number, number][]): number {
     const [x1, y1] = points[i];
     if (x <= x1) return y0 + ((x - x0) / (x1 - x0)) * (y1 - y0);
   }
-  return points.at(-1)![1];
+  return points[points.length - 1][1];
 }
 
 /**
@@ -118,8 +118,11 @@ export function capacityScore(
 ): number | null {
   const coverage = ratio === null ? null : Math.round(interpolate(ratio, COVERAGE_BREAKPOINTS));
   const absolute = usd === null ? null : Math.round(interpolate(usd, ABSOLUTE_BREAKPOINTS));
-  if (coverage === null && absolute === null) return null;
-  const base = Math.round(0.6 * (coverage ?? absolute!) + 0.4 * (absolute ?? coverage!));
+  // A side that is not known takes the other side's value.
+  const cov = coverage ?? absolute;
+  const abs = absolute ?? coverage;
+  if (cov === null || abs === null) return null;
+  const base = Math.round(0.6 * cov + 0.4 * abs);
   let m = SETTLEMENT_MULTIPLIER[f.settlementModel] * ELIGIBILITY_MULTIPLIER[f.holderEligibility];
   if (f.queueEnabled) m *= QUEUE_MULTIPLIER;
   if (f.minimumRedeemUsd !== null && f.minimumRedeemUsd > 1e6) m *= 0.75;
@@ -146,7 +149,7 @@ export function routeScore(
     w.capacity * capacity +
     w.outputAssetQuality * OUTPUT_SCORE[f.outputAssetType] +
     w.cost * costScore(f.fee.feeBps);
-  let score = Math.round(Math.min(100, Math.max(0, raw)));
+  const score = Math.round(Math.min(100, Math.max(0, raw)));
   const cap = (ROUTE_FAMILY_CAPS as Record<string, { max: number; cap: "queue-route-cap" | "offchain-route-cap" }>)[
     f.routeFamily
   ];
@@ -322,6 +325,13 @@ export function backstopEntry(
  * (`dex_liquidity`) when a pool capture rated it, else null (the effective exit is then the redemption
  * side alone).
  */
+/** Input rows of the redemption backstops node (columns of its selects). */
+interface RedemptionBackstopsInputs {
+  coins: { id: string; redemption_json: string; circulating_usd: number | null };
+  incidents: { stablecoin_id: string; worst_bps: number };
+  dex: { stablecoin_id: string; score: number };
+}
+
 export const redemptionBackstops: Analytic = {
   name: "redemption_backstops",
   layer: "marts",
@@ -349,10 +359,11 @@ export const redemptionBackstops: Analytic = {
       methodology_version: "VARCHAR",
     },
   },
-  run(inputs, { asOf }) {
-    const worst = new Map(inputs.incidents.map((r: Row) => [r.stablecoin_id as string, r.worst_bps as number]));
-    const dex = new Map(inputs.dex.map((r: Row) => [r.stablecoin_id as string, r.score as number]));
-    const rows = inputs.coins.map((c: Row) => {
+  run(selected, { asOf }) {
+    const inputs = inputsAs<RedemptionBackstopsInputs>(selected);
+    const worst = new Map(inputs.incidents.map((r) => [r.stablecoin_id, r.worst_bps]));
+    const dex = new Map(inputs.dex.map((r) => [r.stablecoin_id, r.score]));
+    const rows = inputs.coins.map((c) => {
       const e = backstopEntry(c.id, JSON.parse(c.redemption_json), {
         supplyUsd: c.circulating_usd ?? null,
         openBelowPegBps: worst.get(c.id) ?? null,

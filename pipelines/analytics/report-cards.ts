@@ -1,5 +1,5 @@
 import type { RiskFacts } from "../registry/schema.ts";
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs, type RegistryCoinRow } from "./contract.ts";
 import { thresholdBps } from "./depeg-detection.ts";
 import { pegScoreUnavailableReason } from "./peg-summary.ts";
 import { pegScore, type ScoredIncident } from "./peg-score.ts";
@@ -13,6 +13,7 @@ import {
   SAFETY_SCORE_VERSION,
   safetyScore,
 } from "./safety-score.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Report cards and safety scores of every tracked coin — every listed coin plus every registry coin dead
@@ -32,6 +33,53 @@ import {
  * changes (the first row is the seed: prev null); the as-of row is the published card itself.
  * `publication_kind`: `backfill` (recomputed by this build) or `published` (this build's as-of).
  */
+/** A coin row of the report cards' `coins` select. */
+type CoinRow = Pick<
+  RegistryCoinRow,
+  "id" | "symbol" | "name" | "peg_type" | "nav_token" | "floating_peg" | "is_dead" | "death_known_on" | "risk_json"
+> & { circulating_usd: number | null };
+/** A coin row with its parsed risk facts. */
+type Coin = CoinRow & { risk: RiskFacts | null };
+/** An incident row (`incidents` select; times Unix s, peak in bps). */
+type IncidentRow = { stablecoin_id: string; started_at: number; ended_at: number | null; peak: number; n: number };
+/** A priced day of a coin (`days` select: days since the epoch, worst |deviation| in bps). */
+type PricedDayRow = { stablecoin_id: string; day: number; worst_bps: number };
+/** A supply day of a coin (`supply` select: days since the epoch, USD). */
+type SupplyDayRow = { stablecoin_id: string; day: number; circulating_usd: number };
+/** A `dex` row: rounded liquidity score and HHI. */
+type DexRow = { stablecoin_id: string; score: number; hhi: number | null };
+/** A `backstops` row of `redemption_backstops`. */
+type BackstopRow = {
+  stablecoin_id: string;
+  score: number | null;
+  route_family: string | null;
+  model_confidence: string | null;
+  immediate_capacity_usd: number | null;
+  immediate_capacity_ratio: number | null;
+};
+
+/** Input rows of the report cards node (columns of its selects). */
+type ReportCardsInputs = {
+  coins: CoinRow;
+  peg: {
+    stablecoin_id: string;
+    peg_score: number | null;
+    peg_score_unavailable_reason: string | null;
+    priced_days: number | null;
+    current_deviation_bps: number | null;
+    event_count: number | null;
+    last_event_at: number | null;
+    observation_started_at: number | null;
+    price: number | null;
+  };
+  incidents: IncidentRow;
+  days: PricedDayRow;
+  supply: SupplyDayRow;
+  bluechip: { stablecoin_id: string; grade: string };
+  dex: DexRow;
+  backstops: BackstopRow;
+};
+
 export const reportCards: Analytic = {
   name: "report_cards",
   layer: "marts",
@@ -46,7 +94,7 @@ export const reportCards: Analytic = {
         from peg_scores order by stablecoin_id`,
     incidents: `select stablecoin_id, started_at::integer as started_at, ended_at::integer as ended_at, peak_deviation_bps::integer as peak,
           constituent_event_count::integer as n from depeg_incidents order by stablecoin_id, started_at, id`,
-    days: `select stablecoin_id, (slot_ts - 1) // 86400 as day, max(abs(deviation_bps))::integer as worst_bps
+    days: `select stablecoin_id, ((slot_ts - 1) // 86400)::integer as day, max(abs(deviation_bps))::integer as worst_bps
         from price_consensus_slots where price is not null group by all order by stablecoin_id, day`,
     supply: `select h.stablecoin_id, (epoch(h.date) // 86400)::integer as day, h.circulating_usd
         from int_supply_daily h inner join registry_coins c on c.id = h.stablecoin_id
@@ -87,21 +135,23 @@ export const reportCards: Analytic = {
     },
     dependency_edges: { from_id: "VARCHAR", to_id: "VARCHAR", weight: "DOUBLE", type: "VARCHAR" },
   },
-  run(inputs, { asOf }) {
+  run(selected, { asOf }) {
+    const inputs = inputsAs<ReportCardsInputs>(selected);
     const asOfDay = Math.floor(asOf / 86400);
     // One card per id: a duplicated registry record (which the marts' asserts reject) must not multiply the daily history work.
     const seen = new Set<string>();
     const coins = inputs.coins
       .filter((c) => !seen.has(c.id) && seen.add(c.id))
-      .map((c): Row & { risk: RiskFacts | null } => ({ ...c, risk: c.risk_json ? JSON.parse(c.risk_json) : null }));
-    const byId = new Map(coins.map((c) => [c.id as string, c]));
-    const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id as string, r]));
+      .map((c): Coin => ({ ...c, risk: c.risk_json ? JSON.parse(c.risk_json) : null }));
+    const byId = new Map(coins.map((c) => [c.id, c]));
+    const coinOf = (id: string) => must(byId.get(id), `coin ${id}`);
+    const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id, r]));
     const incidents = groupBy(inputs.incidents);
     const days = groupBy(inputs.days);
     const supply = groupBy(inputs.supply);
-    const bluechip = new Map(inputs.bluechip.map((r) => [r.stablecoin_id as string, r.grade as string]));
-    const dex = new Map(inputs.dex.map((r) => [r.stablecoin_id as string, r]));
-    const backstops = new Map(inputs.backstops.map((r) => [r.stablecoin_id as string, r]));
+    const bluechip = new Map(inputs.bluechip.map((r) => [r.stablecoin_id, r.grade]));
+    const dex = new Map(inputs.dex.map((r) => [r.stablecoin_id, r]));
+    const backstops = new Map(inputs.backstops.map((r) => [r.stablecoin_id, r]));
     const order = dependencyOrder(
       coins.map((c) => ({
         id: c.id,
@@ -115,7 +165,7 @@ export const reportCards: Analytic = {
       { safety: ReturnType<typeof safetyScore>; legacy: ReturnType<typeof legacyCard>; raw: RawInputs }
     >();
     for (const id of order) {
-      const c = byId.get(id)!;
+      const c = coinOf(id);
       const p = peg.get(id);
       const open = (incidents.get(id) ?? []).filter((e) => e.ended_at === null && e.started_at <= asOf);
       const openBps = open.length ? Math.max(...open.map((e) => Math.abs(e.peak))) : null;
@@ -145,8 +195,10 @@ export const reportCards: Analytic = {
       current.set(id, { safety: safetyScore(raw), legacy: legacyCard(raw), raw });
     }
 
+    // Every coin got its current card above (dependencyOrder returns every id).
+    const currentOf = (id: string) => must(current.get(id), `current card of ${id}`);
     const cards = coins.map((c) => {
-      const { safety, legacy, raw } = current.get(c.id)!;
+      const { safety, legacy, raw } = currentOf(c.id);
       return {
         stablecoin_id: c.id,
         symbol: c.symbol,
@@ -166,14 +218,22 @@ export const reportCards: Analytic = {
     });
 
     // Daily history, every coin upstream first within a day.
-    const history: Row[] = [];
-    const first = new Map(
-      coins.map((c) => [c.id as string, (days.get(c.id)?.[0]?.day as number | undefined) ?? asOfDay]),
-    );
+    const history: {
+      stablecoin_id: string;
+      symbol: string;
+      date: number;
+      grade: string;
+      score: number | null;
+      prev_grade: string | null;
+      prev_score: number | null;
+      methodology_version: string;
+      publication_kind: string;
+    }[] = [];
+    const first = new Map(coins.map((c) => [c.id, days.get(c.id)?.[0]?.day ?? asOfDay]));
     const startDay = Math.max(asOfDay - 3650, Math.min(...first.values()));
     const last = new Map<string, { grade: string; score: number | null }>();
     const cursor = new Map<string, Cursor>(coins.map((c) => [c.id, { supply: 0, days: 0, window: 0 }]));
-    const push = (c: Row, date: number, grade: string, score: number | null, kind: string) => {
+    const push = (c: Coin, date: number, grade: string, score: number | null, kind: string) => {
       const prev = last.get(c.id);
       if (prev && prev.grade === grade && prev.score === score) return;
       history.push({
@@ -193,8 +253,8 @@ export const reportCards: Analytic = {
       const t = day * 86400;
       const scores = new Map<string, Upstream>();
       for (const id of order) {
-        if (day < first.get(id)!) continue;
-        const c = byId.get(id)!;
+        if (day < (first.get(id) ?? asOfDay)) continue;
+        const c = coinOf(id);
         const dead = c.death_known_on !== null && c.death_known_on <= new Date(t * 1000).toISOString().slice(0, 10);
         if (!c.risk || dead) {
           scores.set(id, { safety: dead ? 0 : null, legacy: null });
@@ -208,7 +268,7 @@ export const reportCards: Analytic = {
             incidents.get(id) ?? [],
             days.get(id) ?? [],
             supply.get(id) ?? [],
-            cursor.get(id)!,
+            must(cursor.get(id), `history cursor of ${id}`),
             (up) => scores.get(up),
           ),
         );
@@ -217,7 +277,7 @@ export const reportCards: Analytic = {
       }
     }
     for (const c of coins) {
-      const { safety } = current.get(c.id)!;
+      const { safety } = currentOf(c.id);
       push(c, asOfDay * 86400, safety.grade, safety.score, "published");
     }
     history.sort((a, b) =>
@@ -263,7 +323,7 @@ type Markets = Pick<
   | "redemptionImmediateCapacityRatio"
 >;
 
-function markets(dex: Row | undefined, backstop: Row | undefined): Markets {
+function markets(dex: DexRow | undefined, backstop: BackstopRow | undefined): Markets {
   return {
     liquidityScore: dex?.score ?? null,
     concentrationHhi: dex?.hhi ?? null,
@@ -282,11 +342,7 @@ type Upstream = { safety: number | null; legacy: number | null };
 type Cursor = { supply: number; days: number; window: number };
 
 /** rawInputs of coin `c` from its observed inputs, its registry facts and its upstreams' scores. */
-function rawInputs(
-  c: Row & { risk: RiskFacts | null },
-  o: Observed,
-  upstream: (id: string) => Upstream | undefined,
-): RawInputs {
+function rawInputs(c: Coin, o: Observed, upstream: (id: string) => Upstream | undefined): RawInputs {
   const f = c.risk;
   const m: Markets = {
     liquidityScore: null,
@@ -337,11 +393,11 @@ function rawInputs(
  * cursors into the coin's sorted supply and priced-day rows (days are visited in ascending order).
  */
 function historicalRaw(
-  c: Row & { risk: RiskFacts | null },
+  c: Coin,
   day: number,
-  incidents: Row[],
-  priced: Row[],
-  supply: Row[],
+  incidents: IncidentRow[],
+  priced: PricedDayRow[],
+  supply: SupplyDayRow[],
   cur: Cursor,
   upstream: (id: string) => Upstream | undefined,
 ): RawInputs {
@@ -356,16 +412,19 @@ function historicalRaw(
   for (const e of incidents) {
     if (e.started_at > t) break;
     const open = e.ended_at === null || e.ended_at > t;
+    let peakBps = e.peak;
     if (open) {
       let worst = 0;
       for (let i = cur.days - 1; i >= 0 && priced[i].day >= Math.floor(e.started_at / 86400); i--)
         worst = Math.max(worst, priced[i].worst_bps);
-      activeBps = Math.max(activeBps ?? 0, worst);
+      const bps = Math.max(activeBps ?? 0, worst);
+      activeBps = bps;
+      peakBps = (Math.sign(e.peak) || -1) * bps;
     }
     known.push({
       startedAt: e.started_at,
       endedAt: open ? null : e.ended_at,
-      peakDeviationBps: open ? (Math.sign(e.peak) || -1) * activeBps! : e.peak,
+      peakDeviationBps: peakBps,
       constituentEventCount: e.n,
     });
   }
@@ -423,8 +482,8 @@ export function dependencyOrder(nodes: { id: string; deps: string[] }[]): string
   return out;
 }
 
-function groupBy(rows: Row[]): Map<string, Row[]> {
-  const m = new Map<string, Row[]>();
+function groupBy<R extends { stablecoin_id: string }>(rows: R[]): Map<string, R[]> {
+  const m = new Map<string, R[]>();
   for (const r of rows) {
     const a = m.get(r.stablecoin_id);
     if (a) a.push(r);

@@ -24,6 +24,7 @@
  * - Defunct coins (registry death known at as-of): every dimension F/0, overall F 0.
  * - Grades from the score (first match): A+ 87, A 83, A− 80, B+ 75, B 70, B− 65, C+ 60, C 55, C− 50, D 40, F 0.
  */
+import { must } from "../../api/lib/must.ts";
 export const SAFETY_SCORE_VERSION = "ballast-safety-score-v1";
 export const REPORT_CARD_VERSION = "ballast-report-card-v1";
 
@@ -48,7 +49,11 @@ export const GRADE_THRESHOLDS: { grade: Exclude<Grade, "NR">; min: number }[] = 
 export function gradeOf(score: number | null): Grade {
   if (score === null) return "NR";
   const s = Math.min(100, Math.max(0, score));
-  return GRADE_THRESHOLDS.find((t) => s >= t.min)!.grade;
+  // The last threshold is 0, so every clamped score finds one (a NaN score does not).
+  return must(
+    GRADE_THRESHOLDS.find((t) => s >= t.min),
+    `grade threshold of score ${score}`,
+  ).grade;
 }
 
 /** Rank of a grade for comparisons: NR −1, F 0, D 1, C− 2 … A+ 10. */
@@ -506,7 +511,7 @@ export function legacyCard(r: RawInputs): LegacyCard {
     if (!r.dependencies.length) dependencyRisk = dim(selfScore, "self-backed");
     else {
       const raw = r.dependencies.reduce((a, d) => a + d.weight, 0);
-      const norm = raw > 1 ? raw : 1;
+      const norm = Math.max(raw, 1);
       const ups = r.dependencies.map((d) => d.upstreamReportCardScore ?? UNRATED_UPSTREAM_SCORE);
       let s =
         r.dependencies.reduce((a, d, i) => a + (ups[i] * d.weight) / norm, 0) + (1 - Math.min(1, raw)) * selfScore;
@@ -538,7 +543,12 @@ export function legacyCard(r: RawInputs): LegacyCard {
     };
   }
   const wsum = base.reduce((a, k) => a + LEGACY_WEIGHTS[k], 0);
-  const baseScore = base.reduce((a, k) => a + LEGACY_WEIGHTS[k] * dimensions[k].score!, 0) / wsum;
+  // `base` holds only dimensions with a score.
+  const baseScore =
+    base.reduce((a, k) => {
+      const score = dimensions[k].score;
+      return score === null ? a : a + LEGACY_WEIGHTS[k] * score;
+    }, 0) / wsum;
   let s = baseScore * peg.multiplier;
   if (liquidity.score === null) s *= NO_LIQUIDITY_PENALTY;
   const cap = activeCap(r);

@@ -1,5 +1,5 @@
 import { sourceFamily } from "../sources/lineage.ts";
-import type { Analytic } from "./contract.ts";
+import { type Analytic, inputsAs } from "./contract.ts";
 
 /**
  * Build-time lineage check (`ballast-lineage-check-v1`, changelog `source-lineage-check.md`): independence is declared, and this measures
@@ -29,6 +29,16 @@ export function lineageVerdict(
   return familyA === familyB ? "declared-same-family" : "undeclared-copy";
 }
 
+/** One measured pair of daily series (columns of the `pairs` select). */
+interface LineagePairRow {
+  source_a: string;
+  source_b: string;
+  gecko_id: string;
+  year: number;
+  shared_days: number;
+  equal_days: number;
+}
+
 export const sourceLineageCheck: Analytic = {
   name: "source_lineage_check",
   inputs: {
@@ -53,7 +63,8 @@ export const sourceLineageCheck: Analytic = {
       verdict: "VARCHAR",
     },
   },
-  run(inputs) {
+  run(selected) {
+    const inputs = inputsAs<{ pairs: LineagePairRow }>(selected);
     const rows = inputs.pairs.map((r) => {
       const familyA = sourceFamily(r.source_a),
         familyB = sourceFamily(r.source_b);

@@ -1,5 +1,6 @@
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { aroundDeath, DAY, deadBefore, isoDay, lastDay, pointAt, slotDay } from "./stress-signals.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Stability index (PSI), methodology `ballast-stability-index-v1`: one 0-100 reading of the whole
@@ -116,7 +117,15 @@ export function stabilityIndex(
 }
 
 const STALE_SEC = 36 * 3600;
-const STRESSED = new Set(["ALERT", "WARNING", "DANGER"]);
+
+/** Input rows of the stability index (columns of its selects). */
+interface StabilityIndexInputs {
+  coins: Pick<RegistryCoinRow, "id" | "symbol" | "nav_token" | "floating_peg" | "dead_from" | "peak_mcap_usd">;
+  slots: { stablecoin_id: string; ts: number; bps: number };
+  incidents: { stablecoin_id: string; started_at: number; ended_at: number | null };
+  supply: { stablecoin_id: string; day_ts: number; circulating_usd: number };
+  stressed: { date: string; mcap_usd: number };
+}
 
 /** The index as a DAG node: writes `stability_index_daily`. */
 export const stabilityIndexAnalytic: Analytic = {
@@ -147,8 +156,9 @@ export const stabilityIndexAnalytic: Analytic = {
       methodology_version: "VARCHAR",
     },
   },
-  run(inputs, { asOf }) {
-    const coins = new Map(inputs.coins.map((c) => [c.id as string, c]));
+  run(selected, { asOf }) {
+    const inputs = inputsAs<StabilityIndexInputs>(selected);
+    const coins = new Map(inputs.coins.map((c) => [c.id, c]));
     const supply = new Map<string, { dayTs: number; usd: number }[]>();
     for (const r of inputs.supply) {
       const a = supply.get(r.stablecoin_id) ?? [];
@@ -175,7 +185,7 @@ export const stabilityIndexAnalytic: Analytic = {
       a.push(Number(r.mcap_usd));
       stressed.set(r.date, a);
     }
-    const firstSlot = inputs.slots.reduce((m, s) => Math.min(m, s.ts as number), Number.POSITIVE_INFINITY); // no spread: slots can exceed the call-stack argument limit
+    const firstSlot = inputs.slots.reduce((m, s) => Math.min(m, s.ts), Number.POSITIVE_INFINITY); // no spread: slots can exceed the call-stack argument limit
     const out: Row[] = [];
     if (!Number.isFinite(firstSlot)) return { tables: { stability_index_daily: out } };
     for (let d = slotDay(firstSlot); d <= lastDay(asOf); d += DAY) {
@@ -198,7 +208,8 @@ export const stabilityIndexAnalytic: Analytic = {
       }
       const contributors: PsiContributor[] = [];
       for (const [id, list] of incidents) {
-        const coin = coins.get(id)!;
+        // Incidents were kept only for listed coins (above).
+        const coin = must(coins.get(id), `registry coin ${id}`);
         if (deadBefore(coin.dead_from, d)) continue;
         const open = list.filter((i) => i.start <= end && (i.end === null || i.end > d));
         if (!open.length) continue;

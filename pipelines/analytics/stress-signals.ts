@@ -1,4 +1,5 @@
-import type { Analytic, Row } from "./contract.ts";
+import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Depeg early-warning score (DEWS), methodology `ballast-dews-v1`: per coin and per UTC day, a
@@ -184,7 +185,8 @@ export function dewsSignals(d: DewsDayInput): Record<SignalName, Signal> {
   else {
     const n1 = c1 === null ? null : curve(SUPPLY_1D, Math.max(0, -c1));
     const n7 = c7 === null ? null : curve(SUPPLY_7D, Math.max(0, -c7));
-    const mix = n1 !== null && n7 !== null ? 0.6 * n1 + 0.4 * n7 : (n1 ?? n7)!;
+    // One of them is known here (both unknown is handled above).
+    const mix = n1 !== null && n7 !== null ? 0.6 * n1 + 0.4 * n7 : (n1 ?? n7 ?? 0);
     const scale = Math.min(1, Math.log10(Math.max(d.mcapUsd ?? 0, 1e6) / 1e6) / 3);
     supplyVelocity = signal("supplyVelocity", mix * scale, {
       change1dPct: c1 === null ? null : r2(c1),
@@ -245,7 +247,7 @@ export function dewsBase(signals: Record<SignalName, Signal>): { base: number | 
   for (const s of Object.values(signals))
     if (s.available) {
       w += s.weight;
-      sum += s.weight * s.value!;
+      sum += s.weight * (s.value ?? 0); // an available signal has a value
     }
   const availableWeight = Math.round(w * 1000) / 1000;
   return { base: availableWeight < MIN_AVAILABLE_WEIGHT ? null : sum / w, availableWeight };
@@ -330,14 +332,32 @@ export function pointAt<T extends { dayTs: number }>(list: T[], ts: number, maxA
 }
 const exactAt = (byDay: Map<number, SupplyPoint>, ts: number) => byDay.get(ts) ?? null;
 
-const group = (rows: Row[]) => {
-  const m = new Map<string, Row[]>();
+const group = <R extends { stablecoin_id: string }>(rows: R[]) => {
+  const m = new Map<string, R[]>();
   for (const r of rows) {
     const a = m.get(r.stablecoin_id);
     if (a) a.push(r);
     else m.set(r.stablecoin_id, [r]);
   }
   return m;
+};
+
+/** Input rows of DEWS pass 1 (columns of its selects). */
+type DewsBaseInputs = {
+  coins: Pick<
+    RegistryCoinRow,
+    "id" | "symbol" | "peg_type" | "peg_currency" | "nav_token" | "floating_peg" | "dead_from"
+  >;
+  slots: { stablecoin_id: string; ts: number; bps: number | null; confidence: string | null; priced: boolean };
+  supply: {
+    stablecoin_id: string;
+    day_ts: number;
+    circulating_usd: number | string | null;
+    circulating_native: number | string | null;
+  };
+  tracked: { stablecoin_id: string };
+  freezes: { stablecoin_id: string; day_ts: number; n: number };
+  flows: { stablecoin_id: string; day_ts: number; minted: number | null; burned: number | null };
 };
 
 /** Pass 1: capped base score per coin-day (`dews_base_daily`). */
@@ -370,17 +390,18 @@ export const dewsBaseAnalytic: Analytic = {
       signals_json: "VARCHAR",
     },
   },
-  run(inputs, { asOf }) {
+  run(selected, { asOf }) {
+    const inputs = inputsAs<DewsBaseInputs>(selected);
     const slotsBy = group(inputs.slots),
       supplyBy = group(inputs.supply),
       freezesBy = group(inputs.freezes),
       flowsBy = group(inputs.flows);
-    const tracked = new Set(inputs.tracked.map((r) => r.stablecoin_id as string));
+    const tracked = new Set(inputs.tracked.map((r) => r.stablecoin_id));
     const end = lastDay(asOf);
     const out: Row[] = [];
     for (const c of inputs.coins) {
       if (c.nav_token || c.floating_peg) continue;
-      const id = c.id as string;
+      const id = c.id;
       // days of the coin: slots by day
       const days = new Map<number, { worst: number | null; conf: string | null; lastTs: number }>();
       for (const s of slotsBy.get(id) ?? []) {
@@ -403,12 +424,9 @@ export const dewsBaseAnalytic: Analytic = {
       for (const p of supply)
         if (p.dayTs - DAY <= end && p.dayTs - DAY >= 0 && !days.has(p.dayTs - DAY))
           days.set(p.dayTs - DAY, { worst: null, conf: null, lastTs: -Infinity });
-      const freezes = new Map((freezesBy.get(id) ?? []).map((r) => [r.day_ts as number, Number(r.n)]));
+      const freezes = new Map((freezesBy.get(id) ?? []).map((r) => [r.day_ts, Number(r.n)]));
       const flows = new Map(
-        (flowsBy.get(id) ?? []).map((r) => [
-          r.day_ts as number,
-          { minted: Number(r.minted), burned: Number(r.burned) },
-        ]),
+        (flowsBy.get(id) ?? []).map((r) => [r.day_ts, { minted: Number(r.minted), burned: Number(r.burned) }]),
       );
       const onchainDays = [...freezes.keys(), ...flows.keys()];
       const covFrom = onchainDays.length ? Math.min(...onchainDays) : Infinity,
@@ -422,7 +440,7 @@ export const dewsBaseAnalytic: Analytic = {
       let prevConf: string | null | undefined;
       for (const d of [...days.keys()].sort((a, b) => a - b)) {
         if (deadBefore(c.dead_from, d)) continue;
-        const day = days.get(d)!;
+        const day = must(days.get(d), `DEWS day ${d}`);
         const windowEnd = Math.min(d + DAY, asOf);
         const hasSlot = day.lastTs > -Infinity;
         const now = pointAt(supply, windowEnd, 7);
@@ -478,6 +496,21 @@ export const dewsBaseAnalytic: Analytic = {
   },
 };
 
+/** Input rows of DEWS pass 2 (columns of its selects). */
+type DewsInputs = {
+  base: {
+    stablecoin_id: string;
+    date: string;
+    peg_type: string;
+    base_score: number;
+    base_band: string;
+    available_weight: number;
+    mcap_usd: number | null;
+    signals_json: string;
+  };
+  psi: { date: string; score: number | null };
+};
+
 /** Pass 2: amplified DEWS (`dews_daily`) from the base rows and the stability index of the same day. */
 export const dewsAnalytic: Analytic = {
   name: "dews",
@@ -502,9 +535,10 @@ export const dewsAnalytic: Analytic = {
       methodology_version: "VARCHAR",
     },
   },
-  run(inputs) {
-    const psi = new Map(inputs.psi.map((r) => [r.date as string, r.score === null ? null : Number(r.score)]));
-    const byDate = new Map<string, Row[]>();
+  run(selected) {
+    const inputs = inputsAs<DewsInputs>(selected);
+    const psi = new Map(inputs.psi.map((r) => [r.date, r.score === null ? null : Number(r.score)]));
+    const byDate = new Map<string, DewsInputs["base"][]>();
     for (const r of inputs.base) {
       const a = byDate.get(r.date);
       if (a) a.push(r);
@@ -521,7 +555,7 @@ export const dewsAnalytic: Analytic = {
         counts.set(r.peg_type, c);
       }
       for (const r of rows) {
-        const c = counts.get(r.peg_type)!;
+        const c = must(counts.get(r.peg_type), `band counts of ${r.peg_type}`);
         const others = (["DANGER", "WARNING"] as const).filter((b) => (c[b] ?? 0) - (r.base_band === b ? 1 : 0) > 0);
         const ca = contagionAmplifier(others);
         const raw = Number(r.base_score) * pa * ca;

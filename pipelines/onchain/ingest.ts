@@ -161,7 +161,7 @@ export async function resolveBalances(
     if (row.block_number < 1)
       return { ...row, amount_raw: null, amount_source: "unavailable", amount_status: "permanently_unavailable" };
     const r = settled.get(keyOf({ row, needsBalanceRead }));
-    if (r && r.ok)
+    if (r?.ok)
       return { ...row, amount_raw: r.value.toString(), amount_source: "historical_balance", amount_status: "resolved" };
     failures += 1;
     errors.set(row.id, r && !r.ok ? r.error : "no read");
@@ -253,7 +253,7 @@ export async function syncConfig(
   };
 
   for (;;) {
-    if (cursor && cursor.lastBlockHash) {
+    if (cursor?.lastBlockHash) {
       const current = await headers.fresh(BigInt(cursor.lastBlock));
       if (!current || current.hash !== cursor.lastBlockHash) {
         await rollBack(

@@ -7,6 +7,7 @@ import type { AmountUpdate, LedgerStore } from "./ledger-store.ts";
 import type { TrackedConfig } from "./tracked.ts";
 import type { HttpClient } from "../sources/http-client.ts";
 import { syncTronConfig, type TronSyncResult } from "./ingest-tron.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Operator jobs over the on-chain ledger (spec 4.5 admin endpoints), runnable from the CLI
@@ -303,10 +304,9 @@ export async function remediateBlacklistAmountGaps(
 ): Promise<RemediateResult> {
   const p = parse(RemediateParamsSchema, params);
   const now = opts.nowSec ?? nowSecDefault;
-  const coinIds = p.stablecoin
-    ? new Set(configs.filter((c) => matchesCoin(c, p.stablecoin)).map((c) => c.stablecoinId))
-    : null;
-  if (coinIds && coinIds.size === 0) coinIds.add(p.stablecoin!.toLowerCase());
+  const wanted = p.stablecoin;
+  const coinIds = wanted ? new Set(configs.filter((c) => matchesCoin(c, wanted)).map((c) => c.stablecoinId)) : null;
+  if (wanted && coinIds?.size === 0) coinIds.add(wanted.toLowerCase());
   const gaps = (
     await ledger.events({
       kinds: [...FREEZE_KINDS],
@@ -465,7 +465,9 @@ export async function backfillBlacklistCurrentBalances(
   );
   const selected = candidates.slice(0, p.limit);
   const resultOf = new Map(out.map((r) => [r.configKey, r]));
-  for (const x of selected) resultOf.get(x.config.configKey)!.selected += 1;
+  // Candidates come from the matched configs, each with its result in `out`.
+  const resultFor = (configKey: string) => must(resultOf.get(configKey), `result of config ${configKey}`);
+  for (const x of selected) resultFor(x.config.configKey).selected += 1;
   if (!p.dryRun && selected.length > 0) {
     const heads = new Map<string, Promise<bigint>>();
     const limit = pLimit(8);
@@ -474,11 +476,15 @@ export async function backfillBlacklistCurrentBalances(
         selected.map((x) =>
           limit(async () => {
             const c = x.config,
-              r = resultOf.get(c.configKey)!;
+              r = resultFor(c.configKey);
             try {
               rpc.expectChainId(c.chain, c.evmChainId);
-              if (!heads.has(c.chain)) heads.set(c.chain, rpc.safeHead(c.chain));
-              const head = await heads.get(c.chain)!;
+              let headOfChain = heads.get(c.chain);
+              if (!headOfChain) {
+                headOfChain = rpc.safeHead(c.chain);
+                heads.set(c.chain, headOfChain);
+              }
+              const head = await headOfChain;
               const bal = await rpc.balanceOf(c.chain, c.address as string, x.address, head);
               r.read += 1;
               return {
@@ -497,7 +503,7 @@ export async function backfillBlacklistCurrentBalances(
       )
     ).filter((x) => x !== null);
     await ledger.upsertCurrentBalances(rows);
-    for (const row of rows) resultOf.get(row.configKey)!.written += 1;
+    for (const row of rows) resultFor(row.configKey).written += 1;
   }
   const sum = (k: "selected" | "read" | "written" | "failed") => out.reduce((a, r) => a + r[k], 0);
   opts.log?.("info", "blacklist current balances", {

@@ -104,19 +104,23 @@ export function loadDonations(
   const rejected: Record<string, number> = {};
   const seen = new Set<string>();
   const receipts: DonationReceipt[] = [];
+  const reject = (reason: string) => {
+    rejected[reason] = (rejected[reason] ?? 0) + 1;
+  };
   for (const raw of file.receipts) {
     const r = DonationReceiptSchema.safeParse(raw);
-    const reason = r.success
-      ? seen.has(`${r.data.txHash}:${r.data.logIndex}`)
-        ? "duplicate"
-        : null
-      : `${r.error.issues[0]!.path.join(".") || "(row)"}: ${r.error.issues[0]!.message}`;
-    if (reason) {
-      rejected[reason] = (rejected[reason] ?? 0) + 1;
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      reject(`${issue.path.join(".") || "(row)"}: ${issue.message}`);
       continue;
     }
-    seen.add(`${r.data!.txHash}:${r.data!.logIndex}`);
-    receipts.push(r.data!);
+    const key = `${r.data.txHash}:${r.data.logIndex}`;
+    if (seen.has(key)) {
+      reject("duplicate");
+      continue;
+    }
+    seen.add(key);
+    receipts.push(r.data);
   }
   return {
     reconciledAt: Date.parse(`${file.reconciledAt}T00:00:00Z`) / 1000,

@@ -6,7 +6,7 @@ import { byId, type CuratedCoin, curatedProblems, loadCuratedCoins, pegCurrencyO
 import { toEventSelector } from "viem";
 import {
   type Chain,
-  CHAIN_TIERS,
+  type CHAIN_TIERS,
   type Coin,
   CoinSchema,
   FamilyEventSchema,
@@ -16,6 +16,7 @@ import {
 } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 import { parseRegistry } from "./registry.ts";
+import { must } from "../../api/lib/must.ts";
 
 export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
 
@@ -268,7 +269,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
   if (unknownTracked.length) throw new Error(`tracked-contracts: unknown stablecoin ids ${unknownTracked.join(", ")}`);
   const trackedBy = new Map<string, TrackedContract[]>();
   for (const t of inputs.trackedContracts.trackedContracts) {
-    const id = ourId(t.stablecoinId)!;
+    const id = must(ourId(t.stablecoinId), `registry id of tracked coin ${t.stablecoinId}`); // unknown ids were refused above
     const list = trackedBy.get(id) ?? [];
     list.push({
       chain: t.chain,
@@ -324,7 +325,7 @@ export function buildRegistry(curated: CuratedCoin[], inputs: RegistryInputs): R
   const uncurated: ListAsset[] = [...new Set([...meta.keys(), ...listed.keys()])]
     .filter((id) => !curatedLlama.has(id))
     .map((id) => {
-      const a = (meta.get(id) ?? listed.get(id))!;
+      const a = must(meta.get(id) ?? listed.get(id), `upstream asset ${id}`);
       return {
         llamaId: id,
         name: a.name,

@@ -16,7 +16,7 @@ export const ContractDeploymentSchema = z.object({
  * (topics index, 32-byte data word, or an ABI-encoded address[] in data; Tron: decoded result key).
  */
 export const FamilyEventSchema = z.object({
-  signature: z.string().regex(/^[A-Za-z0-9_]+\([a-z0-9,\[\]]*\)$/),
+  signature: z.string().regex(/^[A-Za-z0-9_]+\([a-z0-9,[\]]*\)$/),
   topic0: z.string().regex(/^0x[0-9a-f]{64}$/),
   /** `transfer`: an ERC-20 Transfer, a mint when from is the zero address and a burn when to is. */
   kind: z.enum(["blacklist", "unblacklist", "destroy", "mint", "burn", "transfer"]),

@@ -118,7 +118,7 @@ export const onchainSupplySamplesArchive: Endpoint = {
       }
       const r = raw as Record<string, string>;
       const label = typeof r.ts === "string" ? parseTimeLabel(r.ts, "UTC") : null;
-      if (!label || label.kind !== "instant") {
+      if (label?.kind !== "instant") {
         rc.drop("sample-timestamp-invalid");
         continue;
       }

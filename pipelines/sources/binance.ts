@@ -54,6 +54,9 @@ export const BINANCE_PAIRS: Record<string, { geckoId: string; quote: string }> =
   FDUSDUSDT: { geckoId: "first-digital-usd", quote: "USDT" },
 };
 
+/** A parsed price that is present and above zero (toFiniteNumber never yields NaN). */
+const positive = (v: number | null | undefined): v is number => v !== undefined && v !== null && v > 0;
+
 const INTERVAL_SEC: Record<string, number> = { "1m": 60, "5m": 300, "15m": 900, "1h": 3600 };
 
 /**
@@ -88,7 +91,7 @@ export const binanceKlinesEndpoint: Endpoint = {
       }
       const [open, high, low, close] = [k[1], k[2], k[3], k[4]].map(toFiniteNumber);
       const closeTimeMs = toFiniteNumber(k[6]);
-      if ([open, high, low, close].some((v) => v === undefined || v === null || v <= 0)) {
+      if (!positive(open) || !positive(high) || !positive(low) || !positive(close)) {
         rc.drop("price-non-positive-or-nan");
         continue;
       }
@@ -96,7 +99,7 @@ export const binanceKlinesEndpoint: Endpoint = {
         rc.drop("close-time-invalid");
         continue;
       }
-      if (high! < low!) {
+      if (high < low) {
         rc.drop("high-below-low");
         continue;
       }

@@ -76,11 +76,12 @@ export const coinsMarketsEndpoint: Endpoint = {
         continue;
       }
       const updated = p.data.last_updated ? Math.floor(Date.parse(p.data.last_updated) / 1000) : null;
+      const price = nums[0];
       rc.addUnique(p.data.id, {
         observed_at: capture.observedAt,
         gecko_id: p.data.id,
         symbol: p.data.symbol,
-        price_usd: nums[0] !== null && nums[0]! > 0 ? nums[0] : null,
+        price_usd: price !== null && price !== undefined && price > 0 ? price : null,
         market_cap_usd: nums[1],
         volume_24h_usd: nums[2],
         circulating_supply: nums[3],
@@ -201,7 +202,7 @@ export function readCoingeckoChartExportCsv(geckoId: string, zone: string) {
     const total_volumes: [number, string][] = [];
     for (const r of readCsvRows(text, drops)) {
       const label = parseTimeLabel(r.snapped_at ?? "", zone);
-      if (!label || label.kind !== "instant") {
+      if (label?.kind !== "instant") {
         drops.drop(TIME_LABEL_INVALID);
         continue;
       }
@@ -232,7 +233,7 @@ export function readCoingeckoMarketCapScrapeCsv(nameToGeckoId: Record<string, st
       }
       const label = parseTimeLabel(r.date ?? "", zone);
       const day = label ? labelToUtcInstant((r.date ?? "").slice(0, 10), zone) : null;
-      if (!label || !day || !day.ok) {
+      if (!label || !day?.ok) {
         drops.drop(day && !day.ok ? day.reason : TIME_LABEL_INVALID);
         continue;
       }

@@ -518,7 +518,8 @@ export function readDefillamaChainWideCsv(llamaId: string, pegType: string, zone
       for (const [col, v] of Object.entries(r)) {
         const m = /^(.*)_Circulating$/.exec(col);
         if (!m || v === "" || v === undefined) continue;
-        (chainBalances[m[1]] ??= { tokens: [] }).tokens.push({ date, circulating: { [pegType]: v } });
+        chainBalances[m[1]] ??= { tokens: [] };
+        chainBalances[m[1]].tokens.push({ date, circulating: { [pegType]: v } });
       }
     }
     return drops.output([{ params: { id: llamaId }, payload: { id: llamaId, chainBalances } }]);

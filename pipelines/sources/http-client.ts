@@ -1,4 +1,5 @@
 import pLimit from "p-limit";
+import { must } from "../../api/lib/must.ts";
 
 /** Circuit-breaker state recorded per upstream source in the build manifest and health (spec 2.8). */
 export interface CircuitState {
@@ -156,6 +157,6 @@ export class HttpClient {
       }
       if (attempt < this.opts.retries) await new Promise((r) => setTimeout(r, waitMs));
     }
-    throw lastError!;
+    throw must(lastError, "error of the last attempt");
   }
 }

@@ -1,6 +1,7 @@
 import { ENDPOINTS } from "./endpoints.ts";
 import { RECORDED_CAPTURES } from "./recorded-captures.ts";
 import type { Endpoint } from "./types.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * Lineage and time semantics of every price/source label, built from the declarations of the
@@ -56,7 +57,8 @@ function buildLineage(): SourceLineageEntry[] {
   }
   for (const rc of RECORDED_CAPTURES) {
     const e = ENDPOINTS[rc.endpoint];
-    if (e) addTime(bySource.get(labelOf(e))!, rc.time.zone, rc.time.dailyBucket);
+    if (e)
+      addTime(must(bySource.get(labelOf(e)), `lineage of source ${labelOf(e)}`), rc.time.zone, rc.time.dailyBucket);
   }
   return [...bySource.values()]
     .sort((a, b) => a.entry.source.localeCompare(b.entry.source))

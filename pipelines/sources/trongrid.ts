@@ -11,6 +11,7 @@ import {
 import type { TrackedConfig } from "../onchain/tracked.ts";
 import type { FamilyEvent } from "../registry/schema.ts";
 import { HttpClient, type HttpClientOptions, UpstreamError } from "./http-client.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * TronGrid (TRON's hosted node + indexed event API, `TRON-US/trongrid` README "Get Events By
@@ -302,8 +303,9 @@ export function parseTronEvents(config: TrackedConfig, payload: unknown): Parsed
       continue;
     }
     const ev = parsed.data;
-    const fe = byName.get(ev.event_name)!;
-    const familySig = parseSignature(fe.signature)!;
+    // Names outside byName were counted as unknown above; its keys come from parsed signatures.
+    const fe = must(byName.get(ev.event_name), `family event ${ev.event_name}`);
+    const familySig = must(parseSignature(fe.signature), `signature of ${fe.signature}`);
 
     const contract = toBase58(ev.contract_address);
     if (contract === null || tronBase58ToHex(contract) !== contractHex) {

@@ -110,9 +110,10 @@ export interface Endpoint {
   payloadSchema: z.ZodType;
   /**
    * Turns a validated payload into candidate rows; each row is validated against `rowSchema`
-   * and dropped with a counted reason when invalid. Row keys are the table's columns.
+   * and dropped with a counted reason when invalid. Row keys are the table's columns. `payload`
+   * has passed `payloadSchema`; each endpoint declares the envelope shape it reads.
    */
-  toRows(payload: any, capture: Capture): ParsedRows;
+  toRows(payload: unknown, capture: Capture): ParsedRows;
   rowSchema: z.ZodType;
   /** Column holding the row date (`YYYY-MM-DD`, a UTC day per `time`) for history endpoints. */
   dateColumn?: string;

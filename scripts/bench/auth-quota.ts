@@ -16,6 +16,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { KeyStore, openSqlClient } from "../../api/lib/key-store.ts";
 import { startServer } from "../../api/server.ts";
+import { must } from "../../api/lib/must.ts";
 
 const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -86,12 +87,13 @@ try {
   // Auth overhead: keyed vs exempt on instance 0, alternating runs.
   const bytes = async (path: string, headers: Record<string, string>) =>
     Buffer.from(await (await fetch(`${base[0]}${path}`, { headers })).arrayBuffer()).byteLength;
-  const keyedBytes = await bytes(KEYED_ROUTE, { "X-API-Key": servers[0].devKey! }),
+  const devKey = must(servers[0].devKey, "dev key printed by instance 0");
+  const keyedBytes = await bytes(KEYED_ROUTE, { "X-API-Key": devKey }),
     exemptBytes = await bytes(EXEMPT_ROUTE, {});
   const keyed: number[] = [],
     exempt: number[] = [];
   for (let r = 0; r < 3; r++) {
-    keyed.push(await wrkRps(`${base[0]}${KEYED_ROUTE}`, { "X-API-Key": servers[0].devKey! }));
+    keyed.push(await wrkRps(`${base[0]}${KEYED_ROUTE}`, { "X-API-Key": devKey }));
     exempt.push(await wrkRps(`${base[0]}${EXEMPT_ROUTE}`, {}));
   }
 
@@ -116,7 +118,8 @@ try {
         (res) => {
           res.resume();
           res.on("end", () => {
-            statuses[k].set(res.statusCode!, (statuses[k].get(res.statusCode!) ?? 0) + 1);
+            const status = res.statusCode ?? 0; // a client response always has one
+            statuses[k].set(status, (statuses[k].get(status) ?? 0) + 1);
             resolve();
           });
         },

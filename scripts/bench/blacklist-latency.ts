@@ -31,6 +31,7 @@ import {
   MANIFEST_SCHEMA_VERSION,
 } from "../../site-data/manifest.ts";
 import { prng } from "../../test/helpers/prng.ts";
+import { must } from "../../api/lib/must.ts";
 
 /**
  * `/api/blacklist` latency benchmark: a SYNTHETIC published build holding a freeze ledger of `rows`
@@ -131,6 +132,8 @@ const CHAINS = [
   { id: "avalanche", name: "Avalanche", launch: day("2020-09-23"), blockSec: 2 },
 ];
 const CHAIN = new Map(CHAINS.map((c) => [c.id, c]));
+/** A chain of CHAINS by id (the coins below name only those). */
+const chainOf = (id: string) => must(CHAIN.get(id), `bench chain ${id}`);
 
 /** Gold price (USD/oz) by year, for PAXG/XAUT USD at event. */
 const GOLD_USD: Record<number, number> = {
@@ -298,7 +301,7 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
     const shares = Object.entries(coin.chains);
     const sum = shares.reduce((s, [, w]) => s + w, 0);
     for (const [chainId, w] of shares) {
-      const chain = CHAIN.get(chainId)!;
+      const chain = chainOf(chainId);
       const contract = `0x${hex(40)}`;
       configs.push({
         coin,
@@ -314,7 +317,10 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
   const totalWeight = configs.reduce((s, c) => s + c.weight, 0);
   const pickConfig = () => {
     let r = rnd() * totalWeight;
-    for (const c of configs) if ((r -= c.weight) < 0) return c;
+    for (const c of configs) {
+      r -= c.weight;
+      if (r < 0) return c;
+    }
     return configs[configs.length - 1];
   };
 
@@ -323,7 +329,7 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
   while (slots.length < rows) {
     const cfg = pickConfig();
     const ts = cfg.from + Math.floor((EVENTS_TO - cfg.from) * Math.sqrt(rnd()));
-    const chain = CHAIN.get(cfg.chainId)!;
+    const chain = chainOf(cfg.chainId);
     const block = 1 + Math.floor((ts - chain.launch) / chain.blockSec);
     const txHash = `0x${hex(64)}`;
     const batch = Math.min(rows - slots.length, rnd() < 0.1 ? 2 + Math.floor(rnd() * 11) : 1);
@@ -390,7 +396,7 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
         amount = balanceRead(freeze.raw ?? rawAmount(coin));
       }
     }
-    const [eventSignature, eventTopic0] = family.events[kind]!;
+    const [eventSignature, eventTopic0] = must(family.events[kind], `${kind} event of the family`);
     const native = amount.amountRaw === null ? null : Number(decimalString(amount.amountRaw, coin.decimals));
     const usdPerToken = coin.usd ?? GOLD_USD[new Date(ts * 1000).getUTCFullYear()];
     events.push({
@@ -433,7 +439,7 @@ function syntheticLedger(rows: number): { ledger: BlacklistLedger; newest: numbe
 
 const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 /** `YYYYMMDDTHHMMZ` of a Unix second (the stamp that starts a build id). */
-const stamp = (sec: number) => new Date(sec * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
+const stamp = (sec: number) => `${new Date(sec * 1000).toISOString().replace(/[-:]/g, "").slice(0, 13)}Z`;
 
 /**
  * Writes a published build into `root` as the API reads it: the serving layout of the ledger
@@ -767,7 +773,7 @@ export async function benchBlacklistLatency(
         ...FILTERED,
       ];
       for (const w of plan) {
-        const asc = orders.get(w.sortBy)!.filter((i) => w.keep(ev[i]));
+        const asc = must(orders.get(w.sortBy), `order by ${w.sortBy}`).filter((i) => w.keep(ev[i]));
         const seq = w.direction === "asc" ? asc : [...asc].reverse();
         expect.walks.push({ query: w.query, sortBy: w.sortBy, direction: w.direction, rows: seq.length });
         const at = Math.floor(seq.length / 2);
@@ -869,7 +875,10 @@ async function serverProcess(dir: string): Promise<void> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const send = (m: FromServer) => process.send!(m);
+  const send = (m: FromServer) => {
+    if (!process.send) throw new Error("blacklist-latency: the serving process runs with an IPC channel (fork)");
+    process.send(m);
+  };
   process.on("message", async (m: ToServer) => {
     if (m.cmd === "stats") {
       collectGarbage();
@@ -930,7 +939,9 @@ async function serveRun(dir: string): Promise<BlacklistServeRun> {
     // identity, as the issue's measurement: a compressed page adds the compression of ~1 MB (the gzip path is issue 21 item 7)
     const headers = { "X-API-Key": ready.token, "Accept-Encoding": "identity" };
     /** GET `path` once (a repeated URL throws: the response cache would answer it); the body parsed. */
-    const get = async (path: string): Promise<any> => {
+    /** What the bench reads of a `/api/blacklist` answer. */
+    type BlacklistPage = { events: BlacklistEvent[]; nextCursor: string | null; total?: number; totalExact?: boolean };
+    const get = async (path: string): Promise<BlacklistPage> => {
       if (requested.has(path)) throw new Error(`bench requested ${path} twice: the response cache would answer it`);
       requested.add(path);
       const start = performance.now();

@@ -48,7 +48,7 @@ function row(measure: string, xs: number[], target: number, strict = false, note
     measure,
     m.toFixed(1),
     sorted(xs)[0].toFixed(1),
-    sorted(xs).at(-1)!.toFixed(1),
+    sorted(xs)[xs.length - 1].toFixed(1),
     `${strict ? "<" : "≤"} ${target.toLocaleString("en-US")}`,
     `${ok ? "yes" : "**no**"}${note ? ` — ${note}` : ""}`,
   ]);
@@ -263,7 +263,7 @@ if (!dataDir) {
           for (let j = 0; j < N; j++) out.push(await get(b, KEYED, j % 2 ? never : hot));
           return out;
         });
-        replies.forEach((r, j) => expectStatus("Postgres hung", r.status, j % 2 ? 503 : 200));
+        for (const [j, r] of replies.entries()) expectStatus("Postgres hung", r.status, j % 2 ? 503 : 200);
         slowReplies = Math.max(slowReplies, replies.filter((r) => r.ms >= 250).length);
         totals.push(ms);
       } finally {

@@ -159,7 +159,7 @@ function scaleDatedCsv(
   if (secs.some((s) => !Number.isFinite(s)))
     throw new Error(`${spec.file}: a row without a YYYY-MM-DD label in column ${spec.dateCol}`);
   const d = spanDays(secs);
-  const out = withCopies(rows, factor, secs[0] <= secs.at(-1)!, (k) =>
+  const out = withCopies(rows, factor, secs[0] <= secs[secs.length - 1], (k) =>
     cells.map((c) => c.map((v, i) => (i === spec.dateCol ? shiftLabel(v, k * d) : v)).join(",")),
   );
   return {
@@ -213,7 +213,7 @@ function scaleBlockCsv(
           .join(","),
       ];
     });
-  const ascending = timed[0] <= timed.at(-1)!;
+  const ascending = timed[0] <= timed[timed.length - 1];
   const out = withCopies(rows, factor, ascending, copy);
   return {
     text: [header, ...out].join(eol) + eol,

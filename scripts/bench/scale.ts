@@ -24,6 +24,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeSyntheticCaptureDir } from "./scale-history.ts";
+import { must } from "../../api/lib/must.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const RECORDED = process.env.BALLAST_CAPTURE_DIR || resolve(ROOT, "../shared/data");
@@ -116,32 +117,34 @@ function run(args: string[], env: Record<string, string>, onLine?: (l: string) =
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, BALLAST_LOG: "silent", ...env },
     });
-    live.add(child.pid!);
+    // pid is undefined only when the spawn failed ('close' follows with an error code).
+    const pid = child.pid;
+    if (pid !== undefined) live.add(pid);
     let stdout = "",
       stderr = "",
       partial = "",
       timedOut = false;
-    child.stdout!.on("data", (d: Buffer) => {
+    must(child.stdout, "child stdout (piped)").on("data", (d: Buffer) => {
       stdout += d;
       partial += d;
       const lines = partial.split("\n");
-      partial = lines.pop()!;
+      partial = lines.pop() ?? "";
       for (const l of lines) onLine?.(l);
     });
-    child.stderr!.on("data", (d: Buffer) => {
+    must(child.stderr, "child stderr (piped)").on("data", (d: Buffer) => {
       stderr = (stderr + d).slice(-20_000);
     });
     const timer = setTimeout(() => {
       timedOut = true;
       try {
-        process.kill(-child.pid!, "SIGKILL");
+        if (pid !== undefined) process.kill(-pid, "SIGKILL");
       } catch {
         /* gone */
       }
     }, TIMEOUT_MS);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      live.delete(child.pid!);
+      if (pid !== undefined) live.delete(pid);
       const ms = performance.now() - t0;
       const why = timedOut
         ? `killed after ${TIMEOUT_MS / 1000} s`
@@ -216,7 +219,9 @@ interface Detection {
 }
 async function detection(captureDir: string): Promise<Detection> {
   const r = await run(["scripts/bench-detection.ts"], { BALLAST_CAPTURE_DIR: captureDir });
-  return r.ok ? { ok: true, why: "", ...JSON.parse(r.stdout.trim().split("\n").at(-1)!) } : { ok: false, why: r.why };
+  if (!r.ok) return { ok: false, why: r.why };
+  const lines = r.stdout.trim().split("\n");
+  return { ok: true, why: "", ...JSON.parse(lines[lines.length - 1]) };
 }
 
 interface ProbeNode {
@@ -324,34 +329,36 @@ row(
 );
 const detCell = (d: Detection, pick: (d: Detection) => number | undefined): Cell =>
   d.ok ? { v: pick(d) ?? null } : { v: null, note: `FAILED (${d.why})` };
+/** `v / per` (a unit change), undefined when the run did not report `v`. */
+const per = (v: number | undefined, divisor: number) => (v === undefined ? undefined : v / divisor);
 row(
   "detection: consensus + detection (s)",
-  detCell(det1, (d) => d.monitorMs! / 1000),
-  detCell(detN, (d) => d.monitorMs! / 1000),
+  detCell(det1, (d) => per(d.monitorMs, 1000)),
+  detCell(detN, (d) => per(d.monitorMs, 1000)),
   2,
   null,
   "s",
 );
 row(
   "detection: + peg scores + resolver (s)",
-  detCell(det1, (d) => d.pegStageMs! / 1000),
-  detCell(detN, (d) => d.pegStageMs! / 1000),
+  detCell(det1, (d) => per(d.pegStageMs, 1000)),
+  detCell(detN, (d) => per(d.pegStageMs, 1000)),
   2,
   60,
   "s",
 );
 row(
   "risk stage: DEWS, stability index, safety scores (s)",
-  detCell(det1, (d) => d.riskStageMs! / 1000),
-  detCell(detN, (d) => d.riskStageMs! / 1000),
+  detCell(det1, (d) => per(d.riskStageMs, 1000)),
+  detCell(detN, (d) => per(d.riskStageMs, 1000)),
   2,
   null,
   "s",
 );
 row(
   "detection process peak RSS (MiB)",
-  detCell(det1, (d) => d.maxRssKb! / 1024),
-  detCell(detN, (d) => d.maxRssKb! / 1024),
+  detCell(det1, (d) => per(d.maxRssKb, 1024)),
+  detCell(detN, (d) => per(d.maxRssKb, 1024)),
   0,
   (GIB_KB * 2) / 1024,
   "MiB",
@@ -387,8 +394,8 @@ console.log(table(["measure", "1×", `${FACTOR}×`, "ratio", "target", "met?"], 
 
 // Manifest rows of the history tables (sanity: the 10× build counts more).
 if (b1.length && bN.length) {
-  const m1 = b1.at(-1)!,
-    mN = bN.at(-1)!;
+  const m1 = b1[b1.length - 1],
+    mN = bN[bN.length - 1];
   const hist = Object.keys(m1.models)
     .filter((n) => /history|daily|prices|price_|supply|observations|slots|incidents|events|fx|rates/.test(n))
     .filter((n) => m1.models[n] > 0)
@@ -425,9 +432,11 @@ if (b1.length && bN.length) {
 // Profile: which stages grow.
 const t1 = new Map(prof1.nodes.map((n) => [n.node, n]));
 const grown = profN.nodes
-  .map((n) => ({ n, one: t1.get(n.node) }))
-  .filter((x) => x.one)
-  .sort((a, b) => b.n.ms - b.one!.ms - (a.n.ms - a.one!.ms))
+  .flatMap((n) => {
+    const one = t1.get(n.node);
+    return one ? [{ n, one }] : [];
+  })
+  .sort((a, b) => b.n.ms - b.one.ms - (a.n.ms - a.one.ms))
   .slice(0, 12);
 const sum = (xs: ProbeNode[]) => xs.reduce((s, n) => s + n.ms, 0) / 1000;
 /** Where the probe's peak RSS rose most (maxRSS after each node, MiB). */
@@ -450,10 +459,10 @@ console.log(
     ["node", "1× (s)", `${FACTOR}× (s)`, "ratio", "rows 1× → 10×"],
     grown.map(({ n, one }) => [
       n.node,
-      (one!.ms / 1000).toFixed(2),
+      (one.ms / 1000).toFixed(2),
       `${(n.ms / 1000).toFixed(2)}${n.error ? " FAILED" : ""}`,
-      `${(n.ms / Math.max(one!.ms, 1)).toFixed(1)}×`,
-      n.rows === undefined ? "—" : `${int(one!.rows ?? 0)} → ${int(n.rows)}`,
+      `${(n.ms / Math.max(one.ms, 1)).toFixed(1)}×`,
+      n.rows === undefined ? "—" : `${int(one.rows ?? 0)} → ${int(n.rows)}`,
     ]),
   ),
 );

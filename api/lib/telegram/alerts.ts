@@ -187,7 +187,7 @@ export function diffAlerts(
         if (e.startedAt < since) skipped.historical++;
         else started.push(depegStartedAlert(e, base));
       } else if (old.endedAt === null && e.endedAt !== null) {
-        ended.push(depegEndedAlert(e, base));
+        ended.push(depegEndedAlert(e, e.endedAt, base));
       }
     }
     alerts.push(...sortAlerts(started), ...sortAlerts(ended));
@@ -236,7 +236,7 @@ export function diffAlerts(
         skipped.historical++;
         continue;
       }
-      large.push(freezeAlert(e, base));
+      large.push(freezeAlert(e, e.amountUsdAtEvent, base));
     }
     alerts.push(...sortAlerts(large));
   } else {
@@ -295,9 +295,9 @@ function depegStartedAlert(e: DepegEvent, base: string): Alert {
   };
 }
 
-function depegEndedAlert(e: DepegEvent, base: string): Alert {
+/** The alert of an incident that ended at `endedAt` (Unix s; `e.endedAt`, known not null). */
+function depegEndedAlert(e: DepegEvent, endedAt: number, base: string): Alert {
   const link = `/api/depeg-events?stablecoin=${encodeURIComponent(e.stablecoinId)}`;
-  const endedAt = e.endedAt!;
   const how = e.recoveryPrice !== null ? `, recovered at USD ${price(e.recoveryPrice)}` : "";
   const text = [
     `${e.symbol} depeg ended ${utcMinute(endedAt)} after ${duration(endedAt - e.startedAt)} (${e.closeReason ?? "closed"}${how}).`,
@@ -337,7 +337,8 @@ function gradeAlert(next: AlertSnapshot, g: GradeRow, old: GradeRow, base: strin
   };
 }
 
-function freezeAlert(e: BlacklistEvent, base: string): Alert {
+/** The alert of a large freeze or destroy worth `amountUsd` (`e.amountUsdAtEvent`, known not null). */
+function freezeAlert(e: BlacklistEvent, amountUsd: number, base: string): Alert {
   const link = `/api/blacklist?stablecoin=${encodeURIComponent(e.stablecoin)}&eventType=${e.eventType}`;
   const what = e.eventType === "destroy" ? "destroyed (frozen funds burned)" : "frozen";
   const native =
@@ -345,7 +346,7 @@ function freezeAlert(e: BlacklistEvent, base: string): Alert {
       ? ` (${e.amountNative.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${e.stablecoin})`
       : "";
   const lines = [
-    `${e.stablecoin} large ${e.eventType === "destroy" ? "destroy" : "freeze"}: ${formatUsd(e.amountUsdAtEvent!)}${native} ${what} at ${shortAddress(e.address)} on ${e.chainName}, ${utcMinute(e.timestamp)}.`,
+    `${e.stablecoin} large ${e.eventType === "destroy" ? "destroy" : "freeze"}: ${formatUsd(amountUsd)}${native} ${what} at ${shortAddress(e.address)} on ${e.chainName}, ${utcMinute(e.timestamp)}.`,
   ];
   if (e.explorerTxUrl) lines.push(`Tx: ${e.explorerTxUrl}`);
   lines.push(`Details: ${base}${link}`);

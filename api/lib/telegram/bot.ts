@@ -51,7 +51,7 @@ export const HELP_TEXT = [
   "/follow <coin|preset> … — follow coins by id (usdt-tether) or symbol (USDT), or a preset",
   "/unfollow <coin|preset> … — stop following them",
   "/list — what this chat follows",
-  "/presets — the presets: " + PRESETS.map((p) => p.name).join(", "),
+  `/presets — the presets: ${PRESETS.map((p) => p.name).join(", ")}`,
   "/stop — pause all alerts (your follows are kept; /start resumes)",
   "/help — this text",
 ].join("\n");
@@ -79,7 +79,11 @@ export function createBot(opts: BotOptions): ChatBot {
     if (!s) throw new Error("telegram bot: update handled without a scope");
     return s;
   };
-  const chatId = (ctx: Context) => String(ctx.chat!.id);
+  const chatOf = (ctx: Context) => {
+    if (!ctx.chat) throw new Error("telegram bot: command handled without a chat");
+    return ctx.chat;
+  };
+  const chatId = (ctx: Context) => String(chatOf(ctx).id);
 
   /** Sends a reply; a refusal is logged (403: the chat blocked the bot → inactive), never thrown. */
   const say = async (ctx: Context, text: string) => {
@@ -161,7 +165,13 @@ export function createBot(opts: BotOptions): ChatBot {
           ]
         : []),
       ...(f.coins.length
-        ? ["Coins:", ...f.coins.map((id) => `• ${catalog.get(id) ? coinLabel(catalog.get(id)!) : id}`)]
+        ? [
+            "Coins:",
+            ...f.coins.map((id) => {
+              const coin = catalog.get(id);
+              return `• ${coin ? coinLabel(coin) : id}`;
+            }),
+          ]
         : []),
     ];
     return say(ctx, lines.join("\n"));
@@ -189,7 +199,7 @@ export function createBot(opts: BotOptions): ChatBot {
         );
     }
     if (coins.length + presets.length > 0) {
-      await store.activate(chatId(ctx), ctx.chat!.type, now);
+      await store.activate(chatId(ctx), chatOf(ctx).type, now);
       await store.follow(
         chatId(ctx),
         "coin",
@@ -224,7 +234,7 @@ export function createBot(opts: BotOptions): ChatBot {
         coins.push(arg.toLowerCase()); // a coin the list no longer carries
       else if (t.kind === "ambiguous") {
         const mine = t.candidates.filter((c) => followed.coins.includes(c.id));
-        if (mine.length === 1) coins.push(mine[0]!.id);
+        if (mine.length === 1) coins.push(mine[0].id);
         else problems.push(`${arg} is ambiguous: ${t.candidates.map((c) => c.id).join(", ")} (use the id)`);
       } else problems.push(`${arg}: unknown coin or preset`);
     }
@@ -232,7 +242,10 @@ export function createBot(opts: BotOptions): ChatBot {
       (await store.unfollow(chatId(ctx), "coin", coins)) + (await store.unfollow(chatId(ctx), "preset", presets));
     const names = [
       ...presets.map((p) => `preset ${p}`),
-      ...coins.map((id) => (catalog.get(id) ? coinLabel(catalog.get(id)!) : id)),
+      ...coins.map((id) => {
+        const coin = catalog.get(id);
+        return coin ? coinLabel(coin) : id;
+      }),
     ];
     await say(
       ctx,

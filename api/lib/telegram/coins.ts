@@ -151,7 +151,7 @@ export function resolveTarget(arg: string, catalog: CoinCatalog): FollowTarget {
   const coin = catalog.get(arg.toLowerCase());
   if (coin) return { kind: "coin", coin };
   const bySymbol = catalog.withSymbol(arg);
-  if (bySymbol.length === 1) return { kind: "coin", coin: bySymbol[0]! };
+  if (bySymbol.length === 1) return { kind: "coin", coin: bySymbol[0] };
   if (bySymbol.length > 1) return { kind: "ambiguous", arg, candidates: bySymbol };
   return { kind: "unknown", arg };
 }

@@ -316,7 +316,8 @@ export class AlertDispatcher {
     const cols: unknown[][] = [[], [], [], [], [], [], []];
     diff.alerts.forEach((a, seq) => {
       for (const chat of new Set(followers.get(a.coinId) ?? [])) {
-        [a.id, chat, a.kind, a.coinId, build.id, seq, a.text].forEach((v, i) => cols[i]!.push(v));
+        const row = [a.id, chat, a.kind, a.coinId, build.id, seq, a.text];
+        for (let i = 0; i < row.length; i++) cols[i].push(row[i]);
       }
     });
     const { rows } = await this.o.sql.query<{ advanced: number; inserted: number }>(
@@ -519,8 +520,9 @@ export class AlertDispatcher {
       failed(err, "delivery");
     }
     const e = enqueue as EnqueueResult | null;
-    if (error !== null) status = "error";
-    else if (deliver!.retried + deliver!.released > 0) status = "retrying";
+    // `deliver` is set whenever no step failed (a failed step sets `error`).
+    if (error !== null || deliver === null) status = "error";
+    else if (deliver.retried + deliver.released > 0) status = "retrying";
     else status = e?.action === "baseline" || e?.action === "rebaseline" ? e.action : "ok";
     try {
       await this.init();

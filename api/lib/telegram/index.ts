@@ -188,7 +188,8 @@ export function createTelegramService(
         }
         target = { coin: id };
       } else {
-        const p = presetNamed(body.preset!);
+        // The body schema requires exactly one of coin or preset.
+        const p = body.preset === undefined ? undefined : presetNamed(body.preset);
         if (!p)
           throw new HttpError(
             404,
