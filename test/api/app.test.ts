@@ -12,6 +12,9 @@ import { StatusHistoryStore } from "../../api/lib/status-history.ts";
 import { ROUTES } from "../../api/routes/index.ts";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { buildRecorded, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
+import type { z } from "zod";
+import type { ChainsPayloadSchema } from "../../site-data/chains.ts";
 
 let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let sql: SqlClient;
@@ -458,9 +461,10 @@ describe("every declared route is served", () => {
   it("/api/chains rows carry chain health (ballast-chain-health-v1) recomputable from their components", async () => {
     // own key: the shared test key's per-minute budget is spent by the other route tests
     const key = (await keys.create({ name: "chains", rateLimitPerMinute: 1000 })).token;
-    const body = await (await req("/api/chains", { key })).json();
+    const body = (await (await req("/api/chains", { key })).json()) as z.infer<typeof ChainsPayloadSchema>;
     expect(body.healthMethodologyVersion).toBe("ballast-chain-health-v1");
-    const byId = new Map<string, any>(body.chains.map((c: any) => [c.id, c]));
+    const byId = new Map(body.chains.map((c) => [c.id, c]));
+    const chain = (id: string) => must(byId.get(id), `chain ${id} in /api/chains`);
     const W = {
       quality: 0.3,
       chainEnvironment: 0.2,
@@ -475,36 +479,38 @@ describe("every declared route is served", () => {
       expect(c.healthMethodologyVersion).toBe("ballast-chain-health-v1");
       if (c.healthScore === null) {
         expect(c.healthBand).toBeNull();
-        expect(["rated-share-below-50pct", "no-supply"]).toContain(c.healthInputs.unavailableReason);
+        expect(["rated-share-below-50pct", "no-supply"]).toContain(c.healthInputs?.unavailableReason);
         continue;
       }
-      const sum = Object.entries(W).reduce((s, [k, w]) => s + w * c.healthComponents[k], 0);
+      const components = must(c.healthComponents, `${c.id} healthComponents`);
+      const weights = Object.entries(W) as [keyof typeof W, number][];
+      const sum = weights.reduce((s, [k, w]) => s + w * must(components[k], `${c.id} healthComponents.${k}`), 0);
       expect(Math.abs(c.healthScore - sum), c.id).toBeLessThanOrEqual(0.5 + 1e-9);
       expect(c.healthBand).toBe(band(c.healthScore));
-      expect(c.healthInputs.ratedShare).toBeGreaterThanOrEqual(0.5);
+      expect(c.healthInputs?.ratedShare).toBeGreaterThanOrEqual(0.5);
       // concentration = round(100 × (1 − HHI)), the row's coinHhi
-      expect(c.healthComponents.concentration).toBe(Math.round(100 * (1 - c.coinHhi)));
+      expect(components.concentration).toBe(Math.round(100 * (1 - must(c.coinHhi, `${c.id} coinHhi`))));
     }
     // curated tiers; a chain without one gets the neutral 50 and says so
-    expect(byId.get("ethereum").healthInputs).toMatchObject({
+    expect(chain("ethereum").healthInputs).toMatchObject({
       chainTier: "ethereum",
       chainEnvironmentBasis: "curated-tier",
     });
-    expect(byId.get("ethereum").healthComponents.chainEnvironment).toBe(100);
-    expect(byId.get("tron").healthComponents.chainEnvironment).toBe(45);
-    expect(byId.get("arbitrum").healthComponents.chainEnvironment).toBe(66);
-    expect(byId.get("polygon").healthInputs).toMatchObject({ chainTier: null, chainEnvironmentBasis: "unknown-tier" });
-    expect(byId.get("polygon").healthComponents.chainEnvironment).toBe(50);
+    expect(chain("ethereum").healthComponents?.chainEnvironment).toBe(100);
+    expect(chain("tron").healthComponents?.chainEnvironment).toBe(45);
+    expect(chain("arbitrum").healthComponents?.chainEnvironment).toBe(66);
+    expect(chain("polygon").healthInputs).toMatchObject({ chainTier: null, chainEnvironmentBasis: "unknown-tier" });
+    expect(chain("polygon").healthComponents?.chainEnvironment).toBe(50);
     // default recorded build (as of 2025-09-07): Ethereum robust; Tron mixed (USDT is 98.5% of it: concentration 3); BSC healthy
-    expect([byId.get("ethereum").healthBand, byId.get("tron").healthBand, byId.get("bsc").healthBand]).toEqual([
+    expect([chain("ethereum").healthBand, chain("tron").healthBand, chain("bsc").healthBand]).toEqual([
       "robust",
       "mixed",
       "healthy",
     ]);
-    expect(byId.get("tron").healthComponents.concentration).toBeLessThan(10);
-    expect(byId.get("tron").healthBand).toBe("mixed");
+    expect(chain("tron").healthComponents?.concentration).toBeLessThan(10);
+    expect(chain("tron").healthBand).toBe("mixed");
     const one = await (await req("/api/chains?chain=ethereum", { key })).json();
-    expect(one.chain).toEqual(byId.get("ethereum"));
+    expect(one.chain).toEqual(chain("ethereum"));
     expect(one.healthMethodologyVersion).toBe("ballast-chain-health-v1");
   });
 

@@ -5,7 +5,7 @@
  * the per-IP limit shared by two app instances through a redis-server of this file. One test per
  * reason code of spec 7 rule 1.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hono } from "hono";
@@ -13,7 +13,13 @@ import type { Redis } from "ioredis";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
-import { CLAIM_STATEMENT, claimMessage, type DonorClaimConfig } from "../../api/lib/donor-claims.ts";
+import {
+  CLAIM_STATEMENT,
+  type ClaimIssued,
+  type ClaimReason,
+  claimMessage,
+  type DonorClaimConfig,
+} from "../../api/lib/donor-claims.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter, openRedis } from "../../api/lib/rate-limit.ts";
@@ -21,6 +27,7 @@ import type { DonationsLedgerPayload } from "../../site-data/donations-ledger.ts
 import { type AnvilHandle, startAnvil } from "../helpers/anvil.ts";
 import { account, buildLedger, CONTRACTS, gradesPayload, receipt, writeLedger } from "../helpers/donations.ts";
 import { publishFakeBuild } from "../helpers/ops.ts";
+import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 import { OwnRedis } from "../helpers/redis-server.ts";
 
@@ -98,6 +105,18 @@ async function signed(
   return JSON.stringify({ message, signature });
 }
 
+/**
+ * The JSON of a claim answer: the 201 {@link ClaimIssued}, or `{ error, reason, ...extra }` of spec 7 rule 1
+ * (the fields of the other shape are absent).
+ */
+type ClaimAnswer = Partial<ClaimIssued> & {
+  error?: string;
+  reason?: ClaimReason;
+  ledgerUpdatedAt?: number;
+  qualifyingUsd?: number;
+  countedAssets?: string[];
+};
+
 /** POSTs a claim from a fresh client IP (each test its own per-IP budget) unless `ip` is given. */
 async function claim(a: Hono, body: string, ip = `10.1.0.${++ipCounter}`) {
   const res = await a.request(
@@ -109,7 +128,7 @@ async function claim(a: Hono, body: string, ip = `10.1.0.${++ipCounter}`) {
     status: res.status,
     cache: res.headers.get("cache-control"),
     retryAfter: res.headers.get("retry-after"),
-    body: (await res.json()) as Record<string, any>,
+    body: (await res.json()) as ClaimAnswer,
   };
 }
 
@@ -151,10 +170,11 @@ describe("donor key claims: issuance", () => {
         expiresAt: null,
       },
     });
-    expect(r.body.token.slice(8, 24)).toBe(r.body.key.keyPrefix);
+    const token = must(r.body.token, "the issued token");
+    expect(token.slice(8, 24)).toBe(must(r.body.key, "the issued key").keyPrefix);
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++)
-      statuses.push((await main.request("/api/stablecoins", { headers: { "X-API-Key": r.body.token } })).status);
+      statuses.push((await main.request("/api/stablecoins", { headers: { "X-API-Key": token } })).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
     // the claim and its key are stored together, one per wallet
     const { rows } = await sql.query<{ address: string; tier: string; name: string }>(
@@ -173,9 +193,11 @@ describe("donor key claims: issuance", () => {
   });
 
   it("an operator rotation of a donor key moves its claim: the wallet still answers claim_exists, never claim_orphaned", async () => {
-    const claimed = (await keys.donorClaim(account(0).address.toLowerCase()))!;
-    const rotated = (await keys.rotate(claimed.key!.id))!;
-    expect((await keys.donorClaim(account(0).address.toLowerCase()))!.keyPrefix).toBe(rotated.record.keyPrefix);
+    const claimed = must(await keys.donorClaim(account(0).address.toLowerCase()), "account 0's claim");
+    const rotated = must(await keys.rotate(must(claimed.key, "account 0's claimed key").id), "the rotated key");
+    expect(must(await keys.donorClaim(account(0).address.toLowerCase()), "account 0's claim").keyPrefix).toBe(
+      rotated.record.keyPrefix,
+    );
     expect((await claim(main, await signed(account(0), { ageSec: 3 }))).body.reason).toBe("claim_exists");
     expect((await main.request("/api/stablecoins", { headers: { "X-API-Key": rotated.token } })).status).not.toBe(401);
   });
@@ -197,7 +219,7 @@ describe("donor key claims: issuance", () => {
           ...ledger,
           receipts: [
             ...ledger.receipts,
-            { ...ledger.receipts[0]!, txHash: `0x${"f".repeat(64)}`, from: account(9).address.toLowerCase() },
+            { ...ledger.receipts[0], txHash: `0x${"f".repeat(64)}`, from: account(9).address.toLowerCase() },
           ],
         },
         gradesPayload(GRADES),
@@ -208,7 +230,12 @@ describe("donor key claims: issuance", () => {
       claim(race, await signed(account(9), { ageSec: 1 })),
     ]);
     expect(both.map((b) => b.status).sort()).toEqual([201, 409]);
-    expect(both.find((b) => b.status === 409)!.body.reason).toBe("claim_exists");
+    expect(
+      must(
+        both.find((b) => b.status === 409),
+        "the 409 answer",
+      ).body.reason,
+    ).toBe("claim_exists");
   });
 });
 
@@ -277,7 +304,13 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
   it("403 claim_revoked: the wallet's key was deactivated; the claim is looked up before grading", async () => {
     const first = await claim(main, await signed(account(4)));
     expect(first.status).toBe(201);
-    await keys.deactivate((await keys.list()).find((k) => k.keyPrefix === first.body.key.keyPrefix)!.id);
+    const issued = must(first.body.key, "the issued key");
+    await keys.deactivate(
+      must(
+        (await keys.list()).find((k) => k.keyPrefix === issued.keyPrefix),
+        "the issued key listed",
+      ).id,
+    );
     // grades held: the existing claim still answers first
     const held = app(publish(ledger, gradesPayload(GRADES, true)));
     const r = await claim(held, await signed(account(4), { ageSec: 2 }));
@@ -310,7 +343,7 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
   it("409 claim_orphaned: the claim's key row is gone (terminal, never auto-heals)", async () => {
     const first = await claim(main, await signed(account(5)));
     expect(first.status).toBe(201);
-    await sql.query("delete from api_keys where key_prefix = $1", [first.body.key.keyPrefix]);
+    await sql.query("delete from api_keys where key_prefix = $1", [must(first.body.key, "the issued key").keyPrefix]);
     for (let i = 0; i < 2; i++)
       expect((await claim(main, await signed(account(5), { ageSec: i + 1 }))).body.reason).toBe("claim_orphaned");
   });
@@ -321,15 +354,15 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     const dir = publish(ledger, gradesPayload(GRADES));
     const [a, b] = clients.map((c) => app(dir, { limiter: new KeyRateLimiter(c) }));
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await claim(i % 2 ? b! : a!, "{not json", "10.9.9.9")).status);
+    for (let i = 0; i < 12; i++) statuses.push((await claim(i % 2 ? b : a, "{not json", "10.9.9.9")).status);
     expect(statuses).toEqual([...Array(10).fill(400), 429, 429]);
-    const r = await claim(a!, "{not json", "10.9.9.9");
+    const r = await claim(a, "{not json", "10.9.9.9");
     expect([r.status, r.retryAfter, r.body]).toEqual([
       429,
       "60",
       { error: "Too many claim attempts from this address", reason: "rate_limited" },
     ]);
-    expect((await claim(b!, "{not json", "10.9.9.10")).status).toBe(400); // another IP has its own budget
+    expect((await claim(b, "{not json", "10.9.9.10")).status).toBe(400); // another IP has its own budget
   });
 
   it("503 rate_limiter_missing (no limiter wired) and rate_limit_unavailable (Redis not answering)", async () => {
@@ -387,7 +420,7 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
             ...ledger,
             receipts: [
               ...ledger.receipts,
-              { ...ledger.receipts[0]!, txHash: `0x${"e".repeat(64)}`, from: account(10).address.toLowerCase() },
+              { ...ledger.receipts[0], txHash: `0x${"e".repeat(64)}`, from: account(10).address.toLowerCase() },
             ],
           },
           gradesPayload(GRADES),

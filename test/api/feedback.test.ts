@@ -37,6 +37,13 @@ function app(feedback: FeedbackStore | undefined): Hono {
   });
 }
 
+/** The JSON of a feedback answer: `{ status: "received", id }` (201) or `{ error }`. */
+interface FeedbackAnswer {
+  status?: string;
+  id?: string;
+  error?: string;
+}
+
 async function post(a: Hono, body: string, ip: string) {
   const res = await a.request(
     "/api/feedback",
@@ -47,11 +54,11 @@ async function post(a: Hono, body: string, ip: string) {
     status: res.status,
     cache: res.headers.get("cache-control"),
     retryAfter: res.headers.get("retry-after"),
-    body: (await res.json()) as Record<string, any>,
+    body: (await res.json()) as FeedbackAnswer,
   };
 }
 
-const count = async () => Number((await sql.query<{ n: string }>("select count(*) as n from feedback")).rows[0]!.n);
+const count = async () => Number((await sql.query<{ n: string }>("select count(*) as n from feedback")).rows[0].n);
 
 beforeAll(async () => {
   redis = await OwnRedis.start();
@@ -95,7 +102,7 @@ describe("feedback", () => {
       stablecoinId: "usdc-circle",
       createdAt: expect.any(Number),
     });
-    expect(Math.abs(row!.createdAt - Date.now() / 1000)).toBeLessThan(60);
+    expect(Math.abs(row.createdAt - Date.now() / 1000)).toBeLessThan(60);
     const columns = (
       await sql.query<{ column_name: string }>(
         "select column_name from information_schema.columns where table_name = 'feedback' and table_schema = current_schema()",
@@ -136,7 +143,7 @@ describe("feedback", () => {
 
   it("3 submissions per 600 s per client IP, exact across two instances sharing Redis; the 4th is 429 with Retry-After", async () => {
     const [ra, rb] = await Promise.all([openRedis(redis.url), openRedis(redis.url)]);
-    clients.push(ra!, rb!);
+    clients.push(ra, rb);
     const a = app(new FeedbackStore(sql, new KeyRateLimiter(ra)));
     const b = app(new FeedbackStore(sql, new KeyRateLimiter(rb)));
     const statuses: number[] = [];
@@ -150,7 +157,7 @@ describe("feedback", () => {
     expect(Number(r.retryAfter)).toBeLessThanOrEqual(600);
     expect((await post(b, JSON.stringify({ message: "other ip" }), "10.2.0.4")).status).toBe(201);
     // the feedback limit is separate from the per-key limiter (its own Redis keys)
-    expect(await ra!.keys("ballast_3_per_600s*")).toHaveLength(2);
+    expect(await ra.keys("ballast_3_per_600s*")).toHaveLength(2);
   });
 
   it("503 with Retry-After: 60 when the limiter is unavailable or missing, and nothing is stored", async () => {

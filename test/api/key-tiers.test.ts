@@ -27,6 +27,7 @@ import {
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter, openRedis } from "../../api/lib/rate-limit.ts";
 import { startServer } from "../../api/server.ts";
+import { must } from "../helpers/must.ts";
 import { createTestSchema, PG_URL } from "../helpers/pg-schema.ts";
 import { OwnRedis } from "../helpers/redis-server.ts";
 
@@ -275,11 +276,11 @@ describe("update (spec 4.5)", () => {
       isActive: true,
       maskedToken: `bl_live_${record.keyPrefix}_…`,
     });
-    expect(renamed!.updatedAt).toEqual(expect.any(Number));
-    expect((await keys.update(record.id, { ownerEmail: "" }))!.ownerEmail).toBeNull();
+    expect(must(renamed, "the renamed key").updatedAt).toEqual(expect.any(Number));
+    expect(must(await keys.update(record.id, { ownerEmail: "" }), "the updated key").ownerEmail).toBeNull();
 
     // A lower limit is in force at once (the cached verification was dropped): 1 per minute.
-    expect((await keys.update(record.id, { rateLimitPerMinute: 1 }))!.rateLimitPerMinute).toBe(1);
+    expect(must(await keys.update(record.id, { rateLimitPerMinute: 1 }), "the updated key").rateLimitPerMinute).toBe(1);
     expect(await times(2, () => admit(auth, token))).toEqual([200, 429]);
 
     expect(await keys.update(record.id, { isActive: false })).toMatchObject({ isActive: false });
@@ -400,7 +401,7 @@ describe("cache coherence: two apps sharing one Postgres schema", () => {
     expect(await probe(token)).toBe(404);
     expect(b.counters.cacheHits).toBe(hits + 1); // B answers from its cache now
 
-    const rotated = (await a.rotate(record.id))!;
+    const rotated = must(await a.rotate(record.id), "the rotated key");
     expect(await probe(token)).toBe(401); // at once, though B had it cached
     expect(await probe(rotated.token)).toBe(404);
     expect(await probe(rotated.token)).toBe(404);

@@ -28,7 +28,6 @@ let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let sql: SqlClient;
 let keys: KeyStore;
 let jwks: JwksServer;
-let pub: Hono;
 let ops: Hono;
 /** A public app of its own (its own per-IP budget of invalid keys: the matrix sends 5 per route). */
 let freshPub: () => Hono;
@@ -69,7 +68,6 @@ beforeAll(async () => {
   const maintenance = new MaintenanceGate(sql);
   freshPub = () =>
     createApp({ store, keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", maintenance });
-  pub = freshPub();
   jobs = new JobRunner(sql, { executor: async () => ({ exitCode: 0, stdout: "[]", stderr: "" }) });
   ops = createOpsApp({
     auth: new OperatorAuth({

@@ -2,8 +2,22 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import type { BlacklistResponseSchema } from "../../api/queries/blacklist.ts";
+import type { MintBurnEventsResponseSchema, MintBurnFlowsResponseSchema } from "../../api/queries/mint-burn.ts";
+import type { BlacklistEvent, BlacklistSummarySchema } from "../../site-data/blacklist.ts";
+import type { MintBurnEvent } from "../../site-data/mint-burn.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { serveRecordedBuild } from "../helpers/served-build.ts";
+
+type BlacklistPage = z.infer<typeof BlacklistResponseSchema>;
+type BlacklistSummary = z.infer<typeof BlacklistSummarySchema>;
+type MintBurnPage = z.infer<typeof MintBurnEventsResponseSchema>;
+/** `/api/mint-burn-flows` with the `_meta` freshness block the route adds. */
+type MintBurnFlows = z.infer<typeof MintBurnFlowsResponseSchema> & { _meta?: unknown };
+/** The JSON of an error answer. */
+type ErrorBody = { error: string };
 
 // Expected values come from the recorded CSVs themselves (counted and summed here with papaparse and
 // BigInt), never from the code under test.
@@ -73,12 +87,14 @@ function activeFrozenFromCsv(): Record<string, number> {
 }
 
 /** Every event of one coin from /api/mint-burn-events, following the keyset cursor. */
-async function allMintBurnEvents(stablecoin: string): Promise<any[]> {
-  const out: any[] = [];
+async function allMintBurnEvents(stablecoin: string): Promise<MintBurnEvent[]> {
+  const out: MintBurnEvent[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = (
-      await get(`/api/mint-burn-events?stablecoin=${stablecoin}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)
+    const page: MintBurnPage = (
+      await get<MintBurnPage>(
+        `/api/mint-burn-events?stablecoin=${stablecoin}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`,
+      )
     ).body;
     out.push(...page.events);
     cursor = page.nextCursor;
@@ -87,11 +103,11 @@ async function allMintBurnEvents(stablecoin: string): Promise<any[]> {
 }
 
 let served: Awaited<ReturnType<typeof serveRecordedBuild>>;
-let get: (path: string) => Promise<{ status: number; body: any }>;
+/** GET `path` with the served build's key; `T` is the JSON body the test expects. */
+const get = <T = unknown>(path: string) => served.get<T>(path);
 
 beforeAll(async () => {
   served = await serveRecordedBuild("ballast-onchain-", "ballast_onchain");
-  get = (path) => served.get(path);
 });
 afterAll(async () => {
   await served?.close();
@@ -100,15 +116,16 @@ afterAll(async () => {
 describe("/api/blacklist on the recorded build", () => {
   it("USDT totals every recorded freeze-family event (1,480), each once", async () => {
     expect(usdtFreezeRows.length).toBe(1480);
-    const { status, body } = await get("/api/blacklist?stablecoin=USDT&includeTotal=true");
+    const { status, body } = await get<BlacklistPage>("/api/blacklist?stablecoin=USDT&includeTotal=true");
     expect(status).toBe(200);
     expect(body).toMatchObject({ total: 1480, totalExact: true });
     expect(body.events).toHaveLength(1000);
     const ids = new Set<string>();
     let cursor: string | null = null;
     do {
-      const page: any = (await get(`/api/blacklist?stablecoin=USDT&limit=400${cursor ? `&cursor=${cursor}` : ""}`))
-        .body;
+      const page: BlacklistPage = (
+        await get<BlacklistPage>(`/api/blacklist?stablecoin=USDT&limit=400${cursor ? `&cursor=${cursor}` : ""}`)
+      ).body;
       for (const e of page.events) ids.add(e.id);
       cursor = page.nextCursor;
     } while (cursor);
@@ -118,14 +135,14 @@ describe("/api/blacklist on the recorded build", () => {
   });
 
   it("every sort order pages every event exactly once in order, both directions; a cursor is valid for every sort", async () => {
-    const all = (await get("/api/blacklist?includeTotal=true&limit=1000")).body;
+    const all = (await get<BlacklistPage>("/api/blacklist?includeTotal=true&limit=1000")).body;
     for (const sortBy of ["date", "stablecoin", "chain", "event"]) {
       for (const dir of ["asc", "desc"]) {
-        const seen: any[] = [];
+        const seen: BlacklistEvent[] = [];
         let cursor: string | null = null;
         do {
-          const page: any = (
-            await get(
+          const page: BlacklistPage = (
+            await get<BlacklistPage>(
               `/api/blacklist?sortBy=${sortBy}&sortDirection=${dir}&limit=250${cursor ? `&cursor=${cursor}` : ""}`,
             )
           ).body;
@@ -134,7 +151,13 @@ describe("/api/blacklist on the recorded build", () => {
         } while (cursor);
         expect(seen.length).toBe(all.total);
         expect(new Set(seen.map((e) => e.id)).size).toBe(all.total);
-        const field = { date: "timestamp", stablecoin: "stablecoin", chain: "chainName", event: "eventType" }[sortBy]!;
+        const fields: Record<string, "timestamp" | "stablecoin" | "chainName" | "eventType"> = {
+          date: "timestamp",
+          stablecoin: "stablecoin",
+          chain: "chainName",
+          event: "eventType",
+        };
+        const field = must(fields[sortBy], `the event field of sortBy=${sortBy}`);
         for (let i = 1; i < seen.length; i++) {
           const a = seen[i - 1][field],
             b = seen[i][field];
@@ -144,52 +167,58 @@ describe("/api/blacklist on the recorded build", () => {
       }
     }
     // spec 4.2: a cursor is valid for every sort — used with another order it continues after the same event there
-    const first = (await get("/api/blacklist?sortBy=date&limit=5")).body;
-    const anchor = first.events.at(-1).id;
+    const first = (await get<BlacklistPage>("/api/blacklist?sortBy=date&limit=5")).body;
+    const anchor = must(first.events.at(-1), "the last event of the first page").id;
     const byEvent = [
-      ...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000")).body.events,
-      ...(await get("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000&offset=1000")).body.events,
-    ].map((e: any) => e.id);
+      ...(await get<BlacklistPage>("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000")).body.events,
+      ...(await get<BlacklistPage>("/api/blacklist?sortBy=event&sortDirection=asc&limit=1000&offset=1000")).body.events,
+    ].map((e) => e.id);
     expect(byEvent.indexOf(anchor)).toBeGreaterThanOrEqual(0);
     const next = (
-      await get(`/api/blacklist?sortBy=event&sortDirection=asc&limit=3&cursor=${first.nextCursor}`)
-    ).body.events.map((e: any) => e.id);
+      await get<BlacklistPage>(`/api/blacklist?sortBy=event&sortDirection=asc&limit=3&cursor=${first.nextCursor}`)
+    ).body.events.map((e) => e.id);
     expect(next).toEqual(byEvent.slice(byEvent.indexOf(anchor) + 1, byEvent.indexOf(anchor) + 4));
     expect((await get("/api/blacklist?cursor=bm90LWEtY3Vyc29y")).status).toBe(400);
   });
 
   it("parameters of spec 4.2: filters, limit 0 → 1000, offset bounds, chain vs chainId, symbol not id", async () => {
-    const destroys = (await get("/api/blacklist?eventType=destroy&includeTotal=true&limit=0")).body;
+    const destroys = (await get<BlacklistPage>("/api/blacklist?eventType=destroy&includeTotal=true&limit=0")).body;
     expect(destroys.total).toBe(usdtCsv.filter((r) => r.event_name === "DestroyedBlackFunds").length + 1); // + the USDP wipe
     expect(destroys.events.length).toBe(Math.min(1000, destroys.total));
-    expect(destroys.events.every((e: any) => e.eventType === "destroy")).toBe(true);
+    expect(destroys.events.every((e) => e.eventType === "destroy")).toBe(true);
     const addr = usdtFreezeRows[0]._user || usdtFreezeRows[0]._blackListedUser;
-    const byQ = (await get(`/api/blacklist?q=${addr.slice(2, 14).toUpperCase()}&includeTotal=true`)).body;
+    const byQ = (await get<BlacklistPage>(`/api/blacklist?q=${addr.slice(2, 14).toUpperCase()}&includeTotal=true`))
+      .body;
     expect(byQ.events.length).toBeGreaterThan(0);
-    expect(byQ.events.every((e: any) => e.address.includes(addr.slice(2, 14).toLowerCase()))).toBe(true);
+    expect(byQ.events.every((e) => e.address.includes(addr.slice(2, 14).toLowerCase()))).toBe(true);
     expect((await get("/api/blacklist?chain=Ethereum&chainId=ethereum&limit=1")).status).toBe(200);
-    const mismatch = await get("/api/blacklist?chain=Ethereum&chainId=tron");
+    const mismatch = await get<ErrorBody>("/api/blacklist?chain=Ethereum&chainId=tron");
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error).toMatch(/^Invalid parameter chainId/);
-    expect((await get("/api/blacklist?stablecoin=usdt-tether")).body.error).toMatch(/^Invalid parameter stablecoin/);
-    expect(await get("/api/blacklist?chain=Atlantis")).toMatchObject({
+    expect((await get<ErrorBody>("/api/blacklist?stablecoin=usdt-tether")).body.error).toMatch(
+      /^Invalid parameter stablecoin/,
+    );
+    expect(await get<BlacklistPage>("/api/blacklist?chain=Atlantis")).toMatchObject({
       status: 200,
       body: { events: [], nextCursor: null },
     });
-    expect(await get("/api/blacklist?chainId=atlantis")).toMatchObject({ status: 200, body: { events: [] } });
+    expect(await get<BlacklistPage>("/api/blacklist?chainId=atlantis")).toMatchObject({
+      status: 200,
+      body: { events: [] },
+    });
     expect((await get("/api/blacklist?offset=25001")).status).toBe(400);
     expect((await get("/api/blacklist?limit=1001")).status).toBe(400);
-    const p = (await get("/api/blacklist?limit=3")).body;
+    const p = (await get<BlacklistPage>("/api/blacklist?limit=3")).body;
     expect((await get(`/api/blacklist?offset=3&cursor=${p.nextCursor}`)).status).toBe(400);
-    const byOffset = (await get("/api/blacklist?limit=3&offset=3")).body;
-    const byCursor = (await get(`/api/blacklist?limit=3&cursor=${p.nextCursor}`)).body;
-    expect(byOffset.events.map((e: any) => e.id)).toEqual(byCursor.events.map((e: any) => e.id));
+    const byOffset = (await get<BlacklistPage>("/api/blacklist?limit=3&offset=3")).body;
+    const byCursor = (await get<BlacklistPage>(`/api/blacklist?limit=3&cursor=${p.nextCursor}`)).body;
+    expect(byOffset.events.map((e) => e.id)).toEqual(byCursor.events.map((e) => e.id));
     expect((await get("/api/blacklist?sortBy=amount")).status).toBe(400);
   });
 
   it("summary: USDT destroyed total is exact (176,213,018.853435), destroys link to their freezes", async () => {
     expect(usdtDestroyedRaw).toBe(176213018853435n);
-    const { status, body } = await get("/api/blacklist-summary");
+    const { status, body } = await get<BlacklistSummary>("/api/blacklist-summary");
     expect(status).toBe(200);
     expect(body.stats.perCoinDestroyedTotalExact.USDT).toBe("176213018.853435");
     expect(body.stats.perCoinDestroyedTotalNative.USDT).toBe(176213018.853435);
@@ -197,20 +226,21 @@ describe("/api/blacklist on the recorded build", () => {
     expect(body.reconciliation.destroyedRawAmounts.USDT).toBe(usdtDestroyedRaw.toString());
     const quarters = body.stats.perCoinQuarterlyEventTypes.USDT;
     expect(quarters[0].quarter).toBe("2017-Q4");
-    expect(quarters.reduce((s: number, q: any) => s + q.blacklist + q.unblacklist + q.destroy, 0)).toBe(1480);
+    expect(quarters.reduce((s, q) => s + q.blacklist + q.unblacklist + q.destroy, 0)).toBe(1480);
     // the USDP wipe carries no amount; it is derived from the same transaction's SupplyDecreased
-    const wipe = (await get("/api/blacklist?stablecoin=USDP&eventType=destroy")).body.events[0];
+    const wipe = (await get<BlacklistPage>("/api/blacklist?stablecoin=USDP&eventType=destroy")).body.events[0];
     expect(wipe).toMatchObject({
       amountSource: "derived",
       amountStatus: "resolved",
       amountRaw: "3972017929316571041737574",
     });
     expect(wipe.linkedFreezeEventId).toMatch(/^ethereum-0x/);
-    const freeze = (await get(`/api/blacklist?stablecoin=USDP&eventType=blacklist&q=${wipe.address}`)).body.events[0];
+    const freeze = (await get<BlacklistPage>(`/api/blacklist?stablecoin=USDP&eventType=blacklist&q=${wipe.address}`))
+      .body.events[0];
     expect(wipe.frozenDurationSec).toBe(wipe.timestamp - freeze.timestamp);
     // freezes without an amount are gaps (null), never zero
-    const added = (await get("/api/blacklist?stablecoin=USDT&eventType=blacklist&limit=5")).body.events;
-    expect(added.every((e: any) => e.amountNative === null && e.amountStatus === "recoverable_pending")).toBe(true);
+    const added = (await get<BlacklistPage>("/api/blacklist?stablecoin=USDT&eventType=blacklist&limit=5")).body.events;
+    expect(added.every((e) => e.amountNative === null && e.amountStatus === "recoverable_pending")).toBe(true);
   });
 });
 
@@ -219,7 +249,7 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
     const active = activeFrozenFromCsv();
     const activeCount = Object.values(active).reduce((a, b) => a + b, 0);
     expect(activeCount).toBe(261); // the issue's measured count, here replayed from the raw logs
-    const { stats } = (await get("/api/blacklist-summary")).body;
+    const { stats } = (await get<BlacklistSummary>("/api/blacklist-summary")).body;
     expect(stats.activeAddressCount).toBe(activeCount);
     expect(stats.perCoinFrozenAddressCount).toEqual(active);
     // neither USDT AddedBlackList nor USDP AddressFrozen carries an amount: every active term is unknown
@@ -236,12 +266,15 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
   });
 
   it("destroyed totals: USD (1 x units for these USD pegs) beside exact token units, no gaps", async () => {
-    const wipe = usdpCsv.find((r) => r.event_name === "FrozenAddressWiped")!;
+    const wipe = must(
+      usdpCsv.find((r) => r.event_name === "FrozenAddressWiped"),
+      "the FrozenAddressWiped row of the USDP CSV",
+    );
     // the wipe's amount is the SupplyDecreased of its transaction (the log itself carries none)
     const wipeBurns = usdpCsv.filter((r) => r.event_name === "SupplyDecreased" && r.txhash === wipe.txhash);
     expect(wipeBurns).toHaveLength(1);
     const usdpWipedRaw = units(wipeBurns[0].value);
-    const { stats, reconciliation } = (await get("/api/blacklist-summary")).body;
+    const { stats, reconciliation } = (await get<BlacklistSummary>("/api/blacklist-summary")).body;
     expect(stats.destroyedAmountGapCount).toBe(0);
     expect(stats.perCoinDestroyedAmountGapCount).toEqual({ USDP: 0, USDT: 0 });
     expect(stats.perCoinDestroyedTotal.USDT).toBeCloseTo(tokenUnits(usdtDestroyedRaw, 6), 4);
@@ -255,7 +288,7 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
       USDP: usdpWipedRaw.toString(),
       USDT: usdtDestroyedRaw.toString(),
     });
-    const destroys = (await get("/api/blacklist?eventType=destroy&limit=1000")).body.events;
+    const destroys = (await get<BlacklistPage>("/api/blacklist?eventType=destroy&limit=1000")).body.events;
     expect(destroys.length).toBeGreaterThan(0);
     for (const e of destroys) expect(e.amountUsdAtEvent).toBe(e.amountNative);
   });
@@ -263,11 +296,13 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
 
 describe("mint/burn routes on the recorded build", () => {
   it("events of one coin, with flow classification; unknown id 404; stablecoin required", async () => {
-    const usdt = (await get("/api/mint-burn-events?stablecoin=usdt-tether&includeTotal=true&limit=1000")).body;
+    const usdt = (await get<MintBurnPage>("/api/mint-burn-events?stablecoin=usdt-tether&includeTotal=true&limit=1000"))
+      .body;
     expect(usdt.total).toBe(usdtCsv.filter((r) => r.event_name === "Issue" || r.event_name === "Redeem").length);
     expect((await get("/api/mint-burn-events?stablecoin=nope-nobody")).status).toBe(404);
     expect((await get("/api/mint-burn-events")).status).toBe(400);
-    const wipeBurn = (await get("/api/mint-burn-events?stablecoin=usdp-paxos&scope=enforcement")).body.events;
+    const wipeBurn = (await get<MintBurnPage>("/api/mint-burn-events?stablecoin=usdp-paxos&scope=enforcement")).body
+      .events;
     expect(wipeBurn).toHaveLength(1);
     expect(wipeBurn[0]).toMatchObject({ direction: "burn", flowType: "frozen_funds", burnType: "frozen_funds" });
   });
@@ -292,7 +327,9 @@ describe("mint/burn routes on the recorded build", () => {
       const events = await allMintBurnEvents(c.id);
       expect(events.length, c.id).toBe(mints.length + burns.length);
       const sum = (dir: string) =>
-        events.filter((e) => e.direction === dir).reduce((s, e) => s + BigInt(e.amountRaw), 0n);
+        events
+          .filter((e) => e.direction === dir)
+          .reduce((s, e) => s + BigInt(must(e.amountRaw, `${e.id} amountRaw`)), 0n);
       expect(sum("mint"), c.id).toBe(sumUnits(mints, c.col));
       expect(sum("burn"), c.id).toBe(sumUnits(burns, c.col));
     }
@@ -322,7 +359,7 @@ describe("mint/burn routes on the recorded build", () => {
   });
 
   it("flows: windowed sums and counts equal the CSV's events of the window; USD = units x 1", async () => {
-    const { status, body } = await get("/api/mint-burn-flows?stablecoin=pyusd-paypal&hours=720");
+    const { status, body } = await get<MintBurnFlows>("/api/mint-burn-flows?stablecoin=pyusd-paypal&hours=720");
     expect(status).toBe(200);
     expect(body._meta).toBeDefined();
     const end = Math.ceil(RECORDED_AS_OF / 3600) * 3600;
@@ -365,8 +402,8 @@ describe("mint/burn routes on the recorded build", () => {
 
   it("excludedEventCounts count only the window: hours=1 has no event; a year holds the round trips of that year", async () => {
     const end = Math.ceil(RECORDED_AS_OF / 3600) * 3600;
-    const hour = (await get("/api/mint-burn-flows?hours=1")).body;
-    expect(hour.coins.map((c: any) => c.stablecoinId)).toEqual(
+    const hour = (await get<MintBurnFlows>("/api/mint-burn-flows?hours=1")).body;
+    expect(hour.coins.map((c) => c.stablecoinId)).toEqual(
       expect.arrayContaining(["pyusd-paypal", "usdp-paxos", "usdt-tether"]),
     );
     const csvInLastHour = [
@@ -386,15 +423,18 @@ describe("mint/burn routes on the recorded build", () => {
     }
     // USDP's log ends 2022-11 (the last CSV row): a window of the year before 2025-09-07 holds nothing of it
     expect(Math.max(...usdpCsv.map((r) => utcSec(r.timestamp)))).toBeLessThan(end - 8760 * 3600);
-    const year = (await get("/api/mint-burn-flows?hours=8760")).body;
-    const usdp = year.coins.find((c: any) => c.stablecoinId === "usdp-paxos");
+    const year = (await get<MintBurnFlows>("/api/mint-burn-flows?hours=8760")).body;
+    const usdp = year.coins.find((c) => c.stablecoinId === "usdp-paxos");
     expect(usdp).toMatchObject({
       mintCount: 0,
       burnCount: 0,
       excludedEventCounts: { atomic_roundtrip: 0, fast_roundtrip: 0, bridge_transfer: 0, frozen_funds: 0 },
     });
     // PYUSD: standard + excluded events of the year = the CSV's events of the year; excluded ones are the ledger's non-standard events of the year
-    const pyusd = year.coins.find((c: any) => c.stablecoinId === "pyusd-paypal");
+    const pyusd = must(
+      year.coins.find((c) => c.stablecoinId === "pyusd-paypal"),
+      "pyusd-paypal in the year's flows",
+    );
     const csvYear = pyusdKnown.filter((r) => Number(r.timestamp) >= end - 8760 * 3600 && Number(r.timestamp) < end);
     const excluded = Object.values(pyusd.excludedEventCounts as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(pyusd.mintCount + pyusd.burnCount + excluded).toBe(csvYear.length);

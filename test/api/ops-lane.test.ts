@@ -12,6 +12,7 @@ import { OperatorAuth } from "../../api/lib/ops-access.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createOpsApp } from "../../api/ops-app.ts";
+import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 import { listCoin, publishFakeBuild, signJwt, startJwksServer, type JwksServer } from "../helpers/ops.ts";
 
@@ -333,7 +334,7 @@ describe("every spec 4.5 route", () => {
     const sync = await op(a.ops, "GET", "/api/debug-sync-state");
     expect([sync.status, await sync.json()]).toEqual([200, []]);
     await op(a.ops, "POST", "/api/backfill-mint-burn?configKey=usdc-ethereum-supply&fromBlock=100&toBlock=200");
-    expect(executed.at(-1)!.args).toEqual([
+    expect(must(executed.at(-1), "the last job command").args).toEqual([
       "backfill-mint-burn",
       "--ledger",
       LEDGER,
@@ -349,7 +350,7 @@ describe("every spec 4.5 route", () => {
       "24",
     ]);
     await op(a.ops, "POST", "/api/remediate-blacklist-amount-gaps?limit=7");
-    expect(executed.at(-1)!.args).toEqual([
+    expect(must(executed.at(-1), "the last job command").args).toEqual([
       "remediate-blacklist-amount-gaps",
       "--ledger",
       LEDGER,
@@ -369,7 +370,12 @@ describe("every spec 4.5 route", () => {
     await expect
       .poll(async () => (await (await op(a.ops, "GET", `/api/admin/jobs/${d.requestId}`)).json()).status)
       .toBe("succeeded");
-    expect(executed.find((c) => c.script === "build/cli.ts")!.args.slice(0, 2)).toEqual(["build", "--as-of"]);
+    expect(
+      must(
+        executed.find((c) => c.script === "build/cli.ts"),
+        "the build/cli.ts job",
+      ).args.slice(0, 2),
+    ).toEqual(["build", "--as-of"]);
 
     // bounds of the spec: 400 naming the parameter, before any job runs
     const before = executed.length;
@@ -460,7 +466,7 @@ describe("api keys (spec 4.5)", () => {
       ownerEmail: "partner@example.com",
     });
 
-    const [, prefix, secret] = /^bl_live_([0-9a-f]{16})_(.{32})$/.exec(token)!;
+    const [, prefix, secret] = must(/^bl_live_([0-9a-f]{16})_(.{32})$/.exec(token), "a bl_live_ token");
     const listText = await (await op(a.ops, "GET", "/api/api-keys")).text();
     expect(listText).not.toContain(secret);
     const listed = JSON.parse(listText).keys.find((k: { id: string }) => k.id === key.id);

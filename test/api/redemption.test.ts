@@ -43,7 +43,7 @@ async function withBackstopsFile(body: string) {
 
 describe("/api/redemption-backstops on the recorded build", () => {
   it("returns every spec 2.12 field for each curated coin, with the methodology", async () => {
-    const res = await served.get("/api/redemption-backstops");
+    const res = await served.get<{ coins: Record<string, Record<string, unknown>> }>("/api/redemption-backstops");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe(CACHE_PROFILES.standard);
     const body = RedemptionBackstopsPayloadSchema.parse(res.body);
@@ -79,7 +79,7 @@ describe("/api/redemption-backstops on the recorded build", () => {
       "updatedAt",
       "methodologyVersion",
     ];
-    for (const [id, e] of Object.entries(res.body.coins as Record<string, Record<string, unknown>>)) {
+    for (const [id, e] of Object.entries(res.body.coins)) {
       for (const f of SPEC_FIELDS) expect(Object.hasOwn(e, f), `${id}.${f}`).toBe(true);
       RedemptionBackstopEntrySchema.parse(e);
       expect(e.stablecoinId).toBe(id);
@@ -148,7 +148,7 @@ describe("/api/redemption-backstops 503s", () => {
       JSON.stringify({
         coins: {},
         methodology: RedemptionBackstopsPayloadSchema.shape.methodology.parse(
-          (await served.get("/api/redemption-backstops")).body.methodology,
+          (await served.get<{ methodology: unknown }>("/api/redemption-backstops")).body.methodology,
         ),
         updatedAt: 1,
       }),

@@ -2,12 +2,19 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { effectiveExitScore, legacyCard, safetyScore } from "../../pipelines/analytics/safety-score.ts";
+import type { z } from "zod";
 import {
   ReportCardsPayloadSchema,
   ReportCardsV9PayloadSchema,
   SafetyGradesPayloadSchema,
+  type SafetyHistoryRowSchema,
 } from "../../site-data/report-cards.ts";
+import { must } from "../helpers/must.ts";
 import { serveRecordedBuild } from "../helpers/served-build.ts";
+
+/** A row of `/api/safety-score-history-v2`; the v1 route answers it without `publication`. */
+type HistoryRowV2 = z.infer<typeof SafetyHistoryRowSchema>;
+type HistoryRow = Omit<HistoryRowV2, "publication">;
 
 let served: Awaited<ReturnType<typeof serveRecordedBuild>>;
 const file = (path: string) =>
@@ -85,7 +92,7 @@ describe("risk routes on the recorded build", () => {
     expect((await served.get("/api/dependency-scenarios/v1", null)).status).toBe(200);
     expect((await served.get("/api/report-cards", null)).status).toBe(401);
     expect((await served.get("/api/report-cards/v9", null)).status).toBe(401);
-    const v9 = await served.get("/api/report-cards/v9");
+    const v9 = await served.get<z.infer<typeof ReportCardsV9PayloadSchema>>("/api/report-cards/v9");
     expect(v9.status).toBe(200);
     expect(v9.body.publication.status).toBe("published");
     expect(v9.headers.get("Cache-Control")).not.toBe("no-store");
@@ -93,19 +100,14 @@ describe("risk routes on the recorded build", () => {
 
   it("/api/safety-score-history: ascending days, a seed without prev, the published grade last, 400/404 on bad input", async () => {
     const grades = new Map(
-      (await served.get("/api/safety-grades", null)).body.grades.map(
-        (g: { id: string; grade: string; score: number | null }) => [g.id, g],
-      ),
+      (await served.get<z.infer<typeof SafetyGradesPayloadSchema>>("/api/safety-grades", null)).body.grades.map((g) => [
+        g.id,
+        g,
+      ]),
     );
-    const res = await served.get("/api/safety-score-history?stablecoin=usdc-circle&days=3650");
+    const res = await served.get<HistoryRow[]>("/api/safety-score-history?stablecoin=usdc-circle&days=3650");
     expect(res.status).toBe(200);
-    const rows = res.body as {
-      date: number;
-      grade: string;
-      score: number | null;
-      prevGrade: string | null;
-      prevScore: number | null;
-    }[];
+    const rows = res.body;
     expect(rows.length).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ prevGrade: null, prevScore: null });
     for (let i = 1; i < rows.length; i++) {
@@ -116,10 +118,8 @@ describe("risk routes on the recorded build", () => {
         score: rows[i - 1].score,
       });
     }
-    expect(rows.at(-1)).toMatchObject({
-      grade: (grades.get("usdc-circle") as any).grade,
-      score: (grades.get("usdc-circle") as any).score,
-    });
+    const usdc = must(grades.get("usdc-circle"), "usdc-circle in /api/safety-grades");
+    expect(rows.at(-1)).toMatchObject({ grade: usdc.grade, score: usdc.score });
     expect(Object.keys(rows[0]).sort()).toEqual([
       "date",
       "grade",
@@ -128,30 +128,32 @@ describe("risk routes on the recorded build", () => {
       "prevScore",
       "score",
     ]);
-    const v2 = await served.get("/api/safety-score-history-v2?stablecoin=usdc-circle&days=3650");
-    expect(v2.body.at(-1).publication).toMatchObject({
+    const v2 = await served.get<HistoryRowV2[]>("/api/safety-score-history-v2?stablecoin=usdc-circle&days=3650");
+    expect(must(v2.body.at(-1), "the last v2 history row").publication).toMatchObject({
       kind: "published",
       methodologyVersion: "ballast-safety-score-v1",
     });
-    const short = await served.get("/api/safety-score-history?stablecoin=usdc-circle&days=1");
+    const short = await served.get<HistoryRow[]>("/api/safety-score-history?stablecoin=usdc-circle&days=1");
     expect(short.body[0]).toMatchObject({ prevGrade: null });
     expect(short.body.at(-1)).toEqual(rows.at(-1));
-    expect((await served.get("/api/safety-score-history?stablecoin=usdc-circle&days=0")).body.error).toMatch(/days/);
+    expect(
+      (await served.get<{ error: string }>("/api/safety-score-history?stablecoin=usdc-circle&days=0")).body.error,
+    ).toMatch(/days/);
     expect((await served.get("/api/safety-score-history?stablecoin=usdc-circle&days=3651")).status).toBe(400);
-    expect((await served.get("/api/safety-score-history")).body.error).toMatch(/stablecoin/);
+    expect((await served.get<{ error: string }>("/api/safety-score-history")).body.error).toMatch(/stablecoin/);
     expect((await served.get("/api/safety-score-history?stablecoin=USDC")).status).toBe(404);
   });
 
   it("UST's history turns F on its death day, and grade changes appear on the tape as score events", async () => {
-    const ust = (await served.get("/api/safety-score-history?stablecoin=ust-terraform-labs&days=3650")).body;
+    const ust = (await served.get<HistoryRow[]>("/api/safety-score-history?stablecoin=ust-terraform-labs&days=3650"))
+      .body;
     expect(ust.at(-1)).toMatchObject({ grade: "F", score: 0, date: Date.parse("2022-05-09T00:00:00Z") / 1000 });
-    const tape = await served.get("/api/events?class=score&coin=ust-terraform-labs&limit=10");
+    const tape = await served.get<{ events: { type: string; ts: number }[] }>(
+      "/api/events?class=score&coin=ust-terraform-labs&limit=10",
+    );
     expect(tape.status).toBe(200);
     expect(
-      tape.body.events.some(
-        (e: { type: string; ts: number }) =>
-          e.ts === Date.parse("2022-05-09T00:00:00Z") / 1000 && e.type.startsWith("score."),
-      ),
+      tape.body.events.some((e) => e.ts === Date.parse("2022-05-09T00:00:00Z") / 1000 && e.type.startsWith("score.")),
     ).toBe(true);
   });
 });

@@ -29,6 +29,7 @@ import type { CircuitBreaker } from "../../api/lib/circuit-breaker.ts";
 import type { KeyStore } from "../../api/lib/key-store.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { pgProxy } from "../helpers/pg-proxy.ts";
 import { freePort, OwnRedis } from "../helpers/redis-server.ts";
 
@@ -422,17 +423,17 @@ async function spawnServer(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout!.on("data", (d) => {
+  must(child.stdout, "the server's piped stdout").on("data", (d) => {
     out += d;
   });
-  child.stderr!.on("data", () => undefined);
+  must(child.stderr, "the server's piped stderr").on("data", () => undefined);
   const t0 = Date.now();
   while (!/Listening on (\S+)/.test(out)) {
     if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${out}`);
     if (Date.now() - t0 > 60_000) throw new Error(`server did not listen: ${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { child, out: () => out, base: /Listening on (\S+)/.exec(out)![1] };
+  return { child, out: () => out, base: must(/Listening on (\S+)/.exec(out), "a Listening on line")[1] };
 }
 
 async function stopChild(child: ChildProcess): Promise<number | null> {
@@ -449,7 +450,7 @@ describe("server process (api/server.ts --dev-key)", () => {
     const app = `${APP}_main`;
     const { child, out, base: b } = await spawnServer({ DATABASE_URL: pgUrl(SCHEMA, app), DEV_KEY_RATE_LIMIT: "3" });
     try {
-      const key = /API key: (\S+)/.exec(out())![1];
+      const key = must(/API key: (\S+)/.exec(out()), "an API key line")[1];
       expect(key).toMatch(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/);
       expect((await get(b, KEYED, key)).status).toBe(200);
       expect(await appConnections(app)).toBeGreaterThan(0);

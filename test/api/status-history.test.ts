@@ -23,6 +23,7 @@ import {
   StatusHistoryStore,
   StatusRecorder,
 } from "../../api/lib/status-history.ts";
+import type { Health } from "../../api/health.ts";
 import { statusObserver } from "../../api/routes/health.ts";
 import type { RouteServices } from "../../api/routes/route.ts";
 import { startServer } from "../../api/server.ts";
@@ -110,10 +111,14 @@ async function tick(dt: number): Promise<void> {
   await recorder.tick();
 }
 
-async function get(path: string, key: string | null = token) {
+/** The JSON of an error answer. */
+type ErrorBody = { error: string };
+
+/** GET `path` (keyed, or without a key when `key` is null); `T` is the JSON body the test expects. */
+async function get<T = unknown>(path: string, key: string | null = token) {
   const t0 = performance.now();
   const res = await app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any, ms: performance.now() - t0 };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as T, ms: performance.now() - t0 };
 }
 const history$ = async (query = "") => {
   const r = await get(`/api/public-status-history${query}`);
@@ -194,7 +199,7 @@ describe("recording and the public history (one instance)", () => {
     at(30);
     const h = await history$();
     expect(h).toEqual({ timestamp: T0 + 30, currentStatus: "healthy", lastChangedAt: null, transitions: [] });
-    expect((await get("/api/health", null)).body.status).toBe("healthy");
+    expect((await get<Health>("/api/health", null)).body.status).toBe("healthy");
   });
 
   it("the first observation initialises the state (healthy: nothing public to show)", async () => {
@@ -217,7 +222,7 @@ describe("recording and the public history (one instance)", () => {
   it("an incident opened by a non-public cause (list snapshot stale: publication coverage) is recorded but not shown", async () => {
     publish("b2", T0 + 100, { listStale: true });
     await tick(120);
-    expect((await get("/api/health", null)).body.status).toBe("degraded");
+    expect((await get<Health>("/api/health", null)).body.status).toBe("degraded");
     expect(await stored()).toEqual([[60, "null → healthy"]]); // one raw degraded: hysteresis hold
     await tick(180);
     publish("b3", T0 + 200);
@@ -239,7 +244,7 @@ describe("recording and the public history (one instance)", () => {
   it("a cache going stale (clock) opens a public incident; its later rows and the recovery are shown, newest first", async () => {
     // 8000 s after b3's data: stablecoins (budget 600 s) is past 12x → raw stale → public status stale at once
     await tick(8200);
-    expect((await get("/api/health", null)).body.status).toBe("stale");
+    expect((await get<Health>("/api/health", null)).body.status).toBe("stale");
     let h = await history$();
     expect(h.currentStatus).toBe("stale");
     expect(h.lastChangedAt).toBe(T0 + 8200);
@@ -283,7 +288,7 @@ describe("recording and the public history (one instance)", () => {
       await tick(8620);
       await tick(8680);
     });
-    expect((await get("/api/health", null)).body.status).toBe("degraded");
+    expect((await get<Health>("/api/health", null)).body.status).toBe("degraded");
     expect((await keys.check()).state).toBe("ok");
     for (const dt of [8740, 8800, 8860]) await tick(dt);
     const h = await history$();
@@ -316,11 +321,11 @@ describe("recording and the public history (one instance)", () => {
       ["window=", "window"],
       ["since=1", "since"],
     ]) {
-      const r = await get(`/api/public-status-history?${q}`);
+      const r = await get<ErrorBody>(`/api/public-status-history?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error, q).toMatch(new RegExp(`^Invalid parameter ${name}: `));
     }
-    expect((await get("/api/public-status-history?limit=0")).body.error).toBe(
+    expect((await get<ErrorBody>("/api/public-status-history?limit=0")).body.error).toBe(
       "Invalid parameter limit: must be an integer from 1 to 200",
     );
     expect((await get("/api/public-status-history", null)).status).toBe(401);
@@ -351,7 +356,7 @@ describe("recording and the public history (one instance)", () => {
         pendingObservations: 3,
         lastRecordedAt: T0 + 2 * 86400 + 9000,
       });
-      const health = await get("/api/health", null);
+      const health = await get<Health>("/api/health", null);
       expect(health.status).toBe(200);
       expect(health.ms).toBeLessThan(1000);
       expect(health.body.statusHistory).toMatchObject({
@@ -360,9 +365,7 @@ describe("recording and the public history (one instance)", () => {
         lastError: expect.stringMatching(/^status history: /),
       });
       expect(
-        health.body.warnings.some((w: string) =>
-          w.startsWith("status history recording failing (no effect on status)"),
-        ),
+        health.body.warnings.some((w) => w.startsWith("status history recording failing (no effect on status)")),
       ).toBe(true);
       expect(health.body.status).toBe("healthy");
     });

@@ -4,6 +4,7 @@ import { PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createTelegramService } from "../../api/lib/telegram/index.ts";
 import { TEST_BOT_INFO } from "../helpers/bot-api-server.ts";
+import { must } from "../helpers/must.ts";
 import { botFixture, TEST_BOT_ME, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
@@ -30,6 +31,8 @@ const chatRow = async (chatId: number | string) =>
   ).rows[0];
 const repliesTo = (chatId: number) =>
   f.botApi.callsOf("sendMessage").filter((c) => String(c.params.chat_id) === String(chatId));
+/** The last reply sent to `chatId` (fails the test, naming the chat, when there is none). */
+const lastReplyTo = (chatId: number) => must(repliesTo(chatId).at(-1), `a reply to chat ${chatId}`);
 
 describe("webhook lane and body", () => {
   it("401 without or with a wrong secret (nothing handled); 200 plain-text ok with it, no-store", async () => {
@@ -45,8 +48,8 @@ describe("webhook lane and body", () => {
     expect(ok.headers.get("cache-control")).toBe("no-store");
     const reply = repliesTo(11);
     expect(reply).toHaveLength(1);
-    expect(reply[0]!.token).toBe(TEST_BOT_TOKEN);
-    expect(String(reply[0]!.params.text)).toContain("/follow");
+    expect(reply[0].token).toBe(TEST_BOT_TOKEN);
+    expect(String(reply[0].params.text)).toContain("/follow");
   });
 
   it("400 on a body that is not JSON or not an update, 413 past 1 MiB; nothing stored", async () => {
@@ -72,7 +75,7 @@ describe("commands", () => {
       { kind: "preset", target: "majors" },
     ]);
     expect(await chatRow(101)).toEqual({ active: true, inactive_reason: null });
-    const reply = repliesTo(101).at(-1)!;
+    const reply = lastReplyTo(101);
     expect(reply.params.chat_id).toBe(101);
     expect(String(reply.params.text)).toMatch(/Following preset majors, USDT \(usdt-tether\), DAI \(dai-sky\)/);
   });
@@ -80,7 +83,7 @@ describe("commands", () => {
   it("an ambiguous symbol or unknown coin follows nothing and says why; the unreviewed coin is not followable", async () => {
     await f.webhook(f.message(102, "/follow USDS zzz-unreviewed-1 nosuchcoin"));
     expect(await follows(102)).toEqual([]);
-    const text = String(repliesTo(102).at(-1)!.params.text);
+    const text = String(lastReplyTo(102).params.text);
     expect(text).toContain("USDS is ambiguous: usds-sky, usds-sperax");
     expect(text).toContain("zzz-unreviewed-1: unknown coin or preset");
     expect(text).toContain("nosuchcoin: unknown coin or preset");
@@ -91,7 +94,7 @@ describe("commands", () => {
     await f.webhook(f.message(103, "/unfollow EURC all"));
     expect(await follows(103)).toEqual([{ kind: "coin", target: "usdc-circle" }]);
     await f.webhook(f.message(103, "/list"));
-    expect(String(repliesTo(103).at(-1)!.params.text)).toBe("Coins:\n• USDC (usdc-circle)");
+    expect(String(lastReplyTo(103).params.text)).toBe("Coins:\n• USDC (usdc-circle)");
   });
 
   it("a group command (/follow@bot) follows for the group's (negative, > 32-bit) chat id", async () => {
@@ -125,7 +128,7 @@ describe("followers (FollowerLookup) and lifecycle", () => {
     expect(await chatRow(202)).toEqual({ active: false, inactive_reason: "stopped" });
     expect((await f.service.followers.followersOf(["usdc-circle"])).get("usdc-circle")).not.toContain("202");
     expect(await follows(202)).toEqual([{ kind: "coin", target: "usdc-circle" }]);
-    expect(String(repliesTo(202).at(-1)!.params.text)).toContain("Alerts stopped");
+    expect(String(lastReplyTo(202).params.text)).toContain("Alerts stopped");
     await f.webhook(f.message(202, "/start"));
     expect(await chatRow(202)).toEqual({ active: true, inactive_reason: null });
     expect((await f.service.followers.followersOf(["usdc-circle"])).get("usdc-circle")).toContain("202");
@@ -164,7 +167,7 @@ describe("followers (FollowerLookup) and lifecycle", () => {
   it("health summary counts every stored chat; dispatcher fields unknown without a dispatcher", async () => {
     const { rows } = await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats");
     expect(await f.service.summary(f.now())).toEqual({
-      totalChats: Number(rows[0]!.c),
+      totalChats: Number(rows[0].c),
       pendingDeliveries: null,
       pendingDeliveryLifecycleStatus: "unknown",
       pendingDeliveryBacklog: 0,

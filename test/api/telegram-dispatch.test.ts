@@ -6,6 +6,7 @@ import type { ServingBuild } from "../../api/lib/published.ts";
 import type { FollowerLookup } from "../../api/lib/telegram/service.ts";
 import { depegEvent, freezeEvent, gradesPayload, MemoryPublished, T0 } from "../helpers/alert-fixtures.ts";
 import { type BotApiServer, startBotApiServer } from "../helpers/bot-api-server.ts";
+import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 
 process.env.BALLAST_LOG = "silent";
@@ -20,7 +21,7 @@ function mapFollowers(map: Record<string, string[]>): FollowerLookup & { asked: 
     asked,
     async followersOf(coinIds) {
       asked.push([...coinIds]);
-      return new Map(coinIds.filter((id) => map[id]?.length).map((id) => [id, map[id]!]));
+      return new Map(coinIds.filter((id) => map[id]?.length).map((id) => [id, map[id]]));
     },
   };
 }
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   bot.calls.length = 0;
-  while (cleanups.length) await cleanups.pop()!();
+  while (cleanups.length) await cleanups.pop()?.();
 });
 
 /** A fresh Postgres schema, a published store with the baseline build b0, a clock at `startSec`, and a dispatcher factory over them. */
@@ -108,7 +109,7 @@ describe("alert dispatch against a local Bot API server", () => {
     expect(calls).toHaveLength(3);
     expect(calls.map((c) => String(c.params.chat_id)).sort()).toEqual(["-100222", "111", "333"]);
     expect(new Set(calls.map((c) => c.token))).toEqual(new Set([TOKEN]));
-    const text = run.enqueue!.alerts[0]!.text;
+    const text = must(run.enqueue, "the run's enqueue result").alerts[0].text;
     expect(text).toMatch(/^USDA depeg: 369 bps \(3\.69%\) below its USD peg at peak\./);
     expect(text).toContain("Details: /api/depeg-events?stablecoin=usda-angle");
     for (const c of calls) expect(c.params.text).toBe(text);
@@ -202,7 +203,7 @@ describe("alert dispatch against a local Bot API server", () => {
       ["111", "pending", 1, now + 30],
       ["222", "pending", 0, now + 30],
     ]);
-    expect((await t.rows())[0]!.last_error).toBe("429 Too Many Requests: retry after 30");
+    expect((await t.rows())[0].last_error).toBe("429 Too Many Requests: retry after 30");
     expect(await d.deliver(now + 29)).toEqual({ sent: 0, retried: 0, failed: 0, released: 0 });
     expect(sends()).toHaveLength(1);
     expect(await d.deliver(now + 30)).toEqual({ sent: 2, retried: 0, failed: 0, released: 0 });
@@ -271,7 +272,10 @@ describe("alert dispatch against a local Bot API server", () => {
       ],
     });
     const run = await d.runOnce(b1);
-    expect(run.enqueue!.alerts.map((a) => a.id)).toEqual(["grade:usda-angle:b1", "freeze:f-big"]);
+    expect(must(run.enqueue, "the run's enqueue result").alerts.map((a) => a.id)).toEqual([
+      "grade:usda-angle:b1",
+      "freeze:f-big",
+    ]);
     expect((await t.rows()).map((r) => [r.alert_id, r.chat_id])).toEqual([
       ["freeze:f-big", "111"],
       ["freeze:f-big", "222"],
@@ -353,7 +357,7 @@ describe("dispatch loop", () => {
       loop.kick();
       loop.kick();
       await expect.poll(() => sends().length, { timeout: 5000 }).toBe(1);
-      expect(String(sends()[0]!.params.chat_id)).toBe("111");
+      expect(String(sends()[0].params.chat_id)).toBe("111");
     } finally {
       await loop.stop();
     }
@@ -361,7 +365,9 @@ describe("dispatch loop", () => {
     const short = startAlertLoop(d, async () => serving, 20);
     const before = (await d.status()).lastDispatchAt;
     t.clock.sec += 5;
-    await expect.poll(async () => (await d.status()).lastDispatchAt, { timeout: 5000 }).toBe(before! + 5);
+    await expect
+      .poll(async () => (await d.status()).lastDispatchAt, { timeout: 5000 })
+      .toBe(must(before, "lastDispatchAt before the short loop") + 5);
     await short.stop();
     expect(sends()).toHaveLength(1);
   });
@@ -467,7 +473,7 @@ describe("alert dispatch on the embedded state store (PGlite)", () => {
     );
     const b1 = pub.publish("b1", T1, { depeg: [usda], freezes: [], grades: grades(T1) });
     expect(await d.runOnce(b1)).toMatchObject({ status: "ok", enqueue: { deliveries: 2 }, deliver: { sent: 2 } });
-    expect((await d.runOnce(b1)).enqueue!.action).toBe("unchanged");
+    expect(must((await d.runOnce(b1)).enqueue, "the run's enqueue result").action).toBe("unchanged");
     expect(sends().map((c) => String(c.params.chat_id))).toEqual(["7", "8"]);
     expect(await d.status()).toMatchObject({
       pendingDeliveries: 0,

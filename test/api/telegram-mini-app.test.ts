@@ -21,7 +21,7 @@ const userFollows = async (userId: number) =>
     )
   ).rows;
 const rowCount = async (table: string) =>
-  Number((await f.sql.query<{ c: string }>(`select count(*) as c from ${table}`)).rows[0]!.c);
+  Number((await f.sql.query<{ c: string }>(`select count(*) as c from ${table}`)).rows[0].c);
 const counter = async (name: string) =>
   Number(
     (await f.sql.query<{ value: string }>("select value from telegram_counters where name = $1", [name])).rows[0]
@@ -203,7 +203,7 @@ describe("POST /api/telegram-mini-app/mutate", () => {
       [user],
     );
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.first_mutation_at).not.toBeNull();
+    expect(rows[0].first_mutation_at).not.toBeNull();
   });
 
   it("mutation init data older than 1 h is expired (401) though a session would accept it; invalid init data writes nothing", async () => {

@@ -274,7 +274,7 @@ describe("GET /api/telegram-pulse", () => {
       unavailableFields: ["coinSubscriptions", "presetImpliedCoinSubscriptions"],
     });
     expect([p.coinSubscriptions, p.presetImpliedCoinSubscriptions]).toEqual([null, null]);
-    const chats = Number((await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats")).rows[0]!.c);
+    const chats = Number((await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats")).rows[0].c);
     expect(await service.summary(f.now())).toEqual({ totalChats: chats, ...status });
   });
 

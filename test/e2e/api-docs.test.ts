@@ -12,6 +12,7 @@ import { apiDocsPage, renderApiDocs } from "../../api/docs/page.ts";
 import { KeyStore, type SqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import { must } from "../helpers/must.ts";
 
 // The API reference page (/docs) needs no build and no key: the app over an empty data dir, behind a
 // real HTTP server, with a state store that fails every query (a public route must never use it).
@@ -125,13 +126,14 @@ const sectionId = (op: Operation) => `/${op.tag}/${op.operationId}`.toLowerCase(
 
 /** Text of the rendered section of `op` once its deep link is followed; "" if it does not render within 5 s. */
 async function operationText(page: Page, op: Operation): Promise<string> {
-  const selector = `[data-section-id="${sectionId(op)}"]`;
-  await page
-    .waitForFunction((s) => ((document.querySelector(s) as HTMLElement | null)?.innerText ?? "").length > 0, selector, {
-      timeout: 5000,
-    })
-    .catch(() => undefined);
-  return page.evaluate((s) => (document.querySelector(s) as HTMLElement | null)?.innerText ?? "", selector);
+  // The rendered text (innerText, read through Playwright), polled until the lazily rendered section shows some.
+  const section = page.locator(`[data-section-id="${sectionId(op)}"]`).first();
+  const rendered = async () => (await section.allInnerTexts()).join("");
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await page.waitForTimeout(50)) {
+    const text = await rendered();
+    if (text.length > 0) return text;
+  }
+  return rendered();
 }
 
 describe("API reference page (/docs)", () => {
@@ -149,8 +151,7 @@ describe("API reference page (/docs)", () => {
     expect(html).toContain('"disableTelemetry":true');
     expect(html).not.toMatch(/cdn\.redoc\.ly|cdn\.redocly\.com\/redoc/);
     const csp = Object.fromEntries(
-      res.headers
-        .get("content-security-policy")!
+      must(res.headers.get("content-security-policy"), "a Content-Security-Policy header")
         .split(";")
         .map((d) => {
           const [k, ...v] = d.trim().split(/\s+/);
@@ -220,32 +221,25 @@ describe("API reference page (/docs)", () => {
             missing.push(`${op.operationId} (${op.method} ${op.path}): ${JSON.stringify(text.slice(0, 120))}`);
         }
         // The sidebar, open at this tag, lists its operations, each linking to its section.
-        const menu = await page.evaluate(() =>
-          Object.fromEntries(
-            [...document.querySelectorAll('[data-component-name="Menu/MenuItem"] a[href^="#/"]')].map((a) => [
-              a.getAttribute("href"),
-              (a as HTMLElement).innerText,
-            ]),
-          ),
-        );
-        for (const op of ops)
-          if (!menu[`#${sectionId(op)}`]?.includes(op.summary)) missing.push(`${op.operationId}: not in the sidebar`);
+        for (const op of ops) {
+          const link = page.locator(`[data-component-name="Menu/MenuItem"] a[href="#${sectionId(op)}"]`);
+          if (!(await link.allInnerTexts()).at(-1)?.includes(op.summary))
+            missing.push(`${op.operationId}: not in the sidebar`);
+        }
         if (missing.length >= 5) break; // enough to report; each missing section costs a 5 s wait
       }
       expect(missing).toEqual([]);
       expect(operations.length).toBeGreaterThan(50);
       // Search works under the CSP (its index is built in the page; the trigger reads "Loading..." until then).
       const trigger = page.locator('[data-testid="search-trigger"]');
-      await expect.poll(() => trigger.innerText(), { timeout: 20_000 }).toMatch(/Search/);
+      await expect.poll(async () => (await trigger.allInnerTexts()).join(""), { timeout: 20_000 }).toMatch(/Search/);
       await trigger.click();
       await page.locator('[data-component-name="Search/SearchInput"] input').fill("reference page");
       await expect
         .poll(
-          () =>
-            page.evaluate(() =>
-              [...document.querySelectorAll('[data-component-name="Search/SearchItem"]')].map((e) =>
-                (e as HTMLElement).innerText.replace(/\s+/g, " "),
-              ),
+          async () =>
+            (await page.locator('[data-component-name="Search/SearchItem"]').allInnerTexts()).map((t) =>
+              t.replace(/\s+/g, " "),
             ),
           { timeout: 10_000 },
         )

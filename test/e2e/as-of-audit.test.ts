@@ -11,6 +11,7 @@ import {
   buildAsOfDay,
   type AuditBuild,
 } from "../helpers/as-of-audit.ts";
+import { must } from "../helpers/must.ts";
 
 /**
  * As-of audit (issue 17, Deliver 8): builds as of 2022-05-12 (UST's collapse) and 2023-03-15 (just
@@ -28,7 +29,7 @@ beforeAll(async () => {
 
 describe.each(DAYS)("build as of %s", (day) => {
   it("publishes nothing observed or dated after as-of (files and ballast.duckdb)", async () => {
-    const build = builds.get(day)!;
+    const build = must(builds.get(day), `the build as of ${day}`);
     expect(build.manifest.asOf).toBe(Date.parse(`${day}T00:00:00Z`) / 1000);
     const audit = await auditBuild(build);
     expect(audit.files).toBeGreaterThan(100);
@@ -40,7 +41,7 @@ describe.each(DAYS)("build as of %s", (day) => {
 
 describe("build as of 2022-05-12 (UST's collapse)", () => {
   it("opens UST's incident at the 0.754 prints of 2022-05-09 (a move, not a stuck quote) and keeps it open", async () => {
-    const build = builds.get("2022-05-12")!;
+    const build = must(builds.get("2022-05-12"), "the build as of 2022-05-12");
     const { events } = JSON.parse(readFileSync(join(build.buildDir, "site-data/depeg-events.json"), "utf8")) as {
       events: { stablecoinId: string; startedAt: number; endedAt: number | null; direction: string }[];
     };

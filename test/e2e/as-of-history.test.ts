@@ -6,6 +6,7 @@ import { deathKnownOn } from "../../build/stages/load.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { auditBuild, buildAsOfDay } from "../helpers/as-of-audit.ts";
+import { must } from "../helpers/must.ts";
 
 /**
  * A build as of 2023-03-01: no DefiLlama list capture was observed before 2025-09-07, so the current
@@ -79,11 +80,24 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
     }[];
     for (const id of ["usdt-tether", "usdc-circle", "dai-sky"]) {
       const coin = list.peggedAssets.find((a: { id: string }) => a.id === id);
-      const slot = slots.find((s) => s.stablecoin_id === id)!;
+      const slot = must(
+        slots.find((s) => s.stablecoin_id === id),
+        `${id}'s last consensus slot`,
+      );
       expect(Math.abs(coin.price / slot.price - 1)).toBeLessThan(0.005);
       expect(coin.priceObservedAt).toBeLessThanOrEqual(AS_OF);
-      expect(peg.find((c) => c.id === id)!.pegScore).toBeGreaterThan(0);
-      expect(cards.find((c) => c.id === id)!.overallGrade).toMatch(/^[A-D][+-]?$|^F$/);
+      expect(
+        must(
+          peg.find((c) => c.id === id),
+          `${id} in peg-summary`,
+        ).pegScore,
+      ).toBeGreaterThan(0);
+      expect(
+        must(
+          cards.find((c) => c.id === id),
+          `${id} in report-cards`,
+        ).overallGrade,
+      ).toMatch(/^[A-D][+-]?$|^F$/);
     }
   });
 

@@ -6,9 +6,10 @@ import { buildHealth } from "../../api/health.ts";
 import { Db } from "../../build/duckdb.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
-import { BuildManifestSchema, type BuildManifest, RunRecordSchema } from "../../site-data/manifest.ts";
+import { type BuildManifest, RunRecordSchema } from "../../site-data/manifest.ts";
 import type { StablecoinData } from "../../site-data/stablecoins.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 
 // Issue 17 "Bad input": each corruption of a copy of ../shared/data and what the build must do with it.
 const LIST = "zacheryglass-stablecoinwatch/defillama_raw_output.json";
@@ -34,6 +35,14 @@ const BAD_NEW_ASSET = {
   chains: ["Ethereum", "Tron"],
   price: 1,
 };
+
+/** The fields of an upstream DefiLlama list entry (../shared/data) this file reads and edits. */
+interface LlamaAsset {
+  id: string;
+  symbol: string;
+  circulating: { peggedUSD: number };
+  chainCirculating: Record<string, { current: { peggedUSD: number }; circulatingPrevDay?: { peggedUSD: number } }>;
+}
 
 /**
  * A fresh capture dir that links every recorded file of ../shared/data except those in `edits`, which
@@ -61,17 +70,32 @@ function corruptedCaptureDir(edits: Record<string, (text: string) => string>): s
 
 const editList = (text: string) => {
   const list = JSON.parse(text);
-  const assets = list.peggedAssets as Record<string, any>[];
-  const usdc = assets.find((a) => a.id === USDC_LLAMA_ID)!;
+  const assets = list.peggedAssets as LlamaAsset[];
+  const usdc = must(
+    assets.find((a) => a.id === USDC_LLAMA_ID),
+    "USDC in the recorded list",
+  );
   usdc.circulating.peggedUSD *= 0.9; // the total loses 10%; its chains do not
-  const tusd = assets.find((a) => a.symbol === "TUSD")!;
-  const lusd = assets.find((a) => a.symbol === "LUSD")!;
+  const tusd = must(
+    assets.find((a) => a.symbol === "TUSD"),
+    "TUSD in the recorded list",
+  );
+  const lusd = must(
+    assets.find((a) => a.symbol === "LUSD"),
+    "LUSD in the recorded list",
+  );
   assets.push(structuredClone(lusd)); // identical repeat
   assets.push({ ...structuredClone(tusd), circulating: { peggedUSD: tusd.circulating.peggedUSD * 3 } }); // conflicting repeat
   assets.push(BAD_NEW_ASSET);
   return JSON.stringify(list);
 };
-const original = JSON.parse(readFileSync(join(CAPTURE_DIR, LIST), "utf8")).peggedAssets as Record<string, any>[];
+const original = JSON.parse(readFileSync(join(CAPTURE_DIR, LIST), "utf8")).peggedAssets as LlamaAsset[];
+/** USDC's entry in the recorded (unedited) list. */
+const originalUsdc = () =>
+  must(
+    original.find((a) => a.id === USDC_LLAMA_ID),
+    "USDC in the recorded list",
+  );
 
 /** The corrupted inputs of the shared build: the list edited, two optional captures emptied. */
 const EDITS: Record<string, (text: string) => string> = {
@@ -101,8 +125,11 @@ beforeAll(async () => {
 
 describe("a coin whose chains disagree with its total is quarantined, the rest publishes", () => {
   it("USDC (total x 0.9) is published with supplyChainGuard quarantined, its total as the upstream says, no chain rows", () => {
-    const usdc = coins.find((c) => c.id === "usdc-circle")!;
-    const listTotal = original.find((a) => a.id === USDC_LLAMA_ID)!.circulating.peggedUSD * 0.9;
+    const usdc = must(
+      coins.find((c) => c.id === "usdc-circle"),
+      "usdc-circle in stablecoins.json",
+    );
+    const listTotal = originalUsdc().circulating.peggedUSD * 0.9;
     expect(usdc.circulating.peggedUSD).toBeCloseTo(listTotal, -3);
     expect(usdc.chainCirculating).toEqual({});
     expect(usdc.supplyChainGuard).toMatchObject({
@@ -110,8 +137,12 @@ describe("a coin whose chains disagree with its total is quarantined, the rest p
       status: "quarantined",
       quarantinedSince: RECORDED_AS_OF,
     });
-    const eth = usdc.supplyChainGuard!.chains.find((c) => c.chainLabel === "Ethereum")!;
-    const upstreamEth = original.find((a) => a.id === USDC_LLAMA_ID)!.chainCirculating.Ethereum;
+    const guard = must(usdc.supplyChainGuard, "USDC's supplyChainGuard");
+    const eth = must(
+      guard.chains.find((c) => c.chainLabel === "Ethereum"),
+      "USDC's Ethereum row in its supplyChainGuard",
+    );
+    const upstreamEth = originalUsdc().chainCirculating.Ethereum;
     expect(eth).toMatchObject({
       chainId: "ethereum",
       resolution: "unavailable",
@@ -119,19 +150,32 @@ describe("a coin whose chains disagree with its total is quarantined, the rest p
       observedAtKind: "upstream",
     });
     expect(eth.listCurrentUsd).toBeCloseTo(upstreamEth.current.peggedUSD, -3);
-    expect(eth.baselineUsd).toBeCloseTo(upstreamEth.circulatingPrevDay.peggedUSD, -3);
-    expect(usdc.supplyChainGuard!.chains.length).toBeGreaterThan(50);
+    expect(eth.baselineUsd).toBeCloseTo(
+      must(upstreamEth.circulatingPrevDay, "USDC's upstream Ethereum circulatingPrevDay").peggedUSD,
+      -3,
+    );
+    expect(guard.chains.length).toBeGreaterThan(50);
   });
 
   it("an unreviewed coin whose chains sum to 3x its total is quarantined too", () => {
-    const lsd = coins.find((c) => c.symbol === "LSD")!;
+    const lsd = must(
+      coins.find((c) => c.symbol === "LSD"),
+      "LSD in stablecoins.json",
+    );
     expect(lsd.unreviewed).toBe(true);
     expect(lsd.supplyChainGuard?.status).toBe("quarantined");
-    expect(lsd.supplyChainGuard!.chains.map((c) => c.listCurrentUsd).sort()).toEqual([10_000_000, 20_000_000]);
+    expect(
+      must(lsd.supplyChainGuard, "LSD's supplyChainGuard")
+        .chains.map((c) => c.listCurrentUsd)
+        .sort(),
+    ).toEqual([10_000_000, 20_000_000]);
   });
 
   it("every other coin keeps its chains; the chain tables hold none of the quarantined coins", async () => {
-    const usdt = coins.find((c) => c.id === "usdt-tether")!;
+    const usdt = must(
+      coins.find((c) => c.id === "usdt-tether"),
+      "usdt-tether in stablecoins.json",
+    );
     expect(usdt.supplyChainGuard).toBeUndefined();
     expect(Object.keys(usdt.chainCirculating).length).toBeGreaterThan(10);
     expect(
@@ -156,7 +200,7 @@ describe("a coin whose chains disagree with its total is quarantined, the rest p
   });
 
   it("the manifest counts the withheld chain rows and names the coins", () => {
-    const usdcChains = Object.keys(original.find((a) => a.id === USDC_LLAMA_ID)!.chainCirculating).length;
+    const usdcChains = Object.keys(originalUsdc().chainCirculating).length;
     expect(manifest.qualityRejections.supply_chain_guard["chain-sum-above-total"]).toBeGreaterThanOrEqual(
       usdcChains - 5,
     );
@@ -192,7 +236,8 @@ describe("empty captures are named in the manifest and in health", () => {
     expect(readFileSync(join(sinkDir, "latest.json"), "utf8")).toBe(before);
     const failed = (await sink.list("runs/")).filter((k) => k.endsWith("-failed.json"));
     expect(failed).toHaveLength(1);
-    const record = RunRecordSchema.parse(JSON.parse(Buffer.from((await sink.get(failed[0]))!).toString("utf8")));
+    const failedBytes = must(await sink.get(failed[0]), `the stored ${failed[0]}`);
+    const record = RunRecordSchema.parse(JSON.parse(Buffer.from(failedBytes).toString("utf8")));
     expect(record).toMatchObject({ status: "failed", buildId: null, manifest: null });
     expect(record.error).toContain(LIST);
   });
@@ -200,7 +245,10 @@ describe("empty captures are named in the manifest and in health", () => {
 
 describe("duplicate upstream coins are counted", () => {
   it("an identical repeat and a conflicting repeat are dropped by name; the conflict is a warning; the first entry wins", () => {
-    const list = manifest.sources.find((s) => s.endpoint === "defillama.stablecoins")!;
+    const list = must(
+      manifest.sources.find((s) => s.endpoint === "defillama.stablecoins"),
+      "the defillama.stablecoins source in the manifest",
+    );
     expect(list.dropped["duplicate-identical"]).toBe(1);
     expect(list.dropped["duplicate-conflicting"]).toBe(1);
     expect(
@@ -210,8 +258,15 @@ describe("duplicate upstream coins are counted", () => {
         ),
       ),
     ).toBe(true);
-    const tusd = coins.find((c) => c.symbol === "TUSD")!;
-    expect(tusd.circulating.peggedUSD).toBeCloseTo(original.find((a) => a.symbol === "TUSD")!.circulating.peggedUSD, 0);
+    const tusd = must(
+      coins.find((c) => c.symbol === "TUSD"),
+      "TUSD in stablecoins.json",
+    );
+    const upstreamTusd = must(
+      original.find((a) => a.symbol === "TUSD"),
+      "TUSD in the recorded list",
+    );
+    expect(tusd.circulating.peggedUSD).toBeCloseTo(upstreamTusd.circulating.peggedUSD, 0);
     expect(coins.filter((c) => c.symbol === "LUSD")).toHaveLength(1);
   });
 });
@@ -243,7 +298,7 @@ describe("every run is recorded, also when the build is reused", () => {
     expect(rerun.reused).toBe(true);
     const record = RunRecordSchema.parse(JSON.parse(readFileSync(join(sinkDir, rerun.runKey), "utf8")));
     expect(record).toMatchObject({ status: "reused", buildId: again.manifest.buildId, differsFromPublished: [] });
-    expect(drops(record.manifest!)).toBe(drops(manifest) + 1);
+    expect(drops(must(record.manifest, "the reused run's manifest"))).toBe(drops(manifest) + 1);
     expect(readdirSync(join(sinkDir, "runs")).filter((f) => f.endsWith(".json"))).toHaveLength(4); // published, failed, published, reused
   }, 300_000);
 });

@@ -11,6 +11,7 @@ import { BluechipRatingsSchema } from "../../site-data/bluechip-ratings.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { startBluechipServer } from "../helpers/bluechip-server.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
 // The real path end to end: `capture` against a local stand-in of the Bluechip backend writes
@@ -54,7 +55,10 @@ const req = (path: string) => app.request(path, { headers: { "X-API-Key": token 
 
 describe("a build holding a Bluechip capture serves /api/bluechip-ratings", () => {
   it("loads the captures (bad rows counted) and publishes the artifact", () => {
-    const source = manifest.sources.find((s) => s.endpoint === "bluechip.ratings")!;
+    const source = must(
+      manifest.sources.find((s) => s.endpoint === "bluechip.ratings"),
+      "the bluechip.ratings source in the manifest",
+    );
     expect(source).toMatchObject({
       status: "ok",
       rows: 6,

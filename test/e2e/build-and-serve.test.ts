@@ -10,6 +10,7 @@ import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { startServer } from "../../api/server.ts";
 import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { freePort } from "../helpers/redis-server.ts";
 
 let dir: string;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   ({ dir, manifest } = await buildRecorded());
   const PORT = await freePort(); // not a fixed port: another run of this suite may hold it
   const s = await startServer({ PORT, HOST: "127.0.0.1", BALLAST_DATA_DIR: dir, CLOCK: "auto" }, { devKey: true });
-  key = s.devKey!;
+  key = must(s.devKey, "the server's development key");
   close = s.close;
   base = `http://127.0.0.1:${PORT}`;
 });
@@ -79,9 +80,11 @@ describe("end to end: recorded capture → build → running API", () => {
         circulatingUsd: number | null;
         source: string;
       }[];
-      const pts = hist
-        .filter((p) => p.date >= recent && p.circulatingUsd !== null)
-        .map((p) => ({ date: p.date, usd: p.circulatingUsd!, source: p.source }));
+      const pts = hist.flatMap((p) =>
+        p.date >= recent && p.circulatingUsd !== null
+          ? [{ date: p.date, usd: p.circulatingUsd, source: p.source }]
+          : [],
+      );
       expect(pts.length).toBeGreaterThan(25);
       expect(new Set(pts.map((p) => p.source)).size, `${id} mixes sources`).toBeGreaterThan(1);
       expect(sawtooth(pts), id).toEqual([]);
@@ -169,7 +172,10 @@ describe("end to end: recorded capture → build → running API", () => {
     const before = readFileSync(join(dir, "latest.json"), "utf8");
     const reg = loadRegistry();
     // (an unknown coin no longer fails a build: it is published as unreviewed; a duplicated record does)
-    const usdt = reg.coins.find((c) => c.id === "usdt-tether")!;
+    const usdt = must(
+      reg.coins.find((c) => c.id === "usdt-tether"),
+      "usdt-tether in the registry",
+    );
     const broken = { ...reg, coins: [...reg.coins, { ...usdt }] };
     await expect(
       runBuild({

@@ -8,6 +8,7 @@ import { DATASET_FORMATS, type DatasetFormat, fieldDocsOf, MEDIA_TYPES } from ".
 import { tableTypeOf, type TableFieldType } from "../../datasets/datapackage.ts";
 import { DATASETS } from "../../datasets/datasets.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { must } from "../helpers/must.ts";
 import { serveRecordedBuild } from "../helpers/served-build.ts";
 
 // Every dataset topic × format through the API of the recorded build (2025-09-07), read back with DuckDB
@@ -108,7 +109,10 @@ describe("dataset formats: every topic × csv, json, ndjson, parquet and datapac
       expect(pkg.sources.length).toBe(ds.sources.length);
       expect(pkg.licenses.length).toBe(ds.sources.length);
       expect(pkg.resources.map((r) => r.format)).toEqual([...DATASET_FORMATS]);
-      const rows = manifest.files.find((f) => f.artifact === `dataset:${ds.topic}`)!.rows;
+      const rows = must(
+        manifest.files.find((f) => f.artifact === `dataset:${ds.topic}`),
+        `the dataset:${ds.topic} file in the manifest`,
+      ).rows;
       expect(rows).toBeGreaterThan(0);
 
       for (const r of pkg.resources) {
@@ -161,7 +165,13 @@ describe("dataset formats: every topic × csv, json, ndjson, parquet and datapac
       }
 
       // the same rows in every format (parquet as written by DuckDB; text formats read with the descriptor's types)
-      const pqAll = relation(join(scratch, `${ds.topic}.parquet`), pkg.resources.find((r) => r.format === "parquet")!);
+      const pqAll = relation(
+        join(scratch, `${ds.topic}.parquet`),
+        must(
+          pkg.resources.find((r) => r.format === "parquet"),
+          `the parquet resource of ${ds.topic}`,
+        ),
+      );
       // CSV has no null apart from the empty cell (descriptor missingValues [""]): compare with '' as null
       const pqCsv = `(select ${pkg.resources[0].schema.fields.map((f) => (f.type === "string" ? `nullif("${f.name}", '') as "${f.name}"` : `"${f.name}"`)).join(", ")} from ${pqAll})`;
       for (const r of pkg.resources.filter((x) => x.format !== "parquet")) {

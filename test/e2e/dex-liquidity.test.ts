@@ -9,6 +9,7 @@ import { FsSink } from "../../build/sinks/fs.ts";
 import { DexLiquidityHistorySchema, type DexLiquidity, DexLiquiditySchema } from "../../site-data/dex-liquidity.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
 // One build as of 2026-09-03 (the recorded DefiLlama yields sample was observed 2026-09-02T11:57:41Z;
@@ -154,7 +155,10 @@ describe("a build as of 2026-09-03 reads the recorded DefiLlama yields sample", 
         });
       }
     }
-    const usdt = body.coins.find((c) => c.stablecoinId === "usdt-tether")!;
+    const usdt = must(
+      body.coins.find((c) => c.stablecoinId === "usdt-tether"),
+      "usdt-tether in /api/dex-liquidity",
+    );
     expect(usdt).toMatchObject({ poolCount: 3, protocolCount: 3, chainCount: 1 });
     expect(usdt.topPools.map((p) => p.project)).toEqual(["maple", "spark-savings", "aave-v3"]);
     expect(body.quality).toMatchObject({
@@ -176,7 +180,10 @@ describe("a build as of 2026-09-03 reads the recorded DefiLlama yields sample", 
     expect(rows).toEqual([
       expect.objectContaining({
         date: Date.parse("2026-09-02T00:00:00Z") / 1000,
-        liquidityScore: body.coins.find((c) => c.stablecoinId === "usdt-tether")!.liquidityScore,
+        liquidityScore: must(
+          body.coins.find((c) => c.stablecoinId === "usdt-tether"),
+          "usdt-tether in /api/dex-liquidity",
+        ).liquidityScore,
       }),
     ]);
     expect((await req("/api/dex-liquidity-history?stablecoin=nope-coin")).status).toBe(404);

@@ -3,10 +3,12 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Health } from "../../api/health.ts";
 import { renderOgImages } from "../../build/og/images.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { OG_HEIGHT, OG_STABLECOIN_LIMIT, OG_WIDTH } from "../../site-data/og-images.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
 // One recorded build (2025-09-07) publishes the share images; the API serves them without a key.
@@ -137,14 +139,17 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
     expect((await served.app.request("/api/og/stablecoin/not-a-coin", { method: "HEAD" })).status).toBe(404);
     expect((await served.req("/api/og/no-such-image", null)).status).toBe(404);
     const detail = manifest.files.map((f) => f.path).filter((p) => /^site-data\/stablecoin\/[^/]+\.json$/.test(p));
-    const small = detail
-      .map((p) => p.slice("site-data/stablecoin/".length, -".json".length))
-      .find((id) => !manifest.files.some((f) => f.path === `og/stablecoin/${id}.png`))!;
-    const res = await served.get(`/api/og/stablecoin/${small}`, null);
+    const small = must(
+      detail
+        .map((p) => p.slice("site-data/stablecoin/".length, -".json".length))
+        .find((id) => !manifest.files.some((f) => f.path === `og/stablecoin/${id}.png`)),
+      "a listed coin without an image",
+    );
+    const res = await served.get<{ error: string }>(`/api/og/stablecoin/${small}`, null);
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("60");
     expect(res.body.error).toBe("Data not yet available: og-images");
-    const health = await served.get("/api/health", null);
+    const health = await served.get<Health>("/api/health", null);
     expect(JSON.stringify(health.body.warnings)).not.toContain("og-images");
   });
 
@@ -169,7 +174,10 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
     ]);
     for (const i of again.images) {
       expect(createHash("sha256").update(i.png).digest("hex"), i.path).toBe(
-        manifest.files.find((f) => f.path === i.path)!.sha256,
+        must(
+          manifest.files.find((f) => f.path === i.path),
+          `${i.path} in the manifest`,
+        ).sha256,
       );
     }
   });

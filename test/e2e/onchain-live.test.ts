@@ -3,16 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import type { BlacklistResponseSchema } from "../../api/queries/blacklist.ts";
+import type { MintBurnEventsResponseSchema } from "../../api/queries/mint-burn.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import { decimalString } from "../../pipelines/onchain/contract.ts";
 import { syncAll } from "../../pipelines/onchain/ingest.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { EvmRpc } from "../../pipelines/sources/evm-rpc.ts";
+import type { BlacklistEvent, BlacklistSummarySchema } from "../../site-data/blacklist.ts";
 import { type AnvilScenario, startAnvilScenario } from "../helpers/anvil.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
@@ -69,19 +73,24 @@ afterAll(async () => {
   await schema?.drop();
 });
 
-const get = async (path: string) =>
-  (await app.request(path, { headers: { "X-API-Key": token } })).json() as Promise<any>;
+/** The JSON body of a keyed GET of `path`, as the type `T` the test expects. */
+async function get<T>(path: string): Promise<T> {
+  return (await (await app.request(path, { headers: { "X-API-Key": token } })).json()) as T;
+}
+type BlacklistPage = z.infer<typeof BlacklistResponseSchema>;
 const FREEZE = new Set(["blacklist", "unblacklist", "destroy"]);
 
 describe("anvil → ingestion → build → /api/blacklist", () => {
   it("every freeze event emitted on the chain appears exactly once, with its amount", async () => {
     const expected = scenario.expected.filter((e) => FREEZE.has(e.kind));
     expect(expected.length).toBeGreaterThan(5);
-    const live: any[] = [];
+    const live: BlacklistEvent[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await get(`/api/blacklist?limit=500${cursor ? `&cursor=${cursor}` : ""}`);
-      live.push(...page.events.filter((e: any) => e.origin === "live"));
+      const page: BlacklistPage = await get<BlacklistPage>(
+        `/api/blacklist?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      live.push(...page.events.filter((e) => e.origin === "live"));
       cursor = page.nextCursor;
     } while (cursor);
     expect(live.map((e) => e.id).sort()).toEqual(expected.map((e) => e.id).sort());
@@ -98,10 +107,10 @@ describe("anvil → ingestion → build → /api/blacklist", () => {
   });
 
   it("the summary's totals equal the sums computed from the chain (plus the recorded USDT history)", async () => {
-    const summary = await get("/api/blacklist-summary");
+    const summary = await get<z.infer<typeof BlacklistSummarySchema>>("/api/blacklist-summary");
     const expected = scenario.expected.filter((e) => FREEZE.has(e.kind));
-    const count = (symbol: string, id: string) => expected.filter((e) => e.stablecoinId === id).length;
-    expect(summary.stats.perCoinTotalEvents.USDC).toBe(count("USDC", "usdc-circle"));
+    const count = (id: string) => expected.filter((e) => e.stablecoinId === id).length;
+    expect(summary.stats.perCoinTotalEvents.USDC).toBe(count("usdc-circle"));
     expect(summary.stats.perCoinBlacklistCounts.USDC).toBe(
       expected.filter((e) => e.stablecoinId === "usdc-circle" && e.kind === "blacklist").length,
     );
@@ -130,11 +139,13 @@ describe("anvil → ingestion → build → /api/blacklist", () => {
       const expected = scenario.expected.filter(
         (e) => e.stablecoinId === id && (e.kind === "mint" || e.kind === "burn"),
       );
-      const page = await get(`/api/mint-burn-events?stablecoin=${id}&limit=1000`);
-      const live = page.events.filter((e: any) => e.origin === "live");
-      expect(live.map((e: any) => e.id).sort(), id).toEqual(expected.map((e) => e.id).sort());
+      const page = await get<z.infer<typeof MintBurnEventsResponseSchema>>(
+        `/api/mint-burn-events?stablecoin=${id}&limit=1000`,
+      );
+      const live = page.events.filter((e) => e.origin === "live");
+      expect(live.map((e) => e.id).sort(), id).toEqual(expected.map((e) => e.id).sort());
       for (const e of expected)
-        expect(live.find((x: any) => x.id === e.id)).toMatchObject({ direction: e.kind, amountRaw: e.amount_raw });
+        expect(live.find((x) => x.id === e.id)).toMatchObject({ direction: e.kind, amountRaw: e.amount_raw });
     }
   });
 });

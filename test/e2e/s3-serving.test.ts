@@ -18,6 +18,7 @@ import { runBuild } from "../../build/run-build.ts";
 import { S3Sink } from "../../build/sinks/s3.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 import { freePort, OwnRedis } from "../helpers/redis-server.ts";
 
@@ -126,9 +127,12 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
     expect(la).toEqual(lb);
     expect(Object.keys(la).length).toBeGreaterThan(0);
 
-    const dated = manifest.files.find(
-      (f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path) && f.encodings?.includes("br"),
-    )!;
+    const dated = must(
+      manifest.files.find(
+        (f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path) && f.encodings?.includes("br"),
+      ),
+      "a dated dataset CSV with a brotli sibling",
+    );
     expect(dated).toBeDefined();
     const topic = dated.path.split("/")[1];
     for (const i of [0, 1]) {
@@ -143,9 +147,14 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
     const stored = await client.send(
       new GetObjectCommand({ Bucket: BUCKET, Key: `builds/${manifest.buildId}/${dated.path}.br` }),
     );
-    expect((await stored.Body!.transformToByteArray()).length).toBeGreaterThan(0);
+    expect((await must(stored.Body, "the stored brotli object's body").transformToByteArray()).length).toBeGreaterThan(
+      0,
+    );
 
-    const db = manifest.files.find((f) => f.path === "ballast.duckdb")!;
+    const db = must(
+      manifest.files.find((f) => f.path === "ballast.duckdb"),
+      "ballast.duckdb in the manifest",
+    );
     const dbs = await Promise.all(
       [0, 1].map(async (i) =>
         sha256(await bytesOf(await fetch(`${base(i)}/ballast.duckdb`, { headers: { "Accept-Encoding": "identity" } }))),
@@ -155,7 +164,10 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
   });
 
   it("answer a missing object as on the filesystem: 404 for a dated dataset or snapshot that was never published", async () => {
-    const dated = manifest.files.find((f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path))!;
+    const dated = must(
+      manifest.files.find((f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path)),
+      "a dated dataset CSV in the manifest",
+    );
     const topic = dated.path.split("/")[1];
     for (const i of [0, 1]) {
       expect((await get(i, `/datasets/${topic}/1999-01-01.csv`)).status).toBe(404);
@@ -242,7 +254,10 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
     );
     const after = await Promise.all([0, 1].map(async (i) => dataOf(await get(i, "/api/stablecoins"))));
     expect(after[0]).toEqual(after[1]);
-    const dated = manifest.files.find((f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path))!;
+    const dated = must(
+      manifest.files.find((f) => /^datasets\/[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.csv$/.test(f.path)),
+      "a dated dataset CSV in the manifest",
+    );
     for (const i of [0, 1]) {
       const res = await fetch(`${base(i)}/datasets/${dated.path.split("/")[1]}/latest.csv`, {
         headers: { "Accept-Encoding": "br" },
@@ -255,7 +270,7 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
   it("keep serving the build they have when the object store is down, and answer fast", async () => {
     const buildId = (await health(0)).clock.buildId;
     const cached = await Promise.all([0, 1].map(async (i) => dataOf(await get(i, "/api/stablecoins"))));
-    await s3server!.close();
+    await must(s3server, "the running S3 server").close();
     s3server = null;
 
     for (const i of [0, 1]) {
@@ -277,7 +292,10 @@ describe("two API instances on one S3 bucket, Postgres and Redis", () => {
 
       // A file this instance never read: 503 with Retry-After, within the S3 deadlines (liveness bound, not a speed claim).
       const t1 = Date.now();
-      const sheet = manifest.files.find((f) => f.path.startsWith("sheets/"))!;
+      const sheet = must(
+        manifest.files.find((f) => f.path.startsWith("sheets/")),
+        "a sheet in the manifest",
+      );
       const miss = await fetch(`${base(i)}/${sheet.path}`);
       expect(miss.status).toBe(503);
       expect(miss.headers.get("retry-after")).toBe("30");

@@ -2,12 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Health } from "../../api/health.ts";
 import { loadBuildConfig } from "../../build/config.ts";
 import { type JobSpec, liveJobRunner, RunLog, Scheduler } from "../../build/schedule.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { SCHEDULE_RUNS_PREFIX, type ScheduleRun, type ScheduleStatus } from "../../site-data/schedule-log.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { startReplayServers } from "../helpers/replay-servers.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
@@ -37,7 +39,7 @@ let dir: string;
 let runs: ScheduleRun[];
 let status: ScheduleStatus;
 let runObjects: string[];
-let health: any;
+let health: Health;
 let requests: string[];
 const t0 = Date.now();
 
@@ -97,7 +99,7 @@ beforeAll(async () => {
     );
   const served = await serveDir(dir, "ballast_schedule_e2e");
   try {
-    health = (await served.get("/api/health")).body;
+    health = (await served.get<Health>("/api/health")).body;
     if (process.env.SCHED_TIMING) console.error("TIMING health", Date.now() - t0);
   } finally {
     await served.close();
@@ -117,7 +119,8 @@ describe("schedule in live mode against the replay servers", () => {
     expect(runs.map((r) => r.status)).toEqual(["ok", "partial", "partial", "error"]);
     const ids = runs.slice(0, 3).map((r) => r.buildId);
     expect(new Set(ids).size).toBe(3);
-    for (const id of ids) expect(existsSync(join(dir, "builds", id!, "manifest.json"))).toBe(true);
+    for (const id of ids)
+      expect(existsSync(join(dir, "builds", must(id, "the build id of a publishing run"), "manifest.json"))).toBe(true);
     expect(runs[3].buildId).toBeNull();
     expect(JSON.parse(readFileSync(join(dir, "latest.json"), "utf8")).buildId).toBe(ids[2]);
     // Every replayed source was asked at the live clients' paths.
@@ -149,12 +152,15 @@ describe("schedule in live mode against the replay servers", () => {
       expect(r.asOf).toBeGreaterThanOrEqual(Math.floor(t0 / 1000));
       expect(r.asOf).toBeGreaterThanOrEqual(r.startedAt);
       expect(r.asOf).toBeLessThanOrEqual(r.finishedAt);
-      const m = manifestOf(r.buildId!);
+      const m = manifestOf(must(r.buildId, `the build id of run ${r.runId}`));
       expect(m.asOf).toBe(r.asOf);
       expect(m.clock).toBe("wall");
-      const list = m.sources.find((s) => s.endpoint === "defillama.stablecoins")!;
+      const list = must(
+        m.sources.find((s) => s.endpoint === "defillama.stablecoins"),
+        "the defillama.stablecoins source in the manifest",
+      );
       expect(list.newestObservedAt).toBeGreaterThanOrEqual(r.startedAt);
-      expect(list.newestObservedAt).toBeLessThanOrEqual(r.asOf!);
+      expect(list.newestObservedAt).toBeLessThanOrEqual(must(r.asOf, `the as-of of run ${r.runId}`));
     }
   });
 
@@ -165,7 +171,9 @@ describe("schedule in live mode against the replay servers", () => {
     ]);
     expect(runs[1].circuits.coingecko).toMatchObject({ state: "open" });
     expect(runs[2].captureErrors[0].message).toContain("circuit open");
-    expect(manifestOf(runs[2].buildId!).circuits.coingecko).toMatchObject({ state: "open" });
+    expect(manifestOf(must(runs[2].buildId, "the third run's build id")).circuits.coingecko).toMatchObject({
+      state: "open",
+    });
     expect(runs[3].error).toMatch(/^no upstream call succeeded/);
     expect(status.jobs["prices-peg"]).toMatchObject({ consecutiveErrors: 1, lastSuccessAt: runs[2].finishedAt });
   });

@@ -11,8 +11,16 @@ import {
   snapshotAsOf,
   verifySnapshot,
 } from "../../build/snapshots.ts";
-import { SnapshotSchema } from "../../site-data/snapshot.ts";
+import type { z } from "zod";
+import type { Health } from "../../api/health.ts";
+import type { DigestArchiveSchema } from "../../site-data/daily-digest.ts";
+import {
+  type SnapshotIndexPageSchema,
+  type SnapshotProjectionSchema,
+  SnapshotSchema,
+} from "../../site-data/snapshot.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
 // Dated snapshots (issue 18 Deliver 1): two days of the USDC/SVB week backfilled from the recorded data,
@@ -31,6 +39,9 @@ afterAll(async () => {
 });
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+type IndexPage = z.infer<typeof SnapshotIndexPageSchema>;
+/** The JSON of an error answer. */
+type ErrorBody = { error: string };
 
 describe("backfill", () => {
   it("days are inclusive UTC days, and a snapshot is as of its day's close (the next 00:00 UTC)", () => {
@@ -69,7 +80,10 @@ describe("the 2023-03-11 snapshot", () => {
     const s = snapshot();
     expect(s.buildId).toMatch(/^20230312T0000Z-[0-9a-f]{7}$/);
     expect(s.methodologyVersions.depeg).toMatch(/^ballast-depeg-v\d+$/);
-    const klines = s.inputs.find((i) => i.path === "binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-11.csv")!;
+    const klines = must(
+      s.inputs.find((i) => i.path === "binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-11.csv"),
+      "the 2023-03-11 USDC klines input",
+    );
     expect(klines.sha256).toBe(sha(readFileSync(join(CAPTURE_DIR, klines.path))));
     expect(s.inputs.every((i) => i.path !== "binance-vision-usdc-svb-2023/USDCUSDT-1m-2023-03-13.csv")).toBe(true);
   });
@@ -91,19 +105,19 @@ describe("the 2023-03-11 snapshot", () => {
 
 describe("snapshot routes", () => {
   it("the index pages newest first with a keyset cursor", async () => {
-    const first = await api.get("/api/snapshots/index?limit=1");
+    const first = await api.get<IndexPage>("/api/snapshots/index?limit=1");
     expect(first.status).toBe(200);
     expect(first.headers.get("cache-control")).toBe("public, s-maxage=86400, max-age=3600");
-    expect(first.body.snapshots.map((r: { snapshotDate: string }) => r.snapshotDate)).toEqual(["2023-03-12"]);
+    expect(first.body.snapshots.map((r) => r.snapshotDate)).toEqual(["2023-03-12"]);
     expect(first.body.pagination).toEqual({ limit: 1, hasMore: true, nextCursor: "2023-03-12" });
-    const second = await api.get(`/api/snapshots/index?limit=1&cursor=${first.body.pagination.nextCursor}`);
-    expect(second.body.snapshots.map((r: { snapshotDate: string }) => r.snapshotDate)).toEqual(["2023-03-11"]);
+    const second = await api.get<IndexPage>(`/api/snapshots/index?limit=1&cursor=${first.body.pagination.nextCursor}`);
+    expect(second.body.snapshots.map((r) => r.snapshotDate)).toEqual(["2023-03-11"]);
     expect(second.body.pagination).toEqual({ limit: 1, hasMore: false, nextCursor: null });
     expect(second.body.snapshots[0].contentHash).toBe(sha(readFileSync(join(dir, "snapshots/2023-03-11.json"))));
   });
 
   it("the index rejects a bad limit or cursor, naming it", async () => {
-    expect((await api.get("/api/snapshots/index?limit=501")).body.error).toMatch(/limit/);
+    expect((await api.get<ErrorBody>("/api/snapshots/index?limit=501")).body.error).toMatch(/limit/);
     expect((await api.get("/api/snapshots/index?cursor=2023-3-1")).status).toBe(400);
   });
 
@@ -127,11 +141,11 @@ describe("snapshot routes", () => {
     expect((await api.get("/api/snapshots/2023-03-13.json")).status).toBe(404);
     mkdirSync(join(dir, "snapshots"), { recursive: true });
     writeFileSync(join(dir, "snapshots/2023-03-14.json"), '{"version":1,"snapshotDate":"2023-03-14"}');
-    const bad = await api.get("/api/snapshots/2023-03-14.json");
+    const bad = await api.get<ErrorBody>("/api/snapshots/2023-03-14.json");
     expect(bad.status).toBe(500);
     expect(bad.body.error).toBe("Snapshot payload corrupted: 2023-03-14");
     // health names the corrupt stored payload until a later read passes
-    const warned = (await api.get("/api/health")).body.warnings.filter((w: string) =>
+    const warned = (await api.get<Health>("/api/health")).body.warnings.filter((w) =>
       w.startsWith("stored dated payloads fail their schema"),
     );
     expect(warned).toHaveLength(1);
@@ -139,7 +153,9 @@ describe("snapshot routes", () => {
   });
 
   it("the projection of usdc-circle carries its row, report card, PSI and DEWS, with ETag <sha256>-<id>", async () => {
-    const res = await api.get("/api/snapshot/2023-03-11/stablecoin/usdc-circle");
+    const res = await api.get<z.infer<typeof SnapshotProjectionSchema>>(
+      "/api/snapshot/2023-03-11/stablecoin/usdc-circle",
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       snapshotDate: "2023-03-11",
@@ -147,9 +163,9 @@ describe("snapshot routes", () => {
       stablecoin: { id: "usdc-circle", symbol: "USDC" },
     });
     expect(res.body.stablecoin.price).toBeLessThan(0.99);
-    expect(res.body.scores.reportCard.id).toBe("usdc-circle");
-    expect(res.body.scores.psi.score).toBeGreaterThanOrEqual(0);
-    expect(res.body.scores.dews.stablecoinId).toBe("usdc-circle");
+    expect(res.body.scores.reportCard?.id).toBe("usdc-circle");
+    expect(res.body.scores.psi?.score).toBeGreaterThanOrEqual(0);
+    expect(res.body.scores.dews?.stablecoinId).toBe("usdc-circle");
     expect(res.body.scores.liquidity).toBeNull();
     expect(res.headers.get("etag")).toBe(`"${sha(readFileSync(join(dir, "snapshots/2023-03-11.json")))}-usdc-circle"`);
     expect((await api.get("/api/snapshot/2023-03-11/stablecoin/no-such-coin")).status).toBe(404);
@@ -185,23 +201,23 @@ describe("dated digests and DuckDB files", () => {
   });
 
   it("digest-snapshot: 400 for a bad date, 404 for a day without a digest", async () => {
-    const bad = await api.get("/api/digest-snapshot?date=2023-02-30");
+    const bad = await api.get<ErrorBody>("/api/digest-snapshot?date=2023-02-30");
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/date/);
     expect((await api.get("/api/digest-snapshot")).status).toBe(400);
-    const none = await api.get("/api/digest-snapshot?date=2023-03-10");
+    const none = await api.get<ErrorBody>("/api/digest-snapshot?date=2023-03-10");
     expect(none.status).toBe(404);
     expect(none.body.error).toBe("No digest found for this date");
     mkdirSync(join(dir, "digests"), { recursive: true });
     writeFileSync(join(dir, "digests/2023-03-15.json"), "{not json");
-    const corrupt = await api.get("/api/digest-snapshot?date=2023-03-15");
+    const corrupt = await api.get<ErrorBody>("/api/digest-snapshot?date=2023-03-15");
     expect([corrupt.status, corrupt.body.error]).toEqual([500, "Digest payload corrupted: 2023-03-15"]);
   });
 
   it("the archive lists both editions newest first with their content hashes", async () => {
-    const res = await api.get("/api/digest-archive");
+    const res = await api.get<z.infer<typeof DigestArchiveSchema>>("/api/digest-archive");
     expect(res.status).toBe(200);
-    expect(res.body.digests.map((r: { date: string }) => r.date)).toEqual(["2023-03-12", "2023-03-11"]);
+    expect(res.body.digests.map((r) => r.date)).toEqual(["2023-03-12", "2023-03-11"]);
     const d11 = res.body.digests[1];
     expect(d11.contentHash).toBe(sha(readFileSync(join(dir, "digests/2023-03-11.json"))));
     expect(d11.depegIncidentsOpened).toBeGreaterThanOrEqual(2);

@@ -43,7 +43,7 @@ async function say(chatId: number, text: string): Promise<void> {
         message_id: updateId,
         date: Math.floor(Date.now() / 1000),
         text,
-        entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }],
+        entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0].length }],
         from: { id: chatId, is_bot: false, first_name: "Test" },
         chat: { id: chatId, type: "private", first_name: "Test" },
       },

@@ -14,6 +14,7 @@ import {
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
 // A `usds.status` capture in the storage root (the file `capture` writes: raw/usds/<day>/<id>.json.gz,
@@ -87,7 +88,10 @@ afterAll(async () => {
 
 describe("a build holding a USDS status capture serves /api/usds-status", () => {
   it("loads the newest capture at or before as-of and publishes the artifact (budget 86400 s)", () => {
-    const source = manifest.sources.find((s) => s.endpoint === "usds.status")!;
+    const source = must(
+      manifest.sources.find((s) => s.endpoint === "usds.status"),
+      "the usds.status source in the manifest",
+    );
     expect(source).toMatchObject({ status: "ok", rows: 1, dropped: {}, newestObservedAt: OBSERVED });
     expect(manifest.files.find((f) => f.path === "site-data/usds-status.json")).toMatchObject({
       artifact: "usds-status",

@@ -176,7 +176,7 @@ export function compileFixtureContracts(): Record<CompiledName, CompiledContract
 /** keccak256 topic0 of an event of a compiled ABI, computed by viem from the ABI item (not from the registry). */
 export function abiEventTopic(abi: Abi, name: string): Hex {
   const item = abi.find((x) => x.type === "event" && x.name === name);
-  if (!item || item.type !== "event") throw new Error(`event ${name} not in ABI`);
+  if (item?.type !== "event") throw new Error(`event ${name} not in ABI`);
   return toEventSelector(item);
 }
 

@@ -147,10 +147,8 @@ export function auditPublishedFiles(buildDir: string, asOf: number): { files: nu
   for (const rel of files) {
     const text = readFileSync(join(buildDir, rel), "utf8");
     if (rel.endsWith(".ndjson")) {
-      text
-        .split("\n")
-        .filter(Boolean)
-        .forEach((line, i) => late.push(...c.lateInJson(JSON.parse(line), rel, `[${i}]`).map((x) => `${rel} ${x}`)));
+      for (const [i, line] of text.split("\n").filter(Boolean).entries())
+        late.push(...c.lateInJson(JSON.parse(line), rel, `[${i}]`).map((x) => `${rel} ${x}`));
     } else if (rel.endsWith(".json")) {
       late.push(...c.lateInJson(JSON.parse(text), rel).map((x) => `${rel} ${x}`));
     } else {
@@ -190,7 +188,6 @@ export async function auditDuckDb(
     const tables = [...new Set(cols.map((r) => r.table_name))];
     for (const { table_name: t, column_name: col, data_type: type } of cols) {
       if (col in FORWARD_LOOKING_KEYS) continue;
-      const q = `${quoteId(t)}.${quoteId(col)}`;
       const from = `from ${quoteId(t)}`;
       let row: { n: number; example: string | null } | undefined;
       if (type === "DATE") {

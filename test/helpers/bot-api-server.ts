@@ -95,15 +95,15 @@ export async function startBotApiServer(): Promise<BotApiServer> {
   const calls: BotApiCall[] = [];
   const queued = new Map<string, BotApiAnswer[]>();
   const server: Server = createServer((req, res) => {
-    const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? "").split("?")[0]!);
+    const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? "").split("?")[0]);
     const send = (status: number, body: unknown) =>
       res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
     if (!m || req.method !== "POST") return send(404, { ok: false, error_code: 404, description: "Not Found" });
     readParams(req).then(
       (params) => {
         const [, token, method] = m;
-        calls.push({ token: token!, method: method!, params, at: Date.now() });
-        const answer = queued.get(method!)?.shift() ?? { ok: true, result: defaultResult(method!, params) };
+        calls.push({ token, method, params, at: Date.now() });
+        const answer = queued.get(method)?.shift() ?? { ok: true, result: defaultResult(method, params) };
         send(answer.ok ? 200 : answer.error_code, answer);
       },
       (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }),

@@ -38,8 +38,8 @@ const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string,
   llamaId,
   geckoId: null,
   name: id,
-  symbol: id.split("-")[0]!.toUpperCase(),
-  issuer: id.split("-")[1]!,
+  symbol: id.split("-")[0].toUpperCase(),
+  issuer: id.split("-")[1],
   pegType,
   pegCurrency,
   pegMechanism: "fiat-backed",
@@ -149,7 +149,7 @@ export async function buildLedger(
       ],
     });
     const rows = { main: await db.all(donationsLedgerArtifact.queries.main) };
-    const file = donationsLedgerArtifact.assemble(rows, { asOf: AS_OF, sourceObservedAt: {} }).files[0]!;
+    const file = donationsLedgerArtifact.assemble(rows, { asOf: AS_OF, sourceObservedAt: {} }).files[0];
     return { db, warnings, ledger: DonationsLedgerSchema.parse(JSON.parse(JSON.stringify(file.payload))) };
   } finally {
     if (before === undefined) delete process.env.BALLAST_DONATIONS_LEDGER;
@@ -171,7 +171,7 @@ export function gradesPayload(grades: Record<string, string>, held = false) {
   return {
     grades: Object.entries(grades).map(([id, grade]) => ({
       id,
-      symbol: id.split("-")[0]!.toUpperCase(),
+      symbol: id.split("-")[0].toUpperCase(),
       name: id,
       grade,
       score: 80,

@@ -20,7 +20,7 @@ export async function startJwksServer(kid = "test-key-1"): Promise<JwksServer> {
   const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const jwk = { ...publicKey.export({ format: "jwk" }), kid, alg: "RS256", use: "sig" };
   const state = { hits: 0, down: false };
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer((_req, res) => {
     state.hits += 1;
     if (state.down) return void res.writeHead(503).end("down");
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: [jwk] }));

@@ -10,6 +10,7 @@ import {
 } from "../../pipelines/sources/defillama.ts";
 import { readEcbHistCsv } from "../../pipelines/sources/frankfurter.ts";
 import { RECORDED_CAPTURES } from "../../pipelines/sources/recorded-captures.ts";
+import { must } from "./must.ts";
 
 /**
  * Local stand-ins of the upstream APIs that replay the recorded payloads of `../shared/data` over
@@ -33,7 +34,10 @@ export async function startReplayServers(captureDir: string, opts: { newestPoint
   const n = opts.newestPoints ?? 30;
   const read = (file: string) => readFileSync(join(captureDir, file), "utf8");
   const recordedFile = (endpoint: string, match: string) =>
-    RECORDED_CAPTURES.find((c) => c.endpoint === endpoint && c.file.includes(match))!.file;
+    must(
+      RECORDED_CAPTURES.find((c) => c.endpoint === endpoint && c.file.includes(match)),
+      `a recorded ${endpoint} capture matching ${match}`,
+    ).file;
   const NY = DEFILLAMA_ARCHIVE_TIME.zone;
   const newest = <T>(xs: T[]) => xs.slice(-n);
   const llamaList = read(recordedFile("defillama.stablecoins", "defillama_raw_output"));
@@ -62,14 +66,17 @@ export async function startReplayServers(captureDir: string, opts: { newestPoint
   const klineFiles = RECORDED_CAPTURES.filter((c) => c.endpoint === "binance.klines")
     .map((c) => c.file)
     .sort();
-  const klines = read(klineFiles.at(-1)!)
+  const klines = read(must(klineFiles.at(-1), "a recorded binance.klines capture"))
     .trim()
     .split(/\r?\n/)
     .map((l) => l.split(","));
   const yields = JSON.stringify(
-    readOpenDefiYieldsCsv(RECORDED_CAPTURES.find((c) => c.endpoint === "defillama-yields.pools")!.observedAt)(
-      read(recordedFile("defillama-yields.pools", "yields")),
-    ).captures[0].payload,
+    readOpenDefiYieldsCsv(
+      must(
+        RECORDED_CAPTURES.find((c) => c.endpoint === "defillama-yields.pools"),
+        "a recorded defillama-yields.pools capture",
+      ).observedAt,
+    )(read(recordedFile("defillama-yields.pools", "yields"))).captures[0].payload,
   );
 
   type Route = (url: URL) => { status: number; body: string } | null;

@@ -26,9 +26,9 @@ export async function serveDir(dir: string, schemaName: string) {
   });
   const req = (path: string, key: string | null = token) =>
     app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
-  const get = async (path: string, key: string | null = token) => {
+  const get = async <T = unknown>(path: string, key: string | null = token) => {
     const res = await req(path, key);
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as T };
   };
   const close = async () => {
     await sql.close();

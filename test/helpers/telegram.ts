@@ -187,7 +187,7 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
   /** A text message update from user `userId` in their private chat (or in chat `chatId`). */
   const message = (userId: number, text: string, chatId = userId) => {
     const entities = text.startsWith("/")
-      ? [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }]
+      ? [{ type: "bot_command", offset: 0, length: text.split(" ")[0].length }]
       : [];
     return {
       update_id: updateId++,

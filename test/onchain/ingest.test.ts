@@ -15,6 +15,7 @@ import {
   rowView,
   startAnvilScenario,
 } from "../helpers/anvil.ts";
+import { must } from "../helpers/must.ts";
 import { startRpcProxy } from "./rpc-proxy.ts";
 
 let s: AnvilScenario;
@@ -103,7 +104,10 @@ describe("syncAll against anvil", () => {
       expect(rowView(await ledger.events())).toEqual(expectedView(s.expected));
       const { usdt, usdc, usdp } = s.contracts;
       const key = (c: typeof usdt, fam: string) =>
-        s.configs.find((x) => x.address === c.address && x.family === fam)!.configKey;
+        must(
+          s.configs.find((x) => x.address === c.address && x.family === fam),
+          `the ${fam} config of ${c.address}`,
+        ).configKey;
       const t = (c: typeof usdt, name: string) => abiEventTopic(c.abi, name);
       // What the scenario emitted per contract, minus each family's own events (see startAnvilScenario).
       const want = [
@@ -134,7 +138,10 @@ describe("syncAll against anvil", () => {
           a.config_key === b.config_key ? (a.topic0 < b.topic0 ? -1 : 1) : a.config_key < b.config_key ? -1 : 1,
         );
       expect(await ledger.unknownTopics()).toEqual(want);
-      const erc20 = results.find((r) => r.configKey === key(usdc, "erc20-supply"))!;
+      const erc20 = must(
+        results.find((r) => r.configKey === key(usdc, "erc20-supply")),
+        "the sync result of USDC's erc20-supply config",
+      );
       expect(erc20.ignoredLogs).toBe(1); // owner → dave, an ordinary transfer
     } finally {
       await ledger.close();
@@ -146,7 +153,10 @@ describe("syncAll against anvil", () => {
     const ledger = await freshLedger();
     try {
       const rpc = rpcFor(s.rpcUrl);
-      const usdcFreeze = s.configs.find((c) => c.family === "circle-blacklist")!;
+      const usdcFreeze = must(
+        s.configs.find((c) => c.family === "circle-blacklist"),
+        `the circle-blacklist config`,
+      );
       const first = await syncAll(ledger, rpc, [usdcFreeze], { chunkSize: 3, maxChunks: 2 });
       expect(first[0]).toMatchObject({ chunks: 2, caughtUp: false, lastBlock: (usdcFreeze.startBlock as number) + 5 });
       const rest = await syncAll(ledger, rpc, [usdcFreeze], { chunkSize: 3 });
@@ -196,7 +206,10 @@ describe("syncAll against anvil", () => {
   it("counts and skips a log of a declared event that does not decode (AddedBlackList without data)", async () => {
     const ledger = await freshLedger();
     try {
-      const usdtFreeze = s.configs.find((c) => c.family === "tether-legacy-blacklist")!;
+      const usdtFreeze = must(
+        s.configs.find((c) => c.family === "tether-legacy-blacklist"),
+        `the tether-legacy-blacklist config`,
+      );
       const bad = await s.send(s.contracts.usdt, "emitMalformedBlackList");
       expect(bad.logs).toHaveLength(1);
       const logs: { level: string; msg: string }[] = [];

@@ -15,13 +15,18 @@ import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import type { TrackedConfig } from "../../pipelines/onchain/tracked.ts";
 import { EvmRpc } from "../../pipelines/sources/evm-rpc.ts";
 import { ACTORS, type AnvilScenario, expectedView, rowView, startAnvilScenario } from "../helpers/anvil.ts";
+import { must } from "../helpers/must.ts";
 
 let s: AnvilScenario;
 let dir: string;
 let n = 0;
 const freshLedger = () => LedgerStore.open(join(dir, `ledger-${n++}.duckdb`));
 const rpcOf = () => new EvmRpc({ chains: { ethereum: { urls: [s.rpcUrl], lag: 0 } }, timeoutMs: 5000 });
-const cfg = (family: string) => s.configs.find((c) => c.family === family)!;
+const cfg = (family: string) =>
+  must(
+    s.configs.find((c) => c.family === family),
+    `the ${family} config`,
+  );
 
 async function rejection(p: Promise<unknown>): Promise<JobInputError> {
   const err = await p.then(
@@ -240,7 +245,12 @@ describe("backfill-blacklist-current-balances", () => {
       // limit 3 over everything: 3 of the 5 never-snapshotted addresses, none of the 2 snapshotted USDC ones
       const some = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, { dryRun: false, limit: 3 });
       expect(some.totals.written).toBe(3);
-      expect(some.configs.find((c) => c.configKey === key)!.selected).toBe(0);
+      expect(
+        must(
+          some.configs.find((c) => c.configKey === key),
+          `the backfill result of ${key}`,
+        ).selected,
+      ).toBe(0);
       const all = await backfillBlacklistCurrentBalances(ledger, rpc, s.configs, {
         dryRun: false,
         chainId: "ethereum",

@@ -14,6 +14,7 @@ import {
   rowView,
   startAnvilScenario,
 } from "../helpers/anvil.ts";
+import { must } from "../helpers/must.ts";
 
 // A reorg on a real node: events are mined and ingested, the chain is reverted (evm_revert) and a
 // different history is mined at the same heights; the orphaned rows must go and the new ones appear.
@@ -36,9 +37,18 @@ describe("reorg handling", () => {
     const rpc = new EvmRpc({ chains: { ethereum: { urls: [s.rpcUrl], lag: 0 } }, timeoutMs: 5000 });
     const ledger = await LedgerStore.open(join(dir, "reorg.duckdb"));
     const { usdt, usdc } = s.contracts;
-    const usdcFreeze = s.configs.find((c) => c.family === "circle-blacklist")!;
-    const usdcSupply = s.configs.find((c) => c.family === "erc20-supply")!;
-    const usdtFreeze = s.configs.find((c) => c.family === "tether-legacy-blacklist")!;
+    const usdcFreeze = must(
+      s.configs.find((c) => c.family === "circle-blacklist"),
+      `the circle-blacklist config`,
+    );
+    const usdcSupply = must(
+      s.configs.find((c) => c.family === "erc20-supply"),
+      `the erc20-supply config`,
+    );
+    const usdtFreeze = must(
+      s.configs.find((c) => c.family === "tether-legacy-blacklist"),
+      `the tether-legacy-blacklist config`,
+    );
     const freezeOf = (e: ExpectedEvent[]) =>
       e.filter(
         (x) =>
@@ -139,7 +149,12 @@ describe("reorg handling", () => {
       const res = await syncAll(ledger, rpc, configs, { reorgDepth: 2 });
       expect(res.map((r) => r.reorgs)).toEqual([1, 1, 1]);
       // reorgDepth 2 below the cursor: only blocks above cursor − 2 were deleted and re-read
-      expect(res.find((r) => r.configKey === usdcSupply.configKey)!.rolledBackRows).toBe(1);
+      expect(
+        must(
+          res.find((r) => r.configKey === usdcSupply.configKey),
+          "the sync result of USDC's supply config",
+        ).rolledBackRows,
+      ).toBe(1);
       expect(rowView(await ledger.events())).toEqual(expectedView([...base, ...forkB, ...forkD]));
       const head = await s.publicClient.getBlock();
       expect((await ledger.cursors()).map((c) => [c.lastBlock, c.lastBlockHash])).toEqual(

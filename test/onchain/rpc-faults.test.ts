@@ -141,9 +141,9 @@ describe("failover", () => {
       expect(rpc.stats.failovers).toBeGreaterThan(0);
       const saved = await ledger.providerStates();
       expect(saved.map((p) => p.provider)).toEqual([
-        "ethereum#0:" + new URL(dead).host,
-        "ethereum#1:" + new URL(wrongChain.rpcUrl).host,
-        "ethereum#2:" + new URL(s.rpcUrl).host,
+        `ethereum#0:${new URL(dead).host}`,
+        `ethereum#1:${new URL(wrongChain.rpcUrl).host}`,
+        `ethereum#2:${new URL(s.rpcUrl).host}`,
       ]);
       expect(saved[0]).toMatchObject({ state: "open", lastSuccessAt: null });
       expect(saved[0].consecutiveFailures).toBeGreaterThanOrEqual(3);

@@ -8,14 +8,18 @@ import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { trackedConfigs } from "../../pipelines/onchain/tracked.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import { HttpClient } from "../../pipelines/sources/http-client.ts";
+import { must } from "../helpers/must.ts";
 
 // A local TronGrid: `GET /v1/contracts/{address}/events` filtered by event_name and block time,
 // ascending, two events per page linked by fingerprint, shaped as TronGrid documents it. Expected
 // rows are the events this test serves.
 const USDT_TRON = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
-const config = trackedConfigs(loadRegistry()).find(
-  (c) => c.stablecoinId === "usdt-tether" && c.chain === "tron" && c.purpose === "freeze",
-)!;
+const config = must(
+  trackedConfigs(loadRegistry()).find(
+    (c) => c.stablecoinId === "usdt-tether" && c.chain === "tron" && c.purpose === "freeze",
+  ),
+  "the usdt-tether tron freeze config",
+);
 const VICTIMS = ["704833c02883b3261f7baf62f8cb19b4b0c2e64e", "66426c7ac3d98b29191063833345b6bc540d7278"];
 
 interface Ev {
@@ -37,7 +41,7 @@ let server: Server;
 let base = "";
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const url = new URL(req.url!, "http://x");
+    const url = new URL(req.url ?? "", "http://x");
     if (failNext > 0 && url.searchParams.has("fingerprint")) {
       failNext--;
       res.writeHead(500).end("{}");
@@ -99,7 +103,10 @@ describe("Tron ingestion into the ledger (cursor = block time, ms)", () => {
       const inWindow = events.filter((e) => e.tsMs <= 1_700_000_450_000);
       expect(rows.map((r) => r.tx_hash.replace(/^0x/, "")).sort()).toEqual(inWindow.map((e) => e.tx).sort());
       expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
-      const destroy = rows.find((r) => r.kind === "destroy")!;
+      const destroy = must(
+        rows.find((r) => r.kind === "destroy"),
+        "the destroy row",
+      );
       expect(destroy).toMatchObject({
         amount_raw: "123456789012345678901",
         amount_source: "event",
@@ -111,7 +118,9 @@ describe("Tron ingestion into the ledger (cursor = block time, ms)", () => {
       expect(third.status).toBe("synced");
       rows = await ledger.events({});
       expect(rows.map((r) => r.tx_hash.replace(/^0x/, "")).sort()).toEqual(events.map((e) => e.tx).sort());
-      expect((await ledger.getCursor(config.configKey))!.lastBlock).toBe(1_700_000_600_000);
+      expect(must(await ledger.getCursor(config.configKey), "the tron config's cursor").lastBlock).toBe(
+        1_700_000_600_000,
+      );
     } finally {
       await ledger.close();
     }

@@ -141,7 +141,7 @@ describe("USDS status capture (raw/usds/<day>/<id>.json.gz through `capture`)", 
     const observedAt = head.blockTimestamp + 60;
     // the real endpoint reads the USDS address; point it at the fixture proxy for the test
     const ep = ENDPOINTS["usds.status"];
-    const original = ep.fetchRpc!;
+    const original = ep.fetchRpc;
     ep.fetchRpc = { chain: "ethereum", fetch: (r) => readUsdsStatus(r, { token: proxy }) };
     let written: string[];
     try {

@@ -3,6 +3,7 @@ import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
+import { must } from "../helpers/must.ts";
 
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const DAY = 86400;
@@ -292,7 +293,7 @@ describe("non-USD share (item 5)", () => {
     const rows = await db.all<Record<string, number | string>>(
       "select date::varchar as date, * exclude (date) from non_usd_share_daily order by date",
     );
-    const last = rows.at(-1)!;
+    const last = must(rows.at(-1), "the last non_usd_share_daily row");
     expect(last.date).toBe("2025-09-07");
     const fiat = 100 * EUR_USD + 10 * usdPerChf + 50 * 1.32; // EEE, CCC, NNN (NAV token, EUR peg)
     const floating = 20 * 1.5;

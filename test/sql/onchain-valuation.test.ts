@@ -10,6 +10,8 @@ import type { Capture } from "../../pipelines/sources/types.ts";
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const EVENT_TS = Date.parse("2025-09-06T12:00:00Z") / 1000;
 const EUR_USD = 1.1;
+/** The fff-float event's 1234.567890123456789012 units (raw amount at 18 decimals) as the nearest double. */
+const FFF_UNITS = Number("1234.567890123456789012");
 const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, extra: Partial<Coin> = {}): Coin => ({
   id,
   llamaId,
@@ -159,7 +161,7 @@ describe("on-chain events are valued by the supply valuation rule", () => {
       },
       {
         stablecoin_id: "fff-float",
-        amount_native: 1234.567890123456789012,
+        amount_native: FFF_UNITS,
         price_usd_at_event: null,
         amount_usd_at_event: null,
         valuation_basis: "unavailable",
@@ -189,7 +191,7 @@ describe("on-chain events are valued by the supply valuation rule", () => {
       {
         stablecoin_id: "fff-float",
         minted_usd: null,
-        minted_native: 1234.567890123456789012,
+        minted_native: FFF_UNITS,
         mint_count: 1,
         unpriced_mint_count: 1,
       },

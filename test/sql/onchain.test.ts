@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 
 // A build as of 2025-10-31 (after PYUSD's 2025-10-15 300-trillion mint and its burn). Expected values
 // are read from the recorded CSV here, not from the code under test.
@@ -12,8 +13,14 @@ const pyusd = Papa.parse<Record<string, string>>(
   readFileSync(join(CAPTURE_DIR, "bhemen-crypto-insights/pyusd/pyusd_supply_events.csv"), "utf8"),
   { header: true, skipEmptyLines: true },
 ).data;
-const bigMint = pyusd.find((r) => r.blockNumber === "23585095")!;
-const bigBurn = pyusd.find((r) => r.blockNumber === "23585206")!;
+const bigMint = must(
+  pyusd.find((r) => r.blockNumber === "23585095"),
+  "the PYUSD CSV row of block 23585095",
+);
+const bigBurn = must(
+  pyusd.find((r) => r.blockNumber === "23585206"),
+  "the PYUSD CSV row of block 23585206",
+);
 const DAY = Date.parse("2025-10-15T00:00:00Z") / 1000;
 
 let db: Db;

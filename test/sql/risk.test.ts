@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 
 // A build as of 2022-05-20 over the recorded archives: the UST collapse is in its history.
 const AS_OF = Date.parse("2022-05-20T00:00:00Z") / 1000;
@@ -22,7 +23,10 @@ describe("stability index and DEWS over recorded history (as of 2022-05-20)", ()
     );
     expect(rows).toHaveLength(9);
     for (const r of rows) expect(r.band, r.date).toMatch(/^(CRISIS|MELTDOWN)$/);
-    const may12 = rows.find((r) => r.date === "2022-05-12")!;
+    const may12 = must(
+      rows.find((r) => r.date === "2022-05-12"),
+      "the 2022-05-12 stability index row",
+    );
     expect(JSON.parse(may12.contributors_json)[0]).toMatchObject({
       id: "ust-terraform-labs",
       mcapBasis: "cemetery-peak",

@@ -14,6 +14,7 @@ import { HttpClient, UpstreamError } from "../../pipelines/sources/http-client.t
 import type { Capture } from "../../pipelines/sources/types.ts";
 import { bluechipRatingsArtifact, BluechipRatingsSchema } from "../../site-data/bluechip-ratings.ts";
 import { BLUECHIP_FIXTURE, startBluechipServer } from "../helpers/bluechip-server.ts";
+import { must } from "../helpers/must.ts";
 
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const OBSERVED = AS_OF - 3600;
@@ -65,7 +66,9 @@ const rows = (slug: string) => {
 
 describe("bluechip live client against a local node:http server", () => {
   it("fetches a slug's coin-data record through the source's client", async () => {
-    const body = await bluechipRatingsEndpoint.fetchLive!(client(), { slug: "usdc" });
+    const body = await must(bluechipRatingsEndpoint.fetchLive, "bluechip.ratings fetchLive")(client(), {
+      slug: "usdc",
+    });
     expect(body).toEqual(BLUECHIP_FIXTURE.usdc.body);
     expect(server.requests).toContain("/coin-data/usdc");
   });
@@ -192,7 +195,14 @@ async function ratingsBuild(captures: Capture[]) {
     const out: Record<string, Record<string, unknown>[]> = {};
     for (const [name, sql] of Object.entries(bluechipRatingsArtifact.queries)) out[name] = await m.db.all(sql);
     const assembled = bluechipRatingsArtifact.assemble(out, { asOf: AS_OF, sourceObservedAt: m.sourceObservedAt });
-    return { mart, report: m.sources.find((s) => s.endpoint === "bluechip.ratings")!, assembled };
+    return {
+      mart,
+      report: must(
+        m.sources.find((s) => s.endpoint === "bluechip.ratings"),
+        "the bluechip.ratings source report",
+      ),
+      assembled,
+    };
   } finally {
     m.db.close();
   }
@@ -218,8 +228,12 @@ describe("capture → capture reader → load → mart → artifact", () => {
     expect(written).toHaveLength(FIXTURE_SLUGS.length - 2);
     expect(written).toContain(`raw/bluechip/2025-09-06/bluechip.ratings-slug-usdc-${OBSERVED}.json.gz`);
     expect(written.some((k) => /slug-(nope|broken)-/.test(k))).toBe(false);
+    const daiKey = must(
+      written.find((k) => k.includes("slug-dai-")),
+      "the written dai capture",
+    );
     const file = JSON.parse(
-      gunzipSync((await new FsSink(dir).get(written.find((k) => k.includes("slug-dai-"))!))!).toString("utf8"),
+      gunzipSync(must(await new FsSink(dir).get(daiKey), `the stored ${daiKey}`)).toString("utf8"),
     );
     expect(file).toEqual({
       endpoint: "bluechip.ratings",
@@ -286,7 +300,12 @@ describe("capture → capture reader → load → mart → artifact", () => {
       url: "https://bluechip.org/en/coins/usdc",
       observedAt: OBSERVED,
     });
-    expect(payload.ratings.find((r) => r.stablecoinId === "dai-sky")!.score).toBe(82.5);
+    expect(
+      must(
+        payload.ratings.find((r) => r.stablecoinId === "dai-sky"),
+        "dai-sky's rating",
+      ).score,
+    ).toBe(82.5);
     expect(payload.unmatched).toEqual([
       {
         slug: "bold",

@@ -8,6 +8,7 @@ import { type MemoryBuildEffects, memoryEffects } from "../../build/memory-effec
 import { type BuildResult, runBuild } from "../../build/run-build.ts";
 import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
+import { must } from "../helpers/must.ts";
 
 // A small build through the in-memory effects (build/memory-effects.ts): three coins, two chains, one
 // list capture and one ECB rate. Its whole output tree is compared with the committed expected tree
@@ -29,8 +30,8 @@ const coin = (id: string, llamaId: string, geckoId: string, pegType: string, peg
   llamaId,
   geckoId,
   name: id,
-  symbol: id.split("-")[0]!.toUpperCase(),
-  issuer: id.split("-")[1]!,
+  symbol: id.split("-")[0].toUpperCase(),
+  issuer: id.split("-")[1],
   pegType,
   pegCurrency,
   pegMechanism: "fiat-backed",
@@ -150,10 +151,13 @@ function describeTree(
   for (const [key, bytes] of tree) {
     const k = key.replaceAll(buildId, BUILD_ID);
     const sibling = /^(.*)\.(br|gz)$/.exec(key);
-    if (sibling && tree.has(sibling[1]!)) {
+    if (sibling && tree.has(sibling[1])) {
       const plain = sibling[2] === "br" ? brotliDecompressSync(bytes) : gunzipSync(bytes);
-      expect(Buffer.compare(plain, tree.get(sibling[1]!)!), `${key} decompresses to ${sibling[1]}`).toBe(0);
-      entries[k] = { kind: "sibling", of: sibling[1]!.replaceAll(buildId, BUILD_ID) };
+      expect(
+        Buffer.compare(plain, must(tree.get(sibling[1]), sibling[1])),
+        `${key} decompresses to ${sibling[1]}`,
+      ).toBe(0);
+      entries[k] = { kind: "sibling", of: sibling[1].replaceAll(buildId, BUILD_ID) };
     } else if (key.endsWith("/ballast.duckdb")) {
       entries[k] = {
         kind: "volatile",
@@ -164,7 +168,7 @@ function describeTree(
       let parsed = JSON.parse(text(bytes)) as Record<string, unknown>;
       if (key.startsWith("runs/")) {
         expect(parsed.manifest, `${key}: the run record holds the build's manifest`).toEqual(
-          JSON.parse(text(tree.get(manifestKey)!)),
+          JSON.parse(text(must(tree.get(manifestKey), manifestKey))),
         );
         parsed = { ...parsed, manifest: `<equal to ${manifestKey.replaceAll(buildId, BUILD_ID)}>` };
       }
@@ -212,14 +216,14 @@ function listing(dir: string, skip: readonly string[] = []): Record<string, stri
 }
 
 const json = (fx: MemoryBuildEffects, key: string) =>
-  JSON.parse(Buffer.from(fx.sink.tree().get(key)!).toString("utf8"));
+  JSON.parse(Buffer.from(must(fx.sink.tree().get(key), key)).toString("utf8"));
 
 let first: MemoryBuildEffects, second: MemoryBuildEffects;
 let r1: BuildResult, r2: BuildResult;
-let seconds: number[] = [];
+const seconds: number[] = [];
 let cwdBefore: string[], cwdAfter: string[];
 let dataBefore: Record<string, string> | null, dataAfter: Record<string, string> | null;
-let scratchSeen: string[] = [];
+const scratchSeen: string[] = [];
 
 beforeAll(async () => {
   cwdBefore = readdirSync(process.cwd()).sort();
@@ -276,10 +280,11 @@ describe("a build through the in-memory effects", () => {
     for (const [key, bytes] of a) {
       if (key.endsWith("/ballast.duckdb")) continue;
       if (manifests.has(key))
-        expect(normalise(JSON.parse(Buffer.from(b.get(key)!).toString()), id), key).toEqual(
-          normalise(JSON.parse(Buffer.from(bytes).toString()), id),
-        );
-      else expect(Buffer.compare(bytes, b.get(key)!), key).toBe(0);
+        expect(
+          normalise(JSON.parse(Buffer.from(must(b.get(key), `${key} of the second build`)).toString()), id),
+          key,
+        ).toEqual(normalise(JSON.parse(Buffer.from(bytes).toString()), id));
+      else expect(Buffer.compare(bytes, must(b.get(key), `${key} of the second build`)), key).toBe(0);
     }
     expect(describeTree(b, id)).toEqual(describeTree(a, id));
   });
@@ -304,8 +309,20 @@ describe("a build through the in-memory effects", () => {
     expect(lines).toContain("info model models built");
     expect(lines.some((l) => /^info emit rendered \d+ OG images/.test(l))).toBe(true);
     expect(lines).toContain("info publish build published");
-    expect(first.logs.find((l) => l.msg === "captures selected")!.extra).toEqual({ count: 2 });
-    expect(first.logs.find((l) => l.msg === "build published")!.extra).toMatchObject({
+    expect(
+      must(
+        first.logs.find((l) => l.msg === "captures selected"),
+        "the captures selected log",
+      ).extra,
+    ).toEqual({
+      count: 2,
+    });
+    expect(
+      must(
+        first.logs.find((l) => l.msg === "build published"),
+        "the build published log",
+      ).extra,
+    ).toMatchObject({
       buildId: r1.manifest.buildId,
       reused: false,
       runKey: r1.runKey,
@@ -331,7 +348,11 @@ describe("a failed build through the in-memory effects", () => {
       );
       expect(fx.sink.keys()).toEqual(["runs/20250907T000500123Z-failed.json"]);
       expect(
-        JSON.parse(Buffer.from(fx.sink.tree().get("runs/20250907T000500123Z-failed.json")!).toString()),
+        JSON.parse(
+          Buffer.from(
+            must(fx.sink.tree().get("runs/20250907T000500123Z-failed.json"), "the failed run record"),
+          ).toString(),
+        ),
       ).toMatchObject({ status: "failed", buildId: null, manifest: null });
       expect(readdirSync(fx.scratchDir)).toEqual([]);
     } finally {

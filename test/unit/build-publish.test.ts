@@ -16,6 +16,7 @@ import type { PublishSink } from "../../build/sinks/sink.ts";
 import { assembleManifest, type Emitter, emitBuild } from "../../build/stages/emit.ts";
 import { applyRetention, buildsToKeep, publishBuild, sweepLeftovers } from "../../build/stages/publish.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { must } from "../helpers/must.ts";
 
 process.env.BALLAST_LOG = "silent";
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
@@ -259,7 +260,7 @@ const SINKS: [string, () => Promise<{ sink: PublishSink; root: string | null }>]
     async () => {
       const Bucket = `retention-${++bucketSeq}`;
       const client = new S3Client({
-        endpoint: s3!.endpoint,
+        endpoint: must(s3, "the S3 server").endpoint,
         region: "us-east-1",
         forcePathStyle: true,
         credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
@@ -267,7 +268,7 @@ const SINKS: [string, () => Promise<{ sink: PublishSink; root: string | null }>]
       await client.send(new CreateBucketCommand({ Bucket }));
       return {
         sink: new S3Sink({
-          endpoint: s3!.endpoint,
+          endpoint: must(s3, "the S3 server").endpoint,
           bucket: Bucket,
           region: "us-east-1",
           accessKeyId: "S3RVER",

@@ -5,6 +5,7 @@ import {
   type ResolverIncident,
   type ResolverPoint,
 } from "../../pipelines/analytics/depeg-resolver.ts";
+import { must } from "../helpers/must.ts";
 
 /**
  * The depeg resolver against worked values (issue 17, Deliver 9). Every expected number below is
@@ -49,7 +50,7 @@ const pts = (...p: [number, number, boolean][]): ResolverPoint[] =>
 const rowOf = (rows: ReturnType<typeof resolveIncidents>, id: number) => {
   const r = rows.find((x) => x.eventId === id);
   expect(r).toBeDefined();
-  return r!;
+  return must(r, `the row of incident ${id}`);
 };
 
 describe("depthStratum", () => {

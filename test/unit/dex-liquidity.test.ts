@@ -12,6 +12,7 @@ import {
 } from "../../pipelines/sources/defillama-yields.ts";
 import { HttpClient, UpstreamError } from "../../pipelines/sources/http-client.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
+import { must } from "../helpers/must.ts";
 
 // Small project-made fixtures: a registry of five coins and pools shaped like DefiLlama's /pools.
 const COINS: MatchCoin[] = [
@@ -331,8 +332,8 @@ beforeAll(async () => {
       body += c;
     });
     req.on("end", () => {
-      seen.push({ method: req.method!, url: req.url!, body });
-      const f = FIXTURES[req.url!];
+      seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+      const f = FIXTURES[req.url ?? ""];
       const send = () => {
         res.writeHead(f ? (f.status ?? 200) : 404, { "content-type": "application/json" });
         res.end(f ? f.body : "{}");
@@ -364,7 +365,10 @@ const failure = (p: Promise<unknown>): Promise<UpstreamError> =>
 
 describe("live clients (DefiLlama yields, Curve, DEX subgraph) against a local node:http server", () => {
   it("yields: fetches /pools; a malformed payload is an error naming the source", async () => {
-    const body = await yieldPoolsEndpoint.fetchLive!(client("defillama-yields"), {});
+    const body = await must(yieldPoolsEndpoint.fetchLive, "defillama-yields.pools fetchLive")(
+      client("defillama-yields"),
+      {},
+    );
     expect((body as { data: unknown[] }).data).toHaveLength(1);
     const err = await failure(fetchYieldPools(client("defillama-yields", { baseUrl: `${base}bad/` })));
     expect(err).toBeInstanceOf(UpstreamError);
@@ -372,7 +376,10 @@ describe("live clients (DefiLlama yields, Curve, DEX subgraph) against a local n
   });
 
   it("curve: fetches getPools and parses one row per pool coin; bad coins and pools are counted", async () => {
-    const payload = await curvePoolsEndpoint.fetchLive!(client("curve"), { chain: "ethereum", registry: "main" });
+    const payload = await must(curvePoolsEndpoint.fetchLive, "curve.pools fetchLive")(client("curve"), {
+      chain: "ethereum",
+      registry: "main",
+    });
     const out = curvePoolsEndpoint.toRows(
       curvePoolsEndpoint.payloadSchema.parse(payload),
       capture("curve.pools", payload, { chain: "ethereum", registry: "main" }),
@@ -410,11 +417,17 @@ describe("live clients (DefiLlama yields, Curve, DEX subgraph) against a local n
   });
 
   it("subgraph: POSTs the GraphQL query and parses pools; GraphQL errors and odd shapes name `dex-subgraph`", async () => {
-    const payload = await dexSubgraphPoolsEndpoint.fetchLive!(client("dex-subgraph"), {
-      subgraph: "subgraphs/uni",
-      chain: "ethereum",
-    });
-    const post = seen.find((s) => s.url === "/subgraphs/uni")!;
+    const payload = await must(dexSubgraphPoolsEndpoint.fetchLive, "dex-subgraph.pools fetchLive")(
+      client("dex-subgraph"),
+      {
+        subgraph: "subgraphs/uni",
+        chain: "ethereum",
+      },
+    );
+    const post = must(
+      seen.find((s) => s.url === "/subgraphs/uni"),
+      "the request to /subgraphs/uni",
+    );
     expect(post.method).toBe("POST");
     expect(JSON.parse(post.body).query).toMatch(/pools\(first: 500, orderBy: totalValueLockedUSD/);
     const out = dexSubgraphPoolsEndpoint.toRows(

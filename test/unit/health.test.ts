@@ -3,6 +3,7 @@ import { assessHealth, buildHealth, causePublicImpact, circuitGroup, circuitOf, 
 import { ROUTES } from "../../api/routes/index.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { must } from "../helpers/must.ts";
 
 // Expected values follow spec 2.8 / 3.2 / 8, not the implementation:
 // generic caches fresh ≤ 8x budget, degraded ≤ 12x, stale beyond; any stale cache → `stale`; any degraded
@@ -167,7 +168,10 @@ describe("health status (spec 2.8)", () => {
     const reported = health(manifest())
       .warnings.filter((w) => w.startsWith("not yet available"))
       .join("\n");
-    for (const r of optional) expect(reported).toContain(`${r.artifact!.key} — no build publishes it yet; ${r.path}`);
+    for (const r of optional)
+      expect(reported).toContain(
+        `${must(r.artifact, `${r.path}'s artifact`).key} — no build publishes it yet; ${r.path}`,
+      );
     const published = health(manifest({ files: [...manifest().files, file("bluechip-ratings", 43200, AS_OF - 3600)] }));
     expect(published.warnings.some((w) => w.includes("/api/bluechip-ratings"))).toBe(false);
     expect(published.caches["bluechip-ratings"]).toMatchObject({ ageSeconds: 3660, maxAge: 43200, healthy: true });
@@ -429,17 +433,20 @@ describe("on-chain sections (spec 2.8)", () => {
     });
     expect(fresh.status).toBe("healthy");
     const degraded = health(withLedger(now - 3601), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
-    expect(degraded.mintBurn!.sync.freshnessStatus).toBe("degraded");
+    expect(must(degraded.mintBurn, "the mint/burn health block").sync.freshnessStatus).toBe("degraded");
     expect(degraded.status).toBe("degraded");
     const stale = health(withLedger(now - 5401), now, { onchain: { blacklist: null, mintBurn: mintBurnInputs } });
-    expect(stale.mintBurn!.sync).toMatchObject({ freshnessStatus: "stale", criticalLaneHealthy: false });
+    expect(must(stale.mintBurn, "the mint/burn health block").sync).toMatchObject({
+      freshnessStatus: "stale",
+      criticalLaneHealthy: false,
+    });
     expect(stale.status).toBe("stale");
     expect(statusAffecting(stale.warnings).some((w) => w.startsWith("mint/burn lane stale"))).toBe(true);
   });
 
   it("without a live ledger the lane is reported stale but leaves the status alone; blacklist gaps never escalate", () => {
     const h = health(withLedger(null), AS_OF + 60, { onchain: { blacklist, mintBurn: mintBurnInputs } });
-    expect(h.mintBurn!.sync).toMatchObject({
+    expect(must(h.mintBurn, "the mint/burn health block").sync).toMatchObject({
       lastSuccessfulSyncAt: null,
       freshnessStatus: "stale",
       criticalLaneHealthy: false,
@@ -602,7 +609,7 @@ describe("one clock: timestamp and every age in the body come from the same now"
     );
     for (const [k, v] of Object.entries(before)) expect(after[k] - v, k).toBe(1000);
     expect(a.caches.stablecoins.ageSeconds).toBe(a.timestamp - AS_OF);
-    expect(a.mintBurn!.freshnessAgeSec).toBe(a.timestamp - (AS_OF - 900));
+    expect(must(a.mintBurn, "the mint/burn health block").freshnessAgeSec).toBe(a.timestamp - (AS_OF - 900));
   });
 
   it("state store and recorder times (wall clock) are shifted onto the replay clock of timestamp", () => {

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStoreBusyError } from "../../api/lib/embedded-store.ts";
@@ -17,6 +18,9 @@ import { freePort } from "../helpers/redis-server.ts";
 const PEPPER = "pepper-for-cli-tests-0123456789";
 const REPO = join(import.meta.dirname, "../..");
 const TOKEN = /bl_live_([0-9a-f]{16})_([A-Za-z0-9_-]{32})/;
+/** Group `group` of the first match of `re` in `text`; fails the test, quoting `text`, when `re` does not match. */
+const matched = (re: RegExp, text: string, group = 0): string =>
+  must(re.exec(text), `a match of ${re} in ${JSON.stringify(text)}`)[group];
 
 let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let URL = "";
@@ -71,10 +75,10 @@ describe("scripts/keys.ts", () => {
     const created = await cli(["create", "--name", "Partner A", "--limit", "77", "--owner", "Ops@Example.com"]);
     expect(created.stderr).toBe("");
     expect(created.code).toBe(0);
-    const token = TOKEN.exec(created.stdout)![0];
+    const token = matched(TOKEN, created.stdout);
     expect(token).toMatch(/^bl_live_[0-9a-f]{16}_[A-Za-z0-9_-]{32}$/);
-    const [, prefix, secret] = TOKEN.exec(token)!;
-    const id = /id ([0-9a-f-]{36})/.exec(created.stdout)![1];
+    const [, prefix, secret] = must(TOKEN.exec(token), "the parts of the created token");
+    const id = matched(/id ([0-9a-f-]{36})/, created.stdout, 1);
     expect(await keys.verify(token, Math.floor(Date.now() / 1000))).toMatchObject({
       id,
       name: "Partner A",
@@ -86,7 +90,10 @@ describe("scripts/keys.ts", () => {
     const listed = await cli(["list"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout.split("\n")[0]).toMatch(/^id\s+prefix\s+name\s+tier\s+limit\s+active\s+expires$/);
-    const row = listed.stdout.split("\n").find((l) => l.startsWith(id))!;
+    const row = must(
+      listed.stdout.split("\n").find((l) => l.startsWith(id)),
+      `the listed row of ${id}`,
+    );
     expect(row).toMatch(new RegExp(`^${id}\\s+bl_live_${prefix}_…\\s+Partner A\\s+standard\\s+77\\s+yes\\s+never$`));
     expect(listed.stdout).not.toContain(secret);
     const { rows } = await sql.query<{ secret_hash: string }>("select secret_hash from api_keys");
@@ -94,15 +101,15 @@ describe("scripts/keys.ts", () => {
 
     const rotated = await cli(["rotate", id]);
     expect(rotated.code).toBe(0);
-    const next = TOKEN.exec(rotated.stdout)![0];
+    const next = matched(TOKEN, rotated.stdout);
     expect(next).not.toBe(token);
-    expect(TOKEN.exec(next)![1]).not.toBe(prefix);
+    expect(matched(TOKEN, next, 1)).not.toBe(prefix);
     const now = Math.floor(Date.now() / 1000);
     expect(await keys.verify(token, now)).toBeNull();
     expect(await keys.verify(next, now)).toMatchObject({ id, rateLimitPerMinute: 77 });
     expect((await keys.list()).find((k) => k.id === id)).toMatchObject({
-      keyPrefix: TOKEN.exec(next)![1],
-      maskedToken: `bl_live_${TOKEN.exec(next)![1]}_…`,
+      keyPrefix: matched(TOKEN, next, 1),
+      maskedToken: `bl_live_${matched(TOKEN, next, 1)}_…`,
     });
 
     const deactivated = await cli(["deactivate", id]);
@@ -147,8 +154,8 @@ describe("scripts/keys.ts", () => {
 /** An auth probe on a running server: an unknown API path answers 404 with a valid key and 401 without (spec 5.2). */
 const probe = async (srv: RunningServer, token: string) =>
   (await fetch(`http://127.0.0.1:${srv.port}/api/key-probe`, { headers: { "X-API-Key": token } })).status;
-const idOf = (out: string) => /id ([0-9a-f-]{36})/.exec(out)![1];
-const tokenOf = (out: string) => TOKEN.exec(out)![0];
+const idOf = (out: string) => matched(/id ([0-9a-f-]{36})/, out, 1);
+const tokenOf = (out: string) => matched(TOKEN, out);
 
 describe("scripts/keys.ts while a server on the same Postgres runs", () => {
   it("a key it creates works at once; one it deactivates or rotates away answers 401 at once", async () => {
@@ -204,7 +211,7 @@ describe("scripts/keys.ts with the embedded store (PGlite, one process may open 
     let closed = false;
     try {
       expect(srv.adminSocket).toBe(join(dir, "state", "admin.sock"));
-      expect(statSync(srv.adminSocket!).mode & 0o777).toBe(0o600);
+      expect(statSync(must(srv.adminSocket, "the admin socket path")).mode & 0o777).toBe(0o600);
       const created = await cli(["create", "--name", "embedded", "--limit", "500"], embedded(dir));
       expect(created.stderr).toBe("");
       expect(created.code).toBe(0);
@@ -235,9 +242,13 @@ describe("scripts/keys.ts with the embedded store (PGlite, one process may open 
       const listed = await cli(["list"], embedded(dir));
       expect(listed.code).toBe(0);
       expect(listed.stdout).not.toMatch(/through the running API server/);
-      const row = (name: string) => listed.stdout.split("\n").find((l) => l.includes(name))!;
+      const row = (name: string) =>
+        must(
+          listed.stdout.split("\n").find((l) => l.includes(name)),
+          `the listed row of ${name}`,
+        );
       expect(row("embedded")).toMatch(/\s500\s+no\s/);
-      expect(row("to-rotate")).toMatch(new RegExp(`bl_live_${TOKEN.exec(rotated.stdout)![1]}_…`));
+      expect(row("to-rotate")).toMatch(new RegExp(`bl_live_${matched(TOKEN, rotated.stdout, 1)}_…`));
       expect(listed.stdout).toMatch(/2 key\(s\)/);
     } finally {
       if (!closed) await srv.close();

@@ -3,6 +3,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { changelogPathOf, METHODOLOGY_CHANGELOGS } from "../../pipelines/analytics/changelogs.ts";
 import { methodology } from "../../site-data/peg-summary.ts";
+import { must } from "../helpers/must.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const CHANGELOG_DIR = join(ROOT, "pipelines/analytics/changelogs");
@@ -50,10 +51,11 @@ describe("methodology changelogs", () => {
     for (const [id, files] of inCode) {
       const c = METHODOLOGY_CHANGELOGS.find((x) => x.versionId === id);
       expect(c, `${id} (used in ${files.join(", ")}) has no changelog entry`).toBeDefined();
-      expect(existsSync(c!.file), c!.file).toBe(true);
-      const text = readFileSync(c!.file, "utf8");
-      expect(currentIn(text), `${c!.file} names ${id} as current`).toContain(id);
-      expect(text, `${c!.file} has a dated section for ${id}`).toMatch(
+      const { file } = must(c, `the changelog entry of ${id}`);
+      expect(existsSync(file), file).toBe(true);
+      const text = readFileSync(file, "utf8");
+      expect(currentIn(text), `${file} names ${id} as current`).toContain(id);
+      expect(text, `${file} has a dated section for ${id}`).toMatch(
         new RegExp(`^## .*${id}.* — \\d{4}-\\d{2}-\\d{2}`, "m"),
       );
     }

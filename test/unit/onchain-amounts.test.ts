@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { keysetPage } from "../../api/lib/keyset.ts";
 import { decimalString } from "../../pipelines/onchain/contract.ts";
 import { exactBaseUnits } from "../../pipelines/sources/onchain-events.ts";
+import { must } from "../helpers/must.ts";
 
 describe("exact amounts", () => {
   it("recorded amount cells become exact base units or are refused, never rounded", () => {
@@ -60,14 +61,17 @@ describe("keyset paging", () => {
       includeTotal: false,
     });
     expect(p.rows.map((r) => r.id)).toEqual(["r06", "r08"]);
-    const c = keysetPage(rows, key, {
-      sortName: "t",
-      arity: 2,
-      direction: "asc",
-      keep: () => true,
-      limit: 2,
-      includeTotal: false,
-    }).nextCursor!;
+    const c = must(
+      keysetPage(rows, key, {
+        sortName: "t",
+        arity: 2,
+        direction: "asc",
+        keep: () => true,
+        limit: 2,
+        includeTotal: false,
+      }).nextCursor,
+      "the first page's next cursor",
+    );
     expect(() =>
       keysetPage(rows, key, {
         sortName: "t",

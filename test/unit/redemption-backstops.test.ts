@@ -22,6 +22,7 @@ import {
   reserveCompositionEndpoint,
 } from "../../pipelines/sources/reserves.ts";
 import { reservesResponse } from "../../site-data/stablecoin-reserves.ts";
+import { must } from "../helpers/must.ts";
 
 const FIELDS = [
   "routeFamily",
@@ -87,7 +88,9 @@ describe("redemption facts in the registry", () => {
       facts({ sources: [{ fields: ["routeFamily", "accessModel"], label: "x", url: "https://example.com/" }] }),
     );
     expect(parsed.success).toBe(false);
-    expect(parsed.error!.issues.map((i) => i.message)).toEqual(FIELDS.slice(2).map((f) => `no source cites ${f}`));
+    expect(must(parsed.error, "the parse error").issues.map((i) => i.message)).toEqual(
+      FIELDS.slice(2).map((f) => `no source cites ${f}`),
+    );
     expect(() =>
       parseCuratedCoins(
         curatedText(
@@ -104,18 +107,32 @@ describe("redemption facts in the registry", () => {
     expect(withBlock.length).toBeGreaterThanOrEqual(19);
     for (const c of withBlock) {
       expect(c.risk, c.id).toBeDefined();
-      expect(registry.coins.find((r) => r.id === c.id)!.redemption).toEqual(c.redemption);
+      expect(
+        must(
+          registry.coins.find((r) => r.id === c.id),
+          `${c.id} in the registry`,
+        ).redemption,
+      ).toEqual(c.redemption);
     }
     expect(registry.coins.filter((c) => c.redemption).length).toBe(withBlock.length);
   });
 
   it("carries the Pharos core extract's reserves with their source", () => {
-    const usdt = loadRegistry().coins.find((c) => c.id === "usdt-tether")!;
-    expect(usdt.reserves!.components[0]).toEqual({ name: "U.S. Treasury bills", pct: 61.230408, risk: "very-low" });
-    expect(usdt.reserves!.source.label).toBe(
+    const usdt = must(
+      loadRegistry().coins.find((c) => c.id === "usdt-tether"),
+      "usdt-tether in the registry",
+    );
+    const reserves = must(usdt.reserves, "usdt-tether's reserves");
+    expect(reserves.components[0]).toEqual({ name: "U.S. Treasury bills", pct: 61.230408, risk: "very-low" });
+    expect(reserves.source.label).toBe(
       "pharos-core shared/data/stablecoins/coins/usdt-tether.json@00616ae87f491874e1fa1650f6702e5c3f83d945",
     );
-    expect(loadRegistry().coins.find((c) => c.id === "usdc-circle")!.reserves).toBeNull();
+    expect(
+      must(
+        loadRegistry().coins.find((c) => c.id === "usdc-circle"),
+        "usdc-circle in the registry",
+      ).reserves,
+    ).toBeNull();
   });
 });
 
@@ -327,7 +344,13 @@ describe("live reserves adapter (json-attestation) against a local server", () =
       totalUsd: 1000,
       components: [{ name: "Cash", pct: 100, valueUsd: 1000 }],
     };
-    const fallback = loadRegistry().coins.find((c) => c.id === "usdt-tether")!.reserves!;
+    const fallback = must(
+      must(
+        loadRegistry().coins.find((c) => c.id === "usdt-tether"),
+        "usdt-tether in the registry",
+      ).reserves,
+      "usdt-tether's reserves",
+    );
     expect(reservesResponse("usdt-tether", { live, fallback }, 1757200000 + 3600, 0).mode).toBe("live");
     const stale = reservesResponse("usdt-tether", { live, fallback }, 1757200000 + 3601, 0);
     expect([stale.mode, stale.ageSeconds, stale.components[0].risk]).toEqual(["live-stale", 3601, null]);

@@ -11,6 +11,7 @@ import {
 import { loadRegistry, REGISTRY_PATH } from "../../pipelines/registry/registry.ts";
 import { type RiskFacts, RiskFactsSchema } from "../../pipelines/registry/schema.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 
 const registry = loadRegistry();
 const curated = loadCuratedCoins();
@@ -69,7 +70,7 @@ describe("risk facts schema", () => {
     ];
     const parsed = RiskFactsSchema.safeParse(facts({ dependencies: deps }));
     expect(parsed.success).toBe(false);
-    expect(parsed.error!.issues[0].message).toMatch(/sum to 1\.1, more than 1/);
+    expect(must(parsed.error, "the parse error").issues[0].message).toMatch(/sum to 1\.1, more than 1/);
     expect(() => parseCuratedCoins(curatedText("dai-sky", facts({ dependencies: deps })))).toThrow(
       /dai-sky: risk\.dependencies: dependency weights sum to 1\.1/,
     );
@@ -93,7 +94,10 @@ describe("risk facts schema", () => {
 
   it("fails an unknown dependency id, a self-dependency and a cycle", () => {
     const rec = (id: string, deps: string[]): CuratedCoin => {
-      const c = curated.find((x) => x.id === id)!;
+      const c = must(
+        curated.find((x) => x.id === id),
+        `curated coin ${id}`,
+      );
       return {
         ...c,
         risk: facts({ dependencies: deps.map((d) => ({ id: d, weight: 0.5, type: "collateral" as const })) }),
@@ -119,7 +123,9 @@ describe("risk facts schema", () => {
       facts({ sources: [{ fields: ["backing", "collateralQuality"], label: "x", url: "https://example.com/" }] }),
     );
     expect(parsed.success).toBe(false);
-    expect(parsed.error!.issues.map((i) => i.message)).toEqual(FIELDS.slice(2).map((f) => `no source cites ${f}`));
+    expect(must(parsed.error, "the parse error").issues.map((i) => i.message)).toEqual(
+      FIELDS.slice(2).map((f) => `no source cites ${f}`),
+    );
     expect(() =>
       parseCuratedCoins(
         curatedText(
@@ -147,14 +153,14 @@ describe("risk facts schema", () => {
     const raw = JSON.parse(readFileSync(REGISTRY_PATH, "utf8")) as {
       coins: { id: string; risk: Record<string, unknown> | null }[];
     };
-    const usdc = raw.coins.find((c) => c.id === "usdc-circle")!;
-    delete usdc.risk!.custodyModel;
+    const usdcRisk = must(raw.coins.find((c) => c.id === "usdc-circle")?.risk, "usdc-circle's risk block");
+    delete usdcRisk.custodyModel;
     const path = join(tmp, "registry.json");
     writeFileSync(path, JSON.stringify(raw));
     expect(() => loadRegistry(path)).toThrow(/usdc-circle: risk\.custodyModel/);
-    const dai = raw.coins.find((c) => c.id === "dai-sky")!;
-    usdc.risk!.custodyModel = "institutional-top";
-    (dai.risk!.dependencies as { id: string }[])[0].id = "usdc-nowhere";
+    const daiRisk = must(raw.coins.find((c) => c.id === "dai-sky")?.risk, "dai-sky's risk block");
+    usdcRisk.custodyModel = "institutional-top";
+    (daiRisk.dependencies as { id: string }[])[0].id = "usdc-nowhere";
     writeFileSync(path, JSON.stringify(raw));
     expect(() => loadRegistry(path)).toThrow(/dai-sky: risk\.dependencies\.0\.id: unknown registry coin usdc-nowhere/);
   });
@@ -162,7 +168,8 @@ describe("risk facts schema", () => {
 
 describe("committed risk facts", () => {
   it("copies each curated block into the registry, null elsewhere", () => {
-    for (const c of curated) expect(byId.get(c.id)!.risk ?? null, c.id).toEqual(c.risk ?? null);
+    for (const c of curated)
+      expect(must(byId.get(c.id), `${c.id} in the registry`).risk ?? null, c.id).toEqual(c.risk ?? null);
     for (const c of registry.coins) expect(c, c.id).toHaveProperty("risk");
   });
 
@@ -245,11 +252,11 @@ describe("committed risk facts", () => {
     for (const c of core) expect(pharos.has(c.id), c.id).toBe(true);
     // Coins dead long before any recorded as-of keep no block (graded as defunct).
     for (const id of ["ust-terraform-labs", "usdn-neutrino", "husd-stable-universal", "busd-paxos"])
-      expect(byId.get(id)!.risk, id).toBeNull();
+      expect(must(byId.get(id), `${id} in the registry`).risk, id).toBeNull();
   });
 
   it("agrees with how the field sees the coins", () => {
-    const risk = (id: string) => byId.get(id)!.risk!;
+    const risk = (id: string) => must(must(byId.get(id), `${id} in the registry`).risk, `${id}'s risk facts`);
     for (const id of ["usdc-circle", "pyusd-paypal", "usdp-paxos"]) {
       expect(risk(id)).toMatchObject({
         backing: "fiat-reserves",

@@ -19,11 +19,16 @@ import {
 import { loadRegistry, REGISTRY_PATH } from "../../pipelines/registry/registry.ts";
 import { StablecoinIdSchema } from "../../pipelines/registry/schema.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { must } from "../helpers/must.ts";
 
 const registry = loadRegistry();
 const curated = loadCuratedCoins();
 const byId = new Map(registry.coins.map((c) => [c.id, c]));
-const byLlama = new Map(registry.coins.filter((c) => c.llamaId).map((c) => [c.llamaId!, c]));
+const byLlama = new Map(registry.coins.flatMap((c) => (c.llamaId ? [[c.llamaId, c] as const] : [])));
+/** The registry coin `id` (fails the test naming it when the registry has none). */
+const coin = (id: string) => must(byId.get(id), `${id} in the registry`);
+/** The registry coin of DefiLlama id `llamaId` (fails the test naming it when the registry has none). */
+const coinOfLlama = (llamaId: string) => must(byLlama.get(llamaId), `llamaId ${llamaId} in the registry`);
 const inputs = readRegistryInputs(CAPTURE_DIR);
 
 describe("registry id rule", () => {
@@ -81,7 +86,7 @@ describe("committed registry", () => {
       expect(StablecoinIdSchema.safeParse(c.id).success).toBe(true);
       expect(c.id).not.toMatch(/-\d{4}(-\d{2})?$/);
       const base = `${tickerSlug(c.symbol)}-${slug(c.issuer)}`;
-      const variant = curatedById.get(c.id)!.variant;
+      const variant = must(curatedById.get(c.id), `curated record ${c.id}`).variant;
       if (!variant) {
         expect(c.id).toBe(base);
         continue;
@@ -118,13 +123,13 @@ describe("committed registry", () => {
     };
     for (const [llamaId, id] of Object.entries(expected))
       expect(byLlama.get(llamaId)?.id, `llamaId ${llamaId}`).toBe(id);
-    expect(byId.get("dai-sky")!.issuer).toBe("Sky");
-    expect(byId.get("usdd-tron-dao-reserve")!.issuer).toBe("Tron DAO Reserve");
-    expect(byId.get("ust-terraform-labs")!.issuer).toBe("Terraform Labs");
-    expect(byId.get("usdt-tether")!.contracts.length).toBeGreaterThan(3);
+    expect(coin("dai-sky").issuer).toBe("Sky");
+    expect(coin("usdd-tron-dao-reserve").issuer).toBe("Tron DAO Reserve");
+    expect(coin("ust-terraform-labs").issuer).toBe("Terraform Labs");
+    expect(coin("usdt-tether").contracts.length).toBeGreaterThan(3);
     // Pharos-only coins keep their curated Pharos ids.
-    expect(byId.get("paxg-paxos")!.pegCurrency).toBe("XAU");
-    expect(byId.get("xaut-tether")!.pegCurrency).toBe("XAU");
+    expect(coin("paxg-paxos").pegCurrency).toBe("XAU");
+    expect(coin("xaut-tether").pegCurrency).toBe("XAU");
   });
 
   it("marks NAV tokens and floating pegs", () => {
@@ -142,21 +147,21 @@ describe("committed registry", () => {
       "usyc-circle",
     ]);
     for (const id of ["usdc-circle", "buidl-blackrock", "benji-franklin-templeton", "susd-synthetix"])
-      expect(byId.get(id)!.navToken).toBe(false);
+      expect(coin(id).navToken).toBe(false);
     for (const a of inputs.metadata.filter((x) => x.pegType === "peggedVAR")) {
-      const c = byLlama.get(a.id)!;
+      const c = coinOfLlama(a.id);
       expect(c.floatingPeg, c.id).toBe(true);
       expect(c.pegCurrency, c.id).toBe("VAR");
     }
     for (const id of ["fpi-frax-finance", "rai-reflexer", "isc-isc-money", "silk-shade-protocol", "hai-lets-get-hai"])
-      expect(byId.get(id)!.floatingPeg, id).toBe(true);
+      expect(coin(id).floatingPeg, id).toBe(true);
     for (const c of registry.coins) expect(c.floatingPeg).toBe(c.pegCurrency === "VAR");
   });
 
   it("carries exchange symbols and archive names", () => {
-    expect(byId.get("usdc-circle")!.exchangeSymbols).toEqual(["USDC"]);
-    expect(byId.get("usdt-tether")!.exchangeSymbols).toEqual(["USDT"]);
-    expect(byId.get("fdusd-first-digital")!.exchangeSymbols).toEqual(["FDUSD"]);
+    expect(coin("usdc-circle").exchangeSymbols).toEqual(["USDC"]);
+    expect(coin("usdt-tether").exchangeSymbols).toEqual(["USDT"]);
+    expect(coin("fdusd-first-digital").exchangeSymbols).toEqual(["FDUSD"]);
     const csv = readFileSync(`${CAPTURE_DIR}/partrita-stablecoin-tracker/stablecoin_marketcap.csv`, "utf8").replace(
       /^\uFEFF/,
       "",
@@ -169,15 +174,15 @@ describe("committed registry", () => {
       if (notCoins.has(name)) continue;
       expect(registry.coins.filter((c) => c.archiveNames.includes(name)).length, name).toBe(1);
     }
-    expect(byId.get("usdd-tron-dao-reserve")!.archiveNames).toEqual(["USDD", "Usdd"]);
-    expect(byId.get("usde-ethena")!.archiveNames).toEqual(["Ethena USDe"]);
+    expect(coin("usdd-tron-dao-reserve").archiveNames).toEqual(["USDD", "Usdd"]);
+    expect(coin("usde-ethena").archiveNames).toEqual(["Ethena USDe"]);
   });
 
   it("covers every recorded DefiLlama, Pharos core and cemetery coin with a curated record", () => {
     for (const a of [...inputs.list.peggedAssets, ...inputs.metadata]) {
       const c = byLlama.get(a.id);
       expect(c, `llamaId ${a.id}`).toBeDefined();
-      expect(c!.provenance).toContain("curated");
+      expect(must(c, `llamaId ${a.id} in the registry`).provenance).toContain("curated");
     }
     const pharosIds = new Set(curated.map((c) => c.pharosId));
     for (const p of [...inputs.core.map((c) => c.id), ...inputs.cemetery.map((c) => c.id)])
@@ -194,16 +199,16 @@ describe("committed registry", () => {
 
   it("dates every death DefiLlama or the cemetery records, in YYYY[-MM[-DD]]", () => {
     for (const a of inputs.metadata.filter((x) => x.deadFrom))
-      expect(byLlama.get(a.id)!.deadFrom, a.id).toBe(a.deadFrom);
-    const byPharos = new Map(curated.filter((c) => c.pharosId).map((c) => [c.pharosId!, byId.get(c.id)!]));
+      expect(coinOfLlama(a.id).deadFrom, a.id).toBe(a.deadFrom);
+    const byPharos = new Map(curated.flatMap((c) => (c.pharosId ? [[c.pharosId, coin(c.id)] as const] : [])));
     for (const row of inputs.cemetery) {
-      const c = byPharos.get(row.id)!;
+      const c = must(byPharos.get(row.id), `cemetery coin ${row.id} in the registry`);
       expect(c.deadFrom, row.id).not.toBeNull();
       expect(c.causeOfDeath, row.id).toBe(row.causeOfDeath);
     }
     for (const c of registry.coins) if (c.deadFrom) expect(c.deadFrom).toMatch(/^\d{4}(-\d{2}(-\d{2})?)?$/);
-    expect(byId.get("ust-terraform-labs")!.deadFrom).toBe("2022-05-09");
-    expect(byId.get("usdc-circle")!.deadFrom).toBeNull();
+    expect(coin("ust-terraform-labs").deadFrom).toBe("2022-05-09");
+    expect(coin("usdc-circle").deadFrom).toBeNull();
   });
 
   it("lists an upstream coin without a curated record as unreviewed, with a provisional id", () => {
@@ -211,7 +216,10 @@ describe("committed registry", () => {
       curated.filter((c) => c.id !== "gho-aave"),
       inputs,
     );
-    const gho = reg.coins.find((c) => c.llamaId === "118")!;
+    const gho = must(
+      reg.coins.find((c) => c.llamaId === "118"),
+      "llamaId 118 in the registry",
+    );
     expect(gho.id).toBe("gho-unreviewed-118");
     expect(gho.issuer).toBe("unreviewed");
     expect(gho.provenance).toEqual(["unreviewed"]);
@@ -226,7 +234,7 @@ describe("donations ledger (pipelines/registry/donations.json)", () => {
     expect(ledger.qualifying.length).toBeGreaterThan(20);
     for (const q of ledger.qualifying)
       expect(
-        byId.get(q.stablecoinId)!.contracts.some((c) => c.chain === q.chain && c.address.toLowerCase() === q.contract),
+        coin(q.stablecoinId).contracts.some((c) => c.chain === q.chain && c.address.toLowerCase() === q.contract),
       ).toBe(true);
     expect(ledger.receipts).toEqual([]);
     expect(ledger.rejected).toEqual({});

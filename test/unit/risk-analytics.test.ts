@@ -20,6 +20,7 @@ import {
   SUPPLY_7D,
 } from "../../pipelines/analytics/stress-signals.ts";
 import { avg24h } from "../../site-data/stability-index.ts";
+import { must } from "../helpers/must.ts";
 
 const contributor = (mcapUsd: number | null, bps: number, factor = 1): PsiContributor => ({
   id: "x",
@@ -119,7 +120,7 @@ describe("DEWS formula", () => {
     const { base, availableWeight } = dewsBase(dewsSignals(day));
     expect(availableWeight).toBe(0.55);
     expect(base).toBeCloseTo(61.136, 3);
-    expect(dewsBand(base!)).toBe("WARNING");
+    expect(dewsBand(must(base, "the DEWS base"))).toBe("WARNING");
   });
 
   it("no row below 0.30 available weight; supply alone never alerts (capped at WATCH)", () => {
@@ -136,7 +137,7 @@ describe("DEWS formula", () => {
     });
     const { base } = dewsBase(noMarket);
     expect(base).toBe(71.875);
-    expect(evidenceCap(base!, noMarket)).toBe(35);
+    expect(evidenceCap(must(base, "the DEWS base"), noMarket)).toBe(35);
   });
 
   it("blacklist spike and burn surge", () => {
@@ -161,7 +162,7 @@ describe("DEWS formula", () => {
       contagionAmplifier(["ALERT"]),
     ]).toEqual([1.15, 1.08, 1]);
     const s = dewsSignals(day);
-    const final = dewsFinal(dewsBase(s).base!, psiAmplifier(45), 1.15, s);
+    const final = dewsFinal(must(dewsBase(s).base, "the DEWS base"), psiAmplifier(45), 1.15, s);
     expect(final).toBe(79);
     expect(dewsBand(final)).toBe("DANGER");
   });

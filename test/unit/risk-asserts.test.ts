@@ -5,6 +5,7 @@ import { REPO_ROOT } from "../../build/config.ts";
 import { Db } from "../../build/duckdb.ts";
 import { discoverModels, parseAsserts } from "../../build/models.ts";
 import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
+import { must } from "../helpers/must.ts";
 
 const MODELS = join(REPO_ROOT, "pipelines/models");
 
@@ -12,7 +13,7 @@ describe("asserts of the risk analytics block publication of out-of-range scores
   it("attaches each analytic's <layer>/<name>.assert.sql to its node", () => {
     const nodes = new Map(discoverModels(MODELS, ANALYTICS).map((m) => [m.name, m]));
     for (const name of ["report_cards", "dews", "stability_index"])
-      expect(nodes.get(name)!.asserts.length, name).toBeGreaterThan(0);
+      expect(must(nodes.get(name), `the ${name} model`).asserts.length, name).toBeGreaterThan(0);
   });
 
   it("a score above 100, a grade outside the enum or a score with NR is caught", async () => {

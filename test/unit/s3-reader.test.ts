@@ -10,6 +10,7 @@ import { parseApiConfig } from "../../api/config.ts";
 import { PublishedStore, StorageUnavailableError } from "../../api/lib/published.ts";
 import { s3Reader } from "../../api/lib/s3-reader.ts";
 import { openStorageReader } from "../../api/lib/storage.ts";
+import { must } from "../helpers/must.ts";
 
 const CREDS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 let server: { run(): Promise<{ port: number }>; close(): Promise<void> };
@@ -52,9 +53,9 @@ describe("s3Reader (GetObject against s3rver)", () => {
     await put("empty.txt", "");
     const r = s3Reader({ endpoint, bucket: "ballast", region: "us-east-1", ...CREDS });
     expect(text(await r.read("builds/b1/site-data/a.json"))).toBe('{"a":1}\n');
-    expect([...(await r.read("builds/b1/site-data/a.json.br"))!]).toEqual([0, 255, 1, 254]);
+    expect([...must(await r.read("builds/b1/site-data/a.json.br"), "a.json.br")]).toEqual([0, 255, 1, 254]);
     expect(await r.read("builds/b1/site-data/nope.json")).toBeNull();
-    expect((await r.read("empty.txt"))!.length).toBe(0);
+    expect(must(await r.read("empty.txt"), "empty.txt").length).toBe(0);
     expect(r.describe("latest.json")).toBe("s3://ballast/latest.json");
     r.close();
   });
@@ -62,13 +63,18 @@ describe("s3Reader (GetObject against s3rver)", () => {
   it("reads byte ranges with Range GETs (ledger pages), null for a missing key", async () => {
     await put("builds/b1/events.jsonl", "abcdefghij");
     const r = s3Reader({ endpoint, bucket: "ballast", region: "us-east-1", ...CREDS });
-    const parts = await r.read.ranges!("builds/b1/events.jsonl", [
+    const ranges = must(r.read.ranges, "the S3 reader's ranges");
+    const parts = await ranges("builds/b1/events.jsonl", [
       [0, 3],
       [5, 10],
       [2, 2],
     ]);
-    expect(parts!.map((p) => Buffer.from(p).toString())).toEqual(["abc", "fghij", ""]);
-    expect(await r.read.ranges!("builds/b1/missing.jsonl", [[0, 1]])).toBeNull();
+    expect(must(parts, "the ranges of events.jsonl").map((p) => Buffer.from(p).toString())).toEqual([
+      "abc",
+      "fghij",
+      "",
+    ]);
+    expect(await ranges("builds/b1/missing.jsonl", [[0, 1]])).toBeNull();
   });
 
   it("reads under a key prefix (and not outside it)", async () => {
@@ -170,9 +176,10 @@ describe("PublishedStore over an object store", () => {
     );
     const b1 = await store.build();
     expect(b1?.id).toBe("b1");
-    expect(text(await b1!.file("site-data/a.json"))).toBe('{"v":1}\n');
-    expect([...(await b1!.file("site-data/a.json", "gzip"))!]).toEqual([31, 139]);
-    expect(await b1!.file("site-data/a.json", "br")).toBeNull(); // listed encoding but no object: null, as on fs
+    const build = must(b1, "the serving build");
+    expect(text(await build.file("site-data/a.json"))).toBe('{"v":1}\n');
+    expect([...must(await build.file("site-data/a.json", "gzip"), "a.json's gzip sibling")]).toEqual([31, 139]);
+    expect(await build.file("site-data/a.json", "br")).toBeNull(); // listed encoding but no object: null, as on fs
     expect(store.storageFailure()).toBeNull();
 
     fail = true;

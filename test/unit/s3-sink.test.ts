@@ -6,6 +6,7 @@ import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Sink } from "../../build/sinks/s3.ts";
+import { must } from "../helpers/must.ts";
 
 let server: { run(): Promise<{ port: number }>; close(): Promise<void> };
 let dir: string;
@@ -40,7 +41,7 @@ describe("S3 sink against s3rver on loopback", () => {
     await sink.put("builds/b1/site-data/a.json", '{"a":1}\n');
     await sink.put("builds/b1/site-data/b.json", new Uint8Array([1, 2, 3]));
     await sink.put("latest.json", "{}");
-    expect(Buffer.from((await sink.get("builds/b1/site-data/a.json"))!).toString()).toBe('{"a":1}\n');
+    expect(Buffer.from(must(await sink.get("builds/b1/site-data/a.json"), "a.json")).toString()).toBe('{"a":1}\n');
     expect(await sink.get("nope.json")).toBeNull();
     expect(await sink.list("builds/")).toEqual(["builds/b1/site-data/a.json", "builds/b1/site-data/b.json"]);
     await sink.delete("builds/b1/site-data/b.json");

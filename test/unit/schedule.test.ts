@@ -48,7 +48,7 @@ function gatedRunner() {
   };
   const release = async () => {
     while (!gates.length) await new Promise((r) => setTimeout(r, 5));
-    gates.shift()!();
+    gates.shift()?.();
   };
   return { runner, started, release };
 }

@@ -36,6 +36,7 @@ import {
 } from "../../pipelines/sources/recorded-captures.ts";
 import { alignDailyInstant, alignDailyLabel, wallTimeToUnix } from "../../pipelines/sources/time.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
+import { must } from "../helpers/must.ts";
 
 /** Recorded real inputs (../shared/data beside the checkout). */
 const DATA = process.env.BALLAST_CAPTURE_DIR ?? resolve(import.meta.dirname, "../../../shared/data");
@@ -282,16 +283,22 @@ describe("recorded DefiLlama archives are aligned to UTC days (real files)", () 
   it("(a) USDC circulating summed over chains at 2023-03-11 00:00Z is 42.20 B — the row labelled 2023-03-10 19:00:00", () => {
     const file = join(DATA, "check-sked-crypto-data-resources/stablecoin_USDC_circulating_by_chain.csv");
     const text = readFileSync(file, "utf8");
-    const rc = RECORDED_CAPTURES.find((r) => r.file.endsWith("stablecoin_USDC_circulating_by_chain.csv"))!;
+    const rc = must(
+      RECORDED_CAPTURES.find((r) => r.file.endsWith("stablecoin_USDC_circulating_by_chain.csv")),
+      "the recorded USDC circulating-by-chain capture",
+    );
     expect(rc.time.zone).toBe(NY);
     const out = rc.read(text);
     const { rows, dropped } = stablecoinDetailEndpoint.toRows(out.captures[0].payload, cap(0, out.captures[0].params));
     const total = rows.filter((r) => r.date === "2023-03-11").reduce((s, r) => s + Number(r.circulating_native), 0);
     expect(Math.abs(total / 42.2e9 - 1)).toBeLessThan(0.005);
     // independent of the code under test: the file's own row with that label
-    const raw = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data.find(
-      (r) => r.Date === "2023-03-10 19:00:00",
-    )!;
+    const raw = must(
+      Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data.find(
+        (r) => r.Date === "2023-03-10 19:00:00",
+      ),
+      "the row labelled 2023-03-10 19:00:00",
+    );
     const rawSum = Object.entries(raw)
       .filter(([k]) => k.endsWith("_Circulating"))
       .reduce((s, [, v]) => s + (v === "" ? 0 : Number(v)), 0);
@@ -432,7 +439,12 @@ describe("every other reader declares its zone", () => {
       "Ethereum_USD_stablecoin_supply.csv",
       "stablecoin_USDC_circulating_by_chain.csv",
     ]) {
-      expect(RECORDED_CAPTURES.find((r) => r.file.endsWith(f))!.time.zone).toBe(NY);
+      expect(
+        must(
+          RECORDED_CAPTURES.find((r) => r.file.endsWith(f)),
+          `the recorded capture ${f}`,
+        ).time.zone,
+      ).toBe(NY);
     }
   });
 });
@@ -448,12 +460,15 @@ describe("lineage", () => {
 
   it("SOURCE_LINEAGE covers every endpoint once, from the endpoints' declarations", () => {
     expect(SOURCE_LINEAGE.flatMap((s) => s.endpoints).sort()).toEqual(Object.keys(ENDPOINTS).sort());
-    const alchemy = SOURCE_LINEAGE.find((s) => s.source === "alchemy")!;
-    expect(alchemy).toMatchObject({ family: "coingecko", derivedFrom: "coingecko", zone: "UTC" });
-    const llama = SOURCE_LINEAGE.find((s) => s.source === "defillama")!;
-    expect(llama.zone).toContain(NY);
-    expect(SOURCE_LINEAGE.find((s) => s.source === "frankfurter")!.family).toBe("ecb");
-    expect(SOURCE_LINEAGE.find((s) => s.source === "onchain")!.family).toBe("onchain");
+    const lineage = (source: string) =>
+      must(
+        SOURCE_LINEAGE.find((s) => s.source === source),
+        `${source} in SOURCE_LINEAGE`,
+      );
+    expect(lineage("alchemy")).toMatchObject({ family: "coingecko", derivedFrom: "coingecko", zone: "UTC" });
+    expect(lineage("defillama").zone).toContain(NY);
+    expect(lineage("frankfurter").family).toBe("ecb");
+    expect(lineage("onchain").family).toBe("onchain");
   });
 });
 
@@ -483,9 +498,10 @@ describe("bad input: files that cannot be read fail the build, naming file and p
       (e: Error) => e,
     );
     expect(err).toBeInstanceOf(Error);
-    expect(err!.message).toContain(join(dir, file));
-    expect(err!.message).toContain(`line ${lines.length}, column ${lines.at(-1)!.length + 1}`);
-    expect(err!.message).toContain(`char offset ${truncated.length}`);
+    const { message } = must(err, "the collectCaptures error");
+    expect(message).toContain(join(dir, file));
+    expect(message).toContain(`line ${lines.length}, column ${lines[lines.length - 1].length + 1}`);
+    expect(message).toContain(`char offset ${truncated.length}`);
   });
 
   it("names the position of a syntax error inside the text", () => {
@@ -502,7 +518,10 @@ describe("bad input: files that cannot be read fail the build, naming file and p
     expect(set.readerDropped[file]).toEqual({ "csv-parse-error": 1 });
     const lineCount = full.trimEnd().split("\n").length;
     expect(set.readerProblems[file]).toEqual([expect.objectContaining({ line: lineCount, code: "TooFewFields" })]);
-    const prices = set.captures.find((c) => c.path === file)!;
+    const prices = must(
+      set.captures.find((c) => c.path === file),
+      `the capture of ${file}`,
+    );
     expect((prices.payload as unknown[]).length).toBe(lineCount - 2); // header and the broken row
   });
 });
@@ -536,7 +555,7 @@ describe("bad input: reject rows, not files", () => {
       'Date,USD,CHF,\n2025-05-09,1.1,0.9,\n2025-05-08,1.2\n2025-05-07,1.3,0.8,,extra\n2025-05-06,"1.4,0.7,\n',
     );
     expect(out.dropped).toEqual({ "csv-parse-error": 3 });
-    expect(out.problems!.map((p) => p.line)).toEqual([3, 4, 5]);
+    expect(must(out.problems, "the reader's problems").map((p) => p.line)).toEqual([3, 4, 5]);
     expect(Object.keys((out.captures[0].payload as { rates: object }).rates)).toEqual(["2025-05-09"]);
   });
 

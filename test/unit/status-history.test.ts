@@ -9,6 +9,7 @@ import {
   type StatusState,
   type StoredTransition,
 } from "../../api/lib/status-history.ts";
+import { must } from "../helpers/must.ts";
 
 // Expected values follow reference 8.2 (STATUS_HYSTERESIS) and spec 2.9, not the implementation:
 // healthy→stale on 1 raw stale; healthy→degraded after 2 consecutive raw degraded; degraded→stale after 2
@@ -59,7 +60,10 @@ describe("hysteresis table", () => {
   it("is the reference table", () => {
     const table = Object.fromEntries(
       Object.entries(STATUS_HYSTERESIS).flatMap(([from, rules]) =>
-        Object.entries(rules).map(([to, r]) => [`${from}→${to}`, [r!.minConsecutive, r!.minDwellSec]]),
+        Object.entries(rules).map(([to, r]) => {
+          const rule = must(r, `the ${from}→${to} rule`);
+          return [`${from}→${to}`, [rule.minConsecutive, rule.minDwellSec]];
+        }),
       ),
     );
     expect(table).toEqual({
@@ -244,7 +248,11 @@ describe("evaluate (pure hysteresis over the persisted state)", () => {
           to,
         ]);
         const evs = run(since(from), steps);
-        expect(evs.at(-1)!.transition, `${from}→${to}`).toMatchObject({ from, to, reason: rule.reason });
+        expect(must(evs.at(-1), `the last event of ${from}→${to}`).transition, `${from}→${to}`).toMatchObject({
+          from,
+          to,
+          reason: rule.reason,
+        });
         expect(
           evs.slice(0, -1).every((e) => e.transition === null),
           `${from}→${to} early`,

@@ -8,6 +8,7 @@ import {
 } from "../../api/lib/telegram/alerts.ts";
 import { alertSnapshot } from "../../api/lib/telegram/dispatch.ts";
 import { depegEvent, freezeEvent, gradesPayload, MemoryPublished, T0 } from "../helpers/alert-fixtures.ts";
+import { must } from "../helpers/must.ts";
 
 const DAY = 86_400;
 const T1 = T0 + DAY;
@@ -62,7 +63,7 @@ describe("diffAlerts: depeg incidents", () => {
       link: "/api/depeg-events?stablecoin=usda-angle",
       at: T0 - 3600,
     });
-    expect(a!.text).toBe(
+    expect(a.text).toBe(
       [
         "USDA depeg: 369 bps (3.69%) below its USD peg at peak.",
         "Price USD 0.9631 vs peg USD 1.0000; started 2025-09-06 23:00 UTC, ongoing.",
@@ -105,7 +106,7 @@ describe("diffAlerts: depeg incidents", () => {
     };
     const diff = diffAlerts(snap("b0", T0, { depeg: [usda] }), snap("b1", T1, { depeg: [closed] }), T1);
     expect(diff.alerts.map((a) => [a.id, a.kind])).toEqual([["depeg-end:101", "depeg-ended"]]);
-    expect(diff.alerts[0]!.text).toContain(
+    expect(diff.alerts[0].text).toContain(
       "USDA depeg ended 2025-09-07 12:00 UTC after 13h 0m (recovered-primary, recovered at USD 0.9995).",
     );
     // Closed already in the previous build: nothing again.
@@ -139,7 +140,7 @@ describe("diffAlerts: safety grades", () => {
       symbol: "USDT",
       at: T1,
     });
-    expect(diff.alerts[0]!.text).toBe(
+    expect(diff.alerts[0].text).toBe(
       "USDT safety grade downgraded: B → C+ (score 72 → 61 of 100, ballast-safety-score-v1).\nDetails: /api/safety-score-history?stablecoin=tether",
     );
     expect(diff.skipped.notRated).toBe(1);
@@ -149,7 +150,7 @@ describe("diffAlerts: safety grades", () => {
     const next = snap("b1", T1, {
       grades: gradesPayload(T1, { "usd-coin": ["USDC", "A+", 95], tether: ["USDT", "B", 72] }),
     });
-    expect(diffAlerts(snap("b0", T0), next, T1).alerts[0]!.text).toMatch(/^USDC safety grade upgraded: A → A\+/);
+    expect(diffAlerts(snap("b0", T0), next, T1).alerts[0].text).toMatch(/^USDC safety grade upgraded: A → A\+/);
   });
 
   it("grade changes are suppressed when the source is stale (old or held), of another generation, missing or corrupt", () => {
@@ -202,7 +203,10 @@ describe("diffAlerts: large freezes", () => {
     const diff = diffAlerts(snap("b0", T0), next, T1);
     expect(diff.alerts.map((a) => a.id)).toEqual(["freeze:at", "freeze:big"]);
     expect(diff.skipped.freezesWithoutAmount).toBe(1);
-    const big = diff.alerts.find((a) => a.id === "freeze:big")!;
+    const big = must(
+      diff.alerts.find((a) => a.id === "freeze:big"),
+      "the freeze:big alert",
+    );
     expect(big).toMatchObject({
       kind: "large-freeze",
       coinId: "tether",
@@ -236,7 +240,7 @@ describe("diffAlerts: large freezes", () => {
       T1,
     );
     expect(diff.alerts.map((a) => a.id)).toEqual(["freeze:d"]);
-    expect(diff.alerts[0]!.text).toMatch(/^USDT large destroy: USD 2\.00M .* destroyed \(frozen funds burned\)/);
+    expect(diff.alerts[0].text).toMatch(/^USDT large destroy: USD 2\.00M .* destroyed \(frozen funds burned\)/);
     expect(diff.skipped.historical).toBe(1);
   });
 });

@@ -14,6 +14,7 @@ import {
   tronBase58ToHex,
   tronHexToBase58,
 } from "../../pipelines/sources/trongrid.ts";
+import { must } from "../helpers/must.ts";
 
 // Address pairs (hex ↔ base58) fixed independently of the code under test:
 // - USDT contract: the brief / Tronscan.
@@ -30,10 +31,16 @@ const ACCOUNT = { b58: "TUYEUXXyXEexT7DUqvtRQFBTmJxaEYZW6K", hex: "41cbb1388f703
 const x20 = (hex: string) => `0x${hex.slice(2)}`;
 
 const configs = trackedConfigs(loadRegistry());
-const usdtTron = configs.find((c) => c.stablecoinId === "usdt-tether" && c.chain === "tron" && c.purpose === "freeze")!;
-const usd1Tron = configs.find(
-  (c) => c.stablecoinId === "usd1-world-liberty-financial" && c.chain === "tron" && c.purpose === "freeze",
-)!;
+const usdtTron = must(
+  configs.find((c) => c.stablecoinId === "usdt-tether" && c.chain === "tron" && c.purpose === "freeze"),
+  "the usdt-tether tron freeze config",
+);
+const usd1Tron = must(
+  configs.find(
+    (c) => c.stablecoinId === "usd1-world-liberty-financial" && c.chain === "tron" && c.purpose === "freeze",
+  ),
+  "the usd1-world-liberty-financial tron freeze config",
+);
 
 const TX = (n: number) => n.toString(16).padStart(2, "0").repeat(32);
 
@@ -198,8 +205,9 @@ describe("parseTronEvents (tether-legacy-blacklist on Tron)", () => {
 
   it("keeps destroy amounts above 2^53 exact", () => {
     const [row] = parseTronEvents(usdtTron, envelope([destroyed])).rows;
-    expect(BigInt(row.amount_raw!)).toBe(1_234_567_890_123_456_789_012n);
-    expect(BigInt(row.amount_raw!) > 2n ** 53n).toBe(true);
+    const raw = must(row.amount_raw, "the destroy's amount_raw");
+    expect(BigInt(raw)).toBe(1_234_567_890_123_456_789_012n);
+    expect(BigInt(raw) > 2n ** 53n).toBe(true);
     // A float round trip would have changed it: the parser must not pass through Number.
     expect(String(BigInt(Number("1234567890123456789012")))).not.toBe(row.amount_raw);
   });
@@ -271,7 +279,10 @@ describe("parseTronEvents (tether-legacy-blacklist on Tron)", () => {
       UpstreamError,
     );
     expect(() => parseTronEvents(usdtTron, { data: [], success: true })).toThrow(/meta/);
-    const eth = configs.find((c) => c.chain === "ethereum" && c.unsupportedReason === null)!;
+    const eth = must(
+      configs.find((c) => c.chain === "ethereum" && c.unsupportedReason === null),
+      "a supported ethereum config",
+    );
     expect(() => parseTronEvents(eth, envelope([]))).toThrow(/not tron/);
   });
 });
