@@ -109,6 +109,10 @@ export async function startBotApiServer(): Promise<BotApiServer> {
       (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }),
     );
   });
+  // Idle keep-alive sockets stay open for the whole test file (grammY reuses them): with Node's default
+  // 5 s, a socket the server closes just as the client reuses it fails that send ("Network request
+  // failed"), which a busy machine made happen between tests.
+  server.keepAliveTimeout = 600_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
