@@ -105,7 +105,7 @@ beforeAll(async () => {
     await served.close();
   }
   if (process.env.SCHED_TIMING) console.error("TIMING closed", Date.now() - t0);
-}, 180_000);
+}, 360_000); // liveness only: the waits above add up to 240 s, plus stopping and serving
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   if (process.env.SCHED_TIMING) console.error("TIMING removed", Date.now() - t0);
