@@ -81,13 +81,35 @@ function zonedWallTimeToUnix(w: WallTime, zone: string, whole: number, milliseco
   let earliest = NaN;
   const tried = new Set<number>();
   for (const probe of [local - DAY_MS, local, local + DAY_MS]) {
-    const offset = tz.offset(probe);
+    const offset = offsetAt(tz, probe);
     if (tried.has(offset)) continue;
     tried.add(offset);
     const instant = local - offset * 60_000;
-    if (tz.offset(instant) === offset && !(instant >= earliest)) earliest = instant;
+    if (offsetAt(tz, instant) === offset && !(instant >= earliest)) earliest = instant;
   }
   return earliest / 1000;
+}
+
+/** Most zone offsets offsetAt remembers per zone (the memo is emptied when full). */
+const OFFSET_MEMO_LIMIT = 100_000;
+const offsetMemo = new Map<string, Map<number, number>>();
+
+/**
+ * `tz.offset(ms)` (minutes), remembered: consecutive days' wall times probe the same instants
+ * (a day's `local + 1 day` is the next day's `local`), and each look-up is an Intl call.
+ */
+function offsetAt(tz: IANAZone, ms: number): number {
+  let memo = offsetMemo.get(tz.name);
+  if (!memo || memo.size >= OFFSET_MEMO_LIMIT) {
+    memo = new Map();
+    offsetMemo.set(tz.name, memo);
+  }
+  let offset = memo.get(ms);
+  if (offset === undefined) {
+    offset = tz.offset(ms);
+    memo.set(ms, offset);
+  }
+  return offset;
 }
 
 /**
