@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import type { Capture } from "../pipelines/sources/types.ts";
-import { assertCaptureDir, type CaptureSet, collectCaptures, selectAtAsOf } from "./captures.ts";
+import type { Capture, CaptureInfo } from "../pipelines/sources/types.ts";
+import { assertCaptureDir, type CaptureHandler, type CaptureSet, collectCaptures, selectAtAsOf } from "./captures.ts";
 import type { Db } from "./duckdb.ts";
 import { log, type Logger } from "./log.ts";
 import { readOnchainLedger } from "./onchain-ledger.ts";
@@ -42,11 +42,13 @@ export interface LoadEffects {
 /** Where a build's captures come from. */
 export interface CaptureSource {
   /**
-   * The capture set a build as of `asOf` (Unix s) reads: captures selected at as-of (selectAtAsOf:
-   * newest snapshot per params observed ≤ asOf, every history capture) plus reader drop counts and
-   * skipped empty recorded files. Throws an Error naming the file when a capture cannot be read.
+   * Reads every available capture one at a time, handing each to `take` as it is read (awaited before
+   * the next; the source keeps no payload), and returns the capture set a build as of `asOf` (Unix s)
+   * reads: captures selected at as-of (selectAtAsOf: newest snapshot per params observed ≤ asOf,
+   * every history capture) without payloads, plus reader drop counts and skipped empty recorded files.
+   * Throws an Error naming the file when a capture cannot be read.
    */
-  collect(asOf: number): Promise<CaptureSet>;
+  collect(asOf: number, take: CaptureHandler): Promise<CaptureSet>;
 }
 
 /** History tables persisted across builds (today `hist_supply_snapshots`, build/warehouse.ts). */
@@ -85,21 +87,29 @@ export function fixedClock(ms: number): Clock {
  * existence is checked at each collect.
  */
 export function recordedCaptures(captureDir: string, sink?: Sink): CaptureSource {
-  return { collect: (asOf) => collectCaptures(captureDir, sink, asOf) };
+  return { collect: (asOf, take) => collectCaptures(captureDir, sink, asOf, take) };
 }
 
 /**
- * A fixed list of captures (e.g. made by a test), selected at as-of like recorded ones (selectAtAsOf);
- * no reader drops, no skipped files. With `select: false` the list is used as given, unselected.
+ * A fixed list of captures (e.g. made by a test), handed over in list order and selected at as-of like
+ * recorded ones (selectAtAsOf); no reader drops, no skipped files. With `select: false` the list is
+ * used as given, unselected.
  */
 export function listCaptures(captures: readonly Capture[], opts: { select?: boolean } = {}): CaptureSource {
   return {
-    collect: async (asOf) => ({
-      captures: opts.select === false ? [...captures] : selectAtAsOf(captures, asOf),
-      readerDropped: {},
-      readerProblems: {},
-      skippedCaptures: [],
-    }),
+    collect: async (asOf, take) => {
+      const infos: CaptureInfo[] = [];
+      for (const { payload, ...info } of captures) {
+        infos.push(info);
+        await take(info, payload);
+      }
+      return {
+        captures: opts.select === false ? infos : selectAtAsOf(infos, asOf),
+        readerDropped: {},
+        readerProblems: {},
+        skippedCaptures: [],
+      };
+    },
   };
 }
 

@@ -1,7 +1,6 @@
 import { ENDPOINTS, rawTables } from "../pipelines/sources/endpoints.ts";
-import type { Capture } from "../pipelines/sources/types.ts";
+import type { CaptureInfo, RawTable } from "../pipelines/sources/types.ts";
 import type { Db } from "./duckdb.ts";
-import { must } from "../api/lib/must.ts";
 
 /** What loading one endpoint produced, for the manifest. */
 export interface SourceLoadReport {
@@ -22,69 +21,154 @@ export interface SourceLoadReport {
   status: "ok" | "stale" | "missing";
 }
 
+/** One staged capture: its kept rows are in its own staging table, `_staging_<id>`. */
+interface StagedCapture {
+  id: number;
+  /** Rows staged (dated up to as-of). */
+  rows: number;
+  /** Rows the endpoint's parser dropped, per reason. */
+  dropped: Record<string, number>;
+  /** Set when the whole capture is rejected: the drop reason and the manifest's `rejected` text. */
+  rejected?: { reason: "payload-rejected" | "parse-failed"; message: string };
+}
+
+/** Staging table of the capture staged as `id`: the columns of its endpoint's raw table. */
+const stagingOf = (id: number) => `_staging_${id}`;
+
+/** `"a", "b", …`: the quoted column names of a raw table's endpoint columns. */
+const columnList = (t: RawTable) =>
+  Object.keys(t.columns)
+    .map((c) => `"${c}"`)
+    .join(", ");
+
 /**
- * Load stage: validates every capture's payload and rows (zod) and appends them to the raw tables,
- * each row tagged with `_observed_at` (Unix s) of its capture. History rows dated (UTC day) after
- * asOf are skipped. Payload schemas check only the envelope, so a payload failing one (wrong
- * top-level shape) is rejected whole (`payload-rejected`, with the zod path and message in the
- * capture's `rejected`); bad rows inside are dropped by the endpoint's parser and counted per
- * reason (→ manifest `sources[].dropped`). A parser that throws rejects only its capture
- * (`parse-failed`).
+ * Load stage of the raw tables, one capture at a time so that no payload outlives its turn:
+ * `stage` validates a capture's payload and rows (zod) and streams the rows into a staging table
+ * of its own as the endpoint's parser keeps them; history rows dated (UTC day) after as-of are
+ * skipped. `finish` then fills every raw table from the staged rows of the captures a build uses,
+ * in their load order, each row tagged with `_observed_at` (Unix s) of its capture, and reports per
+ * endpoint. Payload schemas check only the envelope, so a payload failing one (wrong top-level
+ * shape) is rejected whole (`payload-rejected`, with the zod path and message in the capture's
+ * `rejected`); bad rows inside are dropped by the endpoint's parser and counted per reason
+ * (→ manifest `sources[].dropped`). A parser that throws rejects only its capture (`parse-failed`,
+ * its staged rows discarded). Captures staged but not passed to `finish` (older snapshots) count
+ * nowhere.
  */
-export async function loadCaptures(db: Db, captures: Capture[], asOf: number): Promise<SourceLoadReport[]> {
-  const asOfDay = new Date(asOf * 1000).toISOString().slice(0, 10);
-  const buffers = new Map<string, Record<string, unknown>[]>();
-  for (const t of rawTables()) buffers.set(t.name, []);
-  const reports = new Map<string, SourceLoadReport>();
-  for (const key of Object.keys(ENDPOINTS).sort()) {
-    reports.set(key, { endpoint: key, captures: [], rows: 0, dropped: {}, newestObservedAt: null, status: "missing" });
-  }
-  for (const c of captures) {
-    const ep = ENDPOINTS[c.endpoint];
-    const report = must(reports.get(c.endpoint), `load report of endpoint ${c.endpoint}`);
-    const entry = {
-      path: c.path,
-      origin: c.origin,
-      observedAt: c.observedAt,
-      sha256: c.sha256,
-      params: c.params,
-      rows: 0,
-    } as SourceLoadReport["captures"][number];
-    report.captures.push(entry);
-    const payload = ep.payloadSchema.safeParse(c.payload);
-    if (!payload.success) {
-      const issue = payload.error.issues[0];
-      entry.rejected = `payload failed schema at ${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"}`;
-      report.dropped["payload-rejected"] = (report.dropped["payload-rejected"] ?? 0) + 1;
-      continue;
+export class RawLoader {
+  private readonly staged = new Map<CaptureInfo, StagedCapture>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly asOf: number,
+  ) {}
+
+  /**
+   * Validates and parses one capture (`info` and its `payload`) and stages its rows; the loader keeps
+   * no reference to the payload or its rows. Throws an Error naming the capture path when its
+   * endpoint is unknown (pipelines/sources/endpoints.ts).
+   */
+  async stage(info: CaptureInfo, payload: unknown): Promise<void> {
+    const ep = ENDPOINTS[info.endpoint];
+    if (!ep) throw new Error(`capture ${info.path}: unknown endpoint ${info.endpoint}`);
+    const staged: StagedCapture = { id: this.staged.size, rows: 0, dropped: {} };
+    this.staged.set(info, staged);
+    const checked = ep.payloadSchema.safeParse(payload);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      staged.rejected = {
+        reason: "payload-rejected",
+        message: `payload failed schema at ${issue?.path.join(".") || "root"}: ${issue?.message ?? "invalid"}`,
+      };
+      return;
     }
-    let parsed: ReturnType<typeof ep.toRows>;
+    const table = stagingOf(staged.id);
+    await this.db.createTable(table, ep.table.columns);
+    const appender = await this.db.openAppender(table, ep.table.columns);
+    const asOfDay = new Date(this.asOf * 1000).toISOString().slice(0, 10);
+    const dateColumn = ep.dateColumn;
+    let rows = 0;
+    // A row DuckDB refuses fails the build; only the parser's own errors reject the capture.
+    let appendFailed = false;
     try {
-      parsed = ep.toRows(payload.data, c);
+      staged.dropped = ep.toRows(checked.data, { ...info, payload }, (row) => {
+        if (dateColumn && String(row[dateColumn]) > asOfDay) return;
+        try {
+          appender.append(row);
+        } catch (e) {
+          appendFailed = true;
+          throw e;
+        }
+        rows++;
+      }).dropped;
+      staged.rows = rows;
     } catch (e) {
-      entry.rejected = `parser failed: ${(e as Error).message}`;
-      report.dropped["parse-failed"] = (report.dropped["parse-failed"] ?? 0) + 1;
-      continue;
+      if (appendFailed) throw e;
+      staged.rejected = { reason: "parse-failed", message: `parser failed: ${(e as Error).message}` };
+    } finally {
+      appender.close();
     }
-    for (const [reason, n] of Object.entries(parsed.dropped))
-      report.dropped[reason] = (report.dropped[reason] ?? 0) + n;
-    const buf = must(buffers.get(ep.table.name), `row buffer of raw table ${ep.table.name}`);
-    for (const row of parsed.rows) {
-      if (ep.dateColumn && String(row[ep.dateColumn]) > asOfDay) continue;
-      buf.push({ ...row, _observed_at: c.observedAt });
-      entry.rows++;
+    if (staged.rejected) await this.db.exec(`drop table ${table}`);
+  }
+
+  /**
+   * Creates every raw table (replacing it) with the staged rows of `captures`, capture after capture
+   * in the given order (each capture's rows in parser order), drops the staging tables, and returns
+   * the report of every known endpoint (sorted by key): captures used, rows, drop counts, freshness
+   * at as-of. Throws when a capture of `captures` was not staged.
+   */
+  async finish(captures: readonly CaptureInfo[]): Promise<SourceLoadReport[]> {
+    const reports = new Map<string, SourceLoadReport>();
+    for (const key of Object.keys(ENDPOINTS).sort()) {
+      reports.set(key, {
+        endpoint: key,
+        captures: [],
+        rows: 0,
+        dropped: {},
+        newestObservedAt: null,
+        status: "missing",
+      });
     }
-    report.rows += entry.rows;
-    report.newestObservedAt = Math.max(report.newestObservedAt ?? 0, c.observedAt);
-    const fresh = asOf - c.observedAt <= ep.maxStalenessSec;
-    report.status = report.status === "ok" || fresh ? "ok" : "stale";
+    const loadOrder = new Map<string, { id: number; observedAt: number }[]>();
+    for (const c of captures) {
+      const staged = this.staged.get(c);
+      const report = reports.get(c.endpoint);
+      if (!staged || !report) throw new Error(`capture ${c.path} (${c.endpoint}) was not staged before the load`);
+      const entry: SourceLoadReport["captures"][number] = {
+        path: c.path,
+        origin: c.origin,
+        observedAt: c.observedAt,
+        sha256: c.sha256,
+        params: c.params,
+        rows: 0,
+      };
+      report.captures.push(entry);
+      if (staged.rejected) {
+        entry.rejected = staged.rejected.message;
+        report.dropped[staged.rejected.reason] = (report.dropped[staged.rejected.reason] ?? 0) + 1;
+        continue;
+      }
+      for (const [reason, n] of Object.entries(staged.dropped))
+        report.dropped[reason] = (report.dropped[reason] ?? 0) + n;
+      entry.rows = staged.rows;
+      report.rows += staged.rows;
+      report.newestObservedAt = Math.max(report.newestObservedAt ?? 0, c.observedAt);
+      const ep = ENDPOINTS[c.endpoint];
+      const fresh = this.asOf - c.observedAt <= ep.maxStalenessSec;
+      report.status = report.status === "ok" || fresh ? "ok" : "stale";
+      const order = loadOrder.get(ep.table.name);
+      if (order) order.push({ id: staged.id, observedAt: c.observedAt });
+      else loadOrder.set(ep.table.name, [{ id: staged.id, observedAt: c.observedAt }]);
+    }
+    for (const t of rawTables()) {
+      await this.db.createTable(t.name, { ...t.columns, _observed_at: "BIGINT" });
+      for (const { id, observedAt } of loadOrder.get(t.name) ?? [])
+        await this.db.exec(
+          `insert into ${t.name} select ${columnList(t)}, $observed_at::bigint from ${stagingOf(id)}`,
+          { observed_at: observedAt },
+        );
+    }
+    for (const s of this.staged.values()) if (!s.rejected) await this.db.exec(`drop table ${stagingOf(s.id)}`);
+    this.staged.clear();
+    return [...reports.values()];
   }
-  for (const t of rawTables()) {
-    await db.loadRows(
-      t.name,
-      { ...t.columns, _observed_at: "BIGINT" },
-      must(buffers.get(t.name), `row buffer of raw table ${t.name}`),
-    );
-  }
-  return [...reports.values()];
 }

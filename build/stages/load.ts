@@ -3,11 +3,11 @@ import { type DonationsLedger, loadDonations } from "../../pipelines/registry/do
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
-import type { Capture, ReaderProblem } from "../../pipelines/sources/types.ts";
+import type { Capture, CaptureInfo, ReaderProblem } from "../../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../../site-data/manifest.ts";
 import type { Db } from "../duckdb.ts";
 import { fileLedger, fileWarehouse, listCaptures, type LoadEffects, recordedCaptures } from "../effects.ts";
-import { loadCaptures, type SourceLoadReport } from "../load.ts";
+import { RawLoader, type SourceLoadReport } from "../load.ts";
 import { log } from "../log.ts";
 import type { Sink } from "../sinks/sink.ts";
 import { utcDay } from "../time.ts";
@@ -63,8 +63,8 @@ export interface LoadedInputs {
   asOf: number;
   /** UTC day of as-of, `YYYY-MM-DD`. */
   asOfDay: string;
-  /** Captures loaded (selected at as-of), in load order. */
-  captures: Capture[];
+  /** Captures loaded (selected at as-of), in load order; their payloads are not kept. */
+  captures: CaptureInfo[];
   /** Per endpoint: captures used, rows, drop counts, freshness. */
   sources: SourceLoadReport[];
   /** Recorded file → reason → rows its reader skipped. */
@@ -300,19 +300,32 @@ export async function loadBuildRegistry(db: Db, asOf: number, registry: Registry
 
 /**
  * Load stage into an empty database: build context, persisted history (the warehouse's, when there is
- * one), captures selected at as-of (CaptureSource.collect → loadCaptures) with the on-chain ledger's,
- * then the registry tables incl. unreviewed coins. Warns when no list capture was observed by as-of. Throws on an unreadable or
- * missing capture (the message names the file, or BALLAST_CAPTURE_DIR for a missing directory).
+ * one), captures selected at as-of with the on-chain ledger's (CaptureSource.collect hands each capture
+ * to RawLoader.stage as it is read, so one file's payloads are in memory at a time; RawLoader.finish
+ * loads the selected ones in order), then the registry tables incl. unreviewed coins. Warns when no
+ * list capture was observed by as-of. Throws on an unreadable or missing capture (the message names
+ * the file, or BALLAST_CAPTURE_DIR for a missing directory).
  */
 export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInputs> {
   const fx = loadEffectsOf(opts);
   await prepareBuildDb(db, opts.asOf);
   await fx.warehouse?.read(db);
-  const { captures: selected, readerDropped, readerProblems, skippedCaptures } = await fx.captures.collect(opts.asOf);
+  const loader = new RawLoader(db, opts.asOf);
+  const {
+    captures: selected,
+    readerDropped,
+    readerProblems,
+    skippedCaptures,
+  } = await fx.captures.collect(opts.asOf, (info, payload) => loader.stage(info, payload));
   const ledger = fx.ledger ? await fx.ledger.read(db, opts.asOf) : null;
-  const captures = ledger ? [...selected, ledger.capture] : selected;
+  let captures = selected;
+  if (ledger) {
+    const { payload, ...info } = ledger.capture;
+    await loader.stage(info, payload);
+    captures = [...selected, info];
+  }
   fx.logger("info", "load", "captures selected", { count: captures.length });
-  const sources = await loadCaptures(db, captures, opts.asOf);
+  const sources = await loader.finish(captures);
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
   if (!sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
     // As-of fallback (int_coins_supply_current): current state from the supply history instead.

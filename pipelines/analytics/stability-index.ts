@@ -127,6 +127,57 @@ interface StabilityIndexInputs {
   stressed: { date: string; mcap_usd: number };
 }
 
+/** A depeg incident of one coin: started_at and ended_at (Unix s; null while open). */
+interface Incident {
+  start: number;
+  end: number | null;
+}
+
+/**
+ * The incidents of one coin that are open on successive days, swept forward: an incident joins when
+ * it starts and leaves for good once it is over, so a day costs the incidents open on it, not every
+ * incident of the coin (the daily index was quadratic in history length).
+ */
+class OpenIncidents {
+  /** Indices into `list` by start (ties in list order). */
+  private readonly byStart: number[];
+  private started = 0;
+  /** Indices of the started incidents not over yet, ascending. */
+  private live: number[] = [];
+
+  constructor(private readonly list: Incident[]) {
+    this.byStart = list.map((_, i) => i).sort((a, b) => list[a].start - list[b].start || a - b);
+  }
+
+  /**
+   * The incidents with start ≤ `end` not over by `d` (ended_at null or after `d`), in list order.
+   * `d` and `end` (Unix s) must not decrease from one call to the next.
+   */
+  openAt(d: number, end: number): Incident[] {
+    const before = this.started;
+    while (this.started < this.byStart.length && this.list[this.byStart[this.started]].start <= end)
+      this.live.push(this.byStart[this.started++]);
+    if (this.started > before) this.live.sort((a, b) => a - b);
+    this.live = this.live.filter((i) => {
+      const over = this.list[i].end;
+      return over === null || over > d;
+    });
+    return this.live.map((i) => this.list[i]);
+  }
+}
+
+/** Index of the first of `slots` (ascending `ts`) after `t`; `slots.length` when none is. */
+function firstAfter(slots: readonly { ts: number }[], t: number): number {
+  let lo = 0,
+    hi = slots.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (slots[mid].ts <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The index as a DAG node: writes `stability_index_daily`. */
 export const stabilityIndexAnalytic: Analytic = {
   name: "stability_index",
@@ -171,14 +222,15 @@ export const stabilityIndexAnalytic: Analytic = {
       a.push({ ts: r.ts, bps: r.bps });
       slots.set(r.stablecoin_id, a);
     }
-    const incidents = new Map<string, { start: number; end: number | null }[]>();
+    const byCoin = new Map<string, Incident[]>();
     for (const r of inputs.incidents) {
       const c = coins.get(r.stablecoin_id);
       if (!c || c.nav_token || c.floating_peg) continue;
-      const a = incidents.get(r.stablecoin_id) ?? [];
+      const a = byCoin.get(r.stablecoin_id) ?? [];
       a.push({ start: r.started_at, end: r.ended_at });
-      incidents.set(r.stablecoin_id, a);
+      byCoin.set(r.stablecoin_id, a);
     }
+    const incidents = new Map([...byCoin].map(([id, list]) => [id, new OpenIncidents(list)]));
     const stressed = new Map<string, number[]>();
     for (const r of inputs.stressed) {
       const a = stressed.get(r.date) ?? [];
@@ -211,22 +263,21 @@ export const stabilityIndexAnalytic: Analytic = {
         // Incidents were kept only for listed coins (above).
         const coin = must(coins.get(id), `registry coin ${id}`);
         if (deadBefore(coin.dead_from, d)) continue;
-        const open = list.filter((i) => i.start <= end && (i.end === null || i.end > d));
+        const open = list.openAt(d, end);
         if (!open.length) continue;
         const inIncident = (ts: number) => open.some((i) => ts >= i.start && (i.end === null || ts <= i.end));
         let bps: number | null = null;
         const coinSlots = slots.get(id) ?? [];
-        for (const s of coinSlots)
-          if (s.ts > d && s.ts <= end && inIncident(s.ts) && (bps === null || Math.abs(s.bps) > Math.abs(bps)))
-            bps = s.bps;
+        // the coin's slots in (d, end], in time order
+        for (let k = firstAfter(coinSlots, d); k < coinSlots.length && coinSlots[k].ts <= end; k++) {
+          const s = coinSlots[k];
+          if (inIncident(s.ts) && (bps === null || Math.abs(s.bps) > Math.abs(bps))) bps = s.bps;
+        }
         if (bps === null) {
           const earliest = Math.min(...open.map((i) => i.start));
-          for (let k = coinSlots.length - 1; k >= 0; k--) {
-            const s = coinSlots[k];
-            if (s.ts > end) continue;
-            if (s.ts >= earliest && s.ts >= end - STALE_SEC) bps = s.bps;
-            break;
-          }
+          // the coin's last slot at or before `end`
+          const last = coinSlots[firstAfter(coinSlots, end) - 1];
+          if (last && last.ts >= earliest && last.ts >= end - STALE_SEC) bps = last.bps;
         }
         if (bps === null) continue;
         const start = Math.min(...open.map((i) => i.start));

@@ -292,13 +292,20 @@ export const slotDay = (slotTs: number) => Math.floor((slotTs - 1) / DAY) * DAY;
 export const lastDay = (asOf: number) => slotDay(asOf);
 /** Days a dead coin stays in the universe after its death period ends: the collapse counts, a long-dead price does not. */
 export const DEATH_GRACE_DAYS = 30;
+/** Death periods already computed, by death date (the universes ask once per coin and day). */
+const deathPeriods = new Map<string, Readonly<{ start: number; end: number }>>();
+
 /** [start, end) (Unix s) of a death date `YYYY`, `YYYY-MM` or `YYYY-MM-DD`; null when alive. */
-export function deathPeriod(deadFrom: string | null): { start: number; end: number } | null {
+export function deathPeriod(deadFrom: string | null): Readonly<{ start: number; end: number }> | null {
   if (!deadFrom) return null;
+  const known = deathPeriods.get(deadFrom);
+  if (known) return known;
   const [y, m, day] = deadFrom.split("-").map(Number);
   const start = Date.UTC(y, (m || 1) - 1, day || 1) / 1000;
   const end = (day ? Date.UTC(y, m - 1, day + 1) : m ? Date.UTC(y, m, 1) : Date.UTC(y + 1, 0, 1)) / 1000;
-  return { start, end };
+  const period = { start, end };
+  deathPeriods.set(deadFrom, period);
+  return period;
 }
 /** Whether a coin has left the universe by day `d`: DEATH_GRACE_DAYS after its death period ended. */
 export function deadBefore(deadFrom: string | null, d: number): boolean {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector } from "./parse-helpers.ts";
 import { alignDailyLabel, parseTimeLabel } from "./time.ts";
-import type { Endpoint, ReaderOutput } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink } from "./types.ts";
 
 /**
  * Archive-only inputs: recorded histories with no live client of ours. They load into warehouse
@@ -36,8 +36,8 @@ export const alchemyDailyPricesArchive: Endpoint = {
     name: "raw_price_history",
     columns: { source: "VARCHAR", gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE" },
   },
-  toRows(payload: { geckoId: string; points: unknown[] }) {
-    const rc = new RowCollector(AlchemyPriceRow);
+  toRows(payload: { geckoId: string; points: unknown[] }, _capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(AlchemyPriceRow, out);
     for (const raw of payload.points) {
       const p = (raw && typeof raw === "object" ? raw : {}) as { date?: unknown; price?: unknown };
       if (typeof p.date !== "string") {
@@ -109,8 +109,8 @@ export const onchainSupplySamplesArchive: Endpoint = {
       decimals: "BIGINT",
     },
   },
-  toRows(payload: { chainId: string; decimals: number; rows: unknown[] }) {
-    const rc = new RowCollector(SupplySampleRow);
+  toRows(payload: { chainId: string; decimals: number; rows: unknown[] }, _capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(SupplySampleRow, out);
     for (const raw of payload.rows) {
       if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
         rc.drop("sample-row-invalid");

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseJsonText, readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { isoDay, RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Endpoint, ReaderOutput, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceTime } from "./types.ts";
 
 /**
  * Binance spot REST API. Klines wire format: `[openTime ms, open, high, low, close, volume, closeTime ms, …]`,
@@ -76,8 +76,8 @@ export const binanceKlinesEndpoint: Endpoint = {
   payloadSchema: z.array(z.unknown()),
   rowSchema: PriceBarRow,
   table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
-  toRows(payload: unknown[], capture) {
-    const rc = new RowCollector(PriceBarRow);
+  toRows(payload: unknown[], capture, out) {
+    const rc = new RowCollector(PriceBarRow, out);
     const pair = BINANCE_PAIRS[capture.params.symbol ?? ""];
     const interval = INTERVAL_SEC[capture.params.interval ?? ""];
     if (!pair || !interval) {
@@ -145,8 +145,8 @@ export const coingeckoPriceBarsArchive: Endpoint = {
   }),
   rowSchema: PriceBarRow,
   table: { name: PRICE_BARS_TABLE.name, columns: { ...PRICE_BARS_TABLE.columns } },
-  toRows(payload: { geckoId: string; intervalSec: number; bars: unknown[] }) {
-    const rc = new RowCollector(PriceBarRow);
+  toRows(payload: { geckoId: string; intervalSec: number; bars: unknown[] }, _capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(PriceBarRow, out);
     for (const raw of payload.bars) {
       if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
         rc.drop("bar-invalid");

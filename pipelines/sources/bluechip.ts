@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type HttpClient, UpstreamError } from "./http-client.ts";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * Bluechip (bluechip.org) stablecoin safety ratings: one letter grade per rated coin. Assumed
@@ -172,8 +172,8 @@ export const bluechipRatingsEndpoint: Endpoint = {
       observed_at: "BIGINT",
     },
   },
-  toRows(payload: { data: unknown[] }, capture: Capture) {
-    const rc = new RowCollector(RatingRow);
+  toRows(payload: { data: unknown[] }, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(RatingRow, out);
     const slug = (capture.params.slug ?? "").trim().toLowerCase();
     if (!slug) {
       rc.drop("slug-missing", Math.max(payload.data.length, 1));

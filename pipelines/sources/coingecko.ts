@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
 import { alignDailyInstant, labelToUtcInstant, parseTimeLabel, TIME_LABEL_INVALID } from "./time.ts";
-import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * CoinGecko API v3 (`https://api.coingecko.com/api/v3`). Wire formats: shared/reference/upstreams.md §3.
@@ -60,8 +60,8 @@ export const coinsMarketsEndpoint: Endpoint = {
       last_updated_at: "BIGINT",
     },
   },
-  toRows(payload: unknown[], capture: Capture) {
-    const rc = new RowCollector(MarketRow);
+  toRows(payload: unknown[], capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(MarketRow, out);
     for (const item of payload) {
       const p = MarketItem.safeParse(item);
       if (!p.success) {
@@ -133,8 +133,12 @@ export const marketChartEndpoint: Endpoint = {
       volume_usd: "DOUBLE",
     },
   },
-  toRows(payload: Record<"prices" | "market_caps" | "total_volumes", unknown[] | undefined>, capture: Capture) {
-    const rc = new RowCollector(ChartRow);
+  toRows(
+    payload: Record<"prices" | "market_caps" | "total_volumes", unknown[] | undefined>,
+    capture: Capture,
+    out?: RowSink,
+  ) {
+    const rc = new RowCollector(ChartRow, out);
     const byDay = new Map<
       string,
       { price_usd: number | null; market_cap_usd: number | null; volume_usd: number | null }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseJsonText } from "./file-formats.ts";
 import { type HttpClient, UpstreamError } from "./http-client.ts";
 import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * Curve API (`GET https://api.curve.finance/v1/getPools/{chain}/{registry}`, e.g. `ethereum/main`,
@@ -99,8 +99,8 @@ export const curvePoolsEndpoint: Endpoint = {
       coin_balance_raw: "VARCHAR",
     },
   },
-  toRows(payload: { data: { poolData: unknown[] } }, capture: Capture) {
-    const rc = new RowCollector(CurveRow);
+  toRows(payload: { data: { poolData: unknown[] } }, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(CurveRow, out);
     const chain = (capture.params.chain ?? "").trim().toLowerCase();
     const registry = (capture.params.registry ?? "").trim().toLowerCase();
     for (const item of payload.data.poolData) {

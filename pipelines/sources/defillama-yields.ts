@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { type HttpClient, UpstreamError } from "./http-client.ts";
 import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * DefiLlama yields (`GET https://yields.llama.fi/pools`, shared/reference/upstreams.md §2): every pool
@@ -143,8 +143,8 @@ export const yieldPoolsEndpoint: Endpoint = {
       volume_usd_7d: "DOUBLE",
     },
   },
-  toRows(payload: { data: unknown[] }, capture: Capture) {
-    const rc = new RowCollector(PoolRow);
+  toRows(payload: { data: unknown[] }, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(PoolRow, out);
     const seen = new Set<string>();
     for (const item of payload.data) {
       const p = PoolItem.safeParse(item);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { IMPLAUSIBLE_VALUE, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
 import { alignDailyInstant, labelToUtcInstant } from "./time.ts";
-import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * DefiLlama stablecoins API (`https://stablecoins.llama.fi`). Wire formats: shared/reference/upstreams.md §1.
@@ -140,8 +140,8 @@ export const stablecoinsEndpoint: Endpoint = {
       is_deprecated: "BOOLEAN",
     },
   },
-  toRows(payload: { peggedAssets: unknown[] }, capture: Capture) {
-    const rc = new RowCollector(ListRow);
+  toRows(payload: { peggedAssets: unknown[] }, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(ListRow, out);
     for (const item of payload.peggedAssets) {
       const parsed = ListAsset.safeParse(item);
       if (!parsed.success) {
@@ -265,8 +265,12 @@ export const stablecoinDetailEndpoint: Endpoint = {
       circulating_native: "DOUBLE",
     },
   },
-  toRows(payload: { id: string; tokens?: unknown[]; chainBalances?: Record<string, unknown> }) {
-    const rc = new RowCollector(DetailRow);
+  toRows(
+    payload: { id: string; tokens?: unknown[]; chainBalances?: Record<string, unknown> },
+    _capture: Capture,
+    out?: RowSink,
+  ) {
+    const rc = new RowCollector(DetailRow, out);
     addTokenRows(rc, payload.id, null, payload.tokens ?? []);
     for (const [label, cb] of Object.entries(payload.chainBalances ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       const tokens = cb && typeof cb === "object" ? (cb as { tokens?: unknown }).tokens : undefined;
@@ -320,8 +324,8 @@ export const stablecoinChartsEndpoint: Endpoint = {
       circulating_native: "DOUBLE",
     },
   },
-  toRows(payload: unknown[], capture: Capture) {
-    const rc = new RowCollector(ChartRow);
+  toRows(payload: unknown[], capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(ChartRow, out);
     const chart = capture.params.chain ?? "all";
     for (const item of payload) {
       const p = ChartPoint.safeParse(item);
@@ -399,8 +403,8 @@ export const stablecoinPricesEndpoint: Endpoint = {
     name: "raw_price_history",
     columns: { source: "VARCHAR", gecko_id: "VARCHAR", date: "VARCHAR", price_usd: "DOUBLE" },
   },
-  toRows(payload: unknown[]) {
-    const rc = new RowCollector(PriceRow);
+  toRows(payload: unknown[], _capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(PriceRow, out);
     for (const raw of payload) {
       const item = PricePoint.safeParse(raw);
       if (!item.success) {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseJsonText } from "./file-formats.ts";
 import { type HttpClient, UpstreamError } from "./http-client.ts";
 import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import type { Capture, Endpoint, ReaderOutput, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * DEX subgraphs in the Uniswap v3 schema (GraphQL over HTTP POST, e.g. The Graph gateway
@@ -90,8 +90,8 @@ export const dexSubgraphPoolsEndpoint: Endpoint = {
       day_volume_usd: "DOUBLE",
     },
   },
-  toRows(payload: { data: { pools: unknown[] } }, capture: Capture) {
-    const rc = new RowCollector(SubgraphRow);
+  toRows(payload: { data: { pools: unknown[] } }, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(SubgraphRow, out);
     for (const item of payload.data.pools) {
       const p = SubgraphPool.safeParse(item);
       if (!p.success) {

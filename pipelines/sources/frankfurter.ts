@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
 import { alignDailyLabel } from "./time.ts";
-import type { Endpoint, ReaderOutput, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceTime } from "./types.ts";
 
 /** Frankfurter FX (ECB reference rates), v1 API. Wire format: shared/reference/upstreams.md §4. */
 export const FRANKFURTER_BASE_URL = "https://api.frankfurter.dev/";
@@ -43,8 +43,8 @@ export const fxRatesEndpoint: Endpoint = {
     name: "raw_frankfurter__rates",
     columns: { date: "VARCHAR", base: "VARCHAR", quote: "VARCHAR", rate: "DOUBLE" },
   },
-  toRows(payload: { base: string; rates: Record<string, unknown> }) {
-    const rc = new RowCollector(FxRow);
+  toRows(payload: { base: string; rates: Record<string, unknown> }, _capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(FxRow, out);
     for (const [label, quotes] of Object.entries(payload.rates).sort(([a], [b]) => a.localeCompare(b))) {
       const day = /^\d{4}-\d{2}-\d{2}$/.test(label)
         ? alignDailyLabel(label, ECB_TIME.zone)

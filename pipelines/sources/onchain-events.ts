@@ -11,7 +11,7 @@ import type { FamilyEvent } from "../registry/schema.ts";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector } from "./parse-helpers.ts";
 import { parseTimeLabel } from "./time.ts";
-import type { Endpoint, ReaderOutput } from "./types.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink } from "./types.ts";
 
 /**
  * Decoded on-chain events of tracked contracts (freeze/blacklist and mint/burn families), one row
@@ -33,8 +33,8 @@ export const onchainEventsEndpoint: Endpoint = {
   payloadSchema: z.object({ rows: z.array(z.unknown()) }),
   rowSchema: OnchainEventRowSchema,
   table: { name: "raw_onchain_events", columns: ONCHAIN_EVENT_COLUMNS },
-  toRows(payload: { rows: unknown[] }) {
-    const rc = new RowCollector(OnchainEventRowSchema);
+  toRows(payload: { rows: unknown[] }, _capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(OnchainEventRowSchema, out);
     for (const r of payload.rows) {
       if (!r || typeof r !== "object" || Array.isArray(r)) rc.drop("row-not-object");
       else rc.add(r as Record<string, unknown>);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ParsedRows } from "./types.ts";
+import type { ParsedRows, RowSink } from "./types.ts";
 
 /**
  * Upstream numbers arrive as number, numeric string or null (DefiLlama id 226 sends strings).
@@ -44,7 +44,10 @@ export function isoDay(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().slice(0, 10);
 }
 
-/** Accumulates validated rows and counted drop reasons. */
+/**
+ * Accumulates validated rows and counted drop reasons. With `out`, kept rows are handed to it as they
+ * are validated instead of being accumulated (`rows` stays empty).
+ */
 export class RowCollector {
   readonly rows: Record<string, unknown>[] = [];
   readonly dropped: Record<string, number> = {};
@@ -52,7 +55,10 @@ export class RowCollector {
   /** Key → JSON of the row kept for it (addUnique). */
   private readonly keyed = new Map<string, string>();
 
-  constructor(private readonly schema: z.ZodType) {}
+  constructor(
+    private readonly schema: z.ZodType,
+    private readonly out?: RowSink,
+  ) {}
 
   /**
    * Like `add`, for rows whose `key` (an upstream coin id) is unique within one payload: the first row
@@ -68,16 +74,20 @@ export class RowCollector {
       this.drop(kept === text ? "duplicate-identical" : "duplicate-conflicting");
       return;
     }
-    const before = this.rows.length;
-    this.add(row);
-    if (this.rows.length > before) this.keyed.set(key, text);
+    if (this.add(row)) this.keyed.set(key, text);
   }
 
-  /** Validates `row`; keeps it or counts `reason` (default: the first zod issue path). */
-  add(row: Record<string, unknown>): void {
+  /** Validates `row`; keeps it (true) or counts `reason` (default: the first zod issue path) and returns false. */
+  add(row: Record<string, unknown>): boolean {
     const res = this.schema.safeParse(row);
-    if (res.success) this.rows.push(res.data as Record<string, unknown>);
-    else this.drop(`invalid-${res.error.issues[0]?.path.join(".") || "row"}`);
+    if (!res.success) {
+      this.drop(`invalid-${res.error.issues[0]?.path.join(".") || "row"}`);
+      return false;
+    }
+    const kept = res.data as Record<string, unknown>;
+    if (this.out) this.out(kept);
+    else this.rows.push(kept);
+    return true;
   }
 
   /** Counts `count` rows dropped for `reason` (kebab-case, e.g. `implausible-value`). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type HttpClient, UpstreamError } from "./http-client.ts";
 import { RowCollector } from "./parse-helpers.ts";
-import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * Live reserve compositions read from issuers' machine-readable reserve reports (`/api/stablecoin-reserves`
@@ -150,8 +150,8 @@ export const reserveCompositionEndpoint: Endpoint = {
       observed_at: "BIGINT",
     },
   },
-  toRows(payload: LiveReserveReading & { maxAgeSec?: number }, capture: Capture) {
-    const rc = new RowCollector(ComponentRow);
+  toRows(payload: LiveReserveReading & { maxAgeSec?: number }, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(ComponentRow, out);
     const rows = payload.components.map((c) => ({
       stablecoin_id: payload.stablecoinId,
       adapter: payload.adapter,

@@ -1,4 +1,4 @@
-import { DateTime } from "luxon";
+import { IANAZone } from "luxon";
 
 /**
  * Time-zone handling for upstream time labels, and the one daily-alignment rule every source
@@ -39,40 +39,95 @@ export interface WallTime {
   second: number;
 }
 
+/** Most zoned wall times wallTimeToUnix remembers (the memo is emptied when full). */
+const ZONED_MEMO_LIMIT = 100_000;
+const zonedMemo = new Map<string, number>();
+
 /**
  * Unix seconds (UTC) of local wall time `w` in IANA `zone` (tz database via Luxon). For a wall time
  * that occurs twice (DST fall-back) the earlier instant is returned; for one that does not exist
- * (spring-forward gap), an impossible calendar date or an unknown zone, NaN.
+ * (spring-forward gap), an impossible calendar date or an unknown zone, NaN. A UTC wall time needs
+ * no zone rules; a zoned one is remembered (a day label's end is the next day's start).
  */
 export function wallTimeToUnix(w: WallTime, zone: string): number {
   if (!(w.second >= 0 && w.second < 60)) return NaN;
   const whole = Math.floor(w.second);
-  const dt = DateTime.fromObject(
-    {
-      year: w.year,
-      month: w.month,
-      day: w.day,
-      hour: w.hour,
-      minute: w.minute,
-      second: whole,
-      millisecond: Math.round((w.second - whole) * 1000),
-    },
-    { zone },
-  );
-  // Luxon moves a wall time inside a DST gap forward; such a time does not exist.
-  if (
-    !dt.isValid ||
-    dt.year !== w.year ||
-    dt.month !== w.month ||
-    dt.day !== w.day ||
-    dt.hour !== w.hour ||
-    dt.minute !== w.minute
-  )
-    return NaN;
-  // In a DST fall-back hour Luxon takes the later offset; the earlier instant has the offset in force a day before.
-  const earlier = DateTime.fromMillis(dt.toMillis() + (dt.offset - dt.minus({ days: 1 }).offset) * 60_000, { zone });
-  const same = earlier.hour === w.hour && earlier.minute === w.minute && earlier.day === w.day;
-  return (same ? earlier : dt).toMillis() / 1000;
+  const millisecond = Math.round((w.second - whole) * 1000);
+  if (zone === "UTC") return utcMillisOfWallTime(w, whole, millisecond) / 1000;
+  const key = `${zone} ${w.year} ${w.month} ${w.day} ${w.hour} ${w.minute} ${w.second}`;
+  const known = zonedMemo.get(key);
+  if (known !== undefined) return known;
+  if (zonedMemo.size >= ZONED_MEMO_LIMIT) zonedMemo.clear();
+  const unix = zonedWallTimeToUnix(w, zone, whole, millisecond);
+  zonedMemo.set(key, unix);
+  return unix;
+}
+
+/** Milliseconds in a day: the zone offsets a day before and after a wall time are its candidate offsets. */
+const DAY_MS = DAY_SEC * 1000;
+
+/**
+ * wallTimeToUnix in an IANA zone: a wall time is the instant `t` with `t + offset(t) = wall time read
+ * as UTC`, where `offset` is the zone's UTC offset (minutes) at an instant from the tz database
+ * (Luxon's IANAZone). The candidate offsets are those in force a day before, at, and a day after the
+ * wall time; a candidate instant counts when the zone's offset there is the candidate's. None: the
+ * wall time falls in a gap (NaN); two: it occurs twice and the earlier is returned. `whole` and
+ * `millisecond` split `w.second`.
+ */
+function zonedWallTimeToUnix(w: WallTime, zone: string, whole: number, millisecond: number): number {
+  const tz = IANAZone.create(zone);
+  const local = utcMillisOfWallTime(w, whole, millisecond);
+  if (!tz.isValid || Number.isNaN(local)) return NaN;
+  let earliest = NaN;
+  const tried = new Set<number>();
+  for (const probe of [local - DAY_MS, local, local + DAY_MS]) {
+    const offset = offsetAt(tz, probe);
+    if (tried.has(offset)) continue;
+    tried.add(offset);
+    const instant = local - offset * 60_000;
+    if (offsetAt(tz, instant) === offset && !(instant >= earliest)) earliest = instant;
+  }
+  return earliest / 1000;
+}
+
+/** Most zone offsets offsetAt remembers per zone (the memo is emptied when full). */
+const OFFSET_MEMO_LIMIT = 100_000;
+const offsetMemo = new Map<string, Map<number, number>>();
+
+/**
+ * `tz.offset(ms)` (minutes), remembered: consecutive days' wall times probe the same instants
+ * (a day's `local + 1 day` is the next day's `local`), and each look-up is an Intl call.
+ */
+function offsetAt(tz: IANAZone, ms: number): number {
+  let memo = offsetMemo.get(tz.name);
+  if (!memo || memo.size >= OFFSET_MEMO_LIMIT) {
+    memo = new Map();
+    offsetMemo.set(tz.name, memo);
+  }
+  let offset = memo.get(ms);
+  if (offset === undefined) {
+    offset = tz.offset(ms);
+    memo.set(ms, offset);
+  }
+  return offset;
+}
+
+/**
+ * Milliseconds of wall time `w` read as UTC (`whole` seconds and `millisecond`), or NaN when a field is
+ * out of range (an impossible calendar date, hour 24, minute 60, millisecond 1000 …).
+ */
+function utcMillisOfWallTime(w: WallTime, whole: number, millisecond: number): number {
+  if (!Number.isInteger(w.year) || millisecond >= 1000) return NaN;
+  const d = new Date(0);
+  d.setUTCFullYear(w.year, w.month - 1, w.day);
+  d.setUTCHours(w.hour, w.minute, whole, millisecond);
+  const same =
+    d.getUTCFullYear() === w.year &&
+    d.getUTCMonth() === w.month - 1 &&
+    d.getUTCDate() === w.day &&
+    d.getUTCHours() === w.hour &&
+    d.getUTCMinutes() === w.minute;
+  return same ? d.getTime() : NaN;
 }
 
 /** A parsed time label: a whole local day, or an instant (both as Unix seconds, UTC). */

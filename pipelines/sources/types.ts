@@ -13,10 +13,11 @@ export interface RawTable {
 }
 
 /**
- * One recorded or live observation of an upstream endpoint: exactly what the upstream said
- * (`payload`), when it was observed (Unix seconds) and where it came from.
+ * What is known of one recorded or live observation of an upstream endpoint besides its payload:
+ * when it was observed (Unix seconds) and where it came from. The load stage keeps these (for the
+ * manifest) once the payload itself has been loaded and released.
  */
-export interface Capture {
+export interface CaptureInfo {
   endpoint: string;
   params: Record<string, string>;
   /** Unix seconds when the payload was observed upstream. */
@@ -25,6 +26,10 @@ export interface Capture {
   /** Path the payload was read from (relative to the capture dir or storage root). */
   path: string;
   sha256: string;
+}
+
+/** One recorded or live observation of an upstream endpoint: its CaptureInfo and exactly what the upstream said (`payload`). */
+export interface Capture extends CaptureInfo {
   payload: unknown;
 }
 
@@ -50,7 +55,13 @@ export interface ReaderOutput {
   problems?: ReaderProblem[];
 }
 
-/** Rows produced from one capture plus the count of rows dropped per reason. */
+/** Receives each validated row of a capture as its parser keeps it, in order (the load stage appends it to DuckDB). */
+export type RowSink = (row: Record<string, unknown>) => void;
+
+/**
+ * Rows produced from one capture plus the count of rows dropped per reason. `rows` is empty when the
+ * parser was given a RowSink: the kept rows went to it instead.
+ */
 export interface ParsedRows {
   rows: Record<string, unknown>[];
   dropped: Record<string, number>;
@@ -110,10 +121,12 @@ export interface Endpoint {
   payloadSchema: z.ZodType;
   /**
    * Turns a validated payload into candidate rows; each row is validated against `rowSchema`
-   * and dropped with a counted reason when invalid. Row keys are the table's columns. `payload`
-   * has passed `payloadSchema`; each endpoint declares the envelope shape it reads.
+   * and dropped with a counted reason when invalid. Row keys are the table's columns. With `out`,
+   * each kept row is handed to it as soon as it is validated (so a large capture's rows need not be
+   * held at once) and `rows` of the result stays empty. `payload` has passed `payloadSchema`; each
+   * endpoint declares the envelope shape it reads.
    */
-  toRows(payload: unknown, capture: Capture): ParsedRows;
+  toRows(payload: unknown, capture: Capture, out?: RowSink): ParsedRows;
   rowSchema: z.ZodType;
   /** Column holding the row date (`YYYY-MM-DD`, a UTC day per `time`) for history endpoints. */
   dateColumn?: string;

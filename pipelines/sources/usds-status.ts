@@ -11,7 +11,7 @@ import {
 } from "./usds-status-contract.ts";
 
 export { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, USDS_NO_FREEZE_IMPLEMENTATION, USDS_STABLECOIN_ID, USDS_TOKEN };
-import type { Capture, Endpoint, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
  * Sky USDS protocol status, read from Ethereum over JSON-RPC (viem; providers `BALLAST_RPC_ETHEREUM`,
@@ -171,8 +171,8 @@ export const usdsStatusEndpoint: Endpoint = {
     },
   },
   fetchRpc: { chain: "ethereum", fetch: (rpc) => readUsdsStatus(rpc) },
-  toRows(payload: Record<string, unknown>, capture: Capture) {
-    const rc = new RowCollector(StatusRow);
+  toRows(payload: Record<string, unknown>, capture: Capture, out?: RowSink) {
+    const rc = new RowCollector(StatusRow, out);
     const parsed = UsdsStatusPayloadSchema.extend({ totalSupplyRaw: z.unknown() }).safeParse(payload);
     if (!parsed.success) {
       rc.drop("status-invalid");
