@@ -616,6 +616,21 @@ export class KeyStore {
   }
 
   /**
+   * The record of `token` when `authenticate` would answer it from memory (`source: "cache"`): a
+   * standard key whose cached verification is coherent and not expired at `nowMs` (app clock, ms);
+   * counted and confirmed as that answer is. Undefined otherwise (ask `authenticate`). Synchronous,
+   * for the Node fast path.
+   */
+  cachedRecord(token: string, nowMs: number): ApiKeyRecord | undefined {
+    const e = this.cache.get(token);
+    if (!e || !this.coherent(e) || (e.record.expiresAt !== null && e.record.expiresAt <= Math.floor(nowMs / 1000)))
+      return undefined;
+    e.confirmedAt = nowMs;
+    this.counters.cacheHits++;
+    return e.record;
+  }
+
+  /**
    * Authenticates a presented token for a request at `nowMs` (app clock, ms) — the lane check's
    * entry point (spec 5.1, 5.3, 5.5):
    * - a malformed token is `invalid` without a store lookup;
