@@ -2,21 +2,21 @@ import { getRequestListener } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LaneAuth, SITE_PROXY_HEADER } from "./lib/auth.ts";
-import { admitRoute } from "./middleware/lane.ts";
+import { admitRoute, laneFor } from "./middleware/lane.ts";
 import { authRequest, bodyReader, refreshedHeaders, requestKey, respond, validate } from "./middleware/json-route.ts";
 import { codingFor, notModifiedHeaders, sentHeaders } from "./middleware/response-writer.ts";
 import { Cors } from "./middleware/cors.ts";
 import { errorAnswer, installErrorHandlers } from "./middleware/errors.ts";
 import { maintenanceMode } from "./middleware/maintenance.ts";
 import { siteDataProxy } from "./middleware/site-proxy.ts";
-import { compressBody, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
+import { type ContentCoding, compressBody, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { HttpError } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
 import type { MaintenanceGate } from "./lib/maintenance.ts";
 import type { PublishedStore } from "./lib/published.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
-import { ResponseCache } from "./lib/response-cache.ts";
+import { type CachedResponse, ResponseCache } from "./lib/response-cache.ts";
 import { ADMIN_PATH_FAMILIES } from "./routes/admin.ts";
 import { ROUTES } from "./routes/index.ts";
 import type { JsonRoute, RouteServices, StaticRoute, WriteRoute } from "./routes/route.ts";
@@ -50,6 +50,8 @@ const STATIC_CACHE = "public, max-age=300";
 export { serviceNow } from "./lib/clock.ts";
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+/** SITE_PROXY_HEADER as Node's `req.headers` names it. */
+const SITE_PROXY_HEADER_LC = SITE_PROXY_HEADER.toLowerCase();
 
 /**
  * Builds the Hono app from the route table (api/routes): CORS, admin families (404 before key auth),
@@ -70,9 +72,20 @@ export function createNodeListener(deps: AppDeps): (req: IncomingMessage, res: S
   const { app, fastPath } = createService(deps);
   const slow = getRequestListener(app.fetch);
   return (req, res) => {
-    fastPath(req, res).then(
-      (done) => {
-        if (!done) void slow(req, res);
+    let done: boolean | Promise<boolean>;
+    try {
+      done = fastPath(req, res);
+    } catch {
+      done = false;
+    }
+    if (done === true) return;
+    if (done === false) {
+      if (!res.headersSent) void slow(req, res);
+      return;
+    }
+    done.then(
+      (answered) => {
+        if (!answered) void slow(req, res);
       },
       () => {
         if (!res.headersSent) void slow(req, res);
@@ -81,12 +94,9 @@ export function createNodeListener(deps: AppDeps): (req: IncomingMessage, res: S
   };
 }
 
-/** Requests answered by the fast path are known by their exact URL (path and query as sent). */
-const FAST_URLS_MAX = 20_000;
-
 function createService(deps: AppDeps): {
   app: Hono;
-  fastPath: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  fastPath: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 } {
   const nowMs = deps.nowMs ?? Date.now;
   const auth = new LaneAuth({
@@ -97,7 +107,9 @@ function createService(deps: AppDeps): {
     siteProxySecretPrevious: deps.siteProxySecretPrevious,
     webhookSecret: deps.webhookSecret,
   });
-  const cache = new ResponseCache(deps.responseCacheBytes);
+  // Requests answered by the fast path are known by their exact URL (path and query as sent), kept
+  // with their cached entry and charged to the same byte budget.
+  const cache = new ResponseCache<JsonRoute>(deps.responseCacheBytes);
   const app = new Hono();
 
   // Middlewares, in order: errors and 404, CORS preflight, maintenance, the same-origin proxy; then
@@ -149,30 +161,26 @@ function createService(deps: AppDeps): {
     await auth.admit("apiKey", authRequest(c, false));
     throw new HttpError(404, "Not found");
   });
-  const fastUrls = new Map<string, { route: JsonRoute; key: string }>();
   return { app, fastPath };
 
   /**
    * Answers a keyed GET on Node's response when its URL was served before and the cached response
    * is valid for the serving build, this service second and the accepted coding; false otherwise
    * (nothing written). Lane check and per-key limit run as on the app; their errors are answered here.
+   * Synchronous (true or false) when the key was verified here before and limits are in-process
+   * (LaneAuth.admitCachedKey); otherwise a promise of the same answer once the lane check ran.
    */
-  async function fastPath(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  function fastPath(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
     if (req.method !== "GET") return false;
     if (deps.maintenance) {
       const m = deps.maintenance.peek();
       if (m.state.enabled || !m.fresh) return false;
     }
-    const known = req.url === undefined ? undefined : fastUrls.get(req.url);
+    const known = cache.lookup(req.url ?? "");
     if (!known) return false;
-    const entry = cache.get(known.key);
+    const { entry, tag: route } = known;
     const build = deps.store.current();
-    if (
-      !entry ||
-      !build ||
-      entry.buildId !== build.id ||
-      entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now
-    )
+    if (!build || entry.buildId !== build.id || entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now)
       return false;
     const h = req.headers;
     const coding = codingFor(entry, single(h["accept-encoding"]));
@@ -180,13 +188,37 @@ function createService(deps: AppDeps): {
     if (!body || h["if-none-match"] !== undefined) return false;
     const origin = h.origin;
     try {
-      await admitRoute(auth, known.route, {
+      if (laneFor(route, single(h[SITE_PROXY_HEADER_LC])) === "apiKey" && auth.admitCachedKey(single(h["x-api-key"]))) {
+        res.writeHead(200, sentHeaders(entry, corsHeaders(origin), coding, body)).end(body);
+        return true;
+      }
+    } catch (err) {
+      const r = errorResponse(err, route.path, origin);
+      res.writeHead(r.status, r.headers).end(r.body);
+      return true;
+    }
+    return admitAndSend(req, res, route, entry, coding, body);
+  }
+
+  /** The fast path's answer once the route's lane check (with I/O) ran: 200 with the cached body, or the lane's error. */
+  async function admitAndSend(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: JsonRoute,
+    entry: CachedResponse,
+    coding: ContentCoding,
+    body: Uint8Array,
+  ): Promise<boolean> {
+    const h = req.headers;
+    const origin = h.origin;
+    try {
+      await admitRoute(auth, route, {
         header: (n) => single(h[n.toLowerCase()]),
         ip: req.socket.remoteAddress ?? "local",
         cacheableGet: true,
       });
     } catch (err) {
-      const r = errorResponse(err, known.route.path, origin);
+      const r = errorResponse(err, route.path, origin);
       res.writeHead(r.status, r.headers).end(r.body);
       return true;
     }
@@ -212,7 +244,7 @@ function createService(deps: AppDeps): {
         ...validate(route, raw, build, clock, ctxBase),
         ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}),
       });
-      if (cacheable) cache.set(raw.key, entry);
+      if (cacheable && cache.admit(raw.key)) cache.set(raw.key, entry);
     } else if (entry.nowSec !== clock.now) {
       entry.headers = refreshedHeaders(route, entry, clock.now);
       entry.nowSec = clock.now;
@@ -228,10 +260,8 @@ function createService(deps: AppDeps): {
         compressBody(entry.bodies.identity, coding as "br" | "gzip");
       if (cacheable) cache.addBody(raw.key, entry, coding, body);
     }
-    if (cacheable && route.lane === "apiKey") {
-      if (fastUrls.size >= FAST_URLS_MAX) fastUrls.clear();
-      fastUrls.set(c.req.raw.url.slice(c.req.raw.url.indexOf("/", 8)), { route, key: raw.key });
-    }
+    if (cacheable && route.lane === "apiKey")
+      cache.alias(c.req.raw.url.slice(c.req.raw.url.indexOf("/", 8)), raw.key, route);
     // A plain header object lets @hono/node-server write the response without building Headers.
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status: 200,

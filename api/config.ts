@@ -38,6 +38,24 @@ const ApiConfigSchema = z
     S3_MAX_SOCKETS: z.coerce.number().int().min(1).max(1024).default(64),
     /** How often (ms) an instance re-reads `latest.json`: instances sharing a store switch to a new build within about this long. */
     POINTER_REFRESH_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+    /**
+     * Byte budget (MiB) of the process-wide response cache: finished bodies of the read routes, their
+     * keys and the request URLs the Node fast path knows (oldest out first). A response above an eighth
+     * of it is never cached (it is rebuilt per request).
+     */
+    RESPONSE_CACHE_MIB: z.coerce.number().min(0).max(4096).default(16),
+    /**
+     * Byte budget (MiB) of the serving build's cache of published file bytes and parsed payloads (least
+     * recently used out first; a parsed payload is charged twice its file's size). A file above it is
+     * read again (and parsed again) each time a request needs it.
+     */
+    BUILD_CACHE_MIB: z.coerce.number().min(0).max(65536).default(32),
+    /**
+     * How far (percent) V8 lets the JS heap grow past what its last full garbage collection kept, set
+     * by `api/server.ts` when it starts (V8 flag `--heap-growing-percent`); 0 leaves V8's own choice
+     * (up to 4× on a large machine, a 300 MB server after 100k distinct URLs against ~250 MB at 100).
+     */
+    HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(100),
     /** Postgres state store; PGlite under `<data>/state` when unset. */
     DATABASE_URL: z.string().optional(),
     /** `application_name` of the API's Postgres connections; an `application_name` in DATABASE_URL wins. */

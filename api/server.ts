@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import type { DonorClaimConfig } from "./lib/donor-claims.ts";
@@ -181,6 +182,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Bytes in `n` MiB (whole bytes). */
+const mib = (n: number) => Math.floor(n * 1024 * 1024);
+
 /** Longest wait (ms) of a request for a pointer re-check on object storage once a build serves (PublishedStoreOptions.maxRefreshWaitMs). */
 const MAX_REFRESH_WAIT_MS = 250;
 
@@ -272,12 +276,10 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   const origins = config.CORS_ORIGINS?.split(",")
     .map((s) => s.trim())
     .filter(Boolean) ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
-  const store = new PublishedStore(
-    storage.read,
-    config.POINTER_REFRESH_MS ?? 1000,
-    Date.now,
-    storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {},
-  );
+  const store = new PublishedStore(storage.read, config.POINTER_REFRESH_MS ?? 1000, Date.now, {
+    ...(storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {}),
+    ...(config.BUILD_CACHE_MIB !== undefined ? { buildCacheBytes: mib(config.BUILD_CACHE_MIB) } : {}),
+  });
   // Health reports the state store; while it is unavailable a health call also probes it (at most
   // every 5 s, in the background) so the report heals without keyed traffic.
   let lastProbeMs = 0;
@@ -313,6 +315,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     clockMode,
     services,
     maintenance,
+    ...(config.RESPONSE_CACHE_MIB !== undefined ? { responseCacheBytes: mib(config.RESPONSE_CACHE_MIB) } : {}),
     siteProxySecret: config.SITE_PROXY_SECRET,
     siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS,
     webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
@@ -405,8 +408,18 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   };
 }
 
+/**
+ * Sets how far (percent) V8 grows the heap past the live size its last full collection found
+ * (`HEAP_GROWING_PERCENT`; 0 keeps V8's own factor, up to 300% on a machine with much memory). A
+ * process-wide setting: the server entry applies it at start, embedders of `startServer` choose their own.
+ */
+export function applyHeapGrowingPercent(percent: number): void {
+  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadApiConfig();
+  applyHeapGrowingPercent(config.HEAP_GROWING_PERCENT);
   const wantKey = process.argv.includes("--dev-key");
   let running: RunningServer;
   try {

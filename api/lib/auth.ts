@@ -97,6 +97,21 @@ export class LaneAuth {
     }
   }
 
+  /**
+   * The `apiKey` lane answered without I/O when it can be: true when `token` is a key verified here
+   * before (KeyStore.cachedRecord) and the in-process limiter admits it; throws the 429 of a spent
+   * budget. False when the answer needs `admit` (no or unknown token, a key not in memory, a shared
+   * limiter); nothing was counted then.
+   */
+  admitCachedKey(token: string | undefined): boolean {
+    if (!token || this.deps.limiter.shared) return false;
+    const record = this.deps.keys.cachedRecord(token, this.deps.nowMs());
+    const res = record && this.deps.limiter.consumeSync(record.id, record.rateLimitPerMinute);
+    if (!res) return false;
+    orTooMany(res);
+    return true;
+  }
+
   private async apiKey(req: AuthRequest): Promise<void> {
     const token = req.header("X-API-Key");
     if (!token) throw new HttpError(401, UNAUTHORIZED);

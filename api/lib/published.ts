@@ -8,8 +8,8 @@ import {
   type ManifestFile,
 } from "../../site-data/manifest.ts";
 import { storedJson } from "../../site-data/snapshot.ts";
+import { ByteLru } from "./byte-lru.ts";
 import { HttpError } from "./http-error.ts";
-import { dropOldest } from "./bounded-map.ts";
 
 /**
  * Read-only view of published storage, the one interface the API reads through (fs: `fsReader`;
@@ -80,26 +80,39 @@ export function fsReader(root: string): ObjectReader {
 export type StoredEncoding = "br" | "gzip";
 const SUFFIX: Record<StoredEncoding, string> = { br: ".br", gzip: ".gz" };
 
+/** Default byte budget of one build's cache of file bytes and parsed payloads (`BUILD_CACHE_MIB`, 32 MiB). */
+export const DEFAULT_BUILD_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * What a parsed payload is charged in a build's cache, per byte of its file: `JSON.parse` makes about
+ * 1.3-3 times the file's size of V8 heap (measured over the published payloads).
+ */
+export const PARSED_BYTES_PER_FILE_BYTE = 2;
+/** Derived values a build keeps (`memo`), most recently used first: they are small or few per build. */
+const MEMO_ENTRIES = 64;
+
 /**
  * One published build, resolved once per request and handed to the handler, so a response never
  * mixes files of two builds. Holds the manifest, when this server first saw it (ms, for the replay
- * clock), a file index, and per-build caches of bytes, parsed payloads and derived values, which are
- * dropped with the build when a newer one is published.
+ * clock), a file index, and per-build caches, which are dropped with the build when a newer one is
+ * published: file bytes and parsed payloads under one byte budget (`cacheBytes`, least recently used
+ * out first; a parsed payload is charged PARSED_BYTES_PER_FILE_BYTE per byte of its file; an item
+ * above the whole budget is read again when next asked for), and up to 64 derived values (`memo`).
  */
 export class ServingBuild {
   readonly files: Map<string, ManifestFile>;
-  private readonly bytes = new Map<string, Promise<Uint8Array | null>>();
-  private readonly parsed = new Map<string, unknown>();
-  private readonly memos = new Map<string, Promise<unknown>>();
-  /** Bound of each per-build cache (entries, oldest dropped first): the response cache holds the hot set. */
-  static readonly CACHE_ENTRIES = 64;
+  /** `file:<key>` → Promise of bytes (charged their length once read); `json:<path>` → parsed payload. */
+  private readonly cache: ByteLru<string, unknown>;
+  private readonly memos = new ByteLru<string, Promise<unknown>>(0, MEMO_ENTRIES);
 
+  /** @param cacheBytes byte budget of the file bytes and parsed payloads kept (default DEFAULT_BUILD_CACHE_BYTES). */
   constructor(
     readonly manifest: BuildManifest,
     readonly firstSeenMs: number,
     private readonly read: ObjectReader,
+    cacheBytes = DEFAULT_BUILD_CACHE_BYTES,
   ) {
     this.files = new Map(manifest.files.map((f) => [f.path, f]));
+    this.cache = new ByteLru(cacheBytes);
   }
 
   get id(): string {
@@ -115,12 +128,17 @@ export class ServingBuild {
   file(path: string, encoding?: StoredEncoding): Promise<Uint8Array | null> {
     const f = this.files.get(path);
     if (!f || (encoding && !f.encodings?.includes(encoding))) return Promise.resolve(null);
-    const key = encoding ? path + SUFFIX[encoding] : path;
-    let p = this.bytes.get(key);
+    const key = `file:${encoding ? path + SUFFIX[encoding] : path}`;
+    let p = this.cache.get(key) as Promise<Uint8Array | null> | undefined;
     if (!p) {
-      p = this.read(`builds/${this.id}/${key}`);
-      bounded(this.bytes).set(key, p);
-      p.catch(() => this.bytes.delete(key));
+      const read = this.read(`builds/${this.id}/${key.slice(5)}`);
+      p = read;
+      // Single flight while the read is in flight (charged nothing), then charged its length.
+      this.cache.set(key, read, 0);
+      read.then(
+        (bytes) => this.cache.resize(key, read, bytes?.byteLength ?? 0),
+        () => this.cache.delete(key, read),
+      );
     }
     return p;
   }
@@ -138,19 +156,25 @@ export class ServingBuild {
 
   /**
    * Parsed and schema-checked payload of a file, cached; `undefined` when absent. Throws
-   * `PayloadInvalidError` when it is not JSON or fails the schema.
+   * `PayloadInvalidError` when it is not JSON or fails the schema. `keep: false` (a caller that
+   * memoises what it derives) neither keeps the payload nor reads the file into the cache.
    */
-  async payload<T>(path: string, validate: (v: unknown) => T): Promise<T | undefined> {
-    if (this.parsed.has(path)) return this.parsed.get(path) as T;
-    const bytes = await this.file(path);
+  async payload<T>(path: string, validate: (v: unknown) => T, opts: { keep?: boolean } = {}): Promise<T | undefined> {
+    const key = `json:${path}`;
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    const keep = opts.keep !== false;
+    const cached = this.cache.get(`file:${path}`) as Promise<Uint8Array | null> | undefined;
+    const bytes = await (keep || cached || !this.files.has(path)
+      ? this.file(path)
+      : this.read(`builds/${this.id}/${path}`));
     if (!bytes) return undefined;
     let value: T;
     try {
-      value = validate(JSON.parse(Buffer.from(bytes).toString("utf8")));
+      value = validate(JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")));
     } catch {
       throw new PayloadInvalidError(path);
     }
-    bounded(this.parsed).set(path, value);
+    if (keep) this.cache.set(key, value, bytes.byteLength * PARSED_BYTES_PER_FILE_BYTE);
     return value;
   }
 
@@ -158,18 +182,18 @@ export class ServingBuild {
   memo<T>(key: string, compute: () => Promise<T> | T): Promise<T> {
     let p = this.memos.get(key) as Promise<T> | undefined;
     if (!p) {
-      p = Promise.resolve().then(compute);
-      bounded(this.memos).set(key, p);
-      p.catch(() => this.memos.delete(key));
+      const computed = Promise.resolve().then(compute);
+      p = computed;
+      this.memos.set(key, computed, 0);
+      computed.catch(() => this.memos.delete(key, computed));
     }
     return p;
   }
-}
 
-/** `map` after dropping its oldest entry when it is full. */
-function bounded<K, V>(map: Map<K, V>): Map<K, V> {
-  if (map.size >= ServingBuild.CACHE_ENTRIES) dropOldest(map);
-  return map;
+  /** Bytes charged and entries of the file and payload cache (tests, diagnostics). */
+  cacheStats(): { bytes: number; entries: number } {
+    return this.cache.stats();
+  }
 }
 
 /** Options of `PublishedStore` beyond the reader, refresh interval and clock. */
@@ -180,6 +204,8 @@ export interface PublishedStoreOptions {
    * Default unbounded (a local filesystem answers at once); the server bounds it on object storage.
    */
   maxRefreshWaitMs?: number;
+  /** Byte budget of each serving build's cache of file bytes and parsed payloads (default DEFAULT_BUILD_CACHE_BYTES). */
+  buildCacheBytes?: number;
 }
 
 /** Why published storage could not be read at the last re-check: since when (Unix ms) and the error (generic, no credentials). */
@@ -262,7 +288,7 @@ export class PublishedStore {
       const m = await this.read(pointer.manifest);
       if (!m) return this.latest;
       const manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(m).toString("utf8")));
-      this.latest = new ServingBuild(manifest, this.nowMs(), this.read);
+      this.latest = new ServingBuild(manifest, this.nowMs(), this.read, this.opts.buildCacheBytes);
     } catch {
       // keep serving the previous build when the pointer or manifest is unreadable
     }

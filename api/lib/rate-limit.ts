@@ -1,11 +1,5 @@
 import type { Redis } from "ioredis";
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  RLWrapperTimeouts,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
+import { RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { apiLog, errorMessage } from "./log.ts";
 
 /** Outcome of one check; `retryAfterSec` (seconds, ≥ 1) when refused. */
@@ -32,11 +26,59 @@ export interface KeyRateLimiterOptions {
   timeoutMs?: number;
 }
 
+const OK: LimitResult = Object.freeze({ ok: true });
+
+/**
+ * Fixed windows of one budget (`points` per `durationMs`) in this process, answered synchronously:
+ * a bucket's window opens at its first point and lasts `durationMs`; every point counts, and one
+ * past the budget is refused until the window closes (rate-limiter-flexible's RateLimiterMemory
+ * semantics, whose windows these replace). Closed windows are dropped by a sweep at most once per
+ * window length, so memory holds the buckets seen within about two windows.
+ */
+class LocalWindows {
+  private readonly windows = new Map<string, { points: number; closesAt: number }>();
+  private sweepAt = 0;
+
+  constructor(
+    private readonly budget: number,
+    private readonly durationMs: number,
+  ) {}
+
+  /** Takes one point from `bucket` at `nowMs` (wall clock, ms). */
+  consume(bucket: string, nowMs: number): LimitResult {
+    let w = this.windows.get(bucket);
+    if (!w || w.closesAt <= nowMs) {
+      if (nowMs >= this.sweepAt) this.sweep(nowMs);
+      w = { points: 0, closesAt: nowMs + this.durationMs };
+      this.windows.set(bucket, w);
+    }
+    w.points++;
+    return w.points > this.budget ? { ok: false, retryAfterSec: retryAfter(w.closesAt - nowMs) } : OK;
+  }
+
+  /** `bucket`'s state at `nowMs` without taking a point: refused once the budget is spent. */
+  peek(bucket: string, nowMs: number): LimitResult {
+    const w = this.windows.get(bucket);
+    return w && w.closesAt > nowMs && w.points >= this.budget
+      ? { ok: false, retryAfterSec: retryAfter(w.closesAt - nowMs) }
+      : OK;
+  }
+
+  private sweep(nowMs: number): void {
+    for (const [bucket, w] of this.windows) if (w.closesAt <= nowMs) this.windows.delete(bucket);
+    this.sweepAt = nowMs + this.durationMs;
+  }
+}
+
+/** Seconds until a window closes, as `Retry-After` (≥ 1). */
+const retryAfter = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
 /**
  * Fixed-window limiter (60 s) over arbitrary buckets: in-process by default, Redis when several API
  * instances share budgets (rate-limiter-flexible). One limiter per distinct points value; buckets
  * are free-form strings, so one instance serves per-key limits (bucket = key id) and e.g. a per-IP
- * budget of failed key attempts (bucket `authfail:<ip>`).
+ * budget of failed key attempts (bucket `authfail:<ip>`). In-process budgets are also answered
+ * synchronously (`consumeSync`), for the Node fast path.
  *
  * With Redis every `consume` runs under a deadline (`RLWrapperTimeouts`, default 300 ms); with the
  * client of `openRedis` (no offline queue) it fails at once while disconnected, so a paused or
@@ -44,6 +86,7 @@ export interface KeyRateLimiterOptions {
  */
 export class KeyRateLimiter {
   private readonly limiters = new Map<number | string, RateLimiterAbstract>();
+  private readonly local = new Map<number | string, LocalWindows>();
   private readonly timeoutMs: number;
 
   /** `redis`: an ioredis client (see `openRedis`); in-process limits when undefined. */
@@ -64,21 +107,40 @@ export class KeyRateLimiter {
     const id = durationSec === 60 ? points : `${points}/${durationSec}`;
     let l = this.limiters.get(id);
     if (!l) {
-      l = this.redis
-        ? new RLWrapperTimeouts({
-            limiter: new RateLimiterRedis({
-              storeClient: this.redis,
-              points,
-              duration: durationSec,
-              keyPrefix: durationSec === 60 ? `ballast_key_${points}` : `ballast_${points}_per_${durationSec}s`,
-              useRedisPackage: false,
-            }),
-            timeoutMs: this.timeoutMs,
-          })
-        : new RateLimiterMemory({ points, duration: durationSec });
+      l = new RLWrapperTimeouts({
+        limiter: new RateLimiterRedis({
+          storeClient: this.redis,
+          points,
+          duration: durationSec,
+          keyPrefix: durationSec === 60 ? `ballast_key_${points}` : `ballast_${points}_per_${durationSec}s`,
+          useRedisPackage: false,
+        }),
+        timeoutMs: this.timeoutMs,
+      });
       this.limiters.set(id, l);
     }
     return l;
+  }
+
+  private localFor(points: number, durationSec = 60): LocalWindows {
+    const id = durationSec === 60 ? points : `${points}/${durationSec}`;
+    let l = this.local.get(id);
+    if (!l) {
+      l = new LocalWindows(points, durationSec * 1000);
+      this.local.set(id, l);
+    }
+    return l;
+  }
+
+  /**
+   * `consume` answered synchronously when budgets are in-process; undefined when they are shared
+   * through Redis (call `consume`).
+   * @throws RangeError when `pointsPerMinute` is not a positive integer.
+   */
+  consumeSync(bucketKey: string, pointsPerMinute: number, windowSec = 60): LimitResult | undefined {
+    if (!Number.isInteger(pointsPerMinute) || pointsPerMinute < 1)
+      throw new RangeError(`pointsPerMinute must be a positive integer (got ${pointsPerMinute})`);
+    return this.redis ? undefined : this.localFor(pointsPerMinute, windowSec).consume(bucketKey, Date.now());
   }
 
   /**
@@ -89,8 +151,8 @@ export class KeyRateLimiter {
    * @throws RateLimiterUnavailableError when Redis does not answer within the deadline or is down.
    */
   async consume(bucketKey: string, pointsPerMinute: number, windowSec = 60): Promise<LimitResult> {
-    if (!Number.isInteger(pointsPerMinute) || pointsPerMinute < 1)
-      throw new RangeError(`pointsPerMinute must be a positive integer (got ${pointsPerMinute})`);
+    const local = this.consumeSync(bucketKey, pointsPerMinute, windowSec);
+    if (local) return local;
     try {
       await this.limiterFor(pointsPerMinute, windowSec).consume(bucketKey, 1);
       return { ok: true };
@@ -105,6 +167,7 @@ export class KeyRateLimiter {
    * @throws RateLimiterUnavailableError as `consume`.
    */
   async peek(bucketKey: string, pointsPerMinute: number): Promise<LimitResult> {
+    if (!this.redis) return this.localFor(pointsPerMinute).peek(bucketKey, Date.now());
     try {
       const r = await this.limiterFor(pointsPerMinute).get(bucketKey);
       return r && r.consumedPoints >= pointsPerMinute ? refused(r) : { ok: true };
@@ -114,10 +177,7 @@ export class KeyRateLimiter {
   }
 }
 
-const refused = (r: RateLimiterRes): LimitResult => ({
-  ok: false,
-  retryAfterSec: Math.max(1, Math.ceil(r.msBeforeNext / 1000)),
-});
+const refused = (r: RateLimiterRes): LimitResult => ({ ok: false, retryAfterSec: retryAfter(r.msBeforeNext) });
 
 /**
  * Opens the ioredis client of the shared limiter with fail-fast settings: no offline queue (commands

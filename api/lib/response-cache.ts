@@ -28,55 +28,145 @@ export interface CachedResponse {
   sent?: { cors: Record<string, string>; byCoding: Partial<Record<ContentCoding, Record<string, string>>> };
 }
 
+/** Default byte budget of the response cache (`RESPONSE_CACHE_MIB`, 16 MiB). */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
+/** Bytes an entry is charged beyond its key and bodies (its header objects). */
+const ENTRY_OVERHEAD_BYTES = 512;
+/** Bytes a request URL known for an entry is charged beyond its length. */
+const URL_OVERHEAD_BYTES = 64;
+/** The admission filter has 2^DOORKEEPER_BITS slots of one 32-bit key hash each (256 KiB). */
+const DOORKEEPER_BITS = 16;
+
+interface Stored<R> {
+  entry: CachedResponse;
+  bytes: number;
+  /** Request URLs (path and query as sent) known to answer with this entry, and what they were for. */
+  urls: Map<string, R>;
+}
+
 /**
  * Finished responses of the read routes, keyed by normalised URL (route + validated parameters in
- * a fixed order), under ONE byte budget for the whole process. Inserting past the budget evicts the
- * oldest entries first (FIFO; a hit does not reorder, keeping hits free of bookkeeping).
+ * a fixed order), under ONE byte budget for the whole process: bodies, keys, the request URLs known
+ * to map to an entry (`alias`, for the Node fast path; `R` is what the caller keeps with such a URL)
+ * and a fixed overhead per entry. Inserting past the budget evicts the oldest entries first (FIFO; a
+ * hit does not reorder, keeping hits free of bookkeeping), with their URLs.
+ *
+ * Admission (`admit`): a response is stored from the second time its key is asked for, so a stream
+ * of one-off URLs (a crawler) does not churn the hot set out, nor pile up evicted bodies for the
+ * garbage collector. The filter remembers one 32-bit hash per slot of a fixed table (256 KiB), so a
+ * key is forgotten once another lands in its slot.
  */
-export class ResponseCache {
-  private readonly entries = new Map<string, CachedResponse>();
+export class ResponseCache<R = unknown> {
+  private readonly entries = new Map<string, Stored<R>>();
+  private readonly byUrl = new Map<string, string>();
+  private readonly seen = new Uint32Array(1 << DOORKEEPER_BITS);
   private bytes = 0;
 
-  constructor(readonly maxBytes = 16 * 1024 * 1024) {}
+  /** @param maxBytes byte budget (default 16 MiB). */
+  constructor(readonly maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {}
 
   get(key: string): CachedResponse | undefined {
-    return this.entries.get(key);
+    return this.entries.get(key)?.entry;
   }
 
-  /** Stores or replaces `key`; entries larger than an eighth of the budget are not kept. */
+  /**
+   * The entry a request URL (path and query as sent) was answered with, and what `alias` kept with the
+   * URL; undefined when the URL is unknown or its entry was evicted.
+   */
+  lookup(url: string): { key: string; entry: CachedResponse; tag: R } | undefined {
+    const key = this.byUrl.get(url);
+    if (key === undefined) return undefined;
+    const s = this.entries.get(key);
+    const tag = s?.urls.get(url);
+    return s && tag !== undefined ? { key, entry: s.entry, tag } : undefined;
+  }
+
+  /**
+   * Whether a response for `key` should be stored now: true when it is stored (a replacement) or was
+   * asked for before (an earlier call for it, not yet overwritten in the filter); otherwise remembers it.
+   */
+  admit(key: string): boolean {
+    if (this.entries.has(key)) return true;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const slot = h >>> (32 - DOORKEEPER_BITS);
+    h = (h | 1) >>> 0; // 0 marks an empty slot
+    if (this.seen[slot] === h) return true;
+    this.seen[slot] = h;
+    return false;
+  }
+
+  /**
+   * Stores or replaces `key` (a replaced entry's URLs stay known); entries larger than an eighth of the
+   * budget are not kept.
+   */
   set(key: string, entry: CachedResponse): void {
+    const old = this.entries.get(key);
     this.delete(key);
-    const size = sizeOf(key, entry);
+    let size = key.length + ENTRY_OVERHEAD_BYTES;
+    for (const b of Object.values(entry.bodies)) size += b?.byteLength ?? 0;
     if (size > this.maxBytes / 8) return;
-    while (this.bytes + size > this.maxBytes && this.entries.size) {
-      const [oldest] = this.entries.keys();
-      this.delete(oldest);
-    }
-    this.entries.set(key, entry);
+    const urls = new Map<string, R>();
+    if (old)
+      for (const [url, tag] of old.urls) {
+        urls.set(url, tag);
+        this.byUrl.set(url, key);
+        size += url.length + URL_OVERHEAD_BYTES;
+      }
+    this.entries.set(key, { entry, bytes: size, urls });
     this.bytes += size;
+    this.trim();
+  }
+
+  /** Records that request URL `url` is answered by the stored entry `key` (with `tag`); no-op when `key` is not stored. */
+  alias(url: string, key: string, tag: R): void {
+    const s = this.entries.get(key);
+    if (!s || s.urls.has(url)) return;
+    const other = this.byUrl.get(url);
+    if (other !== undefined) this.unalias(url, other);
+    s.urls.set(url, tag);
+    this.byUrl.set(url, key);
+    const size = url.length + URL_OVERHEAD_BYTES;
+    s.bytes += size;
+    this.bytes += size;
+    this.trim();
   }
 
   /** Adds a coding's body to a stored entry, counting its bytes. */
   addBody(key: string, entry: CachedResponse, coding: ContentCoding, body: Uint8Array): void {
     entry.bodies[coding] = body;
-    if (this.entries.get(key) === entry) this.bytes += body.byteLength;
+    const s = this.entries.get(key);
+    if (s?.entry !== entry) return;
+    s.bytes += body.byteLength;
+    this.bytes += body.byteLength;
+    this.trim();
   }
 
   delete(key: string): void {
-    const e = this.entries.get(key);
-    if (!e) return;
+    const s = this.entries.get(key);
+    if (!s) return;
     this.entries.delete(key);
-    this.bytes -= sizeOf(key, e);
+    this.bytes -= s.bytes;
+    for (const url of s.urls.keys()) if (this.byUrl.get(url) === key) this.byUrl.delete(url);
   }
 
-  /** Bytes held and entry count (for tests and the bench). */
-  stats(): { bytes: number; entries: number } {
-    return { bytes: this.bytes, entries: this.entries.size };
+  /** Bytes held, entry count and known request URLs (for tests and the bench). */
+  stats(): { bytes: number; entries: number; urls: number } {
+    return { bytes: this.bytes, entries: this.entries.size, urls: this.byUrl.size };
   }
-}
 
-function sizeOf(key: string, e: CachedResponse): number {
-  let n = key.length + 512;
-  for (const b of Object.values(e.bodies)) if (b) n += b.byteLength;
-  return n;
+  private unalias(url: string, key: string): void {
+    const s = this.entries.get(key);
+    if (s?.urls.delete(url)) {
+      const size = url.length + URL_OVERHEAD_BYTES;
+      s.bytes -= size;
+      this.bytes -= size;
+    }
+    this.byUrl.delete(url);
+  }
+
+  /** Evicts the oldest entries while over budget. */
+  private trim(): void {
+    while (this.bytes > this.maxBytes && this.entries.size) this.delete(this.entries.keys().next().value as string);
+  }
 }

@@ -11,9 +11,12 @@ export function routeLane(
   route: Pick<RouteDecl, "lane" | "method">,
   header: (name: string) => string | undefined,
 ): Lane {
-  return route.lane === "apiKey" && route.method === "GET" && header(SITE_PROXY_HEADER) !== undefined
-    ? "site"
-    : route.lane;
+  return laneFor(route, header(SITE_PROXY_HEADER));
+}
+
+/** routeLane given the request's `X-Ballast-Site-Proxy-Secret` value (undefined when absent). */
+export function laneFor(route: Pick<RouteDecl, "lane" | "method">, siteSecret: string | undefined): Lane {
+  return route.lane === "apiKey" && route.method === "GET" && siteSecret !== undefined ? "site" : route.lane;
 }
 
 /**

@@ -40,22 +40,25 @@ export function readScheduleStatus(
   return value;
 }
 
+/** Health reads the on-chain artifacts once per build and keeps only what it derives (the ledger parses to ~12 MB of heap). */
+const once = { keep: false } as const;
+
 /**
  * What health reports of the on-chain artifacts of `build` (memoised per build): the freeze
  * summary's amount gaps, and the mint/burn ledger's newest event per coin and newest hour. A
- * section whose artifact is missing or unreadable is null.
+ * section whose artifact is missing or unreadable is null. The parsed artifacts are not kept.
  */
 function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs | undefined> {
   if (!build) return Promise.resolve(undefined);
   return build.memo("health-onchain", async () => {
     const summary = await build
-      .payload(blacklistSummaryArtifact.outputs.main.path, (x) => BlacklistSummarySchema.parse(x))
+      .payload(blacklistSummaryArtifact.outputs.main.path, (x) => BlacklistSummarySchema.parse(x), once)
       .catch(() => undefined);
     const ledger = await build
-      .payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x))
+      .payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x), once)
       .catch(() => undefined);
     const flows = await build
-      .payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x))
+      .payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x), once)
       .catch(() => undefined);
     const latestEventTsBySymbol: Record<string, number> = {};
     for (const e of ledger?.events ?? [])

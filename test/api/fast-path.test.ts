@@ -38,21 +38,27 @@ describe("Node fast path over real HTTP (cached keyed GETs bypass the framework)
       const h: Record<string, string> = { "X-API-Key": token, ...(enc ? { "Accept-Encoding": enc } : {}) };
       const first = await get(path, h);
       const firstBody = Buffer.from(await first.arrayBuffer());
-      const again = await get(path, h);
-      expect(again.status).toBe(200);
-      expect(Buffer.from(await again.arrayBuffer()).equals(firstBody)).toBe(true);
-      const a = headersOf(first);
-      const b = headersOf(again);
-      // The data age may tick between the two requests; everything else is identical.
-      delete a["x-data-age"];
-      delete b["x-data-age"];
-      expect(b).toEqual(a);
+      // The response is cached from the second request (admission), so the third takes the fast path.
+      for (let i = 0; i < 2; i++) {
+        const again = await get(path, h);
+        expect(again.status).toBe(200);
+        expect(Buffer.from(await again.arrayBuffer()).equals(firstBody)).toBe(true);
+        const a = headersOf(first);
+        const b = headersOf(again);
+        // The data age may tick between the requests; everything else is identical.
+        delete a["x-data-age"];
+        delete b["x-data-age"];
+        expect(b).toEqual(a);
+      }
     }
   });
 
   it("still checks the key and the per-key limit on a cached URL", async () => {
     const { token } = await server.keys.create({ name: "small", rateLimitPerMinute: 2 });
     const path = "/api/stablecoin-charts";
+    // Cached from an earlier key's requests, so these take the fast path (key verified here: no I/O).
+    const { token: warm } = await server.keys.create({ name: "warm" });
+    for (let i = 0; i < 2; i++) expect((await get(path, { "X-API-Key": warm })).status).toBe(200);
     expect((await get(path, { "X-API-Key": token })).status).toBe(200);
     expect((await get(path, { "X-API-Key": token })).status).toBe(200);
     const limited = await get(path, { "X-API-Key": token });

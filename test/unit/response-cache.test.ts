@@ -30,7 +30,7 @@ describe("response cache: one byte budget for the whole process", () => {
     cache.addBody("a", e, "br", new Uint8Array(300));
     expect(cache.stats().bytes).toBe(before + 300);
     cache.delete("a");
-    expect(cache.stats()).toEqual({ bytes: 0, entries: 0 });
+    expect(cache.stats()).toEqual({ bytes: 0, entries: 0, urls: 0 });
     cache.set("big", entry(10_001));
     expect(cache.get("big")).toBeUndefined();
   });
@@ -53,5 +53,45 @@ describe("content coding negotiation", () => {
     expect(negotiate("deflate")).toBe("identity");
     expect(negotiate(undefined)).toBe("identity");
     expect(negotiate("BR")).toBe("br");
+  });
+});
+
+describe("response cache: admission and the URLs of the Node fast path", () => {
+  it("admits a key from its second request, and always when it is stored", () => {
+    const cache = new ResponseCache(1_000_000);
+    expect(cache.admit("k")).toBe(false);
+    expect(cache.admit("k")).toBe(true);
+    cache.set("k", entry(10));
+    expect(cache.admit("k")).toBe(true);
+    // one-off keys are never admitted
+    for (let i = 0; i < 1000; i++) expect(cache.admit(`once-${i}`)).toBe(false);
+  });
+
+  it("charges known URLs to the budget, keeps them across a replacement and drops them with the entry", () => {
+    const cache = new ResponseCache<string>(1_000_000);
+    cache.set("k", entry(100));
+    const before = cache.stats().bytes;
+    cache.alias("/api/x?a=1", "k", "route-x");
+    cache.alias("/api/x?a=1", "k", "route-x");
+    expect(cache.stats()).toEqual({ bytes: before + "/api/x?a=1".length + 64, entries: 1, urls: 1 });
+    expect(cache.lookup("/api/x?a=1")).toMatchObject({ key: "k", tag: "route-x" });
+    cache.alias("/api/unknown", "nope", "r");
+    expect(cache.lookup("/api/unknown")).toBeUndefined();
+    const fresh = entry(200);
+    cache.set("k", fresh);
+    expect(cache.lookup("/api/x?a=1")?.entry).toBe(fresh);
+    cache.delete("k");
+    expect(cache.lookup("/api/x?a=1")).toBeUndefined();
+    expect(cache.stats()).toEqual({ bytes: 0, entries: 0, urls: 0 });
+  });
+
+  it("evicts entries, with their URLs, when URLs push it past the budget", () => {
+    const cache = new ResponseCache<number>(20_000);
+    cache.set("a", entry(1000));
+    cache.set("b", entry(1000));
+    for (let i = 0; cache.get("a"); i++) cache.alias(`/api/b?n=${i}`, "b", i);
+    expect(cache.stats().bytes).toBeLessThanOrEqual(20_000);
+    expect(cache.get("b")).toBeDefined();
+    expect(cache.lookup("/api/b?n=0")?.tag).toBe(0);
   });
 });
