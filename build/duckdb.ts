@@ -1,5 +1,15 @@
-import { type DuckDBConnection, DuckDBDateValue, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api";
+import {
+  type DuckDBConnection,
+  DuckDBDateValue,
+  DuckDBInstance,
+  DuckDBTypeId,
+  type DuckDBValue,
+  JsonDuckDBValueConverter,
+} from "@duckdb/node-api";
 import type { ColumnType } from "../pipelines/sources/types.ts";
+
+/** Distinct values of one text column Db.all shares before it stops (a column of ids or sources, not of JSON documents). */
+const INTERNED_PER_COLUMN = 4096;
 
 /** A DuckDB database and one connection; SQL values are always bound, never interpolated. */
 export class Db {
@@ -18,10 +28,40 @@ export class Db {
     await this.conn.run(sql, values);
   }
 
-  /** Runs a query and returns rows as JSON values (big integers and decimals as strings). */
+  /**
+   * Runs a query and returns rows as JSON values (big integers and decimals as strings), converted as
+   * `getRowObjectsJson` converts them (the library's JSON converter, value by value), but streamed one
+   * chunk at a time and column by column; a text column's repeated values share one string (up to
+   * INTERNED_PER_COLUMN distinct values, e.g. coin ids and sources), which keeps large inputs small.
+   */
   async all<T = Record<string, unknown>>(sql: string, values?: Record<string, DuckDBValue>): Promise<T[]> {
-    const reader = await this.conn.runAndReadAll(sql, values);
-    return reader.getRowObjectsJson() as T[];
+    const result = await this.conn.stream(sql, values);
+    const names = result.deduplicatedColumnNames();
+    const pools: (Map<string, string> | null)[] = names.map(() => new Map());
+    const rows: Record<string, unknown>[] = [];
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      const first = rows.length;
+      for (let r = 0; r < chunk.rowCount; r++) rows.push({});
+      names.forEach((name, c) => {
+        const vector = chunk.getColumnVector(c);
+        const type = vector.type;
+        let pool = type.typeId === DuckDBTypeId.VARCHAR ? pools[c] : null;
+        for (let r = 0; r < vector.itemCount; r++) {
+          let v = JsonDuckDBValueConverter(vector.getItem(r), type, JsonDuckDBValueConverter);
+          if (pool && typeof v === "string") {
+            const shared = pool.get(v);
+            if (shared !== undefined) v = shared;
+            else if (pool.size < INTERNED_PER_COLUMN) pool.set(v, v);
+            else {
+              pool = null;
+              pools[c] = null;
+            }
+          }
+          rows[first + r][name] = v;
+        }
+      });
+    }
+    return rows as T[];
   }
 
   /** Creates `table` (replacing it) with `columns` (name → type, in order). */

@@ -20,7 +20,8 @@ export interface BuildEffects extends LoadEffects {
   /**
    * Folder the build may write scratch files under: each run makes its own `ballast-build-*` folder
    * in it (DuckDB's spill files under `duckdb/`, emitter intermediates such as the researchers' DuckDB
-   * file) and removes that folder when the run ends, published or failed. Nothing else is written to
+   * file, large published bodies held under `spool/` until publish) and removes that folder when the
+   * run ends, published or failed. Nothing else is written to
    * the local disk except through `sink` and `warehouse`.
    */
   scratchDir: string;

@@ -95,7 +95,7 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
           inputsSha256: inputsDigest(modelled.captures),
         },
         EMITTERS,
-        { scratchDir: work, logger },
+        { scratchDir: work, logger, spoolDir: join(work, "spool") },
       );
       manifest = assembleManifest(modelled, emitted, await readCircuits(sink));
       const warehouse = fx.warehouse;

@@ -5,7 +5,7 @@ import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data
 import { stabilityIndexArtifact, StabilityIndexFileSchema } from "../../site-data/stability-index.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { stablecoinSummaryArtifact, StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
-import { emittedPayload } from "../stages/emit.ts";
+import { type Body, emittedPayload } from "../stages/emit.ts";
 import { depegCard, safetyScoresCard, stabilityIndexCard, stablecoinCard } from "./cards.ts";
 import { type OgNode, renderPng } from "./render.ts";
 
@@ -29,16 +29,13 @@ export interface OgRenderResult {
 
 /**
  * Renders every OG image of a build from its published site-data payloads (`files`: path → body of
- * the files emitted so far, JSON text). Per coin: one image for each of the OG_STABLECOIN_LIMIT
+ * the files emitted so far, JSON text, possibly spooled). Per coin: one image for each of the OG_STABLECOIN_LIMIT
  * largest coins (current circulating supply, USD) that have a stablecoin detail file and a summary entry. Index images: safety scores (needs safety-grades and summary),
  * depeg (needs the depeg ledger), stability index (needs a current reading). An image whose inputs are
  * missing or fail their schema is not rendered (listed in `skipped`; its route answers 503); nothing
  * is invented. Deterministic: same payloads and as-of → same bytes.
  */
-export async function renderOgImages(
-  files: ReadonlyMap<string, string | Uint8Array>,
-  asOf: number,
-): Promise<OgRenderResult> {
+export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: number): Promise<OgRenderResult> {
   const summaries = emittedPayload(files, stablecoinSummaryArtifact, StablecoinSummariesSchema);
   const peg = emittedPayload(files, pegSummaryArtifact, PegSummaryPayloadSchema);
   const grades = emittedPayload(files, safetyGradesArtifact, SafetyGradesPayloadSchema);

@@ -1,4 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
@@ -12,19 +14,93 @@ import type { Sink } from "../sinks/sink.ts";
 import type { ModelledBuild } from "./model.ts";
 
 /**
+ * A body written to the build's spool folder instead of being held in memory until publish (see
+ * EmitContext.spool): the file, its length in bytes and its sha256 (hex).
+ */
+export interface SpooledBody {
+  spooled: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** The bytes of a published file: text (UTF-8), binary, or spooled to a local scratch file. */
+export type Body = string | Uint8Array | SpooledBody;
+
+/** Bodies at least this long (bytes) are spooled when the build has a spool folder. */
+export const SPOOL_FROM_BYTES = 1024 * 1024;
+
+/** Whether a body is spooled (its bytes are in a file, not in memory). */
+export const isSpooled = (body: Body): body is SpooledBody => typeof body === "object" && "spooled" in body;
+
+/** Length of a body in bytes (UTF-8 for text). */
+export function bodyLength(body: Body): number {
+  if (isSpooled(body)) return body.bytes;
+  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+}
+
+/** sha256 (hex) of a body's bytes. */
+export function bodySha256(body: Body): string {
+  return isSpooled(body) ? body.sha256 : sha256(body);
+}
+
+/** A body's bytes in memory: a spooled one is read back from its file. */
+export async function bodyBytes(body: Body): Promise<string | Uint8Array> {
+  return isSpooled(body) ? readFile(body.spooled) : body;
+}
+
+/** A body as UTF-8 text (a spooled one is read back from its file). */
+function bodyText(body: Body): string {
+  if (isSpooled(body)) return readFileSync(body.spooled, "utf8");
+  return typeof body === "string" ? body : Buffer.from(body).toString("utf8");
+}
+
+/**
  * The payload an earlier emitter of this build wrote at `artifact`'s main output (`files`: build path →
  * body, as EmitContext.emitted or an EmittedBuild holds them), parsed with `schema`; null when the build
  * has no such file or it fails the schema. Readers of emitted payloads (OG images, dated snapshots) use it.
  */
 export function emittedPayload<S extends z.ZodType>(
-  files: ReadonlyMap<string, string | Uint8Array>,
+  files: ReadonlyMap<string, Body>,
   artifact: Artifact,
   schema: S,
 ): z.infer<S> | null {
   const body = files.get(artifact.outputs.main.path);
   if (body === undefined) return null;
-  const res = schema.safeParse(JSON.parse(typeof body === "string" ? body : Buffer.from(body).toString("utf8")));
+  const res = schema.safeParse(JSON.parse(bodyText(body)));
   return res.success ? res.data : null;
+}
+
+/**
+ * Spooling of one build's large bodies into `dir` (created on first use), or none without a folder:
+ * `spool` returns bodies shorter than SPOOL_FROM_BYTES (and spooled ones) as they are, and writes longer
+ * ones to a file of their own, returning a SpooledBody; `{ file }` (a file an emitter wrote) is moved
+ * into the folder rather than read (without a folder it is read into memory). The caller removes the
+ * folder after publish.
+ */
+function spooler(dir: string | undefined): (body: Body | { file: string }) => Promise<Body> {
+  let n = 0;
+  let made = false;
+  const next = async () => {
+    if (!dir) throw new Error("no spool folder");
+    if (!made) await mkdir(dir, { recursive: true });
+    made = true;
+    return join(dir, String(n++));
+  };
+  return async (body) => {
+    if (typeof body === "object" && "file" in body) {
+      if (!dir) return readFile(body.file);
+      const path = await next();
+      await rename(body.file, path);
+      const hash = createHash("sha256");
+      for await (const chunk of createReadStream(path)) hash.update(chunk);
+      return { spooled: path, bytes: (await stat(path)).size, sha256: hash.digest("hex") };
+    }
+    const bytes = bodyLength(body);
+    if (!dir || isSpooled(body) || bytes < SPOOL_FROM_BYTES) return body;
+    const path = await next();
+    await writeFile(path, body);
+    return { spooled: path, bytes, sha256: sha256(body) };
+  };
 }
 
 /** Thrown when an emitted payload or dataset row fails its schema; names the artifact. */
@@ -73,7 +149,13 @@ export interface EmitContext {
   /** sha256 of the `<path>:<sha256>` lines of every capture the build read (sorted): names the inputs without the build id. */
   inputsSha256: string;
   /** Bodies of the files emitted by the emitters that ran before this one, by build path (e.g. site-data payloads for the OG images). */
-  emitted: ReadonlyMap<string, string | Uint8Array>;
+  emitted: ReadonlyMap<string, Body>;
+  /**
+   * What to put in an EmittedFile for `body`: a large body is written to the build's spool folder (when
+   * emitBuild was given one) so the build does not hold it in memory until publish; `{ file }` hands
+   * over a file the emitter wrote under `scratchDir`. Small bodies come back as they are.
+   */
+  spool(body: Body | { file: string }): Promise<Body>;
 }
 
 /** Manifest fields an emitter sets on a file; path, sha256, bytes and encodings are filled in by emitBuild. */
@@ -82,7 +164,7 @@ export type ManifestExtras = Omit<ManifestFile, "path" | "sha256" | "bytes" | "e
 /** One file of the build, under `builds/<id>/`. */
 export interface EmittedFile {
   path: string;
-  body: string | Uint8Array;
+  body: Body;
   extras: ManifestExtras;
   /** Bytes are not reproducible across runs (DuckDB's file format): left out of the content hash. */
   unstable?: true;
@@ -91,7 +173,7 @@ export interface EmittedFile {
 /** An object published outside the build folder, e.g. `datasets/<topic>/<YYYY-MM-DD>.<fmt>`; pruned by retention. */
 export interface DatedCopy {
   key: string;
-  body: string | Uint8Array;
+  body: Body;
 }
 
 /**
@@ -124,7 +206,7 @@ export interface Emitter {
 /** A build file with its manifest entry (sha256/bytes of the uncompressed body). */
 export interface BuildFile {
   file: ManifestFile;
-  body: string | Uint8Array;
+  body: Body;
   unstable?: true;
   /** Rendered with the build id (DeferredFile): reproducible, but left out of the content hash. */
   derived?: true;
@@ -145,16 +227,19 @@ export interface EmittedBuild {
  * under `opts.scratchDir`, default the OS temp dir, removed afterwards; each sees the bodies its
  * predecessors emitted, `EmitContext.emitted`), fills in each file's sha256, bytes
  * and `encodings` (["br", "gzip"] for JSON/CSV/NDJSON, whose siblings publish writes), sorts files by
- * path and derives the content hash and build id (same inputs → same id). Throws ArtifactError from an
+ * path and derives the content hash and build id (same inputs → same id). With `opts.spoolDir`, every
+ * body of SPOOL_FROM_BYTES or more (files and dated copies) is kept in a file there rather than in
+ * memory until publish (EmitContext.spool); the caller removes that folder. Throws ArtifactError from an
  * emitter, or an Error when two emitters claim one path.
  */
 export async function emitBuild(
-  ctx: Omit<EmitContext, "scratchDir" | "emitted" | "logger">,
+  ctx: Omit<EmitContext, "scratchDir" | "emitted" | "logger" | "spool">,
   emitters: readonly Emitter[],
-  opts: { scratchDir?: string; logger?: Logger } = {},
+  opts: { scratchDir?: string; logger?: Logger; spoolDir?: string } = {},
 ): Promise<EmittedBuild> {
   const scratchDir = await mkdtemp(join(opts.scratchDir ?? tmpdir(), "ballast-emit-"));
   const logger = opts.logger ?? log;
+  const spool = spooler(opts.spoolDir);
   try {
     const files: BuildFile[] = [];
     const datedCopies: DatedCopy[] = [];
@@ -165,25 +250,25 @@ export async function emitBuild(
       seen.set(path, emitter);
     };
     const add = (f: Omit<EmittedFile, "unstable">, flag?: "unstable" | "derived") => {
-      const bytes = typeof f.body === "string" ? Buffer.byteLength(f.body) : f.body.byteLength;
       const encodings = isCompressible(f.path) ? { encodings: [...STORED_ENCODINGS] } : {};
       files.push({
-        file: { path: f.path, sha256: sha256(f.body), bytes, ...f.extras, ...encodings },
+        file: { path: f.path, sha256: bodySha256(f.body), bytes: bodyLength(f.body), ...f.extras, ...encodings },
         body: f.body,
         ...(flag ? { [flag]: true as const } : {}),
       });
     };
-    const emitted = new Map<string, string | Uint8Array>();
+    const emitted = new Map<string, Body>();
     for (const emitter of emitters) {
-      const out = await emitter.emit({ ...ctx, scratchDir, emitted, logger });
+      const out = await emitter.emit({ ...ctx, scratchDir, emitted, logger, spool });
       for (const f of out.files) {
         claim(f.path, emitter.name);
-        emitted.set(f.path, f.body);
-        add(f, f.unstable ? "unstable" : undefined);
+        const body = await spool(f.body);
+        emitted.set(f.path, body);
+        add({ ...f, body }, f.unstable ? "unstable" : undefined);
       }
       for (const d of out.deferred ?? []) claim(d.path, emitter.name);
       deferred.push(...(out.deferred ?? []));
-      datedCopies.push(...out.datedCopies);
+      for (const c of out.datedCopies) datedCopies.push({ key: c.key, body: await spool(c.body) });
     }
     files.sort((a, b) => a.file.path.localeCompare(b.file.path));
     const contentHash = sha256(

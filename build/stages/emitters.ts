@@ -7,10 +7,12 @@ import { METHODOLOGY_CHANGELOGS } from "../../pipelines/analytics/changelogs.ts"
 import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import type { Artifact } from "../../site-data/contract.ts";
 import { OG_FEATURE } from "../../site-data/og-images.ts";
-import { sha256 } from "../captures.ts";
 import { renderOgImages } from "../og/images.ts";
 import {
   ArtifactError,
+  type Body,
+  bodyLength,
+  bodySha256,
   type DeferredFile,
   type EmitContext,
   type Emitter,
@@ -98,7 +100,7 @@ async function emitSiteData(
         maxAgeSec: artifact.maxAgeSec,
       };
       if (f.body) {
-        files.push({ path: f.path, body: f.body, extras });
+        files.push({ path: f.path, body: await ctx.spool(f.body), extras });
         continue;
       }
       const res = artifact.schema.safeParse(f.payload);
@@ -111,7 +113,7 @@ async function emitSiteData(
           artifact.key,
         );
       }
-      files.push({ path: f.path, body: toJson(f.payload), extras });
+      files.push({ path: f.path, body: await ctx.spool(toJson(f.payload)), extras });
     }
   }
   return { files, datedCopies: [] };
@@ -124,8 +126,8 @@ async function emitSiteData(
  */
 const PARQUET_OPTIONS = "FORMAT PARQUET, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE 122880";
 
-/** Writes `sql`'s rows to `file` with DuckDB `COPY … (FORMAT PARQUET)` on one thread; returns the bytes. */
-async function parquetOf(db: EmitContext["db"], sql: string, file: string): Promise<Uint8Array> {
+/** Writes `sql`'s rows to `file` with DuckDB `COPY … (FORMAT PARQUET)` on one thread. */
+async function writeParquet(db: EmitContext["db"], sql: string, file: string): Promise<void> {
   const [{ threads }] = await db.all<{ threads: string }>("select current_setting('threads')::varchar as threads");
   await db.exec("set threads = 1");
   try {
@@ -133,7 +135,6 @@ async function parquetOf(db: EmitContext["db"], sql: string, file: string): Prom
   } finally {
     await db.exec(`set threads = ${Number(threads)}`);
   }
-  return readFile(file);
 }
 
 /** Methodology versions in force of a dataset's analytics, in declaration order. */
@@ -191,23 +192,25 @@ export const datasetsEmitter: Emitter = {
       const extras = { artifact: `dataset:${ds.topic}`, rows: rows.length, dataAsOf, schemaVersion: "1.0.0" };
       const packaged: DatapackageFile[] = [];
       for (const fmt of DATASET_FORMATS) {
-        const body =
-          fmt === "parquet"
-            ? await parquetOf(ctx.db, ds.sql, join(ctx.scratchDir, `${ds.topic}.parquet`))
-            : serialise(rows, ds.columns, fmt, fmt === "csv" ? comment : undefined);
+        let body: Body;
+        if (fmt === "parquet") {
+          const file = join(ctx.scratchDir, `${ds.topic}.parquet`);
+          await writeParquet(ctx.db, ds.sql, file);
+          body = await ctx.spool({ file });
+        } else body = await ctx.spool(serialise(rows, ds.columns, fmt, fmt === "csv" ? comment : undefined));
         const path = ds.dated ? `datasets/${ds.topic}/${ctx.asOfDay}.${fmt}` : `datasets/${ds.topic}.${fmt}`;
         files.push({ path, body, extras });
         packaged.push({
           format: fmt,
           path: ds.dated ? `${ctx.asOfDay}.${fmt}` : `latest.${fmt}`,
-          bytes: typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
-          sha256: sha256(body),
+          bytes: bodyLength(body),
+          sha256: bodySha256(body),
         });
         if (ds.dated) datedCopies.push({ key: path, body });
         if (ds.sheet && fmt === "csv") {
           files.push({
             path: `sheets/${ds.topic}.csv`,
-            body: serialise(rows, ds.columns, "csv"),
+            body: await ctx.spool(serialise(rows, ds.columns, "csv")),
             extras: { ...extras, artifact: `sheet:${ds.topic}` },
           });
         }
@@ -233,7 +236,7 @@ export const duckdbEmitter: Emitter = {
     await ctx.db.exec("detach pub");
     const file: EmittedFile = {
       path: "ballast.duckdb",
-      body: await readFile(dbPath),
+      body: await ctx.spool({ file: dbPath }),
       extras: { artifact: "duckdb", rows: null, dataAsOf: listObservedAt(ctx), schemaVersion: "1.0.0" },
       unstable: true,
     };

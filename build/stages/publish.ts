@@ -8,12 +8,11 @@ import {
   LatestPointerSchema,
   type StoredEncoding,
 } from "../../site-data/manifest.ts";
-import { sha256 } from "../captures.ts";
 import { log, type Logger } from "../log.ts";
 import { ENCODING_SUFFIX, encodeBody, isCompressible, STORED_ENCODINGS } from "../precompress.ts";
 import type { PublishSink, Sink } from "../sinks/sink.ts";
 import { utcDay } from "../time.ts";
-import { type BuildFile, type DatedCopy, toJson } from "./emit.ts";
+import { type Body, type BuildFile, bodyBytes, bodySha256, type DatedCopy, isSpooled, toJson } from "./emit.ts";
 
 /** Key of the pointer to the serving build, written last. */
 export const POINTER_KEY = "latest.json";
@@ -98,33 +97,42 @@ export async function sweepLeftovers(sink: PublishSink, logger: Logger = log): P
 
 /**
  * Writes `key` and its precompressed siblings `<key>.br` / `<key>.gz` for the given encodings (computed
- * once per body hash: a dated copy reuses its build file's). Returns the number of objects written.
+ * once per body hash: a dated copy reuses its build file's). A spooled body is read back only for its
+ * own writes, at most SPOOLED_AT_ONCE at a time. Returns the number of objects written.
  */
-type ObjectWriter = (
-  key: string,
-  body: string | Uint8Array,
-  hash: string,
-  encodings: readonly StoredEncoding[],
-) => Promise<number>;
+type ObjectWriter = (key: string, body: Body, hash: string, encodings: readonly StoredEncoding[]) => Promise<number>;
+
+/** Spooled bodies (large files) read back into memory at once while publishing. */
+const SPOOLED_AT_ONCE = 2;
 
 function objectWriter(sink: Sink): ObjectWriter {
   const limit = pLimit(WRITE_CONCURRENCY);
   const encodeLimit = pLimit(availableParallelism());
+  const spooledLimit = pLimit(SPOOLED_AT_ONCE);
   const encoded = new Map<string, ReturnType<typeof encodeBody>>();
-  return async (key, body, hash, encodings) => {
+  const write = async (
+    key: string,
+    body: string | Uint8Array,
+    hash: string,
+    encodings: readonly StoredEncoding[],
+  ): Promise<number> => {
     const puts: Promise<void>[] = [limit(() => sink.put(key, body))];
     if (encodings.length) {
-      let pending = encoded.get(hash);
-      if (!pending) {
-        pending = encodeLimit(() => encodeBody(body));
-        encoded.set(hash, pending);
+      let siblings = encoded.get(hash);
+      if (!siblings) {
+        siblings = encodeLimit(() => encodeBody(body));
+        encoded.set(hash, siblings);
       }
-      const siblings = await pending;
-      for (const enc of encodings) puts.push(limit(() => sink.put(`${key}${ENCODING_SUFFIX[enc]}`, siblings[enc])));
+      const ready = await siblings;
+      for (const enc of encodings) puts.push(limit(() => sink.put(`${key}${ENCODING_SUFFIX[enc]}`, ready[enc])));
     }
     await Promise.all(puts);
     return puts.length;
   };
+  return (key, body, hash, encodings) =>
+    isSpooled(body)
+      ? spooledLimit(async () => write(key, await bodyBytes(body), hash, encodings))
+      : write(key, body, hash, encodings);
 }
 
 /** Result of publishBuild. */
@@ -182,7 +190,9 @@ export async function publishBuild(
     objectsWritten++;
   }
   const copies = await Promise.all(
-    build.datedCopies.map((c) => write(c.key, c.body, sha256(c.body), isCompressible(c.key) ? STORED_ENCODINGS : [])),
+    build.datedCopies.map((c) =>
+      write(c.key, c.body, bodySha256(c.body), isCompressible(c.key) ? STORED_ENCODINGS : []),
+    ),
   );
   objectsWritten += copies.reduce((a, b) => a + b, 0);
   await opts.beforePointer?.();
