@@ -52,7 +52,7 @@ async function say(chatId: number, text: string): Promise<void> {
   expect([res.status, await res.text()]).toEqual([200, "ok"]);
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await f();
