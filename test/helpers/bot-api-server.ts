@@ -109,6 +109,9 @@ export async function startBotApiServer(): Promise<BotApiServer> {
       (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }),
     );
   });
+  // Idle keep-alive sockets stay open until close(): with Node's 5 s default, a client reusing a socket
+  // just as the server drops it (a test that idles ~5 s, e.g. an in-memory PGlite initdb) gets ECONNRESET.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
