@@ -11,6 +11,7 @@ import {
   DonationsLedgerSchema,
   donationsLedgerArtifact,
 } from "../../site-data/donations-ledger.ts";
+import { registryCoin } from "./registry-coin.ts";
 
 /**
  * A test donations ledger over a small registry, built by the real load stage and the ledger's SQL
@@ -33,27 +34,10 @@ export const CONTRACTS = {
   unreviewed: "0x00000000000000000000000000000000000000f1",
 } as const;
 
-const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, contract: string): Coin => ({
-  id,
-  llamaId,
-  geckoId: null,
-  name: id,
-  symbol: id.split("-")[0].toUpperCase(),
-  issuer: id.split("-")[1],
-  pegType,
-  pegCurrency,
-  pegMechanism: "fiat-backed",
-  navToken: false,
-  floatingPeg: false,
-  exchangeSymbols: [],
-  archiveNames: [],
-  deadFrom: null,
-  causeOfDeath: null,
-  contracts: [{ chain: "ethereum", address: contract, decimals: 6 }],
-  freezeContracts: [],
-  supplyContracts: [],
-  provenance: ["defillama-list"],
-});
+const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, contract: string): Coin =>
+  registryCoin(id, llamaId, pegType, pegCurrency, {
+    contracts: [{ chain: "ethereum", address: contract, decimals: 6 }],
+  });
 
 export const REGISTRY: Registry = {
   eventFamilies: {},

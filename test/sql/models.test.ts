@@ -1,47 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
-import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
+import type { Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
 import { must } from "../helpers/must.ts";
+import { registryCoin } from "../helpers/registry-coin.ts";
 
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const DAY = 86400;
-const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, extra: Partial<Coin> = {}): Coin => ({
-  id,
-  llamaId,
-  geckoId: null,
-  name: id,
-  symbol: id.split("-")[0].toUpperCase(),
-  issuer: id.split("-")[1],
-  pegType,
-  pegCurrency,
-  pegMechanism: "fiat-backed",
-  navToken: false,
-  floatingPeg: false,
-  exchangeSymbols: [],
-  archiveNames: [],
-  deadFrom: null,
-  causeOfDeath: null,
-  contracts: [],
-  freezeContracts: [],
-  supplyContracts: [],
-  provenance: ["defillama-list"],
-  ...extra,
-});
 const registry: Registry = {
   eventFamilies: {},
   bridges: [],
   coins: [
-    coin("aaa-one", "1", "peggedUSD", "USD", { geckoId: "aaa" }),
-    coin("eee-euro", "2", "peggedEUR", "EUR"),
-    coin("ccc-chf", "3", "peggedCHF", "CHF"),
-    coin("fff-float", "4", "peggedVAR", "VAR", { floatingPeg: true, pegMechanism: "crypto-backed" }),
-    coin("nnn-nav", "5", "peggedEUR", "EUR", { navToken: true }),
-    coin("hhh-huge", "6", "peggedGBP", "GBP"),
-    coin("jjj-jump", "7", "peggedUSD", "USD"),
-    coin("kkk-small", "8", "peggedUSD", "USD"),
-    coin("ggg-chains", "10", "peggedUSD", "USD"),
+    registryCoin("aaa-one", "1", "peggedUSD", "USD", { geckoId: "aaa" }),
+    registryCoin("eee-euro", "2", "peggedEUR", "EUR"),
+    registryCoin("ccc-chf", "3", "peggedCHF", "CHF"),
+    registryCoin("fff-float", "4", "peggedVAR", "VAR", { floatingPeg: true, pegMechanism: "crypto-backed" }),
+    registryCoin("nnn-nav", "5", "peggedEUR", "EUR", { navToken: true }),
+    registryCoin("hhh-huge", "6", "peggedGBP", "GBP"),
+    registryCoin("jjj-jump", "7", "peggedUSD", "USD"),
+    registryCoin("kkk-small", "8", "peggedUSD", "USD"),
+    registryCoin("ggg-chains", "10", "peggedUSD", "USD"),
   ],
   chains: [
     { id: "ethereum", name: "Ethereum" },

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import type { OnchainEventRow } from "../../pipelines/onchain/contract.ts";
-import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
+import type { Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
+import { registryCoin } from "../helpers/registry-coin.ts";
 
 // On-chain events of three coins with different pegs, valued by the one supply valuation rule
 // (README "Valuation"). Expected values are worked by hand from the inputs below.
@@ -12,36 +13,14 @@ const EVENT_TS = Date.parse("2025-09-06T12:00:00Z") / 1000;
 const EUR_USD = 1.1;
 /** The fff-float event's 1234.567890123456789012 units (raw amount at 18 decimals) as the nearest double. */
 const FFF_UNITS = Number("1234.567890123456789012");
-const coin = (id: string, llamaId: string, pegType: string, pegCurrency: string, extra: Partial<Coin> = {}): Coin => ({
-  id,
-  llamaId,
-  geckoId: null,
-  name: id,
-  symbol: id.split("-")[0].toUpperCase(),
-  issuer: id.split("-")[1],
-  pegType,
-  pegCurrency,
-  pegMechanism: "fiat-backed",
-  navToken: false,
-  floatingPeg: false,
-  exchangeSymbols: [],
-  archiveNames: [],
-  deadFrom: null,
-  causeOfDeath: null,
-  contracts: [],
-  freezeContracts: [],
-  supplyContracts: [],
-  provenance: ["defillama-list"],
-  ...extra,
-});
 const registry: Registry = {
   eventFamilies: {},
   bridges: [],
   coins: [
-    coin("aaa-one", "1", "peggedUSD", "USD"),
-    coin("eee-euro", "2", "peggedEUR", "EUR"),
+    registryCoin("aaa-one", "1", "peggedUSD", "USD"),
+    registryCoin("eee-euro", "2", "peggedEUR", "EUR"),
     // a floating peg with no price anywhere: its valuation is unavailable
-    coin("fff-float", "3", "peggedVAR", "VAR", { floatingPeg: true, pegMechanism: "crypto-backed" }),
+    registryCoin("fff-float", "3", "peggedVAR", "VAR", { floatingPeg: true, pegMechanism: "crypto-backed" }),
   ],
   chains: [{ id: "ethereum", name: "Ethereum" }],
 };

@@ -9,6 +9,7 @@ import { type BuildResult, runBuild } from "../../build/run-build.ts";
 import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
 import { must } from "../helpers/must.ts";
+import { registryCoin } from "../helpers/registry-coin.ts";
 
 // A small build through the in-memory effects (build/memory-effects.ts): three coins, two chains, one
 // list capture and one ECB rate. Its whole output tree is compared with the committed expected tree
@@ -25,27 +26,8 @@ const EUR_USD = 1.1;
 const EXPECTED = join(REPO_ROOT, "test/fixtures/build-effects/expected");
 const UPDATE = process.env.BALLAST_UPDATE_EXPECTED === "1";
 
-const coin = (id: string, llamaId: string, geckoId: string, pegType: string, pegCurrency: string): Coin => ({
-  id,
-  llamaId,
-  geckoId,
-  name: id,
-  symbol: id.split("-")[0].toUpperCase(),
-  issuer: id.split("-")[1],
-  pegType,
-  pegCurrency,
-  pegMechanism: "fiat-backed",
-  navToken: false,
-  floatingPeg: false,
-  exchangeSymbols: [],
-  archiveNames: [],
-  deadFrom: null,
-  causeOfDeath: null,
-  contracts: [],
-  freezeContracts: [],
-  supplyContracts: [],
-  provenance: ["defillama-list"],
-});
+const coin = (id: string, llamaId: string, geckoId: string, pegType: string, pegCurrency: string): Coin =>
+  registryCoin(id, llamaId, pegType, pegCurrency, { geckoId });
 const REGISTRY: Registry = {
   eventFamilies: {},
   bridges: [],
