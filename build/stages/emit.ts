@@ -201,6 +201,11 @@ export interface EmitterOutput {
 export interface Emitter {
   name: string;
   emit(ctx: EmitContext): Promise<EmitterOutput>;
+  /**
+   * Runs beside the emitters after it: started in its turn (seeing the files emitted before it),
+   * awaited once the others are done. For work off the main thread (OG images render on a worker).
+   */
+  background?: true;
 }
 
 /** A build file with its manifest entry (sha256/bytes of the uncompressed body). */
@@ -258,8 +263,8 @@ export async function emitBuild(
       });
     };
     const emitted = new Map<string, Body>();
-    for (const emitter of emitters) {
-      const out = await emitter.emit({ ...ctx, scratchDir, emitted, logger, spool });
+    const background: { emitter: Emitter; started: number; out: Promise<EmitterOutput> }[] = [];
+    const collect = async (emitter: Emitter, started: number, out: EmitterOutput) => {
       for (const f of out.files) {
         claim(f.path, emitter.name);
         const body = await spool(f.body);
@@ -269,6 +274,24 @@ export async function emitBuild(
       for (const d of out.deferred ?? []) claim(d.path, emitter.name);
       deferred.push(...(out.deferred ?? []));
       for (const c of out.datedCopies) datedCopies.push({ key: c.key, body: await spool(c.body) });
+      logger("info", "emit", `emitter ${emitter.name}`, {
+        files: out.files.length,
+        ms: Math.round(performance.now() - started),
+      });
+    };
+    try {
+      for (const emitter of emitters) {
+        const started = performance.now();
+        const out = emitter.emit({ ...ctx, scratchDir, emitted: new Map(emitted), logger, spool });
+        if (emitter.background) {
+          out.catch(() => {}); // handled: awaited below (a rejection before then must not count as unhandled)
+          background.push({ emitter, started, out });
+        } else await collect(emitter, started, await out);
+      }
+      for (const b of background) await collect(b.emitter, b.started, await b.out);
+    } finally {
+      // A background emitter still running when another fails is waited for (it owns a worker).
+      await Promise.allSettled(background.map((b) => b.out));
     }
     files.sort((a, b) => a.file.path.localeCompare(b.file.path));
     const contentHash = sha256(

@@ -270,10 +270,12 @@ export const methodologyEmitter: Emitter = {
  * `og/**.png`: share images (site-data/og-images.ts) rendered from the site-data payloads emitted
  * before it (so an image shows exactly what the API serves), 1200×630 PNG, byte-reproducible. An
  * image whose data is missing is left out (its route answers 503) and logged; nothing is invented.
- * Runs after siteDataEmitter.
+ * Runs after siteDataEmitter, in the background: the images render on a worker thread while the
+ * datasets and the DuckDB file are written.
  */
 export const ogImagesEmitter: Emitter = {
   name: OG_FEATURE,
+  background: true,
   async emit(ctx) {
     const r = await renderOgImages(ctx.emitted, ctx.asOf);
     ctx.logger("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, {
@@ -304,8 +306,8 @@ export const ogImagesEmitter: Emitter = {
 /** Every emitter of a build, in run order. Adding a kind of published file = adding an entry here. */
 export const EMITTERS: readonly Emitter[] = [
   siteDataEmitter,
+  ogImagesEmitter,
   datasetsEmitter,
   duckdbEmitter,
   methodologyEmitter,
-  ogImagesEmitter,
 ];

@@ -34,7 +34,11 @@ export async function runModelStage(
   logger: Logger = log,
 ): Promise<Pick<ModelledBuild, "modelRun" | "qualityRejections" | "sourceLineage" | "modelWarnings">> {
   const modelRun = await runModels(db, discoverModels(join(REPO_ROOT, "pipelines/models"), ANALYTICS));
-  logger("info", "model", "models built", { count: modelRun.tables.length });
+  const slowest = Object.entries(modelRun.timings)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([name, ms]) => `${name} ${Math.round(ms)} ms`);
+  logger("info", "model", "models built", { count: modelRun.tables.length, slowest });
   const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
   if (currentCoins === 0) {
     throw new Error(

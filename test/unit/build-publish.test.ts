@@ -196,6 +196,76 @@ describe("emit + publish with fake emitters", () => {
   });
 });
 
+describe("background emitters", () => {
+  const extras = { artifact: "fake", rows: 1, dataAsOf: AS_OF, schemaVersion: "1.0.0" };
+  const ctx = {
+    db: {} as Db,
+    asOf: AS_OF,
+    asOfDay: "2025-09-07",
+    sourceObservedAt: {},
+    inputsSha256: "0".repeat(64),
+  };
+  const file = (path: string) => ({ path, body: `{"p":"${path}"}\n`, extras });
+
+  it("runs beside the emitters after it, sees only the files before it, and its files join the build", async () => {
+    const order: string[] = [];
+    let seen: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const emitted = await emitBuild(ctx, [
+      { name: "first", emit: async () => ({ files: [file("a.json")], datedCopies: [] }) },
+      {
+        name: "bg",
+        background: true,
+        emit: async (c) => {
+          seen = [...c.emitted.keys()];
+          await held; // finishes only after the emitter after it has run
+          order.push("bg");
+          return { files: [file("og/x.json")], datedCopies: [] };
+        },
+      },
+      {
+        name: "later",
+        emit: async () => {
+          order.push("later");
+          release();
+          return { files: [file("z.json")], datedCopies: [] };
+        },
+      },
+    ]);
+    expect(seen).toEqual(["a.json"]);
+    expect(order).toEqual(["later", "bg"]);
+    expect(emitted.files.map((f) => f.file.path)).toEqual(["a.json", "og/x.json", "z.json"]);
+  });
+
+  it("a failing emitter fails the build once the background one has settled; a failing background one fails it too", async () => {
+    let settled = false;
+    const slowBackground: Emitter = {
+      name: "bg",
+      background: true,
+      emit: async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        settled = true;
+        return { files: [], datedCopies: [] };
+      },
+    };
+    const failing: Emitter = {
+      name: "bad",
+      emit: async () => {
+        throw new Error("emitter bad failed");
+      },
+    };
+    await expect(emitBuild(ctx, [slowBackground, failing])).rejects.toThrow("emitter bad failed");
+    expect(settled).toBe(true);
+    const failingBackground: Emitter = { ...failing, name: "bad-bg", background: true };
+    await expect(emitBuild(ctx, [failingBackground, { ...slowBackground, background: undefined }])).rejects.toThrow(
+      "emitter bad failed",
+    );
+  });
+});
+
 describe("retention rule", () => {
   const b = (buildId: string, iso: string, generatedAt?: number) => ({
     buildId,
