@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Capture, CaptureInfo } from "../pipelines/sources/types.ts";
 import { assertCaptureDir, type CaptureHandler, type CaptureSet, collectCaptures, selectAtAsOf } from "./captures.ts";
 import type { Db } from "./duckdb.ts";
 import { log, type Logger } from "./log.ts";
 import { readOnchainLedger } from "./onchain-ledger.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
+import { STAGED_CACHE_FOLDER, StagedCache } from "./staged-cache.ts";
 import { persistHistory, readHistory } from "./warehouse.ts";
 
 /**
@@ -22,7 +24,8 @@ export interface BuildEffects extends LoadEffects {
    * in it (DuckDB's spill files under `duckdb/`, emitter intermediates such as the researchers' DuckDB
    * file, large published bodies held under `spool/` until publish) and removes that folder when the
    * run ends, published or failed. Nothing else is written to
-   * the local disk except through `sink` and `warehouse`.
+   * the local disk except through `sink`, `warehouse` and `stagedCache` (which the default effects keep
+   * in the `ballast-staged-captures` folder here).
    */
   scratchDir: string;
   /** Wall clock for the stamps that are about the run, not the data: run id, run record times, `ms`. */
@@ -38,6 +41,8 @@ export interface LoadEffects {
   ledger: LedgerSource | null;
   /** Receives every structured log line of the build (stage `load`, `model`, `emit`, `publish`). */
   logger: Logger;
+  /** Parsed captures kept across builds (build/staged-cache.ts); absent or null: every capture is parsed. */
+  stagedCache?: StagedCache | null;
 }
 
 /** Where a build's captures come from. */
@@ -144,7 +149,7 @@ export interface BuildPaths {
 /**
  * The real effects of a build: recorded captures of `captureDir` + live captures in `sink`, the
  * warehouse and ledger files (when set), scratch under `scratchDir` (default the OS temp dir), the
- * system clock and the stderr JSON-line logger. Throws the one-line BALLAST_CAPTURE_DIR error when the
+ * parsed-capture cache in its `ballast-staged-captures` folder (STAGED_CACHE_FOLDER), the system clock and the stderr JSON-line logger. Throws the one-line BALLAST_CAPTURE_DIR error when the
  * capture directory is missing (assertCaptureDir), before anything touches the sink.
  */
 export function defaultBuildEffects(paths: BuildPaths): BuildEffects {
@@ -155,6 +160,7 @@ export function defaultBuildEffects(paths: BuildPaths): BuildEffects {
     ledger: paths.onchainLedgerPath ? fileLedger(paths.onchainLedgerPath) : null,
     sink: paths.sink,
     scratchDir: paths.scratchDir ?? tmpdir(),
+    stagedCache: new StagedCache(join(paths.scratchDir ?? tmpdir(), STAGED_CACHE_FOLDER)),
     clock: systemClock,
     logger: log,
   };

@@ -42,15 +42,30 @@ function walk(dir: string): string[] {
   return out;
 }
 
+/** codeFingerprint's value, computed once per process. */
+let code: string | null = null;
+
+/**
+ * sha256 (hex) of the code and curated data a build runs (build/, pipelines/, site-data/, datasets/ and
+ * package-lock.json: path and content of every file), computed once per process.
+ */
+export function codeFingerprint(): string {
+  if (code) return code;
+  const h = createHash("sha256");
+  for (const f of [...CODE_DIRS.flatMap((d) => walk(join(REPO_ROOT, d))), join(REPO_ROOT, "package-lock.json")]) {
+    h.update(`${relative(REPO_ROOT, f)} ${createHash("sha256").update(readFileSync(f)).digest("hex")}\n`);
+  }
+  code = h.digest("hex");
+  return code;
+}
+
 /** The fingerprint (hex sha256) of a build with `inputs` on this checkout. Reads code files; stats captures. */
 export function buildFingerprint(inputs: BuildInputs): string {
   const h = createHash("sha256");
   const line = (s: string) => h.update(`${s}\n`);
   line(`as-of ${inputs.asOf}`);
   for (const k of SETTINGS) line(`env ${k}=${process.env[k] ?? ""}`);
-  for (const f of [...CODE_DIRS.flatMap((d) => walk(join(REPO_ROOT, d))), join(REPO_ROOT, "package-lock.json")]) {
-    line(`code ${relative(REPO_ROOT, f)} ${createHash("sha256").update(readFileSync(f)).digest("hex")}`);
-  }
+  line(`code ${codeFingerprint()}`);
   const ledger = process.env.BALLAST_DONATIONS_LEDGER;
   if (ledger && existsSync(ledger))
     line(`donations ${createHash("sha256").update(readFileSync(ledger)).digest("hex")}`);

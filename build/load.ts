@@ -1,6 +1,7 @@
 import { ENDPOINTS, rawTables } from "../pipelines/sources/endpoints.ts";
 import type { CaptureInfo, RawTable } from "../pipelines/sources/types.ts";
 import type { Db } from "./duckdb.ts";
+import type { StagedCache } from "./staged-cache.ts";
 
 /** What loading one endpoint produced, for the manifest. */
 export interface SourceLoadReport {
@@ -52,26 +53,75 @@ const columnList = (t: RawTable) =>
  * `rejected`); bad rows inside are dropped by the endpoint's parser and counted per reason
  * (→ manifest `sources[].dropped`). A parser that throws rejects only its capture (`parse-failed`,
  * its staged rows discarded). Captures staged but not passed to `finish` (older snapshots) count
- * nowhere.
+ * nowhere. With a StagedCache, a capture parsed by an earlier build is read back from its Parquet
+ * entry (rows, drop counts, rejection) instead of being validated and parsed again.
  */
 export class RawLoader {
   private readonly staged = new Map<CaptureInfo, StagedCapture>();
+  /** Captures whose parsed rows came from the cache (StagedCache) rather than their payload. */
+  cacheHits = 0;
 
+  /** `cache`: parsed captures kept across builds (build/staged-cache.ts); null parses every capture. */
   constructor(
     private readonly db: Db,
     private readonly asOf: number,
+    private readonly cache: StagedCache | null = null,
   ) {}
 
   /**
    * Validates and parses one capture (`info` and its `payload`) and stages its rows; the loader keeps
-   * no reference to the payload or its rows. Throws an Error naming the capture path when its
-   * endpoint is unknown (pipelines/sources/endpoints.ts).
+   * no reference to the payload or its rows. With a cache, a capture parsed before (same bytes, identity
+   * and code) is read back from it instead, and a new one is written to it. Throws an Error naming the
+   * capture path when its endpoint is unknown (pipelines/sources/endpoints.ts).
    */
   async stage(info: CaptureInfo, payload: unknown): Promise<void> {
     const ep = ENDPOINTS[info.endpoint];
     if (!ep) throw new Error(`capture ${info.path}: unknown endpoint ${info.endpoint}`);
     const staged: StagedCapture = { id: this.staged.size, rows: 0, dropped: {} };
     this.staged.set(info, staged);
+    const table = stagingOf(staged.id);
+    const key = this.cache?.keyOf(info) ?? null;
+    const hit = key ? (this.cache?.get(key) ?? null) : null;
+    if (hit) {
+      this.cacheHits++;
+      staged.dropped = hit.meta.dropped;
+      if (hit.meta.rejected) staged.rejected = hit.meta.rejected;
+      if (hit.parquet) {
+        await this.db.createTable(table, ep.table.columns);
+        await this.db.exec(
+          `insert into ${table} select ${columnList(ep.table)} from read_parquet('${hit.parquet.replace(/'/g, "''")}')`,
+        );
+      }
+    } else {
+      await this.parse(info, payload, staged);
+      if (key)
+        await this.cache?.put(
+          key,
+          { dropped: staged.dropped, ...(staged.rejected ? { rejected: staged.rejected } : {}) },
+          (file) => this.db.exec(`copy ${table} to '${file.replace(/'/g, "''")}' (FORMAT PARQUET, COMPRESSION zstd)`),
+        );
+    }
+    if (staged.rejected) {
+      await this.db.exec(`drop table if exists ${table}`);
+      return;
+    }
+    // History rows dated (UTC day) after as-of are not used; a row without a date is not either.
+    if (ep.dateColumn)
+      await this.db.exec(`delete from ${table} where coalesce("${ep.dateColumn}"::varchar, 'null') > $as_of_day`, {
+        as_of_day: new Date(this.asOf * 1000).toISOString().slice(0, 10),
+      });
+    const [{ n }] = await this.db.all<{ n: number }>(`select count(*)::integer as n from ${table}`);
+    staged.rows = n;
+  }
+
+  /**
+   * Checks `payload` against its endpoint's payload schema and streams the rows its parser keeps into
+   * the capture's staging table (every row, as-of is applied by `stage`); sets `staged.dropped`, or
+   * `staged.rejected` when the payload or the parser fails (the table then holds what was appended).
+   * Throws when DuckDB refuses a row.
+   */
+  private async parse(info: CaptureInfo, payload: unknown, staged: StagedCapture): Promise<void> {
+    const ep = ENDPOINTS[info.endpoint];
     const checked = ep.payloadSchema.safeParse(payload);
     if (!checked.success) {
       const issue = checked.error.issues[0];
@@ -84,30 +134,23 @@ export class RawLoader {
     const table = stagingOf(staged.id);
     await this.db.createTable(table, ep.table.columns);
     const appender = await this.db.openAppender(table, ep.table.columns);
-    const asOfDay = new Date(this.asOf * 1000).toISOString().slice(0, 10);
-    const dateColumn = ep.dateColumn;
-    let rows = 0;
     // A row DuckDB refuses fails the build; only the parser's own errors reject the capture.
     let appendFailed = false;
     try {
       staged.dropped = ep.toRows(checked.data, { ...info, payload }, (row) => {
-        if (dateColumn && String(row[dateColumn]) > asOfDay) return;
         try {
           appender.append(row);
         } catch (e) {
           appendFailed = true;
           throw e;
         }
-        rows++;
       }).dropped;
-      staged.rows = rows;
     } catch (e) {
       if (appendFailed) throw e;
       staged.rejected = { reason: "parse-failed", message: `parser failed: ${(e as Error).message}` };
     } finally {
       appender.close();
     }
-    if (staged.rejected) await this.db.exec(`drop table ${table}`);
   }
 
   /**

@@ -310,7 +310,7 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
   const fx = loadEffectsOf(opts);
   await prepareBuildDb(db, opts.asOf);
   await fx.warehouse?.read(db);
-  const loader = new RawLoader(db, opts.asOf);
+  const loader = new RawLoader(db, opts.asOf, fx.stagedCache ?? null);
   const {
     captures: selected,
     readerDropped,
@@ -324,8 +324,9 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
     await loader.stage(info, payload);
     captures = [...selected, info];
   }
-  fx.logger("info", "load", "captures selected", { count: captures.length });
+  fx.logger("info", "load", "captures selected", { count: captures.length, parsedBefore: loader.cacheHits });
   const sources = await loader.finish(captures);
+  fx.stagedCache?.prune();
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
   if (!sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
     // As-of fallback (int_coins_supply_current): current state from the supply history instead.

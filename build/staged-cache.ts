@@ -1,0 +1,98 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CaptureInfo } from "../pipelines/sources/types.ts";
+import { codeFingerprint } from "./fingerprint.ts";
+
+/** What the load stage kept of one capture besides its rows: the parser's drop counts, or why the whole capture was rejected. */
+export interface StagedMeta {
+  dropped: Record<string, number>;
+  rejected?: { reason: "payload-rejected" | "parse-failed"; message: string };
+}
+
+/** One cache entry: the staged rows (Parquet, before the as-of filter; absent for a rejected capture) and the meta. */
+export interface StagedEntry {
+  parquet: string | null;
+  meta: StagedMeta;
+}
+
+/** Folder of the cache under the build's scratch dir (BALLAST_SCRATCH_DIR; default the OS temp dir). */
+export const STAGED_CACHE_FOLDER = "ballast-staged-captures";
+
+/** Entries not used for this long are removed after a load (a new code fingerprint leaves old entries unused). */
+export const STAGED_CACHE_MAX_IDLE_SEC = 7 * 86_400;
+
+/**
+ * Cache of parsed captures for the load stage (RawLoader), in a local folder: a capture whose file
+ * bytes (`sha256`), identity (endpoint, path, origin, params, observedAt) and code (codeFingerprint:
+ * every parser, schema and package version) are unchanged is not validated and parsed again; its
+ * staged rows are read back from the Parquet file the first parse wrote (every row the parser kept,
+ * before the as-of filter, which the loader applies after). A scheduled build over unchanged archives
+ * therefore parses only its new captures. Only captures with a real content hash are cached (64 hex
+ * digits: recorded files and live raw captures). Entries are written atomically (temp file + rename),
+ * touched on use and removed after STAGED_CACHE_MAX_IDLE_SEC unused (`prune`).
+ */
+export class StagedCache {
+  private readonly code = codeFingerprint();
+
+  constructor(readonly dir: string) {}
+
+  /** The entry key of `info`, or null when the capture is not cacheable (no content hash). */
+  keyOf(info: CaptureInfo): string | null {
+    if (!/^[0-9a-f]{64}$/.test(info.sha256)) return null;
+    const params = Object.keys(info.params)
+      .sort()
+      .map((k) => [k, info.params[k]]);
+    return createHash("sha256")
+      .update(JSON.stringify([this.code, info.endpoint, info.path, info.origin, info.observedAt, params, info.sha256]))
+      .digest("hex");
+  }
+
+  /** The entry of `key`, touched (its idle time restarts), or null when there is none. */
+  get(key: string): StagedEntry | null {
+    const metaFile = join(this.dir, `${key}.json`);
+    if (!existsSync(metaFile)) return null;
+    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as StagedMeta;
+    const parquet = join(this.dir, `${key}.parquet`);
+    if (!meta.rejected && !existsSync(parquet)) return null;
+    const now = new Date();
+    utimesSync(metaFile, now, now);
+    return { parquet: meta.rejected ? null : parquet, meta };
+  }
+
+  /**
+   * Stores an entry: `writeParquet(tempPath)` writes the rows (skipped for a rejected capture), then the
+   * Parquet file and the meta are renamed into place, the meta last (an entry without its meta is not read).
+   */
+  async put(key: string, meta: StagedMeta, writeParquet: (file: string) => Promise<void>): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    const tmp = `.${key}.${process.pid}.${Date.now()}`;
+    if (!meta.rejected) {
+      await writeParquet(join(this.dir, `${tmp}.parquet`));
+      renameSync(join(this.dir, `${tmp}.parquet`), join(this.dir, `${key}.parquet`));
+    }
+    const metaTmp = join(this.dir, `${tmp}.json`);
+    await writeFile(metaTmp, JSON.stringify(meta));
+    renameSync(metaTmp, join(this.dir, `${key}.json`));
+  }
+
+  /** Removes entries (and leftover temp files) unused for more than STAGED_CACHE_MAX_IDLE_SEC; returns how many files went. */
+  prune(nowMs = Date.now()): number {
+    if (!existsSync(this.dir)) return 0;
+    const names = readdirSync(this.dir);
+    const idle = (f: string) => nowMs - statSync(join(this.dir, f)).mtimeMs > STAGED_CACHE_MAX_IDLE_SEC * 1000;
+    const stale = new Set(
+      names.filter((f) => f.endsWith(".json") && !f.startsWith(".") && idle(f)).map((f) => f.slice(0, -5)),
+    );
+    let removed = 0;
+    for (const f of names) {
+      const key = f.replace(/\.(json|parquet)$/, "");
+      if (stale.has(key) || (f.startsWith(".") && idle(f))) {
+        rmSync(join(this.dir, f), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}

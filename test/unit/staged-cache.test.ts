@@ -1,0 +1,114 @@
+import { mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Db } from "../../build/duckdb.ts";
+import { RawLoader } from "../../build/load.ts";
+import { STAGED_CACHE_MAX_IDLE_SEC, StagedCache } from "../../build/staged-cache.ts";
+import type { CaptureInfo } from "../../pipelines/sources/types.ts";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "ballast-staged-cache-test-"));
+  dirs.push(d);
+  return d;
+};
+
+const day = (d: string) => Date.parse(`${d}T00:00:00Z`) / 1000;
+
+/** A Frankfurter time-series capture: 3 days of EUR rates, one bad rate (dropped `fx-rate-invalid`). */
+const info = (sha: string): CaptureInfo => ({
+  endpoint: "frankfurter.rates",
+  params: { base: "EUR" },
+  observedAt: day("2025-03-01"),
+  origin: "recorded",
+  path: "ecb/eurofxref-hist.csv",
+  sha256: sha,
+});
+const payload = {
+  base: "EUR",
+  rates: {
+    "2025-03-01": { USD: 1.04, CHF: 0.94 },
+    "2025-03-02": { USD: 1.05, CHF: -1 },
+    "2025-03-03": { USD: 1.06, CHF: 0.95 },
+  },
+};
+const SHA_A = "a".repeat(64);
+
+/** Stages `captures` (info, payload) into a fresh database as of `asOf` and returns the raw rows, report and hits. */
+async function load(cache: StagedCache | null, asOf: number, captures: [CaptureInfo, unknown][]) {
+  const db = await Db.open(":memory:", { threads: "1" });
+  try {
+    const loader = new RawLoader(db, asOf, cache);
+    for (const [i, p] of captures) await loader.stage(i, p);
+    const reports = await loader.finish(captures.map(([i]) => i));
+    const rows = await db.all("select date, quote, rate from raw_frankfurter__rates");
+    return { rows, report: reports.find((r) => r.endpoint === "frankfurter.rates"), hits: loader.cacheHits };
+  } finally {
+    db.close();
+  }
+}
+
+describe("parsed-capture cache (StagedCache through RawLoader)", () => {
+  it("a second load of the same capture reads the cache and gives the same rows, drops and as-of filter", async () => {
+    const cache = new StagedCache(tempDir());
+    const asOf = day("2025-03-03");
+    const cold = await load(cache, asOf, [[info(SHA_A), payload]]);
+    expect(cold.hits).toBe(0);
+    expect(cold.rows).toHaveLength(5);
+    expect(cold.report?.dropped).toEqual({ "fx-rate-invalid": 1 });
+    // The payload is not read on a hit: an unparseable one proves the rows come from the cache.
+    const warm = await load(cache, asOf, [[info(SHA_A), { not: "a payload" }]]);
+    expect(warm.hits).toBe(1);
+    expect(warm.rows).toEqual(cold.rows);
+    expect(warm.report).toEqual(cold.report);
+    // Cached rows are kept before the as-of filter: an earlier as-of keeps fewer of them.
+    const earlier = await load(cache, day("2025-03-01"), [[info(SHA_A), { not: "a payload" }]]);
+    expect(earlier.hits).toBe(1);
+    expect(earlier.rows).toEqual([
+      { date: "2025-03-01", quote: "CHF", rate: 0.94 },
+      { date: "2025-03-01", quote: "USD", rate: 1.04 },
+    ]);
+    expect(earlier.report?.captures[0].rows).toBe(2);
+  });
+
+  it("other bytes, another identity or no content hash parse again", async () => {
+    const cache = new StagedCache(tempDir());
+    const asOf = day("2025-03-03");
+    await load(cache, asOf, [[info(SHA_A), payload]]);
+    expect((await load(cache, asOf, [[info("b".repeat(64)), payload]])).hits).toBe(0);
+    expect((await load(cache, asOf, [[{ ...info(SHA_A), observedAt: day("2025-03-05") }, payload]])).hits).toBe(0);
+    expect((await load(cache, asOf, [[{ ...info(SHA_A), params: { base: "USD" } }, payload]])).hits).toBe(0);
+    expect(cache.keyOf({ ...info("fixture"), sha256: "fixture" })).toBeNull();
+  });
+
+  it("caches a rejected capture as rejected, with no rows", async () => {
+    const cache = new StagedCache(tempDir());
+    const asOf = day("2025-03-03");
+    const bad = { base: "EUR", rates: "none" };
+    const cold = await load(cache, asOf, [[info(SHA_A), bad]]);
+    expect(cold.report?.dropped).toEqual({ "payload-rejected": 1 });
+    const warm = await load(cache, asOf, [[info(SHA_A), payload]]);
+    expect(warm.hits).toBe(1);
+    expect(warm.rows).toEqual([]);
+    expect(warm.report).toEqual(cold.report);
+    expect(readdirSync(cache.dir).filter((f) => f.endsWith(".parquet"))).toEqual([]);
+  });
+
+  it("prune removes entries unused for longer than the idle limit and keeps the others", async () => {
+    const cache = new StagedCache(tempDir());
+    await load(cache, day("2025-03-03"), [
+      [info(SHA_A), payload],
+      [info("c".repeat(64)), payload],
+    ]);
+    const keyA = cache.keyOf(info(SHA_A)) as string;
+    const old = new Date(Date.now() - (STAGED_CACHE_MAX_IDLE_SEC + 60) * 1000);
+    utimesSync(join(cache.dir, `${keyA}.json`), old, old);
+    expect(cache.prune()).toBe(2);
+    expect(cache.get(keyA)).toBeNull();
+    expect(cache.get(cache.keyOf(info("c".repeat(64))) as string)).not.toBeNull();
+  });
+});
