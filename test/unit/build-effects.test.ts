@@ -298,6 +298,7 @@ describe("a build through the in-memory effects", () => {
       ).extra,
     ).toEqual({
       count: 2,
+      parsedBefore: 0, // memoryEffects keep no parsed-capture cache
     });
     expect(
       must(

@@ -11,6 +11,14 @@ context as (
     select as_of from build_context
 ),
 
+-- publication instant per business day, computed once per date (the zone conversion is the costly part)
+publication as (
+    select
+        date,
+        cast(epoch(timezone('Europe/Berlin', date + time '16:00:00')) as bigint) as published_at
+    from (select distinct cast(date as date) as date from source)
+),
+
 dated as (
     select
         cast(source.date as date) as date,
@@ -18,8 +26,9 @@ dated as (
         source.quote,
         source.rate,
         source._observed_at,
-        cast(epoch(timezone('Europe/Berlin', cast(source.date as date) + time '16:00:00')) as bigint) as published_at
+        publication.published_at
     from source
+    join publication on publication.date = cast(source.date as date)
 ),
 
 final as (
