@@ -10,6 +10,7 @@ import type { RecordedCapture } from "../pipelines/sources/recorded-captures.ts"
 import type { Capture, CaptureInfo, ReaderOutput, ReaderProblem } from "../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../site-data/manifest.ts";
 import type { Sink } from "./sinks/sink.ts";
+import { NOT_READ, type StagedCache } from "./staged-cache.ts";
 
 /** Raw capture file written by `capture`: `raw/<source>/<YYYY-MM-DD>/<capture-id>.json[.gz]`. */
 export interface RawCaptureFile {
@@ -139,8 +140,18 @@ export async function readLiveCaptures(sink: Sink): Promise<Capture[]> {
 async function readRecordedFile(
   captureDir: string,
   rc: RecordedCapture,
+  cache: StagedCache | null,
 ): Promise<{ hash: string; out: ReaderOutput } | { empty: SkippedCapture["reason"] }> {
   const bytes = await readRecorded(captureDir, rc.file);
+  const hash = sha256(bytes);
+  const fileKey = cache?.fileKeyOf(rc, hash) ?? null;
+  const known = cache && fileKey ? cache.getFile(fileKey) : null;
+  // A file read before whose every capture has its parsed rows cached is not read again.
+  if (cache && known?.captures.every((c) => cache.has(recordedInfo(rc, c.params, hash))))
+    return {
+      hash,
+      out: { ...known, captures: known.captures.map((c) => ({ params: c.params, payload: NOT_READ })) },
+    };
   const text = bytes.toString("utf8");
   const empty = emptinessOf(rc.file, text);
   if (empty && rc.required) {
@@ -150,7 +161,25 @@ async function readRecordedFile(
   }
   if (empty) return { empty };
   const out = readOrThrow(join(captureDir, rc.file), `recorded capture (${rc.endpoint})`, () => rc.read(text));
-  return { hash: sha256(bytes), out };
+  if (fileKey)
+    await cache?.putFile(fileKey, {
+      captures: out.captures.map((c) => ({ params: c.params })),
+      dropped: out.dropped,
+      ...(out.problems ? { problems: out.problems } : {}),
+    });
+  return { hash, out };
+}
+
+/** The CaptureInfo of a capture `params` of recorded file `rc` whose bytes hash to `hash`. */
+function recordedInfo(rc: RecordedCapture, params: Record<string, string>, hash: string): CaptureInfo {
+  return {
+    endpoint: rc.endpoint,
+    params: { ...rc.params, ...params },
+    observedAt: rc.observedAt,
+    origin: "recorded",
+    path: rc.file,
+    sha256: hash,
+  };
 }
 
 /**
@@ -164,12 +193,16 @@ async function readRecordedFile(
  * problems are dropped and counted in `readerDropped` instead. A missing capture dir or recorded file
  * throws a one-line Error naming BALLAST_CAPTURE_DIR (assertCaptureDir); so does an empty `required`
  * recorded file, while an empty optional one is skipped and listed in `skippedCaptures`.
+ * With `cache` (StagedCache), a recorded file whose bytes, identity and code match a file read before,
+ * and whose every capture has its parsed rows cached, is not parsed: its reader output comes from the
+ * cache and each capture is handed over with the NOT_READ payload.
  */
 export async function collectCaptures(
   captureDir: string,
   sink: Sink | undefined,
   asOf: number,
   take: CaptureHandler,
+  cache: StagedCache | null = null,
 ): Promise<CaptureSet> {
   assertCaptureDir(captureDir);
   const all: CaptureInfo[] = [];
@@ -177,7 +210,7 @@ export async function collectCaptures(
   const readerProblems: Record<string, ReaderProblem[]> = {};
   const skippedCaptures: SkippedCapture[] = [];
   for (const rc of RECORDED_CAPTURES) {
-    const read = await readRecordedFile(captureDir, rc);
+    const read = await readRecordedFile(captureDir, rc, cache);
     if ("empty" in read) {
       skippedCaptures.push({ file: rc.file, endpoint: rc.endpoint, reason: read.empty });
       continue;
@@ -186,14 +219,7 @@ export async function collectCaptures(
     if (Object.keys(out.dropped).length) readerDropped[rc.file] = out.dropped;
     if (out.problems?.length) readerProblems[rc.file] = out.problems;
     for (const c of out.captures) {
-      const info: CaptureInfo = {
-        endpoint: rc.endpoint,
-        params: { ...rc.params, ...c.params },
-        observedAt: rc.observedAt,
-        origin: "recorded",
-        path: rc.file,
-        sha256: hash,
-      };
+      const info = recordedInfo(rc, c.params, hash);
       all.push(info);
       await take(info, c.payload);
     }

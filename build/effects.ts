@@ -92,8 +92,8 @@ export function fixedClock(ms: number): Clock {
  * captures of `sink` when given (collectCaptures). Throws as collectCaptures does; the directory's
  * existence is checked at each collect.
  */
-export function recordedCaptures(captureDir: string, sink?: Sink): CaptureSource {
-  return { collect: (asOf, take) => collectCaptures(captureDir, sink, asOf, take) };
+export function recordedCaptures(captureDir: string, sink?: Sink, cache: StagedCache | null = null): CaptureSource {
+  return { collect: (asOf, take) => collectCaptures(captureDir, sink, asOf, take, cache) };
 }
 
 /**
@@ -154,13 +154,14 @@ export interface BuildPaths {
  */
 export function defaultBuildEffects(paths: BuildPaths): BuildEffects {
   assertCaptureDir(paths.captureDir);
+  const stagedCache = new StagedCache(join(paths.scratchDir ?? tmpdir(), STAGED_CACHE_FOLDER));
   return {
-    captures: recordedCaptures(paths.captureDir, paths.sink),
+    captures: recordedCaptures(paths.captureDir, paths.sink, stagedCache),
     warehouse: paths.warehousePath ? fileWarehouse(paths.warehousePath) : null,
     ledger: paths.onchainLedgerPath ? fileLedger(paths.onchainLedgerPath) : null,
     sink: paths.sink,
     scratchDir: paths.scratchDir ?? tmpdir(),
-    stagedCache: new StagedCache(join(paths.scratchDir ?? tmpdir(), STAGED_CACHE_FOLDER)),
+    stagedCache,
     clock: systemClock,
     logger: log,
   };

@@ -1,7 +1,7 @@
 import { ENDPOINTS, rawTables } from "../pipelines/sources/endpoints.ts";
 import type { CaptureInfo, RawTable } from "../pipelines/sources/types.ts";
 import type { Db } from "./duckdb.ts";
-import type { StagedCache } from "./staged-cache.ts";
+import { NOT_READ, type StagedCache } from "./staged-cache.ts";
 
 /** What loading one endpoint produced, for the manifest. */
 export interface SourceLoadReport {
@@ -93,6 +93,10 @@ export class RawLoader {
         );
       }
     } else {
+      if (payload === NOT_READ)
+        throw new Error(
+          `capture ${info.path} (${info.endpoint}): its parsed rows were expected in the cache ${this.cache?.dir ?? ""} and are gone; build again`,
+        );
       await this.parse(info, payload, staged);
       if (key)
         await this.cache?.put(

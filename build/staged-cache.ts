@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { CaptureInfo } from "../pipelines/sources/types.ts";
+import type { CaptureInfo, ReaderProblem } from "../pipelines/sources/types.ts";
 import { codeFingerprint } from "./fingerprint.ts";
 
 /** What the load stage kept of one capture besides its rows: the parser's drop counts, or why the whole capture was rejected. */
@@ -15,6 +15,19 @@ export interface StagedMeta {
 export interface StagedEntry {
   parquet: string | null;
   meta: StagedMeta;
+}
+
+/**
+ * Payload stand-in the capture source hands to the load stage for a capture whose parsed rows are
+ * cached, so the recorded file is not parsed at all; RawLoader throws if it ever has to read it.
+ */
+export const NOT_READ: unique symbol = Symbol("payload not read: its parsed rows are cached");
+
+/** What a reader made of one recorded file, without payloads: each capture's params, the reader's drops and problems. */
+export interface ReadFileEntry {
+  captures: { params: Record<string, string> }[];
+  dropped: Record<string, number>;
+  problems?: ReaderProblem[];
 }
 
 /** Folder of the cache under the build's scratch dir (BALLAST_SCRATCH_DIR; default the OS temp dir). */
@@ -47,6 +60,45 @@ export class StagedCache {
     return createHash("sha256")
       .update(JSON.stringify([this.code, info.endpoint, info.path, info.origin, info.observedAt, params, info.sha256]))
       .digest("hex");
+  }
+
+  /**
+   * The key of a recorded file's reader output: its bytes (`sha256`), identity (endpoint, file, params,
+   * observedAt) and the code fingerprint.
+   */
+  fileKeyOf(
+    file: { endpoint: string; file: string; params?: Record<string, string>; observedAt: number },
+    sha256: string,
+  ): string {
+    const params = Object.entries(file.params ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+    return createHash("sha256")
+      .update(JSON.stringify([this.code, "file", file.endpoint, file.file, file.observedAt, params, sha256]))
+      .digest("hex");
+  }
+
+  /** The reader output stored under `key`, touched, or null when there is none. */
+  getFile(key: string): ReadFileEntry | null {
+    const file = join(this.dir, `${key}.json`);
+    if (!existsSync(file)) return null;
+    const now = new Date();
+    utimesSync(file, now, now);
+    return JSON.parse(readFileSync(file, "utf8")) as ReadFileEntry;
+  }
+
+  /** Stores a reader output under `key` (temp file + rename). */
+  async putFile(key: string, entry: ReadFileEntry): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    const tmp = join(this.dir, `.${key}.${process.pid}.${Date.now()}.json`);
+    await writeFile(tmp, JSON.stringify(entry));
+    renameSync(tmp, join(this.dir, `${key}.json`));
+  }
+
+  /** True when the parsed rows of `info` are cached (`get` would return its entry). */
+  has(info: CaptureInfo): boolean {
+    const key = this.keyOf(info);
+    if (!key || !existsSync(join(this.dir, `${key}.json`))) return false;
+    const meta = JSON.parse(readFileSync(join(this.dir, `${key}.json`), "utf8")) as StagedMeta;
+    return Boolean(meta.rejected) || existsSync(join(this.dir, `${key}.parquet`));
   }
 
   /** The entry of `key`, touched (its idle time restarts), or null when there is none. */

@@ -3,9 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
+import { collectCaptures } from "../../build/captures.ts";
 import { RawLoader } from "../../build/load.ts";
-import { STAGED_CACHE_MAX_IDLE_SEC, StagedCache } from "../../build/staged-cache.ts";
+import { NOT_READ, STAGED_CACHE_MAX_IDLE_SEC, StagedCache } from "../../build/staged-cache.ts";
+import { rawTables } from "../../pipelines/sources/endpoints.ts";
 import type { CaptureInfo } from "../../pipelines/sources/types.ts";
+import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -111,4 +114,52 @@ describe("parsed-capture cache (StagedCache through RawLoader)", () => {
     expect(cache.get(keyA)).toBeNull();
     expect(cache.get(cache.keyOf(info("c".repeat(64))) as string)).not.toBeNull();
   });
+});
+
+describe("recorded files through the cache", () => {
+  /** Collects and loads every recorded capture as of the recorded as-of; returns what a build would record. */
+  async function loadRecorded(cache: StagedCache) {
+    const db = await Db.open(":memory:", { threads: "1" });
+    try {
+      const loader = new RawLoader(db, RECORDED_AS_OF, cache);
+      let notRead = 0;
+      const set = await collectCaptures(
+        CAPTURE_DIR,
+        undefined,
+        RECORDED_AS_OF,
+        async (info, payload) => {
+          if (payload === NOT_READ) notRead++;
+          await loader.stage(info, payload);
+        },
+        cache,
+      );
+      const sources = await loader.finish(set.captures);
+      const tables: Record<string, string> = {};
+      for (const t of rawTables()) {
+        const [{ n, digest }] = await db.all<{ n: number; digest: string | null }>(
+          `select count(*)::integer as n, md5(string_agg(t::varchar, '|')) as digest from ${t.name} t`,
+        );
+        tables[t.name] = `${n} ${digest}`;
+      }
+      const { captures, ...readerSide } = set;
+      return { notRead, hits: loader.cacheHits, captures, readerSide, sources, tables };
+    } finally {
+      db.close();
+    }
+  }
+
+  it("a second load reads no recorded file again and loads the same rows, drops and reports", async () => {
+    const cache = new StagedCache(tempDir());
+    const cold = await loadRecorded(cache);
+    expect(cold.notRead).toBe(0);
+    expect(cold.hits).toBe(0);
+    const warm = await loadRecorded(cache);
+    expect(warm.notRead).toBeGreaterThan(40); // every recorded capture (a file may hold several)
+    expect(warm.hits).toBe(warm.notRead);
+    expect(warm.captures).toEqual(cold.captures);
+    expect(warm.readerSide).toEqual(cold.readerSide);
+    expect(warm.sources).toEqual(cold.sources);
+    expect(warm.tables).toEqual(cold.tables);
+    expect(Object.values(cold.tables).some((v) => !v.startsWith("0 "))).toBe(true);
+  }, 120_000);
 });
