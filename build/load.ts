@@ -43,6 +43,18 @@ const columnList = (t: RawTable) =>
     .join(", ");
 
 /**
+ * Select list of a raw table's columns for the parsed-capture cache's Parquet files: Parquet has no
+ * 128-bit integer (DuckDB would write a HUGEINT as a lossy DOUBLE), so those columns are written as
+ * decimal text (`write`) and every column is cast back to its declared type when read (`read`).
+ */
+const cachedColumns = (t: RawTable, mode: "write" | "read") =>
+  Object.entries(t.columns)
+    .map(([c, type]) =>
+      mode === "read" ? `"${c}"::${type}` : /HUGEINT/.test(type) ? `"${c}"::varchar as "${c}"` : `"${c}"`,
+    )
+    .join(", ");
+
+/**
  * Load stage of the raw tables, one capture at a time so that no payload outlives its turn:
  * `stage` validates a capture's payload and rows (zod) and streams the rows into a staging table
  * of its own as the endpoint's parser keeps them; history rows dated (UTC day) after as-of are
@@ -89,7 +101,7 @@ export class RawLoader {
       if (hit.parquet) {
         await this.db.createTable(table, ep.table.columns);
         await this.db.exec(
-          `insert into ${table} select ${columnList(ep.table)} from read_parquet('${hit.parquet.replace(/'/g, "''")}')`,
+          `insert into ${table} select ${cachedColumns(ep.table, "read")} from read_parquet('${hit.parquet.replace(/'/g, "''")}')`,
         );
       }
     } else {
@@ -102,7 +114,10 @@ export class RawLoader {
         await this.cache?.put(
           key,
           { dropped: staged.dropped, ...(staged.rejected ? { rejected: staged.rejected } : {}) },
-          (file) => this.db.exec(`copy ${table} to '${file.replace(/'/g, "''")}' (FORMAT PARQUET, COMPRESSION zstd)`),
+          (file) =>
+            this.db.exec(
+              `copy (select ${cachedColumns(ep.table, "write")} from ${table}) to '${file.replace(/'/g, "''")}' (FORMAT PARQUET, COMPRESSION zstd)`,
+            ),
         );
     }
     if (staged.rejected) {
