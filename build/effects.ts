@@ -149,7 +149,8 @@ export interface BuildPaths {
 /**
  * The real effects of a build: recorded captures of `captureDir` + live captures in `sink`, the
  * warehouse and ledger files (when set), scratch under `scratchDir` (default the OS temp dir), the
- * parsed-capture cache in its `ballast-staged-captures` folder (STAGED_CACHE_FOLDER), the system clock and the stderr JSON-line logger. Throws the one-line BALLAST_CAPTURE_DIR error when the
+ * parsed-capture cache in its `ballast-staged-captures` folder (STAGED_CACHE_FOLDER), the system clock
+ * and the stderr JSON-line logger. Throws the one-line BALLAST_CAPTURE_DIR error when the
  * capture directory is missing (assertCaptureDir), before anything touches the sink.
  */
 export function defaultBuildEffects(paths: BuildPaths): BuildEffects {
