@@ -58,13 +58,22 @@ beforeAll(async () => {
   });
   const runLog = new RunLog(sink, { keepRuns: 6, keepDays: 14, recentKept: 200 });
   await runLog.open([JOB]);
-  const runner = liveJobRunner({
+  const live = liveJobRunner({
     config,
     sink,
     env: {},
     plan: () => PLAN,
     clientOptions: { retries: 0, timeoutMs: 5000, failureThreshold: 1, cooldownMs: 600_000 },
   });
+  // Upstream failures start with a cycle, not when the test notices the previous one ended: cycle 2 on
+  // finds CoinGecko failing (partial runs), cycle 4 every upstream (an error run).
+  let cycle = 0;
+  const runner: typeof live = (job, ctx) => {
+    cycle++;
+    if (cycle === 2) replay.failing.coingecko = 503;
+    if (cycle === 4) for (const s of Object.keys(replay.urls)) replay.failing[s] = 503;
+    return live(job, ctx);
+  };
   const scheduler = new Scheduler([JOB], runner, runLog);
   const done = (s: ScheduleStatus) => s.recent.filter((r) => r.status !== "skipped");
   try {
@@ -80,9 +89,7 @@ beforeAll(async () => {
       }
     };
     await until(() => done(runLog.snapshot()).length >= 1, 90_000);
-    replay.failing.coingecko = 503;
     await until(() => done(runLog.snapshot()).length >= 3, 120_000);
-    for (const s of Object.keys(replay.urls)) replay.failing[s] = 503;
     await until(() => done(runLog.snapshot()).length >= 4, 30_000);
   } finally {
     await scheduler.stop(60_000);
