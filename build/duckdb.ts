@@ -16,7 +16,17 @@ export class Db {
   private constructor(
     readonly instance: DuckDBInstance,
     readonly conn: DuckDBConnection,
+    /** False for a connection opened by `connect`: closing it leaves the database open. */
+    private readonly ownsInstance = true,
   ) {}
+
+  /**
+   * Another connection to this database (own transactions, same tables), e.g. to run a query while
+   * this connection runs another. Its `close` closes only the connection; close it before the database.
+   */
+  async connect(): Promise<Db> {
+    return new Db(this.instance, await this.instance.connect(), false);
+  }
 
   /** Opens (or creates) a database file; `:memory:` for an in-memory one. */
   static async open(path = ":memory:", options: Record<string, string> = {}): Promise<Db> {
@@ -133,7 +143,7 @@ export class Db {
 
   close(): void {
     this.conn.closeSync();
-    this.instance.closeSync();
+    if (this.ownsInstance) this.instance.closeSync();
   }
 }
 

@@ -16,7 +16,7 @@ export function isCompressible(key: string): boolean {
   return /\.(json|csv|ndjson)$/.test(key);
 }
 
-/** Bodies above this size are brotli-compressed at a quick quality (see brotliQuality). */
+/** Bodies above this size are compressed at quick settings (see brotliQuality, gzipLevel). */
 const LARGE_BODY_BYTES = 256 * 1024;
 
 /**
@@ -31,7 +31,16 @@ export function brotliQuality(bytes: number): number {
 }
 
 /**
- * The stored encodings of one body (brotli at brotliQuality with a size hint; gzip level 9, header
+ * Gzip level for a body of `bytes`: 9 up to 256 KiB, 6 above. Measured on the 42 bodies above 256 KiB of a
+ * build at 10× the recorded history (372 MB): level 9 costs 4.0 s of CPU for 29.2 MB, level 6 1.7 s for
+ * 29.9 MB (+2.3%); below 256 KiB the two differ by ~10 ms in all.
+ */
+export function gzipLevel(bytes: number): number {
+  return bytes <= LARGE_BODY_BYTES ? 9 : 6;
+}
+
+/**
+ * The stored encodings of one body (brotli at brotliQuality with a size hint; gzip at gzipLevel, header
  * mtime 0). Deterministic: the same body always gives the same bytes. Runs on the libuv thread pool.
  */
 export async function encodeBody(body: string | Uint8Array): Promise<Record<StoredEncoding, Uint8Array>> {
@@ -43,7 +52,7 @@ export async function encodeBody(body: string | Uint8Array): Promise<Record<Stor
         [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
       },
     }),
-    gzipAsync(bytes, { level: 9 }),
+    gzipAsync(bytes, { level: gzipLevel(bytes.byteLength) }),
   ]);
   return { br, gzip: gzipped };
 }

@@ -222,6 +222,8 @@ export class Scheduler {
   private running: { job: JobSpec; scheduledAt: number; startedAtMs: number } | null = null;
   private stopping = false;
   private seq = 0;
+  /** Start (ms) of the last run: runs start at least 1 ms apart, so run ids (`<stamp>-<job>`) never collide. */
+  private lastStartedAtMs = 0;
 
   constructor(
     private readonly jobs: JobSpec[],
@@ -292,7 +294,8 @@ export class Scheduler {
 
   private async execute(job: JobSpec, scheduledAt: number): Promise<void> {
     if (this.stopping) return;
-    const startedAtMs = this.nowMs();
+    const startedAtMs = Math.max(this.nowMs(), this.lastStartedAtMs + 1);
+    this.lastStartedAtMs = startedAtMs;
     this.running = { job, scheduledAt, startedAtMs };
     let outcome: RunOutcome;
     try {

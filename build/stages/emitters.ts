@@ -229,11 +229,18 @@ export const datasetsEmitter: Emitter = {
 /** `ballast.duckdb`: the registry and every mart for researchers (read-only by convention); its bytes are not reproducible. */
 export const duckdbEmitter: Emitter = {
   name: "duckdb",
+  background: true,
   async emit(ctx) {
     const dbPath = join(ctx.scratchDir, "ballast.duckdb");
-    await ctx.db.exec(`attach '${dbPath.replace(/'/g, "''")}' as pub`);
-    for (const t of PUBLISHED_TABLES) await ctx.db.exec(`create table pub.${t} as select * from ${t} order by all`);
-    await ctx.db.exec("detach pub");
+    // A connection of its own: the copy runs on DuckDB's thread while the next emitters compute on the main thread.
+    const conn = await ctx.db.connect();
+    try {
+      await conn.exec(`attach '${dbPath.replace(/'/g, "''")}' as pub`);
+      for (const t of PUBLISHED_TABLES) await conn.exec(`create table pub.${t} as select * from ${t} order by all`);
+      await conn.exec("detach pub");
+    } finally {
+      conn.close();
+    }
     const file: EmittedFile = {
       path: "ballast.duckdb",
       body: await ctx.spool({ file: dbPath }),
@@ -305,9 +312,9 @@ export const ogImagesEmitter: Emitter = {
 
 /** Every emitter of a build, in run order. Adding a kind of published file = adding an entry here. */
 export const EMITTERS: readonly Emitter[] = [
+  duckdbEmitter,
   siteDataEmitter,
   ogImagesEmitter,
   datasetsEmitter,
-  duckdbEmitter,
   methodologyEmitter,
 ];

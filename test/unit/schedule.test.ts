@@ -130,6 +130,18 @@ describe("Scheduler", () => {
     ]);
   });
 
+  it("gives runs that start in the same millisecond distinct, ascending run ids", async () => {
+    const sink = new FsSink(dir);
+    const log = new RunLog(sink, { keepRuns: 100, keepDays: 14 });
+    await log.open([JOB_A]);
+    const frozen = Date.parse("2026-11-26T10:00:00.000Z");
+    const s = new Scheduler([JOB_A], async () => ok, log, () => frozen);
+    for (let i = 0; i < 3; i++) await s.trigger("a");
+    const ids = log.snapshot().recent.map((r) => r.runId);
+    expect(ids).toEqual(["20261126T100000000Z-a", "20261126T100000001Z-a", "20261126T100000002Z-a"]);
+    expect(await sink.list(SCHEDULE_RUNS_PREFIX)).toHaveLength(3);
+  });
+
   it("keeps the newest keepRuns run objects and carries job summaries over a restart", async () => {
     const sink = new FsSink(dir);
     const log = new RunLog(sink, { keepRuns: 3, keepDays: 14 });
