@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
-import { setFlagsFromString } from "node:v8";
 import { createNodeListener } from "./app.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
+import { applyHeapGrowingPercent } from "./lib/heap-growth.ts";
 import type { DonorClaimConfig } from "./lib/donor-claims.ts";
 import { FeedbackStore } from "./lib/feedback.ts";
 import type { AlertDispatcher } from "./lib/telegram/dispatch.ts";
@@ -406,15 +406,6 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     close,
     ...(opsServer ? { opsServer, opsPort: (opsServer.address() as AddressInfo).port } : {}),
   };
-}
-
-/**
- * Sets how far (percent) V8 grows the heap past the live size its last full collection found
- * (`HEAP_GROWING_PERCENT`; 0 keeps V8's own factor, up to 300% on a machine with much memory). A
- * process-wide setting: the server entry applies it at start, embedders of `startServer` choose their own.
- */
-export function applyHeapGrowingPercent(percent: number): void {
-  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

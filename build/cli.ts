@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
+import { applyHeapGrowingPercent } from "../api/lib/heap-growth.ts";
 import { generateRegistry } from "../pipelines/registry/generate-registry.ts";
 import { REGISTRY_PATH } from "../pipelines/registry/registry.ts";
 import { runCapture } from "./capture.ts";
@@ -42,23 +42,14 @@ function flag(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-/**
- * V8 heap growth of a build process, in percent: after a full GC the old generation may grow to 1.5× its
- * live size before the next one (V8's default lets a heap whose GC is fast grow up to 4×, and a build
- * allocates in bursts: every analytic reads its inputs into rows and drops them). Measured on a build at
- * 10× the recorded history (`make bench` scale check): peak RSS 2,087 → 1,277 MB cold and ~1,850 → ~1,300 MB
- * warm, wall time within run-to-run noise (+0–3 s of 45–58 s); 20 gave ~1,200 MB at +5 s.
- */
-export const BUILD_HEAP_GROWING_PERCENT = 50;
-
 async function main(): Promise<void> {
   const [cmd, ...args] = process.argv.slice(2);
-  setFlagsFromString(`--heap-growing-percent=${BUILD_HEAP_GROWING_PERCENT}`);
   if (cmd === "onchain") {
     process.exitCode = await runOnchainCli(args);
     return;
   }
   const config = loadBuildConfig();
+  applyHeapGrowingPercent(config.BALLAST_HEAP_GROWING_PERCENT);
   if (cmd === "build" && (flag(args, "--from") || flag(args, "--to"))) {
     const from = flag(args, "--from");
     if (!from) throw new Error("--from: required with --to (YYYY-MM-DD)");
