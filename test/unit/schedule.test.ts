@@ -135,7 +135,12 @@ describe("Scheduler", () => {
     const log = new RunLog(sink, { keepRuns: 100, keepDays: 14 });
     await log.open([JOB_A]);
     const frozen = Date.parse("2026-11-26T10:00:00.000Z");
-    const s = new Scheduler([JOB_A], async () => ok, log, () => frozen);
+    const s = new Scheduler(
+      [JOB_A],
+      async () => ok,
+      log,
+      () => frozen,
+    );
     for (let i = 0; i < 3; i++) await s.trigger("a");
     const ids = log.snapshot().recent.map((r) => r.runId);
     expect(ids).toEqual(["20261126T100000000Z-a", "20261126T100000001Z-a", "20261126T100000002Z-a"]);
