@@ -3,14 +3,17 @@
  * one JSON line with the wall time (ms) of the peg monitor (consensus + detection over all coins
  * and all observations), of the whole peg stage (monitor + scores + resolver), of the risk stage (DEWS,
  * stability index, safety scores and their daily history over all recorded history), the counts, and
- * this process's peak RSS (KiB).
+ * this process's peak RSS (KiB). The V8 heap grows as in a build process (BALLAST_HEAP_GROWING_PERCENT).
  */
+import { applyHeapGrowingPercent } from "../api/lib/heap-growth.ts";
 import { loadBuildConfig } from "../build/config.ts";
 import { loadAndModel } from "../build/stages/model.ts";
 import { RISK_STAGE } from "../pipelines/analytics/analytics.ts";
 
+const config = loadBuildConfig();
+applyHeapGrowingPercent(config.BALLAST_HEAP_GROWING_PERCENT);
 const asOf = Date.parse("2025-09-07T00:00:00Z") / 1000;
-const { db, modelRun: run } = await loadAndModel({ asOf, captureDir: loadBuildConfig().BALLAST_CAPTURE_DIR });
+const { db, modelRun: run } = await loadAndModel({ asOf, captureDir: config.BALLAST_CAPTURE_DIR });
 const [{ obs }] = await db.all<{ obs: number }>("select count(*)::integer as obs from int_price_observations");
 const rows = Object.fromEntries(run.tables.map((t) => [t.name, t.rows]));
 console.log(

@@ -44,7 +44,11 @@ if (process.argv[2] === "--probe") {
   const { discoverModels, runModels } = await import("../../build/models.ts");
   const { ANALYTICS } = await import("../../pipelines/analytics/analytics.ts");
   const emit = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
-  const db = await Db.open(":memory:", { threads: "1" }); // as loadAndModel opens it
+  const { BUILD_DB_MEMORY_LIMIT } = await import("../../build/stages/model.ts");
+  const { applyHeapGrowingPercent } = await import("../../api/lib/heap-growth.ts");
+  const { loadBuildConfig } = await import("../../build/config.ts");
+  applyHeapGrowingPercent(loadBuildConfig().BALLAST_HEAP_GROWING_PERCENT); // as build/cli.ts does
+  const db = await Db.open(":memory:", { threads: "1", memory_limit: BUILD_DB_MEMORY_LIMIT }); // as loadAndModel opens it
   let t0 = performance.now();
   await loadInputs(db, { asOf: Date.parse(AS_OF) / 1000, captureDir: process.argv[3] });
   emit({
