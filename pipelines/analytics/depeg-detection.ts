@@ -66,6 +66,12 @@ const DAILY_SECOND_POINT_MIN_SEC = 12 * 3600;
 const INTRADAY_PENDING_EXPIRY_SEC = 8100;
 /** Minimum gap (s) between judged slots that ends an event at its last observation. */
 export const MIN_COVERAGE_GAP_SEC = 6 * 3600;
+/**
+ * Contradiction distance (bps): a quote this far from a level contradicts it. A lone print lies at
+ * least this much further from the reference than both its neighbours; a stuck run's level is left
+ * when a later or other-family quote lies this far from it.
+ */
+export const CONTRADICTION_BPS = 300;
 /** A bar extreme further than this from its bar's close (bps) is a one-print wick, not a peak. */
 export const BAR_WICK_GUARD_BPS = 1000;
 
@@ -283,6 +289,24 @@ function evidenceOf(
   return { labels, categories, families, original };
 }
 
+/**
+ * A lone contradicted print: a judged slot beyond the threshold whose consensus deviation both
+ * neighbouring judged slots contradict (each under half of it and at least CONTRADICTION_BPS
+ * smaller in its direction), with no second evidence label and no dependency incident confirming it.
+ * Detection does not use it (it neither opens, advances, peaks, closes nor supersedes anything); it
+ * stays in the consensus grid and is listed here (`depeg_flagged_prints`, `make backtest`). Bps signed.
+ */
+export interface FlaggedPrint {
+  /** The slot and the quotes behind its consensus. */
+  print: EventTrace;
+  direction: "above" | "below";
+  /** Consensus deviation (bps) of the previous and next judged slots. */
+  previousBps: number;
+  nextBps: number;
+  previousTs: number;
+  nextTs: number;
+}
+
 /** A confirmed incident of a curated upstream dependency (registry `risk.dependencies`), as dependency confirmation reads it. Times Unix s. */
 export interface DependencyIncident {
   stablecoinId: string;
@@ -327,10 +351,17 @@ export function detectDepegs(
   slots: Slot[],
   asOf: number,
   ctx: DetectionContext = {},
-): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number } {
+): { rows: DepegEventRow[]; pending: PendingIncident | null; expiredPending: number; flagged: FlaggedPrint[] } {
   const threshold = thresholdBps(coin.pegType);
   const endsAt = ctx.trackingEndsAt ?? null;
   const deps = ctx.dependencyIncidents ?? [];
+  const lone = lonePrints(
+    slots.filter((s): s is JudgedSlot => isJudged(s) && (endsAt === null || s.ts <= endsAt)),
+    threshold,
+    deps,
+    asOf,
+  );
+  const flagged: FlaggedPrint[] = [];
   const rows: DepegEventRow[] = [];
   let open: Open | null = null;
   let pending: Pending | null = null;
@@ -458,6 +489,12 @@ export function detectDepegs(
       run = null;
     }
     lastJudged = slot;
+    // A lone print its neighbours contradict is no evidence (it still counts as tracked time).
+    const flag = lone.get(slot);
+    if (flag) {
+      flagged.push(flag);
+      continue;
+    }
     const bps = deviationBps(price, slot.pegReference);
     lastTrace = traceOf(slot, bps);
     const direction = bps >= 0 ? "above" : "below";
@@ -630,7 +667,48 @@ export function detectDepegs(
       missingConfirmationCategories: all.filter((c) => !p.categories.has(c)),
     };
   } else if (pending) expiredPending++;
-  return { rows, pending: alive, expiredPending };
+  return { rows, pending: alive, expiredPending, flagged };
+}
+
+/**
+ * Lone contradicted prints among a coin's judged slots (ascending ts), keyed by slot. A slot is one
+ * when its consensus deviation `p` is beyond the threshold, it has a previous and a next judged slot
+ * each within the coverage gap (max(3 × cadence, 6 h)) of it, both neighbours' deviations in p's
+ * direction are under |p| / 2 and at least CONTRADICTION_BPS under |p|, and nothing confirms it at
+ * its time: fewer than two evidence labels (independent families, or market categories) show the
+ * condition in the slot, and no curated dependency has a confirmed incident that way overlapping it.
+ * The last slot (no next observation by as-of) is never lone.
+ */
+function lonePrints(
+  judged: JudgedSlot[],
+  threshold: number,
+  deps: DependencyIncident[],
+  asOf: number,
+): Map<Slot, FlaggedPrint> {
+  const out = new Map<Slot, FlaggedPrint>();
+  for (let i = 1; i + 1 < judged.length; i++) {
+    const [prev, s, next] = [judged[i - 1], judged[i], judged[i + 1]];
+    if (s.ts - prev.ts > coverageGapSec(prev) || next.ts - s.ts > coverageGapSec(s)) continue;
+    const bps = deviationBps(s.consensus.price, s.pegReference);
+    if (Math.abs(bps) < threshold) continue;
+    const sign = Math.sign(bps);
+    const p = Math.abs(bps);
+    const [pb, nb] = [prev, next].map((n) => deviationBps(n.consensus.price, n.pegReference));
+    const contradicts = (b: number) => sign * b < p / 2 && p - sign * b >= CONTRADICTION_BPS;
+    if (!contradicts(pb) || !contradicts(nb)) continue;
+    const direction = bps >= 0 ? "above" : "below";
+    if (new Set(evidenceOf(s, direction, threshold).labels).size >= 2) continue;
+    if (dependencyConfirmation(deps, s, direction, asOf)) continue;
+    out.set(s, {
+      print: traceOf(s, bps),
+      direction,
+      previousBps: pb,
+      nextBps: nb,
+      previousTs: prev.ts,
+      nextTs: next.ts,
+    });
+  }
+  return out;
 }
 
 /**

@@ -3,6 +3,7 @@ import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contr
 import {
   BAR_WICK_GUARD_BPS,
   type BarExtreme,
+  CONTRADICTION_BPS,
   type DependencyIncident,
   type DepegEventRow,
   detectDepegs,
@@ -39,10 +40,12 @@ import { must } from "../../api/lib/must.ts";
  *   same source on the same side (a one-point excursion that reverts), with no other source in its
  *   slot within 500 bps of it.
  * - `stuck-quote`: a source repeating one identical price on consecutive observations spanning
- *   ≥ 24 h, at a price beyond the depeg threshold from the reference, is not fresh evidence: every
- *   quote of that run is refused (e.g. a stale 0.1455 repeated for a week). Repeats at peg are kept,
- *   and so is a move: a repeat of at most two periods after which the source's next quote stays
- *   beyond the threshold the same way (`stuckQuotes`).
+ *   ≥ 24 h, at a price beyond the depeg threshold from the reference, while the market around it
+ *   moved — another family quoted elsewhere during the run, or the source's own next quote left the
+ *   repeated level — is not fresh evidence: every quote of that run is refused (e.g. a stale 0.1455
+ *   repeated for a week, then 1.005). A steady level (USDJ's two-decimal 1.10-1.13 of 2023) is an
+ *   observation, and so is a move: a repeat of at most two periods after which the source's next
+ *   quote stays beyond the threshold the same way (`stuckQuotes`). Repeats at peg are kept.
  *
  * NAV tokens (price follows a rising NAV) and floating pegs (no fixed target) keep their
  * consensus prices but are not judged: no depeg detection, no peg score. Slots without a usable
@@ -132,10 +135,18 @@ export function filterObservations(
     }
   }
   for (const o of spikes) rejected.push({ obs: o, reason: "single-source-spike" });
-  const stuck = judged ? stuckQuotes([...bySource.values()], pegCurrency, thresholdBps(pegType)) : new Set<Obs>();
+  const stuck = judged
+    ? stuckQuotes([...bySource.values()], plausible, pegCurrency, thresholdBps(pegType))
+    : new Set<Obs>();
   for (const o of stuck) if (!spikes.has(o)) rejected.push({ obs: o, reason: "stuck-quote" });
   return { kept: plausible.filter((o) => !spikes.has(o) && !stuck.has(o)), rejected };
 }
+
+/**
+ * Reason of a `depeg_flagged_prints` row and its manifest count: a consensus slot kept in the price
+ * grid but not used as depeg evidence (a lone print its neighbours contradict, see `FlaggedPrint`).
+ */
+export const LONE_PRINT_REASON = "lone-contradicted-print";
 
 /** Hard plausibility bound: no fiat stablecoin trades above this multiple of its reference. */
 export const PRICE_BOUND = 1.19;
@@ -181,40 +192,67 @@ export const STUCK_QUOTE_MIN_SPAN_SEC = 24 * 3600;
 
 /**
  * Quotes of stuck runs: per source (each sequence ascending by ts), maximal runs of exactly equal
- * prices spanning ≥ 24 h whose price is beyond `threshold` bps from a usable reference — unless the
- * run is a **move**: it spans at most two of the source's periods (a daily archive repeating one
- * day, as DefiLlama's does when it carries a value forward) and the source's next different quote
- * stays beyond the threshold the same way (the new level held: UST's 0.754 of 2022-05-09/10 followed
- * by 0.86). A run still at the end of the sequence (no next quote by as-of) is stuck until a later
- * quote shows the level held. Long runs are stuck whatever follows.
+ * prices spanning ≥ 24 h whose price is beyond `threshold` bps from a usable reference, while the
+ * market around the run moved. A quote **leaves** the run's level when it lies ≥ CONTRADICTION_BPS
+ * (300) from the repeated price or is not beyond the threshold the same way. The run is stuck when
+ * - a quote of another source family (`all`: every plausible quote of the coin) inside the run's
+ *   span leaves the level (the market was elsewhere while the source stood still), or
+ * - the source's next different quote leaves the level (the repeat hid a move: OUSD's 0.1455 for a
+ *   week, then 1.005; USDN's 0.3014 for 45 days, then 0.085) — except a **move**: a run of at most
+ *   two of the source's periods (a daily archive repeating one day) whose next quote stays beyond
+ *   the threshold the same way (UST's 0.754 of 2022-05-09/10 followed by 0.86).
+ * Otherwise the run is a steady level and kept (USDJ's 1.13, 1.10, 1.12 … of 2023, each followed by
+ * a quote within 300 bps); a run still at the end of the sequence (no later quote by as-of) is kept
+ * unless another family contradicts it.
  */
-function stuckQuotes(sequences: Obs[][], pegCurrency: string, threshold: number): Set<Obs> {
+function stuckQuotes(sequences: Obs[][], all: Obs[], pegCurrency: string, threshold: number): Set<Obs> {
   const out = new Set<Obs>();
+  const byTs = [...all].sort((a, b) => a.ts - b.ts);
+  const bpsFromRef = (o: Obs) => {
+    const ref = usableReference(o, pegCurrency);
+    return ref === null ? null : deviationBps(o.price, ref);
+  };
   for (const seq of sequences) {
     let i = 0;
     while (i < seq.length) {
       let j = i;
       while (j + 1 < seq.length && seq[j + 1].price === seq[i].price) j++;
       const span = seq[j].ts - seq[i].ts;
-      if (j > i && span >= STUCK_QUOTE_MIN_SPAN_SEC) {
-        const ref = usableReference(seq[i], pegCurrency);
-        const bps = ref === null ? 0 : deviationBps(seq[i].price, ref);
-        if (ref !== null && Math.abs(bps) >= threshold) {
-          const next = seq[j + 1];
-          const nextRef = next ? usableReference(next, pegCurrency) : null;
-          const nextBps = next && nextRef !== null ? deviationBps(next.price, nextRef) : 0;
-          const move =
-            next !== undefined &&
-            span <= 2 * Math.max(seq[i].intervalSec, SLOT_SEC) &&
-            Math.sign(nextBps) === Math.sign(bps) &&
-            Math.abs(nextBps) >= threshold;
-          if (!move) for (let k = i; k <= j; k++) out.add(seq[k]);
-        }
+      const bps = bpsFromRef(seq[i]);
+      if (j > i && span >= STUCK_QUOTE_MIN_SPAN_SEC && bps !== null && Math.abs(bps) >= threshold) {
+        const level = seq[i].price;
+        const family = sourceFamily(seq[i].source);
+        const sameCondition = (o: Obs) => {
+          const b = bpsFromRef(o);
+          return b !== null && Math.sign(b) === Math.sign(bps) && Math.abs(b) >= threshold;
+        };
+        const leaves = (o: Obs) => Math.abs(deviationBps(o.price, level)) >= CONTRADICTION_BPS || !sameCondition(o);
+        const next = seq[j + 1];
+        const short = span <= 2 * Math.max(seq[i].intervalSec, SLOT_SEC);
+        const move = next !== undefined && short && sameCondition(next);
+        const laterLeft = next !== undefined && !move && leaves(next);
+        const from = lowerBound(byTs, seq[i].ts);
+        let otherLeft = false;
+        for (let k = from; k < byTs.length && byTs[k].ts <= seq[j].ts && !otherLeft; k++)
+          otherLeft = sourceFamily(byTs[k].source) !== family && leaves(byTs[k]);
+        if (laterLeft || otherLeft) for (let k = i; k <= j; k++) out.add(seq[k]);
       }
       i = j + 1;
     }
   }
   return out;
+}
+
+/** Index of the first element of `xs` (ascending by ts) with ts ≥ `ts` (xs.length when none). */
+function lowerBound(xs: Obs[], ts: number): number {
+  let lo = 0,
+    hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid].ts < ts) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const toQuote = (o: Obs): Quote => ({
@@ -557,6 +595,20 @@ export const pegMonitor: Analytic = {
     },
     depeg_event_rows: { ...ROW_COLUMNS },
     depeg_incidents: { ...ROW_COLUMNS },
+    depeg_flagged_prints: {
+      stablecoin_id: "VARCHAR",
+      symbol: "VARCHAR",
+      direction: "VARCHAR",
+      slot_ts: "BIGINT",
+      price: "DOUBLE",
+      deviation_bps: "BIGINT",
+      previous_ts: "BIGINT",
+      previous_bps: "BIGINT",
+      next_ts: "BIGINT",
+      next_bps: "BIGINT",
+      reason: "VARCHAR",
+      quotes_json: "VARCHAR",
+    },
     depeg_pending: {
       stablecoin_id: "VARCHAR",
       symbol: "VARCHAR",
@@ -611,10 +663,12 @@ export const pegMonitor: Analytic = {
       source_quality_daily: [],
       depeg_event_rows: [],
       depeg_incidents: [],
+      depeg_flagged_prints: [],
       depeg_pending: [],
     };
     const rejected: Record<string, number> = {};
     let expired = 0;
+    let lonePrints = 0;
     // Upstream dependencies first, so dependency confirmation reads their finished incidents.
     const confirmed = new Map<string, DependencyIncident[]>();
     // Observations and dependencies name registry coins only.
@@ -684,6 +738,22 @@ export const pegMonitor: Analytic = {
         dependencyIncidents,
       });
       expired += det.expiredPending;
+      lonePrints += det.flagged.length;
+      for (const f of det.flagged)
+        tables.depeg_flagged_prints.push({
+          stablecoin_id: id,
+          symbol: coin.symbol,
+          direction: f.direction,
+          slot_ts: f.print.ts,
+          price: f.print.price,
+          deviation_bps: f.print.bps,
+          previous_ts: f.previousTs,
+          previous_bps: f.previousBps,
+          next_ts: f.nextTs,
+          next_bps: f.nextBps,
+          reason: LONE_PRINT_REASON,
+          quotes_json: j(f.print.quotes.map((q) => [q.source, q.category, q.price, q.observedAt])),
+        });
       for (const r of det.rows) tables.depeg_event_rows.push(eventRow(r));
       const incidents = linkIncidents(det.rows);
       confirmed.set(
@@ -699,6 +769,7 @@ export const pegMonitor: Analytic = {
       if (det.pending) tables.depeg_pending.push(pendingRow(det.pending));
     }
     if (expired) rejected["pending-expired-unconfirmed"] = expired;
+    if (lonePrints) rejected[LONE_PRINT_REASON] = lonePrints;
     return { tables, rejected };
   },
 };

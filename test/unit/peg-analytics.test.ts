@@ -211,7 +211,8 @@ describe("depeg detection", () => {
     const slots = [
       slot(T0, [q("c", 0.97)]),
       slot(T0 + H, [q("c", 1)]),
-      slot(T0 + 3 * H, [q("c", 0.95)]),
+      // two families: a print its neighbours contradict is evidence only when confirmed
+      slot(T0 + 3 * H, [q("c", 0.95), q("d", 0.95)]),
       slot(T0 + 4 * H, [q("c", 1)]),
       slot(T0 + 20 * H, [q("c", 0.98)]),
       slot(T0 + 21 * H, [q("c", 1)]),
@@ -324,10 +325,13 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
       obs("a", T0 + 4 * D, 0.767),
     ];
     expect(filterObservations(ust, "USD").rejected).toHaveLength(0);
-    // at as-of right after the repeat, nothing yet shows the level held: still refused as stuck
-    expect(filterObservations(ust.slice(0, 3), "USD").rejected.map((r) => r.reason)).toEqual([
-      "stuck-quote",
-      "stuck-quote",
+    // at as-of right after the repeat, nothing shows the market moved: an observation, kept
+    expect(filterObservations(ust.slice(0, 3), "USD").rejected).toHaveLength(0);
+    // … unless another family quoted elsewhere meanwhile (at peg on the second day): stuck
+    const contradicted = filterObservations([...ust.slice(0, 3), obs("binance", T0 + 2 * D - 3600, 0.99)], "USD");
+    expect(contradicted.rejected.map((r) => [r.obs.ts - T0, r.reason])).toEqual([
+      [D, "stuck-quote"],
+      [2 * D, "stuck-quote"],
     ]);
     // a repeat followed by a return to peg is stuck, and so is a repeat longer than two periods whatever follows
     expect(filterObservations([...ust.slice(0, 3), obs("a", T0 + 3 * D, 1)], "USD").rejected).toHaveLength(2);
