@@ -212,7 +212,7 @@ export const DATASETS: Dataset[] = [
     sources: [...PRICES, "defillama-stablecoins"],
     methodologies: ["depeg-detection", "price-consensus"],
     description:
-      "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v3).",
+      "Depeg incidents that started in the 90 days ending on the file date, newest first (ballast-depeg-v4).",
   },
   {
     topic: "contracts",

@@ -2,7 +2,9 @@
  * `make backtest`: runs price consensus and depeg detection over every recorded price archive
  * (daily prices 2020-12 → 2025-02, CoinGecko histories, Binance 1-minute USDC/USDT candles and the
  * 15-minute USDC series of the SVB week) and prints every event found with its fields and the
- * observations that opened, peaked and closed it. Nothing is published.
+ * observations that opened, peaked and closed it, then every lone print detection flagged and did
+ * not use as evidence (`depeg_flagged_prints`: a print its neighbours contradict, unconfirmed), each
+ * with its neighbours and quotes. Nothing is published.
  * Usage: tsx scripts/backtest.ts [--as-of ISO] [--coin <stablecoin-id>]
  */
 import { loadBuildConfig } from "../build/config.ts";
@@ -45,6 +47,29 @@ const events = await db.all<IncidentRow>(
   order by stablecoin_id, started_at`,
   onlyCoin ? { coin: onlyCoin } : undefined,
 );
+/** A `depeg_flagged_prints` row (BIGINT columns may arrive as text). */
+type FlaggedRow = {
+  stablecoin_id: string;
+  symbol: string;
+  slot_ts: number | string;
+  price: number;
+  deviation_bps: number | string;
+  previous_ts: number | string;
+  previous_bps: number | string;
+  next_ts: number | string;
+  next_bps: number | string;
+  quotes_json: string;
+};
+const flagged = await db.all<FlaggedRow>(
+  `select * from depeg_flagged_prints ${onlyCoin ? "where stablecoin_id = $coin" : ""} order by stablecoin_id, slot_ts`,
+  onlyCoin ? { coin: onlyCoin } : undefined,
+);
+const flaggedLine = (f: FlaggedRow) => {
+  const quotes = (JSON.parse(f.quotes_json) as [string, string, number, number][])
+    .map(([source, category, price, at]) => `${source}(${category})=${price.toFixed(5)}@${iso(at)}`)
+    .join(", ");
+  return `slot ${iso(Number(f.slot_ts))} ${Number(f.price).toFixed(5)} ${f.deviation_bps} bps  neighbours ${f.previous_bps} bps @${iso(Number(f.previous_ts))}, ${f.next_bps} bps @${iso(Number(f.next_ts))}  ← ${quotes}`;
+};
 const coverage = await db.all<{ coins: number; slots: number; first: number | null; last: number | null }>(`
   select count(distinct stablecoin_id)::integer as coins, count(*)::integer as slots, min(slot_ts)::integer as first, max(slot_ts)::integer as last
   from price_consensus_slots where kind = 'backfill'`);
@@ -94,5 +119,13 @@ for (const e of events) {
   console.log(traceLine("opened", trace.opened));
   console.log(traceLine("peak", trace.peak));
   console.log(traceLine("closed", trace.closed));
+  const end = e.ended_at === null ? asOf : Number(e.ended_at);
+  for (const f of flagged)
+    if (f.stablecoin_id === e.stablecoin_id && Number(f.slot_ts) >= Number(e.started_at) && Number(f.slot_ts) <= end)
+      console.log(`    ${"flagged".padEnd(10)} ${flaggedLine(f)}`);
 }
+console.log(
+  `\n${flagged.length} lone prints flagged, not used as depeg evidence (neighbours contradict them, nothing confirms them):`,
+);
+for (const f of flagged) console.log(`  ${f.stablecoin_id} (${f.symbol}) ${flaggedLine(f)}`);
 db.close();

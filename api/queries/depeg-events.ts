@@ -75,6 +75,6 @@ export function queryDepegEvents(ledger: DepegLedger, asOf: number, q: DepegEven
     totalExact: q.includeTotal,
     ...(counts ? { counts } : {}),
     nextCursor: rest.length > q.limit && last ? encodeCursor(last.startedAt, String(last.id)) : null,
-    methodology: methodology("ballast-depeg-v3", DEPEG_METHODOLOGY_LABEL, asOf),
+    methodology: methodology("ballast-depeg-v4", DEPEG_METHODOLOGY_LABEL, asOf),
   };
 }

@@ -44,7 +44,7 @@ const entry = (analytic: string, versionId: string, previousVersionIds: string[]
  */
 export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("price-consensus", PRICE_CONSENSUS_VERSION, ["ballast-price-consensus-v2", "ballast-price-consensus-v1"]),
-  entry("depeg-detection", DEPEG_METHODOLOGY_VERSION, ["ballast-depeg-v2", "ballast-depeg-v1"]),
+  entry("depeg-detection", DEPEG_METHODOLOGY_VERSION, ["ballast-depeg-v3", "ballast-depeg-v2", "ballast-depeg-v1"]),
   entry("peg-score", PEG_SCORE_VERSION, ["ballast-peg-score-v2", "ballast-peg-score-v1"]),
   entry("source-lineage-check", LINEAGE_CHECK_VERSION, []),
   entry("supply-chain-guard", SUPPLY_CHAIN_GUARD_VERSION, []),

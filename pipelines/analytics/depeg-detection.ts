@@ -3,8 +3,10 @@ import type { Consensus, Quote } from "./price-consensus.ts";
 import { must } from "../../api/lib/must.ts";
 
 /**
- * Depeg detection (methodology `ballast-depeg-v3`) on a 15-minute grid. Pure functions.
- * Changelog (pipelines/analytics/changelogs/depeg-detection.md): v3 (2026-11-25) — tracking lost at
+ * Depeg detection (methodology `ballast-depeg-v4`) on a 15-minute grid. Pure functions.
+ * Changelog (pipelines/analytics/changelogs/depeg-detection.md): v4 (2026-11-28) — a lone print its
+ * neighbours contradict is no evidence unless confirmed; a repeated quote is stuck only when the
+ * market around it moved (peg monitor). v3 (2026-11-25) — tracking lost at
  * as-of ends open events, dead coins' tracking ends, a copy stands in for its family only when its
  * original is absent, dependency confirmation. v2 (2026-11) — evidence labels are independent source families (a copied series is
  * not a second source), coverage gaps end incidents, peaks from OHLC bar extremes, NAV tokens and
@@ -39,6 +41,13 @@ import { must } from "../../api/lib/must.ts";
  *   (at least one 15-minute slot) after its last observed slot, the time that observation stands for (`closeReason`
  *   `orphan-tracking-removed`: tracking was lost, no recovery was observed); pending incidents and
  *   runs are dropped.
+ * - Lone prints: a judged slot beyond the threshold whose previous and next judged slots (each
+ *   within the coverage gap) both contradict it — each under half of its deviation and at least
+ *   CONTRADICTION_BPS (300) smaller in its direction — is no evidence unless a second evidence label
+ *   shows the condition in the slot or a curated dependency's confirmed incident overlaps it: it
+ *   neither opens, advances, peaks, closes nor supersedes anything, still counts as tracked time,
+ *   stays in the consensus grid, and is returned in `flagged` (USDP (Unit)'s +1711 of 2021-11-12
+ *   between +156 and +150). The last slot before as-of (no next observation) is never lone.
  * - Peaks: the peak is the most extreme of the slot consensus and, in slots already beyond the
  *   threshold the same way, the OHLC bar extremes of the slot (bar low for `below`, high for
  *   `above`) of sources that publish bars. One-print guard: a bar extreme counts only when it lies
@@ -54,7 +63,7 @@ import { must } from "../../api/lib/must.ts";
  *   into one incident: `startedAt`/`startPrice` of the first, peak of the worst, end of the last,
  *   `constituentEventCount` = rows linked. The incident id is the first row's id.
  */
-export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v3";
+export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v4";
 export const SLOT_SEC = 900;
 export const LARGE_CAP_USD = 1_000_000_000;
 export const SOFT_LARGE_CAP_USD = 750_000_000;
@@ -344,7 +353,9 @@ function dependencyConfirmation(
 
 /**
  * Runs detection over one coin's slots (ascending `ts`). Returns raw event rows (open ones have
- * `endedAt` null) and the pending incident still alive at `asOf`, if any.
+ * `endedAt` null), the pending incident still alive at `asOf`, if any, the number of pending
+ * incidents that expired unconfirmed, and the lone contradicted prints detection did not use
+ * (`flagged`, ascending ts).
  */
 export function detectDepegs(
   coin: { stablecoinId: string; symbol: string; pegType: string },

@@ -719,7 +719,7 @@ describe("peg monitoring routes", () => {
     expect((await req("/api/depeg-events?offset=50001")).status).toBe(400);
     const withPending = await (await req("/api/depeg-events?includePending=true&limit=1")).json();
     expect(Array.isArray(withPending.pending)).toBe(true);
-    expect(withPending.methodology.version).toBe("ballast-depeg-v3");
+    expect(withPending.methodology.version).toBe("ballast-depeg-v4");
   });
 
   it("backtest facts: UST below peg from 2022-05-09, never recovered (tracking ended after its death); USDC/SVB confirmed by CEX, peak from intraday, recovered by 2023-03-14", async () => {

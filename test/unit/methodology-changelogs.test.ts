@@ -37,7 +37,7 @@ describe("methodology changelogs", () => {
   it("finds the methodology versions the code publishes", () => {
     expect([...inCode.keys()].sort()).toEqual(
       expect.arrayContaining([
-        "ballast-depeg-v3",
+        "ballast-depeg-v4",
         "ballast-peg-score-v3",
         "ballast-price-consensus-v3",
         "ballast-lineage-check-v1",

@@ -454,6 +454,122 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
   });
 });
 
+describe("lone prints and steady levels (issue 29 items 4, 5; recorded DefiLlama archive)", () => {
+  const D = 86400;
+  /** 00:00 UTC of an ISO day, Unix s. */
+  const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
+  /** Daily 00:00 UTC points of the DefiLlama price archive (family `coingecko`), or of another source. */
+  const daily = (from: string, prices: number[], source = "defillama-prices") =>
+    prices.map((price, i) => ({
+      source,
+      category: (source === "binance" ? "CEX" : "off-chain") as "CEX" | "off-chain",
+      kind: "backfill" as const,
+      ts: day(from) + i * D,
+      intervalSec: D,
+      price,
+      low: price,
+      high: price,
+      mode: "upstream" as const,
+      reference: 1,
+      referenceSource: "par",
+    }));
+  const detect = (obs: ReturnType<typeof daily>, asOf: number, ctx = {}) => {
+    const { kept, rejected } = filterObservations(obs, "USD");
+    expect(rejected).toEqual([]);
+    const det = detectDepegs(coin, buildSlots(kept, "USD", [], null), asOf, ctx);
+    return { ...det, incidents: linkIncidents(det.rows) };
+  };
+  // stablecoin_prices.csv column `usdp` (USDP, Unit Protocol), rows labelled 2021-11-03 … 11-23 = 00:00 UTC of 11-04 … 11-24
+  const usdpUnit = [
+    1.0051785340067045, 1.0123519814489044, 1.0113767872001325, 1.0112535712774051, 1.015608212804755,
+    1.029282285972277, 1.0132859061387596, 1.0156153193806796, 1.1711479519117614, 1.0149695569693922,
+    1.0199691499254535, 1.019929915592434, 1.0205436428282864, 1.0233638821597513, 1.0217991017028267,
+    1.0155940624176047, 1.0163914980717943, 1.0194229846829543, 1.018295056124456, 0.9989205863641037,
+    1.0115681220498667,
+  ];
+  // column `musd`, 00:00 UTC of 2021-08-25 … 08-29
+  const musd = [1.0003409213409764, 1.001316516074413, 0.8618693256377913, 0.9809308618517173, 1.001573369319107];
+
+  it("a lone print its neighbours contradict neither opens nor peaks; it is flagged (USDP (Unit) 2021-11-12 +1711 in a +293 run)", () => {
+    const { incidents, flagged } = detect(daily("2021-11-04", usdpUnit), day("2021-11-25"));
+    // 11-05 … 11-22 stay ≥ +113 bps; 11-23 is 0.99892 (inside): one incident, its peak the run's own
+    // high 1.02928 (11-09): round(0.0292822 × 10000) = +293, not the 1.17115 print (+1711)
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({
+      direction: "above",
+      startedAt: day("2021-11-05"),
+      endedAt: day("2021-11-23"),
+      peakDeviationBps: 293,
+    });
+    expect(incidents[0].trace.peak.ts).toBe(day("2021-11-09"));
+    // the print stays visible: +1711 between 1.01561 (+156) and 1.01497 (+150), both < 1711 / 2 and ≥ 300 bps smaller
+    expect(flagged.map((f) => [f.print.ts, f.print.bps, f.previousBps, f.nextBps])).toEqual([
+      [day("2021-11-12"), 1711, 156, 150],
+    ]);
+  });
+
+  it("a lone print opens nothing unless another family or a dependency confirms it at its time (MUSD 2021-08-27 −1381)", () => {
+    const asOf = day("2021-08-31");
+    // 0.86187 (−1381) between 1.00132 (+13) and 0.98093 (−191): one later point −191 alone waits and expires
+    const alone = detect(daily("2021-08-25", musd), asOf);
+    expect(alone.incidents).toEqual([]);
+    expect(alone.flagged.map((f) => [f.print.ts, f.print.bps, f.previousBps, f.nextBps])).toEqual([
+      [day("2021-08-27"), -1381, 13, -191],
+    ]);
+    // a second family (a CEX) printing 0.862 in the same slot confirms it: the incident opens with that peak
+    const cex = detect([...daily("2021-08-25", musd), ...daily("2021-08-27", [0.862], "binance")], asOf);
+    expect(cex.flagged).toEqual([]);
+    expect(cex.incidents).toHaveLength(1);
+    expect(cex.incidents[0]).toMatchObject({ startedAt: day("2021-08-27"), peakDeviationBps: -1381 });
+    // so does a confirmed incident of a curated dependency overlapping the print (DAI, FRAX on 2023-03-12 via USDC)
+    const dep = detect(daily("2021-08-25", musd), asOf, {
+      dependencyIncidents: [
+        { stablecoinId: "usdc-circle", direction: "below", startedAt: day("2021-08-26") + 3 * H, endedAt: null },
+      ],
+    });
+    expect(dep.flagged).toEqual([]);
+    expect(dep.incidents[0]).toMatchObject({
+      peakDeviationBps: -1381,
+      confirmationSources: "coingecko+dependency:usdc-circle",
+    });
+  });
+
+  it("the newest print is never lone: as of its own day it waits for its next neighbour", () => {
+    const early = detect(daily("2021-08-25", musd.slice(0, 3)), day("2021-08-27"));
+    expect(early.flagged).toEqual([]);
+    expect(early.pending).toMatchObject({ firstSeenAt: day("2021-08-27"), peakSeenBps: -1381 });
+  });
+
+  // column `just-stablecoin` (USDJ), 00:00 UTC of 2023-01-25 … 03-01: 1.11, then 1.13 × 15, then 1.10 × 20
+  const usdj = [1.11, ...Array(15).fill(1.13), ...Array(20).fill(1.1)];
+  it("a steady two-decimal premium is an observation, not a stuck quote: USDJ as of 2023-03-01 is one open above-peg incident", () => {
+    const asOf = day("2023-03-01") + 1;
+    const { incidents, pending } = detect(daily("2023-01-25", usdj), asOf);
+    // 1.13 → 1.10 is −265 bps (< 300): the level held; 1.10 is the newest run, nothing after it moved
+    expect(pending).toBeNull();
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({
+      direction: "above",
+      startedAt: day("2023-01-25"),
+      endedAt: null,
+      peakDeviationBps: 1300,
+    });
+    // the current price is the newest 1.10
+    expect(currentConsensus(daily("2023-01-25", usdj), "USD", asOf).consensus.price).toBe(1.1);
+  });
+
+  it("a repeat is stuck when the market around it moved: its own next quote left the level (USDN 0.30143 × 45, then 0.0853)", () => {
+    // column `neutrino`, 00:00 UTC of 2023-01-24 … 03-13
+    const usdn = [0.3293, 0.32677401, ...Array(45).fill(0.30143382), 0.085287, 0.09322];
+    const { rejected } = filterObservations(daily("2023-01-24", usdn), "USD");
+    expect(rejected).toHaveLength(45);
+    expect(new Set(rejected.map((r) => r.reason))).toEqual(new Set(["stuck-quote"]));
+    expect(rejected.map((r) => r.obs.ts)).toEqual(Array.from({ length: 45 }, (_, i) => day("2023-01-26") + i * D));
+    // before the 0.0853 print (as of 2023-03-12) nothing shows the market moved: the run is kept
+    expect(filterObservations(daily("2023-01-24", usdn.slice(0, 47)), "USD").rejected).toEqual([]);
+  });
+});
+
 describe("peg score", () => {
   it("is null, with a reason, for NAV tokens, floating pegs, coins without a price or with too little history", () => {
     const base = { navToken: false, floatingPeg: false, pricedDays: 400, hasCurrentPrice: true };
