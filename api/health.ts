@@ -361,7 +361,7 @@ const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a +
 /** What a quality rejection producer's refusals mean for users (manifest `qualityRejections` keys). */
 const REJECTION_MEANING: Record<string, string> = {
   peg_monitor:
-    "refused price observations are used neither for consensus prices nor for depeg detection (one row per quote in `price_observation_rejections` of ballast.duckdb); `pending-expired-unconfirmed` counts moves that waited for a second independent source and expired unconfirmed, so no incident was published",
+    "refused price observations are used neither for consensus prices nor for depeg detection (one row per quote in `price_observation_rejections` of ballast.duckdb); `pending-expired-unconfirmed` counts moves that waited for a second independent source and expired unconfirmed, so no incident was published; `lone-contradicted-print` counts consensus prints kept in the price grid but not used as depeg evidence, because both neighbouring prints contradict them and nothing confirms them",
   supply_value_rejections:
     "implausible supply values are left out of every supply figure (rows in `supply_value_rejections` of ballast.duckdb)",
   supply_chain_guard:
