@@ -523,7 +523,11 @@ type PegMonitorInputs = {
   supplyCurrent: { stablecoin_id: string; circulating_usd: number | string };
 };
 
-/** The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current prices). */
+/**
+ * The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current
+ * prices, and `depeg_flagged_prints`: the lone contradicted prints detection did not use, one row per
+ * slot with its neighbours' deviations, counted in the manifest as `lone-contradicted-print`).
+ */
 export const pegMonitor: Analytic = {
   name: "peg_monitor",
   inputs: {
