@@ -3,6 +3,7 @@ import { type DonationsLedger, loadDonations } from "../../pipelines/registry/do
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
+import { sourceCurrentWindows } from "../../pipelines/sources/endpoints.ts";
 import type { Capture, CaptureInfo, ReaderProblem } from "../../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../../site-data/manifest.ts";
 import type { Db } from "../duckdb.ts";
@@ -250,7 +251,8 @@ async function loadDonationTables(db: Db, ledger: DonationsLedger): Promise<stri
 }
 
 /**
- * Creates the build context (`build_context`: as_of Unix s, as_of_day) and the (empty) history table.
+ * Creates the build context (`build_context`: as_of Unix s, as_of_day), the declared freshness windows
+ * (`source_current_windows`: endpoint, raw_table, window_sec; Endpoint.currentWindowSec) and the (empty) history table.
  * With `registry`, also loads the registry tables as given, without unreviewed coins (for callers that
  * load their own captures); loadAndModel instead calls `loadBuildRegistry` once captures are loaded.
  */
@@ -260,6 +262,11 @@ export async function prepareBuildDb(db: Db, asOf: number, registry?: Registry):
     as_of: asOf,
     as_of_day: asOfDay,
   });
+  await db.loadRows(
+    "source_current_windows",
+    { endpoint: "VARCHAR", raw_table: "VARCHAR", window_sec: "BIGINT" },
+    sourceCurrentWindows(),
+  );
   await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
   if (registry) await loadRegistryTables(db, registry, asOfDay);
 }
