@@ -5,9 +5,11 @@
 --   priority 2 `defillama-list`: this build's /stablecoins capture, current and 1/7/30-day buckets
 --     (int_list_supply_units);
 --   priority 3 `defillama-list`: list points persisted by earlier builds (hist_supply_snapshots);
---   priority 4 `coingecko-market-cap`: market cap / CoinGecko price of the day (a positive price no
---     higher than 1.19 x the peg's unit value; without one, / the peg's unit value for fixed pegs, and
---     int_supply_daily divides `market_cap_usd` by the coin's consensus price instead when one exists).
+--   priority 4 `coingecko-market-cap`: market cap / CoinGecko price of the day (the chart's own price,
+--     else CoinGecko's daily price as republished by Alchemy, a declared copy: a market-cap scrape carries
+--     no price; a positive price no higher than 1.19 x the peg's unit value). Without one, / the peg's unit
+--     value for fixed pegs, and int_supply_daily divides `market_cap_usd` by the coin's accepted consensus
+--     price instead when one exists. DAI 2023-03-12: 5,212,488,434 / 0.96699 = 5.390 B units (not 5.212 B).
 -- `window_sec`: the freshness window of the point's source (Endpoint.currentWindowSec of its `raw_table`, via
 -- source_current_windows): a point older than it is history, never the current supply.
 -- `usd` is PROVISIONAL: native x the fixed peg's unit value of the day (USD 1, ECB rate), or for other
@@ -77,10 +79,21 @@ persisted_points as (
     where snapshots.date <= context.as_of_day
 ),
 
+-- CoinGecko's own daily price as Alchemy republishes it (equal on 857/857 shared days), for market caps without one
+coingecko_copy_prices as (
+    select gecko_id, date, price_usd from stg_prices__daily where source = 'alchemy'
+),
+
 market_caps as (
-    select coins.id as stablecoin_id, coins.peg_currency, chart.date, chart.market_cap_usd, chart.price_usd
+    select
+        coins.id as stablecoin_id,
+        coins.peg_currency,
+        chart.date,
+        chart.market_cap_usd,
+        coalesce(chart.price_usd, copies.price_usd) as price_usd
     from stg_coingecko__market_chart chart
     inner join coins on coins.gecko_id = chart.gecko_id
+    left join coingecko_copy_prices copies on copies.gecko_id = chart.gecko_id and copies.date = chart.date
     where chart.market_cap_usd is not null
 ),
 
