@@ -37,6 +37,12 @@ describe("no current figure older than its window, at every audited as-of day", 
                or (s.supply_mode = 'list' and c.as_of - u.list_observed_at > 2 * 86400))`,
         );
         expect(staleSupply).toEqual([]);
+        // chain amounts share their coin's current day, so they are as fresh as it
+        const staleChains = await db.all<Row>(
+          `select ch.stablecoin_id, ch.chain_id from stablecoin_chain_supply ch cross join build_context c
+           where c.as_of - epoch(ch.date) > 3 * 86400`,
+        );
+        expect(staleChains).toEqual([]);
         // an ECB rate valuing current supply as `fx` is at most 4 days older than the supply's day
         const staleFx = await db.all<Row>(
           "select stablecoin_id, fx_rate_age_days from stablecoins where valuation_basis = 'fx' and fx_rate_age_days > 4",
