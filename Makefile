@@ -15,7 +15,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 install: node_modules/.package-lock.json ## Install dependencies when missing
 
-build: install ## Build and publish from the recorded capture (as-of 2025-09-07)
+build: install ## Build and publish from the recorded capture (as-of 2026-09-03T00:00Z)
 	npx tsx build/cli.ts build
 
 # One line, before any build, when the API port is taken.

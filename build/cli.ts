@@ -14,8 +14,12 @@ import { runSchedule } from "./schedule.ts";
 import { backfillSnapshots, type BackfillStep, verifySnapshot } from "./snapshots.ts";
 import { createSink } from "./sinks/create-sink.ts";
 
-/** Default as-of of a recorded build: the observation day of the recorded DefiLlama list. */
-export const RECORDED_AS_OF = "2025-09-07T00:00:00Z";
+/**
+ * Default as-of of a recorded build, chosen by measurement (README "What a build does", default as-of
+ * table): 00:00 UTC after the newest recorded DefiLlama list (open-defi-data, 2026-09-02 11:57 UTC), the
+ * day at which the most routes serve data and no current figure is older than its freshness window.
+ */
+export const RECORDED_AS_OF = "2026-09-03T00:00:00Z";
 
 const USAGE = `usage: tsx build/cli.ts <command> [options]
   build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)

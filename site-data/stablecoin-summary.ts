@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Artifact, num, sqlFile } from "./contract.ts";
-import { newestSupplyDay } from "./stablecoins.ts";
+import { supplyDataAsOf } from "./stablecoins.ts";
 
 /** Stablecoin summary (spec 2.4). USD values; `change*` are USD differences current − previous. */
 export const StablecoinSummarySchema = z.object({
@@ -76,7 +76,7 @@ export const stablecoinSummaryArtifact: Artifact = {
     }
     return {
       files: [{ path: stablecoinSummaryArtifact.outputs.main.path, payload: out, rows: Object.keys(out).length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins),
+      dataAsOf: supplyDataAsOf(rows.coins, ctx.sourceObservedAt),
     };
   },
 };

@@ -11,6 +11,13 @@ export const ChainCirculatingSchema = z.object({
   circulatingPrevMonth: z.number().nullable(),
 });
 
+/**
+ * Methodology version of current supply and its valuation (the freshness windows of
+ * int_coins_supply_usd / int_coins_supply_current, the rule of int_supply_valuation_daily and the units of
+ * int_supply_history_points / int_supply_daily; changelog supply-valuation.md).
+ */
+export const SUPPLY_VALUATION_VERSION = "ballast-supply-valuation-v2";
+
 /** Methodology version of the supply-chain guard (pipelines/models/marts/supply_chain_guard.sql; changelog supply-chain-guard.md). */
 export const SUPPLY_CHAIN_GUARD_VERSION = "ballast-supply-chain-guard-v1";
 
@@ -97,6 +104,12 @@ export const StablecoinDataSchema = z.object({
     .describe(
       "Present exactly when price is null: `no-observation` (no accepted quote up to as-of) or `stale-beyond-window` (the newest accepted quote is older than its source's staleness window)",
     ),
+  supplyUnavailableReason: z
+    .enum(["no-observation", "stale-beyond-window", "valuation-unavailable"])
+    .optional()
+    .describe(
+      "Present exactly when `circulating` is empty (current supply null): `no-observation` (no accepted supply point up to as-of), `stale-beyond-window` (the newest accepted point is older than its source's freshness window: 2 days for a DefiLlama list, 3 days for a daily point) or `valuation-unavailable` (units known, no USD value for them)",
+    ),
 });
 export type StablecoinData = z.infer<typeof StablecoinDataSchema>;
 
@@ -123,8 +136,9 @@ const bucket = (pegType: string, v: unknown) => {
 
 /**
  * `site-data/stablecoins.json` — the current list of every coin DefiLlama lists (source: DefiLlama
- * `/stablecoins`); without a list capture at as-of, every coin with a supply-history point in the 3 days
- * up to as-of. Supply (USD) = native units x the supply valuation rule of the point's day
+ * `/stablecoins`); without a list capture within its freshness window (2 days) of as-of, every coin with a
+ * supply-history point within its source's freshness window. A coin whose current supply is null carries
+ * `supplyUnavailableReason`. Supply (USD) = native units x the supply valuation rule of the point's day
  * (int_supply_valuation_daily); `supplySource` names where the units came from.
  */
 export const stablecoinsArtifact: Artifact = {
@@ -197,6 +211,13 @@ export const stablecoinsArtifact: Artifact = {
               >,
             }
           : {}),
+        ...(num(r.circulating_usd) === null
+          ? {
+              supplyUnavailableReason: (r.supply_unavailable_reason ?? "no-observation") as NonNullable<
+                StablecoinData["supplyUnavailableReason"]
+              >,
+            }
+          : {}),
       };
     });
     const sorted = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort());
@@ -206,9 +227,22 @@ export const stablecoinsArtifact: Artifact = {
       fxFallbackRateAgeDays: sorted(fxFallbackRateAgeDays),
     };
     const file: ArtifactFile = { path: stablecoinsArtifact.outputs.main.path, payload, rows: peggedAssets.length };
-    return { files: [file], dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? newestSupplyDay(rows.coins) };
+    return { files: [file], dataAsOf: supplyDataAsOf(rows.coins, ctx.sourceObservedAt) };
   },
 };
+
+/**
+ * Data time (Unix s) of the current supply figures: the list capture's observation when the list is
+ * current (`supply_mode` 'list'), else the newest current supply point (newestSupplyDay): a list older
+ * than its freshness window is not the data's time.
+ */
+export function supplyDataAsOf(
+  rows: Record<string, unknown>[],
+  sourceObservedAt: Record<string, number | null>,
+): number | null {
+  const listed = rows.some((r) => r.supply_mode === "list");
+  return (listed ? sourceObservedAt["defillama.stablecoins"] : null) ?? newestSupplyDay(rows);
+}
 
 /** The supplyChainGuard object of a `stablecoins` mart row quarantined by supply_chain_guard. */
 function supplyChainGuardOf(r: Record<string, unknown>): z.infer<typeof SupplyChainGuardSchema> {

@@ -3,6 +3,7 @@ import { type DonationsLedger, loadDonations } from "../../pipelines/registry/do
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
+import { ENDPOINTS, sourceCurrentWindows } from "../../pipelines/sources/endpoints.ts";
 import type { Capture, CaptureInfo, ReaderProblem } from "../../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../../site-data/manifest.ts";
 import type { Db } from "../duckdb.ts";
@@ -250,7 +251,8 @@ async function loadDonationTables(db: Db, ledger: DonationsLedger): Promise<stri
 }
 
 /**
- * Creates the build context (`build_context`: as_of Unix s, as_of_day) and the (empty) history table.
+ * Creates the build context (`build_context`: as_of Unix s, as_of_day), the declared freshness windows
+ * (`source_current_windows`: endpoint, raw_table, window_sec; Endpoint.currentWindowSec) and the (empty) history table.
  * With `registry`, also loads the registry tables as given, without unreviewed coins (for callers that
  * load their own captures); loadAndModel instead calls `loadBuildRegistry` once captures are loaded.
  */
@@ -260,6 +262,11 @@ export async function prepareBuildDb(db: Db, asOf: number, registry?: Registry):
     as_of: asOf,
     as_of_day: asOfDay,
   });
+  await db.loadRows(
+    "source_current_windows",
+    { endpoint: "VARCHAR", raw_table: "VARCHAR", window_sec: "BIGINT" },
+    sourceCurrentWindows(),
+  );
   await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
   if (registry) await loadRegistryTables(db, registry, asOfDay);
 }
@@ -328,10 +335,17 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
   const sources = await loader.finish(captures);
   fx.stagedCache?.prune();
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
-  if (!sources.some((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0)) {
+  const list = sources.find((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0);
+  const listWindowSec = ENDPOINTS["defillama.stablecoins"].currentWindowSec ?? 0;
+  if (!list) {
     // As-of fallback (int_coins_supply_current): current state from the supply history instead.
     warnings.push(
-      "source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point at most 3 days before as-of (supplySource defillama-history-gap-fill / coingecko-fallback)",
+      "source defillama.stablecoins: no capture observed at or before as-of; current supply from the latest supply-history point within its source's freshness window (3 days for a daily point) (supplySource defillama-history-gap-fill / coingecko-fallback)",
+    );
+  } else if (list.newestObservedAt !== null && opts.asOf - list.newestObservedAt > listWindowSec) {
+    // A list older than its freshness window is history, never the current state (int_coins_supply_usd).
+    warnings.push(
+      `source defillama.stablecoins: the newest capture (observed ${new Date(list.newestObservedAt * 1000).toISOString()}) is older than its ${listWindowSec / 86400}-day freshness window; current supply from the latest supply-history point within its source's freshness window (supplySource defillama-history-gap-fill / coingecko-fallback), coins without one are null (stale-beyond-window)`,
     );
   }
   for (const s of sources) {

@@ -42,7 +42,7 @@ export async function runModelStage(
   const [{ n: currentCoins }] = await db.all<{ n: number }>("select count(*)::integer as n from stablecoins");
   if (currentCoins === 0) {
     throw new Error(
-      "source defillama.stablecoins: no capture observed at or before as-of and no supply history in the 3 days up to as-of; nothing to build",
+      "source defillama.stablecoins: no capture observed at or before as-of (or none within its freshness window) and no supply history within its freshness window of as-of; nothing to build",
     );
   }
   const supplyRejections = Object.fromEntries(

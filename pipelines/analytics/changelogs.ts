@@ -12,7 +12,7 @@ import { YIELD_VERSION } from "./yield-scoring.ts";
 import { PSI_VERSION } from "./stability-index.ts";
 import { DEWS_VERSION } from "./stress-signals.ts";
 import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
-import { SUPPLY_CHAIN_GUARD_VERSION } from "../../site-data/stablecoins.ts";
+import { SUPPLY_CHAIN_GUARD_VERSION, SUPPLY_VALUATION_VERSION } from "../../site-data/stablecoins.ts";
 
 /**
  * One versioned analytic methodology and its changelog. `analytic` names the file
@@ -48,6 +48,7 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("peg-score", PEG_SCORE_VERSION, ["ballast-peg-score-v2", "ballast-peg-score-v1"]),
   entry("source-lineage-check", LINEAGE_CHECK_VERSION, []),
   entry("supply-chain-guard", SUPPLY_CHAIN_GUARD_VERSION, []),
+  entry("supply-valuation", SUPPLY_VALUATION_VERSION, ["ballast-supply-valuation-v1"]),
   entry("depeg-resolver", RESOLVER_POLICY_VERSION, []),
   entry("depeg-resolver", READINESS_VERSION, []),
   entry("freeze-ledger", FREEZE_METHODOLOGY, ["ballast-freeze-v1"]),

@@ -117,6 +117,8 @@ export const marketChartEndpoint: Endpoint = {
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
+  /** A daily market cap stands as the current supply for 3 days after its 00:00 UTC instant. */
+  currentWindowSec: 3 * 86400,
   payloadSchema: z.looseObject({
     prices: Series.optional(),
     market_caps: Series.optional(),

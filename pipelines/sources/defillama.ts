@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readCsvRows, ReaderDrops } from "./file-formats.ts";
+import { parseJsonText, readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { IMPLAUSIBLE_VALUE, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
 import { alignDailyInstant, labelToUtcInstant } from "./time.ts";
 import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
@@ -119,6 +119,8 @@ export const stablecoinsEndpoint: Endpoint = {
   time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" },
   mode: "snapshot",
   maxStalenessSec: 6 * 3600,
+  /** A list is the current supply for 2 days after it was observed (one missed daily capture). */
+  currentWindowSec: 2 * 86400,
   payloadSchema: z.looseObject({ peggedAssets: z.array(z.unknown()), chains: z.array(z.unknown()).optional() }),
   rowSchema: ListRow,
   table: {
@@ -249,6 +251,8 @@ export const stablecoinDetailEndpoint: Endpoint = {
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
+  /** A daily point stands as current for 3 days after its 00:00 UTC instant. */
+  currentWindowSec: 3 * 86400,
   payloadSchema: z.looseObject({
     id: z.string(),
     tokens: z.array(z.unknown()).optional(),
@@ -312,6 +316,8 @@ export const stablecoinChartsEndpoint: Endpoint = {
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 36 * 3600,
+  /** A daily point stands as current for 3 days after its 00:00 UTC instant. */
+  currentWindowSec: 3 * 86400,
   payloadSchema: z.array(z.unknown()),
   rowSchema: ChartRow,
   table: {
@@ -527,5 +533,88 @@ export function readDefillamaChainWideCsv(llamaId: string, pegType: string, zone
       }
     }
     return drops.output([{ params: { id: llamaId }, payload: { id: llamaId, chainBalances } }]);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// ConorsCode/open-defi-data's normalised list (`data/stablecoins.json`, MANIFEST §13).
+
+/**
+ * One record of open-defi-data's normalised `/stablecoins?includePrices=true` list: DefiLlama's
+ * values passed through (`circulating*Usd` = `circulating*.peggedUSD`, USD; null for every non-USD
+ * peg, whose fetcher reads `peggedUSD` only), `price` USD or null, `scrapedAt` an ISO-8601 UTC instant.
+ * No per-chain amounts, no `gecko_id` / `priceSource`.
+ */
+const OpenDefiStablecoin = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  symbol: z.string(),
+  pegType: z.string(),
+  pegMechanism: z.string().nullable().optional(),
+  circulatingUsd: z.number().nullable(),
+  circulatingPrevDayUsd: z.number().nullable(),
+  circulatingPrevWeekUsd: z.number().nullable(),
+  circulatingPrevMonthUsd: z.number().nullable(),
+  price: z.number().nullable(),
+  chains: z.array(z.string()),
+  scrapedAt: z.string(),
+});
+
+/** The open-defi-data list's time labels: `scrapedAt` ISO-8601 instants in UTC; the list is one snapshot. */
+export const OPEN_DEFI_STABLECOINS_TIME: SourceTime = {
+  zone: "UTC",
+  dailyBucket: "snapshot at scrapedAt (no daily points; prev day/week/month are DefiLlama's own points)",
+};
+
+/**
+ * Reader of open-defi-data's `stablecoins.<date>.json` (a JSON array of normalised DefiLlama list
+ * records, see OpenDefiStablecoin) into the `/stablecoins` payload the live endpoint returns
+ * (`{peggedAssets}`), so it loads through `stablecoinsEndpoint` like a live list capture observed at
+ * `observedAt` (Unix s, UTC: the run's newest `scrapedAt`, rounded up to the second).
+ * Each record becomes an asset with `circulating*: {peggedUSD: <usd>}` when the USD value is
+ * present (absent otherwise, so non-USD pegs carry no supply), its `price`, `chains` and no
+ * `chainCirculating`. Skipped records, counted: `record-invalid-<field>` (zod), `scraped-at-invalid`
+ * (unparsable instant) and `scraped-at-after-observation` (scraped after `observedAt`: a build as of
+ * an earlier instant must not see it). Throws (JsonPositionError) on invalid JSON and when the file
+ * is not an array.
+ */
+export function readOpenDefiStablecoinsJson(observedAt: number) {
+  return (text: string): ReaderOutput => {
+    const drops = new ReaderDrops();
+    const records = parseJsonText(text);
+    if (!Array.isArray(records)) throw new Error("open-defi-data stablecoins list: expected a JSON array of records");
+    const peggedAssets: Record<string, unknown>[] = [];
+    for (const raw of records) {
+      const parsed = OpenDefiStablecoin.safeParse(raw);
+      if (!parsed.success) {
+        drops.drop(`record-invalid-${parsed.error.issues[0]?.path.join(".") || "shape"}`);
+        continue;
+      }
+      const r = parsed.data;
+      const t = Date.parse(r.scrapedAt);
+      if (!Number.isFinite(t) || !/(Z|[+-]\d{2}:\d{2})$/.test(r.scrapedAt)) {
+        drops.drop("scraped-at-invalid");
+        continue;
+      }
+      if (t / 1000 > observedAt) {
+        drops.drop("scraped-at-after-observation");
+        continue;
+      }
+      const usd = (v: number | null) => (v === null ? undefined : { peggedUSD: v });
+      peggedAssets.push({
+        id: r.id,
+        name: r.name,
+        symbol: r.symbol,
+        pegType: r.pegType,
+        ...(r.pegMechanism ? { pegMechanism: r.pegMechanism } : {}),
+        price: r.price,
+        circulating: usd(r.circulatingUsd),
+        circulatingPrevDay: usd(r.circulatingPrevDayUsd),
+        circulatingPrevWeek: usd(r.circulatingPrevWeekUsd),
+        circulatingPrevMonth: usd(r.circulatingPrevMonthUsd),
+        chains: r.chains,
+      });
+    }
+    return drops.output([{ params: {}, payload: { peggedAssets } }]);
   };
 }

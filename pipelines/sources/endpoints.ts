@@ -42,6 +42,23 @@ export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
   ].map((e) => [e.key, e]),
 );
 
+/**
+ * Freshness window of every endpoint that declares one (`Endpoint.currentWindowSec`), as the rows of
+ * the build table `source_current_windows` (endpoint key, its raw table, window in seconds), sorted
+ * by endpoint. Models join on `raw_table` (a string literal naming an endpoint key such as
+ * `defillama.stablecoins` would read as a dependency on the model of that name). Throws when two
+ * endpoints of one raw table declare windows.
+ */
+export function sourceCurrentWindows(): { endpoint: string; raw_table: string; window_sec: number }[] {
+  const rows = Object.values(ENDPOINTS)
+    .filter((e) => e.currentWindowSec !== undefined)
+    .map((e) => ({ endpoint: e.key, raw_table: e.table.name, window_sec: e.currentWindowSec as number }))
+    .sort((a, b) => a.endpoint.localeCompare(b.endpoint));
+  const tables = new Set(rows.map((r) => r.raw_table));
+  if (tables.size !== rows.length) throw new Error("two endpoints of one raw table declare a freshness window");
+  return rows;
+}
+
 /** Base URL per live source (circuit name). */
 export const SOURCE_BASE_URLS: Record<string, string> = {
   defillama: DEFILLAMA_BASE_URL,

@@ -37,6 +37,8 @@ export const fxRatesEndpoint: Endpoint = {
   mode: "history",
   dateColumn: "date",
   maxStalenessSec: 4 * 86400,
+  /** An ECB reference rate of day D values D and the 4 days after it (weekends, holidays); later it is `fx-stale`. */
+  currentWindowSec: 4 * 86400,
   payloadSchema: z.looseObject({ base: z.string(), rates: z.record(z.string(), z.unknown()) }),
   rowSchema: FxRow,
   table: {

@@ -12,6 +12,8 @@ import {
   readDefillamaChainWideCsv,
   readDefillamaChartCsv,
   readDefillamaPricesWideCsv,
+  OPEN_DEFI_STABLECOINS_TIME,
+  readOpenDefiStablecoinsJson,
 } from "./defillama.ts";
 import { parseJsonText } from "./file-formats.ts";
 import { ECB_TIME, readEcbHistCsv } from "./frankfurter.ts";
@@ -30,7 +32,12 @@ export { readAlchemyPriceCsv, readTotalSupplySampleCsv } from "./archives.ts";
 export { readBinanceKlinesCsv, readCoingeckoRangeBarsJson } from "./binance.ts";
 export { readCoingeckoChartExportCsv, readCoingeckoMarketCapScrapeCsv } from "./coingecko.ts";
 export { readOpenDefiYieldsCsv } from "./defillama-yields.ts";
-export { readDefillamaChainWideCsv, readDefillamaChartCsv, readDefillamaPricesWideCsv } from "./defillama.ts";
+export {
+  readDefillamaChainWideCsv,
+  readDefillamaChartCsv,
+  readDefillamaPricesWideCsv,
+  readOpenDefiStablecoinsJson,
+} from "./defillama.ts";
 export { readEcbHistCsv } from "./frankfurter.ts";
 export { readBhemenUsdpCsv, readBhemenUsdtCsv, readPyusdSupplyCsv } from "./onchain-events.ts";
 
@@ -86,6 +93,12 @@ const NY = DEFILLAMA_ARCHIVE_TIME.zone;
 /** open-defi-data's yields head sample: every row's `scrapedAt` is 2026-09-02T11:57:41.317Z (MANIFEST §9), observed to the second. */
 const OPEN_DEFI_YIELDS_OBSERVED_AT = Math.floor(Date.parse("2026-09-02T11:57:41.317Z") / 1000);
 
+/**
+ * open-defi-data's normalised DefiLlama list of 2026-09-02 (MANIFEST §13): its newest `scrapedAt` is
+ * 2026-09-02T11:57:40.725Z, rounded UP to the second so a build as of 11:57:40Z does not see it.
+ */
+const OPEN_DEFI_STABLECOINS_OBSERVED_AT = Math.ceil(Date.parse("2026-09-02T11:57:40.725Z") / 1000);
+
 /** Every recorded input the embedded default build reads, relative to BALLAST_CAPTURE_DIR. */
 export const RECORDED_CAPTURES: RecordedCapture[] = [
   {
@@ -95,6 +108,14 @@ export const RECORDED_CAPTURES: RecordedCapture[] = [
     time: SNAPSHOT_TIME,
     required: true,
     read: readJsonFile(),
+  },
+  // The same endpoint a year later (snapshot mode: the newest list observed at or before as-of is read).
+  {
+    endpoint: "defillama.stablecoins",
+    file: "conorscode-open-defi-data/stablecoins.2026-09-02.json",
+    observedAt: OPEN_DEFI_STABLECOINS_OBSERVED_AT,
+    time: OPEN_DEFI_STABLECOINS_TIME,
+    read: readOpenDefiStablecoinsJson(OPEN_DEFI_STABLECOINS_OBSERVED_AT),
   },
   {
     endpoint: "coingecko.markets",

@@ -132,6 +132,16 @@ export interface Endpoint {
   dateColumn?: string;
   /** Maximum age (s) of the newest capture before the build reports the source stale. */
   maxStalenessSec: number;
+  /**
+   * Freshness window (s) of a value of this source as a CURRENT figure: a value whose instant (a
+   * snapshot's `observedAt`, a daily point's 00:00 UTC) is more than this before as-of still counts
+   * as history but never as the current value of its quantity (published null with
+   * `stale-beyond-window`, left out of totals). Declared by the sources of current supply (list,
+   * detail, charts, market caps) and FX; loaded into `source_current_windows` for the models.
+   * Absent: the source feeds no current figure through the SQL models (prices declare theirs in the
+   * peg monitor, `currentQuoteWindowSec`).
+   */
+  currentWindowSec?: number;
   /** Fetches the payload live. Absent for archive-only inputs. */
   fetchLive?: (client: HttpClient, params: Record<string, string>) => Promise<unknown>;
   /**

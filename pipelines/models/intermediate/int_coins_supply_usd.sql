@@ -1,8 +1,10 @@
 -- The current coin universe and a PROVISIONAL current USD supply (peg monitor floors, peer filter of the
 -- peg references; published values: int_coins_supply_current).
--- Universe: with a DefiLlama list capture at or before as-of (`supply_mode` = 'list'), every listed asset
--- (unreviewed upstream coins included: the registry loader adds them); without one ('history'), every
--- registry coin with a supply point in the 3 days up to as-of (the as-of fallback), and every registry coin
+-- Universe: with a FRESH DefiLlama list capture (observed at or before as-of and at most its freshness
+-- window before it, `source_current_windows` of `defillama.stablecoins`: 2 days) (`supply_mode` = 'list'),
+-- every listed asset (unreviewed upstream coins included: the registry loader adds them); without one
+-- ('history'; an older list counts as history only), every registry coin with a supply point within its
+-- source's freshness window (`window_sec`, e.g. 3 days for a daily point) up to as-of, and every registry coin
 -- alive at as-of with a price observation in the 7 days up to as-of (priced before its supply is known: it is
 -- listed with its price and a null current supply, `currentUnavailableReason`); a dead coin stays 30 days after its death.
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
@@ -22,8 +24,17 @@ points as (
     select * from int_supply_history_points
 ),
 
+-- the list is current only within its freshness window; an older one is history (its dated points stay)
+fresh_assets as (
+    select assets.*
+    from assets
+    cross join context
+    inner join source_current_windows windows on windows.raw_table = 'raw_defillama__stablecoins'
+    where context.as_of - assets.observed_at <= windows.window_sec
+),
+
 list_mode as (
-    select count(*) > 0 as has_list from assets
+    select count(*) > 0 as has_list from fresh_assets
 ),
 
 listed as (
@@ -34,7 +45,7 @@ listed as (
         assets.chains_json,
         cast(make_timestamp(assets.observed_at * 1000000) as date) as list_day,
         assets.observed_at as list_observed_at
-    from assets
+    from fresh_assets assets
     inner join coins on coins.llama_id = assets.llama_id
 ),
 
@@ -46,7 +57,7 @@ history_universe as (
         from points
         cross join context
         inner join coins on coins.id = points.stablecoin_id
-        where points.date between context.as_of_day - 3 and context.as_of_day
+        where points.date <= context.as_of_day and epoch(points.date) >= context.as_of - points.window_sec
         union all
         select obs.stablecoin_id, coins.llama_id, null::varchar, null::varchar, null::date, null::bigint, 'price' as history_basis, 2 as rank_
         from int_price_observations obs
@@ -69,7 +80,10 @@ latest_point as (
     from points
     cross join context
     inner join universe on universe.stablecoin_id = points.stablecoin_id
-    where points.date between coalesce(universe.list_day, context.as_of_day) - 3 and coalesce(universe.list_day, context.as_of_day) and points.usd is not null
+    -- a point of the (fresh) list's own day, else one within its source's freshness window of as-of
+    where points.date <= coalesce(universe.list_day, context.as_of_day)
+        and (points.date = universe.list_day or epoch(points.date) >= context.as_of - points.window_sec)
+        and points.usd is not null
     qualify row_number() over (partition by points.stablecoin_id order by points.date desc, points.priority, points.source) = 1
 ),
 

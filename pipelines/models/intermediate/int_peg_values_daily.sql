@@ -1,6 +1,7 @@
 -- USD value of one unit of each fixed peg per UTC day: the reference of the supply valuation rule
 -- (see int_supply_valuation_daily). USD: 1 (`par`). Other fiat: the ECB reference rate of the day or
--- of up to 4 days before (`fx`: weekends, holidays); else the most recent ECB rate before the day
+-- of up to 4 days before (`fx`: weekends, holidays; the freshness window `frankfurter.rates` declares,
+-- source_current_windows); else the most recent ECB rate before the day
 -- when it is at most 365 days old (`fx-stale`: e.g. the recorded ECB file ends 2025-05-09); else none
 -- (currency not published by the ECB, or discontinued: RUB after 2022-03), and the valuation falls
 -- back to the coin's accepted consensus price. Gold/silver, NAV tokens and floating pegs have no
@@ -37,6 +38,10 @@ spine as (
     from currencies, first_day, context, range(first_day.day, context.as_of_day + 1, interval 1 day) as days(d)
 ),
 
+fx_window as (
+    select window_sec / 86400 as days from source_current_windows where raw_table = 'raw_frankfurter__rates'
+),
+
 with_rate as (
     select spine.peg_currency, spine.date, fx.usd_per_unit, fx.date as fx_date
     from spine
@@ -53,11 +58,12 @@ final as (
         end as usd_per_unit,
         case
             when peg_currency = 'USD' then 'par'
-            when date - fx_date <= 4 then 'fx'
+            when date - fx_date <= fx_window.days then 'fx'
             when date - fx_date <= 365 then 'fx-stale'
         end as basis,
         case when peg_currency <> 'USD' then fx_date end as fx_date
     from with_rate
+    cross join fx_window
 )
 
 select * from final

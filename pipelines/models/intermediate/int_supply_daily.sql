@@ -6,6 +6,11 @@
 -- report ("anchors", kept when 0.8 <= r <= 1.25). Between two anchors at most 60 days apart r is
 -- interpolated linearly; otherwise each side's r fades linearly to 1 over 30 days. A source switch then
 -- never makes the series jump back and forth; better-source days are never changed.
+-- A CoinGecko market cap without a usable CoinGecko price of its day (`market_cap_usd` of
+-- int_supply_history_points) is divided by the coin's accepted consensus price at the point's 00:00 UTC
+-- instant (the last 15-minute slot at or before it, at most 1 day old, never after as-of) rather than by
+-- the peg's unit value: DAI on 2023-03-12 is 5.212 B / 0.96699 = 5.390 B units, not 5.212 B.
+-- `window_sec`: the freshness window of the point's source (int_supply_history_points).
 -- USD: native x int_supply_valuation_daily (the one valuation rule).
 -- Plausibility (rejection_reason, rows are dropped from every published supply table and written to
 -- supply_value_rejections):
@@ -25,10 +30,38 @@ coins as (
     select * from registry_coins
 ),
 
-candidates as (
-    select stablecoin_id, date, source, priority, native
+context as (
+    select * from build_context
+),
+
+slots as (
+    select slots.stablecoin_id, slots.slot_ts, slots.price
+    from price_consensus_slots slots
+    cross join context
+    where slots.price > 0 and slots.slot_ts <= context.as_of
+),
+
+first_candidates as (
+    select stablecoin_id, date, source, priority, native, market_cap_usd, window_sec
     from points
     qualify row_number() over (partition by stablecoin_id, date, source order by priority) = 1
+),
+
+candidates as (
+    select
+        first_candidates.stablecoin_id,
+        first_candidates.date,
+        first_candidates.source,
+        first_candidates.priority,
+        case
+            when first_candidates.market_cap_usd is not null and slot.slot_ts > epoch(first_candidates.date) - 86400
+                then first_candidates.market_cap_usd / slot.price
+            else first_candidates.native
+        end as native,
+        first_candidates.window_sec
+    from first_candidates
+    asof left join slots slot on slot.stablecoin_id = first_candidates.stablecoin_id
+        and slot.slot_ts <= epoch(first_candidates.date)
 ),
 
 best as (
@@ -78,6 +111,7 @@ valued as (
         adjusted.source,
         adjusted.priority,
         adjusted.level_adjustment,
+        adjusted.window_sec,
         adjusted.native * adjusted.level_adjustment as circulating_native,
         adjusted.native * adjusted.level_adjustment * valuation.usd_per_native as circulating_usd,
         valuation.usd_per_native,
@@ -107,6 +141,7 @@ final as (
         circulating_usd,
         usd_per_native,
         valuation_basis,
+        window_sec,
         case
             when circulating_usd > 1e13 then 'above-10t-usd'
             when prev_usd >= 1e6 and date - prev_date <= 7 and circulating_usd > 100 * prev_usd then 'over-100x-previous-day'

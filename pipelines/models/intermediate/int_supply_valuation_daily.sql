@@ -4,6 +4,9 @@
 --   other fiat pegs: the ECB rate of the day, carried forward up to 4 days           basis `fx`
 --     else the coin's accepted consensus price (as below) when observed after the
 --       most recent ECB rate's day (fresher than the rate)                           basis `consensus`
+--     else the same-peg consensus: the median of those fresher-than-the-rate consensus
+--       prices of the day's same-peg coins, when at least 3 coins have one (EUR as of
+--       2025-09-07: EURC/EURCV/EURe ~1.17, not the 121-day-old ECB rate)              basis `consensus`
 --     else the most recent ECB rate before the day, if at most 365 days old          basis `fx-stale`
 --     else (no ECB rate for the currency) the accepted consensus price, as below     basis `consensus`
 --   gold/silver, NAV tokens, floating pegs (and `OTHER`): the coin's accepted consensus price of the day:
@@ -50,6 +53,7 @@ classified as (
         epoch(days.date)::bigint + 86400 - 1 as day_end_ts,
         -- pegs without a fixed unit value (gold, silver, VAR) have no int_peg_values_daily row: consensus
         case when coins.nav_token or coins.floating_peg then 'market' else 'fixed' end as peg_class,
+        coins.peg_currency,
         peg_values.usd_per_unit as fixed_usd,
         peg_values.basis as fixed_basis,
         peg_values.fx_date
@@ -74,17 +78,35 @@ with_consensus as (
     asof left join slots after on after.stablecoin_id = classified.stablecoin_id and after.slot_ts > classified.day_end_ts
 ),
 
+-- same-peg consensus of a day whose ECB rate is beyond its window: the coins' consensus fresher than the rate
+peg_consensus as (
+    select peg_currency, date, median(consensus_usd) as usd, count(*) as contributors
+    from with_consensus
+    where peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400
+    group by peg_currency, date
+),
+
+with_peg_consensus as (
+    select
+        with_consensus.*,
+        case when peg_consensus.contributors >= 3 then peg_consensus.usd end as peg_consensus_usd
+    from with_consensus
+    left join peg_consensus on peg_consensus.peg_currency = with_consensus.peg_currency and peg_consensus.date = with_consensus.date
+),
+
 final as (
     select
         stablecoin_id,
         date,
         case
             when peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400 then consensus_usd
+            when peg_class = 'fixed' and fixed_basis = 'fx-stale' and peg_consensus_usd is not null then peg_consensus_usd
             when peg_class = 'fixed' and fixed_usd is not null then fixed_usd
             else consensus_usd
         end as usd_per_native,
         case
             when peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400 then 'consensus'
+            when peg_class = 'fixed' and fixed_basis = 'fx-stale' and peg_consensus_usd is not null then 'consensus'
             when peg_class = 'fixed' and fixed_usd is not null then fixed_basis
             when consensus_usd is not null then 'consensus'
             else 'unavailable'
@@ -92,9 +114,10 @@ final as (
         -- the ECB rate's day behind basis `fx` / `fx-stale` (null for every other basis)
         case
             when peg_class = 'fixed' and fixed_basis = 'fx-stale' and consensus_ts > epoch(fx_date) + 86400 then null
+            when peg_class = 'fixed' and fixed_basis = 'fx-stale' and peg_consensus_usd is not null then null
             when peg_class = 'fixed' and fixed_usd is not null and fixed_basis in ('fx', 'fx-stale') then fx_date
         end as fx_date
-    from with_consensus
+    from with_peg_consensus
 )
 
 select * from final

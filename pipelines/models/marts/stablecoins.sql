@@ -63,6 +63,8 @@ final as (
         supply.supply_mode,
         supply.supply_source,
         supply.supply_date,
+        -- why current supply is null: 'stale-beyond-window' or 'no-observation' (int_coins_supply_current)
+        supply.supply_unavailable_reason,
         supply.valuation_basis,
         supply.usd_per_native,
         -- age (days) of the ECB rate valuing the current supply (basis fx / fx-stale), else null
