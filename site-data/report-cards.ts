@@ -56,6 +56,11 @@ export const RawInputsSchema = z.object({
   pegScore: Score.nullable(),
   pegScoreUnavailableReason: z.string().nullable(),
   pricedDays: z.number().int(),
+  hasCurrentPrice: z
+    .boolean()
+    .describe(
+      "Whether the coin had a current price at as-of; false makes every grade NR (NAV tokens and floating pegs included)",
+    ),
   activeDepeg: z.boolean(),
   activeDepegBps: z.number().int().nullable(),
   currentDeviationBps: z.number().int().nullable(),
