@@ -190,8 +190,10 @@ describe("dated digests and DuckDB files", () => {
     const opened = d.depegIncidents.opened.map((i: { stablecoinId: string }) => i.stablecoinId);
     expect(opened).toEqual(expect.arrayContaining(["usdc-circle", "dai-sky"]));
     for (const i of d.depegIncidents.opened) {
-      expect(i.startedAt).toBeGreaterThan(d.windowStart);
-      expect(i.startedAt).toBeLessThanOrEqual(d.windowEnd);
+      // an edition lists the incidents confirmed in its window (their start may be backdated)
+      expect(i.startConfirmedAt).toBeGreaterThan(d.windowStart);
+      expect(i.startConfirmedAt).toBeLessThanOrEqual(d.windowEnd);
+      expect(i.startedAt).toBeLessThanOrEqual(i.startConfirmedAt);
       expect(i.endedAt).toBeNull(); // as of the day's close both were still open
     }
     expect(d.headline).toMatch(/USDC -\d+ bps/);
