@@ -20,7 +20,9 @@ import {
   SnapshotSchema,
   snapshotKey,
   type SnapshotStablecoin,
+  sectionCoverage,
   storedJson,
+  thinSections,
 } from "../site-data/snapshot.ts";
 import { StabilityIndexFileSchema, stabilityIndexArtifact } from "../site-data/stability-index.ts";
 import { stablecoinsArtifact, StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
@@ -121,6 +123,9 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
     if (!psi?.current) unavailable.psi = "no stability index reading as of this day";
     if (!dews) unavailable.dews = "no stress signals published as of this day";
     if (!liquidity) unavailable.liquidity = "no DEX pool capture observed by this day";
+    // Thin inputs: a per-coin section covering under SECTION_COVERAGE_FLOOR of the listed coins names its coverage.
+    const coverage = sectionCoverage(list.peggedAssets);
+    Object.assign(unavailable, thinSections(coverage));
     const dayStart = asOf - 86400;
     // The captures that contributed rows (a history file recorded after the day contributes none).
     const used = modelled.sources.flatMap((s) =>
@@ -163,6 +168,7 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
       liquidity: liquidity?.coins ?? [],
       depegIncidents: depeg.events.filter((e) => e.endedAt === null || e.endedAt >= dayStart),
       unavailable,
+      coverage, // the schema keeps counts and ids (the symbols only word `unavailable`)
     });
     const duckdb = files.get("ballast.duckdb");
     if (!(duckdb instanceof Uint8Array)) throw new Error(`snapshot ${day}: ballast.duckdb was not emitted`);

@@ -1,5 +1,5 @@
 -- Dataset scores-latest: one row per listed coin with its latest scores, largest USD supply first.
--- pegScore (ballast-peg-score-v3), safety score and grade (ballast-safety-score-v1), DEWS score and band
+-- pegScore (ballast-peg-score-v3), safety score and grade (ballast-safety-score-v2), DEWS score and band
 -- of the newest DEWS day, the one ending at as-of (ballast-dews-v1; null when the coin has no DEWS row that day), liquidityScore (null
 -- until DEX liquidity is published), coverageClass (full, limited-peg-history, unrated, defunct).
 with coins as (

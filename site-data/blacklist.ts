@@ -235,9 +235,26 @@ const gapPerCoin = (what: string) =>
  */
 export const BlacklistSummarySchema = z.object({
   stats: z.object({
-    usdcBlacklisted: z.number().int(),
-    usdtBlacklisted: z.number().int(),
-    goldBlacklisted: z.number().int(),
+    usdcBlacklisted: z
+      .number()
+      .int()
+      .describe("USDC addresses with an active freeze record: blacklisted, neither unblacklisted nor destroyed"),
+    usdtBlacklisted: z
+      .number()
+      .int()
+      .describe(
+        "USDT addresses with an active freeze record: blacklisted, neither unblacklisted nor destroyed (a destroy empties the address, so it leaves this count; see usdtAddressesOnBlacklist)",
+      ),
+    usdtAddressesOnBlacklist: z
+      .number()
+      .int()
+      .describe(
+        "USDT addresses still on the on-chain blacklist at as-of: blacklisted and not unblacklisted, destroyed or not (a destroy burns the balance but does not remove the address from the list)",
+      ),
+    goldBlacklisted: z
+      .number()
+      .int()
+      .describe("Gold-token (PAXG, XAUT) addresses with an active freeze record, as usdcBlacklisted"),
     frozenAddresses: z.number().int(),
     destroyedTotal: usd("sum of every destroy's amount at its event day"),
     destroyedAmountGapCount: gapCount("destroys"),
@@ -512,6 +529,8 @@ export function blacklistSummary(
     }
   }
   const live = [...active.values()].filter((r) => !r.destroyed);
+  // Still on the on-chain list: every open record, destroyed or not (only an unblacklist removes an address).
+  const onBlacklist = [...active.values()];
   const perCoinFrozenAddressCount: Record<string, number> = {};
   const frozen = tally();
   const frozenByCoin: Record<string, Tally> = {};
@@ -606,6 +625,7 @@ export function blacklistSummary(
     stats: {
       usdcBlacklisted: live.filter((r) => r.symbol === "USDC").length,
       usdtBlacklisted: live.filter((r) => r.symbol === "USDT").length,
+      usdtAddressesOnBlacklist: onBlacklist.filter((r) => r.symbol === "USDT").length,
       goldBlacklisted: live.filter((r) => GOLD.has(r.symbol)).length,
       frozenAddresses: new Set([...active.entries()].filter(([, r]) => !r.destroyed).map(([k]) => k.split("|")[2]))
         .size,

@@ -5,7 +5,11 @@ import { storedJson } from "./snapshot.ts";
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
-/** A coin whose supply moved during the edition's day (USD at the day's close, change in USD and %). */
+/**
+ * A coin whose supply moved during the edition's day: circulating USD at the day's close on the supply
+ * valuation rule (USD pegs at par, other fiat at the ECB rate, gold/NAV at the consensus price), change
+ * in USD and %. Source: supply_history_daily (DefiLlama list/detail, CoinGecko market caps).
+ */
 const SupplyMoverSchema = z.object({
   stablecoinId: z.string(),
   symbol: z.string(),
@@ -14,7 +18,12 @@ const SupplyMoverSchema = z.object({
   changePct: z.number().nullable(),
 });
 
-/** A depeg incident opened or closed during the day (spec 2.6 fields; times Unix s, deviation in bps). */
+/**
+ * A depeg incident whose start or end became known (was confirmed) during the day (spec 2.6 fields; times
+ * Unix s, deviation in bps). `startedAt`/`endedAt` are the incident's own, possibly backdated instants;
+ * `startConfirmedAt`/`endConfirmedAt` when detection established them. `endedAt`, `closeReason` and
+ * `endConfirmedAt` are null while the end was not yet known at the window's end.
+ */
 const DigestIncidentSchema = z.object({
   id: z.number(),
   stablecoinId: z.string(),
@@ -25,6 +34,32 @@ const DigestIncidentSchema = z.object({
   endedAt: z.number().int().nullable(),
   closeReason: z.string().nullable(),
   confirmationSources: z.string().nullable(),
+  startConfirmedAt: z
+    .number()
+    .int()
+    .describe("Unix s at which detection confirmed the start (the confirming slot, ≥ startedAt)"),
+  endConfirmedAt: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "Unix s at which the end became known: endedAt for an observed close; for `orphan-tracking-removed` (endedAt = last observation + one cadence), once the coverage gap max(3 × cadence, 6 h) after the last observation has passed",
+    ),
+});
+
+/** The stated basis of the supply figures: circulating supply, USD pegs at par (1 unit = 1 USD). */
+const SUPPLY_BASIS = "circulating-usd-pegs-at-par";
+/**
+ * Market value beside the supply figures, labelled: DefiLlama's price-valued total of every asset it
+ * tracks (`/stablecoincharts/all` `totalCirculatingUSD`) at the same two points; null without both.
+ */
+const MarketValueSchema = z.object({
+  source: z.literal("defillama-all"),
+  basis: z.literal("price-valued"),
+  totalUsd: z.number(),
+  previousTotalUsd: z.number(),
+  changeUsd: z.number(),
+  changePct: z.number().nullable(),
 });
 
 /** A freeze or destroy of the day (the largest by USD value at the event; amount null when unknown). */
@@ -44,9 +79,11 @@ const DigestFreezeSchema = z.object({
  * A daily digest (`site-data/daily-digest.json`, `digests/<YYYY-MM-DD>.json`): what changed during UTC
  * day `date`, over the window (`windowStart`, `windowEnd`] = (D 00:00, D+1 00:00] Unix s, composed by a
  * build as of `asOf` ≥ windowEnd from the marts the API serves (no text service: `headline` is
- * assembled from the figures below). Sections: `supply` (total circulating USD at the window's two
- * 00:00 UTC points, one aggregate universe at both, and the five largest per-coin moves; null when
- * either point is missing), `depegIncidents` (opened and closed in the window, open at its end),
+ * assembled from the figures below). Sections: `supply` (total circulating supply at the window's two
+ * 00:00 UTC points on one stated basis, `basis` = circulating supply with USD pegs at par, one aggregate
+ * universe at both, the five largest per-coin moves, and DefiLlama's price-valued `marketValue` apart;
+ * null when either point is missing), `depegIncidents` (whose start or end was confirmed in the window,
+ * with their possibly backdated instants; open at its end),
  * `freezes` (blacklist/unblacklist/destroy counts, USD frozen and destroyed at event prices, the five
  * largest), `gradeChanges` (safety grade changes dated in the window), `stabilityIndex` (the PSI
  * reading dated D against D−1; null without one).
@@ -63,11 +100,19 @@ export const DailyDigestSchema = z.object({
       date: Day,
       previousDate: Day,
       universe: z.enum(["ballast-listed", "defillama-all"]),
+      basis: z
+        .literal(SUPPLY_BASIS)
+        .describe(
+          "totalUsd, previousTotalUsd, changeUsd and changePct are circulating supply with USD pegs at par: `ballast-listed` sums the listed coins on the supply valuation rule (USD pegs 1 × units, other pegs at their reference rate); `defillama-all` takes DefiLlama's chart units (each peg's unit at 1), not its price-valued total (that is `marketValue`)",
+        ),
       totalUsd: z.number(),
       previousTotalUsd: z.number(),
       changeUsd: z.number(),
       changePct: z.number().nullable(),
       movers: z.array(SupplyMoverSchema),
+      marketValue: MarketValueSchema.nullable().describe(
+        "DefiLlama's price-valued total (market value, not supply) at the same two points; null without both",
+      ),
     })
     .nullable(),
   depegIncidents: z.object({
@@ -116,7 +161,7 @@ export type DailyDigest = z.infer<typeof DailyDigestSchema>;
  */
 export const dailyDigestArtifact = sqlArtifact(import.meta.url, {
   key: "daily-digest",
-  schemaVersion: "1.0.0",
+  schemaVersion: "1.1.0",
   maxAgeSec: 86400,
   description:
     "What changed during the last closed UTC day: supply moves, depeg incidents, freezes, grade changes, stability-index band.",
@@ -135,8 +180,8 @@ export const dailyDigestArtifact = sqlArtifact(import.meta.url, {
     description: [
       "The digest of the last UTC day closed at the serving build's as-of: `{date, edition, asOf, windowStart, windowEnd, headline, supply, depegIncidents, freezes, gradeChanges, stabilityIndex, _meta}`.",
       "The window is (`date` 00:00, next day 00:00] UTC (Unix s), so observations stamped at the closing midnight belong to the day they close.",
-      "`supply`: total circulating USD at the two 00:00 UTC points of the window from one aggregate universe (`ballast-listed`, else `defillama-all`), change in USD and %, and the five largest per-coin moves (null when either point is missing).",
-      "`depegIncidents`: incidents (spec 2.6 fields, deviation in bps) that opened or closed in the window and the count open at its end. `freezes`: blacklist, unblacklist and destroy counts, USD frozen and destroyed at event prices (`amountsMissing` events without an amount), the five largest.",
+      "`supply`: total circulating supply at the two 00:00 UTC points of the window on one stated basis (`basis`: circulating supply, USD pegs at par) from one aggregate universe (`ballast-listed`, else `defillama-all`), change in USD and %, the five largest per-coin moves, and `marketValue` (DefiLlama's price-valued total, labelled apart; null without it); null when either supply point is missing.",
+      "`depegIncidents`: incidents (spec 2.6 fields, deviation in bps) whose start or end was confirmed in the window (`startConfirmedAt`, `endConfirmedAt`), with their possibly backdated `startedAt`/`endedAt`, and the count open at its end. `freezes`: blacklist, unblacklist and destroy counts, USD frozen and destroyed at event prices (`amountsMissing` events without an amount), the five largest.",
       "`gradeChanges`: safety grade changes dated in the window. `stabilityIndex`: the PSI reading dated `date` against the day before, `bandChanged`. `headline` is composed from these figures, deterministically.",
     ].join(" "),
   },

@@ -56,6 +56,11 @@ export const RawInputsSchema = z.object({
   pegScore: Score.nullable(),
   pegScoreUnavailableReason: z.string().nullable(),
   pricedDays: z.number().int(),
+  hasCurrentPrice: z
+    .boolean()
+    .describe(
+      "Whether the coin had a current price at as-of; false makes every grade NR (NAV tokens and floating pegs included)",
+    ),
   activeDepeg: z.boolean(),
   activeDepegBps: z.number().int().nullable(),
   currentDeviationBps: z.number().int().nullable(),
@@ -273,7 +278,7 @@ const cardsOf = (rows: Record<string, unknown>[]): CardRow[] =>
     coverage: r.coverage_class as z.infer<typeof CoverageSchema>,
   }));
 const dataAsOf = (ctx: ArtifactContext) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
-const SAFETY_LABEL = "Safety score v1 (backing, exit, economic control)";
+const SAFETY_LABEL = "Safety score v2 (backing, exit, economic control; NR without a current price)";
 const HELD_AFTER_SEC = 48 * 3600;
 
 /** Publication status of the grades (`{newest_price_at}` row of score_publication.sql): held when the newest current price is older than 48 h at as-of (or missing). */

@@ -56,12 +56,85 @@ export const SnapshotStablecoinSchema = z.object({
 export type SnapshotStablecoin = z.infer<typeof SnapshotStablecoinSchema>;
 
 /**
+ * Share of the listed coins a per-coin section must cover before it counts as covered: a section
+ * covering fewer (`covered < SECTION_COVERAGE_FLOOR × of`) names its coverage in `unavailable`.
+ */
+export const SECTION_COVERAGE_FLOOR = 0.9;
+
+/** How many of the snapshot's listed coins a per-coin section has a value for, and which. */
+export const SectionCoverageSchema = z.object({
+  covered: z.number().int(),
+  of: z.number().int(),
+  coins: z.array(z.string()).describe("ids of the covered coins, in list order"),
+});
+export type SectionCoverage = z.infer<typeof SectionCoverageSchema>;
+
+/** What each per-coin section of a snapshot needs from one listed coin. */
+const SECTION_TEST = {
+  price: { has: (c: CoverageCoin) => c.price !== null, what: "a current price", note: "" },
+  supply: { has: (c: CoverageCoin) => c.circulating[c.pegType] !== undefined, what: "a circulating supply", note: "" },
+  chains: {
+    has: (c: CoverageCoin) => c.chains.length > 0,
+    what: "a per-chain supply breakdown",
+    note: ": the chain tables and chain totals hold only these coins",
+  },
+} as const;
+type CoverageCoin = {
+  id: string;
+  symbol: string;
+  pegType: string;
+  price: number | null;
+  circulating: Record<string, number>;
+  chains: string[];
+};
+
+/**
+ * Coverage of the per-coin sections (`price`, `supply`, `chains`) over the listed coins of a snapshot
+ * (the `/stablecoins` list rows). Pure.
+ */
+export function sectionCoverage(
+  coins: readonly CoverageCoin[],
+): Record<keyof typeof SECTION_TEST, SectionCoverage & { symbols: string[] }> {
+  const of = (k: keyof typeof SECTION_TEST): SectionCoverage & { symbols: string[] } => {
+    const covered = coins.filter(SECTION_TEST[k].has);
+    return {
+      covered: covered.length,
+      of: coins.length,
+      coins: covered.map((c) => c.id),
+      symbols: covered.map((c) => c.symbol),
+    };
+  };
+  return { price: of("price"), supply: of("supply"), chains: of("chains") };
+}
+
+/**
+ * The `unavailable` entries of thin sections: one per section covering fewer than
+ * {@link SECTION_COVERAGE_FLOOR} of the listed coins, e.g. `chains: "1 of 16 listed coins have a
+ * per-chain supply breakdown … (USDC); the others have none as of this day"`.
+ */
+export function thinSections(
+  coverage: Record<keyof typeof SECTION_TEST, SectionCoverage & { symbols: string[] }>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, c] of Object.entries(coverage) as [
+    keyof typeof SECTION_TEST,
+    SectionCoverage & { symbols: string[] },
+  ][])
+    if (c.covered < SECTION_COVERAGE_FLOOR * c.of)
+      out[k] =
+        `${c.covered} of ${c.of} listed coins have ${SECTION_TEST[k].what}${c.covered ? ` (${c.symbols.join(", ")})` : ""}; the others have none as of this day${c.covered ? SECTION_TEST[k].note : ""}`;
+  return out;
+}
+
+/**
  * `snapshots/<YYYY-MM-DD>.json`: the immutable public record of one UTC day, built as of the day's close
  * (`asOf` = the next day's 00:00:00Z, Unix s; `generatedAt` = asOf so a rebuild is byte-identical). It names
  * what it came from (`buildId` of the emitted artifacts, `methodologyVersions`, every input capture
  * with its sha256) and carries the coins, FX fallback rates, report cards, PSI, DEWS, DEX liquidity and
  * the depeg incidents open at as-of or started that day. A section whose input did not exist that day
- * is null or empty and named in `unavailable` (section → reason); nothing is invented.
+ * is null or empty and named in `unavailable` (section → reason); nothing is invented. `coverage` counts
+ * the listed coins each per-coin section (price, supply, chains) covers; a section under
+ * {@link SECTION_COVERAGE_FLOOR} of them is named in `unavailable` with its coverage too.
  */
 export const SnapshotSchema = z.object({
   version: z.literal(SNAPSHOT_VERSION),
@@ -79,6 +152,10 @@ export const SnapshotSchema = z.object({
   liquidity: z.array(DexLiquidityRowSchema),
   depegIncidents: z.array(DepegEventSchema),
   unavailable: z.record(z.string(), z.string()),
+  coverage: z
+    .object({ price: SectionCoverageSchema, supply: SectionCoverageSchema, chains: SectionCoverageSchema })
+    .optional()
+    .describe("listed coins each per-coin section covers (absent in snapshots stored before it was added)"),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 

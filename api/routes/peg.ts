@@ -105,7 +105,7 @@ export const PEG_ROUTES: RouteDecl[] = [
     response: TapeEventsResponseSchema,
     summary: "Chronological tape of typed events",
     description:
-      "Typed events newest first (`ts` desc, `id` desc): `depeg.started`, `depeg.recovered`, `depeg.closed` (class `depeg`); `freeze.blacklist`, `freeze.unblacklist`, `freeze.destroy` (class `freeze`, with `chain`; a destroy is `warning`, `critical` from $10M; a freeze `warning` from $1M); `score.upgrade`, `score.downgrade`, `score.rated`, `score.unrated` (class `score`: safety grade changes of `ballast-safety-score-v1`, one per coin and UTC day; a downgrade is `warning`, `critical` into D or F; id `score-<stablecoinId>-<day Unix s>`). Filters combine with AND; lists are comma-separated; `since`/`until` are Unix seconds.",
+      "Typed events newest first (`ts` desc, `id` desc): `depeg.started`, `depeg.recovered`, `depeg.closed` (class `depeg`); `freeze.blacklist`, `freeze.unblacklist`, `freeze.destroy` (class `freeze`, with `chain`; a destroy is `warning`, `critical` from $10M; a freeze `warning` from $1M); `score.upgrade`, `score.downgrade`, `score.rated`, `score.unrated` (class `score`: safety grade changes of `ballast-safety-score-v2`, one per coin and UTC day; a downgrade is `warning`, `critical` into D or F; id `score-<stablecoinId>-<day Unix s>`). Filters combine with AND; lists are comma-separated; `since`/`until` are Unix seconds.",
     handler: (ctx, route) =>
       ledgerPage<TapeLedger>(route, ctx, (l) => queryEvents(l, ctx.query as z.output<typeof EventsQuery>)),
   },

@@ -69,7 +69,7 @@ export const RISK_ROUTES: RouteDecl[] = [
     artifact: bind(reportCardsV9Artifact),
     summary: "Safety score report cards (current model)",
     description:
-      "One card per listed coin (`ballast-safety-score-v1`): pillars Backing 40%, Exit 35%, Economic control 25% (grade, score, reason each), peg multiplier, caps applied, missing inputs (NR), coverage class and every raw input, so the grade can be recomputed. `publication.status` is `held` when the price inputs are older than 48 h at as-of; a held publication is served with `Cache-Control: no-store`.",
+      "One card per listed coin (`ballast-safety-score-v2`): pillars Backing 40%, Exit 35%, Economic control 25% (grade, score, reason each), peg multiplier, caps applied, missing inputs (NR), coverage class and every raw input, so the grade can be recomputed. `publication.status` is `held` when the price inputs are older than 48 h at as-of; a held publication is served with `Cache-Control: no-store`.",
     async handler(ctx, route): Promise<RouteResult> {
       const { value, path } = await artifactPayload<z.infer<typeof ReportCardsV9PayloadSchema>>(route, ctx);
       return { file: path, dataAsOf: need(ctx.build).dataAsOf(path), noStore: value.publication.status === "held" };
@@ -87,7 +87,7 @@ export const RISK_ROUTES: RouteDecl[] = [
     artifact: bind(reportCardsArtifact),
     summary: "Legacy report cards",
     description:
-      "Spec 2.11 (`ballast-report-card-v1`): five dimensions (pegStability as a multiplier, liquidity = effective exit, resilience, decentralization, dependencyRisk), weights, `pegMultiplierExponent`, grade thresholds A+..F, `NR` with `missingInputs`, `ratedDimensions`, dependencies (weights sum ≤ 1), `rawInputs`, `isDefunct`, and the dependency graph (edges upstream → dependent).",
+      "Spec 2.11 (`ballast-report-card-v2`): five dimensions (pegStability as a multiplier, liquidity = effective exit, resilience, decentralization, dependencyRisk), weights, `pegMultiplierExponent`, grade thresholds A+..F, `NR` with `missingInputs`, `ratedDimensions`, dependencies (weights sum ≤ 1), `rawInputs`, `isDefunct`, and the dependency graph (edges upstream → dependent).",
   },
   {
     kind: "json",

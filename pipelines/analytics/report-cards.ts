@@ -177,6 +177,7 @@ export const reportCards: Analytic = {
           pegScore: p?.peg_score ?? null,
           pegScoreUnavailableReason: p?.peg_score_unavailable_reason ?? "no-price",
           pricedDays: p?.priced_days ?? 0,
+          hasCurrentPrice: p?.price !== null && p?.price !== undefined,
           activeDepeg: open.length > 0,
           activeDepegBps: maxOrNull(openBps, beyond),
           currentDeviationBps: cur,
@@ -299,6 +300,7 @@ type Observed = Pick<
   | "pegScore"
   | "pegScoreUnavailableReason"
   | "pricedDays"
+  | "hasCurrentPrice"
   | "activeDepeg"
   | "activeDepegBps"
   | "currentDeviationBps"
@@ -443,6 +445,7 @@ function historicalRaw(
     pegScore: reason === null ? s.pegScore : null,
     pegScoreUnavailableReason: reason,
     pricedDays,
+    hasCurrentPrice,
     activeDepeg: s.activeDepeg,
     activeDepegBps: activeBps,
     currentDeviationBps: null,

@@ -3,20 +3,22 @@
  * coins' scores, which `rawInputs.dependencies` carries) to its grades. Two models over the same
  * inputs, each versioned with a changelog (`pipelines/analytics/changelogs/`):
  *
- * - **Safety score** (`ballast-safety-score-v1`, `/api/safety-grades`, `/api/report-cards/v9`): three
+ * - **Safety score** (`ballast-safety-score-v2`, `/api/safety-grades`, `/api/report-cards/v9`): three
  *   pillars — Backing 40% (collateral risk 50%, custody 25%, proof of reserves 25%), Exit 35% (the better
  *   of redemption route and market depth, plus a tenth of the other), Economic control 25% (governance 60%,
  *   home-chain infrastructure 40%) — times the peg multiplier `(pegScore/100)^0.4`, then dependency
  *   exposure, active-depeg caps and the limited-evidence ceiling.
- * - **Legacy report card** (`ballast-report-card-v1`, `/api/report-cards`, spec 2.11): five dimensions
+ * - **Legacy report card** (`ballast-report-card-v2`, `/api/report-cards`, spec 2.11): five dimensions
  *   (pegStability as multiplier; liquidity 0.30 = effective exit; resilience 0.20; decentralization 0.15;
  *   dependencyRisk 0.25), the overall rule of the reference's five-dimension model.
  *
  * Rules shared by both:
  * - NR when a required input is missing, with the missing inputs named: no curated risk facts in the
  *   registry, no price at all (`no-price`) or no current price (`no-current-price`). Never a guessed grade.
+ *   This holds for NAV tokens and floating pegs too (v2): they need no peg score, but a coin whose price
+ *   is null at as-of (`hasCurrentPrice` false) is NR with `price (no-current-price)` (or `no-price`).
  *   A peg score of 0 gives F 0 with or without the other inputs (the multiplier is 0, so they cannot matter).
- * - Peg: NAV tokens and floating pegs have no peg score; their multiplier is 1. A coin with a current
+ * - Peg: NAV tokens and floating pegs with a current price have no peg score; their multiplier is 1. A coin with a current
  *   price but fewer than 30 priced days (`insufficient-history`) has multiplier 1 and its overall is
  *   capped at 80 (A−): a grade above A− needs a peg track record.
  * - Active depeg caps (open incident peak, or the current deviation when beyond the threshold):
@@ -25,8 +27,8 @@
  * - Grades from the score (first match): A+ 87, A 83, A− 80, B+ 75, B 70, B− 65, C+ 60, C 55, C− 50, D 40, F 0.
  */
 import { must } from "../../api/lib/must.ts";
-export const SAFETY_SCORE_VERSION = "ballast-safety-score-v1";
-export const REPORT_CARD_VERSION = "ballast-report-card-v1";
+export const SAFETY_SCORE_VERSION = "ballast-safety-score-v2";
+export const REPORT_CARD_VERSION = "ballast-report-card-v2";
 
 export type Grade = "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D" | "F" | "NR";
 
@@ -170,6 +172,12 @@ export interface RawInputs {
   /** Why pegScore is null (peg-summary reasons). */
   pegScoreUnavailableReason: string | null;
   pricedDays: number;
+  /**
+   * Whether the coin has a current price at as-of (`peg_scores.price` not null: an accepted quote inside
+   * its source's staleness window; in the daily history, a priced day within the 2 days before). False
+   * makes every grade NR, NAV tokens and floating pegs included.
+   */
+  hasCurrentPrice: boolean;
   activeDepeg: boolean;
   /** |bps| of the worst open incident's peak, or the current deviation when beyond the threshold; null when none. */
   activeDepegBps: number | null;
@@ -263,6 +271,10 @@ function pegEvidence(r: RawInputs): {
   missing: string[];
   note: string;
 } {
+  if ((r.navToken || r.floatingPeg) && !r.hasCurrentPrice) {
+    const reason = r.pricedDays === 0 ? "no-price" : "no-current-price";
+    return { multiplier: null, ceiling: null, missing: [`price (${reason})`], note: `no current price (${reason})` };
+  }
   if (r.navToken || r.floatingPeg)
     return {
       multiplier: 1,
@@ -316,7 +328,7 @@ export interface SafetyScore {
 }
 
 /**
- * Safety score (`ballast-safety-score-v1`) of one coin from its raw inputs. Pure; never throws.
+ * Safety score (`ballast-safety-score-v2`) of one coin from its raw inputs. Pure; never throws.
  * Dependencies: score = (1 − W)·s + Σ wᵢ·min(s, upᵢ) over collateral/custody/bridge dependencies
  * (W = Σ wᵢ ≤ 1; an unrated upstream counts {@link UNRATED_UPSTREAM_SCORE}); a wrapper dependency caps
  * at upstream − 3 and a mechanism dependency at upstream, whatever its weight.
@@ -447,7 +459,7 @@ export interface LegacyCard {
 }
 
 /**
- * Legacy five-dimension card (`ballast-report-card-v1`). Pure. Overall = weighted mean of the rated
+ * Legacy five-dimension card (`ballast-report-card-v2`). Pure. Overall = weighted mean of the rated
  * non-peg dimensions (renormalised; fewer than 2 rated → NR) × peg multiplier, × 0.9 when liquidity is
  * NR, active-depeg caps, the limited-evidence ceiling; `ratedDimensions` = rated base dimensions + 1
  * when the peg is rated.

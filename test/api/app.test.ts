@@ -181,8 +181,12 @@ describe("auth matrix and errors", () => {
     });
     expect(d.headline.startsWith("2025-09-06: ")).toBe(true);
     expect(d.supply).toMatchObject({ date: "2025-09-07", previousDate: "2025-09-06", universe: "ballast-listed" });
-    for (const i of d.depegIncidents.opened)
-      expect(i.startedAt > d.windowStart && i.startedAt <= d.windowEnd, String(i.id)).toBe(true);
+    // an edition lists the incidents confirmed in its window; their start may be backdated before it
+    for (const i of d.depegIncidents.opened) {
+      expect(i.startConfirmedAt > d.windowStart && i.startConfirmedAt <= d.windowEnd, String(i.id)).toBe(true);
+      expect(i.startedAt).toBeLessThanOrEqual(i.startConfirmedAt);
+    }
+    expect(d.supply.basis).toBe("circulating-usd-pegs-at-par");
     const stored = readFileSync(
       join(
         dir,

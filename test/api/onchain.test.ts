@@ -265,6 +265,23 @@ describe("/api/blacklist-summary totals: units named, unknown terms make a total
     expect(stats.perCoinFrozenAmountGapCount).toEqual(active);
   });
 
+  it("usdtBlacklisted counts active freeze records; usdtAddressesOnBlacklist counts addresses still on the list (780)", async () => {
+    // On the on-chain list at as-of: per address, AddedBlackList minus RemovedBlackList in block order
+    // (DestroyedBlackFunds burns the balance but leaves the address listed).
+    const listed = new Map<string, boolean>();
+    for (const r of usdtCsv
+      .filter((r) => r.event_name === "AddedBlackList" || r.event_name === "RemovedBlackList")
+      .filter((r) => utcSec(r.timestamp) <= RECORDED_AS_OF)
+      .sort((a, b) => Number(a.block_number) - Number(b.block_number) || Number(a.log_index) - Number(b.log_index)))
+      listed.set(r._user.toLowerCase(), r.event_name === "AddedBlackList");
+    const onList = [...listed.values()].filter(Boolean).length;
+    expect(onList).toBe(780); // the issue's count, here replayed from the raw log
+    const { stats } = (await get<BlacklistSummary>("/api/blacklist-summary")).body;
+    expect(stats.usdtAddressesOnBlacklist).toBe(onList);
+    expect(stats.usdtBlacklisted).toBe(activeFrozenFromCsv().USDT);
+    expect(stats.usdtBlacklisted).toBe(260);
+  });
+
   it("destroyed totals: USD (1 x units for these USD pegs) beside exact token units, no gaps", async () => {
     const wipe = must(
       usdpCsv.find((r) => r.event_name === "FrozenAddressWiped"),

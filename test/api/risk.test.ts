@@ -131,7 +131,7 @@ describe("risk routes on the recorded build", () => {
     const v2 = await served.get<HistoryRowV2[]>("/api/safety-score-history-v2?stablecoin=usdc-circle&days=3650");
     expect(must(v2.body.at(-1), "the last v2 history row").publication).toMatchObject({
       kind: "published",
-      methodologyVersion: "ballast-safety-score-v1",
+      methodologyVersion: "ballast-safety-score-v2",
     });
     const short = await served.get<HistoryRow[]>("/api/safety-score-history?stablecoin=usdc-circle&days=1");
     expect(short.body[0]).toMatchObject({ prevGrade: null });

@@ -97,9 +97,26 @@ describe("the 2023-03-11 snapshot", () => {
     expect(usdc[0].peakDeviationBps).toBeLessThan(-500);
   });
 
-  it("says which sections had no input that day instead of inventing them", () => {
-    expect(snapshot().unavailable).toEqual({ liquidity: "no DEX pool capture observed by this day" });
-    expect(snapshot().liquidity).toEqual([]);
+  it("says which sections had no input that day instead of inventing them, and which were thin", () => {
+    const s = snapshot();
+    expect(s.unavailable.liquidity).toBe("no DEX pool capture observed by this day");
+    expect(s.liquidity).toEqual([]);
+    // Thin sections name their coverage. Recorded inputs of that day: per-chain history exists for USDC
+    // only (check-sked stablecoin_USDC_circulating_by_chain.csv); supply for USDT, USDC (CoinGecko market
+    // caps, DefiLlama history) and DAI (market-cap scrape): 3 of the 16 listed coins.
+    expect(s.stablecoins).toHaveLength(16);
+    const withSupply = s.stablecoins.filter((c) => c.circulatingUsd !== null).map((c) => c.symbol);
+    const withChains = s.stablecoins.filter((c) => c.chains.length > 0).map((c) => c.symbol);
+    expect(withSupply.sort()).toEqual(["DAI", "USDC", "USDT"]);
+    expect(withChains).toEqual(["USDC"]);
+    expect(s.coverage).toMatchObject({
+      price: { covered: 16, of: 16 },
+      supply: { covered: 3, of: 16 },
+      chains: { covered: 1, of: 16, coins: ["usdc-circle"] },
+    });
+    expect(s.unavailable.supply).toMatch(/^3 of 16 listed coins have a circulating supply \(/);
+    expect(s.unavailable.chains).toMatch(/^1 of 16 listed coins have a per-chain supply breakdown \(USDC\)/);
+    expect(Object.keys(s.unavailable).sort()).toEqual(["chains", "liquidity", "supply"]); // price covers 16 of 16
   });
 });
 
@@ -190,14 +207,21 @@ describe("dated digests and DuckDB files", () => {
     const opened = d.depegIncidents.opened.map((i: { stablecoinId: string }) => i.stablecoinId);
     expect(opened).toEqual(expect.arrayContaining(["usdc-circle", "dai-sky"]));
     for (const i of d.depegIncidents.opened) {
-      expect(i.startedAt).toBeGreaterThan(d.windowStart);
-      expect(i.startedAt).toBeLessThanOrEqual(d.windowEnd);
+      // an edition lists the incidents confirmed in its window (their start may be backdated)
+      expect(i.startConfirmedAt).toBeGreaterThan(d.windowStart);
+      expect(i.startConfirmedAt).toBeLessThanOrEqual(d.windowEnd);
+      expect(i.startedAt).toBeLessThanOrEqual(i.startConfirmedAt);
       expect(i.endedAt).toBeNull(); // as of the day's close both were still open
     }
     expect(d.headline).toMatch(/USDC -\d+ bps/);
     expect(d.headline).toMatch(/DAI -\d+ bps/);
     expect(d.stabilityIndex).toMatchObject({ date: "2023-03-11", previousBand: "BEDROCK", bandChanged: true });
     expect(d.supply.changeUsd).toBeCloseTo(d.supply.totalUsd - d.supply.previousTotalUsd, 0);
+    expect(d.supply.basis).toBe("circulating-usd-pegs-at-par");
+    expect(d.supply.marketValue.changeUsd).toBeCloseTo(
+      d.supply.marketValue.totalUsd - d.supply.marketValue.previousTotalUsd,
+      0,
+    );
   });
 
   it("digest-snapshot: 400 for a bad date, 404 for a day without a digest", async () => {

@@ -85,3 +85,43 @@ describe("stability index and DEWS over recorded history (as of 2022-05-20)", ()
     }
   });
 });
+
+// Grades need a current price (safety score v2): as of 2026-09-03 the newest TBILL, USYC and USDY quotes are
+// beyond their sources' staleness windows, so their price is null and their grades are NR, price named.
+describe("grades without a current price are NR (as of 2026-09-03)", () => {
+  const LATE = Date.parse("2026-09-03T00:00:00Z") / 1000;
+  let late: Db;
+  beforeAll(async () => {
+    late = (await loadAndModel({ asOf: LATE, captureDir: CAPTURE_DIR })).db;
+  }, 300_000);
+  afterAll(() => late?.close());
+
+  it("TBILL, USYC and USDY have price null and are NR on both models, with the price named as missing", async () => {
+    const rows = await late.all<{
+      symbol: string;
+      price: number | null;
+      reason: string | null;
+      safety_grade: string;
+      report_card_grade: string;
+      safety_json: string;
+    }>(
+      `select c.symbol, s.price, s.price_unavailable_reason as reason, r.safety_grade, r.report_card_grade, r.safety_json
+       from report_cards r join stablecoins s using (stablecoin_id) join registry_coins c on c.id = r.stablecoin_id
+       where c.symbol in ('TBILL', 'USYC', 'USDY') order by c.symbol`,
+    );
+    expect(rows.map((r) => r.symbol)).toEqual(["TBILL", "USDY", "USYC"]);
+    for (const r of rows) {
+      expect([r.symbol, r.price, r.reason]).toEqual([r.symbol, null, "stale-beyond-window"]);
+      expect([r.symbol, r.safety_grade, r.report_card_grade]).toEqual([r.symbol, "NR", "NR"]);
+      expect(JSON.parse(r.safety_json).missingInputs).toEqual(["price (no-current-price)"]);
+    }
+  });
+
+  it("no listed, living coin whose price is null carries a grade", async () => {
+    const [{ n }] = await late.all<{ n: number }>(
+      `select count(*)::integer as n from report_cards r join stablecoins s using (stablecoin_id)
+       where s.price is null and not r.is_defunct and (r.safety_grade <> 'NR' or r.report_card_grade <> 'NR')`,
+    );
+    expect(n).toBe(0);
+  });
+});

@@ -14,6 +14,7 @@ const fiat = (over: Partial<RawInputs> = {}): RawInputs => ({
   pegScore: 92,
   pegScoreUnavailableReason: null,
   pricedDays: 1251,
+  hasCurrentPrice: true,
   activeDepeg: false,
   activeDepegBps: null,
   currentDeviationBps: 0,
@@ -135,6 +136,30 @@ describe("safety score (ballast-safety-score-v1)", () => {
     expect(safetyScore(fiat({ navToken: true, pegScore: null, pegScoreUnavailableReason: "nav-token" })).score).toBe(
       89,
     );
+  });
+
+  it("grades NR without a current price, NAV tokens and floating pegs included (v2)", () => {
+    // A NAV token whose price is null at as-of (TBILL, USYC, USDY as of 2026-09-03): no grade, the price named.
+    const stale = fiat({
+      navToken: true,
+      pegScore: null,
+      pegScoreUnavailableReason: "nav-token",
+      hasCurrentPrice: false,
+    });
+    expect(safetyScore(stale)).toMatchObject({ grade: "NR", score: null, missingInputs: ["price (no-current-price)"] });
+    expect(legacyCard(stale)).toMatchObject({ overallGrade: "NR", overallScore: null });
+    expect(legacyCard(stale).missingInputs).toEqual(["price (no-current-price)"]);
+    const never = fiat({
+      floatingPeg: true,
+      pegScore: null,
+      pegScoreUnavailableReason: "floating-peg",
+      pricedDays: 0,
+      hasCurrentPrice: false,
+    });
+    expect(safetyScore(never).missingInputs).toEqual(["price (no-price)"]);
+    // with a current price the same NAV token is graded (multiplier 1), and a defunct coin stays F 0
+    expect(safetyScore({ ...stale, hasCurrentPrice: true }).grade).not.toBe("NR");
+    expect(safetyScore({ ...stale, isDefunct: true })).toMatchObject({ grade: "F", score: 0 });
   });
 
   it("blends exposure to a weaker upstream and caps wrappers at upstream − 3", () => {
