@@ -26,7 +26,7 @@ const dbs = new Map<string, Db>();
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   // one model run per digest day: as of the day's close
-  for (const asOf of ["2023-03-12", "2023-03-13", "2023-03-17"])
+  for (const asOf of ["2022-11-12", "2023-03-12", "2023-03-13", "2023-08-04"])
     dbs.set(asOf, (await loadAndModel({ asOf: at(`${asOf}T00:00:00Z`), captureDir: CAPTURE_DIR })).db);
 }, 600_000);
 afterAll(() => {
@@ -76,30 +76,32 @@ describe("supply on one stated basis, market value apart (digest of 2023-03-11)"
 describe("incidents appear on the day their backdated start or end was confirmed", () => {
   const usdj = (list: DailyDigest["depegIncidents"]["opened"]) => list.filter((i) => i.stablecoinId === "usdj-just");
 
-  // Real case on this branch: USDJ's above-peg run first seen 2023-03-12 00:00Z is confirmed by the
-  // second daily point (2023-03-13 00:00Z); its tracking ends after 2023-03-13 (end 03-14 00:00Z,
-  // orphan-tracking-removed), which is known once the 3-day coverage gap has passed (after 03-16 00:00Z).
-  it("USDJ's start (2023-03-12 00:00Z) is in the digest of 2023-03-12, which its window does not contain", async () => {
-    const d = await digestOf(db("2023-03-13"));
-    expect(d.date).toBe("2023-03-12");
+  // Real case: USDJ's above-peg run (one episode, ballast-depeg-v4) is first seen at 2022-11-11 00:00Z and
+  // confirmed by the next daily point (2022-11-12 00:00Z); the recorded prices end with 2023-07-31, so
+  // tracking ends at 2023-08-01 00:00Z (orphan-tracking-removed), which is known once the 3-day coverage
+  // gap after the last observation (2023-07-31 00:00Z) has passed: 2023-08-03 00:00:01Z.
+  it("USDJ's start (2022-11-11 00:00Z) is in the digest of 2022-11-11, the day its confirmation closes", async () => {
+    const d = await digestOf(db("2022-11-12"));
+    expect(d.date).toBe("2022-11-11");
     const [i] = usdj(d.depegIncidents.opened);
-    expect(i).toMatchObject({ direction: "above", startedAt: at("2023-03-12T00:00:00Z"), endedAt: null });
-    expect(i.startedAt).toBeLessThanOrEqual(d.windowStart); // backdated
-    expect(i.startConfirmedAt).toBe(at("2023-03-13T00:00:00Z"));
-    expect(d.headline).toMatch(/USDJ \d+ bps since 2023-03-12 00:00Z/);
+    expect(i).toMatchObject({ direction: "above", startedAt: at("2022-11-11T00:00:00Z"), endedAt: null });
+    expect(i.startedAt).toBeLessThanOrEqual(d.windowStart); // backdated to the first print
+    expect(i.startConfirmedAt).toBe(at("2022-11-12T00:00:00Z"));
+    expect(d.headline).toMatch(/USDJ \d+ bps since 2022-11-11 00:00Z/);
   });
 
-  it("USDJ's end (2023-03-14 00:00Z) is in the digest of 2023-03-16, when tracking loss became known", async () => {
-    const d = await digestOf(db("2023-03-17"));
-    expect(d.date).toBe("2023-03-16");
+  it("USDJ's end (2023-08-01 00:00Z) is in the digest of 2023-08-03, when tracking loss became known", async () => {
+    const d = await digestOf(db("2023-08-04"));
+    expect(d.date).toBe("2023-08-03");
     const [i] = usdj(d.depegIncidents.closed);
     expect(i).toMatchObject({
-      startedAt: at("2023-03-12T00:00:00Z"),
-      endedAt: at("2023-03-14T00:00:00Z"),
+      startedAt: at("2022-11-11T00:00:00Z"),
+      endedAt: at("2023-08-01T00:00:00Z"),
       closeReason: "orphan-tracking-removed",
     });
-    // last observation 03-13 00:00Z, daily cadence: gap max(3 × 86400, 6 h) → known 1 s after 03-16 00:00Z
-    expect(i.endConfirmedAt).toBe(at("2023-03-16T00:00:00Z") + 1);
+    // last observation 07-31 00:00Z, daily cadence: gap max(3 × 86400, 6 h) → known 1 s after 08-03 00:00Z
+    expect(i.endConfirmedAt).toBe(at("2023-08-03T00:00:00Z") + 1);
+    expect(i.endedAt ?? Number.POSITIVE_INFINITY).toBeLessThan(d.windowStart); // backdated before the window
     expect(usdj(d.depegIncidents.opened)).toEqual([]);
   });
 
