@@ -22,7 +22,8 @@ const USAGE = `usage: tsx build/cli.ts <command> [options]
         [--if-changed]           skip when the serving build has the same inputs and code (make run)
   build --from DAY --to DAY      backfill one immutable dated snapshot per UTC day (days already published are skipped)
   verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one (exit 1 on a difference)
-  restore --build ID             serve a stored build again (rollback): checks its files against its manifest, then moves latest.json
+  restore --build ID             serve a stored build again (rollback): checks its files against its manifest and the dated
+                                 files its datapackages name (never rewritten), then moves latest.json
   capture                        fetch every live upstream once and write raw captures
   schedule [--once JOB[,JOB]]    live mode: run the jobs on their cadences (prices-peg 15 min, freezes 20 min, markets hourly, daily 00:05 UTC),
                                  capture → build as of now → publish, run log in scheduler/ (README "Runbook: running live"); --once: each job once
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
     if (!id) throw new Error("--build: required (a build id under builds/, e.g. 20250907T0000Z-9db156a)");
     const r = await restoreBuild(createSink(config), id);
     process.stdout.write(
-      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest\n`,
+      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest, ${r.datedChecked} dated files against its datapackages${r.datedRepublished.length ? ` (${r.datedRepublished.length} pruned ones written back)` : ""}\n`,
     );
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));
