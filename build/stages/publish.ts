@@ -160,8 +160,8 @@ export interface PublishResult {
 }
 
 /**
- * Dated copies (write-once) split by what is stored at their key: `absent` (to write) and the count
- * already stored with the same bytes. Throws naming the first key stored with other bytes: the first
+ * The dated copies (write-once) with nothing stored at their key yet: the ones to write (a copy stored
+ * with the same bytes is left out). Throws naming the first key stored with other bytes: the first
  * publication of a date owns it, and the datasets emitter only hands over copies of a day it owns
  * (EmitContext.storedSha256), so other bytes mean another build published the day meanwhile.
  */
