@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     else {
       const first = c.problems[0];
       process.stdout.write(
-        `chain broken: first at ${first.date}: ${first.file}: ${first.reason} (${c.problems.length} problems over ${c.rows} rows)\n`,
+        `chain broken: first at ${first.date}: ${first.file}: ${first.reason} (${c.problems.length} problem${c.problems.length === 1 ? "" : "s"} over ${c.rows} rows)\n`,
       );
       process.stdout.write(`${c.problems.map((p) => `  ${p.date} ${p.file}: ${p.reason}`).join("\n")}\n`);
     }
