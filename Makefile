@@ -48,8 +48,8 @@ backtest: install ## Depeg backtest over the recorded price archives: every even
 backfill: install ## Backfill dated snapshots: make backfill FROM=2023-02-01 TO=2023-03-31 (published days are skipped)
 	npx tsx build/cli.ts build --from $(FROM) --to $(TO)
 
-verify-snapshot: install ## Rebuild the snapshot of DATE and compare it byte for byte with the stored one: make verify-snapshot DATE=2023-03-11
-	npx tsx build/cli.ts verify-snapshot --date $(DATE)
+verify-snapshot: install ## Rebuild the snapshot of DATE, compare it byte for byte, and verify the index chain over every stored day: make verify-snapshot DATE=2023-03-11 [CHAIN_HEAD=<chainHash>]
+	npx tsx build/cli.ts verify-snapshot --date $(DATE) $(if $(CHAIN_HEAD),--chain-head $(CHAIN_HEAD))
 
 schedule: install ## Live mode: run the scheduled jobs (capture → build as of now → publish) until SIGTERM/Ctrl-C; see README "Runbook: running live"
 	./node_modules/.bin/tsx build/cli.ts schedule

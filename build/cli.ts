@@ -25,8 +25,11 @@ const USAGE = `usage: tsx build/cli.ts <command> [options]
   build [--as-of ISO] [--live]   build and publish (default as-of: ${RECORDED_AS_OF}; --live: now)
         [--if-changed]           skip when the serving build has the same inputs and code (make run)
   build --from DAY --to DAY      backfill one immutable dated snapshot per UTC day (days already published are skipped)
-  verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one (exit 1 on a difference)
-  restore --build ID             serve a stored build again (rollback): checks its files against its manifest, then moves latest.json
+  verify-snapshot --date DAY     rebuild the snapshot of DAY and compare it byte for byte with the stored one, then re-hash
+        [--chain-head HASH]      every indexed day's stored files and recompute the index's hash chain (exit 1 on a difference;
+                                 --chain-head: a chainHash you hold must still be in the chain)
+  restore --build ID             serve a stored build again (rollback): checks its files against its manifest and the dated
+                                 files its datapackages name (never rewritten), then moves latest.json
   capture                        fetch every live upstream once and write raw captures
   schedule [--once JOB[,JOB]]    live mode: run the jobs on their cadences (prices-peg 15 min, freezes 20 min, markets hourly, daily 00:05 UTC),
                                  capture → build as of now → publish, run log in scheduler/ (README "Runbook: running live"); --once: each job once
@@ -70,7 +73,11 @@ async function main(): Promise<void> {
   } else if (cmd === "verify-snapshot") {
     const day = flag(args, "--date");
     if (!day) throw new Error("--date: required (YYYY-MM-DD)");
-    const v = await verifySnapshot(day, { captureDir: config.BALLAST_CAPTURE_DIR, sink: createSink(config) });
+    const v = await verifySnapshot(day, {
+      captureDir: config.BALLAST_CAPTURE_DIR,
+      sink: createSink(config),
+      expectChainHash: flag(args, "--chain-head"),
+    });
     if (v.storedSha256 === null)
       process.stdout.write(`no stored snapshot for ${day}; rebuilt sha256 ${v.rebuiltSha256}\n`);
     else if (v.identical)
@@ -83,7 +90,19 @@ async function main(): Promise<void> {
       );
       process.stdout.write(`${v.differences.map((d) => `  ${d}`).join("\n")}\n`);
     }
-    process.exitCode = v.identical ? 0 : 1;
+    const c = v.chain;
+    if (c.ok)
+      process.stdout.write(
+        `chain: ${c.rows} rows verified, ${c.filesChecked} stored files re-hashed${c.pruned.length ? `, ${c.pruned.length} dataset day files pruned by retention` : ""}; head ${c.head ? `${c.head.snapshotDate} #${c.head.chainIndex} ${c.head.chainHash}` : "none"}\n`,
+      );
+    else {
+      const first = c.problems[0];
+      process.stdout.write(
+        `chain broken: first at ${first.date}: ${first.file}: ${first.reason} (${c.problems.length} problem${c.problems.length === 1 ? "" : "s"} over ${c.rows} rows)\n`,
+      );
+      process.stdout.write(`${c.problems.map((p) => `  ${p.date} ${p.file}: ${p.reason}`).join("\n")}\n`);
+    }
+    process.exitCode = v.identical && c.ok ? 0 : 1;
   } else if (cmd === "build") {
     const asOfText = args.includes("--live") ? new Date().toISOString() : (flag(args, "--as-of") ?? RECORDED_AS_OF);
     const asOf = Math.floor(Date.parse(asOfText) / 1000);
@@ -131,7 +150,7 @@ async function main(): Promise<void> {
     if (!id) throw new Error("--build: required (a build id under builds/, e.g. 20250907T0000Z-9db156a)");
     const r = await restoreBuild(createSink(config), id);
     process.stdout.write(
-      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest\n`,
+      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest, ${r.datedChecked} dated files against its datapackages${r.datedRepublished.length ? ` (${r.datedRepublished.length} pruned ones written back)` : ""}\n`,
     );
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Registry } from "../pipelines/registry/schema.ts";
 import { type BuildManifest, BuildManifestSchema, type RunRecord, RunRecordSchema } from "../site-data/manifest.ts";
+import { sha256 } from "./captures.ts";
 import { type BuildEffects, type Clock, defaultBuildEffects } from "./effects.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
 import { assembleManifest, emitBuild, inputsDigest, readCircuits, toJson } from "./stages/emit.ts";
@@ -93,6 +94,10 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
           asOfDay: modelled.asOfDay,
           sourceObservedAt: modelled.sourceObservedAt,
           inputsSha256: inputsDigest(modelled.captures),
+          storedSha256: async (key) => {
+            const bytes = await sink.get(key);
+            return bytes ? sha256(bytes) : null;
+          },
         },
         EMITTERS,
         { scratchDir: work, logger, spoolDir: join(work, "spool") },

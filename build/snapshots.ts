@@ -12,10 +12,13 @@ import { depegLedgerArtifact, DepegLedgerSchema } from "../site-data/depeg-event
 import { dexLiquidityArtifact, DexLiquiditySchema } from "../site-data/dex-liquidity.ts";
 import { reportCardsArtifact, ReportCardsPayloadSchema } from "../site-data/report-cards.ts";
 import {
+  CHAIN_GENESIS,
+  chainHashOf,
   SNAPSHOT_INDEX_KEY,
   SNAPSHOT_VERSION,
   type Snapshot,
   snapshotDatabaseKey,
+  type SnapshotIndexEntry,
   SnapshotIndexSchema,
   SnapshotSchema,
   snapshotKey,
@@ -27,12 +30,15 @@ import {
 import { StabilityIndexFileSchema, stabilityIndexArtifact } from "../site-data/stability-index.ts";
 import { stablecoinsArtifact, StablecoinsPayloadSchema } from "../site-data/stablecoins.ts";
 import { stressSignalsArtifact, StressSignalsFileSchema } from "../site-data/stress-signals.ts";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { DATASET_RETENTION_DAYS } from "../datasets/contract.ts";
 import { sha256 } from "./captures.ts";
 import { log } from "./log.ts";
 import type { Sink } from "./sinks/sink.ts";
 import { emitBuild, emittedPayload, inputsDigest, toJson } from "./stages/emit.ts";
 import { duckdbEmitter, siteDataEmitterOf } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
+import { utcDay } from "./time.ts";
 
 /** The site-data artifacts a snapshot carries (emitted alone: a snapshot day does not publish a whole build). */
 const SNAPSHOT_ARTIFACTS = [
@@ -179,10 +185,11 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
 }
 
 /**
- * Stores what a snapshot day publishes unless a snapshot exists for the day (snapshots and digests are
- * immutable: never rewritten): `snapshots/<day>/ballast.duckdb` and `digests/<day>.json` first,
- * `snapshots/<day>.json` last (the day counts as published once it exists), then adds the day's row to
- * `snapshots/index.json` and `digests/index.json`. Returns whether it was written.
+ * Stores what a snapshot day publishes unless a snapshot exists for the day (snapshots, digests and
+ * their DuckDB files are dated objects, written once: never rewritten): `snapshots/<day>/ballast.duckdb`
+ * and `digests/<day>.json` first (each only where none is stored), `snapshots/<day>.json` last (the day
+ * counts as published once it exists), then adds the day's row to `snapshots/index.json` (with the
+ * sha256 of the day's dated objects and its chain link) and `digests/index.json`. Returns whether it was written.
  */
 export async function publishSnapshot(
   sink: Sink,
@@ -190,19 +197,43 @@ export async function publishSnapshot(
   composed: Pick<ComposedSnapshot, "bytes" | "digest" | "duckdb">,
 ): Promise<boolean> {
   if (await sink.get(snapshotKey(day))) return false;
-  await sink.put(snapshotDatabaseKey(day), composed.duckdb);
+  if (!(await sink.get(snapshotDatabaseKey(day)))) await sink.put(snapshotDatabaseKey(day), composed.duckdb);
   if (!(await sink.get(digestKey(day)))) await sink.put(digestKey(day), composed.digest);
   await sink.put(snapshotKey(day), composed.bytes);
   await addIndexRows(sink, day);
   return true;
 }
 
-/** One `snapshots/index.json` row of a stored snapshot (null when it is missing or fails its schema, with a warning). */
-function snapshotIndexRow(key: string, bytes: Uint8Array | null) {
+/** Dataset day files `datasets/<topic>/<YYYY-MM-DD>.<fmt>` (no `.br`/`.gz` sibling); group 1 is the day. */
+const DATED_DATASET_FILE = /^datasets\/[^/]+\/(\d{4}-\d{2}-\d{2})\.(?:csv|json|ndjson|parquet)$/;
+
+/** sha256 of the object at `key`, null when none is stored. */
+const storedSha256 = async (sink: Sink, key: string) => {
+  const bytes = await sink.get(key);
+  return bytes ? sha256(bytes) : null;
+};
+
+/**
+ * The index row of a stored snapshot without its chain link: the snapshot's fields and content hash,
+ * and the sha256 of the day's digest, DuckDB file and dataset day files (`datasetKeys`: every stored
+ * key under `datasets/`). Null when the snapshot is missing or fails its schema, with a warning.
+ */
+async function snapshotRecord(
+  sink: Sink,
+  day: string,
+  datasetKeys: readonly string[],
+): Promise<Omit<SnapshotIndexEntry, "chainIndex" | "previousChainHash" | "chainHash"> | null> {
+  const key = snapshotKey(day);
+  const bytes = await sink.get(key);
   const s = bytes && storedJson(bytes, SnapshotSchema);
-  if (!s) {
+  if (!bytes || !s) {
     log("warn", "snapshots", "stored snapshot failed its schema; left out of the index", { key });
     return null;
+  }
+  const datedFiles = [];
+  for (const path of datasetKeys.filter((k) => DATED_DATASET_FILE.exec(k)?.[1] === day).sort()) {
+    const hash = await storedSha256(sink, path);
+    if (hash) datedFiles.push({ path, sha256: hash });
   }
   return {
     snapshotDate: s.snapshotDate,
@@ -211,21 +242,50 @@ function snapshotIndexRow(key: string, bytes: Uint8Array | null) {
     contentHash: sha256(bytes),
     byteSize: bytes.byteLength,
     createdAt: s.generatedAt,
+    digestSha256: await storedSha256(sink, digestKey(day)),
+    databaseSha256: await storedSha256(sink, snapshotDatabaseKey(day)),
+    datedFiles,
   };
 }
+
+/** `record` linked after `head` (the row with the highest chainIndex; null for the first row). */
+function linked(
+  record: Omit<SnapshotIndexEntry, "chainIndex" | "previousChainHash" | "chainHash">,
+  head: SnapshotIndexEntry | null,
+): SnapshotIndexEntry {
+  const row = {
+    ...record,
+    chainIndex: head ? head.chainIndex + 1 : 0,
+    previousChainHash: head ? head.chainHash : CHAIN_GENESIS,
+  };
+  return { ...row, chainHash: chainHashOf(row) };
+}
+
+/** The chain head: the row with the highest chainIndex, null for an empty index. */
+const chainHead = (rows: readonly SnapshotIndexEntry[]) =>
+  rows.reduce<SnapshotIndexEntry | null>((h, r) => (h && h.chainIndex > r.chainIndex ? h : r), null);
 
 /**
  * Adds the rows of `day` to the snapshot and digest indexes (newest first): reads each index once and
  * rewrites it with the day's row merged, so a backfill of N days costs N index writes, not N² reads.
- * An unreadable or missing index is rebuilt from the stored files (writeSnapshotIndex).
+ * A snapshot row is written once: a day already indexed keeps its row. A new row is appended to the
+ * chain in publication order (linked to the current head), so filling an older gap later never changes
+ * a published row. An unreadable or missing index is rebuilt from the stored files (writeSnapshotIndex).
  */
 async function addIndexRows(sink: Sink, day: string): Promise<void> {
   const rawIndex = await sink.get(SNAPSHOT_INDEX_KEY),
     rawDigests = await sink.get(DIGEST_INDEX_KEY);
   const index = rawIndex && storedJson(rawIndex, SnapshotIndexSchema);
-  const digests = rawDigests && storedJson(rawDigests, DigestIndexSchema);
-  if (!index || !digests) return writeSnapshotIndex(sink);
-  const row = snapshotIndexRow(snapshotKey(day), await sink.get(snapshotKey(day)));
+  if (!index) {
+    if (rawIndex)
+      log(
+        "warn",
+        "snapshots",
+        "snapshot index unreadable (or written before the chain): rebuilt from the stored files",
+      );
+    return writeSnapshotIndex(sink);
+  }
+  const digests = (rawDigests && storedJson(rawDigests, DigestIndexSchema)) || { digests: await digestRows(sink) };
   const digestBytes = await sink.get(digestKey(day));
   const digestRow = digestBytes ? digestIndexEntry(digestBytes) : null;
   const merge = <T extends Record<K, string>, K extends string>(rows: T[], add: T | null, k: K) =>
@@ -234,20 +294,39 @@ async function addIndexRows(sink: Sink, day: string): Promise<void> {
     DIGEST_INDEX_KEY,
     toJson(DigestIndexSchema.parse({ digests: merge(digests.digests, digestRow, "date") })),
   );
+  if (index.snapshots.some((r) => r.snapshotDate === day)) return;
+  const record = await snapshotRecord(sink, day, await sink.list("datasets/"));
+  const row = record ? linked(record, chainHead(index.snapshots)) : null;
   await sink.put(
     SNAPSHOT_INDEX_KEY,
     toJson(SnapshotIndexSchema.parse({ snapshots: merge(index.snapshots, row, "snapshotDate") })),
   );
 }
 
-/** Rewrites `snapshots/index.json` and `digests/index.json` (newest first) from every stored `snapshots/<day>.json` and `digests/<day>.json`. */
+/**
+ * Rewrites `snapshots/index.json` and `digests/index.json` (newest first) from every stored
+ * `snapshots/<day>.json` and `digests/<day>.json`: the first index, or the recovery of a lost or
+ * unreadable one (and the migration of one written before the chain). The chain is then established in
+ * date order from the files as stored now: a holder of an earlier chain hash sees it change.
+ */
 export async function writeSnapshotIndex(sink: Sink): Promise<void> {
-  const rows = [];
-  for (const key of await sink.list("snapshots/")) {
-    if (!/^snapshots\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
-    const row = snapshotIndexRow(key, await sink.get(key));
-    if (row) rows.push(row);
+  const datasetKeys = await sink.list("datasets/");
+  const rows: SnapshotIndexEntry[] = [];
+  const days = (await sink.list("snapshots/"))
+    .map((key) => /^snapshots\/(\d{4}-\d{2}-\d{2})\.json$/.exec(key)?.[1])
+    .filter((d): d is string => d !== undefined)
+    .sort();
+  for (const day of days) {
+    const record = await snapshotRecord(sink, day, datasetKeys);
+    if (record) rows.push(linked(record, rows.at(-1) ?? null));
   }
+  rows.sort((a, b) => b.snapshotDate.localeCompare(a.snapshotDate));
+  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests: await digestRows(sink) })));
+  await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: rows })));
+}
+
+/** `digests/index.json` rows (newest first) of every stored `digests/<day>.json` that passes its schema. */
+async function digestRows(sink: Sink) {
   const digests = [];
   for (const key of await sink.list("digests/")) {
     if (!/^digests\/\d{4}-\d{2}-\d{2}\.json$/.test(key)) continue;
@@ -256,10 +335,7 @@ export async function writeSnapshotIndex(sink: Sink): Promise<void> {
     if (row) digests.push(row);
     else log("warn", "snapshots", "stored digest failed its schema; left out of the archive", { key });
   }
-  rows.sort((a, b) => b.snapshotDate.localeCompare(a.snapshotDate));
-  digests.sort((a, b) => b.date.localeCompare(a.date));
-  await sink.put(DIGEST_INDEX_KEY, toJson(DigestIndexSchema.parse({ digests })));
-  await sink.put(SNAPSHOT_INDEX_KEY, toJson(SnapshotIndexSchema.parse({ snapshots: rows })));
+  return digests.sort((a, b) => b.date.localeCompare(a.date));
 }
 
 /** One day of a backfill: `built` (with its build seconds) or `skipped` (already published). */
@@ -273,7 +349,8 @@ export interface BackfillStep {
 
 /**
  * Backfills one immutable snapshot per UTC day from `from` to `to` (inclusive), in order, incrementally:
- * a day already stored is skipped. `onStep` reports each day (the CLI draws a progress bar from it).
+ * a day already stored is skipped (and indexed when a stopped run left it without its row; an index
+ * that fails its schema is rebuilt first). `onStep` reports each day (the CLI draws a progress bar from it).
  * Returns the steps. Throws on the first day whose build fails (the days before it stay published).
  */
 export async function backfillSnapshots(
@@ -283,13 +360,20 @@ export async function backfillSnapshots(
 ): Promise<BackfillStep[]> {
   const days = daysBetween(from, to);
   const steps: BackfillStep[] = [];
+  const raw = await opts.sink.get(SNAPSHOT_INDEX_KEY);
+  const index = raw && storedJson(raw, SnapshotIndexSchema);
+  if (raw && !index) {
+    log("warn", "snapshots", "snapshot index unreadable (or written before the chain): rebuilt from the stored files");
+    await writeSnapshotIndex(opts.sink);
+  }
+  const indexed = new Set(index ? index.snapshots.map((r) => r.snapshotDate) : []);
   for (const [i, day] of days.entries()) {
     const t0 = Date.now();
     let outcome: BackfillStep["outcome"] = "skipped";
     if (!(await opts.sink.get(snapshotKey(day)))) {
       await publishSnapshot(opts.sink, day, await composeSnapshot(day, opts));
       outcome = "built";
-    }
+    } else if (index && !indexed.has(day)) await addIndexRows(opts.sink, day); // stored, but a run stopped before its row
     const step = { day, index: i + 1, total: days.length, outcome, seconds: (Date.now() - t0) / 1000 };
     steps.push(step);
     opts.onStep?.(step);
@@ -309,6 +393,8 @@ export interface SnapshotVerification {
   identical: boolean;
   differences: string[];
   digest: { storedSha256: string | null; rebuiltSha256: string; identical: boolean };
+  /** The whole record: the index's hash chain and the stored files of every indexed day (verifyChain). */
+  chain: ChainVerification;
 }
 
 /** JSON paths (`a.b[3].c`) where two values differ, at most `limit`. */
@@ -341,8 +427,15 @@ export function jsonDifferences(a: unknown, b: unknown, path = "", limit = 20, o
   return out;
 }
 
-/** Rebuilds the snapshot of `day` and its digest and compares them byte for byte with the stored ones (null sha256 when none is stored). */
-export async function verifySnapshot(day: string, opts: SnapshotOptions): Promise<SnapshotVerification> {
+/**
+ * Rebuilds the snapshot of `day` and its digest and compares them byte for byte with the stored ones
+ * (null sha256 when none is stored), then verifies the chain of the whole record (verifyChain, with
+ * `opts.expectChainHash` when the caller holds one).
+ */
+export async function verifySnapshot(
+  day: string,
+  opts: SnapshotOptions & { expectChainHash?: string },
+): Promise<SnapshotVerification> {
   const stored = await opts.sink.get(snapshotKey(day));
   const storedDigest = await opts.sink.get(digestKey(day));
   const { bytes, digest } = await composeSnapshot(day, opts);
@@ -369,5 +462,135 @@ export async function verifySnapshot(day: string, opts: SnapshotOptions): Promis
     identical: storedSha256 === rebuiltSha256 && digestIdentical,
     differences,
     digest: { storedSha256: storedDigestSha256, rebuiltSha256: digestSha256, identical: digestIdentical },
+    chain: await verifyChain(opts.sink, { expectChainHash: opts.expectChainHash }),
+  };
+}
+
+/** One thing verifyChain found wrong: the day (`-` for the index as a whole), the stored key and why. */
+export interface ChainProblem {
+  date: string;
+  file: string;
+  reason: string;
+}
+
+/** What verifyChain found over every row of `snapshots/index.json`. */
+export interface ChainVerification {
+  /** Rows in the index. */
+  rows: number;
+  /** The row with the highest chainIndex (the newest published), null for an empty index. */
+  head: { snapshotDate: string; chainIndex: number; chainHash: string } | null;
+  /** Stored files re-hashed (snapshots, digests, DuckDB files, dataset day files and their siblings). */
+  filesChecked: number;
+  /** Dataset day files a row lists that retention has since deleted (dated before its window): not a break. */
+  pruned: string[];
+  /** Broken links and altered or missing files, by date then file; the first is the first broken link by date. */
+  problems: ChainProblem[];
+  ok: boolean;
+}
+
+/**
+ * Verifies the snapshot record without rebuilding anything: recomputes the hash chain of
+ * `snapshots/index.json` (rows in chainIndex order; each row's chainHashOf and its link to the previous
+ * row) and re-hashes every stored file each row names — the snapshot (sha256 and size), digest, DuckDB
+ * file and dataset day files, whose `.br`/`.gz` siblings must decompress to the recorded bytes. A dataset
+ * day file dated before the retention window (DATASET_RETENTION_DAYS before the newer of the serving
+ * build's and the head row's as-of) may be gone: listed in `pruned`. A stored snapshot without a row is
+ * a problem too. With `expectChainHash` (a chainHash the caller holds, e.g. the newest row it saw),
+ * some row must carry it: a rewritten past day cannot keep it.
+ */
+export async function verifyChain(sink: Sink, opts: { expectChainHash?: string } = {}): Promise<ChainVerification> {
+  const problems: ChainProblem[] = [];
+  const pruned: string[] = [];
+  let filesChecked = 0;
+  const raw = await sink.get(SNAPSHOT_INDEX_KEY);
+  const index = raw && storedJson(raw, SnapshotIndexSchema);
+  const stored = (await sink.list("snapshots/"))
+    .map((k) => /^snapshots\/(\d{4}-\d{2}-\d{2})\.json$/.exec(k)?.[1])
+    .filter((d): d is string => d !== undefined);
+  if (raw && !index) problems.push({ date: "-", file: SNAPSHOT_INDEX_KEY, reason: "fails its schema" });
+  const rows = [...(index ? index.snapshots : [])].sort((a, b) => a.chainIndex - b.chainIndex);
+  const head = rows.at(-1) ?? null;
+  const pointer = await sink.get("latest.json");
+  const servingAsOf = pointer
+    ? ((JSON.parse(Buffer.from(pointer).toString("utf8")) as { asOf?: number }).asOf ?? 0)
+    : 0;
+  const cutoff = utcDay(Math.max(servingAsOf, head?.createdAt ?? 0) - DATASET_RETENTION_DAYS * 86400);
+  const check = async (date: string, file: string, expected: string | null, size?: number) => {
+    const bytes = await sink.get(file);
+    if (expected === null) return bytes;
+    filesChecked++;
+    if (!bytes) problems.push({ date, file, reason: "missing" });
+    else if (sha256(bytes) !== expected)
+      problems.push({ date, file, reason: `sha256 ${sha256(bytes)} where the index records ${expected}` });
+    else if (size !== undefined && bytes.byteLength !== size)
+      problems.push({ date, file, reason: `${bytes.byteLength} bytes where the index records ${size}` });
+    return bytes;
+  };
+  for (const [i, row] of rows.entries()) {
+    const date = row.snapshotDate;
+    const previous = i === 0 ? CHAIN_GENESIS : rows[i - 1].chainHash;
+    if (row.chainIndex !== i)
+      problems.push({ date, file: SNAPSHOT_INDEX_KEY, reason: `chainIndex ${row.chainIndex} where ${i} follows` });
+    if (row.previousChainHash !== previous)
+      problems.push({
+        date,
+        file: SNAPSHOT_INDEX_KEY,
+        reason: `previousChainHash is not the chainHash of the row before it (${i === 0 ? "genesis" : rows[i - 1].snapshotDate})`,
+      });
+    if (chainHashOf(row) !== row.chainHash)
+      problems.push({
+        date,
+        file: SNAPSHOT_INDEX_KEY,
+        reason: "the row's fields do not hash to its chainHash (row edited)",
+      });
+    await check(date, snapshotKey(date), row.contentHash, row.byteSize);
+    await check(date, digestKey(date), row.digestSha256);
+    await check(date, snapshotDatabaseKey(date), row.databaseSha256);
+    for (const f of row.datedFiles) {
+      if (!(await sink.get(f.path)) && date < cutoff) {
+        pruned.push(f.path);
+        continue;
+      }
+      await check(date, f.path, f.sha256);
+      for (const [suffix, decode] of [
+        [".br", brotliDecompressSync],
+        [".gz", gunzipSync],
+      ] as const) {
+        const sibling = await sink.get(`${f.path}${suffix}`);
+        if (!sibling) continue;
+        filesChecked++;
+        let same = false;
+        try {
+          same = sha256(decode(sibling)) === f.sha256;
+        } catch {
+          same = false;
+        }
+        if (!same)
+          problems.push({
+            date,
+            file: `${f.path}${suffix}`,
+            reason: `does not decompress to the bytes the index records for ${f.path}`,
+          });
+      }
+    }
+  }
+  const indexed = new Set(rows.map((r) => r.snapshotDate));
+  for (const day of stored)
+    if (index && !indexed.has(day))
+      problems.push({ date: day, file: snapshotKey(day), reason: "stored but not in the index" });
+  if (opts.expectChainHash && !rows.some((r) => r.chainHash === opts.expectChainHash))
+    problems.push({
+      date: "-",
+      file: SNAPSHOT_INDEX_KEY,
+      reason: `no row carries the chain hash ${opts.expectChainHash} (the record was rewritten since it was read)`,
+    });
+  problems.sort((a, b) => a.date.localeCompare(b.date) || a.file.localeCompare(b.file));
+  return {
+    rows: rows.length,
+    head: head ? { snapshotDate: head.snapshotDate, chainIndex: head.chainIndex, chainHash: head.chainHash } : null,
+    filesChecked,
+    pruned,
+    problems,
+    ok: problems.length === 0,
   };
 }

@@ -19,7 +19,10 @@ export function tableTypeOf(duckdbType: string): TableFieldType {
 /** One published file of a topic as the datapackage describes it. */
 export interface DatapackageFile {
   format: DatasetFormat;
-  /** Path relative to `datasets/<topic>/datapackage.json` (`<YYYY-MM-DD>.<fmt>` or `latest.<fmt>`). */
+  /**
+   * Path relative to `datasets/<topic>/datapackage.json`: `<YYYY-MM-DD>.<fmt>` (a dated file this build
+   * published first) or `latest.<fmt>` (undated topics; a dated topic whose day an earlier build owns).
+   */
   path: string;
   bytes: number;
   sha256: string;
@@ -37,6 +40,12 @@ export interface DatapackageInput {
   /** `analytic` → version id in force. */
   methodology: { analytic: string; versionId: string }[];
   inputsSha256: string;
+  /**
+   * Dated topics: `this-build` when the resources are the day's dated files `<YYYY-MM-DD>.<fmt>` (this
+   * build published them first), `earlier-build` when an earlier build of the same UTC day owns those
+   * (write-once) and the resources are this build's `latest.<fmt>`. Absent for undated topics.
+   */
+  datedFiles?: "this-build" | "earlier-build";
 }
 
 /**
@@ -87,6 +96,7 @@ export function buildDatapackage(p: DatapackageInput) {
       asOfISO,
       buildId: p.buildId,
       dated: ds.dated,
+      ...(p.datedFiles ? { datedFiles: p.datedFiles } : {}),
       methodology: p.methodology,
       inputsSha256: p.inputsSha256,
     },

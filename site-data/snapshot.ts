@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DewsCoinSchema } from "./stress-signals.ts";
 import { DepegEventSchema } from "./depeg-events.ts";
@@ -159,7 +160,17 @@ export const SnapshotSchema = z.object({
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
-/** One row of `/api/snapshots/index`: a stored snapshot, its methodology versions, content hash (sha256 of its bytes) and size. */
+/** `previousChainHash` of the first row of the snapshot chain (chainIndex 0): 64 zeros. */
+export const CHAIN_GENESIS = "0".repeat(64);
+
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex sha256");
+
+/**
+ * One row of `/api/snapshots/index`: a stored snapshot, its methodology versions, content hash (sha256
+ * of its bytes) and size, plus the tamper-evident record of the day: the sha256 of every dated object of
+ * the day when the row was written (digest, DuckDB file, dataset day files) and its link in the hash
+ * chain (chainHashOf). Rows are written once and never replaced.
+ */
 export const SnapshotIndexEntrySchema = z.object({
   snapshotDate: CalendarDaySchema,
   buildId: z.string(),
@@ -167,7 +178,46 @@ export const SnapshotIndexEntrySchema = z.object({
   contentHash: z.string(),
   byteSize: z.number().int(),
   createdAt: z.number().int().describe("Unix s: the snapshot's as-of (creation is reproducible, not wall time)"),
+  digestSha256: Sha256Hex.nullable().describe("sha256 of `digests/<day>.json`; null when none was stored"),
+  databaseSha256: Sha256Hex.nullable().describe(
+    "sha256 of `snapshots/<day>/ballast.duckdb` (served at `/snapshots/<day>/ballast.duckdb`); null when none was stored",
+  ),
+  datedFiles: z
+    .array(z.object({ path: z.string(), sha256: Sha256Hex }))
+    .describe(
+      "Dataset day files `datasets/<topic>/<day>.<fmt>` stored when the row was written, by path, with their sha256",
+    ),
+  chainIndex: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("Position in the chain: rows in the order they were published, from 0"),
+  previousChainHash: Sha256Hex.describe("chainHash of the row with chainIndex − 1 (64 zeros for the first row)"),
+  chainHash: Sha256Hex.describe("sha256 of previousChainHash, a newline and the row's canonical fields (README)"),
 });
+export type SnapshotIndexEntry = z.infer<typeof SnapshotIndexEntrySchema>;
+
+/**
+ * The chain hash of an index row: sha256 (hex) of `previousChainHash + "\n" + JSON.stringify([chainIndex,
+ * snapshotDate, buildId, contentHash, byteSize, createdAt, [[analytic, versionId] by analytic],
+ * digestSha256, databaseSha256, [[path, sha256] by path]])`. Anyone holding one row's chainHash can
+ * recompute the chain from the published index up to it and detect any rewritten earlier row or file.
+ */
+export function chainHashOf(row: Omit<SnapshotIndexEntry, "chainHash">): string {
+  const canonical = JSON.stringify([
+    row.chainIndex,
+    row.snapshotDate,
+    row.buildId,
+    row.contentHash,
+    row.byteSize,
+    row.createdAt,
+    Object.entries(row.methodologyVersions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    row.digestSha256,
+    row.databaseSha256,
+    [...row.datedFiles].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => [f.path, f.sha256]),
+  ]);
+  return createHash("sha256").update(`${row.previousChainHash}\n${canonical}`).digest("hex");
+}
 export const SnapshotIndexSchema = z.object({ snapshots: z.array(SnapshotIndexEntrySchema) });
 
 /** `/api/snapshots/index` page (spec 4.1): newest first, keyset `cursor` = the last date of the page. */

@@ -59,7 +59,7 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
     cacheable: false,
     summary: "Public snapshot index",
     description:
-      "Every stored dated snapshot, newest first: `snapshotDate`, `buildId`, `methodologyVersions`, `contentHash` (sha256 of the stored bytes, the snapshot's ETag), `byteSize`, `createdAt` (the snapshot's as-of, Unix s). Keyset pagination: `cursor` is the last `snapshotDate` of the previous page (rows strictly older follow); `limit` 1-500, default 100. `{snapshots: [], ...}` before any snapshot is published.",
+      "Every stored dated snapshot, newest first: `snapshotDate`, `buildId`, `methodologyVersions`, `contentHash` (sha256 of the stored bytes, the snapshot's ETag), `byteSize`, `createdAt` (the snapshot's as-of, Unix s), and the day's tamper-evident record: `digestSha256`, `databaseSha256` (the day's DuckDB file), `datedFiles` (dataset day files with their sha256) and the hash-chain link `chainIndex` (publication order), `previousChainHash`, `chainHash`. Keyset pagination: `cursor` is the last `snapshotDate` of the previous page (rows strictly older follow); `limit` 1-500, default 100. `{snapshots: [], ...}` before any snapshot is published.",
     query: SnapshotIndexQuery,
     response: SnapshotIndexPageSchema,
     async handler(ctx) {

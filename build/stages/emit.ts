@@ -156,6 +156,13 @@ export interface EmitContext {
    * over a file the emitter wrote under `scratchDir`. Small bodies come back as they are.
    */
   spool(body: Body | { file: string }): Promise<Body>;
+  /**
+   * sha256 (hex) of the object stored at `key` outside the build folders (a dated dataset file
+   * `datasets/<topic>/<YYYY-MM-DD>.<fmt>`), or null when none is stored. Dated objects are write-once:
+   * the datasets emitter asks it whether an earlier build of the same UTC day already published the
+   * day's files. Absent: nothing is stored yet (a snapshot, a test without a sink).
+   */
+  storedSha256?: (key: string) => Promise<string | null>;
 }
 
 /** Manifest fields an emitter sets on a file; path, sha256, bytes and encodings are filled in by emitBuild. */
@@ -170,7 +177,11 @@ export interface EmittedFile {
   unstable?: true;
 }
 
-/** An object published outside the build folder, e.g. `datasets/<topic>/<YYYY-MM-DD>.<fmt>`; pruned by retention. */
+/**
+ * An object published outside the build folder, e.g. `datasets/<topic>/<YYYY-MM-DD>.<fmt>`; pruned by
+ * retention. Write-once: publishBuild writes it only where nothing is stored (same bytes: skipped;
+ * other bytes: the publish fails before anything is written).
+ */
 export interface DatedCopy {
   key: string;
   body: Body;

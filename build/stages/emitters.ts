@@ -150,7 +150,8 @@ const methodologyOf = (analytics: string[]) =>
  * Datasets (`datasets/datasets.ts`), every row checked against its zod schema, in every format
  * (csv, json, ndjson from the rows; parquet by DuckDB `COPY` of the same query): undated topics as
  * `datasets/<topic>.<fmt>`, dated ones as `datasets/<topic>/<as-of day>.<fmt>` plus the same bytes as a
- * dated copy at that key outside the build (kept 90 days), `sheets/<topic>.csv` for sheet topics (no
+ * dated copy at that key outside the build (kept 90 days; write-once: only when no earlier build of the
+ * day stored other bytes there, `EmitContext.storedSha256`), `sheets/<topic>.csv` for sheet topics (no
  * comment line), and `datasets/<topic>/datapackage.json` rendered once the build id is known. Every
  * dataset CSV starts with a provenance comment line (csvProvenance).
  */
@@ -191,6 +192,7 @@ export const datasetsEmitter: Emitter = {
       });
       const extras = { artifact: `dataset:${ds.topic}`, rows: rows.length, dataAsOf, schemaVersion: "1.0.0" };
       const packaged: DatapackageFile[] = [];
+      const dated: DatedCopy[] = [];
       for (const fmt of DATASET_FORMATS) {
         let body: Body;
         if (fmt === "parquet") {
@@ -206,7 +208,7 @@ export const datasetsEmitter: Emitter = {
           bytes: bodyLength(body),
           sha256: bodySha256(body),
         });
-        if (ds.dated) datedCopies.push({ key: path, body });
+        if (ds.dated) dated.push({ key: path, body });
         if (ds.sheet && fmt === "csv") {
           files.push({
             path: `sheets/${ds.topic}.csv`,
@@ -215,11 +217,21 @@ export const datasetsEmitter: Emitter = {
           });
         }
       }
+      // Write-once: the first build of a UTC day owns `<day>.<fmt>`. A later build of the day whose bytes
+      // differ publishes none of the day's files; its descriptor points at `latest.<fmt>` (its own files).
+      let datedFiles: "this-build" | "earlier-build" | undefined;
+      if (ds.dated) {
+        const stored = await Promise.all(dated.map((c) => ctx.storedSha256?.(c.key) ?? null));
+        const first = stored.every((h, i) => h === null || h === packaged[i].sha256);
+        datedFiles = first ? "this-build" : "earlier-build";
+        if (first) datedCopies.push(...dated);
+        else for (const f of packaged) f.path = `latest.${f.format}`;
+      }
       deferred.push({
         path: `datasets/${ds.topic}/datapackage.json`,
         extras: { ...extras, artifact: `datapackage:${ds.topic}` },
         render: (buildId) =>
-          `${JSON.stringify(buildDatapackage({ dataset: ds, columnTypes, rows: rows.length, files: packaged, asOf: ctx.asOf, buildId, methodology, inputsSha256: ctx.inputsSha256 }), null, 1)}\n`,
+          `${JSON.stringify(buildDatapackage({ dataset: ds, columnTypes, rows: rows.length, files: packaged, asOf: ctx.asOf, buildId, methodology, inputsSha256: ctx.inputsSha256, datedFiles }), null, 1)}\n`,
       });
     }
     return { files, datedCopies, deferred };

@@ -12,6 +12,7 @@ import { log, type Logger } from "../log.ts";
 import { ENCODING_SUFFIX, encodeBody, isCompressible, STORED_ENCODINGS } from "../precompress.ts";
 import type { PublishSink, Sink } from "../sinks/sink.ts";
 import { utcDay } from "../time.ts";
+import { sha256 } from "../captures.ts";
 import { type Body, type BuildFile, bodyBytes, bodySha256, type DatedCopy, isSpooled, toJson } from "./emit.ts";
 
 /** Key of the pointer to the serving build, written last. */
@@ -100,7 +101,14 @@ export async function sweepLeftovers(sink: PublishSink, logger: Logger = log): P
  * once per body hash: a dated copy reuses its build file's). A spooled body is read back only for its
  * own writes, at most SPOOLED_AT_ONCE at a time. Returns the number of objects written.
  */
-type ObjectWriter = (key: string, body: Body, hash: string, encodings: readonly StoredEncoding[]) => Promise<number>;
+type ObjectWriter = (
+  key: string,
+  body: Body,
+  hash: string,
+  encodings: readonly StoredEncoding[],
+  /** Put the siblings first and `key` after them (a dated copy: its presence then implies its siblings'). */
+  keyLast?: boolean,
+) => Promise<number>;
 
 /** Spooled bodies (large files) read back into memory at once while publishing. */
 const SPOOLED_AT_ONCE = 2;
@@ -115,8 +123,9 @@ function objectWriter(sink: Sink): ObjectWriter {
     body: string | Uint8Array,
     hash: string,
     encodings: readonly StoredEncoding[],
+    keyLast: boolean,
   ): Promise<number> => {
-    const puts: Promise<void>[] = [limit(() => sink.put(key, body))];
+    const puts: Promise<void>[] = keyLast ? [] : [limit(() => sink.put(key, body))];
     if (encodings.length) {
       let siblings = encoded.get(hash);
       if (!siblings) {
@@ -127,12 +136,13 @@ function objectWriter(sink: Sink): ObjectWriter {
       for (const enc of encodings) puts.push(limit(() => sink.put(`${key}${ENCODING_SUFFIX[enc]}`, ready[enc])));
     }
     await Promise.all(puts);
-    return puts.length;
+    if (keyLast) await limit(() => sink.put(key, body));
+    return puts.length + (keyLast ? 1 : 0);
   };
-  return (key, body, hash, encodings) =>
+  return (key, body, hash, encodings, keyLast = false) =>
     isSpooled(body)
-      ? spooledLimit(async () => write(key, await bodyBytes(body), hash, encodings))
-      : write(key, body, hash, encodings);
+      ? spooledLimit(async () => write(key, await bodyBytes(body), hash, encodings, keyLast))
+      : write(key, body, hash, encodings, keyLast);
 }
 
 /** Result of publishBuild. */
@@ -145,6 +155,27 @@ export interface PublishResult {
   reused: boolean;
   /** Objects put (files, compressed siblings, dated copies, manifest, pointer). */
   objectsWritten: number;
+  /** Dated copies written by this publish (keys without siblings); the others were stored already, byte-identical. */
+  datedWritten: string[];
+}
+
+/**
+ * The dated copies (write-once) with nothing stored at their key yet: the ones to write (a copy stored
+ * with the same bytes is left out). Throws naming the first key stored with other bytes: the first
+ * publication of a date owns it, and the datasets emitter only hands over copies of a day it owns
+ * (EmitContext.storedSha256), so other bytes mean another build published the day meanwhile.
+ */
+async function datedToWrite(sink: Sink, copies: readonly DatedCopy[]): Promise<DatedCopy[]> {
+  const absent: DatedCopy[] = [];
+  for (const c of copies) {
+    const stored = await sink.get(c.key);
+    if (!stored) absent.push(c);
+    else if (sha256(stored) !== bodySha256(c.body))
+      throw new Error(
+        `${c.key} is already published with other bytes (dated files are write-once: another build of this day published it first); not overwriting it, rebuild to serve under this build's latest.*`,
+      );
+  }
+  return absent;
 }
 
 /**
@@ -152,12 +183,14 @@ export interface PublishResult {
  * 1. Build files into `builds/<id>/` (each with the `<path>.br` / `<path>.gz` its manifest `encodings` name), then
  *    `manifest.json` last. Skipped entirely when `builds/<id>/manifest.json` exists: a complete build
  *    with this id (same as-of stamp and content) is reused as-is, so a served folder is never written.
- * 2. Dated copies (`datasets/<topic>/<day>.<fmt>` with their siblings), so the day's files match the
- *    build about to serve.
+ * 2. Dated copies (`datasets/<topic>/<day>.<fmt>`) that are not stored yet, each after its `.br`/`.gz`
+ *    siblings. Dated files are write-once: a copy stored with the same bytes is skipped, and one stored
+ *    with other bytes fails the publish before step 1 (checked first, and again just before the put).
  * 3. `beforePointer` (committing warehouse history), so a serving build's history is always persisted.
  * 4. `latest.json`.
  * Any error before step 4 leaves the previous build serving. Throws when a stored manifest with this
- * id has another content hash (an id collision) rather than serving different bytes.
+ * id has another content hash (an id collision) rather than serving different bytes, or when a dated
+ * copy is stored with other bytes.
  */
 export async function publishBuild(
   sink: Sink,
@@ -168,6 +201,7 @@ export async function publishBuild(
   const manifestKey = manifestKeyOf(manifest.buildId);
   const write = objectWriter(sink);
   let objectsWritten = 0;
+  await datedToWrite(sink, build.datedCopies);
   const stored = await sink.get(manifestKey);
   let serving = manifest;
   if (stored) {
@@ -189,15 +223,20 @@ export async function publishBuild(
     await sink.put(manifestKey, toJson(manifest));
     objectsWritten++;
   }
+  const absent = await datedToWrite(sink, build.datedCopies);
   const copies = await Promise.all(
-    build.datedCopies.map((c) =>
-      write(c.key, c.body, bodySha256(c.body), isCompressible(c.key) ? STORED_ENCODINGS : []),
-    ),
+    absent.map((c) => write(c.key, c.body, bodySha256(c.body), isCompressible(c.key) ? STORED_ENCODINGS : [], true)),
   );
   objectsWritten += copies.reduce((a, b) => a + b, 0);
   await opts.beforePointer?.();
   await sink.put(POINTER_KEY, toJson({ buildId: serving.buildId, asOf: serving.asOf, manifest: manifestKey }));
-  return { manifest: serving, manifestKey, reused: stored !== null, objectsWritten: objectsWritten + 1 };
+  return {
+    manifest: serving,
+    manifestKey,
+    reused: stored !== null,
+    objectsWritten: objectsWritten + 1,
+    datedWritten: absent.map((c) => c.key),
+  };
 }
 
 /** First UTC day (`YYYY-MM-DD`) inside the dataset retention window ending on the newest as-of (Unix s). */

@@ -70,6 +70,24 @@ describe("backfill", () => {
     expect(v).toMatchObject({ identical: true, differences: [], digest: { identical: true } });
     expect(v.storedSha256).toBe(sha(readFileSync(join(dir, "snapshots/2023-03-11.json"))));
     expect(v.digest.storedSha256).toBe(sha(readFileSync(join(dir, "digests/2023-03-11.json"))));
+    expect(v.chain).toMatchObject({ ok: true, rows: 2, problems: [] });
+    expect(v.chain.head?.snapshotDate).toBe("2023-03-12");
+  }, 300_000);
+
+  it("verify-snapshot of a later day reports a past day whose stored digest was edited (issue 29)", async () => {
+    const key = join(dir, "digests/2023-03-11.json");
+    const original = readFileSync(key);
+    const digest = JSON.parse(original.toString("utf8")) as { headline: string };
+    writeFileSync(key, `${JSON.stringify({ ...digest, headline: `${digest.headline} (edited)` })}\n`);
+    try {
+      const v = await verifySnapshot("2023-03-12", { captureDir: CAPTURE_DIR, sink: new FsSink(dir) });
+      expect(v.identical).toBe(true); // the day rebuilt is intact
+      expect(v.chain.ok).toBe(false);
+      expect(v.chain.problems[0]).toMatchObject({ date: "2023-03-11", file: "digests/2023-03-11.json" });
+      expect(v.chain.problems).toHaveLength(1);
+    } finally {
+      writeFileSync(key, original);
+    }
   }, 300_000);
 });
 

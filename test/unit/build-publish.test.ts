@@ -196,6 +196,31 @@ describe("emit + publish with fake emitters", () => {
   });
 });
 
+describe("dated copies are write-once", () => {
+  it("a stored dated copy with other bytes fails the publish before anything is written; same bytes are skipped", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-write-once-"));
+    const { emitted, manifest } = await fakeBuild(new Uint8Array([1]));
+    const key = "datasets/t/2025-09-07.csv";
+    mkdirSync(join(dir, "datasets/t"), { recursive: true });
+    writeFileSync(join(dir, key), "id,v\nx,2\n");
+    await expect(publishBuild(new FsSink(dir), manifest, emitted)).rejects.toThrow(
+      `${key} is already published with other bytes`,
+    );
+    expect(walk(dir)).toEqual([join(dir, key)]);
+    expect(readFileSync(join(dir, key), "utf8")).toBe("id,v\nx,2\n");
+    // the same bytes as the build's: not written again (mtime kept), and its siblings are not added
+    writeFileSync(join(dir, key), "id,v\nx,1\n");
+    const before = statSync(join(dir, key)).mtimeMs;
+    const r = await publishBuild(new FsSink(dir), manifest, emitted);
+    expect(r.datedWritten).toEqual([]);
+    expect(statSync(join(dir, key)).mtimeMs).toBe(before);
+    // a fresh store: the copy and its siblings are written
+    const fresh = mkdtempSync(join(tmpdir(), "ballast-write-once-"));
+    expect((await publishBuild(new FsSink(fresh), manifest, emitted)).datedWritten).toEqual([key]);
+    expect(gunzipSync(readFileSync(join(fresh, `${key}.gz`))).toString("utf8")).toBe("id,v\nx,1\n");
+  });
+});
+
 describe("background emitters", () => {
   const extras = { artifact: "fake", rows: 1, dataAsOf: AS_OF, schemaVersion: "1.0.0" };
   const ctx = {
