@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "./file-formats.ts";
 import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import { alignDailyInstant, labelToUtcInstant, parseTimeLabel, TIME_LABEL_INVALID } from "./time.ts";
+import {
+  alignDailyInstant,
+  DAY_SEC,
+  OFF_DAY_BOUNDARY,
+  parseTimeLabel,
+  TIME_LABEL_INVALID,
+  utcDailyPointOfLabel,
+} from "./time.ts";
 import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
 
 /**
@@ -187,13 +194,17 @@ export const marketChartEndpoint: Endpoint = {
 export const COINGECKO_EXPORT_TIME: SourceTime = { zone: "UTC", dailyBucket: "00:00 UTC point" };
 
 /**
- * Market-cap scrape (partrita): `date` is the scrape time (UTC); a row is the value of the UTC day
- * of that time, so the reader reads the label's date part as a UTC day label.
+ * Market-cap scrape (partrita): `date` is the scrape time (UTC), an observation at that instant, not a
+ * label naming a daily point. A scrape counts from its instant: it stands for the first 00:00 UTC point
+ * at or after it (an exact 00:00:00 scrape for that same point), never for an earlier one.
  */
 export const COINGECKO_SCRAPE_TIME: SourceTime = {
   zone: "UTC",
-  dailyBucket: "UTC calendar day of the scrape = that day's 00:00 UTC point",
+  dailyBucket: "scrape instant; the first 00:00 UTC point at or after it (newest scrape ≤ the point wins)",
 };
+
+/** Drop reason of a scrape replaced by a later scrape ≤ the same 00:00 UTC point. */
+export const SCRAPE_SUPERSEDED = "superseded-by-later-scrape";
 
 /**
  * CoinGecko daily chart export CSV (`snapped_at` in `zone`, `price`, `market_cap`, `total_volume`
@@ -223,14 +234,18 @@ export function readCoingeckoChartExportCsv(geckoId: string, zone: string) {
 
 /**
  * Market caps (USD) scraped from CoinGecko charts (`date` = scrape time in `zone`, `coin_name`,
- * `market_cap`; UTF-8 BOM) → one market_chart payload per mapped coin, each row at the 00:00 UTC
- * point of its label's day (epoch ms); when a day was scraped twice the later scrape comes last
- * (and wins). Rows of unmapped coin names or with a bad label are counted, not loaded.
+ * `market_cap`; UTF-8 BOM) → one market_chart payload per mapped coin (epoch ms of 00:00 UTC points).
+ * No look-ahead: a scrape at instant t is the value of the first 00:00 UTC point ≥ t (a row at
+ * 2025-12-26 10:52:25Z stands for 2025-12-27 00:00Z, not for 2025-12-26, so a build as of
+ * 2025-12-26T00:00Z never sees it); of several scrapes ≤ one point the newest wins and the others are
+ * dropped as `superseded-by-later-scrape`. Rows of unmapped coin names or with a bad label are counted,
+ * not loaded. Source: partrita/stablecoin-tracker `stablecoin_marketcap.csv` (MANIFEST §5).
  */
 export function readCoingeckoMarketCapScrapeCsv(nameToGeckoId: Record<string, string>, zone: string) {
   return (text: string): ReaderOutput => {
     const drops = new ReaderDrops();
-    const series = new Map<string, { at: number; point: [number, string] }[]>();
+    // gecko id → 00:00 UTC point (Unix s) → the newest scrape at or before it
+    const series = new Map<string, Map<number, { at: number; marketCap: string }>>();
     for (const r of readCsvRows(text, drops)) {
       const gecko = nameToGeckoId[r.coin_name];
       if (!gecko) {
@@ -238,22 +253,29 @@ export function readCoingeckoMarketCapScrapeCsv(nameToGeckoId: Record<string, st
         continue;
       }
       const label = parseTimeLabel(r.date ?? "", zone);
-      const day = label ? labelToUtcInstant((r.date ?? "").slice(0, 10), zone) : null;
-      if (!label || !day?.ok) {
-        drops.drop(day && !day.ok ? day.reason : TIME_LABEL_INVALID);
+      // a bare day label names its day's 00:00 UTC point (the README's day rule); a timestamp is an instant
+      const at = label?.kind === "instant" ? label.unixSec : label ? utcDailyPointOfLabel(label) : null;
+      if (at === null) {
+        drops.drop(label ? OFF_DAY_BOUNDARY : TIME_LABEL_INVALID);
         continue;
       }
-      const at = label.kind === "instant" ? label.unixSec : label.startSec;
-      const list = series.get(gecko) ?? [];
-      list.push({ at, point: [day.unixSec * 1000, r.market_cap] });
-      series.set(gecko, list);
+      const point = Math.ceil(at / DAY_SEC) * DAY_SEC;
+      const points = series.get(gecko) ?? new Map<number, { at: number; marketCap: string }>();
+      const held = points.get(point);
+      if (held) drops.drop(SCRAPE_SUPERSEDED);
+      if (!held || at >= held.at) points.set(point, { at, marketCap: r.market_cap });
+      series.set(gecko, points);
     }
     return drops.output(
       [...series.entries()]
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([id, pts]) => ({
+        .map(([id, points]) => ({
           params: { id },
-          payload: { market_caps: pts.sort((a, b) => a.at - b.at).map((p) => p.point) },
+          payload: {
+            market_caps: [...points.entries()]
+              .sort(([a], [b]) => a - b)
+              .map(([point, v]): [number, string] => [point * 1000, v.marketCap]),
+          },
         })),
     );
   };

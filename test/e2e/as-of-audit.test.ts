@@ -11,21 +11,54 @@ import {
   buildAsOfDay,
   type AuditBuild,
 } from "../helpers/as-of-audit.ts";
+import { checkAsOfValues, partritaCheck } from "../helpers/as-of-values.ts";
 import { must } from "../helpers/must.ts";
 
 /**
- * As-of audit (issue 17, Deliver 8): builds as of 2022-05-12 (UST's collapse) and 2023-03-15 (just
- * after USDC's SVB depeg, with Binance 1-minute bars and on-chain samples inside the as-of day) and
- * scans every published json/ndjson/csv file and every table of the build's `ballast.duckdb` for
- * anything observed or dated after as-of. The third day of the audit, 2023-03-01, runs in
- * test/e2e/as-of-history.test.ts on that file's build (one build per day keeps `make test` short).
+ * As-of audit (issue 17, Deliver 8; value checks: issue 29 part 3): builds as of 2022-05-12 (UST's
+ * collapse), 2023-03-13 (USDC's SVB depeg, with Binance 1-minute bars, stablesafe 15-minute bars and
+ * on-chain samples inside the as-of day), 2025-09-07 (the recorded DefiLlama list), 2025-12-26 (the day
+ * partrita's scrapes turn intraday) and 2026-09-03, and for each
+ * - scans every published json/ndjson/csv file and every table of the build's `ballast.duckdb` for
+ *   anything observed or dated after as-of (stamps);
+ * - recomputes each recorded source's as-of view from its raw file (test/helpers/as-of-values.ts) and
+ *   compares it with what the build published (values).
+ * The sixth day, 2023-03-01, runs both in test/e2e/as-of-history.test.ts on that file's build (one
+ * build per day keeps `make test` short).
  */
 
-const DAYS = ["2022-05-12", "2023-03-15"] as const;
+const DAYS = ["2022-05-12", "2023-03-13", "2025-09-07", "2025-12-26", "2026-09-03"] as const;
+/** Sources that must have something ≤ as-of to compare at each day (the others may have none). */
+const EXPECTED_SOURCES: Record<(typeof DAYS)[number], string[]> = {
+  "2022-05-12": [
+    "partrita stablecoin_marketcap.csv",
+    "bhemen CoinGecko USDT/USDC exports",
+    "check-sked stablecoin_prices.csv",
+    "bhemen Alchemy stablecoin_prices/*.csv",
+    "check-sked total_stablecoins_all_chains.csv",
+    "check-sked stablecoin_USDC_circulating_by_chain.csv",
+    "ECB eurofxref-hist.csv",
+    "bhemen bnb-supply/*.csv",
+  ],
+  "2023-03-13": [
+    "bhemen CoinGecko USDT/USDC exports",
+    "check-sked stablecoin_prices.csv",
+    "bhemen Alchemy stablecoin_prices/*.csv",
+    "check-sked total_stablecoins_all_chains.csv",
+    "check-sked stablecoin_USDC_circulating_by_chain.csv",
+    "ECB eurofxref-hist.csv",
+    "bhemen bnb-supply/*.csv",
+    "binance-vision USDCUSDT 1m",
+    "stablesafe data_usdc_large_depeg_2023.json",
+  ],
+  "2025-09-07": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv", "DefiLlama list 2025-09-07"],
+  "2025-12-26": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv"],
+  "2026-09-03": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv"],
+};
 const builds = new Map<string, AuditBuild>();
 beforeAll(async () => {
   for (const day of DAYS) builds.set(day, await buildAsOfDay(day, `ballast-audit-${day}-`));
-}, 240_000);
+}, 900_000);
 
 describe.each(DAYS)("build as of %s", (day) => {
   it("publishes nothing observed or dated after as-of (files and ballast.duckdb)", async () => {
@@ -36,6 +69,57 @@ describe.each(DAYS)("build as of %s", (day) => {
     expect(audit.tables).toBeGreaterThan(30);
     expect(audit.columnsChecked).toBeGreaterThan(100);
     expect(audit.late).toEqual([]);
+  });
+
+  it("publishes each source's as-of view recomputed from its raw file (values)", async () => {
+    const build = must(builds.get(day), `the build as of ${day}`);
+    const checks = await checkAsOfValues(build);
+    expect(checks.filter((c) => c.mismatches.length > 0)).toEqual([]);
+    const compared = checks.filter((c) => c.checked > 0).map((c) => c.source);
+    expect(compared).toEqual(expect.arrayContaining(EXPECTED_SOURCES[day]));
+  });
+});
+
+describe("build as of 2025-12-26 (partrita's first intraday scrapes)", () => {
+  it("publishes USDT's 00:00:00 scrape (186,791,970,834.22), not the 10:52:25Z one (186,796,642,842.90)", async () => {
+    const build = must(builds.get("2025-12-26"), "the build as of 2025-12-26");
+    const db = await Db.open(join(build.buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+    try {
+      const rows = await db.all<{ date: string; usd: number; source: string }>(
+        `select date::varchar as date, circulating_usd as usd, source from supply_history_daily
+         where stablecoin_id = 'usdt-tether' and date >= '2025-12-25' order by date`,
+      );
+      // raw stablecoin_marketcap.csv: "2025-12-25 00:00:00.000,Tether,186793465675.51428",
+      // "2025-12-26 00:00:00.000,Tether,186791970834.21866" (later rows that day: 01:18:47, 10:52:25)
+      expect(rows).toEqual([
+        { date: "2025-12-25", usd: 186793465675.51428, source: "coingecko-market-cap" },
+        { date: "2025-12-26", usd: 186791970834.21866, source: "coingecko-market-cap" },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe("the value check (it can fail)", () => {
+  it("flags a point that carries a scrape observed after it (the old reader's 10:52:25Z row for 2025-12-26)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-values-probe-"));
+    const db = await Db.open(join(dir, "probe.duckdb"));
+    try {
+      await db.exec(`create table registry_coins as select 'usdt-tether' as id, 'tether' as gecko_id;
+        create table supply_history_daily as select * from (values
+          ('usdt-tether', date '2025-12-25', 'peggedUSD', 186793465675.51428, 'coingecko-market-cap', 1.0),
+          ('usdt-tether', date '2025-12-26', 'peggedUSD', 186796642842.89728, 'coingecko-market-cap', 1.0))
+          t(stablecoin_id, date, peg_type, circulating_native, source, level_adjustment)`);
+      const q = <T>(sql: string, params?: Record<string, unknown>) => db.all<T>(sql, params as never);
+      const check = await partritaCheck(q, Date.parse("2025-12-26T00:00:00Z") / 1000);
+      expect(check.checked).toBe(2);
+      expect(check.mismatches).toEqual([
+        "usdt-tether 2025-12-26: published 186796642842.89728, raw 186791970834.21866 (scraped 2025-12-26T00:00:00.000Z)",
+      ]);
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -382,14 +382,22 @@ describe("every other reader declares its zone", () => {
     });
   });
 
-  it("market-cap scrape: the label's UTC day, later scrape of a day wins", () => {
+  it("market-cap scrape: a scrape counts from its instant (the next 00:00Z point), the newest scrape ≤ a point wins", () => {
+    // hand-made: 2025-12-26 has an exact 00:00:00 scrape and two intraday ones (as in the raw file)
     const csv =
-      "\uFEFFdate,coin_name,market_cap\n2025-12-27 08:40:25.000,Tether,2\n2025-12-27 01:07:06.000,Tether,1\n2025-12-28 23:30:00.000,Tether,3\n";
+      "\uFEFFdate,coin_name,market_cap\n2025-12-26 00:00:00.000,Tether,1\n2025-12-26 10:52:25.000,Tether,3\n" +
+      "2025-12-26 01:18:47.000,Tether,2\n2025-12-27 01:07:06.000,Tether,4\n2025-12-28 23:30:00.000,Tether,5\n" +
+      "2025-12-29 00:00:00.000,Tether,6\n2025-12-29 00:00:00.000,Nope,7\n";
     const out = readCoingeckoMarketCapScrapeCsv({ Tether: "tether" }, "UTC")(csv);
-    const rows = marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "tether" })).rows;
-    expect(rows.map((r) => [r.date, r.market_cap_usd])).toEqual([
-      ["2025-12-27", 2],
-      ["2025-12-28", 3],
+    // 01:18:47 is replaced by 10:52:25 (both ≤ 12-27 00:00Z); 23:30 on 12-28 by the exact 12-29 00:00 row
+    expect(out.dropped).toEqual({ "coin-name-unmapped": 1, "superseded-by-later-scrape": 2 });
+    const parsed = marketChartEndpoint.toRows(out.captures[0].payload, cap(0, { id: "tether" }));
+    expect(parsed.dropped).toEqual({});
+    expect(parsed.rows.map((r) => [r.date, r.market_cap_usd])).toEqual([
+      ["2025-12-26", 1], // the 00:00:00 row, never the 10:52:25 one
+      ["2025-12-27", 3], // the newest scrape of 12-26 (10:52:25Z) counts from 12-27 00:00Z
+      ["2025-12-28", 4],
+      ["2025-12-29", 6],
     ]);
   });
 
