@@ -27,7 +27,7 @@ export interface ModelledBuild extends LoadedInputs {
 /**
  * Model stage: runs the DAG (`pipelines/models` SQL + the TS analytics) and its asserts over the loaded
  * database. Throws ModelError naming the model/assert, or an Error when no coin has a current supply
- * (no list capture and no supply history within 3 days of as-of: nothing to build).
+ * (no list capture at all and no current supply: nothing to build).
  */
 export async function runModelStage(
   db: Db,

@@ -179,11 +179,22 @@ export function matchPoolFrom(r: Row): MatchPool {
   };
 }
 
-/** SQL inputs shared by the analytics that match pools: live registry coins and their supply chains up to as-of. */
+/**
+ * SQL inputs shared by the analytics that match pools: live registry coins and their supply chains up to
+ * as-of: chains with a positive per-chain amount, plus the chains the newest DefiLlama list names for the
+ * coin (`chains`), for lists without per-chain amounts (the 2026-09-02 list carries names only).
+ */
 export const MATCH_INPUTS = {
   coins: "select id, symbol, contracts_json from registry_coins where not is_dead order by id",
-  supplyChains: `select distinct stablecoin_id, chain_id from int_chain_supply_points where native > 0
-        order by stablecoin_id, chain_id`,
+  supplyChains: `select distinct stablecoin_id, chain_id from (
+          select stablecoin_id, chain_id from int_chain_supply_points where native > 0
+          union all
+          select coins.id as stablecoin_id, chains.id as chain_id
+          from stg_defillama__assets assets
+          cross join unnest(from_json(coalesce(assets.chains_json, '[]'), '["VARCHAR"]')) as listed(label)
+          inner join registry_coins coins on coins.llama_id = assets.llama_id
+          inner join registry_chains chains on chains.name = listed.label
+        ) order by stablecoin_id, chain_id`,
 };
 
 /** DAG node: `pool_coin_matches`, one row per token of every pool of `yield_pools`. */

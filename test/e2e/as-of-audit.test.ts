@@ -11,7 +11,8 @@ import {
   buildAsOfDay,
   type AuditBuild,
 } from "../helpers/as-of-audit.ts";
-import { checkAsOfValues, partritaCheck } from "../helpers/as-of-values.ts";
+import { checkAsOfValues, freshnessProblems, partritaCheck } from "../helpers/as-of-values.ts";
+import { CAPTURE_DIR } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
 
 /**
@@ -53,7 +54,7 @@ const EXPECTED_SOURCES: Record<(typeof DAYS)[number], string[]> = {
   ],
   "2025-09-07": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv", "DefiLlama list 2025-09-07"],
   "2025-12-26": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv"],
-  "2026-09-03": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv"],
+  "2026-09-03": ["partrita stablecoin_marketcap.csv", "ECB eurofxref-hist.csv", "DefiLlama list 2026-09-02"],
 };
 const builds = new Map<string, AuditBuild>();
 beforeAll(async () => {
@@ -77,6 +78,10 @@ describe.each(DAYS)("build as of %s", (day) => {
     expect(checks.filter((c) => c.mismatches.length > 0)).toEqual([]);
     const compared = checks.filter((c) => c.checked > 0).map((c) => c.source);
     expect(compared).toEqual(expect.arrayContaining(EXPECTED_SOURCES[day]));
+  });
+
+  it("publishes no current figure past its source's freshness window (fresh or null)", async () => {
+    expect(await freshnessProblems(must(builds.get(day), `the build as of ${day}`))).toEqual([]);
   });
 });
 
@@ -191,5 +196,41 @@ describe("the audit scanner (it can fail)", () => {
       `samples.observed_at: 1 rows after as-of, max ${asOf + 4020}`,
       `samples.trace_json: 1 late values, e.g. .endedAt=${asOf + 60}`,
     ]);
+  });
+});
+
+describe("build as of 2026-09-03: the 2026-09-02 list, not the 2025-09-07 one", () => {
+  it("publishes USDT, USDe and USDG from the 2026-09-02 list (units = USD value / the list's price, at par)", async () => {
+    const raw = JSON.parse(
+      readFileSync(join(CAPTURE_DIR, "conorscode-open-defi-data/stablecoins.2026-09-02.json"), "utf8"),
+    ) as { id: string; circulatingUsd: number | null; price: number | null }[];
+    const expected = (llamaId: string) => {
+      const r = must(
+        raw.find((x) => x.id === llamaId && x.circulatingUsd && x.price),
+        `list value of ${llamaId}`,
+      );
+      return Number(r.circulatingUsd) / Number(r.price);
+    };
+    const build = must(builds.get("2026-09-03"), "the build as of 2026-09-03");
+    const db = await Db.open(join(build.buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+    try {
+      const rows = await db.all<{ stablecoin_id: string; circulating_usd: number; supply_source: string }>(
+        `select stablecoin_id, circulating_usd, supply_source, supply_date::varchar as supply_date from stablecoins
+         where stablecoin_id in ('usdt-tether', 'usde-ethena', 'usdg-paxos') order by stablecoin_id`,
+      );
+      const by = Object.fromEntries(rows.map((r) => [r.stablecoin_id, r]));
+      expect(by["usdt-tether"]).toMatchObject({ supply_source: "defillama", supply_date: "2026-09-02" });
+      expect(by["usdt-tether"].circulating_usd).toBeCloseTo(expected("1"), 0); // 183.42 B (list: 183.35 B at 0.99961)
+      expect(by["usde-ethena"].circulating_usd).toBeCloseTo(expected("146"), 0); // 4.23 B (2025-09-07 list: 12.78 B)
+      expect(by["usdg-paxos"].circulating_usd).toBeCloseTo(expected("286"), 0); // 3.16 B (2025-09-07 list: 0.54 B)
+      // non-USD pegs: the list carries no supply for them; their older points are past their window
+      const [eurc] = await db.all<Record<string, unknown>>(
+        "select circulating_usd, supply_unavailable_reason from stablecoins where stablecoin_id = 'eurc-circle'",
+      );
+      expect(eurc.circulating_usd).toBeNull();
+      expect(["stale-beyond-window", "no-observation"]).toContain(eurc.supply_unavailable_reason);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -6,7 +6,7 @@ import { deathKnownOn } from "../../build/stages/load.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { auditBuild, buildAsOfDay } from "../helpers/as-of-audit.ts";
-import { checkAsOfValues } from "../helpers/as-of-values.ts";
+import { checkAsOfValues, freshnessProblems } from "../helpers/as-of-values.ts";
 import { must } from "../helpers/must.ts";
 
 /**
@@ -125,6 +125,10 @@ describe("build as of 2023-03-01 (no list capture yet)", () => {
         "bhemen bnb-supply/*.csv",
       ]),
     );
+  });
+
+  it("publishes no current figure past its source's freshness window (fresh or null)", async () => {
+    expect(await freshnessProblems({ dir, buildDir, manifest })).toEqual([]);
   });
 
   it("keeps on-chain supply samples observed later on the as-of day out (block time, not its UTC day)", async () => {

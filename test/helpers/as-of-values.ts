@@ -19,7 +19,7 @@ import { CAPTURE_DIR } from "./build-once.ts";
  * points; check-sked DefiLlama labels are US Eastern local times of the next 00:00 UTC point; an ECB
  * rate of day D is known from D 16:00 Europe/Berlin; BNB samples at their block time; Binance 1-min and
  * stablesafe 15-min bars at their end; a partrita scrape at its scrape instant (it can only stand for a
- * 00:00 UTC point at or after it); the DefiLlama list at its recording day 2025-09-07 00:00Z.
+ * 00:00 UTC point at or after it); the DefiLlama list at its recording day 2025-09-07 00:00Z; the 2026-09-02 list at its scrape (11:57:41Z).
  */
 
 /** One source's comparison at one as-of. */
@@ -98,7 +98,8 @@ export function partritaScrapes(): Map<string, { at: number; value: number }[]> 
  * partrita check: every `coingecko-market-cap` point of a USD coin in supply_history_daily (outside the
  * USDT/USDC export span, where the cap is divided by the export's price) divided by its
  * `level_adjustment` equals the newest raw scrape at or before min(point, as-of) and after the
- * previous point. `q` queries the build's DuckDB; `asOf` Unix s.
+ * previous point, divided by CoinGecko's price of that day (Alchemy's copy) when the raw file has one;
+ * otherwise at par, or divided by the coin's consensus price (implied price 0.8–1.19, README "Valuation"). `q` queries the build's DuckDB; `asOf` Unix s.
  */
 export async function partritaCheck(q: Q, asOf: number): Promise<ValueCheck> {
   const scrapes = partritaScrapes();
@@ -107,6 +108,7 @@ export async function partritaCheck(q: Q, asOf: number): Promise<ValueCheck> {
      from supply_history_daily h join registry_coins c on c.id = h.stablecoin_id
      where h.source = 'coingecko-market-cap' and h.peg_type = 'peggedUSD'`,
   );
+  const alchemyPrice = new Map(alchemyRows().map((a) => [`${a.gecko} ${isoDay(a.at)}`, a.value]));
   const mismatches: string[] = [];
   let checked = 0;
   for (const r of rows) {
@@ -124,10 +126,20 @@ export async function partritaCheck(q: Q, asOf: number): Promise<ValueCheck> {
       mismatches.push(
         `${r.stablecoin_id} ${r.date}: published ${r.native}, raw has no scrape in (${r.date} −1 d, min(point, as-of)]`,
       );
-    else if (!same(r.native / r.adj, want.value))
-      mismatches.push(
-        `${r.stablecoin_id} ${r.date}: published ${r.native / r.adj}, raw ${want.value} (scraped ${new Date(want.at * 1000).toISOString()})`,
-      );
+    else {
+      // units = market cap ÷ CoinGecko's price of the day (Alchemy's copy, ≤ 1.19), else ÷ the coin's
+      // consensus price (not recomputed here: the implied price must be a plausible peg value), else at par
+      const price = alchemyPrice.get(`${r.gecko_id} ${r.date}`);
+      const units = r.native / r.adj;
+      const ok =
+        price !== undefined && price <= 1.19
+          ? same(units, want.value / price)
+          : same(units, want.value) || (want.value / units >= 0.8 && want.value / units <= 1.19);
+      if (!ok)
+        mismatches.push(
+          `${r.stablecoin_id} ${r.date}: published ${units}, raw ${want.value}${price ? ` ÷ ${price}` : ""} (scraped ${new Date(want.at * 1000).toISOString()})`,
+        );
+    }
   }
   return {
     source: "partrita stablecoin_marketcap.csv",
@@ -478,6 +490,57 @@ async function defillamaListCheck(q: Q, asOf: number): Promise<ValueCheck> {
   };
 }
 
+// -------------------------------------------------------------------------------------------------
+// DefiLlama list of 2026-09-02 (open-defi-data, normalised; observed at its scrapedAt) → stablecoins
+
+/** The list's observation: its newest `scrapedAt` (2026-09-02T11:57:40.725Z), to the next whole second. */
+const LIST_2026_PATH = "conorscode-open-defi-data/stablecoins.2026-09-02.json";
+
+async function openDefiListCheck(q: Q, asOf: number): Promise<ValueCheck> {
+  const list = JSON.parse(raw(LIST_2026_PATH)) as {
+    id: string;
+    pegType: string;
+    circulatingUsd: number | null;
+    price: number | null;
+    scrapedAt: string;
+  }[];
+  const observedAt = Math.ceil(Math.max(...list.map((r) => Date.parse(r.scrapedAt))) / 1000);
+  // llamaId → gecko id from DefiLlama's own metadata (the list carries no gecko_id)
+  const meta = JSON.parse(raw("defillama-peggedassets-server/peggedData.json")) as {
+    id: string;
+    gecko_id?: string | null;
+  }[];
+  const geckoOf = new Map(meta.filter((m) => m.gecko_id).map((m) => [String(m.id), String(m.gecko_id)]));
+  const rows = await q<{ gecko_id: string | null; supply_date: string | null; current_native: number | null }>(
+    `select gecko_id, supply_date::varchar as supply_date, current_native from stablecoins
+     where supply_source = 'defillama' and supply_date >= '2026-09-02'`,
+  );
+  const mismatches: string[] = [];
+  const base = {
+    source: "DefiLlama list 2026-09-02",
+    published: "stablecoins supply_source=defillama, supply_date 2026-09-02",
+  };
+  if (asOf < observedAt) {
+    if (rows.length) mismatches.push(`${rows.length} coins served from the 2026-09-02 list before its scrape`);
+    return { ...base, checked: 0, mismatches };
+  }
+  // USD-valued list (since 2025-12-01): native units = circulatingUsd ÷ the list's price (par without one)
+  const expected = new Map<string, number>();
+  for (const r of list) {
+    const gecko = geckoOf.get(r.id);
+    if (r.pegType !== "peggedUSD" || r.circulatingUsd === null || !gecko) continue;
+    expected.set(gecko, r.price && r.price > 0 ? r.circulatingUsd / r.price : r.circulatingUsd);
+  }
+  let checked = 0;
+  for (const r of rows) {
+    const want = r.gecko_id ? expected.get(r.gecko_id) : undefined;
+    if (want === undefined || r.current_native === null) continue;
+    checked++;
+    if (!same(r.current_native, want)) mismatches.push(`${r.gecko_id}: published ${r.current_native}, raw ${want}`);
+  }
+  return { ...base, checked, mismatches };
+}
+
 /**
  * Runs every value check on one audit build (its `ballast.duckdb`, read-only). Returns one ValueCheck
  * per source, in a fixed order. Throws when the DuckDB file cannot be opened or a query fails.
@@ -499,7 +562,58 @@ export async function checkAsOfValues(build: AuditBuild): Promise<ValueCheck[]> 
       await binanceCheck(q, asOf),
       await stablesafeCheck(q, asOf),
       await defillamaListCheck(q, asOf),
+      await openDefiListCheck(q, asOf),
     ];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Fresh or null (issue 29 part 2) on a published build's `ballast.duckdb`: every current figure that is
+ * not null is within its source's window of `asOf` (Unix s): supply a daily point ≤ 3 days old (a list's
+ * day within its 2-day window falls inside it), chain amounts likewise, an ECB rate valuing supply as
+ * `fx` ≤ 4 days older than the supply's day, a price observed ≤ 48 h before; and a null current supply
+ * always names its reason. Returns one line per offending row (empty when fresh).
+ */
+export async function freshnessProblems(build: AuditBuild): Promise<string[]> {
+  const asOf = build.manifest.asOf;
+  const db = await Db.open(join(build.buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
+  try {
+    const rows = (sql: string) => db.all<Record<string, unknown>>(sql, { asOf } as never);
+    const problems: string[] = [];
+    const add = (what: string, list: Record<string, unknown>[]) =>
+      problems.push(
+        ...list.map((r) => `${what}: ${JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? Number(v) : v))}`),
+      );
+    add(
+      "supply past its window",
+      await rows(`select stablecoin_id, supply_date::varchar as supply_date, supply_source from stablecoins
+        where circulating_usd is not null and $asOf - epoch(supply_date) > 3 * 86400`),
+    );
+    add(
+      "chain amount past its window",
+      await rows(`select stablecoin_id, chain_id, date::varchar as date from stablecoin_chain_supply
+        where $asOf - epoch(date) > 3 * 86400`),
+    );
+    add(
+      "fx rate past its window",
+      await rows(
+        "select stablecoin_id, fx_rate_age_days from stablecoins where valuation_basis = 'fx' and fx_rate_age_days > 4",
+      ),
+    );
+    add(
+      "price past its window",
+      await rows(`select stablecoin_id, price_observed_at from stablecoins
+        where price is not null and $asOf - price_observed_at > 2 * 86400`),
+    );
+    add(
+      "null supply without a reason",
+      await rows(
+        "select stablecoin_id from stablecoins where circulating_usd is null and supply_unavailable_reason is null",
+      ),
+    );
+    return problems;
   } finally {
     db.close();
   }

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
@@ -96,24 +98,24 @@ describe("grades without a current price are NR (as of 2026-09-03)", () => {
   }, 300_000);
   afterAll(() => late?.close());
 
-  it("TBILL, USYC and USDY have price null and are NR on both models, with the price named as missing", async () => {
-    const rows = await late.all<{
-      symbol: string;
-      price: number | null;
-      reason: string | null;
-      safety_grade: string;
-      report_card_grade: string;
-      safety_json: string;
-    }>(
-      `select c.symbol, s.price, s.price_unavailable_reason as reason, r.safety_grade, r.report_card_grade, r.safety_json
+  it("USYC and USDY are graded only because the 2026-09-02 list prices them; TBILL, absent from it, is unlisted", async () => {
+    // Without the 2026-09-02 list their newest quotes were past their windows (price null) and the grades
+    // were still given (issue 29 part 7). The list (DefiLlama family) now prices them: raw file
+    // conorscode-open-defi-data/stablecoins.2026-09-02.json, USYC 1.1358…, USDY 1.1420…; TBILL is not in it.
+    const raw = JSON.parse(
+      readFileSync(join(CAPTURE_DIR, "conorscode-open-defi-data/stablecoins.2026-09-02.json"), "utf8"),
+    ) as { symbol: string; price: number | null }[];
+    const rows = await late.all<{ symbol: string; price: number | null; safety_grade: string }>(
+      `select c.symbol, s.price, r.safety_grade
        from report_cards r join stablecoins s using (stablecoin_id) join registry_coins c on c.id = r.stablecoin_id
        where c.symbol in ('TBILL', 'USYC', 'USDY') order by c.symbol`,
     );
-    expect(rows.map((r) => r.symbol)).toEqual(["TBILL", "USDY", "USYC"]);
+    expect(rows.map((r) => r.symbol)).toEqual(["USDY", "USYC"]);
+    expect(raw.some((r) => r.symbol === "TBILL")).toBe(false);
     for (const r of rows) {
-      expect([r.symbol, r.price, r.reason]).toEqual([r.symbol, null, "stale-beyond-window"]);
-      expect([r.symbol, r.safety_grade, r.report_card_grade]).toEqual([r.symbol, "NR", "NR"]);
-      expect(JSON.parse(r.safety_json).missingInputs).toEqual(["price (no-current-price)"]);
+      const listed = raw.filter((x) => x.symbol === r.symbol && x.price !== null).map((x) => x.price);
+      expect(listed).toContain(r.price);
+      expect(r.safety_grade).not.toBe("NR");
     }
   });
 
@@ -123,5 +125,15 @@ describe("grades without a current price are NR (as of 2026-09-03)", () => {
        where s.price is null and not r.is_defunct and (r.safety_grade <> 'NR' or r.report_card_grade <> 'NR')`,
     );
     expect(n).toBe(0);
+    // and the rule is exercised: living listed coins without a current price exist, all NR with the price named
+    const unpriced = await late.all<{ safety_grade: string; safety_json: string }>(
+      `select r.safety_grade, r.safety_json from report_cards r join stablecoins s using (stablecoin_id)
+       where s.price is null and not r.is_defunct`,
+    );
+    expect(unpriced.length).toBeGreaterThan(0);
+    expect(unpriced.every((u) => u.safety_grade === "NR")).toBe(true);
+    expect(
+      unpriced.filter((u) => JSON.parse(u.safety_json).missingInputs.includes("price (no-current-price)")).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -97,7 +97,7 @@ final as (
     left join daily prev_month on prev_month.stablecoin_id = universe.stablecoin_id and prev_month.date = current_point.date - 30
     left join chain_source on chain_source.stablecoin_id = universe.stablecoin_id and chain_source.date = current_point.date
     left join last_seen on last_seen.stablecoin_id = universe.stablecoin_id
-    where universe.supply_mode = 'list' or current_point.date is not null or universe.history_basis = 'price'
+    where universe.supply_mode = 'list' or current_point.date is not null or universe.history_basis in ('price', 'stale-list')
 )
 
 select * from final

@@ -7,6 +7,7 @@
 -- source's freshness window (`window_sec`, e.g. 3 days for a daily point) up to as-of, and every registry coin
 -- alive at as-of with a price observation in the 7 days up to as-of (priced before its supply is known: it is
 -- listed with its price and a null current supply, `currentUnavailableReason`); a dead coin stays 30 days after its death.
+-- When neither exists (every input past its window), the newest list's coins, each with a null current supply.
 -- grain: one row per stablecoin_id. pk: (stablecoin_id)
 with assets as (
     select * from stg_defillama__assets
@@ -69,10 +70,27 @@ history_universe as (
     qualify row_number() over (partition by stablecoin_id order by rank_) = 1
 ),
 
+-- nothing current at all (a live build long after every recorded input): the newest list's coins are still
+-- the universe, each with a null current supply (past its window), rather than no build
+stale_listed as (
+    select coins.id as stablecoin_id, assets.llama_id, assets.gecko_id as list_gecko_id, assets.chains_json,
+        null::date as list_day, null::bigint as list_observed_at, 'stale-list' as history_basis
+    from assets
+    inner join coins on coins.llama_id = assets.llama_id
+),
+
+history_count as (
+    select count(*) as n from history_universe
+),
+
 universe as (
     select *, null::varchar as history_basis, 'list' as supply_mode from listed
     union all
     select history_universe.*, 'history' as supply_mode from history_universe, list_mode where not list_mode.has_list
+    union all
+    select stale_listed.*, 'history' as supply_mode
+    from stale_listed, list_mode, history_count
+    where not list_mode.has_list and history_count.n = 0
 ),
 
 latest_point as (
@@ -98,7 +116,8 @@ final as (
         universe.list_day,
         universe.list_observed_at,
         universe.chains_json,
-        -- history mode: 'supply' (a supply point in the 3 days up to as-of) or 'price' (priced only); null in list mode
+        -- history mode: 'supply' (a supply point within its window), 'price' (priced only) or 'stale-list' (nothing
+        -- current at all: the newest list's coins, supply null); null in list mode
         universe.history_basis,
         -- amounts, USD (provisional)
         latest_point.usd as circulating_usd
