@@ -115,12 +115,13 @@ describe("the value check (it can fail)", () => {
         create table supply_history_daily as select * from (values
           ('usdt-tether', date '2025-12-25', 'peggedUSD', 186793465675.51428, 'coingecko-market-cap', 1.0),
           ('usdt-tether', date '2025-12-26', 'peggedUSD', 186796642842.89728, 'coingecko-market-cap', 1.0))
-          t(stablecoin_id, date, peg_type, circulating_native, source, level_adjustment)`);
+          t(stablecoin_id, date, peg_type, circulating_native, source, level_adjustment);
+        create table price_consensus_slots (stablecoin_id varchar, slot_ts bigint, price double);`);
       const q = <T>(sql: string, params?: Record<string, unknown>) => db.all<T>(sql, params as never);
       const check = await partritaCheck(q, Date.parse("2025-12-26T00:00:00Z") / 1000);
       expect(check.checked).toBe(2);
       expect(check.mismatches).toEqual([
-        "usdt-tether 2025-12-26: published 186796642842.89728, raw 186791970834.21866 (scraped 2025-12-26T00:00:00.000Z)",
+        "usdt-tether 2025-12-26: published 186796642842.89728, raw 186791970834.21866 ÷ 1 (scraped 2025-12-26T00:00:00.000Z)",
       ]);
     } finally {
       db.close();

@@ -99,7 +99,7 @@ export function partritaScrapes(): Map<string, { at: number; value: number }[]> 
  * USDT/USDC export span, where the cap is divided by the export's price) divided by its
  * `level_adjustment` equals the newest raw scrape at or before min(point, as-of) and after the
  * previous point, divided by CoinGecko's price of that day (Alchemy's copy) when the raw file has one;
- * otherwise at par, or divided by the coin's consensus price (implied price 0.8–1.19, README "Valuation"). `q` queries the build's DuckDB; `asOf` Unix s.
+ * else by the coin's published consensus price at the point (`price_consensus_slots`), else at par. `q` queries the build's DuckDB; `asOf` Unix s.
  */
 export async function partritaCheck(q: Q, asOf: number): Promise<ValueCheck> {
   const scrapes = partritaScrapes();
@@ -109,6 +109,17 @@ export async function partritaCheck(q: Q, asOf: number): Promise<ValueCheck> {
      where h.source = 'coingecko-market-cap' and h.peg_type = 'peggedUSD'`,
   );
   const alchemyPrice = new Map(alchemyRows().map((a) => [`${a.gecko} ${isoDay(a.at)}`, a.value]));
+  const slots = new Map<string, { at: number; price: number }[]>();
+  for (const x of await q<{ stablecoin_id: string; at: number; price: number }>(
+    `select stablecoin_id, slot_ts::double as at, price from price_consensus_slots
+     where price > 0 and slot_ts <= $asOf and stablecoin_id in
+       (select distinct stablecoin_id from supply_history_daily where source = 'coingecko-market-cap')`,
+    { asOf },
+  )) {
+    const list = slots.get(x.stablecoin_id) ?? [];
+    list.push({ at: Number(x.at), price: x.price });
+    slots.set(x.stablecoin_id, list);
+  }
   const mismatches: string[] = [];
   let checked = 0;
   for (const r of rows) {
@@ -128,16 +139,17 @@ export async function partritaCheck(q: Q, asOf: number): Promise<ValueCheck> {
       );
     else {
       // units = market cap ÷ CoinGecko's price of the day (Alchemy's copy, ≤ 1.19), else ÷ the coin's
-      // consensus price (not recomputed here: the implied price must be a plausible peg value), else at par
+      // consensus price at the point (its last slot ≤ the point, less than a day old), else at par
       const price = alchemyPrice.get(`${r.gecko_id} ${r.date}`);
+      const slot = newest(
+        (slots.get(r.stablecoin_id) ?? []).filter((x) => x.at > point - DAY),
+        Math.min(point, asOf),
+      );
+      const divisor = price !== undefined && price <= 1.19 ? price : (slot?.price ?? 1);
       const units = r.native / r.adj;
-      const ok =
-        price !== undefined && price <= 1.19
-          ? same(units, want.value / price)
-          : same(units, want.value) || (want.value / units >= 0.8 && want.value / units <= 1.19);
-      if (!ok)
+      if (!same(units, want.value / divisor))
         mismatches.push(
-          `${r.stablecoin_id} ${r.date}: published ${units}, raw ${want.value}${price ? ` ÷ ${price}` : ""} (scraped ${new Date(want.at * 1000).toISOString()})`,
+          `${r.stablecoin_id} ${r.date}: published ${units}, raw ${want.value} ÷ ${divisor} (scraped ${new Date(want.at * 1000).toISOString()})`,
         );
     }
   }
@@ -580,7 +592,8 @@ export async function freshnessProblems(build: AuditBuild): Promise<string[]> {
   const asOf = build.manifest.asOf;
   const db = await Db.open(join(build.buildDir, "ballast.duckdb"), { access_mode: "READ_ONLY" });
   try {
-    const rows = (sql: string) => db.all<Record<string, unknown>>(sql, { asOf } as never);
+    const rows = (sql: string) =>
+      db.all<Record<string, unknown>>(sql, sql.includes("$asOf") ? ({ asOf } as never) : undefined);
     const problems: string[] = [];
     const add = (what: string, list: Record<string, unknown>[]) =>
       problems.push(
