@@ -70,7 +70,8 @@ export function readJsonFile(params: Record<string, string> = {}) {
   return (text: string): ReaderOutput => ({ captures: [{ params, payload: parseJsonText(text) }], dropped: {} });
 }
 
-const MARKET_CAP_SCRAPE_NAMES: Record<string, string> = {
+/** The partrita market-cap scrape's `coin_name` values → CoinGecko ids (MANIFEST §5 lists the 11 coins). */
+export const MARKET_CAP_SCRAPE_NAMES: Record<string, string> = {
   Tether: "tether",
   USDC: "usd-coin",
   Dai: "dai",

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DateTime } from "luxon";
 import Papa from "papaparse";
 import { Db } from "../../build/duckdb.ts";
+import { MARKET_CAP_SCRAPE_NAMES } from "../../pipelines/sources/recorded-captures.ts";
 import type { AuditBuild } from "./as-of-audit.ts";
 import { CAPTURE_DIR } from "./build-once.ts";
 
@@ -63,21 +64,8 @@ export type Q = <T>(sql: string, params?: Record<string, unknown>) => Promise<T[
 // -------------------------------------------------------------------------------------------------
 // partrita market-cap scrapes → supply_history_daily (source coingecko-market-cap)
 
-/** The scrape's coin names → CoinGecko ids (MANIFEST §5 lists the 11 coins). */
-const PARTRITA_NAMES: Record<string, string> = {
-  Tether: "tether",
-  USDC: "usd-coin",
-  Dai: "dai",
-  USDS: "usds",
-  "Ethena USDe": "ethena-usde",
-  "PayPal USD": "paypal-usd",
-  USD1: "usd1-wlfi",
-  "Falcon USD": "falcon-finance",
-  "Global Dollar": "global-dollar",
-  "Ripple USD": "ripple-usd",
-  USDD: "usdd",
-  Usdd: "usdd",
-};
+/** The scrape's coin names → CoinGecko ids: curated data (not the logic under test), shared with the reader. */
+const PARTRITA_NAMES = MARKET_CAP_SCRAPE_NAMES;
 /** Last day of the bhemen CoinGecko exports: up to it USDT/USDC market caps are divided by the export's price. */
 const EXPORT_LAST_DAY = "2024-05-06";
 
