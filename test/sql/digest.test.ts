@@ -26,7 +26,7 @@ const dbs = new Map<string, Db>();
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   // one model run per digest day: as of the day's close
-  for (const asOf of ["2022-11-12", "2023-03-12", "2023-03-13", "2023-08-04"])
+  for (const asOf of ["2022-11-12", "2023-03-12", "2023-08-04"])
     dbs.set(asOf, (await loadAndModel({ asOf: at(`${asOf}T00:00:00Z`), captureDir: CAPTURE_DIR })).db);
 }, 600_000);
 afterAll(() => {
@@ -106,37 +106,37 @@ describe("incidents appear on the day their backdated start or end was confirmed
   });
 
   it("a constructed backdated start and a backdated end land in the window of their confirmation, not of their instants", async () => {
-    const conn = db("2023-03-13"); // digest of 2023-03-12: window (03-12 00:00Z, 03-13 00:00Z]
+    const conn = db("2023-03-12"); // digest of 2023-03-11: window (03-11 00:00Z, 03-12 00:00Z]
     const trace = (opened: number, closed: number | null) =>
       JSON.stringify({ opened: { ts: opened }, closed: closed === null ? null : { ts: closed } });
     const rows = [
       // started the day before, confirmed inside the window → opened
-      ["zz-backdated-start", at("2023-03-11T06:00:00Z"), null, null, trace(at("2023-03-12T12:00:00Z"), null)],
+      ["zz-backdated-start", at("2023-03-10T06:00:00Z"), null, null, trace(at("2023-03-11T12:00:00Z"), null)],
       // started inside the window, confirmed after its end → not in this edition
-      ["zz-late-confirmed", at("2023-03-12T20:00:00Z"), null, null, trace(at("2023-03-13T06:00:00Z"), null)],
-      // daily tracking lost after 03-09 23:00Z: ends 03-10 23:00Z, known 03-12 23:00:01Z → closed
+      ["zz-late-confirmed", at("2023-03-11T20:00:00Z"), null, null, trace(at("2023-03-12T06:00:00Z"), null)],
+      // daily tracking lost after 03-08 23:00Z: ends 03-09 23:00Z, known 03-11 23:00:01Z → closed
       [
         "zz-orphan-end",
-        at("2023-03-05T23:00:00Z"),
-        at("2023-03-10T23:00:00Z"),
+        at("2023-03-04T23:00:00Z"),
+        at("2023-03-09T23:00:00Z"),
         "orphan-tracking-removed",
-        trace(at("2023-03-06T23:00:00Z"), at("2023-03-09T23:00:00Z")),
+        trace(at("2023-03-05T23:00:00Z"), at("2023-03-08T23:00:00Z")),
       ],
-      // 15-minute tracking lost after 03-12 20:00Z: ends 20:15Z, known 6 h later (03-13 02:00:01Z) → not yet
+      // 15-minute tracking lost after 03-11 20:00Z: ends 20:15Z, known 6 h later (03-12 02:00:01Z) → not yet
       [
         "zz-orphan-late",
-        at("2023-03-12T01:00:00Z"),
-        at("2023-03-12T20:15:00Z"),
+        at("2023-03-11T01:00:00Z"),
+        at("2023-03-11T20:15:00Z"),
         "orphan-tracking-removed",
-        trace(at("2023-03-12T01:00:00Z"), at("2023-03-12T20:00:00Z")),
+        trace(at("2023-03-11T01:00:00Z"), at("2023-03-11T20:00:00Z")),
       ],
       // recovered inside the window (observed close: known at endedAt) → opened and closed
       [
         "zz-recovered",
-        at("2023-03-12T03:00:00Z"),
-        at("2023-03-12T05:00:00Z"),
+        at("2023-03-11T03:00:00Z"),
+        at("2023-03-11T05:00:00Z"),
         "recovered-primary",
-        trace(at("2023-03-12T03:00:00Z"), at("2023-03-12T05:00:00Z")),
+        trace(at("2023-03-11T03:00:00Z"), at("2023-03-11T05:00:00Z")),
       ],
     ] as const;
     for (const [i, [id, started, ended, reason, tr]] of rows.entries())
@@ -152,16 +152,16 @@ describe("incidents appear on the day their backdated start or end was confirmed
     expect(ids(d.depegIncidents.closed)).toEqual(["zz-orphan-end", "zz-recovered"]);
     const byId = new Map([...d.depegIncidents.opened, ...d.depegIncidents.closed].map((i) => [i.stablecoinId, i]));
     expect(byId.get("zz-backdated-start")).toMatchObject({
-      startedAt: at("2023-03-11T06:00:00Z"),
-      startConfirmedAt: at("2023-03-12T12:00:00Z"),
+      startedAt: at("2023-03-10T06:00:00Z"),
+      startConfirmedAt: at("2023-03-11T12:00:00Z"),
     });
     expect(byId.get("zz-orphan-end")).toMatchObject({
-      endedAt: at("2023-03-10T23:00:00Z"),
-      endConfirmedAt: at("2023-03-12T23:00:00Z") + 1,
+      endedAt: at("2023-03-09T23:00:00Z"),
+      endConfirmedAt: at("2023-03-11T23:00:00Z") + 1,
     });
     // an end not yet known at the window's end is not shown as ended
     expect(byId.get("zz-orphan-late")).toMatchObject({ endedAt: null, closeReason: null, endConfirmedAt: null });
-    expect(byId.get("zz-recovered")).toMatchObject({ endConfirmedAt: at("2023-03-12T05:00:00Z") });
-    expect(d.headline).toContain("ZZ-BACKDATED-START -300 bps since 2023-03-11 06:00Z");
+    expect(byId.get("zz-recovered")).toMatchObject({ endConfirmedAt: at("2023-03-11T05:00:00Z") });
+    expect(d.headline).toContain("ZZ-BACKDATED-START -300 bps since 2023-03-10 06:00Z");
   });
 });
