@@ -338,7 +338,7 @@ describe("recording and the public history (one instance)", () => {
       expect(r.body).toEqual(UNAVAILABLE);
       expect(r.headers.get("cache-control")).toBe("no-store");
       expect(r.headers.get("retry-after")).toBe("60");
-      expect(r.ms).toBeLessThan(1000);
+      expect(r.ms).toBeLessThan(10_000); // answered while the lock is still held: the read gave up, it did not wait
     });
     await withLock("status_state", async () => {
       expect((await get("/api/public-status-history")).body).toEqual(UNAVAILABLE);
@@ -358,7 +358,7 @@ describe("recording and the public history (one instance)", () => {
       });
       const health = await get<Health>("/api/health", null);
       expect(health.status).toBe(200);
-      expect(health.ms).toBeLessThan(1000);
+      expect(health.ms).toBeLessThan(10_000); // answered while the lock is still held
       expect(health.body.statusHistory).toMatchObject({
         state: "unavailable",
         pendingObservations: 3,
@@ -507,7 +507,7 @@ describe("the server process wiring (startServer)", () => {
     try {
       const base = `http://127.0.0.1:${srv.port}`;
       const t0 = Date.now();
-      while (srv.statusRecorder.status().lastRecordedAt === null && Date.now() - t0 < 5000)
+      while (srv.statusRecorder.status().lastRecordedAt === null && Date.now() - t0 < 60_000)
         await new Promise((r) => setTimeout(r, 50));
       expect(srv.statusRecorder.status()).toMatchObject({ state: "ok", intervalSec: 1 });
       const health = await (await fetch(`${base}/api/health`)).json();

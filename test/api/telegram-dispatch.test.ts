@@ -352,11 +352,11 @@ describe("dispatch loop", () => {
     };
     const loop = startAlertLoop(d, async () => serving, 60_000);
     try {
-      await expect.poll(async () => (await d.status()).lastDispatchStatus, { timeout: 5000 }).toBe("baseline");
+      await expect.poll(async () => (await d.status()).lastDispatchStatus, { timeout: 30_000 }).toBe("baseline");
       serving = t.pub.publish("b1", T1, { depeg: [usda], freezes: [], grades: grades(T1) });
       loop.kick();
       loop.kick();
-      await expect.poll(() => sends().length, { timeout: 5000 }).toBe(1);
+      await expect.poll(() => sends().length, { timeout: 30_000 }).toBe(1);
       expect(String(sends()[0].params.chat_id)).toBe("111");
     } finally {
       await loop.stop();
@@ -366,7 +366,7 @@ describe("dispatch loop", () => {
     const before = (await d.status()).lastDispatchAt;
     t.clock.sec += 5;
     await expect
-      .poll(async () => (await d.status()).lastDispatchAt, { timeout: 5000 })
+      .poll(async () => (await d.status()).lastDispatchAt, { timeout: 30_000 })
       .toBe(must(before, "lastDispatchAt before the short loop") + 5);
     await short.stop();
     expect(sends()).toHaveLength(1);

@@ -232,7 +232,7 @@ describe("API reference page (/docs)", () => {
       expect(operations.length).toBeGreaterThan(50);
       // Search works under the CSP (its index is built in the page; the trigger reads "Loading..." until then).
       const trigger = page.locator('[data-testid="search-trigger"]');
-      await expect.poll(async () => (await trigger.allInnerTexts()).join(""), { timeout: 20_000 }).toMatch(/Search/);
+      await expect.poll(async () => (await trigger.allInnerTexts()).join(""), { timeout: 30_000 }).toMatch(/Search/);
       await trigger.click();
       await page.locator('[data-component-name="Search/SearchInput"] input').fill("reference page");
       await expect
@@ -241,7 +241,7 @@ describe("API reference page (/docs)", () => {
             (await page.locator('[data-component-name="Search/SearchItem"]').allInnerTexts()).map((t) =>
               t.replace(/\s+/g, " "),
             ),
-          { timeout: 10_000 },
+          { timeout: 30_000 },
         )
         .toEqual(expect.arrayContaining([expect.stringMatching(/^GET \/docs API reference page/)]));
       expect(await cspViolations()).toEqual([]);
@@ -267,7 +267,7 @@ describe("API reference page (/docs)", () => {
       });
       expect(result).toEqual({ fetched: "blocked", injected: false });
       await expect
-        .poll(cspViolations, { timeout: 5000 })
+        .poll(cspViolations, { timeout: 30_000 })
         .toEqual(
           expect.arrayContaining([expect.stringMatching(/^connect-src /), expect.stringMatching(/^script-src-elem /)]),
         );

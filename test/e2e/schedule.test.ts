@@ -78,19 +78,12 @@ beforeAll(async () => {
   const done = (s: ScheduleStatus) => s.recent.filter((r) => r.status !== "skipped");
   try {
     scheduler.start();
-    const until = async (pred: () => boolean, ms: number) => {
-      const end = Date.now() + ms;
-      while (!pred()) {
-        if (Date.now() > end)
-          throw new Error(
-            `timed out; runs so far: ${JSON.stringify(done(runLog.snapshot()).map((r) => [r.status, r.error]))}`,
-          );
-        await new Promise((r) => setTimeout(r, 200));
-      }
+    // Waits on the run log, with no budget of its own: a busy machine builds slower, and only the
+    // hook's liveness timeout below ends a run that never comes.
+    const until = async (pred: () => boolean) => {
+      while (!pred()) await new Promise((r) => setTimeout(r, 200));
     };
-    await until(() => done(runLog.snapshot()).length >= 1, 90_000);
-    await until(() => done(runLog.snapshot()).length >= 3, 120_000);
-    await until(() => done(runLog.snapshot()).length >= 4, 30_000);
+    await until(() => done(runLog.snapshot()).length >= 4);
   } finally {
     await scheduler.stop(60_000);
     await replay.close();
@@ -112,7 +105,7 @@ beforeAll(async () => {
     await served.close();
   }
   if (process.env.SCHED_TIMING) console.error("TIMING closed", Date.now() - t0);
-}, 360_000); // liveness only: the waits above add up to 240 s, plus stopping and serving
+}, 840_000); // liveness only: four live builds, stopping and serving; a busy machine takes longer, never fails sooner
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   if (process.env.SCHED_TIMING) console.error("TIMING removed", Date.now() - t0);
