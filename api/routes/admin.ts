@@ -15,7 +15,7 @@ import {
   RATE_LIMIT_MAX,
   RATE_LIMIT_MIN,
 } from "../lib/key-store.ts";
-import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
+import { type AdminContext, type AdminResult, auditChange, changeOf } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import type { AdminRoute } from "./route.ts";
 
@@ -164,6 +164,16 @@ const listing = (k: ApiKeyListing) => ({
   createdAt: k.createdAt,
   keyPrefix: k.keyPrefix,
   maskedToken: k.maskedToken,
+});
+/** The fields of a key the operator log compares (the owner email only as whether one is set). */
+const keyState = (k: ApiKeyRecord & { ownerEmail?: string | null }) => ({
+  name: k.name,
+  ownerEmail: k.ownerEmail ? "(set)" : null,
+  tier: k.tier,
+  rateLimitPerMinute: k.rateLimitPerMinute,
+  isActive: k.isActive,
+  expiresAt: k.expiresAt,
+  keyPrefix: k.keyPrefix,
 });
 const recordView = (r: ApiKeyRecord) => ({
   id: r.id,
@@ -334,7 +344,18 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
 // Route table
 
 type Decl = Omit<AdminRoute, "kind" | "lane" | "tag">;
-const route = (d: Decl): AdminRoute => ({ kind: "admin", lane: "admin", tag, ...d });
+/** An operator route; the change its handler reports (`AdminResult.change`) goes to the operator log. */
+const route = (d: Decl): AdminRoute => ({
+  kind: "admin",
+  lane: "admin",
+  tag,
+  ...d,
+  handler: async (ctx) => {
+    const r = await d.handler(ctx);
+    if (r.change) auditChange(ctx.operator, d.action, r.change);
+    return r;
+  },
+});
 const NOT_YET =
   "Validates its parameters, then answers 503 `Data not yet available: <job>`: no pipeline job performs this yet (builds recompute it from the recorded history).";
 
@@ -375,7 +396,11 @@ export const ADMIN_ROUTES: AdminRoute[] = [
         tier: b.tier,
         rateLimitPerMinute: b.rateLimitPerMinute,
       });
-      return { status: 201, body: { key: { ...recordView(record), ownerEmail: b.ownerEmail ?? null }, token } };
+      return {
+        status: 201,
+        body: { key: { ...recordView(record), ownerEmail: b.ownerEmail ?? null }, token },
+        change: { target: record.id, before: null, after: keyState({ ...record, ownerEmail: b.ownerEmail }) },
+      };
     },
   }),
   route({
@@ -389,9 +414,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     summary: "Update an API key",
     responseDescription: "`{ ok: true, key }` (masked); 404 for an unknown id.",
     handler: async (ctx) => {
+      const before = await ctx.ops.keys.get(ctx.params.id);
       const key = await ctx.ops.keys.update(ctx.params.id, ctx.body as z.output<typeof UpdateKeyBody>);
-      if (!key) throw new HttpError(404, "Unknown API key");
-      return { body: { ok: true, key: listing(key) } };
+      if (!key || !before) throw new HttpError(404, "Unknown API key");
+      return { body: { ok: true, key: listing(key) }, change: changeOf(key.id, keyState(before), keyState(key)) };
     },
   }),
   route({
@@ -405,8 +431,12 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     responseDescription:
       "`{ ok: true, id, isActive: false }`; the key answers 401 from then on; 404 for an unknown id.",
     handler: async (ctx) => {
-      if (!(await ctx.ops.keys.deactivate(ctx.params.id))) throw new HttpError(404, "Unknown API key");
-      return { body: { ok: true, id: ctx.params.id, isActive: false } };
+      const before = await ctx.ops.keys.get(ctx.params.id);
+      if (!(await ctx.ops.keys.deactivate(ctx.params.id)) || !before) throw new HttpError(404, "Unknown API key");
+      return {
+        body: { ok: true, id: ctx.params.id, isActive: false },
+        change: changeOf(before.id, keyState(before), keyState({ ...before, isActive: false })),
+      };
     },
   }),
   route({
@@ -420,9 +450,13 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     responseDescription:
       "`{ ok: true, key, token }`: the old token stops at once, the new one is returned once; 404 for an unknown or inactive key.",
     handler: async (ctx) => {
+      const before = await ctx.ops.keys.get(ctx.params.id);
       const out = await ctx.ops.keys.rotate(ctx.params.id);
-      if (!out) throw new HttpError(404, "Unknown or inactive API key");
-      return { body: { ok: true, key: recordView(out.record), token: out.token } };
+      if (!out || !before) throw new HttpError(404, "Unknown or inactive API key");
+      return {
+        body: { ok: true, key: recordView(out.record), token: out.token },
+        change: changeOf(before.id, keyState(before), keyState({ ...out.record, ownerEmail: before.ownerEmail })),
+      };
     },
   }),
   route({
@@ -706,7 +740,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       const [state] = await ctx.ops.discovery.candidates([coin]);
       if (state.status === "dismissed" || !(await ctx.ops.discovery.dismiss(coin)))
         throw new HttpError(404, "Discovery candidate already dismissed");
-      return { body: { ok: true } };
+      return { body: { ok: true }, change: changeOf(coin.id, { status: state.status }, { status: "dismissed" }) };
     },
   }),
   route({
@@ -732,7 +766,12 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     responseDescription: "the new state",
     handler: async (ctx) => {
       const b = ctx.body as z.output<typeof MaintenanceBody>;
-      return { body: await ctx.ops.maintenance.set(b.enabled, b.message, ctx.operator.subject) };
+      const { enabled, message } = await ctx.ops.maintenance.current();
+      const after = await ctx.ops.maintenance.set(b.enabled, b.message, ctx.operator.subject);
+      return {
+        body: after,
+        change: changeOf("maintenance", { enabled, message }, { enabled: after.enabled, message: after.message }),
+      };
     },
   }),
   route({
