@@ -15,7 +15,13 @@ import {
   RATE_LIMIT_MAX,
   RATE_LIMIT_MIN,
 } from "../lib/key-store.ts";
-import { type AdminContext, type AdminResult, auditChange, changeOf } from "../lib/ops-services.ts";
+import {
+  type AdminContext,
+  type AdminResult,
+  auditChange,
+  changeOf,
+  type OperatorChange,
+} from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import type { AdminRoute } from "./route.ts";
 
@@ -165,16 +171,28 @@ const listing = (k: ApiKeyListing) => ({
   keyPrefix: k.keyPrefix,
   maskedToken: k.maskedToken,
 });
-/** The fields of a key the operator log compares (the owner email only as whether one is set). */
-const keyState = (k: ApiKeyRecord & { ownerEmail?: string | null }) => ({
-  name: k.name,
-  ownerEmail: k.ownerEmail ? "(set)" : null,
-  tier: k.tier,
-  rateLimitPerMinute: k.rateLimitPerMinute,
-  isActive: k.isActive,
-  expiresAt: k.expiresAt,
-  keyPrefix: k.keyPrefix,
-});
+/** A key as the operator log compares it. */
+type KeyState = ApiKeyRecord & { ownerEmail?: string | null };
+
+/**
+ * The operator-log change of key `target` from `before` (null: created) to `after`: name, owner email,
+ * tier, limit, active, expiry and prefix; an owner email is logged only as `(set)` or null.
+ */
+function keyChange(target: string, before: KeyState | null, after: KeyState): OperatorChange {
+  const state = (k: KeyState) => ({
+    name: k.name,
+    ownerEmail: k.ownerEmail ?? null,
+    tier: k.tier,
+    rateLimitPerMinute: k.rateLimitPerMinute,
+    isActive: k.isActive,
+    expiresAt: k.expiresAt,
+    keyPrefix: k.keyPrefix,
+  });
+  const change = before ? changeOf(target, state(before), state(after)) : { target, before: null, after: state(after) };
+  for (const side of [change.before, change.after])
+    if (side && "ownerEmail" in side) side.ownerEmail = side.ownerEmail === null ? null : "(set)";
+  return change;
+}
 const recordView = (r: ApiKeyRecord) => ({
   id: r.id,
   name: r.name,
@@ -399,7 +417,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       return {
         status: 201,
         body: { key: { ...recordView(record), ownerEmail: b.ownerEmail ?? null }, token },
-        change: { target: record.id, before: null, after: keyState({ ...record, ownerEmail: b.ownerEmail }) },
+        change: keyChange(record.id, null, { ...record, ownerEmail: b.ownerEmail }),
       };
     },
   }),
@@ -417,7 +435,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       const before = await ctx.ops.keys.get(ctx.params.id);
       const key = await ctx.ops.keys.update(ctx.params.id, ctx.body as z.output<typeof UpdateKeyBody>);
       if (!key || !before) throw new HttpError(404, "Unknown API key");
-      return { body: { ok: true, key: listing(key) }, change: changeOf(key.id, keyState(before), keyState(key)) };
+      return { body: { ok: true, key: listing(key) }, change: keyChange(key.id, before, key) };
     },
   }),
   route({
@@ -435,7 +453,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       if (!(await ctx.ops.keys.deactivate(ctx.params.id)) || !before) throw new HttpError(404, "Unknown API key");
       return {
         body: { ok: true, id: ctx.params.id, isActive: false },
-        change: changeOf(before.id, keyState(before), keyState({ ...before, isActive: false })),
+        change: keyChange(before.id, before, { ...before, isActive: false }),
       };
     },
   }),
@@ -455,7 +473,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       if (!out || !before) throw new HttpError(404, "Unknown or inactive API key");
       return {
         body: { ok: true, key: recordView(out.record), token: out.token },
-        change: changeOf(before.id, keyState(before), keyState({ ...out.record, ownerEmail: before.ownerEmail })),
+        change: keyChange(before.id, before, { ...out.record, ownerEmail: before.ownerEmail }),
       };
     },
   }),

@@ -128,6 +128,16 @@ describe("operator log: before and after of a change", () => {
     ]);
     expect(Object.keys(changes()[0].after as object).sort()).toEqual(["name", "rateLimitPerMinute"]);
 
+    // another owner email, then none: the field is logged as changed, never its value
+    lines = [];
+    expect((await post(`/api/api-keys/${id}/update`, { ownerEmail: "billing@acme.example" })).status).toBe(200);
+    expect((await post(`/api/api-keys/${id}/update`, { ownerEmail: null })).status).toBe(200);
+    expect(changes().map((c) => [c.before, c.after])).toEqual([
+      [{ ownerEmail: "(set)" }, { ownerEmail: "(set)" }],
+      [{ ownerEmail: "(set)" }, { ownerEmail: null }],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("billing@acme.example");
+
     lines = [];
     const rotated = await post(`/api/api-keys/${id}/rotate`);
     expect(rotated.status).toBe(200);
@@ -176,8 +186,12 @@ describe("operator log: before and after of a change", () => {
   it("dismissing a discovery candidate logs its status before and after", async () => {
     expect((await post("/api/discovery-candidates/aaa-unreviewed-1/dismiss")).status).toBe(200);
     expect(changes()).toMatchObject([
-      { action: "dismiss-discovery-candidate", target: "aaa-unreviewed-1", after: { status: "dismissed" } },
+      {
+        action: "dismiss-discovery-candidate",
+        target: "aaa-unreviewed-1",
+        before: { status: "active" },
+        after: { status: "dismissed" },
+      },
     ]);
-    expect((changes()[0].before as { status: string }).status).not.toBe("dismissed");
   });
 });
