@@ -10,6 +10,7 @@ import { errorAnswer, installErrorHandlers } from "./middleware/errors.ts";
 import { maintenanceMode } from "./middleware/maintenance.ts";
 import { siteDataProxy } from "./middleware/site-proxy.ts";
 import { type ContentCoding, compressBody, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
+import { clientAddress, type ProxyTrust, TRUST_NONE } from "./lib/client-address.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
 import { HttpError } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
@@ -43,6 +44,8 @@ export interface AppDeps {
   responseCacheBytes?: number;
   /** Maintenance switch: while on, every `/api/*` request but preflights answers 503 maintenance (health included). */
   maintenance?: MaintenanceGate;
+  /** Proxies trusted to forward the client address (`TRUSTED_PROXIES`); default none: the socket peer is the client. */
+  trustedProxies?: ProxyTrust;
 }
 
 const STATIC_CACHE = "public, max-age=300";
@@ -111,6 +114,8 @@ function createService(deps: AppDeps): {
   // with their cached entry and charged to the same byte budget.
   const cache = new ResponseCache<JsonRoute>(deps.responseCacheBytes);
   const app = new Hono();
+  const trust = deps.trustedProxies ?? TRUST_NONE;
+  const laneRequest = (c: Context, cacheableGet: boolean) => authRequest(c, cacheableGet, trust);
 
   // Middlewares, in order: errors and 404, CORS preflight, maintenance, the same-origin proxy; then
   // the route table (lane decision: middleware/lane.ts; request and answer: middleware/json-route.ts;
@@ -158,7 +163,7 @@ function createService(deps: AppDeps): {
     if (m === "POST") throw new HttpError(405, "Method Not Allowed", { Allow: "GET" });
     if (m !== "GET" && m !== "HEAD") throw new HttpError(405, "Method Not Allowed", { Allow: "GET, POST" });
     // Unknown API paths: key first (401 without one), then 404 (spec 5.2).
-    await auth.admit("apiKey", authRequest(c, false));
+    await auth.admit("apiKey", laneRequest(c, false));
     throw new HttpError(404, "Not found");
   });
   return { app, fastPath };
@@ -212,9 +217,10 @@ function createService(deps: AppDeps): {
     const h = req.headers;
     const origin = h.origin;
     try {
+      const header = (n: string) => single(h[n.toLowerCase()]);
       await admitRoute(auth, route, {
-        header: (n) => single(h[n.toLowerCase()]),
-        ip: req.socket.remoteAddress ?? "local",
+        header,
+        ip: clientAddress(req.socket.remoteAddress, header, trust),
         cacheableGet: true,
       });
     } catch (err) {
@@ -234,7 +240,7 @@ function createService(deps: AppDeps): {
   async function serveJson(c: Context, route: JsonRoute): Promise<Response> {
     const cors = corsHeaders(c.req.header("Origin"));
     const cacheable = route.method === "GET" && route.cacheable !== false && !route.notYetAvailable;
-    await admitRoute(auth, route, authRequest(c, cacheable));
+    await admitRoute(auth, route, laneRequest(c, cacheable));
     const build = await deps.store.build();
     const clock = serviceNow(build, deps.clockMode, nowMs());
     const raw = requestKey(c, route);
@@ -271,7 +277,7 @@ function createService(deps: AppDeps): {
 
   /** A write route (spec 4.4): lane check, then the handler with the request's body reader; every answer `no-store`. */
   async function serveWrite(c: Context, route: WriteRoute): Promise<Response> {
-    const req = authRequest(c, false);
+    const req = laneRequest(c, false);
     await auth.admit(route.lane, req);
     const build = await deps.store.build();
     const clock = serviceNow(build, deps.clockMode, nowMs());
@@ -303,7 +309,7 @@ function createService(deps: AppDeps): {
   }
 
   async function serveStatic(c: Context, route: StaticRoute): Promise<Response> {
-    await auth.admit(route.lane, authRequest(c, true));
+    await auth.admit(route.lane, laneRequest(c, true));
     const build = await deps.store.build();
     const found = await route.handler(
       validate(route, requestKey(c, route), build, serviceNow(build, deps.clockMode, nowMs()), ctxBase),

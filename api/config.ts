@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseTrustedProxies } from "./lib/client-address.ts";
 
 const ApiConfigSchema = z
   .object({
@@ -74,6 +75,23 @@ const ApiConfigSchema = z
     STATE_STORE_COOLDOWN_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     /** Shared rate limiter across instances; in-process when unset. */
     REDIS_URL: z.string().optional(),
+    /**
+     * Proxies trusted to report the client address of per-IP limits (failed key attempts, donor claims,
+     * feedback): a hop count (`1`: the CDN or load balancer connecting to the API) or a comma list of
+     * addresses, CIDR ranges and `loopback` / `linklocal` / `uniquelocal`. Through trusted hops the client
+     * is `CF-Connecting-IP`, else the first untrusted address of `X-Forwarded-For` read right to left.
+     * Unset: the socket peer (behind a proxy every client then shares the proxy's budget).
+     */
+    TRUSTED_PROXIES: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        try {
+          parseTrustedProxies(v);
+        } catch (err) {
+          ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+        }
+      }),
     /** Deadline (ms) of one Redis limiter check and of one Redis command. */
     REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(300),
     /**

@@ -242,7 +242,10 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
   }
 }
 
-/** One log line per admitted operator call: who, what (never secrets or bodies). */
+/**
+ * One log line per admitted operator call: who, what (never secrets or bodies). What a call changed
+ * (before and after) is logged once it took effect, by the route (`auditChange`, api/lib/ops-services.ts).
+ */
 function audit(operator: OperatorIdentity, route: AdminRoute, url: URL): void {
   apiLog("info", "ops", "operator request", {
     operator: operator.subject,

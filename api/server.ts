@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
+import { parseTrustedProxies } from "./lib/client-address.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
 import { applyHeapGrowingPercent } from "./lib/heap-growth.ts";
 import type { DonorClaimConfig } from "./lib/donor-claims.ts";
@@ -279,6 +280,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     clockMode,
     services,
     maintenance,
+    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
     ...(config.RESPONSE_CACHE_MIB !== undefined ? { responseCacheBytes: mib(config.RESPONSE_CACHE_MIB) } : {}),
     siteProxySecret: config.SITE_PROXY_SECRET,
     siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Address, Hex } from "viem";
 import { z } from "zod";
 import {
@@ -249,8 +250,9 @@ export interface ClaimIssued {
 
 /**
  * Runs one claim, in the order of spec 5.3: closed switch; per-IP limit (before the body is read);
- * ledger; body (≤ 4096 bytes, `{ message, signature }`); message; signature (ECDSA recovery, and no
- * account code when an RPC is configured); the wallet's existing claim (before grading: exists,
+ * ledger; body (≤ 4096 bytes, `{ message, signature }`); message; signature (ECDSA recovery of a
+ * canonical low-s signature); the message's first use (a message already presented is refused, so a
+ * leaked body cannot be replayed); no account code when an RPC is configured; the wallet's existing claim (before grading: exists,
  * revoked, orphaned); grades; eligibility; pepper; issuance of key and claim in one statement.
  * Logs carry the outcome code only (never message, signature or address).
  * @throws ClaimError with the spec 7 status and reason on every failure.
@@ -288,10 +290,11 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
     throw new ClaimError(400, `Invalid claim body (${why}); expected { message, signature }`, "body_invalid");
   }
   const address = await checkClaimMessage(config, body.message, req.wallNow);
-  const { verifyMessage } = await viem();
+  const { verifyMessage, parseSignature } = await viem();
+  const signature = body.signature as Hex;
   let signed = false;
   try {
-    signed = await verifyMessage({ address, message: body.message, signature: body.signature as Hex });
+    signed = await verifyMessage({ address, message: body.message, signature });
   } catch {
     /* malformed signature */
   }
@@ -300,6 +303,22 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
       400,
       "Claim message or signature is invalid: the signature is not the address's",
       "signature_invalid",
+    );
+  if (!isCanonicalSignature(signature, parseSignature))
+    throw new ClaimError(
+      400,
+      "Claim message or signature is invalid: the signature is not canonical (65 bytes, low s)",
+      "signature_invalid",
+    );
+  // Each signed message is used once, whatever its first attempt's outcome: a leaked body cannot be replayed.
+  // A message is valid at most until now + 10 min (issued up to 5 min ahead, valid 5 min): kept that long.
+  const expiresAt = Math.ceil(req.wallNow) + 2 * CLAIM_MESSAGE_MAX_AGE_SEC;
+  const messageHash = createHash("sha256").update(body.message).digest("hex");
+  if (!(await storeStep(() => keys.recordClaimMessage(messageHash, expiresAt, req.wallNow))))
+    throw new ClaimError(
+      400,
+      "Claim message or signature is invalid: this message was already used; sign a new one",
+      "siwe_invalid",
     );
   if (config.rpcUrl) await requireNoCode(config.rpcUrl, address);
 
@@ -342,6 +361,23 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
     },
     token,
   };
+}
+
+/** Half the order n of secp256k1: a canonical ECDSA signature has s ≤ n/2 (EIP-2). */
+export const SECP256K1_HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+/**
+ * Whether `signature` is the canonical form personal_sign produces: 65 bytes (r, s, v) with s ≤ n/2.
+ * ECDSA accepts (r, n − s) with the other v for the same key, which recovery (viem's `verifyMessage`)
+ * does not refuse.
+ */
+function isCanonicalSignature(signature: Hex, parse: (s: Hex) => { s: Hex }): boolean {
+  if (signature.length !== 132) return false;
+  try {
+    return BigInt(parse(signature).s) <= SECP256K1_HALF_ORDER;
+  } catch {
+    return false;
+  }
 }
 
 /** The terminal answer for a wallet that already claimed (never auto-heals). */

@@ -203,6 +203,8 @@ const SCHEMA = [
     key_prefix text not null unique,
     claimed_at bigint not null
   )`,
+  // Claim messages already presented (sha-256 hex of the message), until they expire: each is used once.
+  "create table if not exists api_key_donor_claim_messages (message_hash text primary key, expires_at bigint not null)",
 ];
 /** Serializes schema creation of concurrent instances on Postgres (transaction-scoped advisory lock). */
 const SCHEMA_LOCK = 7_340_119;
@@ -871,6 +873,23 @@ export class KeyStore {
       },
       token: `bl_live_${prefix}_${secret}`,
     };
+  }
+
+  /**
+   * Records the first presentation of a donor claim message (`messageHash`: sha-256 hex of its bytes)
+   * until `expiresAt` (Unix s), pruning records expired at `nowSec`. Returns true the first time, false
+   * when the message was presented before (a replay, whatever that first attempt's outcome).
+   * @throws StateStoreUnavailableError.
+   */
+  async recordClaimMessage(messageHash: string, expiresAt: number, nowSec: number): Promise<boolean> {
+    const { rows } = await this.run("record-claim-message", this.adminDeadlineMs, false, async () => {
+      await this.sql.query("delete from api_key_donor_claim_messages where expires_at < $1", [nowSec]);
+      return this.sql.query(
+        "insert into api_key_donor_claim_messages (message_hash, expires_at) values ($1, $2) on conflict (message_hash) do nothing returning message_hash",
+        [messageHash, expiresAt],
+      );
+    });
+    return rows.length === 1;
   }
 
   /** Whether a pepper is configured to hash new keys with (at least 16 characters). */

@@ -2,6 +2,7 @@ import type { ClockMode } from "./clock.ts";
 import type { DiscoveryStore } from "./discovery.ts";
 import type { JobRunner } from "./jobs.ts";
 import type { KeyStore } from "./key-store.ts";
+import { apiLog } from "./log.ts";
 import type { MaintenanceGate } from "./maintenance.ts";
 import type { OperatorIdentity } from "./ops-access.ts";
 import type { PublishedStore } from "./published.ts";
@@ -36,8 +37,54 @@ export interface AdminContext {
   operator: OperatorIdentity;
 }
 
-/** A handler's answer: JSON body and status (default 200). */
+/**
+ * What an operator action changed, for the operator log: the thing changed (`target`, e.g. a key id)
+ * and the values of its changed fields before and after (`before` null for a creation). Never secrets.
+ */
+export interface OperatorChange {
+  target: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown>;
+}
+
+/** A handler's answer: JSON body and status (default 200), and what it changed (logged, never sent). */
 export interface AdminResult {
   status?: 200 | 201 | 202;
   body: unknown;
+  change?: OperatorChange;
+}
+
+/**
+ * The change between two states of `target`: only the fields whose values differ (compared as JSON),
+ * with their values before and after. Fields absent from one side count as undefined.
+ */
+export function changeOf(
+  target: string,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): OperatorChange {
+  const was: Record<string, unknown> = {};
+  const now: Record<string, unknown> = {};
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (JSON.stringify(before[k]) === JSON.stringify(after[k])) continue;
+    was[k] = before[k] ?? null;
+    now[k] = after[k] ?? null;
+  }
+  return { target, before: was, after: now };
+}
+
+/**
+ * One operator-log line per change an operator action made (stderr JSON, `msg: "operator change"`):
+ * who (`operator`, `via`), the action, and the change's target, before and after. Written once the
+ * change took effect; an idempotent replay changes nothing and writes none.
+ */
+export function auditChange(operator: OperatorIdentity, action: string, change: OperatorChange): void {
+  apiLog("info", "ops", "operator change", {
+    operator: operator.subject,
+    via: operator.kind,
+    action,
+    target: change.target,
+    before: change.before,
+    after: change.after,
+  });
 }

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AuthRequest } from "../lib/auth.ts";
+import { clientAddress, type ProxyTrust, TRUST_NONE } from "../lib/client-address.ts";
 import type { serviceNow } from "../lib/clock.ts";
 import {
   assessFreshness,
@@ -39,10 +40,14 @@ export function validationMessage(where: string, err: z.ZodError): string {
   return `Invalid parameter ${name}: ${issue?.message ?? "invalid"}`;
 }
 
-/** What LaneAuth needs of a Hono request: headers, the client IP (socket address) and whether it is a cacheable GET. */
-export function authRequest(c: Context, cacheableGet: boolean): AuthRequest {
+/**
+ * What LaneAuth needs of a Hono request: headers, the client IP (the socket address, or a forwarded
+ * one through the hops `trust` admits: `clientAddress`) and whether it is a cacheable GET.
+ */
+export function authRequest(c: Context, cacheableGet: boolean, trust: ProxyTrust = TRUST_NONE): AuthRequest {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return { header: (n: string) => c.req.header(n), ip: incoming?.socket?.remoteAddress ?? "local", cacheableGet };
+  const header = (n: string) => c.req.header(n);
+  return { header, ip: clientAddress(incoming?.socket?.remoteAddress, header, trust), cacheableGet };
 }
 
 /** Cache key of a request: route, raw path parameters and raw query pairs in name order. */

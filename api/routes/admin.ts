@@ -15,7 +15,13 @@ import {
   RATE_LIMIT_MAX,
   RATE_LIMIT_MIN,
 } from "../lib/key-store.ts";
-import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
+import {
+  type AdminContext,
+  type AdminResult,
+  auditChange,
+  changeOf,
+  type OperatorChange,
+} from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import type { AdminRoute } from "./route.ts";
 
@@ -165,6 +171,28 @@ const listing = (k: ApiKeyListing) => ({
   keyPrefix: k.keyPrefix,
   maskedToken: k.maskedToken,
 });
+/** A key as the operator log compares it. */
+type KeyState = ApiKeyRecord & { ownerEmail?: string | null };
+
+/**
+ * The operator-log change of key `target` from `before` (null: created) to `after`: name, owner email,
+ * tier, limit, active, expiry and prefix; an owner email is logged only as `(set)` or null.
+ */
+function keyChange(target: string, before: KeyState | null, after: KeyState): OperatorChange {
+  const state = (k: KeyState) => ({
+    name: k.name,
+    ownerEmail: k.ownerEmail ?? null,
+    tier: k.tier,
+    rateLimitPerMinute: k.rateLimitPerMinute,
+    isActive: k.isActive,
+    expiresAt: k.expiresAt,
+    keyPrefix: k.keyPrefix,
+  });
+  const change = before ? changeOf(target, state(before), state(after)) : { target, before: null, after: state(after) };
+  for (const side of [change.before, change.after])
+    if (side && "ownerEmail" in side) side.ownerEmail = side.ownerEmail === null ? null : "(set)";
+  return change;
+}
 const recordView = (r: ApiKeyRecord) => ({
   id: r.id,
   name: r.name,
@@ -334,7 +362,18 @@ async function backfillStabilityIndex(ctx: AdminContext): Promise<AdminResult> {
 // Route table
 
 type Decl = Omit<AdminRoute, "kind" | "lane" | "tag">;
-const route = (d: Decl): AdminRoute => ({ kind: "admin", lane: "admin", tag, ...d });
+/** An operator route; the change its handler reports (`AdminResult.change`) goes to the operator log. */
+const route = (d: Decl): AdminRoute => ({
+  kind: "admin",
+  lane: "admin",
+  tag,
+  ...d,
+  handler: async (ctx) => {
+    const r = await d.handler(ctx);
+    if (r.change) auditChange(ctx.operator, d.action, r.change);
+    return r;
+  },
+});
 const NOT_YET =
   "Validates its parameters, then answers 503 `Data not yet available: <job>`: no pipeline job performs this yet (builds recompute it from the recorded history).";
 
@@ -375,7 +414,11 @@ export const ADMIN_ROUTES: AdminRoute[] = [
         tier: b.tier,
         rateLimitPerMinute: b.rateLimitPerMinute,
       });
-      return { status: 201, body: { key: { ...recordView(record), ownerEmail: b.ownerEmail ?? null }, token } };
+      return {
+        status: 201,
+        body: { key: { ...recordView(record), ownerEmail: b.ownerEmail ?? null }, token },
+        change: keyChange(record.id, null, { ...record, ownerEmail: b.ownerEmail }),
+      };
     },
   }),
   route({
@@ -389,9 +432,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     summary: "Update an API key",
     responseDescription: "`{ ok: true, key }` (masked); 404 for an unknown id.",
     handler: async (ctx) => {
+      const before = await ctx.ops.keys.get(ctx.params.id);
       const key = await ctx.ops.keys.update(ctx.params.id, ctx.body as z.output<typeof UpdateKeyBody>);
-      if (!key) throw new HttpError(404, "Unknown API key");
-      return { body: { ok: true, key: listing(key) } };
+      if (!key || !before) throw new HttpError(404, "Unknown API key");
+      return { body: { ok: true, key: listing(key) }, change: keyChange(key.id, before, key) };
     },
   }),
   route({
@@ -405,8 +449,12 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     responseDescription:
       "`{ ok: true, id, isActive: false }`; the key answers 401 from then on; 404 for an unknown id.",
     handler: async (ctx) => {
-      if (!(await ctx.ops.keys.deactivate(ctx.params.id))) throw new HttpError(404, "Unknown API key");
-      return { body: { ok: true, id: ctx.params.id, isActive: false } };
+      const before = await ctx.ops.keys.get(ctx.params.id);
+      if (!(await ctx.ops.keys.deactivate(ctx.params.id)) || !before) throw new HttpError(404, "Unknown API key");
+      return {
+        body: { ok: true, id: ctx.params.id, isActive: false },
+        change: keyChange(before.id, before, { ...before, isActive: false }),
+      };
     },
   }),
   route({
@@ -420,9 +468,13 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     responseDescription:
       "`{ ok: true, key, token }`: the old token stops at once, the new one is returned once; 404 for an unknown or inactive key.",
     handler: async (ctx) => {
+      const before = await ctx.ops.keys.get(ctx.params.id);
       const out = await ctx.ops.keys.rotate(ctx.params.id);
-      if (!out) throw new HttpError(404, "Unknown or inactive API key");
-      return { body: { ok: true, key: recordView(out.record), token: out.token } };
+      if (!out || !before) throw new HttpError(404, "Unknown or inactive API key");
+      return {
+        body: { ok: true, key: recordView(out.record), token: out.token },
+        change: keyChange(before.id, before, { ...out.record, ownerEmail: before.ownerEmail }),
+      };
     },
   }),
   route({
@@ -706,7 +758,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       const [state] = await ctx.ops.discovery.candidates([coin]);
       if (state.status === "dismissed" || !(await ctx.ops.discovery.dismiss(coin)))
         throw new HttpError(404, "Discovery candidate already dismissed");
-      return { body: { ok: true } };
+      return { body: { ok: true }, change: changeOf(coin.id, { status: state.status }, { status: "dismissed" }) };
     },
   }),
   route({
@@ -732,7 +784,12 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     responseDescription: "the new state",
     handler: async (ctx) => {
       const b = ctx.body as z.output<typeof MaintenanceBody>;
-      return { body: await ctx.ops.maintenance.set(b.enabled, b.message, ctx.operator.subject) };
+      const { enabled, message } = await ctx.ops.maintenance.current();
+      const after = await ctx.ops.maintenance.set(b.enabled, b.message, ctx.operator.subject);
+      return {
+        body: after,
+        change: changeOf("maintenance", { enabled, message }, { enabled: after.enabled, message: after.message }),
+      };
     },
   }),
   route({

@@ -187,7 +187,7 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     summary: "Messaging-bot adoption pulse",
     description:
       "Adoption of the bot (spec 2.16), computed from the state store on request (wall clock, UTC days). Counts of people from 1 to 4 are null and listed in " +
-      "`privacy.suppressedFields`. 503 while no bot is configured or its state store is unavailable.",
+      "`privacy.suppressedFields`; while there are 1-4 active watchers, the subscription counts and `topCoins` are too. 503 while no bot is configured or its state store is unavailable.",
     response: TelegramPulseSchema,
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-pulse");

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hono } from "hono";
 import type { Redis } from "ioredis";
+import { type Hex, numberToHex, parseSignature, serializeSignature, verifyMessage } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
@@ -20,6 +21,9 @@ import {
   claimMessage,
   type DonorClaimConfig,
 } from "../../api/lib/donor-claims.ts";
+
+/** The order of secp256k1 (SEC 2), written out here rather than taken from the code under test. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter, openRedis } from "../../api/lib/rate-limit.ts";
@@ -36,7 +40,8 @@ const CONFIG: DonorClaimConfig = { open: true, domain: "ballast.test", uri: "htt
 const GRADES = { "aaa-one": "A", "eee-euro": "A-", "ccc-low": "C+" }; // nnn-new has no grade
 
 // Accounts: 0 exactly USD 10 in AAA; 1 six counted USD plus C+, pool and unreviewed receipts; 2 USD 5 graded + 7 ungraded;
-// 3 EUR 9.5 at 1.1; 4 and 5 eligible (revoked, orphaned); 6 eligible but its address gets code; 7 never donated.
+// 3 EUR 9.5 at 1.1; 4 and 5 eligible (revoked, orphaned); 6 eligible but its address gets code; 7 never donated;
+// 12 eligible (replay of a failed first attempt).
 const RECEIPTS = [
   receipt(account(0).address, CONTRACTS.aaa, "10", "2025-09-06T00:00:00Z"),
   receipt(account(1).address, CONTRACTS.aaa, "6", "2025-09-06T00:00:00Z"),
@@ -49,6 +54,7 @@ const RECEIPTS = [
   receipt(account(4).address, CONTRACTS.aaa, "20", "2025-09-06T00:00:00Z"),
   receipt(account(5).address, CONTRACTS.aaa, "20", "2025-09-06T00:00:00Z"),
   receipt(account(6).address, CONTRACTS.aaa, "20", "2025-09-06T00:00:00Z", "founder"),
+  receipt(account(12).address, CONTRACTS.aaa, "20", "2025-09-06T00:00:00Z"),
 ];
 
 let anvil: AnvilHandle;
@@ -60,6 +66,7 @@ let keys: KeyStore;
 let ledger: DonationsLedgerPayload;
 const dirs: string[] = [];
 let ipCounter = 0;
+let nonceCounter = 0;
 
 /** A data dir with one published build holding the ledger (or `ledgerValue`) and grades. */
 function publish(ledgerValue: unknown, grades: unknown): string {
@@ -93,13 +100,14 @@ function app(
   });
 }
 
-/** A signed claim body of `who` (issued `ageSec` ago; `config` overrides the message's fields). */
+/** A signed claim body of `who` with a fresh nonce (issued `ageSec` ago; `config` overrides the message's fields). */
 async function signed(
   who: HDAccount,
   opts: { ageSec?: number; config?: Partial<DonorClaimConfig>; signer?: HDAccount; edit?: (m: string) => string } = {},
 ) {
   const issuedAt = new Date(Math.floor(Date.now() / 1000 - (opts.ageSec ?? 0)) * 1000);
-  let message = await claimMessage({ ...CONFIG, ...opts.config }, who.address, "n0nce1234abcd", issuedAt);
+  const nonce = `n0nce${String(++nonceCounter).padStart(8, "0")}`;
+  let message = await claimMessage({ ...CONFIG, ...opts.config }, who.address, nonce, issuedAt);
   if (opts.edit) message = opts.edit(message);
   const signature = await (opts.signer ?? who).signMessage({ message });
   return JSON.stringify({ message, signature });
@@ -293,6 +301,42 @@ describe("donor key claims: one test per reason code (spec 7 rule 1)", () => {
     ]);
     // without the RPC setting the same signature passes (ECDSA recovery alone)
     expect((await claim(app(publish(ledger, gradesPayload(GRADES))), await signed(account(6)))).status).toBe(201);
+  });
+
+  it("400 signature_invalid: the high-s twin (n − s, flipped v) of a valid signature, which ECDSA recovery accepts", async () => {
+    const body = JSON.parse(await signed(account(7))) as { message: string; signature: Hex };
+    const { r, s, yParity } = parseSignature(body.signature);
+    const highS = serializeSignature({
+      r,
+      s: numberToHex(SECP256K1_N - BigInt(s), { size: 32 }),
+      yParity: 1 - yParity,
+    });
+    expect(highS).not.toBe(body.signature);
+    // recovery alone accepts it for the same address: only the low-s rule refuses it
+    expect(await verifyMessage({ address: account(7).address, message: body.message, signature: highS })).toBe(true);
+    const r1 = await claim(main, JSON.stringify({ ...body, signature: highS }));
+    expect([r1.status, r1.body.reason]).toEqual([400, "signature_invalid"]);
+    // the refused twin did not use up the message: the canonical signature is judged (account 7 never donated)
+    const r2 = await claim(main, JSON.stringify(body));
+    expect([r2.status, r2.body.reason]).toEqual([403, "ineligible"]);
+  });
+
+  it("400 siwe_invalid: a signed body presented again after its first attempt failed, from the same or another client", async () => {
+    const body = await signed(account(12));
+    // first attempt: grades held, 503 (the wallet is eligible otherwise)
+    const first = await claim(app(publish(ledger, gradesPayload(GRADES, true))), body, "10.2.0.1");
+    expect([first.status, first.body.reason]).toEqual([503, "safety_scores_unavailable"]);
+    for (const ip of ["10.2.0.1", "10.2.0.2"]) {
+      const again = await claim(main, body, ip);
+      expect([again.status, again.body.reason, again.body.error]).toEqual([
+        400,
+        "siwe_invalid",
+        "Claim message or signature is invalid: this message was already used; sign a new one",
+      ]);
+    }
+    expect(await keys.donorClaim(account(12).address.toLowerCase())).toBeNull();
+    // the owner signs a new message and gets the key
+    expect((await claim(main, await signed(account(12)), "10.2.0.1")).status).toBe(201);
   });
 
   it("403 claims_closed, before the limiter and the body", async () => {

@@ -290,3 +290,45 @@ describe("GET /api/telegram-pulse", () => {
     expect([res.status, await res.json()]).toEqual([503, { error: "Data not yet available: telegram-pulse" }]);
   });
 });
+
+describe("GET /api/telegram-pulse with a single watcher", () => {
+  let one: Awaited<ReturnType<typeof botFixture>>;
+  beforeAll(async () => {
+    one = await botFixture("ballast_tg_pulse_one");
+  });
+  afterAll(async () => {
+    await one?.close();
+  });
+
+  it("what one watcher follows is suppressed like the counts: subscription counts and topCoins null and listed", async () => {
+    await one.webhook(one.message(601, "/start"));
+    await one.webhook(one.message(601, "/follow majors"));
+    await one.webhook(one.message(601, "/follow EURC"));
+    const res = await one.app.request("/api/telegram-pulse", { headers: { "X-API-Key": one.token } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(() => TelegramPulseSchema.parse(body)).not.toThrow();
+    expect(body).toMatchObject({
+      activeWatchers: null,
+      coinSubscriptions: null,
+      explicitCoinSubscriptions: null,
+      presetImpliedCoinSubscriptions: null,
+      topCoins: null,
+    });
+    expect(body.privacy.suppressedFields).toEqual(
+      expect.arrayContaining([
+        "activeWatchers",
+        "coinSubscriptions",
+        "explicitCoinSubscriptions",
+        "presetImpliedCoinSubscriptions",
+        "topCoins",
+      ]),
+    );
+    // the store does hold the follows (1 explicit + 4 preset-implied pairs): the nulls are suppression, not absence
+    const exact = await one.app.request("/api/telegram-adoption", {
+      method: "POST",
+      headers: { "X-Ballast-Site-Proxy-Secret": SITE_SECRET },
+    });
+    expect(await exact.json()).toMatchObject({ activeWatchers: 1, coinSubscriptions: 5 });
+  });
+});

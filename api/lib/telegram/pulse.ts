@@ -16,8 +16,10 @@ import { type AdoptionSnapshot, type TelegramStore, utcDay } from "./store.ts";
  * Privacy: counts of people (watchers, preset followers, the day's lifecycle and mini-app counts, the
  * history rows' watcher counts) between 1 and 4 are published as null and named in
  * `privacy.suppressedFields` (history fields as `watcherHistory[<date>].<field>`); 0 and counts of 5 or
- * more are exact. `miniAppDeniedToday` (refused calls, not people) and subscription counts are never
- * suppressed; the open → first-mutation median is suppressed while it has 1-4 samples.
+ * more are exact. While there are 1-4 active watchers, what they follow is suppressed too (null and
+ * listed): the three subscription counts and `topCoins` (with one watcher they would tell exactly which
+ * coins that person follows). `miniAppDeniedToday` (refused calls, not people) is never suppressed;
+ * the open → first-mutation median is suppressed while it has 1-4 samples.
  */
 
 /** Counts from 1 to this minus one are suppressed. */
@@ -58,11 +60,17 @@ export const TelegramPulseSchema = z.object({
   activeWatchers: suppressible.describe("Active chats (null: 1-4, suppressed)"),
   coinSubscriptions: count
     .nullable()
-    .describe("Distinct (active chat, coin) pairs, explicit or preset-implied (null: no coin list published yet)"),
-  explicitCoinSubscriptions: count.describe("Pairs from explicit coin follows"),
+    .describe(
+      "Distinct (active chat, coin) pairs, explicit or preset-implied (null: no coin list published yet, or 1-4 active watchers, suppressed)",
+    ),
+  explicitCoinSubscriptions: suppressible.describe(
+    "Pairs from explicit coin follows (null: 1-4 active watchers, suppressed)",
+  ),
   presetImpliedCoinSubscriptions: count
     .nullable()
-    .describe("Pairs implied only by a followed preset (null: no coin list published yet)"),
+    .describe(
+      "Pairs implied only by a followed preset (null: no coin list published yet, or 1-4 active watchers, suppressed)",
+    ),
   activePresetFollowers: suppressible.describe("Active chats following at least one preset (null: 1-4, suppressed)"),
   newWatchersToday: suppressible.describe("Chats that opted in for the first time today (null: 1-4, suppressed)"),
   churnedWatchersToday: suppressible.describe("Chats that stopped or blocked the bot today (null: 1-4, suppressed)"),
@@ -110,7 +118,10 @@ export const TelegramPulseSchema = z.object({
   updatedEverySeconds: z.number().int(),
   topCoins: z
     .array(z.string())
-    .describe("Symbols of the most followed coins (explicit or implied), most followed first"),
+    .nullable()
+    .describe(
+      "Symbols of the most followed coins (explicit or implied), most followed first (null: 1-4 active watchers, suppressed)",
+    ),
   watcherHistory: z
     .array(WatcherHistoryRowSchema)
     .describe(
@@ -180,6 +191,13 @@ export async function computePulse(
   if (!catalogReady) unavailableFields.push("coinSubscriptions", "presetImpliedCoinSubscriptions");
 
   const activeWatchers = guard("activeWatchers", live.activeWatchers);
+  // What 1-4 watchers follow would single them out: suppressed with their count (an unavailable value stays unavailable).
+  const fewWatchers = activeWatchers === null;
+  const followed = <T>(field: string, v: T | null): T | null => {
+    if (v === null || !fewWatchers) return v;
+    suppressedFields.push(field);
+    return null;
+  };
   const historyRow = (s: AdoptionSnapshot, fromSnapshot: boolean): HistoryRow => {
     const at = (f: string) => `watcherHistory[${s.day}].${f}`;
     return {
@@ -194,9 +212,12 @@ export async function computePulse(
   };
   const pulse: TelegramPulse = {
     activeWatchers,
-    coinSubscriptions: catalogReady ? live.coinSubscriptions : null,
-    explicitCoinSubscriptions: live.explicitCoinSubscriptions,
-    presetImpliedCoinSubscriptions: catalogReady ? live.presetImpliedCoinSubscriptions : null,
+    coinSubscriptions: followed("coinSubscriptions", catalogReady ? live.coinSubscriptions : null),
+    explicitCoinSubscriptions: followed("explicitCoinSubscriptions", live.explicitCoinSubscriptions),
+    presetImpliedCoinSubscriptions: followed(
+      "presetImpliedCoinSubscriptions",
+      catalogReady ? live.presetImpliedCoinSubscriptions : null,
+    ),
     activePresetFollowers: guard("activePresetFollowers", live.activePresetFollowers),
     newWatchersToday: guard("newWatchersToday", live.newWatchers),
     churnedWatchersToday: guard("churnedWatchersToday", live.churnedWatchers),
@@ -222,7 +243,10 @@ export async function computePulse(
     },
     updatedAt: wallNow,
     updatedEverySeconds: PULSE_EVERY_SEC,
-    topCoins: live.topCoins.map((c) => catalog.symbolOf(c.id)),
+    topCoins: followed(
+      "topCoins",
+      live.topCoins.map((c) => catalog.symbolOf(c.id)),
+    ),
     watcherHistory: [...rows.map((r) => historyRow(r, true)), ...(todaySnapshot ? [] : [historyRow(live, false)])],
   };
   pulse.quality.status = unavailableFields.length ? "partial" : "ok";
