@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
 import type { KeyStore } from "../../api/lib/key-store.ts";
@@ -46,6 +48,23 @@ describe("restoreBuild", () => {
     await expect(restoreBuild(sink, "new-build")).rejects.toThrow(/site-data\/stablecoins.json is missing/);
     expect(pointer().buildId).toBe("old-build");
   });
+
+  // Issue 30 item 3: a corrupt latest.json is the case restore exists for; it must not need to parse it.
+  it("restores over a corrupt latest.json (function and `build/cli.ts restore --build`)", async () => {
+    publishFakeBuild(dir, "good-build", []);
+    writeFileSync(join(dir, "latest.json"), '{"buildId": "good-bu');
+    const r = await restoreBuild(new FsSink(dir), "good-build");
+    expect(r).toMatchObject({ buildId: "good-build", previousBuildId: null, previousPointerUnreadable: true });
+    expect(pointer().buildId).toBe("good-build");
+    writeFileSync(join(dir, "latest.json"), "\u0000garbage");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "build/cli.ts", "restore", "--build", "old-build"],
+      { env: { ...process.env, BALLAST_DATA_DIR: dir, BALLAST_LOG: "silent" } },
+    );
+    expect(stdout).toMatch(/^serving old-build .* was unreadable \(latest.json was corrupt\)/);
+    expect(pointer().buildId).toBe("old-build");
+  }, 60_000);
 });
 
 // Issue 29 part 1: dated files are write-once. Builds of one UTC day (00:00Z, 12:00Z, a rebuild, an
