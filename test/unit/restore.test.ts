@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
 import type { KeyStore } from "../../api/lib/key-store.ts";
-import { PublishedStore } from "../../api/lib/published.ts";
+import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { sha256 } from "../../build/captures.ts";
 import { MemorySink, memoryEffects } from "../../build/memory-effects.ts";
@@ -65,6 +65,35 @@ describe("restoreBuild", () => {
     expect(stdout).toMatch(/^serving old-build .* was unreadable \(latest.json was corrupt\)/);
     expect(pointer().buildId).toBe("old-build");
   }, 60_000);
+});
+
+// Issue 30 item 3: a corrupt pointer is reported by health at the next look (local storage too), not after a restart.
+describe("a corrupt latest.json in health", () => {
+  it("warns `published pointer unreadable` at once while the build in memory keeps serving, and clears after a restore", async () => {
+    const own = mkdtempSync(join(tmpdir(), "ballast-pointer-"));
+    try {
+      publishFakeBuild(own, "served-build", []);
+      const app = createApp({
+        store: new PublishedStore(fsReader(own), 0),
+        keys: null as unknown as KeyStore, // health needs no key
+        limiter: new KeyRateLimiter(),
+        corsOrigins: [],
+        clockMode: "wall",
+      });
+      const warnings = async () =>
+        ((await (await app.request("/api/health")).json()) as { warnings: string[] }).warnings;
+      const unreadable = (ws: string[]) => ws.filter((w) => w.startsWith("published pointer unreadable"));
+      expect(unreadable(await warnings())).toEqual([]);
+      writeFileSync(join(own, "latest.json"), '{"buildId": "served-bu');
+      const ws = unreadable(await warnings());
+      expect(ws).toHaveLength(1);
+      expect(ws[0]).toMatch(/latest\.json is unreadable .*Build served-build keeps serving/);
+      await restoreBuild(new FsSink(own), "served-build");
+      expect(unreadable(await warnings())).toEqual([]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
 });
 
 // Issue 29 part 1: dated files are write-once. Builds of one UTC day (00:00Z, 12:00Z, a rebuild, an
