@@ -7,7 +7,6 @@ import { assertFolderPrefix, type PublishSink } from "./sink.ts";
 /** Temporary file of an unfinished put: `<key>.<pid>.<rand>.tmp` (pid of the writing process). */
 const TEMP_FILE = /\.(\d+)\.[a-z0-9]*\.tmp$/;
 
-
 /** Local filesystem sink: writes to a temp file then renames, so readers never see half a file. */
 export class FsSink implements PublishSink {
   constructor(readonly root: string) {}
