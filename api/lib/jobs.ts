@@ -43,7 +43,6 @@ export interface JobOutcome {
 /** Runs one command to completion (tests inject their own). */
 export type JobExecutor = (cmd: JobCommand, signal: AbortSignal) => Promise<JobOutcome>;
 
-/** Lifecycle of a job. */
 /**
  * Lifecycle of a job. `interrupted`: the server running it stopped (shut down, or killed and found
  * gone by the next start) before it finished; its child was stopped with it. Run it again (a snapshot
