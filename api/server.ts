@@ -1,5 +1,4 @@
 import { getRequestListener } from "@hono/node-server";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
@@ -10,6 +9,7 @@ import type { DonorClaimConfig } from "./lib/donor-claims.ts";
 import { FeedbackStore } from "./lib/feedback.ts";
 import type { AlertDispatcher } from "./lib/telegram/dispatch.ts";
 import { acquireEmbeddedLock, type EmbeddedLock, EmbeddedStoreBusyError } from "./lib/embedded-store.ts";
+import { devKeyPath, developmentKey } from "./lib/dev-key.ts";
 import { adminSocketPath, startKeyAdminSocket } from "./lib/key-admin.ts";
 import { type JobExecutor, JobRunner } from "./lib/jobs.ts";
 import {
@@ -36,8 +36,9 @@ export type ServerConfig = Pick<ApiConfig, "PORT" | "HOST" | "BALLAST_DATA_DIR" 
 /** Options of `startServer`. */
 export interface StartServerOptions {
   /**
-   * Provide a `standard` development key and return its token as `devKey`: the one kept in
-   * `<BALLAST_DATA_DIR>/state/dev-key` (mode 0600) while it still verifies, else a new one (written there).
+   * Provide a `standard` development key and return its token as `devKey`: the one kept for this state
+   * store under `<BALLAST_DATA_DIR>/state/` (api/lib/dev-key.ts `devKeyPath`, mode 0600) while it still
+   * verifies, else a new one (written there).
    */
   devKey?: boolean;
   /** Requests per minute of the development key; default `config.DEV_KEY_RATE_LIMIT`, else 120. */
@@ -188,43 +189,6 @@ const mib = (n: number) => Math.floor(n * 1024 * 1024);
 /** Longest wait (ms) of a request for a pointer re-check on object storage once a build serves (PublishedStoreOptions.maxRefreshWaitMs). */
 const MAX_REFRESH_WAIT_MS = 250;
 
-/** Name of the development key `startServer({ devKey: true })` keeps. */
-export const DEV_KEY_NAME = "development";
-
-/**
- * The development key of `make run`: the token kept in `<dataDir>/state/dev-key` (mode 0600) when it
- * still verifies as an active standard key (its limit is set to `limit` when it differs), else a new
- * `standard` key of `limit` requests per minute, whose token replaces the file. So repeated runs
- * reuse one key instead of adding one each time.
- * @throws StateStoreUnavailableError when the store cannot be asked.
- */
-export async function developmentKey(
-  keys: KeyStore,
-  dataDir: string,
-  limit: number,
-): Promise<{ token: string; reused: boolean }> {
-  const dir = join(dataDir, "state");
-  const path = join(dir, "dev-key");
-  const kept = existsSync(path) ? readFileSync(path, "utf8").trim() : "";
-  if (kept) {
-    const record = await keys.verify(kept, Math.floor(Date.now() / 1000));
-    if (record && record.tier === "standard") {
-      if (record.rateLimitPerMinute !== limit)
-        await keys.update(record.id, { rateLimitPerMinute: limit }, { maxRateLimitPerMinute: limit });
-      return { token: kept, reused: true };
-    }
-  }
-  const { token } = await keys.create(
-    { name: DEV_KEY_NAME, tier: "standard", rateLimitPerMinute: limit },
-    { maxRateLimitPerMinute: limit },
-  );
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
-  return { token, reused: false };
-}
-
 /**
  * Opens the published-storage reader (`STORAGE_DRIVER`: the data dir, or an S3 bucket shared by
  * every instance: api/lib/storage.ts), the state store, limiter and published store, and starts listening. Starts even when
@@ -351,7 +315,11 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   if (opts.devKey) {
     const limit = opts.devKeyLimitPerMinute ?? config.DEV_KEY_RATE_LIMIT ?? 120;
     try {
-      ({ token: devKey, reused: devKeyReused } = await developmentKey(keys, config.BALLAST_DATA_DIR, limit));
+      ({ token: devKey, reused: devKeyReused } = await developmentKey(
+        keys,
+        devKeyPath(config.BALLAST_DATA_DIR, config.DATABASE_URL),
+        limit,
+      ));
     } catch (err) {
       if (!(err instanceof StateStoreUnavailableError)) throw err;
       devKeyError = err.message;
@@ -437,7 +405,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   );
   if (devKey) {
     process.stdout.write(
-      `API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${join(config.BALLAST_DATA_DIR, "state", "dev-key")})\n`,
+      `API key: ${devKey} (${devKeyReused ? "reused from" : "new, kept in"} ${devKeyPath(config.BALLAST_DATA_DIR, config.DATABASE_URL)})\n`,
     );
     process.stdout.write(`Listening on ${base}\n`);
     process.stdout.write(`curl -s -H 'X-API-Key: ${devKey}' ${base}/api/stablecoins | head -c 600\n`);

@@ -1,4 +1,4 @@
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { BLUECHIP_BASE_URL } from "../pipelines/sources/bluechip.ts";
@@ -16,7 +16,9 @@ const BuildConfigSchema = z
     BALLAST_WAREHOUSE: z.string().optional(),
     /**
      * Parent folder of a build's scratch folder (DuckDB spill files, emitter intermediates such as the
-     * researchers' DuckDB file), removed after each build; default the OS temp dir.
+     * researchers' DuckDB file), removed after each build, and of the parsed-capture cache
+     * (`ballast-staged-captures`, build/staged-cache.ts), which is kept; default `<BALLAST_DATA_DIR>/scratch`,
+     * so every checkout (and data dir) has its own cache, not one shared through the OS temp dir.
      */
     BALLAST_SCRATCH_DIR: z.string().optional(),
     /** On-chain ledger the ingestion jobs write and the build reads (default `<BALLAST_DATA_DIR>/onchain.duckdb`). */
@@ -64,7 +66,8 @@ const BuildConfigSchema = z
         if (!c[k]) ctx.addIssue({ code: "custom", path: [k], message: `${k} is required when STORAGE_DRIVER=s3` });
       }
     }
-  });
+  })
+  .transform((c) => ({ ...c, BALLAST_SCRATCH_DIR: c.BALLAST_SCRATCH_DIR ?? join(c.BALLAST_DATA_DIR, "scratch") }));
 export type BuildConfig = z.infer<typeof BuildConfigSchema>;
 
 /** Parses the build config from env; prints every problem and exits 1 when invalid. */

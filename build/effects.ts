@@ -142,7 +142,7 @@ export interface BuildPaths {
   warehousePath: string | null;
   /** On-chain ledger file; null/absent for none. */
   onchainLedgerPath?: string | null;
-  /** Parent of the per-run scratch folder (default: the OS temp dir, `BALLAST_SCRATCH_DIR` in the CLI). */
+  /** Parent of the per-run scratch folder (default: the OS temp dir; `BALLAST_SCRATCH_DIR`, default `<BALLAST_DATA_DIR>/scratch`, in the CLI). */
   scratchDir?: string;
 }
 

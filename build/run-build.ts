@@ -33,7 +33,7 @@ export interface BuildOptions extends BuildParams {
   warehousePath: string | null;
   /** On-chain ledger written by the ingestion jobs (`BALLAST_ONCHAIN_LEDGER`); null/absent for none. */
   onchainLedgerPath?: string | null;
-  /** Parent of the run's scratch folder (BALLAST_SCRATCH_DIR; default the OS temp dir). */
+  /** Parent of the run's scratch folder (BALLAST_SCRATCH_DIR, default `<BALLAST_DATA_DIR>/scratch` in the CLI; here the OS temp dir). */
   scratchDir?: string;
 }
 

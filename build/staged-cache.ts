@@ -30,7 +30,7 @@ export interface ReadFileEntry {
   problems?: ReaderProblem[];
 }
 
-/** Folder of the cache under the build's scratch dir (BALLAST_SCRATCH_DIR; default the OS temp dir). */
+/** Folder of the cache under the build's scratch dir (BALLAST_SCRATCH_DIR, default `<BALLAST_DATA_DIR>/scratch` in the CLI; the OS temp dir for an in-process build given none). */
 export const STAGED_CACHE_FOLDER = "ballast-staged-captures";
 
 /** Entries not used for this long are removed after a load (a new code fingerprint leaves old entries unused). */

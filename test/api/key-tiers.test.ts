@@ -4,7 +4,7 @@
  * apps sharing one Postgres schema, and the reused development key — against the real Postgres
  * (a schema of this file's own) and a redis-server of this file's own.
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -26,6 +26,7 @@ import {
 } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter, openRedis } from "../../api/lib/rate-limit.ts";
+import { devKeyPath } from "../../api/lib/dev-key.ts";
 import { startServer } from "../../api/server.ts";
 import { must } from "../helpers/must.ts";
 import { createTestSchema, PG_URL } from "../helpers/pg-schema.ts";
@@ -434,7 +435,7 @@ describe("cache coherence: two apps sharing one Postgres schema", () => {
 });
 
 describe("development key of `make run`", () => {
-  it("is reused across restarts (kept in state/dev-key, mode 0600) instead of adding a key per run", async () => {
+  it("is reused across restarts (kept in a state/dev-key file of its store, mode 0600) instead of adding a key per run", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ballast-devkey-"));
     tmpDirs.push(dir);
     const config = {
@@ -450,7 +451,7 @@ describe("development key of `make run`", () => {
     await first.close();
     expect(first.devKey).toMatch(/^bl_live_/);
     expect(first.devKeyReused).toBe(false);
-    expect(statSync(join(dir, "state", "dev-key")).mode & 0o777).toBe(0o600);
+    expect(statSync(devKeyPath(dir, config.DATABASE_URL)).mode & 0o777).toBe(0o600);
     const second = await startServer(config, { devKey: true, devKeyLimitPerMinute: 70 });
     try {
       expect(second.devKey).toBe(first.devKey);
@@ -470,5 +471,34 @@ describe("development key of `make run`", () => {
     } finally {
       await third.close();
     }
+  });
+
+  it("keeps one key per state store when a checkout switches between embedded and Postgres modes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ballast-devkey-switch-"));
+    tmpDirs.push(dir);
+    const base = {
+      PORT: 0,
+      HOST: "127.0.0.1",
+      BALLAST_DATA_DIR: dir,
+      CLOCK: "wall" as const,
+      STATUS_RECORD_INTERVAL_SEC: 0,
+    };
+    const embedded = { ...base, API_KEY_PEPPER: PEPPER };
+    const postgres = { ...base, API_KEY_PEPPER: PEPPER, DATABASE_URL: `${schema.url}&application_name=${APP}_switch` };
+    const run = async (config: typeof embedded) => {
+      const s = await startServer(config, { devKey: true, devKeyLimitPerMinute: 60 });
+      await s.close();
+      return { token: must(s.devKey, "development key"), reused: s.devKeyReused };
+    };
+    const e1 = await run(embedded);
+    const p1 = await run(postgres);
+    const e2 = await run(embedded);
+    const p2 = await run(postgres);
+    expect([e1.reused, p1.reused]).toEqual([false, false]);
+    expect(p1.token).not.toBe(e1.token); // two stores, two keys
+    expect(e2).toEqual({ token: e1.token, reused: true });
+    expect(p2).toEqual({ token: p1.token, reused: true });
+    const kept = readdirSync(join(dir, "state")).filter((f) => f.startsWith("dev-key"));
+    expect(kept.sort()).toEqual(["dev-key", expect.stringMatching(/^dev-key\.pg-[0-9a-f]{12}$/)]);
   });
 });

@@ -218,7 +218,7 @@ describe("end to end: recorded capture → build → running API", () => {
   });
 
   it("is reproducible: a second build with the same as-of gives byte-identical artifacts and compressed siblings", async () => {
-    const second = await buildRecorded("ballast-repro-");
+    const second = await buildRecorded("ballast-repro-", { fresh: true }); // another process's build, same inputs
     const strip = (m: BuildManifest) =>
       m.files.filter((f) => f.path !== "ballast.duckdb").map((f) => `${f.path} ${f.sha256}`);
     expect(second.manifest.buildId).toBe(manifest.buildId);

@@ -1,23 +1,26 @@
-import { mkdtempSync } from "node:fs";
+import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { runBuild } from "../../build/run-build.ts";
-import { FsSink } from "../../build/sinks/fs.ts";
+import { join } from "node:path";
+import { inject } from "vitest";
+import type { BuildManifest } from "../../site-data/manifest.ts";
+import { buildRecordedInto } from "./recorded-build.ts";
 
-/** Recorded capture dir (../shared/data beside the checkout). */
-export const CAPTURE_DIR = process.env.BALLAST_CAPTURE_DIR ?? resolve(import.meta.dirname, "../../../shared/data");
-/** As-of of the recorded DefiLlama list. */
-export const RECORDED_AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
+export { CAPTURE_DIR, RECORDED_AS_OF } from "./recorded-build.ts";
 
-/** Builds from the recorded capture into a fresh temp data dir; returns the dir, the manifest and the whole BuildResult. */
-export async function buildRecorded(prefix = "ballast-test-") {
+/**
+ * The recorded build in a fresh temp data dir of its own (name prefix `prefix`): a copy of the one
+ * the suite's global setup built once (test/global-setup.ts), so a test may write into its dir; with
+ * `fresh: true` (or outside that setup) a build of its own, for tests about building itself (reproducibility).
+ * Returns the dir and the build's manifest.
+ */
+export async function buildRecorded(
+  prefix = "ballast-test-",
+  opts: { fresh?: boolean } = {},
+): Promise<{ dir: string; manifest: BuildManifest }> {
   process.env.BALLAST_LOG = "silent";
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const result = await runBuild({
-    asOf: RECORDED_AS_OF,
-    captureDir: CAPTURE_DIR,
-    sink: new FsSink(dir),
-    warehousePath: join(dir, "warehouse.duckdb"),
-  });
-  return { dir, manifest: result.manifest, result };
+  const shared = opts.fresh ? undefined : inject("recordedBuild");
+  if (!shared) return { dir, manifest: await buildRecordedInto(dir) };
+  cpSync(shared.dir, dir, { recursive: true });
+  return { dir, manifest: shared.manifest };
 }

@@ -5,7 +5,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
 import { collectCaptures } from "../../build/captures.ts";
 import { RawLoader } from "../../build/load.ts";
-import { NOT_READ, STAGED_CACHE_MAX_IDLE_SEC, StagedCache } from "../../build/staged-cache.ts";
+import { loadBuildConfig } from "../../build/config.ts";
+import { defaultBuildEffects } from "../../build/effects.ts";
+import { FsSink } from "../../build/sinks/fs.ts";
+import { NOT_READ, STAGED_CACHE_FOLDER, STAGED_CACHE_MAX_IDLE_SEC, StagedCache } from "../../build/staged-cache.ts";
 import { rawTables } from "../../pipelines/sources/endpoints.ts";
 import type { CaptureInfo } from "../../pipelines/sources/types.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
@@ -162,4 +165,25 @@ describe("recorded files through the cache", () => {
     expect(warm.tables).toEqual(cold.tables);
     expect(Object.values(cold.tables).some((v) => !v.startsWith("0 "))).toBe(true);
   }, 120_000);
+});
+
+describe("where the CLI keeps the cache", () => {
+  it("defaults under each data dir's scratch folder, not a folder every checkout on the machine shares", () => {
+    const a = loadBuildConfig({ BALLAST_DATA_DIR: "/checkouts/a/data" });
+    const b = loadBuildConfig({ BALLAST_DATA_DIR: "/checkouts/b/data" });
+    const cacheOf = (scratchDir: string) =>
+      defaultBuildEffects({
+        captureDir: CAPTURE_DIR,
+        sink: new FsSink("/nonexistent"),
+        warehousePath: null,
+        scratchDir,
+      }).stagedCache?.dir;
+    expect(cacheOf(a.BALLAST_SCRATCH_DIR)).toBe(`/checkouts/a/data/scratch/${STAGED_CACHE_FOLDER}`);
+    expect(cacheOf(b.BALLAST_SCRATCH_DIR)).toBe(`/checkouts/b/data/scratch/${STAGED_CACHE_FOLDER}`);
+    expect(cacheOf(a.BALLAST_SCRATCH_DIR)?.startsWith(tmpdir())).toBe(false);
+    // An explicit scratch dir still wins.
+    expect(loadBuildConfig({ BALLAST_DATA_DIR: "/x", BALLAST_SCRATCH_DIR: "/fast/disk" }).BALLAST_SCRATCH_DIR).toBe(
+      "/fast/disk",
+    );
+  });
 });

@@ -1,0 +1,31 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import type { BuildManifest } from "../site-data/manifest.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The recorded build made once for the whole suite: its data dir (copied, never served in place) and manifest. */
+    recordedBuild: { dir: string; manifest: BuildManifest };
+  }
+}
+
+/**
+ * Global setup of the suite: builds the recorded capture once (test/helpers/recorded-build.ts, in a child
+ * process) and
+ * provides its dir and manifest to every test file, which copies it (test/helpers/build-once.ts)
+ * instead of building the same as-of again; removes the dir when the run ends.
+ */
+export default function setup(project: TestProject) {
+  const root = mkdtempSync(join(tmpdir(), "ballast-suite-build-"));
+  const dir = join(root, "data");
+  const manifestPath = join(root, "manifest.json");
+  const helper = join(import.meta.dirname, "helpers", "recorded-build.ts");
+  const run = spawnSync(process.execPath, ["--import", "tsx", helper, dir, manifestPath], { stdio: "inherit" });
+  if (run.status !== 0) throw new Error(`the suite's recorded build failed (exit ${run.status ?? run.signal})`);
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as BuildManifest;
+  project.provide("recordedBuild", { dir, manifest });
+  return () => rmSync(root, { recursive: true, force: true });
+}
