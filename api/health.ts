@@ -382,6 +382,8 @@ export interface HealthOptions {
    * since when, wall-clock Unix ms, and a generic reason): a warning, no effect on status.
    */
   storageFailure?: { sinceMs: number; error: string } | null;
+  /** The published pointer could not be followed at the last re-check (PublishedStore.pointerFailure): a warning, no effect on status. */
+  pointerFailure?: { sinceMs: number; error: string } | null;
   /**
    * The messaging bot: its summary, `unavailable` when its state store did not answer, or absent when
    * no bot is configured (`telegramSummary` null and a warning naming what answers 503). No effect on status.
@@ -502,6 +504,11 @@ export function assessHealth(
         `published storage unreadable (no effect on status): ${opts.storageFailure.error} for ${age(Math.max(0, Math.round((opts.wallNow ?? now) - opts.storageFailure.sinceMs / 1000)))}. ${build ? "The build in memory keeps serving; files not yet read answer 503 and a newer build is picked up once the store answers." : "Nothing can be served until the store answers."}`,
       ]
     : [];
+  const pointerWarning = opts.pointerFailure
+    ? [
+        `published pointer unreadable (no effect on status): ${opts.pointerFailure.error} for ${age(Math.max(0, Math.round((opts.wallNow ?? now) - opts.pointerFailure.sinceMs / 1000)))}. ${build ? `Build ${build.manifest.buildId} keeps serving; ` : ""}run \`tsx build/cli.ts restore --build <id>\` (or publish a build) to write it again.`,
+      ]
+    : [];
   // The scheduler's jobs: error runs and overdue jobs (public-impact causes, spec 2.9), partial runs as notes.
   const sched = opts.schedule ?? null;
   const cronFirst: string[] = [],
@@ -551,6 +558,7 @@ export function assessHealth(
           ...cronInfo,
           "no published build: nothing has been published yet (or latest.json is unreadable); every data route answers 503 until a build is published.",
           ...storageWarning,
+          ...pointerWarning,
           ...recorderWarning,
           ...corruptWarning,
           ...telegramWarning,
@@ -791,7 +799,7 @@ export function assessHealth(
       `freeze ledger amount gaps (no effect on status; spec 2.8 escalates blacklist severity only when its loader fails): ${bl.missingAmounts} of ${bl.totalEvents} events have no amount yet (${(bl.missingRatio * 100).toFixed(1)}%), ${bl.recentMissingAmounts} in the last 30 days; /api/blacklist-summary \`dataQuality\` applies the 1%/2% thresholds.`,
     );
   }
-  info.push(...storageWarning, ...corruptWarning);
+  info.push(...storageWarning, ...pointerWarning, ...corruptWarning);
   for (const [feature, paths] of Object.entries(notYetAvailableFeatures(new Set(m.files.map((f) => f.path))))) {
     info.push(
       `not yet available (no effect on status): ${feature} — no build publishes it yet; ${paths.join(", ")} answer${paths.length === 1 ? "s" : ""} 503 \`Data not yet available: ${feature}\`.`,

@@ -183,11 +183,24 @@ export function createOpsApp(deps: OpsAppDeps): Hono {
       live = r.headers;
       return { status: r.status, body: r.body };
     });
-    return json(c, out.status, out.body, {
+    const body = out.replay && out.status === 202 ? await currentJobState(out.body) : out.body;
+    return json(c, out.status, body, {
       ...(out.replay ? {} : (live ?? {})),
       "Idempotency-Key": key,
       "X-Idempotent-Replay": String(out.replay),
     });
+  }
+
+  /**
+   * A replayed 202 (a job that was still running) with its job's current `status` (e.g. `interrupted`
+   * when its server stopped, `succeeded`): a replay never repeats a stale `running`. As stored when the
+   * job cannot be read.
+   */
+  async function currentJobState(body: unknown): Promise<unknown> {
+    const requestId = (body as { requestId?: unknown } | null)?.requestId;
+    if (typeof requestId !== "string") return body;
+    const job = await deps.jobs.get(requestId).catch(() => null);
+    return job ? { ...(body as object), status: job.status } : body;
   }
 
   /** The request body as text, at most OPS_BODY_MAX bytes (413 beyond). */

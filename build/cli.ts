@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     if (!id) throw new Error("--build: required (a build id under builds/, e.g. 20250907T0000Z-9db156a)");
     const r = await restoreBuild(createSink(config), id);
     process.stdout.write(
-      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousBuildId ?? "none"}; ${r.filesChecked} files checked against the manifest, ${r.datedChecked} dated files against its datapackages${r.datedRepublished.length ? ` (${r.datedRepublished.length} pruned ones written back)` : ""}\n`,
+      `serving ${r.buildId} (as of ${new Date(r.asOf * 1000).toISOString()}) again; was ${r.previousPointerUnreadable ? "unreadable (latest.json was corrupt)" : (r.previousBuildId ?? "none")}; ${r.filesChecked} files checked against the manifest, ${r.datedChecked} dated files against its datapackages${r.datedRepublished.length ? ` (${r.datedRepublished.length} pruned ones written back)` : ""}\n`,
     );
   } else if (cmd === "capture") {
     const written = await runCapture(config, createSink(config));

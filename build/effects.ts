@@ -20,10 +20,10 @@ export interface BuildEffects extends LoadEffects {
   /** Storage the build is published to (and whose `raw/_circuits.json` the manifest reports). */
   sink: PublishSink;
   /**
-   * Folder the build may write scratch files under: each run makes its own `ballast-build-*` folder
+   * Folder the build may write scratch files under: each run makes its own `ballast-build-<pid>-*` folder
    * in it (DuckDB's spill files under `duckdb/`, emitter intermediates such as the researchers' DuckDB
    * file, large published bodies held under `spool/` until publish) and removes that folder when the
-   * run ends, published or failed. Nothing else is written to
+   * run ends, published or failed; the next run removes those of killed runs (build/scratch.ts). Nothing else is written to
    * the local disk except through `sink`, `warehouse` and `stagedCache` (which the default effects keep
    * in the `ballast-staged-captures` folder here).
    */

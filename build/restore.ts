@@ -16,6 +16,19 @@ export interface RestoreResult {
   datedChecked: number;
   /** Of those, the keys that were not stored (pruned or never written) and were written from the build folder. */
   datedRepublished: string[];
+  /** The replaced `latest.json` was stored but unreadable (not JSON, or no `buildId`): `previousBuildId` is then null. */
+  previousPointerUnreadable: boolean;
+}
+
+/** The build id a stored `latest.json` names: null when none is stored, `undefined` when its bytes are unreadable. */
+function pointedBuildId(pointer: Uint8Array | null): string | null | undefined {
+  if (!pointer) return null;
+  try {
+    const id = (JSON.parse(Buffer.from(pointer).toString("utf8")) as { buildId?: unknown } | null)?.buildId;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `datasets/<topic>/datapackage.json` of a build: topic from the path, resources' path and hash. */
@@ -100,10 +113,8 @@ export async function restoreBuild(sink: Sink, buildId: string): Promise<Restore
     }
     await sink.put(m.key, m.bytes);
   }
-  const pointer = await sink.get(POINTER_KEY);
-  const previousBuildId = pointer
-    ? ((JSON.parse(Buffer.from(pointer).toString("utf8")) as { buildId?: string }).buildId ?? null)
-    : null;
+  // The pointer being replaced is only reported: a corrupt one (the case a restore is for) is overwritten.
+  const previous = pointedBuildId(await sink.get(POINTER_KEY));
   await sink.put(
     POINTER_KEY,
     toJson({ buildId: manifest.buildId, asOf: manifest.asOf, manifest: manifestKeyOf(buildId) }),
@@ -111,7 +122,8 @@ export async function restoreBuild(sink: Sink, buildId: string): Promise<Restore
   return {
     buildId: manifest.buildId,
     asOf: manifest.asOf,
-    previousBuildId,
+    previousBuildId: previous ?? null,
+    previousPointerUnreadable: previous === undefined,
     filesChecked: manifest.files.length,
     datedChecked: dated.length,
     datedRepublished: missing.map((m) => m.key),

@@ -1,3 +1,4 @@
+import { scratchPrefix, sweepScratch } from "./scratch.ts";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Registry } from "../pipelines/registry/schema.ts";
@@ -63,7 +64,8 @@ export interface BuildResult {
  * `runBuild(opts)` reads and writes the places `opts` names (defaultBuildEffects: capture dir + live
  * `raw/` of the sink, warehouse and ledger files, OS temp dir, system clock, stderr logs);
  * `runBuild(params, effects)` touches only `effects` (e.g. memoryEffects, build/memory-effects.ts).
- * Scratch files go to a `ballast-build-*` folder under `effects.scratchDir`, removed when the run ends.
+ * Scratch files go to a `ballast-build-<pid>-*` folder under `effects.scratchDir`, removed when the run ends
+ * (those of killed runs by the next run: build/scratch.ts).
  * Throws source errors (a missing capture directory names BALLAST_CAPTURE_DIR), ModelError and ArtifactError.
  */
 export async function runBuild(opts: BuildOptions): Promise<BuildResult>;
@@ -74,11 +76,12 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
   const { sink, logger, clock } = fx;
   const t0 = clock.now();
   const swept = await sweepLeftovers(sink, logger);
+  await sweepScratch(fx.scratchDir, logger);
   let manifest: BuildManifest | null = null;
   let work: string | null = null;
   try {
     await mkdir(fx.scratchDir, { recursive: true });
-    work = await mkdtemp(join(fx.scratchDir, "ballast-build-"));
+    work = await mkdtemp(join(fx.scratchDir, scratchPrefix("build")));
     const modelled = await loadAndModel({
       asOf: params.asOf,
       registry: params.registry,

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { sweepAbandoned, sweepScratch } from "./scratch.ts";
 import { METHODOLOGY_CHANGELOGS } from "../pipelines/analytics/changelogs.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";
 import {
@@ -350,7 +352,9 @@ export interface BackfillStep {
 /**
  * Backfills one immutable snapshot per UTC day from `from` to `to` (inclusive), in order, incrementally:
  * a day already stored is skipped (and indexed when a stopped run left it without its row; an index
- * that fails its schema is rebuilt first). `onStep` reports each day (the CLI draws a progress bar from it).
+ * that fails its schema is rebuilt first), so a rerun of a stopped or killed backfill resumes after its
+ * last published day; it first removes what a killed run left (sweepScratch of the OS temp dir, the
+ * sink's abandoned temporary files). `onStep` reports each day (the CLI draws a progress bar from it).
  * Returns the steps. Throws on the first day whose build fails (the days before it stay published).
  */
 export async function backfillSnapshots(
@@ -360,6 +364,10 @@ export async function backfillSnapshots(
 ): Promise<BackfillStep[]> {
   const days = daysBetween(from, to);
   const steps: BackfillStep[] = [];
+  // What a killed backfill left: its scratch folders (OS temp dir) and the sink's unfinished writes.
+  await sweepScratch(tmpdir());
+  const abandoned = await sweepAbandoned(opts.sink);
+  if (abandoned.length) log("info", "snapshots", "removed temporary files of a killed run", { keys: abandoned });
   const raw = await opts.sink.get(SNAPSHOT_INDEX_KEY);
   const index = raw && storedJson(raw, SnapshotIndexSchema);
   if (raw && !index) {

@@ -281,18 +281,36 @@ export class PublishedStore {
       };
       return this.latest;
     }
+    if (!raw) return this.latest;
+    let what = "latest.json";
     try {
-      if (!raw) return this.latest;
       const pointer = LatestPointerSchema.parse(JSON.parse(Buffer.from(raw).toString("utf8")));
-      if (this.latest?.id === pointer.buildId) return this.latest;
-      const m = await this.read(pointer.manifest);
-      if (!m) return this.latest;
-      const manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(m).toString("utf8")));
-      this.latest = new ServingBuild(manifest, this.nowMs(), this.read, this.opts.buildCacheBytes);
-    } catch {
-      // keep serving the previous build when the pointer or manifest is unreadable
+      if (this.latest?.id !== pointer.buildId) {
+        what = pointer.manifest;
+        const m = await this.read(pointer.manifest);
+        if (!m) throw new Error("missing");
+        const manifest = BuildManifestSchema.parse(JSON.parse(Buffer.from(m).toString("utf8")));
+        this.latest = new ServingBuild(manifest, this.nowMs(), this.read, this.opts.buildCacheBytes);
+      }
+      this.unreadablePointer = null;
+    } catch (err) {
+      // keep serving the previous build when the pointer or manifest is unreadable (reported by health)
+      const error = `${what} ${err instanceof Error && err.message === "missing" ? "is missing" : "is unreadable"}`;
+      if (this.unreadablePointer?.error !== error) this.unreadablePointer = { sinceMs: this.nowMs(), error };
     }
     return this.latest;
+  }
+
+  private unreadablePointer: StorageFailure | null = null;
+
+  /**
+   * The published pointer as of the last re-check when it could not be followed: `latest.json` not
+   * JSON or failing its schema, or the manifest it names missing or invalid; since when (Unix ms) and
+   * which (`latest.json is unreadable`, `builds/<id>/manifest.json is missing`). Null when it was followed,
+   * or no pointer is stored. The previous build keeps serving meanwhile.
+   */
+  pointerFailure(): StorageFailure | null {
+    return this.unreadablePointer;
   }
 
   /** Raw object outside builds (dated datasets and their compressed siblings). */

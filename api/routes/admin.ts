@@ -805,6 +805,8 @@ export const ADMIN_ROUTES: AdminRoute[] = [
         .describe("requestId of a 202 answer"),
     }),
     summary: "State of a background job",
+    description:
+      "`status`: `queued`, `running`, `succeeded`, `rejected`, `failed`, or `interrupted` (the server running it stopped or was killed before it finished; its child process was stopped with it, and the next server start marks it so). An `Idempotency-Key` replay of a 202 answer carries the job's current `status`.",
     responseDescription:
       "`{ requestId, action, status, params, result, error, exitCode, createdAt, startedAt, finishedAt }`",
     handler: async (ctx) => {

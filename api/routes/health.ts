@@ -109,6 +109,7 @@ export async function servingHealth(
     wallNow,
     corruptStored: store?.corruptObjects().map((o) => o.key),
     storageFailure: store?.storageFailure(),
+    pointerFailure: store?.pointerFailure(),
     telegram,
     schedule: await readScheduleStatus(store),
   });

@@ -16,14 +16,31 @@ import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
 
 const tag = "snapshots";
 
-/** The stored snapshot of `day` as bytes and its validated envelope: 404 when none is stored, 500 when it fails its schema. */
+/**
+ * The stored snapshot of `day` as bytes, its validated envelope and sha256, checked against the
+ * `contentHash` of its row in `snapshots/index.json` before it may be served as immutable: 404 when
+ * none is stored or the day has no index row yet (a backfill stopped before writing it adds it on its
+ * next run); 500 `Snapshot payload corrupted: <day>` when it fails its schema or its bytes differ
+ * from the indexed hash (an edited file; recorded for health), 500 `Snapshot index corrupted` when the
+ * index fails its schema.
+ */
 async function storedSnapshot(
   ctx: HandlerContext,
   day: string,
 ): Promise<{ bytes: Uint8Array; snapshot: Snapshot; hash: string }> {
-  const stored = await ctx.store.storedPayload(snapshotKey(day), SnapshotSchema, `Snapshot payload corrupted: ${day}`);
+  const key = snapshotKey(day);
+  const corrupted = `Snapshot payload corrupted: ${day}`;
+  const stored = await ctx.store.storedPayload(key, SnapshotSchema, corrupted);
   if (!stored) throw new HttpError(404, `No snapshot for this date: ${day}`);
-  return { bytes: stored.bytes, snapshot: stored.value, hash: createHash("sha256").update(stored.bytes).digest("hex") };
+  const index = await ctx.store.storedPayload(SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, "Snapshot index corrupted");
+  const row = index?.value.snapshots.find((r) => r.snapshotDate === day);
+  if (!row) throw new HttpError(404, `No snapshot for this date: ${day} (stored, not yet in the snapshot index)`);
+  const hash = createHash("sha256").update(stored.bytes).digest("hex");
+  if (hash !== row.contentHash) {
+    ctx.store.checked(key, false);
+    throw new HttpError(500, corrupted);
+  }
+  return { bytes: stored.bytes, snapshot: stored.value, hash };
 }
 
 /** `{date}.json` path segment: a real calendar date followed by `.json`. */
@@ -90,7 +107,7 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
     meta: false,
     summary: "Immutable snapshot for a day (`/api/snapshots/{date}.json`)",
     description:
-      "The stored snapshot of one UTC day, byte for byte (never rewritten once published): version, snapshotDate, asOf (the day's close: the next day's 00:00:00Z, Unix s), generatedAt, buildId, methodologyVersions, inputs (every capture with its sha256), stablecoins, fxFallbackRates, reportCards, psi, dews, liquidity, depegIncidents (open at as-of or started that day) and `unavailable` (section → why it is empty). `ETag` = sha256 of the bytes; 304 on a matching `If-None-Match`. 400 invalid date, 404 no snapshot, 500 when the stored payload fails its schema.",
+      "The stored snapshot of one UTC day, byte for byte (never rewritten once published): version, snapshotDate, asOf (the day's close: the next day's 00:00:00Z, Unix s), generatedAt, buildId, methodologyVersions, inputs (every capture with its sha256), stablecoins, fxFallbackRates, reportCards, psi, dews, liquidity, depegIncidents (open at as-of or started that day) and `unavailable` (section → why it is empty). `ETag` = sha256 of the bytes; 304 on a matching `If-None-Match`. 400 invalid date, 404 no snapshot (or none indexed yet), 500 `Snapshot payload corrupted: <date>` when the stored payload fails its schema or its sha256 differs from the index's `contentHash` (never served then).",
     params: z.object({ snapshot: SnapshotFileParam.describe("`YYYY-MM-DD.json`") }),
     response: SnapshotSchema,
     async handler(ctx) {
@@ -109,7 +126,7 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
     meta: false,
     summary: "One stablecoin in a dated snapshot",
     description:
-      "Projection of one coin of a dated snapshot (spec 2.15): snapshotDate, stablecoinId, generatedAt, methodologyVersions, the coin's row, and its scores (reportCard, psi, dews, liquidity; each null when the snapshot has none for it). `ETag: <sha256>-<stablecoinId>`. 400 invalid date, 404 no snapshot or coin absent from it, 500 when the stored payload fails its schema.",
+      "Projection of one coin of a dated snapshot (spec 2.15): snapshotDate, stablecoinId, generatedAt, methodologyVersions, the coin's row, and its scores (reportCard, psi, dews, liquidity; each null when the snapshot has none for it). `ETag: <sha256>-<stablecoinId>`. 400 invalid date, 404 no snapshot (or none indexed yet) or coin absent from it, 500 when the stored payload fails its schema or its sha256 differs from the index's `contentHash`.",
     params: z.object({
       date: CalendarDaySchema.describe("UTC day YYYY-MM-DD"),
       stablecoinId: z.string().max(200, "must be at most 200 characters"),

@@ -1,20 +1,11 @@
 import type { Dirent } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { processRuns } from "../../api/lib/processes.ts";
 import { assertFolderPrefix, type PublishSink } from "./sink.ts";
 
 /** Temporary file of an unfinished put: `<key>.<pid>.<rand>.tmp` (pid of the writing process). */
 const TEMP_FILE = /\.(\d+)\.[a-z0-9]*\.tmp$/;
-
-/** True when a process with this pid runs (signal 0 only checks). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Local filesystem sink: writes to a temp file then renames, so readers never see half a file. */
 export class FsSink implements PublishSink {

@@ -1,3 +1,4 @@
+import { scratchPrefix } from "../scratch.ts";
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -239,7 +240,7 @@ export interface EmittedBuild {
 }
 
 /**
- * Emit stage: runs `emitters` in order over one scratch directory (a fresh `ballast-emit-*` folder
+ * Emit stage: runs `emitters` in order over one scratch directory (a fresh `ballast-emit-<pid>-*` folder
  * under `opts.scratchDir`, default the OS temp dir, removed afterwards; each sees the bodies its
  * predecessors emitted, `EmitContext.emitted`), fills in each file's sha256, bytes
  * and `encodings` (["br", "gzip"] for JSON/CSV/NDJSON, whose siblings publish writes), sorts files by
@@ -253,7 +254,7 @@ export async function emitBuild(
   emitters: readonly Emitter[],
   opts: { scratchDir?: string; logger?: Logger; spoolDir?: string } = {},
 ): Promise<EmittedBuild> {
-  const scratchDir = await mkdtemp(join(opts.scratchDir ?? tmpdir(), "ballast-emit-"));
+  const scratchDir = await mkdtemp(join(opts.scratchDir ?? tmpdir(), scratchPrefix("emit")));
   const logger = opts.logger ?? log;
   const spool = spooler(opts.spoolDir);
   try {

@@ -1,3 +1,4 @@
+import { sweepAbandoned } from "../scratch.ts";
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import type { z } from "zod";
@@ -85,8 +86,7 @@ export async function sweepLeftovers(sink: PublishSink, logger: Logger = log): P
   const serving = (await readPointer(sink))?.buildId;
   // Build folders are not searched: a temp file can only be in a partial one (its manifest is renamed
   // into place last), and those go whole below.
-  const abandonedFiles = await sink.listAbandoned(["builds/"]);
-  for (const key of abandonedFiles) await sink.delete(key);
+  const abandonedFiles = await sweepAbandoned(sink, ["builds/"]);
   const partialBuilds = (await buildFolders(sink))
     .filter((b) => b.manifest === null && b.buildId !== serving)
     .map((b) => b.buildId);

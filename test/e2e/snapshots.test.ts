@@ -15,6 +15,7 @@ import type { z } from "zod";
 import type { Health } from "../../api/health.ts";
 import type { DigestArchiveSchema } from "../../site-data/daily-digest.ts";
 import {
+  type Snapshot,
   type SnapshotIndexPageSchema,
   type SnapshotProjectionSchema,
   SnapshotSchema,
@@ -185,6 +186,33 @@ describe("snapshot routes", () => {
     );
     expect(warned).toHaveLength(1);
     expect(warned[0]).toContain("snapshots/2023-03-14.json");
+  });
+
+  // Issue 30 item 3: the schema alone cannot tell an edited snapshot; its index row's contentHash can.
+  it("an edited snapshot that still fits the schema is refused (500), never served immutable", async () => {
+    const path = join(dir, "snapshots/2023-03-12.json");
+    const stored = readFileSync(path);
+    const edited = JSON.parse(stored.toString("utf8")) as Snapshot;
+    edited.stablecoins[0].price = 1.2345;
+    expect(SnapshotSchema.safeParse(edited).success).toBe(true);
+    try {
+      writeFileSync(path, JSON.stringify(edited));
+      for (const url of [
+        "/api/snapshots/2023-03-12.json",
+        `/api/snapshot/2023-03-12/stablecoin/${edited.stablecoins[0].id}`,
+      ]) {
+        const res = await api.req(url);
+        expect([res.status, res.headers.get("cache-control")]).toEqual([500, "no-store"]);
+        expect(((await res.json()) as ErrorBody).error).toBe("Snapshot payload corrupted: 2023-03-12");
+      }
+      const warned = (await api.get<Health>("/api/health")).body.warnings.filter((w) =>
+        w.startsWith("stored dated payloads fail their schema"),
+      );
+      expect(warned[0]).toContain("snapshots/2023-03-12.json");
+    } finally {
+      writeFileSync(path, stored);
+    }
+    expect((await api.req("/api/snapshots/2023-03-12.json")).status).toBe(200);
   });
 
   it("the projection of usdc-circle carries its row, report card, PSI and DEWS, with ETag <sha256>-<id>", async () => {

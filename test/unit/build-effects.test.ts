@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
@@ -338,6 +339,24 @@ describe("a failed build through the in-memory effects", () => {
         ),
       ).toMatchObject({ status: "failed", buildId: null, manifest: null });
       expect(readdirSync(fx.scratchDir)).toEqual([]);
+    } finally {
+      fx.dispose();
+    }
+  }, 60_000);
+});
+
+// Issue 30 item 2: a build killed mid-run cannot remove its scratch folder; the next run does.
+describe("scratch of a killed build", () => {
+  it("the next build removes the folder of a dead pid, never a live process's", async () => {
+    const fx = memoryEffects({ captures: [], nowMs: NOW_MS });
+    try {
+      const dead = spawnSync(process.execPath, ["-e", "0"]).pid; // exited and reaped
+      const live = `ballast-build-${process.ppid}-l1v3aa`; // the test runner's parent still runs
+      mkdirSync(join(fx.scratchDir, `ballast-build-${dead}-k1ll3d`, "duckdb"), { recursive: true });
+      writeFileSync(join(fx.scratchDir, `ballast-build-${dead}-k1ll3d`, "duckdb", "spill.tmp"), "x");
+      mkdirSync(join(fx.scratchDir, live));
+      await expect(runBuild({ asOf: AS_OF, registry: REGISTRY }, fx)).rejects.toThrow(/nothing to build/);
+      expect(readdirSync(fx.scratchDir)).toEqual([live]);
     } finally {
       fx.dispose();
     }

@@ -1,10 +1,12 @@
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
 import type { KeyStore } from "../../api/lib/key-store.ts";
-import { PublishedStore } from "../../api/lib/published.ts";
+import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { sha256 } from "../../build/captures.ts";
 import { MemorySink, memoryEffects } from "../../build/memory-effects.ts";
@@ -45,6 +47,52 @@ describe("restoreBuild", () => {
     rmSync(join(dir, "builds/new-build/site-data/stablecoins.json"));
     await expect(restoreBuild(sink, "new-build")).rejects.toThrow(/site-data\/stablecoins.json is missing/);
     expect(pointer().buildId).toBe("old-build");
+  });
+
+  // Issue 30 item 3: a corrupt latest.json is the case restore exists for; it must not need to parse it.
+  it("restores over a corrupt latest.json (function and `build/cli.ts restore --build`)", async () => {
+    publishFakeBuild(dir, "good-build", []);
+    writeFileSync(join(dir, "latest.json"), '{"buildId": "good-bu');
+    const r = await restoreBuild(new FsSink(dir), "good-build");
+    expect(r).toMatchObject({ buildId: "good-build", previousBuildId: null, previousPointerUnreadable: true });
+    expect(pointer().buildId).toBe("good-build");
+    writeFileSync(join(dir, "latest.json"), "\u0000garbage");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "build/cli.ts", "restore", "--build", "old-build"],
+      { env: { ...process.env, BALLAST_DATA_DIR: dir, BALLAST_LOG: "silent" } },
+    );
+    expect(stdout).toMatch(/^serving old-build .* was unreadable \(latest.json was corrupt\)/);
+    expect(pointer().buildId).toBe("old-build");
+  }, 60_000);
+});
+
+// Issue 30 item 3: a corrupt pointer is reported by health at the next look (local storage too), not after a restart.
+describe("a corrupt latest.json in health", () => {
+  it("warns `published pointer unreadable` at once while the build in memory keeps serving, and clears after a restore", async () => {
+    const own = mkdtempSync(join(tmpdir(), "ballast-pointer-"));
+    try {
+      publishFakeBuild(own, "served-build", []);
+      const app = createApp({
+        store: new PublishedStore(fsReader(own), 0),
+        keys: null as unknown as KeyStore, // health needs no key
+        limiter: new KeyRateLimiter(),
+        corsOrigins: [],
+        clockMode: "wall",
+      });
+      const warnings = async () =>
+        ((await (await app.request("/api/health")).json()) as { warnings: string[] }).warnings;
+      const unreadable = (ws: string[]) => ws.filter((w) => w.startsWith("published pointer unreadable"));
+      expect(unreadable(await warnings())).toEqual([]);
+      writeFileSync(join(own, "latest.json"), '{"buildId": "served-bu');
+      const ws = unreadable(await warnings());
+      expect(ws).toHaveLength(1);
+      expect(ws[0]).toMatch(/latest\.json is unreadable .*Build served-build keeps serving/);
+      await restoreBuild(new FsSink(own), "served-build");
+      expect(unreadable(await warnings())).toEqual([]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
 
