@@ -278,7 +278,8 @@ export function need(build: ServingBuild | null): ServingBuild {
 
 /**
  * Reads and validates the route's artifact file: 404 for an unknown `{id}` (spec 1 rule 3), 503 when
- * the build lacks the file or it fails its schema (spec 7 rule 3).
+ * the build lacks the file or it fails its schema (spec 7 rule 3), the storage's own 503
+ * (StorageUnavailableError) when published storage does not answer.
  */
 export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string }> {
   const build = need(ctx.build);
@@ -288,7 +289,9 @@ export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext):
   let value: T | undefined;
   try {
     value = await build.payload(path, (x) => b.output.schema.parse(x) as T);
-  } catch {
+  } catch (err) {
+    // Storage that does not answer keeps its own 503 (`Published storage temporarily unavailable`, Retry-After 30).
+    if (err instanceof HttpError) throw err;
     throw notYetAvailable(b.key);
   }
   // Listed in the manifest but unreadable as absent (the store lost the file): a server error.
