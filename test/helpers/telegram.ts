@@ -173,8 +173,9 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
     services: { telegram: service },
   });
   const now = () => Math.floor(clock.ms / 1000);
-  const webhook = (update: unknown, secret: string | null = WEBHOOK_SECRET) =>
-    app.request("/api/telegram-webhook", {
+  /** Posts an update to the webhook; resolves with the answer once the update's queued replies were sent. */
+  const webhook = async (update: unknown, secret: string | null = WEBHOOK_SECRET) => {
+    const res = await app.request("/api/telegram-webhook", {
       method: "POST",
       headers: {
         "Content-Type": "application/json",
@@ -182,6 +183,9 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
       },
       body: typeof update === "string" ? update : JSON.stringify(update),
     });
+    await service.settled();
+    return res;
+  };
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     app.request(path, {
       method: "POST",
