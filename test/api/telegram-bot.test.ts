@@ -326,7 +326,10 @@ describe("webhook with the Bot API down or hanging (no request waits on it)", ()
       const res = await post(f.app, f.message(403, "/follow DAI"));
       expect([res.status, await res.text()]).toEqual([200, "ok"]);
       expect(await follows(403)).toEqual([{ kind: "coin", target: "dai-sky" }]);
-      // The reply reached the Bot API and is still unanswered: the answer did not wait for it.
+      // The reply reached the Bot API and is still unanswered: the answer did not wait for it (a
+      // webhook that waited for the reply answers only once the client gave up, closing the call;
+      // the pause lets such a close reach the server).
+      await new Promise((r) => setTimeout(r, 100));
       expect(f.botApi.hanging()).toBe(1);
     } finally {
       f.botApi.hang = false;
