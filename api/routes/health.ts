@@ -117,6 +117,7 @@ export async function servingHealth(
   ]);
   return assessHealth(build, now, clock, {
     stateStore: services.stateStore?.(),
+    limiterStore: services.limiterStore?.(),
     statusHistory: services.statusHistory?.recorder?.(),
     onchain,
     wallNow,
@@ -160,7 +161,7 @@ export const HEALTH_ROUTES: RouteDecl[] = [
     cacheable: false,
     summary: "Service health (exempt from key)",
     description:
-      "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store (state, circuit breaker, backend, a generic reason, never driver text) and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
+      "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store (state, circuit breaker, backend, a generic reason, never driver text), `limiterStore` the rate limiter's store (`state`, `backend` redis or memory, `since` when the state began, a generic `reason`; unavailable sets status degraded, cause `limiter-unhealthy`) and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
     handler: async (ctx) => ({
       payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services, ctx.store)).health,
       dataAsOf: null,

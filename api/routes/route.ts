@@ -9,6 +9,7 @@ import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/publis
 import type { StatusHistoryStore } from "../lib/status-history.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 import type { TelegramService } from "../lib/telegram/service.ts";
+import type { LimiterStoreHealth } from "../lib/rate-limit.ts";
 import type { DonorClaimDeps } from "../lib/donor-claims.ts";
 import type { FeedbackStore } from "../lib/feedback.ts";
 import { must } from "../lib/must.ts";
@@ -81,6 +82,8 @@ export interface HandlerContext {
 export interface RouteServices {
   /** The state store as this process sees it (`lastOkAt` wall-clock Unix s). */
   stateStore?: () => StateStoreHealth;
+  /** The rate limiter's store (health `limiterStore`). */
+  limiterStore?: () => LimiterStoreHealth;
   /**
    * The public status history: the store `/api/public-status-history` reads, and this process's
    * recorder status for health (`lastRecordedAt` wall-clock Unix s). Without it the route answers 503.
