@@ -8,9 +8,12 @@ import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { type ObjectReader, PublishedStore } from "../../api/lib/published.ts";
+import { type ObjectReader, PublishedStore, StorageUnavailableError } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { s3Reader } from "../../api/lib/s3-reader.ts";
+import { blacklistSummaryArtifact } from "../../site-data/blacklist.ts";
+import { mintBurnFlowsArtifact, mintBurnLedgerArtifact } from "../../site-data/mint-burn.ts";
+import { SCHEDULE_STATUS_KEY } from "../../site-data/schedule-log.ts";
 import { stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
@@ -122,5 +125,51 @@ describe("published storage failing under a serving build", () => {
     expect(health.status).toBe(200);
     expect(Date.now() - t1).toBeLessThan(10_000);
     hung.close();
+  }, 30_000);
+});
+
+describe("/api/health over storage that does not answer", () => {
+  it("reads its inputs at once (one read deadline, not one per input) and keeps no result of a failed read", async () => {
+    // The build lists the three on-chain artifacts health reads; with the scheduler's run log that
+    // is four reads. The store holds each until the test releases it.
+    const objects = coinListObjects();
+    const manifestKey = must(
+      [...objects.keys()].find((k) => k.endsWith("/manifest.json")),
+      "the manifest",
+    );
+    const manifest = JSON.parse(Buffer.from(must(objects.get(manifestKey), "manifest")).toString("utf8"));
+    const onchain = [blacklistSummaryArtifact, mintBurnLedgerArtifact, mintBurnFlowsArtifact].map(
+      (a) => a.outputs.main.path,
+    );
+    for (const path of onchain)
+      manifest.files.push({ ...manifest.files[0], path, artifact: path, rows: null, dataAsOf: null });
+    objects.set(manifestKey, Buffer.from(JSON.stringify(manifest)));
+    const held: { key: string; fail(): void }[] = [];
+    const reader: ObjectReader = async (key) => {
+      if (key === "latest.json" || key === manifestKey) return objects.get(key) ?? null;
+      return new Promise<Uint8Array | null>((_, reject) =>
+        held.push({ key, fail: () => reject(new StorageUnavailableError(`s3://ballast/${key}`, "ETIMEDOUT")) }),
+      );
+    };
+    const { app } = await appOverBucket({ current: reader });
+    const onchainKeys = onchain.map((p) => `builds/${manifest.buildId}/${p}`);
+    /** Resolves once every read of `keys` is waiting at the store at the same time. */
+    const allWaiting = async (keys: string[]) => {
+      while (!keys.every((k) => held.some((h) => h.key === k))) await new Promise((r) => setTimeout(r, 10));
+    };
+
+    // Sequential reads (before) never had more than one waiting.
+    const first = app.request("/api/health");
+    await allWaiting([SCHEDULE_STATUS_KEY, ...onchainKeys]);
+    for (const h of held.splice(0)) h.fail();
+    expect((await first).status).toBe(200);
+    // A failed read is not kept for the build: the next health call reads the on-chain artifacts again
+    // (the run log's failed read may be reused for its 1 s TTL).
+    const second = app.request("/api/health");
+    await allWaiting(onchainKeys);
+    for (const h of held.splice(0)) h.fail();
+    const res = await second;
+    expect(res.status).toBe(200);
+    expect((await res.json()).blacklist).toBeNull();
   }, 30_000);
 });
