@@ -35,6 +35,8 @@ const ApiConfigSchema = z
     S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
     /** Deadline (ms) of one object read until its response starts, and the longest idle gap while its body streams. */
     S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(3000),
+    /** Longest wait (ms) of one object read for the store to start answering, its retry included: a hung store costs a request at most this. */
+    S3_READ_DEADLINE_MS: z.coerce.number().int().min(50).max(120_000).default(2000),
     /** Most concurrent connections to the object store per instance (further reads queue). */
     S3_MAX_SOCKETS: z.coerce.number().int().min(1).max(1024).default(64),
     /** How often (ms) an instance re-reads `latest.json`: instances sharing a store switch to a new build within about this long. */

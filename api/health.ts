@@ -1,3 +1,4 @@
+import type { LimiterStoreHealth } from "./lib/rate-limit.ts";
 import type { Artifact } from "../site-data/contract.ts";
 import { bluechipRatingsArtifact } from "../site-data/bluechip-ratings.ts";
 import { dexLiquidityArtifact } from "../site-data/dex-liquidity.ts";
@@ -184,6 +185,7 @@ export interface StatusCause {
 export const PUBLIC_IMPACT_CAUSES: Readonly<Record<string, boolean>> = {
   "no-build": true,
   "db-unhealthy": true,
+  "limiter-unhealthy": true,
   cache: true,
   "fx-cached-fallback": true,
   "circuit-groups-open": true,
@@ -213,6 +215,8 @@ export interface Health {
   telegramSummary: TelegramSummary | null;
   clock: { mode: "replay" | "wall"; buildId: string | null; asOf: number | null };
   stateStore?: StateStoreHealth;
+  /** The rate limiter's store (Redis or in-process) as this process sees it; `since` on the clock of `timestamp`. */
+  limiterStore?: LimiterStoreHealth;
   statusHistory?: StatusHistoryHealth;
 }
 
@@ -372,6 +376,8 @@ const REJECTION_MEANING: Record<string, string> = {
 export interface HealthOptions {
   /** The state store as this process sees it (echoed as `stateStore`; `unavailable` is cause `db-unhealthy`). */
   stateStore?: StateStoreHealth;
+  /** The rate limiter's store (echoed as `limiterStore`, `since` shifted like the state store's times; `unavailable` is cause `limiter-unhealthy`). */
+  limiterStore?: LimiterStoreHealth;
   onchain?: OnchainHealthInputs;
   /** This process's status history recorder (echoed as `statusHistory`; a failure is a warning, never a status change). */
   statusHistory?: StatusHistoryHealth;
@@ -432,8 +438,8 @@ export interface HealthAssessment {
  * - else `degraded` when any cache is degraded, the stablecoin list snapshot is stale or missing at
  *   as-of [`publication-coverage:list-snapshot`], an optional recorded capture was empty and
  *   skipped [`publication-coverage:skipped-captures`], ≥ 3 circuit groups (CIRCUIT_GROUPS) have an
- *   open circuit [`circuit-groups-open`], the live mint/burn lane is degraded, or the state store is
- *   unavailable [`db-unhealthy`];
+ *   open circuit [`circuit-groups-open`], the live mint/burn lane is degraded, the state store is
+ *   unavailable [`db-unhealthy`], or the rate limiter's store is [`limiter-unhealthy`];
  * - else `healthy`.
  * Features not yet published, upstream feeds ending before as-of, dropped or refused input and build
  * notes (`manifest.warnings`) are reported as warnings without effect on status. Never throws.
@@ -469,6 +475,15 @@ export function assessHealth(
       `state store (${store.backend ?? "unknown backend"}) unavailable (sets status degraded): ${store.reason ?? "unavailable"}, circuit ${store.circuit}; last ok ${store.lastOkAt === null ? "never" : `${isoMinute(store.lastOkAt)} (${age(Math.max(0, now - store.lastOkAt))} before now)`}. Requests that need an API key answer 503 until it is back; /api/health and other key-exempt routes still answer.`,
     );
   }
+  const limiter = opts.limiterStore && { ...opts.limiterStore, since: onClock(opts.limiterStore.since) };
+  if (limiter?.state === "unavailable") {
+    const since =
+      limiter.since === null ? "" : ` since ${isoMinute(limiter.since)} (${age(Math.max(0, now - limiter.since))})`;
+    raise("degraded", "limiter-unhealthy", `rate limiter store unavailable: ${limiter.reason ?? "unavailable"}`);
+    first.push(
+      `rate limiter store (${limiter.backend}) unavailable (sets status degraded): ${limiter.reason ?? "unavailable"}${since}. Requests that need an API key answer 503 (Retry-After: 60) until it is back, except hot cache hits of verified keys; /api/health and other key-exempt routes still answer.`,
+    );
+  }
   const recorder = opts.statusHistory && {
     ...opts.statusHistory,
     lastRecordedAt: onClock(opts.statusHistory.lastRecordedAt),
@@ -479,7 +494,11 @@ export function assessHealth(
           `status history recording failing (no effect on status): ${recorder.lastError ?? "unknown error"}; ${recorder.pendingObservations} observation(s) kept in memory and written once the store answers; last written ${recorder.lastRecordedAt === null ? "never" : `${isoMinute(recorder.lastRecordedAt)} (${age(Math.max(0, now - recorder.lastRecordedAt))} before now)`}. /api/public-status-history may lag until then.`,
         ]
       : [];
-  const extra = { ...(store ? { stateStore: store } : {}), ...(recorder ? { statusHistory: recorder } : {}) };
+  const extra = {
+    ...(store ? { stateStore: store } : {}),
+    ...(limiter ? { limiterStore: limiter } : {}),
+    ...(recorder ? { statusHistory: recorder } : {}),
+  };
   const telegramSummary =
     typeof opts.telegram === "object"
       ? { ...opts.telegram, lastDispatchAt: onClock(opts.telegram.lastDispatchAt) }

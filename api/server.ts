@@ -257,7 +257,11 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     return s;
   };
   // Status history: the health this process observes, recorded on a timer into the state store.
-  const services: RouteServices = { stateStore: stateStatus, docsDir: join(config.BALLAST_DATA_DIR, "docs") };
+  const services: RouteServices = {
+    stateStore: stateStatus,
+    limiterStore: () => limiter.status(),
+    docsDir: join(config.BALLAST_DATA_DIR, "docs"),
+  };
   const history = new StatusHistoryStore(keys.sqlClient);
   const clockMode = config.CLOCK;
   const statusRecorder = new StatusRecorder({

@@ -46,7 +46,9 @@ export function dependencyReason(err: unknown): DependencyReason {
     const msg = typeof e.message === "string" ? e.message : "";
     if (/timeout|timed out|no answer within/i.test(msg)) return "timeout";
     if (
-      /Connection terminated|terminating connection|socket hang up|Client has encountered a connection error/i.test(msg)
+      /Connection terminated|terminating connection|socket hang up|Client has encountered a connection error|Connection is closed|Stream isn't writeable/i.test(
+        msg,
+      )
     )
       return "connection lost";
     if (/ECONNREFUSED/.test(msg)) return "connection refused";

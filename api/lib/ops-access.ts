@@ -1,7 +1,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  type ExportedJWKSCache,
+  errors as joseErrors,
+  type JWTVerifyGetKey,
+  jwksCache,
+  jwtVerify,
+} from "jose";
 import { HttpError } from "./http-error.ts";
 import { apiLog, errorMessage } from "./log.ts";
+import { must } from "./must.ts";
 
 /**
  * Operator-lane authentication (spec 5.6, 4.5, 7): an access-proxy JWT in `Cf-Access-Jwt-Assertion`
@@ -36,8 +45,10 @@ export interface OperatorAccessConfig {
   clockToleranceSec?: number;
   /** Deadline of one JWKS fetch (ms); default 3000. */
   jwksTimeoutMs?: number;
-  /** How long a fetched key set is used before it is fetched again (ms); default 10 min. */
+  /** How long a fetched key set is used before it is fetched again, in the background (ms); default 10 min. */
   jwksCacheMs?: number;
+  /** Least time between a successful fetch and a refetch for an unknown `kid` (ms); default 30 s. */
+  jwksCooldownMs?: number;
   /** Wall clock (ms). */
   nowMs?: () => number;
 }
@@ -72,23 +83,62 @@ const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 const JWKS_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"]);
 
 /**
- * Verifies access-proxy JWTs with `jose`: `jwtVerify` against `createRemoteJWKSet` (the key set is
- * fetched on first use, cached for `jwksCacheMs`, refetched on an unknown `kid` at most every 30 s),
- * checking signature, `aud`, `iss`, `exp` and `nbf` (with `clockToleranceSec`), asymmetric algorithms only.
+ * Verifies access-proxy JWTs with `jose`: `jwtVerify` against the access proxy's key set, checking
+ * signature, `aud`, `iss`, `exp` and `nbf` (with `clockToleranceSec`), asymmetric algorithms only.
+ *
+ * The key set (`createRemoteJWKSet`, one fetch in flight shared by every waiting request) is fetched on
+ * first use. Afterwards a token whose `kid` the last good set holds is verified against that set at
+ * once, never waiting on the JWKS endpoint: a set older than `jwksCacheMs` is refreshed in the
+ * background (a failed refresh is logged and the last good set stays in use). A token with an
+ * unknown `kid` waits for one refetch (at most every `jwksCooldownMs`, the shared in-flight fetch) and fails
+ * with 401 if the key is still missing.
  */
 export class AccessJwtVerifier {
-  private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+  private readonly remote: ReturnType<typeof createRemoteJWKSet>;
+  /** The last good key set, written by the remote set on every successful fetch. */
+  private readonly fetched: ExportedJWKSCache | Record<string, never> = {};
+  private local: { uat: number; getKey: ReturnType<typeof createLocalJWKSet> } | null = null;
+  private readonly getKey: JWTVerifyGetKey;
 
   constructor(
     private readonly cfg: Required<Pick<OperatorAccessConfig, "jwksUrl" | "audiences" | "issuer">> &
       OperatorAccessConfig,
   ) {
-    this.jwks = createRemoteJWKSet(new URL(cfg.jwksUrl), {
+    this.remote = createRemoteJWKSet(new URL(cfg.jwksUrl), {
       timeoutDuration: cfg.jwksTimeoutMs ?? 3000,
-      cooldownDuration: 30_000,
+      cooldownDuration: cfg.jwksCooldownMs ?? 30_000,
       cacheMaxAge: cfg.jwksCacheMs ?? 600_000,
       headers: { Accept: "application/json" },
+      [jwksCache]: this.fetched,
     });
+    this.getKey = (header, token) => this.keyFor(header, token);
+  }
+
+  /** The key of a token: from the last good set when it holds the `kid` (stale: refreshed in the background), else the remote set. */
+  private async keyFor(...args: Parameters<JWTVerifyGetKey>) {
+    const last = this.lastGood();
+    if (!last) return this.remote(...args);
+    if (!this.remote.fresh && !this.remote.reloading)
+      this.remote.reload().catch((err: unknown) => {
+        apiLog("warn", "ops", "access JWKS refresh failed; the last good key set stays in use", {
+          error: errorMessage(err),
+        });
+      });
+    try {
+      return await last(...args);
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || this.remote.coolingDown) throw err;
+      await this.remote.reload();
+      return must(this.lastGood(), "the fetched key set")(...args);
+    }
+  }
+
+  /** A local key set over the last good fetch (rebuilt when a fetch replaced it); null before the first. */
+  private lastGood() {
+    const { uat, jwks } = this.fetched as Partial<ExportedJWKSCache>;
+    if (uat === undefined || !jwks) return null;
+    if (this.local?.uat !== uat) this.local = { uat, getKey: createLocalJWKSet(jwks) };
+    return this.local.getKey;
   }
 
   /**
@@ -97,7 +147,7 @@ export class AccessJwtVerifier {
    */
   async verify(token: string): Promise<Record<string, unknown>> {
     try {
-      const { payload } = await jwtVerify(token, this.jwks, {
+      const { payload } = await jwtVerify(token, this.getKey, {
         audience: this.cfg.audiences,
         issuer: this.cfg.issuer,
         algorithms: ALGORITHMS,

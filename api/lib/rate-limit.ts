@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { type DependencyReason, dependencyReason } from "./dependency-reason.ts";
 import { apiLog, errorMessage } from "./log.ts";
 
 /** Outcome of one check; `retryAfterSec` (seconds, ≥ 1) when refused. */
@@ -19,6 +20,23 @@ export class RateLimiterUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * The limiter's store as this process sees it (health `limiterStore`): `backend` `redis` (shared
+ * budgets) or `memory` (in-process, always `ok`); `state` `unavailable` from a failed Redis call or
+ * connection error until a call or the connection succeeds again; `since` Unix s (wall clock) when
+ * the current state began (null before the first Redis outcome); `reason` a generic word while
+ * unavailable (DependencyReason), never a driver message.
+ */
+export interface LimiterStoreHealth {
+  state: "ok" | "unavailable";
+  backend: "redis" | "memory";
+  since: number | null;
+  reason: DependencyReason | null;
+}
+
+/** While the store is unavailable, a `status()` call probes it in the background at most this often (ms). */
+const PROBE_EVERY_MS = 5000;
 
 /** Options of `KeyRateLimiter`. */
 export interface KeyRateLimiterOptions {
@@ -88,14 +106,50 @@ export class KeyRateLimiter {
   private readonly limiters = new Map<number | string, RateLimiterAbstract>();
   private readonly local = new Map<number | string, LocalWindows>();
   private readonly timeoutMs: number;
+  private store: Omit<LimiterStoreHealth, "backend"> = { state: "ok", since: null, reason: null };
+  private probedAtMs = 0;
 
-  /** `redis`: an ioredis client (see `openRedis`); in-process limits when undefined. */
+  /**
+   * `redis`: an ioredis client (see `openRedis`); in-process limits when undefined. Its `error` and
+   * `ready` events update `status()` too, so an outage shows without keyed traffic.
+   */
   constructor(
     private readonly redis?: unknown,
     opts: KeyRateLimiterOptions = {},
   ) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_LIMITER_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError(`KeyRateLimiter timeoutMs must be > 0 (got ${this.timeoutMs})`);
+    const events = redis as { on?: (event: string, listener: (err?: unknown) => void) => unknown } | undefined;
+    if (typeof events?.on === "function") {
+      events.on("error", (err) => this.record(err));
+      events.on("ready", () => this.record(null));
+    }
+  }
+
+  /** The limiter store's state (health); while unavailable, also starts a background probe (at most every 5 s) so it heals without keyed traffic. */
+  status(): LimiterStoreHealth {
+    if (!this.redis) return { state: "ok", backend: "memory", since: null, reason: null };
+    if (this.store.state === "unavailable" && Date.now() - this.probedAtMs >= PROBE_EVERY_MS) {
+      this.probedAtMs = Date.now();
+      this.limiterFor(1)
+        .get("ballast_limiter_probe")
+        .then(
+          () => this.record(null),
+          (err: unknown) => this.record(err),
+        );
+    }
+    return { ...this.store, backend: "redis" };
+  }
+
+  /** Records the outcome of a Redis call or connection event: `null` success, else the failure. */
+  private record(failure: unknown): void {
+    const now = Math.floor(Date.now() / 1000);
+    if (failure === null) {
+      if (this.store.state !== "ok" || this.store.since === null)
+        this.store = { state: "ok", since: now, reason: null };
+    } else if (this.store.state !== "unavailable") {
+      this.store = { state: "unavailable", since: now, reason: dependencyReason(failure) };
+    } else this.store.reason = dependencyReason(failure);
   }
 
   /** Whether budgets are shared through Redis (false: in-process, `consume` never throws). */
@@ -155,9 +209,14 @@ export class KeyRateLimiter {
     if (local) return local;
     try {
       await this.limiterFor(pointsPerMinute, windowSec).consume(bucketKey, 1);
+      this.record(null);
       return { ok: true };
     } catch (err) {
-      if (err instanceof RateLimiterRes) return refused(err);
+      if (err instanceof RateLimiterRes) {
+        this.record(null);
+        return refused(err);
+      }
+      this.record(err);
       throw new RateLimiterUnavailableError(`rate limiter unavailable: ${errorMessage(err)}`, { cause: err });
     }
   }
@@ -170,8 +229,10 @@ export class KeyRateLimiter {
     if (!this.redis) return this.localFor(pointsPerMinute).peek(bucketKey, Date.now());
     try {
       const r = await this.limiterFor(pointsPerMinute).get(bucketKey);
+      this.record(null);
       return r && r.consumedPoints >= pointsPerMinute ? refused(r) : { ok: true };
     } catch (err) {
+      this.record(err);
       throw new RateLimiterUnavailableError(`rate limiter unavailable: ${errorMessage(err)}`, { cause: err });
     }
   }

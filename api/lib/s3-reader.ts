@@ -28,6 +28,12 @@ export interface S3ReaderOptions {
   maxSockets?: number;
   /** Attempts per read, the first included (the SDK's retry with backoff); default 2. */
   maxAttempts?: number;
+  /**
+   * Longest wait of one read until the store starts answering, every attempt included (the body then
+   * streams under `requestTimeoutMs`); default 2000. A store that accepts and never answers costs a
+   * request at most this, not `maxAttempts × requestTimeoutMs`.
+   */
+  readDeadlineMs?: number;
 }
 
 /** An S3 reader and the client behind it. */
@@ -57,6 +63,7 @@ const LOG_EVERY_MS = 10_000;
  */
 export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
   const requestTimeout = opts.requestTimeoutMs ?? 3000;
+  const readDeadline = opts.readDeadlineMs ?? 2000;
   const agent = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
   const client = new S3Client({
     endpoint: opts.endpoint,
@@ -80,6 +87,8 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
   let loggedAt = -Infinity;
   /** One GET of `key` (the whole object, or bytes [start, end) with a Range header). */
   const get = async (key: string, range?: readonly [number, number]): Promise<Uint8Array | null> => {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new ReadDeadlineError(readDeadline)), readDeadline);
     try {
       const res = await client.send(
         new GetObjectCommand({
@@ -87,10 +96,14 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
           Key: prefix + key,
           ...(range ? { Range: `bytes=${range[0]}-${range[1] - 1}` } : {}),
         }),
+        { abortSignal: deadline.signal },
       );
+      clearTimeout(timer); // the store answers: the body streams under requestTimeout
       if (!res.Body) return new Uint8Array(0);
       return await res.Body.transformToByteArray();
-    } catch (err) {
+    } catch (thrown) {
+      clearTimeout(timer);
+      const err: unknown = deadline.signal.aborted ? deadline.signal.reason : thrown;
       if (isMissing(err)) return null;
       if (Date.now() - loggedAt >= LOG_EVERY_MS) {
         loggedAt = Date.now();
@@ -113,6 +126,14 @@ export function s3Reader(opts: S3ReaderOptions): S3ObjectReader {
     },
   });
   return { read, describe, close: () => client.destroy() };
+}
+
+/** A read the store did not start answering within `readDeadlineMs` (reason `ReadDeadlineExceeded`). */
+class ReadDeadlineError extends Error {
+  override readonly name = "ReadDeadlineExceeded";
+  constructor(ms: number) {
+    super(`object store did not answer within ${ms} ms`);
+  }
 }
 
 /** HTTP status of an SDK error, when the store answered. */

@@ -16,6 +16,7 @@ export type StorageConfig = Pick<ApiConfig, "BALLAST_DATA_DIR"> &
       | "S3_PREFIX"
       | "S3_CONNECT_TIMEOUT_MS"
       | "S3_REQUEST_TIMEOUT_MS"
+      | "S3_READ_DEADLINE_MS"
       | "S3_MAX_SOCKETS"
     >
   >;
@@ -54,6 +55,7 @@ export async function openStorageReader(config: StorageConfig): Promise<StorageR
     prefix: config.S3_PREFIX,
     connectTimeoutMs: config.S3_CONNECT_TIMEOUT_MS,
     requestTimeoutMs: config.S3_REQUEST_TIMEOUT_MS,
+    readDeadlineMs: config.S3_READ_DEADLINE_MS,
     maxSockets: config.S3_MAX_SOCKETS,
   });
   return { driver: "s3", read: s3.read, location: s3.describe(""), close: s3.close };

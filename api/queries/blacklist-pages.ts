@@ -331,7 +331,8 @@ async function cursorKey(
  */
 export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: BlacklistParams): Promise<Uint8Array> {
   // an unreadable index is a publication problem (503, as a payload failing its schema), not a server error
-  const idx = await pagesIndex(build).catch(() => {
+  const idx = await pagesIndex(build).catch((err: unknown) => {
+    if (err instanceof HttpError) throw err; // storage that does not answer keeps its own 503
     throw notYetAvailable(blacklistLedgerArtifact.key);
   });
   const h = idx.header;

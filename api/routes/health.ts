@@ -7,7 +7,7 @@ import {
 } from "../../site-data/mint-burn.ts";
 import { assessHealth, type HealthAssessment, type OnchainHealthInputs } from "../health.ts";
 import { type ClockMode, serviceNow } from "../lib/clock.ts";
-import type { PublishedStore, ServingBuild } from "../lib/published.ts";
+import { type PublishedStore, type ServingBuild, StorageUnavailableError } from "../lib/published.ts";
 import type { StatusObserver } from "../lib/status-history.ts";
 import type { RouteDecl, RouteServices } from "./route.ts";
 import { SCHEDULE_STATUS_KEY, type ScheduleStatus, ScheduleStatusSchema } from "../../site-data/schedule-log.ts";
@@ -40,6 +40,12 @@ export function readScheduleStatus(
   return value;
 }
 
+/** An unreadable artifact reads as absent, except storage that does not answer (rethrown). */
+const unlessStorageDown = (err: unknown): undefined => {
+  if (err instanceof StorageUnavailableError) throw err;
+  return undefined;
+};
+
 /** Health reads the on-chain artifacts once per build and keeps only what it derives (the ledger parses to ~12 MB of heap). */
 const once = { keep: false } as const;
 
@@ -51,15 +57,19 @@ const once = { keep: false } as const;
 function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs | undefined> {
   if (!build) return Promise.resolve(undefined);
   return build.memo("health-onchain", async () => {
-    const summary = await build
-      .payload(blacklistSummaryArtifact.outputs.main.path, (x) => BlacklistSummarySchema.parse(x), once)
-      .catch(() => undefined);
-    const ledger = await build
-      .payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x), once)
-      .catch(() => undefined);
-    const flows = await build
-      .payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x), once)
-      .catch(() => undefined);
+    // Read at once (a slow store costs one read deadline, not three); storage that does not answer
+    // rejects, so the memo is not kept and a later health call reads again.
+    const [summary, ledger, flows] = await Promise.all([
+      build
+        .payload(blacklistSummaryArtifact.outputs.main.path, (x) => BlacklistSummarySchema.parse(x), once)
+        .catch(unlessStorageDown),
+      build
+        .payload(mintBurnLedgerArtifact.outputs.main.path, (x) => MintBurnLedgerSchema.parse(x), once)
+        .catch(unlessStorageDown),
+      build
+        .payload(mintBurnFlowsArtifact.outputs.main.path, (x) => MintBurnHourlySchema.parse(x), once)
+        .catch(unlessStorageDown),
+    ]);
     const latestEventTsBySymbol: Record<string, number> = {};
     for (const e of ledger?.events ?? [])
       latestEventTsBySymbol[e.stablecoin] = Math.max(latestEventTsBySymbol[e.stablecoin] ?? 0, e.timestamp);
@@ -99,19 +109,23 @@ export async function servingHealth(
   services: RouteServices,
   store?: PublishedStore,
 ): Promise<HealthAssessment> {
-  const telegram = services.telegram
-    ? await services.telegram.summary(wallNow).catch(() => "unavailable" as const)
-    : undefined;
+  // Inputs read at once, so a hung dependency costs health one deadline (storage's read deadline).
+  const [telegram, onchain, schedule] = await Promise.all([
+    services.telegram ? services.telegram.summary(wallNow).catch(() => "unavailable" as const) : undefined,
+    onchainInputs(build).catch(() => undefined),
+    readScheduleStatus(store),
+  ]);
   return assessHealth(build, now, clock, {
     stateStore: services.stateStore?.(),
+    limiterStore: services.limiterStore?.(),
     statusHistory: services.statusHistory?.recorder?.(),
-    onchain: await onchainInputs(build),
+    onchain,
     wallNow,
     corruptStored: store?.corruptObjects().map((o) => o.key),
     storageFailure: store?.storageFailure(),
     pointerFailure: store?.pointerFailure(),
     telegram,
-    schedule: await readScheduleStatus(store),
+    schedule,
   });
 }
 
@@ -148,7 +162,7 @@ export const HEALTH_ROUTES: RouteDecl[] = [
     cacheable: false,
     summary: "Service health (exempt from key)",
     description:
-      "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store (state, circuit breaker, backend, a generic reason, never driver text) and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
+      "Health resource (spec 2.8). `caches` lists the eight keys spec 2.8 names first (unpublished optional feeds with `ageSeconds` null and `sentinelValidationReason` `not-published`, without effect on status). `timestamp` is the clock in force and every age is measured from it; `clock` tells whether the replay clock (recorded builds) or the wall clock is in force; `stateStore` reports the key store (state, circuit breaker, backend, a generic reason, never driver text), `limiterStore` the rate limiter's store (`state`, `backend` redis or memory, `since` when the state began, a generic `reason`; unavailable sets status degraded, cause `limiter-unhealthy`) and `statusHistory` this process's status-history recorder; `blacklist` gives the freeze ledger's amount gaps (never escalating status), `mintBurn` the mint/burn ledger and its live lane (which sets status only when the build has a live ledger). See the README's \"Health of a recorded build\".",
     handler: async (ctx) => ({
       payload: (await servingHealth(ctx.build, ctx.now, ctx.clock, ctx.wallNow, ctx.services, ctx.store)).health,
       dataAsOf: null,

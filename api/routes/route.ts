@@ -9,6 +9,7 @@ import type { PublishedStore, ServingBuild, StoredEncoding } from "../lib/publis
 import type { StatusHistoryStore } from "../lib/status-history.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 import type { TelegramService } from "../lib/telegram/service.ts";
+import type { LimiterStoreHealth } from "../lib/rate-limit.ts";
 import type { DonorClaimDeps } from "../lib/donor-claims.ts";
 import type { FeedbackStore } from "../lib/feedback.ts";
 import { must } from "../lib/must.ts";
@@ -81,6 +82,8 @@ export interface HandlerContext {
 export interface RouteServices {
   /** The state store as this process sees it (`lastOkAt` wall-clock Unix s). */
   stateStore?: () => StateStoreHealth;
+  /** The rate limiter's store (health `limiterStore`). */
+  limiterStore?: () => LimiterStoreHealth;
   /**
    * The public status history: the store `/api/public-status-history` reads, and this process's
    * recorder status for health (`lastRecordedAt` wall-clock Unix s). Without it the route answers 503.
@@ -278,7 +281,8 @@ export function need(build: ServingBuild | null): ServingBuild {
 
 /**
  * Reads and validates the route's artifact file: 404 for an unknown `{id}` (spec 1 rule 3), 503 when
- * the build lacks the file or it fails its schema (spec 7 rule 3).
+ * the build lacks the file or it fails its schema (spec 7 rule 3), the storage's own 503
+ * (StorageUnavailableError) when published storage does not answer.
  */
 export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext): Promise<{ value: T; path: string }> {
   const build = need(ctx.build);
@@ -288,7 +292,9 @@ export async function artifactPayload<T>(route: JsonRoute, ctx: HandlerContext):
   let value: T | undefined;
   try {
     value = await build.payload(path, (x) => b.output.schema.parse(x) as T);
-  } catch {
+  } catch (err) {
+    // Storage that does not answer keeps its own 503 (`Published storage temporarily unavailable`, Retry-After 30).
+    if (err instanceof HttpError) throw err;
     throw notYetAvailable(b.key);
   }
   // Listed in the manifest but unreadable as absent (the store lost the file): a server error.

@@ -63,9 +63,10 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     tag: "writes",
     summary: "Messaging-bot webhook",
     description:
-      "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token` (compared in constant time). Answers plain-text `ok` once the update is handled; " +
-      "replies go out through the Bot API. An update whose handling fails for another reason than the state store is logged and still acknowledged with `ok` " +
-      "(no retry storm); 503 when the state store (or the Bot API, for the bot's identity) is unavailable, so Telegram retries it later. 404 while no webhook secret is configured.",
+      "Inbound bot updates; needs `X-Telegram-Bot-Api-Secret-Token` (compared in constant time). Answers plain-text `ok` once the update is stored; " +
+      "replies are queued and go out through the Bot API in the background, so the answer never waits on the Bot API (while the bot's identity cannot be fetched, " +
+      "updates are acknowledged within about 2 s and handled once it can). An update whose handling fails for another reason than the state store is logged and still acknowledged with `ok` " +
+      "(no retry storm); 503 when the state store is unavailable, so Telegram retries it later. 404 while no webhook secret is configured.",
     requestBody: {
       mediaType: "application/json",
       schema: UpdateSchema,

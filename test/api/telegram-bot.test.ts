@@ -1,11 +1,13 @@
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
 import { PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createTelegramService } from "../../api/lib/telegram/index.ts";
-import { TEST_BOT_INFO } from "../helpers/bot-api-server.ts";
+import { startBotApiServer, TEST_BOT_INFO } from "../helpers/bot-api-server.ts";
 import { must } from "../helpers/must.ts";
-import { botFixture, TEST_BOT_ME, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
+import { botFixture, coinListStore, TEST_BOT_ME, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
 beforeAll(async () => {
@@ -233,7 +235,106 @@ describe("webhook error policy", () => {
     const before = f.botApi.callsOf("getMe").length;
     await service.handleUpdate(f.message(303, "/help") as never, { build: null, wallNow: f.now() });
     await service.handleUpdate(f.message(303, "/help") as never, { build: null, wallNow: f.now() });
+    await service.settled();
     expect(f.botApi.callsOf("getMe").length).toBe(before + 1);
     expect(repliesTo(303)).toHaveLength(2);
   });
+});
+
+/** A loopback port nothing listens on (a throwaway listener's, closed). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", () => r()));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+/** An app whose webhook reaches `service` (the fixture's coin list, key store and secret). */
+const appFor = (service: ReturnType<typeof createTelegramService>) =>
+  createApp({
+    store: coinListStore(Date.now),
+    keys: f.keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+    webhookSecret: WEBHOOK_SECRET,
+    services: { telegram: service },
+  });
+const post = (app: ReturnType<typeof createApp>, update: unknown) =>
+  app.request("/api/telegram-webhook", {
+    method: "POST",
+    headers: { "X-Telegram-Bot-Api-Secret-Token": WEBHOOK_SECRET },
+    body: JSON.stringify(update),
+  });
+
+// Liveness bounds below are generous against a Bot API that never answers: before these changes the
+// webhook waited on getMe, retried forever by grammY, or on each reply (10 s), so it never answered
+// within them; now it answers within about IDENTITY_WAIT_MS (2 s).
+describe("webhook with the Bot API down or hanging (no request waits on it)", () => {
+  it("Bot API root on a closed port: ok at once; the update is handled once getMe answers", async () => {
+    const port = await closedPort();
+    const service = createTelegramService({
+      sql: f.sql,
+      token: TEST_BOT_TOKEN,
+      apiRoot: `http://127.0.0.1:${port}`,
+      identityRetryMs: 50,
+    });
+    const t0 = Date.now();
+    const res = await post(appFor(service), f.message(401, "/follow USDT"));
+    expect([res.status, await res.text()]).toEqual([200, "ok"]);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const back = await startBotApiServer(port);
+    try {
+      await service.settled();
+      expect(await follows(401)).toEqual([{ kind: "coin", target: "usdt-tether" }]);
+      expect(back.callsOf("getMe")).not.toHaveLength(0);
+      expect(back.callsOf("sendMessage").map((c) => String(c.params.chat_id))).toEqual(["401"]);
+    } finally {
+      await back.close();
+    }
+  }, 30_000);
+
+  it("Bot API that accepts and never answers getMe: ok within seconds, handled once it answers", async () => {
+    const api = await startBotApiServer();
+    api.hang = true;
+    try {
+      const service = createTelegramService({
+        sql: f.sql,
+        token: TEST_BOT_TOKEN,
+        apiRoot: api.apiRoot,
+        identityTimeoutMs: 60_000, // a getMe that hangs for a minute
+      });
+      const t0 = Date.now();
+      const res = await post(appFor(service), f.message(402, "/follow USDC"));
+      expect([res.status, await res.text()]).toEqual([200, "ok"]);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(api.hanging()).toBe(1); // the getMe still waits
+      expect(await follows(402)).toEqual([]);
+      api.hang = false; // the held getMe is answered
+      await service.settled();
+      expect(await follows(402)).toEqual([{ kind: "coin", target: "usdc-circle" }]);
+      expect(api.callsOf("sendMessage").map((c) => String(c.params.chat_id))).toEqual(["402"]);
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
+
+  it("a reply the Bot API never answers does not hold the webhook: ok with the state stored, the reply still in flight", async () => {
+    f.botApi.hang = true;
+    try {
+      const res = await post(f.app, f.message(403, "/follow DAI"));
+      expect([res.status, await res.text()]).toEqual([200, "ok"]);
+      expect(await follows(403)).toEqual([{ kind: "coin", target: "dai-sky" }]);
+      // The reply reached the Bot API and is still unanswered: the answer did not wait for it (a
+      // webhook that waited for the reply answers only once the client gave up, closing the call;
+      // the pause lets such a close reach the server).
+      await new Promise((r) => setTimeout(r, 100));
+      expect(f.botApi.hanging()).toBe(1);
+    } finally {
+      f.botApi.hang = false;
+    }
+    await f.service.settled();
+    expect(String(lastReplyTo(403).params.text)).toContain("Following DAI");
+  }, 30_000);
 });

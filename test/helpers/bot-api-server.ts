@@ -29,6 +29,10 @@ export interface BotApiServer {
    * then the default answer again.
    */
   failNext(method: string, ...answers: BotApiAnswer[]): void;
+  /** While true, calls are recorded and not answered (a Bot API that accepts and hangs); set false, the held calls are answered. */
+  hang: boolean;
+  /** Calls received and not answered whose connection is still open. */
+  hanging(): number;
   close(): Promise<void>;
 }
 
@@ -89,11 +93,14 @@ function defaultResult(method: string, params: Record<string, unknown>): unknown
  * Starts a Bot API server on a free loopback port: it records every call and answers the Bot API's
  * JSON envelope (`getMe` the test bot, `sendMessage` a message, anything else `true`), unless
  * `failNext` queued another answer (an error with `error_code` 429 and `retry_after`, a 403 for a
- * chat that blocked the bot, …). Never reaches the internet.
+ * chat that blocked the bot, …). Never reaches the internet. `port` 0 (default): a free port.
  */
-export async function startBotApiServer(): Promise<BotApiServer> {
+export async function startBotApiServer(port = 0): Promise<BotApiServer> {
   const calls: BotApiCall[] = [];
   const queued = new Map<string, BotApiAnswer[]>();
+  const state = { hang: false, hanging: 0 };
+  /** Answers of hung calls, sent when `hang` turns false. */
+  let held: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? "").split("?")[0]);
     const send = (status: number, body: unknown) =>
@@ -103,8 +110,16 @@ export async function startBotApiServer(): Promise<BotApiServer> {
       (params) => {
         const [, token, method] = m;
         calls.push({ token, method, params, at: Date.now() });
-        const answer = queued.get(method)?.shift() ?? { ok: true, result: defaultResult(method, params) };
-        send(answer.ok ? 200 : answer.error_code, answer);
+        const answer = () => {
+          const a = queued.get(method)?.shift() ?? { ok: true, result: defaultResult(method, params) };
+          send(a.ok ? 200 : a.error_code, a);
+        };
+        if (!state.hang) return answer();
+        state.hanging++;
+        res.on("close", () => state.hanging--);
+        held.push(() => {
+          if (!res.writableEnded && !res.destroyed) answer();
+        });
       },
       (err: unknown) => send(400, { ok: false, error_code: 400, description: `Bad Request: ${String(err)}` }),
     );
@@ -113,11 +128,20 @@ export async function startBotApiServer(): Promise<BotApiServer> {
   // 5 s, a socket the server closes just as the client reuses it fails that send ("Network request
   // failed"), which a busy machine made happen between tests.
   server.keepAliveTimeout = 600_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
-    apiRoot: `http://127.0.0.1:${port}`,
+    apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
+    get hang() {
+      return state.hang;
+    },
+    set hang(v: boolean) {
+      state.hang = v;
+      if (v) return;
+      for (const answer of held) answer();
+      held = [];
+    },
+    hanging: () => state.hanging,
     callsOf: (method) => calls.filter((c) => c.method === method),
     failNext: (method, ...answers) => {
       queued.set(method, [...(queued.get(method) ?? []), ...answers]);

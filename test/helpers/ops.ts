@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 
-/** A local JWKS endpoint serving RSA signing keys made with node:crypto; `down` makes it answer 503. */
+/** A local JWKS endpoint serving RSA signing keys made with node:crypto; `down` makes it answer 503, `hang` never answer. */
 export interface JwksServer {
   url: string;
   kid: string;
@@ -12,6 +12,8 @@ export interface JwksServer {
   /** Requests served so far. */
   hits: number;
   down: boolean;
+  /** Requests are accepted (counted in `hits`) and never answered until `close`. */
+  hang: boolean;
   close(): Promise<void>;
 }
 
@@ -19,9 +21,10 @@ export interface JwksServer {
 export async function startJwksServer(kid = "test-key-1"): Promise<JwksServer> {
   const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const jwk = { ...publicKey.export({ format: "jwk" }), kid, alg: "RS256", use: "sig" };
-  const state = { hits: 0, down: false };
+  const state = { hits: 0, down: false, hang: false };
   const server: Server = createServer((_req, res) => {
     state.hits += 1;
+    if (state.hang) return;
     if (state.down) return void res.writeHead(503).end("down");
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: [jwk] }));
   });
@@ -40,7 +43,17 @@ export async function startJwksServer(kid = "test-key-1"): Promise<JwksServer> {
     set down(v: boolean) {
       state.down = v;
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    get hang() {
+      return state.hang;
+    },
+    set hang(v: boolean) {
+      state.hang = v;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   } as JwksServer;
 }
 

@@ -56,10 +56,10 @@ function coinRow(c: { id: string; symbol: string; name: string }, extra: Record<
 }
 
 /**
- * A published build holding only a stablecoin list (the bot's coin catalog), served from memory:
+ * The objects of a published build holding only a stablecoin list (the bot's coin catalog), by key:
  * `latest.json` → manifest → `site-data/stablecoins.json` with {@link TEST_COINS} and one unreviewed coin.
  */
-export function coinListStore(nowMs: () => number): PublishedStore {
+export function coinListObjects(): Map<string, Uint8Array> {
   const payload = {
     peggedAssets: [
       ...TEST_COINS.map((c) => coinRow(c)),
@@ -93,7 +93,7 @@ export function coinListStore(nowMs: () => number): PublishedStore {
     models: [],
     qualityRejections: {},
   };
-  const objects = new Map<string, Uint8Array>([
+  return new Map<string, Uint8Array>([
     [
       "latest.json",
       Buffer.from(JSON.stringify({ buildId, asOf: manifest.asOf, manifest: `builds/${buildId}/manifest.json` })),
@@ -101,6 +101,11 @@ export function coinListStore(nowMs: () => number): PublishedStore {
     [`builds/${buildId}/manifest.json`, Buffer.from(JSON.stringify(manifest))],
     [`builds/${buildId}/${path}`, bytes],
   ]);
+}
+
+/** {@link coinListObjects} served from memory. */
+export function coinListStore(nowMs: () => number): PublishedStore {
+  const objects = coinListObjects();
   return new PublishedStore(async (key) => objects.get(key) ?? null, 0, nowMs);
 }
 
@@ -168,8 +173,9 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
     services: { telegram: service },
   });
   const now = () => Math.floor(clock.ms / 1000);
-  const webhook = (update: unknown, secret: string | null = WEBHOOK_SECRET) =>
-    app.request("/api/telegram-webhook", {
+  /** Posts an update to the webhook; resolves with the answer once the update's queued replies were sent. */
+  const webhook = async (update: unknown, secret: string | null = WEBHOOK_SECRET) => {
+    const res = await app.request("/api/telegram-webhook", {
       method: "POST",
       headers: {
         "Content-Type": "application/json",
@@ -177,6 +183,9 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
       },
       body: typeof update === "string" ? update : JSON.stringify(update),
     });
+    await service.settled();
+    return res;
+  };
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     app.request(path, {
       method: "POST",

@@ -1,6 +1,7 @@
 import { Bot, type Context, GrammyError } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { apiLog, errorMessage } from "../log.ts";
+import { SerialQueue } from "./serial-queue.ts";
 import { type CoinCatalog, type CoinRef, PRESETS, type Preset, resolveTarget } from "./coins.ts";
 import type { TelegramStore } from "./store.ts";
 
@@ -18,8 +19,10 @@ import type { TelegramStore } from "./store.ts";
  * Telegram refuses with 403 (bot blocked) marks the chat inactive too.
  *
  * Replies go out through the Bot API (`sendMessage`), never on the webhook response (the webhook
- * answers plain-text `ok`). A failed reply is logged and does not fail the update (its state change
- * is stored, a Telegram retry would repeat it); a state-store failure propagates
+ * answers plain-text `ok`): they are queued and sent in the background, one at a time, so handling
+ * an update never waits on the Bot API (a full queue drops the reply with a log line). A failed
+ * reply is logged and does not fail the update (its state change is stored, a Telegram retry would
+ * repeat it); a state-store failure propagates
  * ({@link TelegramStoreError}), so the webhook answers 503 and Telegram retries the update later.
  */
 
@@ -39,7 +42,12 @@ export interface BotOptions {
   botInfo?: UserFromGetMe;
   /** Seconds a Bot API call may take; default 10. */
   timeoutSeconds?: number;
+  /** Most replies waiting to be sent; one more is dropped with a log line. Default 256. */
+  maxQueuedReplies?: number;
 }
+
+/** Default of `BotOptions.maxQueuedReplies`. */
+export const DEFAULT_MAX_QUEUED_REPLIES = 256;
 
 /** Most arguments one `/follow` or `/unfollow` takes. */
 export const MAX_FOLLOW_ARGS = 25;
@@ -59,8 +67,10 @@ export const HELP_TEXT = [
 /** A grammY bot and the scope of each update it handles (set by the caller before `handleUpdate`). */
 export interface ChatBot {
   bot: Bot;
-  /** Handles one update under `scope`. @throws BotError wrapping what a handler threw (store failures). */
+  /** Handles one update under `scope` (its replies are queued, not sent). @throws BotError wrapping what a handler threw (store failures). */
   handle(update: Update, scope: UpdateScope): Promise<void>;
+  /** Resolves once every queued reply was sent or given up. */
+  repliesSent(): Promise<void>;
 }
 
 /**
@@ -85,8 +95,9 @@ export function createBot(opts: BotOptions): ChatBot {
   };
   const chatId = (ctx: Context) => String(chatOf(ctx).id);
 
-  /** Sends a reply; a refusal is logged (403: the chat blocked the bot → inactive), never thrown. */
-  const say = async (ctx: Context, text: string) => {
+  const replies = new SerialQueue(opts.maxQueuedReplies ?? DEFAULT_MAX_QUEUED_REPLIES, "reply");
+  /** Sends a reply through the Bot API in the background; a refusal is logged (403: the chat blocked the bot → inactive), never thrown. */
+  const send = async (ctx: Context, text: string) => {
     try {
       await ctx.reply(text, { link_preview_options: { is_disabled: true } });
     } catch (err) {
@@ -98,6 +109,14 @@ export function createBot(opts: BotOptions): ChatBot {
         code: err instanceof GrammyError ? err.error_code : null,
       });
     }
+  };
+  /** Queues a reply (the update's handling never waits on the Bot API); dropped with a log line when the queue is full. */
+  const say = async (ctx: Context, text: string) => {
+    if (!replies.push(() => send(ctx, text)))
+      apiLog("warn", "telegram", "reply dropped: reply queue full (the Bot API is slow or unreachable)", {
+        chatId: ctx.chat?.id ?? null,
+        updateId: ctx.update.update_id,
+      });
   };
 
   const args = (ctx: Context) =>
@@ -274,5 +293,6 @@ export function createBot(opts: BotOptions): ChatBot {
       scopes.set(update, scope);
       await bot.handleUpdate(update);
     },
+    repliesSent: () => replies.idle(),
   };
 }

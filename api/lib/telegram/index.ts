@@ -4,11 +4,19 @@ import { HttpError, notYetAvailable } from "../http-error.ts";
 import type { SqlClient } from "../key-store.ts";
 import { apiLog, errorMessage } from "../log.ts";
 import { createBot } from "./bot.ts";
+import { SerialQueue } from "./serial-queue.ts";
 import { coinCatalog, PRESETS, presetNamed } from "./coins.ts";
 import { verifyInitData } from "./init-data.ts";
 import type { MiniAppMutation, MiniAppState } from "./mini-app.ts";
 import { computePulse, liveSnapshot } from "./pulse.ts";
-import type { DispatchSource, DispatchStatus, TelegramService, TelegramSummary } from "./service.ts";
+import type {
+  DispatchSource,
+  DispatchStatus,
+  RequestScope,
+  TelegramService,
+  TelegramSummary,
+  TelegramUpdate,
+} from "./service.ts";
 import { TelegramStore, TelegramStoreError } from "./store.ts";
 
 export { TelegramStore, TelegramStoreError } from "./store.ts";
@@ -31,8 +39,12 @@ export interface TelegramServiceOptions {
   token: string;
   /** Bot API root; default `https://api.telegram.org` (tests: a local server). */
   apiRoot?: string;
-  /** Bot identity; absent: `getMe` once, before the first update. */
+  /** Bot identity; absent: `getMe` in the background on the first update (see `handleUpdate`). */
   botInfo?: UserFromGetMe;
+  /** Deadline of one `getMe` (ms); default 5000. */
+  identityTimeoutMs?: number;
+  /** Pause between two failed `getMe` while updates wait for the identity (ms); default 30000. */
+  identityRetryMs?: number;
   /** Max age (s) of init data for `/session`; default 86400. */
   miniAppMaxAgeSec?: number;
   /** Max age (s) of init data for `/mutate`; default 3600. */
@@ -40,6 +52,17 @@ export interface TelegramServiceOptions {
   /** The alert dispatcher's state (health's `telegramSummary`, the pulse's `pendingDeliveries`); absent: unknown. */
   dispatch?: DispatchSource;
 }
+
+/** Longest a webhook request waits for the bot's identity before its update is queued (ms). */
+const IDENTITY_WAIT_MS = 2000;
+/** Most updates waiting for the bot's identity; one more is dropped with a log line. */
+const MAX_WAITING_UPDATES = 100;
+
+/** grammY's AbortSignal type (its fetch shim's); Node's native signal works at run time. */
+type GrammySignal = Parameters<Api["getMe"]>[0];
+
+/** Resolves after `ms` (a timer that does not keep the process alive). */
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const storeDown = () => new HttpError(503, "Bot state store temporarily unavailable", { "Retry-After": "60" });
 
@@ -73,20 +96,66 @@ const UNKNOWN_DISPATCH: DispatchStatus = {
  * The bot service: grammY bot, state-store tables, mini-app, adoption snapshot, pulse and health
  * summary (see TelegramService), plus its store and Bot API client (the alert dispatcher sends with it). Creates nothing until first used (tables on the first store call,
  * `getMe` on the first update when `botInfo` is absent).
+ *
+ * No webhook request waits on the Bot API: replies are queued (bot.ts); while the bot's identity is
+ * unknown an update waits at most 2 s for `getMe` (deadline `identityTimeoutMs`), then it is queued
+ * (at most 100, in order; more are dropped with a log line) and acknowledged, and handled once a
+ * retried `getMe` answers (a state-store failure then drops it with a log line: Telegram no longer
+ * retries it).
  */
-export function createTelegramService(
-  opts: TelegramServiceOptions,
-): TelegramService & { store: TelegramStore; api: Api } {
+export function createTelegramService(opts: TelegramServiceOptions): TelegramService & {
+  store: TelegramStore;
+  api: Api;
+  /** Resolves once every queued update was handled and every queued reply sent or given up (tests, shutdown). */
+  settled(): Promise<void>;
+} {
   const store = new TelegramStore(opts.sql);
   const chat = createBot({ token: opts.token, store, apiRoot: opts.apiRoot, botInfo: opts.botInfo });
   const sessionMaxAge = opts.miniAppMaxAgeSec ?? DEFAULT_MINI_APP_SESSION_MAX_AGE_SEC;
   const mutateMaxAge = opts.miniAppMutateMaxAgeSec ?? DEFAULT_MINI_APP_MUTATE_MAX_AGE_SEC;
-  let init: Promise<void> | null = opts.botInfo ? Promise.resolve() : null;
-  const ready = () =>
-    (init ??= chat.bot.init().catch((err: unknown) => {
-      init = null;
-      throw err;
-    }));
+  // The bot's identity (`getMe`): fetched in the background with a deadline, one fetch at a time.
+  let identity: Promise<void> | null = null;
+  const fetchIdentity = () =>
+    (identity ??= chat.bot.api.getMe(AbortSignal.timeout(opts.identityTimeoutMs ?? 5000) as GrammySignal).then(
+      (me) => {
+        chat.bot.botInfo = me;
+      },
+      (err: unknown) => {
+        identity = null;
+        apiLog("warn", "telegram", "bot identity unavailable (getMe failed); updates wait for it", {
+          error: errorMessage(err),
+        });
+        throw err;
+      },
+    ));
+  /** Resolves once the identity is known, retrying `getMe` every `identityRetryMs`. */
+  const identityKnown = async () => {
+    while (!chat.bot.isInited()) await fetchIdentity().catch(() => pause(opts.identityRetryMs ?? 30_000));
+  };
+  // Updates that arrived before the identity was known, handled in order once it is.
+  const waitingUpdates = new SerialQueue(MAX_WAITING_UPDATES, "queued update");
+
+  /** Handles an update now: coin catalog, grammY, state-store failures as 503 (logged). */
+  const handleNow = async (update: TelegramUpdate, scope: RequestScope) => {
+    const catalog = await coinCatalog(scope.build);
+    try {
+      await chat.handle(update as unknown as Update, { catalog, now: scope.wallNow });
+    } catch (err) {
+      const cause = err instanceof BotError ? err.error : err;
+      if (cause instanceof TelegramStoreError) {
+        apiLog("error", "telegram", "update not stored: state store unavailable; Telegram will retry it", {
+          updateId: update.update_id,
+          error: errorMessage(cause.cause),
+        });
+        throw storeDown();
+      }
+      // Understood but failed (a handler bug): logged and acknowledged, so Telegram does not retry it forever.
+      apiLog("error", "telegram", "update handler failed; acknowledged", {
+        updateId: update.update_id,
+        error: errorMessage(cause),
+      });
+    }
+  };
 
   /** Verifies init data; a refusal counts as denied (the only write before verification: a counter holding no request data). */
   const verify = async (initData: string, wallNow: number, maxAge: number) => {
@@ -133,32 +202,37 @@ export function createTelegramService(
     api: chat.bot.api,
 
     async handleUpdate(update, scope) {
-      try {
-        await ready();
-      } catch (err) {
-        apiLog("error", "telegram", "bot identity unavailable (getMe failed); Telegram will retry the update", {
-          error: errorMessage(err),
-        });
-        throw new HttpError(503, "Bot temporarily unavailable", { "Retry-After": "60" });
+      if (!chat.bot.isInited() && !waitingUpdates.busy) {
+        // The first update (or the first after a failed getMe): wait briefly for the identity.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          fetchIdentity().catch(() => undefined),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, IDENTITY_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
       }
-      const catalog = await coinCatalog(scope.build);
-      try {
-        await chat.handle(update as unknown as Update, { catalog, now: scope.wallNow });
-      } catch (err) {
-        const cause = err instanceof BotError ? err.error : err;
-        if (cause instanceof TelegramStoreError) {
-          apiLog("error", "telegram", "update not stored: state store unavailable; Telegram will retry it", {
+      if (chat.bot.isInited() && !waitingUpdates.busy) return handleNow(update, scope);
+      // The Bot API does not tell who the bot is yet: acknowledge now, handle once it does (in order).
+      const queued = waitingUpdates.push(async () => {
+        await identityKnown();
+        await handleNow(update, scope).catch((err: unknown) => {
+          apiLog("error", "telegram", "queued update dropped", {
             updateId: update.update_id,
-            error: errorMessage(cause.cause),
+            error: errorMessage(err),
           });
-          throw storeDown();
-        }
-        // Understood but failed (a handler bug): logged and acknowledged, so Telegram does not retry it forever.
-        apiLog("error", "telegram", "update handler failed; acknowledged", {
-          updateId: update.update_id,
-          error: errorMessage(cause),
         });
-      }
+      });
+      if (!queued)
+        apiLog("error", "telegram", "update dropped: too many updates wait for the bot identity", {
+          updateId: update.update_id,
+        });
+    },
+
+    async settled() {
+      await waitingUpdates.idle();
+      await chat.repliesSent();
     },
 
     async miniAppSession(body, scope) {

@@ -15,9 +15,11 @@ export type TelegramUpdate = { update_id: number } & Record<string, unknown>;
 export interface TelegramService {
   /**
    * Handles one inbound update (the webhook route checked the secret): commands and chat-member
-   * changes, replies sent through the Bot API. A failing reply or handler bug is logged, not thrown.
-   * @throws HttpError 503 (`Retry-After: 60`) when the state store fails or the bot cannot reach the
-   *   Bot API to learn its identity: the webhook answers 503 and Telegram retries the update later.
+   * changes, replies queued for the Bot API (never awaited). A failing reply or handler bug is logged,
+   * not thrown. While the bot's identity is unknown (Bot API unreachable) the update is queued and
+   * handled later, and this resolves within about 2 s.
+   * @throws HttpError 503 (`Retry-After: 60`) when the state store fails: the webhook answers 503 and
+   *   Telegram retries the update later.
    */
   handleUpdate(update: TelegramUpdate, scope: RequestScope): Promise<void>;
   /**
