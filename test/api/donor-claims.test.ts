@@ -151,7 +151,7 @@ beforeAll(async () => {
   await keys.init();
   ({ ledger } = await buildLedger(writeLedger(RECEIPTS)));
   main = app(publish(ledger, gradesPayload(GRADES)), { config: { rpcUrl: anvil.rpcUrl } });
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const r of redisClients) r.disconnect();

@@ -67,7 +67,7 @@ beforeAll(async () => {
   keys = new KeyStore(sql, "pepper-for-feedback-tests-0123");
   dir = mkdtempSync(join(tmpdir(), "ballast-feedback-"));
   publishFakeBuild(dir, "feedback-build", []);
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const c of clients) c.disconnect();

@@ -108,7 +108,7 @@ beforeAll(async () => {
     "self-serve expired": { "X-API-Key": expired },
     "self-serve revoked": { "X-API-Key": revoked },
   });
-}, 120_000);
+});
 afterAll(async () => {
   restore?.();
   process.env.BALLAST_LOG = "silent";

@@ -91,5 +91,5 @@ describe("limiter store in /api/health", () => {
     expect(back.limiterStore?.since ?? 0).toBeGreaterThanOrEqual(since);
     expect(back.warnings.some((w) => w.startsWith("rate limiter store"))).toBe(false);
     expect((await keyed()).status).toBe(200);
-  }, 30_000);
+  });
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
     corsOrigins: ["https://ballast.example"],
     clockMode: "auto",
   });
-}, 600_000);
+});
 afterAll(async () => {
   await sql?.close();
   await schema?.drop();

@@ -18,7 +18,7 @@ let served: Awaited<ReturnType<typeof serveRecordedBuild>>;
 const tmp: string[] = [];
 beforeAll(async () => {
   served = await serveRecordedBuild("ballast-redemption-", "ballast_redemption");
-}, 180_000);
+});
 afterAll(async () => {
   await served?.close();
   for (const d of tmp) rmSync(d, { recursive: true, force: true });

@@ -59,7 +59,7 @@ const EXPECTED_SOURCES: Record<(typeof DAYS)[number], string[]> = {
 const builds = new Map<string, AuditBuild>();
 beforeAll(async () => {
   for (const day of DAYS) builds.set(day, await buildAsOfDay(day, `ballast-audit-${day}-`));
-}, 900_000);
+});
 
 describe.each(DAYS)("build as of %s", (day) => {
   it("publishes nothing observed or dated after as-of (files and ballast.duckdb)", async () => {

@@ -23,7 +23,7 @@ let buildDir: string;
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   ({ dir, buildDir, manifest } = await buildAsOfDay(AS_OF_DAY));
-}, 120_000);
+});
 
 describe("build as of 2023-03-01 (no list capture yet)", () => {
   it("publishes, warning that the current state comes from the supply history", () => {

@@ -121,7 +121,7 @@ beforeAll(async () => {
   coins = JSON.parse(
     readFileSync(join(sinkDir, "builds", manifest.buildId, "site-data/stablecoins.json"), "utf8"),
   ).peggedAssets;
-}, 240_000);
+});
 
 describe("a coin whose chains disagree with its total is quarantined, the rest publishes", () => {
   it("USDC (total x 0.9) is published with supplyChainGuard quarantined, its total as the upstream says, no chain rows", () => {
@@ -300,5 +300,5 @@ describe("every run is recorded, also when the build is reused", () => {
     expect(record).toMatchObject({ status: "reused", buildId: again.manifest.buildId, differsFromPublished: [] });
     expect(drops(must(record.manifest, "the reused run's manifest"))).toBe(drops(manifest) + 1);
     expect(readdirSync(join(sinkDir, "runs")).filter((f) => f.endsWith(".json"))).toHaveLength(4); // published, failed, published, reused
-  }, 300_000);
+  });
 });

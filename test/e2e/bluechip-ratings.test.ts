@@ -45,7 +45,7 @@ beforeAll(async () => {
   ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
   served = await serveDir(dir, "ballast_bluechip");
   ({ app, token } = served);
-}, 240_000);
+});
 afterAll(async () => {
   await served?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -21,5 +21,5 @@ describe("first run without the recorded data", () => {
       `error: capture directory ${missing} not found: put the recorded data at ../shared/data beside the checkout or set BALLAST_CAPTURE_DIR`,
     ]);
     expect(existsSync(join(dataDir, "latest.json"))).toBe(false);
-  }, 60_000);
+  });
 });

@@ -61,7 +61,7 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
   const { _meta, ...payload } = await r.json();
   body = DexLiquiditySchema.parse(payload);
-}, 240_000);
+});
 afterAll(async () => {
   await served?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

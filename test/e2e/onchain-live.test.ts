@@ -66,7 +66,7 @@ beforeAll(async () => {
     corsOrigins: [],
     clockMode: "wall",
   });
-}, 240_000);
+});
 afterAll(async () => {
   await scenario?.stop();
   await sql?.close();

@@ -120,8 +120,8 @@ async function jobInFlight(key: string) {
   const started = await backfill(server.opsPort, key);
   expect(started.status).toBe(202);
   const { requestId } = (await started.json()) as { requestId: string };
-  await expect.poll(async () => (await job(server.opsPort, requestId)).status, { timeout: 30_000 }).toBe("running");
-  await expect.poll(() => jobChildrenOf(server.child.pid ?? -1).length, { timeout: 30_000 }).toBe(1);
+  await expect.poll(async () => (await job(server.opsPort, requestId)).status, { timeout: 120_000 }).toBe("running");
+  await expect.poll(() => jobChildrenOf(server.child.pid ?? -1).length, { timeout: 120_000 }).toBe(1);
   const [jobPid] = jobChildrenOf(server.child.pid ?? -1);
   return { server, requestId, jobPid };
 }
@@ -143,7 +143,7 @@ describe("an operator job whose server dies", () => {
     expect(await replay.json()).toMatchObject({ requestId, status: "interrupted" });
     next.child.kill("SIGKILL");
     await next.exited;
-  }, 120_000);
+  });
 
   it("SIGTERM: the server stops the job's process group on its way out and records the job interrupted", async () => {
     const { server, requestId, jobPid } = await jobInFlight("crash-term-1");
@@ -157,5 +157,5 @@ describe("an operator job whose server dies", () => {
     });
     next.child.kill("SIGKILL");
     await next.exited;
-  }, 120_000);
+  });
 });

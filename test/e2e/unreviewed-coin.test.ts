@@ -46,7 +46,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "ballast-unreviewed-"));
   ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir, sink: new FsSink(dir), warehousePath: null }));
   buildDir = join(dir, "builds", manifest.buildId);
-}, 120_000);
+});
 
 describe("an unknown upstream coin never blocks publication", () => {
   it("publishes the build and warns in the manifest", () => {

@@ -68,7 +68,7 @@ beforeAll(async () => {
   blockBeforeUpgrade = await send(proxy, compiled.UsdsImplNoFreeze.abi, "mint", [SUPPLY]);
   await send(proxy, compiled.UsdsProxyLike.abi, "upgradeTo", [implFreeze]);
   await send(proxy, compiled.UsdsImplFreeze.abi, "setBlocked", ["0x00000000000000000000000000000000000000aa", true]);
-}, 120_000);
+});
 afterAll(async () => {
   await anvil?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -29,7 +29,7 @@ let early: Db;
 beforeAll(async () => {
   ({ db: full } = await loadAndModel({ asOf: day("2025-09-07"), captureDir: config.BALLAST_CAPTURE_DIR }));
   ({ db: early } = await loadAndModel({ asOf: day("2023-03-01"), captureDir: config.BALLAST_CAPTURE_DIR }));
-}, 180_000);
+});
 afterAll(() => {
   full?.close();
   early?.close();

@@ -28,7 +28,7 @@ beforeAll(async () => {
   // one model run per digest day: as of the day's close
   for (const asOf of ["2022-11-12", "2023-03-12", "2023-08-04"])
     dbs.set(asOf, (await loadAndModel({ asOf: at(`${asOf}T00:00:00Z`), captureDir: CAPTURE_DIR })).db);
-}, 600_000);
+});
 afterAll(() => {
   for (const db of dbs.values()) db.close();
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
       receipt(b, CONTRACTS.aaa, "70", "2025-09-10T00:00:01Z"), // after as-of: not in the ledger
     ]),
   ));
-}, 120_000);
+});
 afterAll(() => db?.close());
 
 describe("donations ledger (site-data/donations-ledger.json)", () => {

@@ -109,7 +109,7 @@ beforeAll(async () => {
       }),
     ],
   }));
-}, 120_000);
+});
 afterAll(() => db?.close());
 
 describe("on-chain events are valued by the supply valuation rule", () => {

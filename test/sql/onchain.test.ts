@@ -27,7 +27,7 @@ let db: Db;
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
   ({ db } = await loadAndModel({ asOf: Date.parse("2025-10-31T00:00:00Z") / 1000, captureDir: CAPTURE_DIR }));
-}, 120_000);
+});
 afterAll(() => db?.close());
 
 describe("PYUSD 2025-10-15: the 300-trillion round trip is not issuance", () => {

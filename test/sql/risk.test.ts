@@ -15,7 +15,7 @@ beforeAll(async () => {
   const built = await loadAndModel({ asOf: AS_OF, captureDir: CAPTURE_DIR });
   db = built.db;
   timings = built.modelRun.timings;
-}, 300_000);
+});
 afterAll(() => db?.close());
 
 describe("stability index and DEWS over recorded history (as of 2022-05-20)", () => {
@@ -95,7 +95,7 @@ describe("grades without a current price are NR (as of 2026-09-03)", () => {
   let late: Db;
   beforeAll(async () => {
     late = (await loadAndModel({ asOf: LATE, captureDir: CAPTURE_DIR })).db;
-  }, 300_000);
+  });
   afterAll(() => late?.close());
 
   it("USYC and USDY are graded only because the 2026-09-02 list prices them; TBILL, absent from it, is unlisted", async () => {

@@ -115,7 +115,7 @@ beforeAll(async () => {
   await build("fresh", LIST_AT + 2 * DAY, captures); // the list is exactly 2 days old: still current
   await build("stale", LIST_AT + 2 * DAY + 1, captures); // one second past its window
   await build("mc", MC_DAY + DAY, mcCaptures);
-}, 120_000);
+});
 afterAll(() => {
   for (const b of Object.values(builds)) b.db.close();
 });

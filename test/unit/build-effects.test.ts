@@ -232,7 +232,7 @@ beforeAll(async () => {
   process.stdout.write(
     `build-effects: two in-memory builds took ${seconds.map((s) => s.toFixed(1)).join(" s and ")} s\n`,
   );
-}, 120_000);
+});
 
 afterAll(() => {
   first?.dispose();
@@ -342,7 +342,7 @@ describe("a failed build through the in-memory effects", () => {
     } finally {
       fx.dispose();
     }
-  }, 60_000);
+  });
 });
 
 // Issue 30 item 2: a build killed mid-run cannot remove its scratch folder; the next run does.
@@ -360,7 +360,7 @@ describe("scratch of a killed build", () => {
     } finally {
       fx.dispose();
     }
-  }, 60_000);
+  });
 });
 
 /** A committed expected JSON file (files/<key>, build id already replaced by BUILD_ID). */

@@ -64,7 +64,7 @@ describe("restoreBuild", () => {
     );
     expect(stdout).toMatch(/^serving old-build .* was unreadable \(latest.json was corrupt\)/);
     expect(pointer().buildId).toBe("old-build");
-  }, 60_000);
+  });
 });
 
 // Issue 30 item 3: a corrupt pointer is reported by health at the next look (local storage too), not after a restart.
@@ -219,7 +219,7 @@ describe("write-once dated files across builds of one day and restores", () => {
     first = await build("00:00");
     expectNoDatedRewrite("build 00:00Z");
     second = await build("12:00");
-  }, 120_000);
+  });
 
   it("the first build of the day owns its dated files; a later one moves only latest.* and describes its own files", async () => {
     expectNoDatedRewrite("build 12:00Z");
@@ -260,7 +260,7 @@ describe("write-once dated files across builds of one day and restores", () => {
     await restoreBuild(sink, third.manifest.buildId);
     expectNoDatedRewrite("restore 18:00Z");
     await expectDescriptorsMatch("restore 18:00Z");
-  }, 120_000);
+  });
 
   it("restore writes back a pruned dated file from the build folder, and refuses one stored with other bytes", async () => {
     const key = `datasets/top-stablecoins/${DAY}.csv`;

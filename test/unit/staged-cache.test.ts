@@ -164,7 +164,7 @@ describe("recorded files through the cache", () => {
     expect(warm.sources).toEqual(cold.sources);
     expect(warm.tables).toEqual(cold.tables);
     expect(Object.values(cold.tables).some((v) => !v.startsWith("0 "))).toBe(true);
-  }, 120_000);
+  });
 });
 
 describe("where the CLI keeps the cache", () => {
