@@ -1,5 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  watch,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -209,7 +220,12 @@ let dataBefore: Record<string, string> | null, dataAfter: Record<string, string>
 const scratchSeen: string[] = [];
 
 beforeAll(async () => {
-  cwdBefore = readdirSync(process.cwd()).sort();
+  // The builds run in an empty working dir of their own, so a file another test file (running
+  // beside this one) writes into the checkout cannot pass for one of theirs.
+  const cwd = process.cwd();
+  const ownCwd = mkdtempSync(join(tmpdir(), "ballast-effects-cwd-"));
+  process.chdir(ownCwd);
+  cwdBefore = readdirSync(ownCwd).sort();
   dataBefore = listing(join(REPO_ROOT, "data"));
   first = memoryEffects({ captures: CAPTURES, nowMs: NOW_MS });
   second = memoryEffects({ captures: CAPTURES, nowMs: NOW_MS });
@@ -225,8 +241,10 @@ beforeAll(async () => {
     seconds.push((performance.now() - t) / 1000);
   } finally {
     watcher.close();
+    process.chdir(cwd);
   }
-  cwdAfter = readdirSync(process.cwd()).sort();
+  cwdAfter = readdirSync(ownCwd).sort();
+  rmSync(ownCwd, { recursive: true, force: true });
   dataAfter = listing(join(REPO_ROOT, "data"));
   if (UPDATE) writeExpected(describeTree(first.sink.tree(), r1.manifest.buildId));
   process.stdout.write(
