@@ -50,7 +50,8 @@ function readNode(stream: Readable, maxBytes: number): Promise<Uint8Array> {
     };
     const onEnd = () => done(null);
     const onError = (err: Error) => done(err);
-    const onClose = () => done(stream.readableEnded ? null : new Error("Client connection closed before the body ended"));
+    const onClose = () =>
+      done(stream.readableEnded ? null : new Error("Client connection closed before the body ended"));
     if (stream.readableEnded) return resolve(new Uint8Array(0));
     stream.on("data", onData);
     stream.on("end", onEnd);
