@@ -8,22 +8,30 @@
  *    runs, the risk stage (DEWS, stability index, safety scores and their daily history; ≤ 15 s).
  *    Then the markets stage as of 2026-09-03 (pools, matching, DEX liquidity, backstops, chain health,
  *    yields; scripts/bench/markets-stage.ts, 3 fresh processes; ≤ 10 s).
- * 3. API against nginx serving the same bytes, in this invocation. The machine is small and noisy,
- *    so absolute numbers mean little; the API/nginx ratio of runs seconds apart does.
- *    - The API runs in its own process (`node --import tsx api/server.ts --dev-key`, so the pid is
- *      the server's), on the last build, with DEV_KEY_RATE_LIMIT=1e9. nginx runs 1 worker with
- *      `gzip_static on` (Debian's nginx has no brotli). Both servers are pinned to core 0 and wrk
- *      to core 1 with taskset (unpinned, with a note, when taskset or a second core is missing).
- *    - nginx serves exactly the API's bytes and headers: the summary body; a fresh /api/stablecoins
- *      body (its `_meta` changes every second), rewritten before every nginx run, and its zlib
- *      level-9 `.gz` sibling (= `gzip -9`) for the compressed case. Body sizes are in the table.
- *    - wrk -t1 -c50 -d8s --latency: per case a 2 s warm-up per side, then 3 alternating runs per
- *      side; req/s, p50 and p99 are medians. Any non-2xx answer or socket error of the API marks
- *      the row INVALID. The compressed case sends `Accept-Encoding: gzip` to both; if the API does
- *      not answer `Content-Encoding: gzip`, the row says NOT COMPRESSED.
- *    - Server RSS (VmRSS of the pid): at start with the embedded PGlite state store; then a second
- *      API process on Postgres (fresh schema) at start and after ≥ 100,000 distinct keyed read URLs
- *      (scripts/bench/unique-urls.lua), with the number of requests and non-2xx answers.
+ * 3. API against a bare `node:http` server and nginx serving the same bytes, in this invocation. The
+ *    machine is small and noisy, so absolute numbers mean little; ratios of runs seconds apart do.
+ *    - The API is started exactly as `make run` starts it: `make serve`'s server line, read with
+ *      `make -n` (`npx tsx api/server.ts --dev-key` under tsx, not compiled, with the Makefile's
+ *      SERVER_ENV), BALLAST_LOG as the Makefile exports it (default info), DEV_KEY_RATE_LIMIT=1e9
+ *      (raised as a user may, so the load meets no 429), on the last build. RSS is that of the server
+ *      process (tsx's child node), not npx's. nginx is configured as a user would: 1 worker,
+ *      `sendfile on`, `gzip_static on`, the JSON type with charset utf-8, no extra headers, access
+ *      log off. The bare node:http server answers the same body with the same Content-Type (and
+ *      Content-Encoding for the gzip row), nothing else: one Node process's ceiling. All three are
+ *      pinned to core 0 and wrk to core 1 with taskset (unpinned, with a note, when taskset or a
+ *      second core is missing).
+ *    - Bodies: the summary; a fresh /api/stablecoins body (its `_meta` changes every second),
+ *      rewritten before every nginx run, and its zlib level-9 `.gz` sibling for the compressed case.
+ *    - wrk -t1 -c50 -d8s --latency: per case a 2 s warm-up per side, then 5 rounds of one run per
+ *      side (API, bare Node, nginx); API/nginx, API/bare Node and bare Node/nginx are per round, shown
+ *      as median [min–max]. Any non-2xx answer or socket error of the API marks the row INVALID. The
+ *      compressed case sends `Accept-Encoding: gzip`; if the API does not answer gzip, the row says
+ *      NOT COMPRESSED. Targets: the API/nginx ones, and API ≥ 0.9× bare Node on every row.
+ *    - Server RSS (VmRSS): at start with the embedded PGlite state store and after ≥ 100,000
+ *      distinct keyed read URLs (scripts/bench/unique-urls.lua); a fresh server after the 100,000-request
+ *      abuse mix of scripts/bench/abuse-memory.ts (random GETs and POSTs, bodies up to 6 MB to the
+ *      write routes, 32 at a time; ≤ 300 MB); a server on Postgres (fresh schema) at start and after
+ *      the unique URLs. BENCH_API_ONLY=1 stops after this section.
  * 4. On-chain: ingestion throughput against anvil (scripts/bench/onchain-ingest.ts) and /api/blacklist
  *    latency over SYNTHETIC ledgers of 100,000 and 1,000,000 events (scripts/bench/blacklist-latency.ts:
  *    the serving layout in a temp dir, never published; 3 fresh serving processes per size, medians;
