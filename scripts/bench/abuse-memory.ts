@@ -3,7 +3,8 @@
  * requests, CONCURRENCY at a time over keep-alive connections, to a running API and prints one JSON
  * line: `{ requests, seconds, statuses, errors, oversized, oversizedAnsweredEarly }` (statuses and
  * socket error codes counted; an oversized body "answered early" got its answer before the client
- * finished sending it). The caller reads the server's RSS before and after.
+ * finished sending it). The caller reads the server's RSS before and after. On stderr: the 12 request
+ * kinds with the most total latency (count, total, max), to see where a slow run waited.
  *
  * Mix (seeded, so every run sends the same requests): ~55% keyed GETs of read routes with random
  * parameters (valid ids and values, unknown ids, unknown parameters, bad values; one in eight with
