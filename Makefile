@@ -21,14 +21,19 @@ build: install ## Build and publish from the recorded capture (as-of 2026-09-03T
 # One line, before any build, when the API port is taken.
 PORT_CHECK = @node -e "const s=require('net').createServer();s.once('error',(e)=>{console.error(e.code==='EADDRINUSE'?'Port $(PORT) on 127.0.0.1 is taken (another make run?): stop that server, or use make run PORT=<another port>':'Port $(PORT): '+e.message);process.exit(1)});s.listen($(PORT),'127.0.0.1',()=>s.close())"
 
+# Process settings of the API server (make run, make serve; make bench starts its API through make serve):
+# at most 2 glibc malloc arenas (PGlite's WebAssembly compiler threads otherwise keep tens of MB in arenas
+# of their own) and 4 MiB V8 semi-spaces; see README "Benchmarks" (memory under abuse).
+SERVER_ENV = MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-semi-space-size=4 $$NODE_OPTIONS"
+
 run: install ## Build when inputs or code changed (else reuse the serving build), then serve on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key) of DEV_KEY_RATE_LIMIT req/min (default 120)
 	$(PORT_CHECK)
 	npx tsx build/cli.ts build --if-changed
-	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) npx tsx api/server.ts --dev-key
+	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) $(SERVER_ENV) npx tsx api/server.ts --dev-key
 
 serve: install ## Serve the published build without building (port and development key as make run)
 	$(PORT_CHECK)
-	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) npx tsx api/server.ts --dev-key
+	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) $(SERVER_ENV) npx tsx api/server.ts --dev-key
 
 test: install ## Run every test (unit, sql, contract, api, e2e), after the style gate and the type check
 	bash scripts/ensure-services.sh

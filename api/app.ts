@@ -12,6 +12,7 @@ import { siteDataProxy } from "./middleware/site-proxy.ts";
 import { type ContentCoding, compressBody, MIN_COMPRESS_BYTES, negotiate } from "./lib/encoding.ts";
 import { clientAddress, type ProxyTrust, TRUST_NONE } from "./lib/client-address.ts";
 import { type ClockMode, serviceNow } from "./lib/clock.ts";
+import { fastPathHeaders } from "./lib/fast-headers.ts";
 import { HttpError } from "./lib/http-error.ts";
 import type { KeyStore } from "./lib/key-store.ts";
 import type { MaintenanceGate } from "./lib/maintenance.ts";
@@ -53,8 +54,6 @@ const STATIC_CACHE = "public, max-age=300";
 export { serviceNow } from "./lib/clock.ts";
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-/** SITE_PROXY_HEADER as Node's `req.headers` names it. */
-const SITE_PROXY_HEADER_LC = SITE_PROXY_HEADER.toLowerCase();
 
 /**
  * Builds the Hono app from the route table (api/routes): CORS, admin families (404 before key auth),
@@ -187,13 +186,14 @@ function createService(deps: AppDeps): {
     const build = deps.store.current();
     if (!build || entry.buildId !== build.id || entry.nowSec !== serviceNow(build, deps.clockMode, nowMs()).now)
       return false;
-    const h = req.headers;
-    const coding = codingFor(entry, single(h["accept-encoding"]));
+    const h = fastPathHeaders(req.rawHeaders);
+    if (!h) return false;
+    const coding = codingFor(entry, h.acceptEncoding);
     const body = entry.bodies[coding];
-    if (!body || h["if-none-match"] !== undefined) return false;
+    if (!body || h.ifNoneMatch !== undefined) return false;
     const origin = h.origin;
     try {
-      if (laneFor(route, single(h[SITE_PROXY_HEADER_LC])) === "apiKey" && auth.admitCachedKey(single(h["x-api-key"]))) {
+      if (laneFor(route, h.siteProxySecret) === "apiKey" && auth.admitCachedKey(h.apiKey)) {
         res.writeHead(200, sentHeaders(entry, corsHeaders(origin), coding, body)).end(body);
         return true;
       }

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { Readable } from "node:stream";
 import type { z } from "zod";
 import type { AuthRequest } from "../lib/auth.ts";
 import { clientAddress, type ProxyTrust, TRUST_NONE } from "../lib/client-address.ts";
@@ -11,6 +12,7 @@ import {
   GENERIC_RATIOS,
   metaBlock,
 } from "../lib/freshness.ts";
+import { BodyTooLargeError, readBodyLimited } from "../lib/body-reader.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { ServingBuild } from "../lib/published.ts";
 import type { CachedResponse } from "../lib/response-cache.ts";
@@ -62,14 +64,25 @@ export function requestKey(c: Context, route: RouteDecl) {
   return { key, params, query, names };
 }
 
-/** A request's body reader (HandlerContext.readBody): 413 past `maxBytes`, by `Content-Length` or by the bytes that arrive. */
+/**
+ * A request's body reader (HandlerContext.readBody): 413 past `maxBytes`, by `Content-Length` or by the
+ * bytes that arrive; it reads the Node request stream (else the Request body) and stops at the cap,
+ * so an oversized body is never buffered whole and is answered while it is still arriving.
+ */
 export function bodyReader(c: Context): NonNullable<HandlerContext["readBody"]> {
   return async (maxBytes, extra = {}) => {
-    const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, {}, extra);
-    if (Number(c.req.header("Content-Length") ?? 0) > maxBytes) throw tooLarge();
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.byteLength > maxBytes) throw tooLarge();
-    return bytes;
+    const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+    const declared = c.req.header("Content-Length");
+    try {
+      return await readBodyLimited(
+        incoming instanceof Readable ? incoming : c.req.raw.body,
+        maxBytes,
+        declared === undefined ? undefined : Number(declared),
+      );
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) throw new HttpError(413, err.message, {}, extra);
+      throw err;
+    }
   };
 }
 
