@@ -112,6 +112,9 @@ function createService(deps: AppDeps): {
   // Requests answered by the fast path are known by their exact URL (path and query as sent), kept
   // with their cached entry and charged to the same byte budget.
   const cache = new ResponseCache<JsonRoute>(deps.responseCacheBytes);
+  // One render per cache key in flight: requests that arrive while a key is rendered for a build and
+  // second (a new build, or a new second of a time-dependent answer) wait for that render, not another.
+  const rendering = new Map<string, { buildId: string | null; nowSec: number; done: Promise<CachedResponse> }>();
   const app = new Hono();
   const trust = deps.trustedProxies ?? TRUST_NONE;
   const laneRequest = (c: Context, cacheableGet: boolean) => authRequest(c, cacheableGet, trust);
@@ -246,11 +249,25 @@ function createService(deps: AppDeps): {
     const raw = requestKey(c, route);
     let entry = cacheable ? cache.get(raw.key) : undefined;
     if (!entry || entry.buildId !== (build?.id ?? null) || (entry.nowSec !== clock.now && entry.timeDependent)) {
-      entry = await respond(route, {
-        ...validate(route, raw, build, clock, ctxBase),
-        ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}),
-      });
-      if (cacheable && cache.admit(raw.key)) cache.set(raw.key, entry);
+      const buildId = build?.id ?? null;
+      const pending = cacheable ? rendering.get(raw.key) : undefined;
+      if (pending && pending.buildId === buildId && pending.nowSec === clock.now) entry = await pending.done;
+      else {
+        const done = respond(route, {
+          ...validate(route, raw, build, clock, ctxBase),
+          ...(route.method === "POST" ? { readBody: bodyReader(c) } : {}),
+        });
+        if (cacheable) {
+          rendering.set(raw.key, { buildId, nowSec: clock.now, done });
+          done
+            .finally(() => {
+              if (rendering.get(raw.key)?.done === done) rendering.delete(raw.key);
+            })
+            .catch(() => undefined);
+        }
+        entry = await done;
+        if (cacheable && cache.admit(raw.key)) cache.set(raw.key, entry);
+      }
     } else if (entry.nowSec !== clock.now) {
       entry.headers = refreshedHeaders(route, entry, clock.now);
       entry.nowSec = clock.now;

@@ -16,8 +16,11 @@
  *      (raised as a user may, so the load meets no 429), on the last build. RSS is that of the server
  *      process (tsx's child node), not npx's. nginx is configured as a user would: 1 worker,
  *      `sendfile on`, `gzip_static on`, the JSON type with charset utf-8, no extra headers, access
- *      log off. The bare node:http server answers the same body with the same Content-Type (and
- *      Content-Encoding for the gzip row), nothing else: one Node process's ceiling. All three are
+ *      log off. The bare node:http server gets the same requests as the API (the key header too) and
+ *      answers each with the API's own status, headers (CORS, freshness, Content-Type, Content-Encoding;
+ *      Node adds Date and Connection as for the API) and body, read from the API before the runs, with
+ *      no work in between: one Node process's ceiling for the same exchange, so API/bare Node is the
+ *      app's own share. All three are
  *      pinned to core 0 and wrk to core 1 with taskset (unpinned, with a note, when taskset or a
  *      second core is missing).
  *    - Bodies: the summary; a fresh /api/stablecoins body (its `_meta` changes every second),
@@ -384,17 +387,18 @@ http {
   return { stop: () => stopChild(child) };
 }
 
-/** One answer of the bare server: body, Content-Type, optional Content-Encoding. */
+/** One answer of the bare server: the API's body and response headers (Date and the connection headers left to Node). */
 interface BareAnswer {
   body: Buffer;
-  type: string;
-  encoding?: string;
+  headers: http.IncomingHttpHeaders;
 }
+/** Response headers Node writes itself (or that describe the connection, not the answer). */
+const NODE_OWN_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding"]);
 
 /**
  * Starts the bare `node:http` ceiling pinned like the API: one process answering each path of
- * `answers` with its bytes, the same Content-Type (and Content-Encoding for the gzip variant) and
- * Content-Length, nothing else — no routing beyond a map lookup, no auth, no cache, no logging.
+ * `answers` with its bytes and the API's headers as they were sent, nothing else: no routing beyond
+ * a map lookup, no auth, no cache, no logging.
  */
 async function startBareNode(dir: string, answers: Record<string, BareAnswer>): Promise<{ stop(): Promise<void> }> {
   await assertPortFree(BARE_PORT);
@@ -402,14 +406,10 @@ async function startBareNode(dir: string, answers: Record<string, BareAnswer>): 
   for (const [path, a] of Object.entries(answers)) {
     const file = join(dir, `bare-${Object.keys(files).length}.body`);
     writeFileSync(file, a.body);
-    files[path] = {
-      file,
-      headers: {
-        "Content-Type": a.type,
-        ...(a.encoding ? { "Content-Encoding": a.encoding } : {}),
-        "Content-Length": String(a.body.length),
-      },
-    };
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(a.headers))
+      if (!NODE_OWN_HEADERS.has(name) && value !== undefined) headers[name] = String(value);
+    files[path] = { file, headers };
   }
   const script =
     `const fs=require("fs");const m=new Map(Object.entries(${JSON.stringify(files)}).map(([p,a])=>[p,{b:fs.readFileSync(a.file),h:a.headers}]));` +
@@ -780,15 +780,14 @@ const nginxListGz = await get(nginxUrl("/stablecoins.json"), gzipHeader);
 if (!nginxSmall.body.equals(small.body)) throw new Error("nginx does not serve the API's summary bytes");
 if (nginxListGz.headers["content-encoding"] !== "gzip")
   throw new Error("nginx did not serve the .gz sibling (gzip_static)");
-// The ceiling of one Node process here: a bare node:http server answering the same bytes with the same
-// Content-Type (and Content-Encoding for the gzip row), pinned like the API.
-const typeOf = (r: { headers: http.IncomingHttpHeaders }) => String(r.headers["content-type"]);
+// The ceiling of one Node process here: a bare node:http server given the same requests and answering
+// the API's own headers and bytes, pinned like the API.
 const bare = await startBareNode(tempDir("ballast-bare-"), {
-  "/small": { body: small.body, type: typeOf(small) },
-  "/list": { body: list.body, type: typeOf(list) },
-  "/list-gzip": { body: listGz.body, type: typeOf(listGz), encoding: apiCompresses ? "gzip" : undefined },
+  "/small": small,
+  "/list": list,
+  "/list-gzip": listGz,
 });
-const bareUrl = (path: string) => ({ url: `http://127.0.0.1:${BARE_PORT}${path}`, headers: {} });
+const bareUrl = (path: string) => ({ url: `http://127.0.0.1:${BARE_PORT}${path}`, headers: keyed });
 const smallCase = await compare({ url: apiUrl(SMALL_ROUTE), headers: keyed }, bareUrl("/small"), {
   url: nginxUrl("/summary.json"),
   headers: {},
@@ -801,7 +800,7 @@ const listCase = await compare(
 );
 const gzipCase = await compare(
   { url: apiUrl(LIST_ROUTE), headers: { ...keyed, ...gzipHeader } },
-  { ...bareUrl("/list-gzip"), headers: gzipHeader },
+  { ...bareUrl("/list-gzip"), headers: { ...keyed, ...gzipHeader } },
   { url: nginxUrl("/stablecoins.json"), headers: gzipHeader },
   refreshList,
 );

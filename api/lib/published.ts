@@ -234,9 +234,23 @@ export class PublishedStore {
     private readonly opts: PublishedStoreOptions = {},
   ) {}
 
-  /** The serving build without waiting, or null when it is due for a re-check (or none is published). */
+  /**
+   * The serving build without waiting, or null when it is due for a re-check (or none is published).
+   * A due re-check is started here (the caller then goes the waiting way, `build()`), so a process
+   * answered only through `current()` still follows the pointer within `refreshMs` plus one read.
+   */
   current(): ServingBuild | null {
-    return this.nowMs() - this.checkedAt < this.refreshMs ? this.latest : null;
+    if (this.nowMs() - this.checkedAt < this.refreshMs) return this.latest;
+    void this.recheck();
+    return null;
+  }
+
+  /** The re-check of `latest.json` in flight, started when none is. */
+  private recheck(): Promise<ServingBuild | null> {
+    this.refreshing ??= this.refresh().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
   }
 
   /**
@@ -247,15 +261,13 @@ export class PublishedStore {
   build(): Promise<ServingBuild | null> {
     if (this.refreshing && !this.latest) return this.refreshing;
     if (this.nowMs() - this.checkedAt < this.refreshMs) return Promise.resolve(this.latest);
-    this.refreshing ??= this.refresh().finally(() => {
-      this.refreshing = null;
-    });
+    const refreshing = this.recheck();
     const wait = this.opts.maxRefreshWaitMs;
-    if (wait === undefined || !this.latest) return this.refreshing;
+    if (wait === undefined || !this.latest) return refreshing;
     const previous = this.latest;
     let timer: NodeJS.Timeout | undefined;
     return Promise.race([
-      this.refreshing.finally(() => clearTimeout(timer)),
+      refreshing.finally(() => clearTimeout(timer)),
       new Promise<ServingBuild>((resolve) => {
         timer = setTimeout(() => resolve(previous), wait);
       }),

@@ -9,20 +9,23 @@ import { createTestSchema } from "./pg-schema.ts";
  * The builds published under data dir `dir`, served by an in-process app with a key store in a
  * throwaway Postgres schema `schemaName`: the app, its key store, a key allowed 10,000 requests per
  * minute, `req` (keyed Request through the app), `get` (keyed, or without a key when `key` is null;
- * parsed JSON) and `close` (closes the store, drops the schema).
+ * parsed JSON), the published store, and `close` (closes the store, drops the schema). `nowMs`: the
+ * app's clock (default the wall clock).
  */
-export async function serveDir(dir: string, schemaName: string) {
+export async function serveDir(dir: string, schemaName: string, opts: { nowMs?: () => number } = {}) {
   const schema = await createTestSchema(schemaName);
   const sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
   const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
   await keys.init();
   const token = (await keys.create({ name: "t", rateLimitPerMinute: 10000 }, { maxRateLimitPerMinute: 10000 })).token;
+  const store = new PublishedStore(fsReader(dir), 0);
   const app = createApp({
-    store: new PublishedStore(fsReader(dir), 0),
+    store,
     keys,
     limiter: new KeyRateLimiter(),
     corsOrigins: [],
     clockMode: "auto",
+    ...(opts.nowMs ? { nowMs: opts.nowMs } : {}),
   });
   const req = (path: string, key: string | null = token) =>
     app.request(path, { headers: key === null ? {} : { "X-API-Key": key } });
@@ -34,7 +37,7 @@ export async function serveDir(dir: string, schemaName: string) {
     await sql.close();
     await schema.drop();
   };
-  return { app, keys, token, req, get, close };
+  return { app, keys, token, req, get, store, close };
 }
 
 /** The recorded build (test/helpers/build-once.ts) served by {@link serveDir}, plus its dir and manifest. */
