@@ -1,4 +1,9 @@
-import { pathToFileURL } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type OnchainEventRow, OnchainEventRowSchema } from "../pipelines/onchain/contract.ts";
+import { onchainEventsEndpoint } from "../pipelines/sources/onchain-events.ts";
+import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
 import { createTronGridClient, TRONGRID_BASE_URL } from "../pipelines/sources/trongrid.ts";
 import {
   backfillBlacklistCurrentBalances,
@@ -32,8 +37,34 @@ export const ONCHAIN_USAGE = `usage: tsx build/onchain-cli.ts <job> [--param val
   reset-blacklist-sync                                   roll freeze cursors back (EVM 50000 blocks, Tron 7 days)
   debug-sync-state                                       print [{config_key, last_block}]
   backfill-mint-burn --configKey K --fromBlock N --toBlock N [--chunkSize N≤50000] [--maxChunks N (24)]
-  remediate-blacklist-amount-gaps [--chainId C] [--stablecoin S] [--limit N≤200 (25)] [--dryRun true|false (true)] [--onlyMissingProvenance true|false (true)] [--maxAttempts N (25)]
+  remediate-blacklist-amount-gaps [--chainId C] [--stablecoin S] [--limit N≤200 (25)] [--dryRun true|false (true)] [--onlyMissingProvenance true|false (true)] [--maxAttempts N (25)] [--captureDir D (BALLAST_CAPTURE_DIR; recorded freeze logs count too)]
   backfill-blacklist-current-balances [--stablecoin S] [--chainId C] [--limit N≤2000 (500)] [--dryRun true|false (true)]`;
+
+/** Recorded inputs beside the checkout (build/config.ts default of BALLAST_CAPTURE_DIR). */
+const DEFAULT_CAPTURE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../shared/data");
+
+/**
+ * The decoded on-chain rows of the recorded public captures (RECORDED_CAPTURES of endpoint
+ * `onchain.events`: bhemen USDT/USDP/PYUSD archives) in `captureDir`, each checked against
+ * OnchainEventRowSchema (a bad row is skipped). A missing file contributes nothing (the ledger alone
+ * is then what the job sees). Throws when a present file cannot be read.
+ */
+export function recordedOnchainRows(captureDir: string): OnchainEventRow[] {
+  const out: OnchainEventRow[] = [];
+  for (const rc of RECORDED_CAPTURES) {
+    if (rc.endpoint !== onchainEventsEndpoint.key) continue;
+    const file = join(captureDir, rc.file);
+    if (!existsSync(file)) continue;
+    for (const c of rc.read(readFileSync(file, "utf8")).captures) {
+      const rows = (c.payload as { rows?: unknown[] }).rows ?? [];
+      for (const r of rows) {
+        const ok = OnchainEventRowSchema.safeParse(r);
+        if (ok.success) out.push(ok.data);
+      }
+    }
+  }
+  return out;
+}
 
 const JOBS = new Set([
   "ingest",
@@ -115,7 +146,12 @@ export async function runOnchainCli(argv: string[]): Promise<number> {
         result = await backfillMintBurn(ledger, rpc(), configs, params, { log: jobLog });
         break;
       case "remediate-blacklist-amount-gaps":
-        result = await remediateBlacklistAmountGaps(ledger, rpc(), configs, params, { log: jobLog });
+        {
+          const { captureDir, ...rest } = params;
+          const recorded = recordedOnchainRows(captureDir ?? process.env.BALLAST_CAPTURE_DIR ?? DEFAULT_CAPTURE_DIR);
+          result = await remediateBlacklistAmountGaps(ledger, rpc(), configs, rest, { log: jobLog, recorded });
+          break;
+        }
         break;
       case "backfill-blacklist-current-balances":
         result = await backfillBlacklistCurrentBalances(ledger, rpc(), configs, params, { log: jobLog });

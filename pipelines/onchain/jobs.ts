@@ -5,6 +5,7 @@ import { BlockHeaderCache } from "./decode.ts";
 import { type SyncOptions, type SyncResult, chunkSizeOf, readRange, syncAll, unsyncableReason } from "./ingest.ts";
 import type { AmountUpdate, LedgerStore } from "./ledger-store.ts";
 import type { TrackedConfig } from "./tracked.ts";
+import type { OnchainEventRow } from "./contract.ts";
 import type { HttpClient } from "../sources/http-client.ts";
 import { syncTronConfig, type TronSyncResult } from "./ingest-tron.ts";
 import { must } from "../../api/lib/must.ts";
@@ -286,35 +287,61 @@ export interface RemediateResult {
   budgetExhausted: boolean;
 }
 
+const GAP_STATUSES: OnchainEventRow["amount_status"][] = ["provider_failed", "recoverable_pending"];
+
 /**
  * `remediate-blacklist-amount-gaps`: re-reads `balanceOf(address)` at block − 1 for freeze-family rows
  * whose amount is missing (status provider_failed or recoverable_pending; with onlyMissingProvenance,
  * only rows whose amount_source is `unavailable`), filtered by chainId / stablecoin (id or symbol),
- * oldest first, at most `limit`, skipping rows with ≥ maxAttempts failed reads. dryRun (default) only
- * lists. A successful read sets amount_source `historical_balance`, status `resolved`; a failed one
- * keeps amount_raw null, sets `provider_failed` and counts an attempt. Stops starting reads after
- * `budgetMs` (default 900 s). Throws JobInputError for bad params.
+ * oldest first (block time, block, log index), at most `limit`, skipping rows with ≥ maxAttempts failed reads.
+ * dryRun (default) only lists. A successful read sets amount_source `historical_balance`, status
+ * `resolved`; a failed one keeps amount_raw null, sets `provider_failed` and counts an attempt. Stops
+ * starting reads after `budgetMs` (default 900 s). Throws JobInputError for bad params.
+ *
+ * The rows considered are the ledger's AND `opts.recorded`: the decoded logs of the recorded public
+ * captures (bhemen USDT/USDP archives, pipelines/sources/onchain-events.ts) that builds load beside the
+ * ledger. A recorded row whose id the ledger already holds is the ledger's row. A recorded row that is
+ * read here is first written to the ledger (its config's rows, no cursor move), so the resolved amount
+ * is stored where builds read it.
  */
 export async function remediateBlacklistAmountGaps(
   ledger: LedgerStore,
   rpc: EvmRpc,
   configs: TrackedConfig[],
   params: unknown,
-  opts: { nowSec?: () => number; budgetMs?: number; log?: SyncOptions["log"] } = {},
+  opts: { nowSec?: () => number; budgetMs?: number; log?: SyncOptions["log"]; recorded?: OnchainEventRow[] } = {},
 ): Promise<RemediateResult> {
   const p = parse(RemediateParamsSchema, params);
   const now = opts.nowSec ?? nowSecDefault;
   const wanted = p.stablecoin;
   const coinIds = wanted ? new Set(configs.filter((c) => matchesCoin(c, wanted)).map((c) => c.stablecoinId)) : null;
   if (wanted && coinIds?.size === 0) coinIds.add(wanted.toLowerCase());
-  const gaps = (
-    await ledger.events({
-      kinds: [...FREEZE_KINDS],
-      amountStatuses: ["provider_failed", "recoverable_pending"],
-      ...(p.onlyMissingProvenance ? { amountSources: ["unavailable" as const] } : {}),
-      ...(p.chainId ? { chainId: p.chainId } : {}),
-    })
-  ).filter((r) => !coinIds || coinIds.has(r.stablecoin_id));
+  const isGap = (r: OnchainEventRow) =>
+    (FREEZE_KINDS as readonly string[]).includes(r.kind) &&
+    GAP_STATUSES.includes(r.amount_status) &&
+    (!p.onlyMissingProvenance || r.amount_source === "unavailable") &&
+    (!p.chainId || r.chain_id === p.chainId) &&
+    (!coinIds || coinIds.has(r.stablecoin_id));
+  const inLedger = new Set((await ledger.events({ kinds: [...FREEZE_KINDS] })).map((r) => r.id));
+  const recordedOnly = new Set<string>();
+  const recordedGaps = (opts.recorded ?? []).filter((r) => {
+    if (inLedger.has(r.id) || recordedOnly.has(r.id) || !isGap(r)) return false;
+    recordedOnly.add(r.id);
+    return true;
+  });
+  const gaps = [
+    ...(
+      await ledger.events({
+        kinds: [...FREEZE_KINDS],
+        amountStatuses: GAP_STATUSES,
+        ...(p.onlyMissingProvenance ? { amountSources: ["unavailable" as const] } : {}),
+        ...(p.chainId ? { chainId: p.chainId } : {}),
+      })
+    ).filter((r) => !coinIds || coinIds.has(r.stablecoin_id)),
+    ...recordedGaps,
+  ].sort(
+    (a, b) => a.ts - b.ts || a.block_number - b.block_number || a.log_index - b.log_index || (a.id < b.id ? -1 : 1),
+  );
   const attempts = await ledger.amountAttempts();
   const eligible = gaps.filter((r) => (attempts.get(r.id) ?? 0) < p.maxAttempts);
   const selected = eligible.slice(0, p.limit);
@@ -376,6 +403,13 @@ export async function remediateBlacklistAmountGaps(
       }),
     ),
   );
+  // Recorded rows that were read go into the ledger first, so their outcome has a row to land on.
+  const read = new Set(updates.map((u) => u.id));
+  const imported = new Map<string, OnchainEventRow[]>();
+  for (const r of selected)
+    if (recordedOnly.has(r.id) && read.has(r.id))
+      imported.set(r.config_key, [...(imported.get(r.config_key) ?? []), r]);
+  for (const [key, rows] of imported) await ledger.commitRange({ configKey: key, rows, nowSec: now() });
   await ledger.updateAmounts(updates, failed, now());
   opts.log?.("info", "blacklist amount gaps remediated", {
     attempted: res.attempted,

@@ -310,7 +310,8 @@ describe("onchain CLI", () => {
           .map((c) => ({ config_key: c.configKey, last_block: head }))
           .sort((a, b) => (a.config_key < b.config_key ? -1 : 1)),
       });
-      const rem = await run("remediate-blacklist-amount-gaps", "--dryRun", "true");
+      // captureDir without recorded logs: the ledger's rows alone (recorded gaps: remediate-recorded.test.ts)
+      const rem = await run("remediate-blacklist-amount-gaps", "--dryRun", "true", "--captureDir", dir);
       expect(rem).toMatchObject({ code: 0, json: { dryRun: true, gapRows: 0 } });
       expect(await run("backfill-mint-burn", "--fromBlock", "5")).toMatchObject({
         code: 2,
