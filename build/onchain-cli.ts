@@ -145,14 +145,12 @@ export async function runOnchainCli(argv: string[]): Promise<number> {
       case "backfill-mint-burn":
         result = await backfillMintBurn(ledger, rpc(), configs, params, { log: jobLog });
         break;
-      case "remediate-blacklist-amount-gaps":
-        {
-          const { captureDir, ...rest } = params;
-          const recorded = recordedOnchainRows(captureDir ?? process.env.BALLAST_CAPTURE_DIR ?? DEFAULT_CAPTURE_DIR);
-          result = await remediateBlacklistAmountGaps(ledger, rpc(), configs, rest, { log: jobLog, recorded });
-          break;
-        }
+      case "remediate-blacklist-amount-gaps": {
+        const { captureDir, ...rest } = params;
+        const recorded = recordedOnchainRows(captureDir ?? process.env.BALLAST_CAPTURE_DIR ?? DEFAULT_CAPTURE_DIR);
+        result = await remediateBlacklistAmountGaps(ledger, rpc(), configs, rest, { log: jobLog, recorded });
         break;
+      }
       case "backfill-blacklist-current-balances":
         result = await backfillBlacklistCurrentBalances(ledger, rpc(), configs, params, { log: jobLog });
         break;
