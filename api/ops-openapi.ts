@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { declaredParamType } from "./lib/query-params.ts";
 import { openApiPath } from "./openapi.ts";
 import type { AdminRoute } from "./routes/route.ts";
 
@@ -16,7 +17,7 @@ function operation(r: AdminRoute) {
       in: "path",
       required: true,
       description: (s as z.ZodType).description ?? name,
-      schema: { type: "string" },
+      schema: declaredParamType(s as z.ZodType),
     });
   for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
     parameters.push({
@@ -24,7 +25,7 @@ function operation(r: AdminRoute) {
       in: "query",
       required: !(s as z.ZodType).safeParse(undefined).success,
       description: (s as z.ZodType).description ?? name,
-      schema: { type: "string" },
+      schema: declaredParamType(s as z.ZodType),
     });
   }
   if (r.mutating)

@@ -52,10 +52,7 @@ const tag = "admin";
 const text = (max: number, what: string) =>
   z.string().trim().min(1, `must be 1 to ${max} characters`).max(max, `must be 1 to ${max} characters`).describe(what);
 const optInt = (min: number, max: number, def: number, what: string) =>
-  intParam(min, max)
-    .optional()
-    .transform((v) => v ?? def)
-    .describe(`${what} (${min}-${max}, default ${def})`);
+  intParam(min, max).default(def).describe(`${what} (${min}-${max}, default ${def})`);
 const trueOnly = (what: string) => z.literal("true", { error: "must be true" }).describe(what);
 const nonNegNumber = (def: number, what: string) =>
   z
@@ -126,8 +123,7 @@ const BackfillStabilityIndexQuery = z.object({
 const DiscoveryCandidatesQuery = z.object({
   status: z
     .enum(["active", "dismissed", "all"], { error: "must be active, dismissed or all" })
-    .optional()
-    .transform((v) => v ?? "active")
+    .default("active")
     .describe("`active` (default), `dismissed` or `all`"),
   limit: optInt(1, 200, 50, "Candidates per page"),
   offset: optInt(0, 100_000, 0, "Candidates to skip"),
