@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import { declaredParamType } from "./lib/query-params.ts";
 import { DEFAULT_SERVER, documentedRoutes } from "./openapi.ts";
 import type { RouteDecl } from "./routes/route.ts";
 
@@ -10,6 +12,20 @@ const PATH_EXAMPLES: Record<string, string> = {
   snapshot: "2025-09-07.json",
 };
 
+/**
+ * The typed view of a parameter as Postman shows it, from the same declaration the OpenAPI description uses:
+ * `(integer 1-1000, default 100)`, `(boolean, default false)`, `(one of: a, b)`; empty for a free string.
+ */
+function typeNote(t: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (t.type === "integer" || t.type === "number") {
+    parts.push(`${t.type}${t.minimum !== undefined ? ` ${t.minimum}-${t.maximum}` : ""}`);
+  } else if (t.type === "boolean") parts.push("boolean");
+  if (Array.isArray(t.enum)) parts.push(`one of: ${t.enum.join(", ")}`);
+  if (t.default !== undefined) parts.push(`default ${String(t.default)}`);
+  return parts.length ? `(${parts.join(", ")})` : "";
+}
+
 function item(r: RouteDecl) {
   const segments = r.path
     .split("/")
@@ -17,12 +33,14 @@ function item(r: RouteDecl) {
     .map((s) => (s.startsWith(":") ? `:${s.slice(1)}` : s));
   const variable = Object.keys(r.params?.shape ?? {}).map((key) => ({ key, value: PATH_EXAMPLES[key] ?? "" }));
   const query = Object.entries(r.query?.shape ?? {}).map(([key, s]) => {
-    const required = !(s as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success;
+    const schema = s as z.ZodType;
+    const required = !schema.safeParse(undefined).success;
+    const type = declaredParamType(schema);
     return {
       key,
-      value: key === "stablecoin" ? "usdt-tether" : "",
+      value: key === "stablecoin" ? "usdt-tether" : type.default !== undefined ? String(type.default) : "",
       disabled: !required,
-      description: (s as { description?: string }).description ?? "",
+      description: [schema.description ?? "", typeNote(type)].filter(Boolean).join(" "),
     };
   });
   return {
