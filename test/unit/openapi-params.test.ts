@@ -1,8 +1,17 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { boolParam, declaredParamType, intParam } from "../../api/lib/query-params.ts";
 import { buildOpenApi } from "../../api/openapi.ts";
+import { buildOperatorOpenApi } from "../../api/ops-openapi.ts";
 import { buildPostmanCollection } from "../../api/postman.ts";
+import { ROUTES } from "../../api/routes/index.ts";
+import type { AdminRoute } from "../../api/routes/route.ts";
+
+const ROOT = join(import.meta.dirname, "../..");
 
 type Op = {
   operationId: string;
@@ -88,5 +97,26 @@ describe("parameter schemas come from the declarations", () => {
     expect(limit?.description).toContain("(integer 1-1000, default 100)");
     const total = depeg?.request.url.query?.find((q) => q.key === "includeTotal");
     expect(total?.description).toContain("(boolean, default true)");
+  });
+
+  it("the operator description (typed parameters too) lints clean with @redocly/cli: 0 errors, 0 warnings", () => {
+    const doc = buildOperatorOpenApi(ROUTES.filter((r): r is AdminRoute => r.kind === "admin")) as unknown as {
+      paths: Record<string, Record<string, Op>>;
+    };
+    const batch = doc.paths["/api/backfill-supply-history"]?.post?.parameters.find((p) => p.name === "batchSize");
+    expect(batch?.schema).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 10 });
+    const dir = mkdtempSync(join(tmpdir(), "ballast-ops-openapi-"));
+    try {
+      writeFileSync(join(dir, "ops.json"), JSON.stringify(doc));
+      copyFileSync(join(ROOT, "redocly.yaml"), join(dir, "redocly.yaml"));
+      const out = execFileSync(join(ROOT, "node_modules/.bin/redocly"), ["lint", "--format", "json", "ops.json"], {
+        cwd: dir,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      expect(JSON.parse(out.slice(out.indexOf("{"))).totals).toMatchObject({ errors: 0, warnings: 0 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
