@@ -189,11 +189,28 @@ describe("history backfills (issue 31 item 1)", () => {
     publishedUntouched();
   });
 
-  it("backfill-supply-history captures the DefiLlama supply history", async () => {
+  it("backfill-supply-history captures the DefiLlama supply history and builds the window's unpublished day", async () => {
+    // 2023-03-12 is not published yet: the backfill builds it as a new dated snapshot, the others stay as they were.
+    const last = DAYS[2];
+    rmSync(join(dataDir, `snapshots/${last}.json`));
     const { job } = await runToEnd("/api/backfill-supply-history?stablecoin=usdc");
+    expect(job.error).toBeNull();
     expect(job.status).toBe("succeeded");
     expect(job.result.captured.map((c) => c.endpoint)).toEqual(["defillama.stablecoin"]);
     checkCapture(job.result.captured[0], "defillama.stablecoin", "2");
+    expect(job.result.days).toEqual([
+      { day: DAYS[0], outcome: "skipped" },
+      { day: DAYS[1], outcome: "skipped" },
+      { day: last, outcome: "built" },
+    ]);
+    expect(job.result.built).toBe(1);
+    const built = JSON.parse(readFileSync(join(dataDir, `snapshots/${last}.json`), "utf8"));
+    expect(built.snapshotDate).toBe(last);
+    expect(built.publishedBefore).toBeUndefined();
+    published[last] = {
+      bytes: readFileSync(join(dataDir, `snapshots/${last}.json`), "utf8"),
+      mtimeMs: statSync(join(dataDir, `snapshots/${last}.json`)).mtimeMs,
+    };
     publishedUntouched();
   });
 
