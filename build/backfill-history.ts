@@ -19,8 +19,9 @@ import { backfillSnapshots } from "./snapshots.ts";
  *    provenance of each capture (endpoint, params, request URL, fetched-at, sha256 and bytes of the
  *    stored file) in `backfills/<job>-<fetchedAt>.json`;
  * 2. rebuilds the dated snapshots of the days the captured window covers (its first to last daily
- *    point, at most `--to`, the last completed UTC day) through the dated-snapshot backfill, which
- *    skips days already published: a dated object is never rewritten.
+ *    point, at most `--to`, the last completed UTC day), from the dated series' first published day on
+ *    (none when nothing is published yet), through the dated-snapshot backfill, which skips days
+ *    already published: a dated object is never rewritten.
  *
  * Endpoints per job: `cg-prices` CoinGecko `/coins/{geckoId}/market_chart`; `supply-history`
  * DefiLlama `/stablecoin/{llamaId}`; `depegs` both (prices find the incidents, supply sizes them).
@@ -58,6 +59,8 @@ export interface HistoryBackfillResult {
   failed: { endpoint: string; params: Record<string, string>; message: string }[];
   skipped: { coin: string; reason: string }[];
   window: { from: string; to: string } | null;
+  /** Days rebuilt: the window from the dated series' first published day on; null when none (no series yet, or the window ends before it). */
+  rebuild: { from: string; to: string } | null;
   days: { day: string; outcome: "built" | "skipped" }[];
   built: number;
   provenance: string | null;
@@ -165,8 +168,16 @@ export async function runHistoryBackfill(args: string[], env: NodeJS.ProcessEnv 
     provenance = `backfills/${job}-${captured[0].fetchedAt}.json`;
     await sink.put(provenance, JSON.stringify({ job, coins: ids, captured, failed, window }, null, 2));
   }
-  const steps = window
-    ? await backfillSnapshots(window.from, window.to, { captureDir: config.BALLAST_CAPTURE_DIR, sink })
+  // The dated series starts at its earliest published day: days before it were never published, and
+  // extending the series backwards is backfill-stability-index's job (explicit startDay), not a
+  // multi-year side effect of a `days=max` history capture.
+  const seriesStart = (await sink.list("snapshots/"))
+    .flatMap((k) => /^snapshots\/(\d{4}-\d{2}-\d{2})\.json$/.exec(k)?.[1] ?? [])
+    .sort()[0];
+  const rebuildFrom = window && seriesStart ? [seriesStart, window.from].sort()[1] : undefined; // the later day
+  const rebuild = window && rebuildFrom && rebuildFrom <= window.to ? { from: rebuildFrom, to: window.to } : null;
+  const steps = rebuild
+    ? await backfillSnapshots(rebuild.from, rebuild.to, { captureDir: config.BALLAST_CAPTURE_DIR, sink })
     : [];
   const result: HistoryBackfillResult = {
     job: job as HistoryJob,
@@ -175,6 +186,7 @@ export async function runHistoryBackfill(args: string[], env: NodeJS.ProcessEnv 
     failed,
     skipped,
     window,
+    rebuild,
     days: steps.map((s) => ({ day: s.day, outcome: s.outcome })),
     built: steps.filter((s) => s.outcome === "built").length,
     provenance,

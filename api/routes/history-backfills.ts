@@ -23,7 +23,7 @@ export type HistoryBackfillAction = keyof typeof HISTORY_BACKFILLS;
 
 /** Result shape of the three routes, for their `responseDescription`. */
 export const HISTORY_BACKFILL_RESULT =
-  "`{ job, coins[], captured[{ key, endpoint, params, url, fetchedAt, sha256, bytes, firstDay, lastDay }], failed[], skipped[{ coin, reason }], window: { from, to } | null, days[{ day, outcome: built|skipped }], built, provenance }` (captures under `raw/<source>/<day>/`, provenance in `backfills/`; published days are skipped, never rewritten), or 202 `{ ok, accepted, requestId, statusPath }` while it runs; 400 naming `stablecoin` or `batch` when the filter selects no coin";
+  "`{ job, coins[], captured[{ key, endpoint, params, url, fetchedAt, sha256, bytes, firstDay, lastDay }], failed[], skipped[{ coin, reason }], window: { from, to } | null, rebuild: { from, to } | null (the window from the first published dated day on), days[{ day, outcome: built|skipped }], built, provenance }` (captures under `raw/<source>/<day>/`, provenance in `backfills/`; published days are skipped, never rewritten), or 202 `{ ok, accepted, requestId, statusPath }` while it runs; 400 naming `stablecoin` or `batch` when the filter selects no coin";
 
 /** Coin the serving build lists: id and symbol (reviewed coins only: unreviewed ones are not in the registry). */
 interface ListedCoin {

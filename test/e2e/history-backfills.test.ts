@@ -19,8 +19,8 @@ import { createTestSchema } from "../helpers/pg-schema.ts";
 // Issue 31 item 1: backfill-depegs, backfill-supply-history and backfill-cg-prices are real jobs. Each
 // captures the selected coin's history through the live clients (here: local servers replaying the
 // recorded USDC payloads of 2023-03-10..12) into the data dir's live capture area with its provenance,
-// then runs the dated-snapshot backfill over the captured window, whose days are already published here
-// and must not be rewritten. A bad or empty filter is a 400 before any job starts.
+// then runs the dated-snapshot backfill over the captured window from the series' first published day on:
+// published days are not rewritten, a missing one is built, days before the series are not built. A bad or empty filter is a 400 before any job starts.
 const TOKEN_ID = "svc-token-id-0001";
 const TOKEN_SECRET = "svc-token-secret-0123456789abcdef";
 const SVC = { "CF-Access-Client-Id": TOKEN_ID, "CF-Access-Client-Secret": TOKEN_SECRET, "X-Ballast-Admin": "1" };
@@ -50,7 +50,8 @@ beforeAll(async () => {
   ]);
   // The window's dated snapshots are already published: the backfill must skip them byte for byte.
   mkdirSync(join(dataDir, "snapshots"), { recursive: true });
-  for (const day of DAYS) {
+  // 2023-03-10 is before the series' first published day: it is captured but not built.
+  for (const day of DAYS.slice(1)) {
     const file = join(dataDir, `snapshots/${day}.json`);
     writeFileSync(file, JSON.stringify({ snapshotDate: day, publishedBefore: true }));
     published[day] = { bytes: readFileSync(file, "utf8"), mtimeMs: statSync(file).mtimeMs };
@@ -111,6 +112,7 @@ interface Result {
   coins: string[];
   captured: Captured[];
   window: { from: string; to: string };
+  rebuild: { from: string; to: string } | null;
   days: { day: string; outcome: string }[];
   built: number;
   provenance: string;
@@ -145,7 +147,7 @@ function checkCapture(c: Captured, endpoint: string, id: string) {
 }
 
 function publishedUntouched() {
-  for (const day of DAYS) {
+  for (const day of Object.keys(published)) {
     const file = join(dataDir, `snapshots/${day}.json`);
     expect(readFileSync(file, "utf8")).toBe(published[day].bytes);
     expect(statSync(file).mtimeMs).toBe(published[day].mtimeMs);
@@ -167,7 +169,9 @@ describe("history backfills (issue 31 item 1)", () => {
     const prov = JSON.parse(readFileSync(join(dataDir, res.provenance), "utf8"));
     expect(prov.captured).toEqual(res.captured);
     expect(res.window).toEqual({ from: DAYS[0], to: DAYS[2] });
-    expect(res.days).toEqual(DAYS.map((day) => ({ day, outcome: "skipped" })));
+    expect(res.rebuild).toEqual({ from: DAYS[1], to: DAYS[2] });
+    expect(res.days).toEqual(DAYS.slice(1).map((day) => ({ day, outcome: "skipped" })));
+    expect(existsSync(join(dataDir, `snapshots/${DAYS[0]}.json`))).toBe(false);
     expect(res.built).toBe(0);
     publishedUntouched();
 
@@ -199,7 +203,6 @@ describe("history backfills (issue 31 item 1)", () => {
     expect(job.result.captured.map((c) => c.endpoint)).toEqual(["defillama.stablecoin"]);
     checkCapture(job.result.captured[0], "defillama.stablecoin", "2");
     expect(job.result.days).toEqual([
-      { day: DAYS[0], outcome: "skipped" },
       { day: DAYS[1], outcome: "skipped" },
       { day: last, outcome: "built" },
     ]);
