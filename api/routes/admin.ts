@@ -23,6 +23,7 @@ import {
   type OperatorChange,
 } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
+import { HISTORY_BACKFILL_RESULT, historyBackfill } from "./history-backfills.ts";
 import type { AdminRoute } from "./route.ts";
 
 /**
@@ -482,9 +483,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     idempotent: true,
     query: z.object({ stablecoin: stablecoinQ(), batch: optInt(0, 10_000, 0, "Batch of 3 coins") }),
     summary: "Backfill depeg incidents (3 coins per batch)",
-    description: NOT_YET,
-    responseDescription: "not shown (spec 4.5)",
-    handler: noJobYet("backfill-depegs"),
+    description:
+      "Captures the history (CoinGecko market chart and DefiLlama supply) of the selected coins (3 per batch) through the live clients, then rebuilds the dated snapshots of the captured window as a background job (published days are skipped, never rewritten).",
+    responseDescription: HISTORY_BACKFILL_RESULT,
+    handler: historyBackfill("backfill-depegs", runJob),
   }),
   route({
     operationId: "backfillSupplyHistory",
@@ -502,9 +504,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       ),
     }),
     summary: "Backfill supply history",
-    description: NOT_YET,
-    responseDescription: "not shown (spec 4.5)",
-    handler: noJobYet("backfill-supply-history"),
+    description:
+      "Captures the DefiLlama supply history of the selected coins through the live client, then rebuilds the dated snapshots of the captured window as a background job (published days are skipped, never rewritten).",
+    responseDescription: HISTORY_BACKFILL_RESULT,
+    handler: historyBackfill("backfill-supply-history", runJob),
   }),
   route({
     operationId: "backfillStabilityIndex",
@@ -534,9 +537,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       batch: optInt(0, 10_000, 0, "Batch index"),
     }),
     summary: "Backfill CoinGecko prices",
-    description: NOT_YET,
-    responseDescription: "not shown (spec 4.5)",
-    handler: noJobYet("backfill-cg-prices"),
+    description:
+      "Captures the CoinGecko price history (market chart) of the selected coins through the live client, then rebuilds the dated snapshots of the captured window as a background job (published days are skipped, never rewritten).",
+    responseDescription: HISTORY_BACKFILL_RESULT,
+    handler: historyBackfill("backfill-cg-prices", runJob),
   }),
   route({
     operationId: "backfillMintBurnPrices",
