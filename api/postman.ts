@@ -60,8 +60,12 @@ function item(r: RouteDecl) {
   };
 }
 
-/** Postman collection (v2.1) of every documented route, grouped by resource, generated from the route table. */
-export function buildPostmanCollection() {
+/**
+ * Postman collection (v2.1) of every documented route, grouped by resource, generated from the route table.
+ * `baseUrl` (an origin such as `http://127.0.0.1:8787`, no trailing slash) is the collection's default
+ * `{{baseUrl}}`: the serving process passes its own origin (RouteServices.publicOrigin).
+ */
+export function buildPostmanCollection(baseUrl: string = DEFAULT_SERVER) {
   const routes = documentedRoutes();
   const tags = [...new Set(routes.map((r) => r.tag))];
   return {
@@ -72,17 +76,17 @@ export function buildPostmanCollection() {
       schema: "https://schema.getpostman.com/json/collection/v2.1.0/collection.json",
     },
     item: tags.map((tag) => ({ name: tag, item: routes.filter((r) => r.tag === tag).map(item) })),
-    variable: [{ key: "baseUrl", value: DEFAULT_SERVER }],
+    variable: [{ key: "baseUrl", value: baseUrl }],
   };
 }
 
-/** Postman environment: `baseUrl` and a secret `apiKey` to fill in. */
-export function buildPostmanEnvironment() {
+/** Postman environment: `baseUrl` (the origin given, default the embedded `make run` one) and a secret `apiKey` to fill in. */
+export function buildPostmanEnvironment(baseUrl: string = DEFAULT_SERVER) {
   return {
     id: "8f0c3b52-1d2e-4f6a-9b7c-ba11a57e0e01",
     name: "Ballast (local)",
     values: [
-      { key: "baseUrl", value: DEFAULT_SERVER, type: "default", enabled: true },
+      { key: "baseUrl", value: baseUrl, type: "default", enabled: true },
       { key: "apiKey", value: "", type: "secret", enabled: true },
     ],
     _postman_variable_scope: "environment",
