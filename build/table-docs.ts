@@ -306,6 +306,20 @@ const COLUMN_DOCS: Record<string, FieldDoc> = {
   ts: { description: "Event time, Unix seconds", unit: "Unix seconds" },
   circulating_usd: { description: "Circulating supply valued in USD", unit: "USD" },
   block_number: { description: "Block number of the chain" },
+  chain_name: { description: "Chain display name (registry_chains.name)" },
+  decimals: { description: "Token decimals: native units = base units / 10^decimals" },
+  tx_hash: { description: "Transaction hash" },
+  log_index: { description: "Log index of the event within its block" },
+  contract_address: { description: "Token contract address on the chain" },
+  valuation_basis: {
+    description: "Which supply valuation rule priced the row (pipelines/analytics/changelogs/supply-valuation.md)",
+  },
+  usd_per_native: { description: "USD per native token unit used to value the row", unit: "USD" },
+  is_dead: { description: "True when the registry marks the coin dead (boolean)" },
+  unreviewed: { description: "True when the registry entry is not yet reviewed (boolean)" },
+  price_confidence: { description: "Confidence of the consensus price: high, single-source, low or fallback" },
+  peg_reference: { description: "Peg reference value in USD the deviation is measured against", unit: "USD" },
+  deviation_bps: { description: "Deviation from the peg reference, basis points (negative below peg)", unit: "bps" },
 };
 
 const SUFFIX_UNITS: [RegExp, FieldUnit | undefined, string][] = [
