@@ -7,7 +7,7 @@ export BALLAST_LOG ?= info
 .PHONY: help install build run serve test lint typecheck openapi bench backtest clean backfill verify-snapshot schedule
 
 help: ## List targets
-	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' -v port='$(PORT)' '{gsub(/\$$\(PORT\)/, port, $$2); printf "  make %-10s %s\n", $$1, $$2}'
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm install --no-audit --no-fund

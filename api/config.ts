@@ -7,6 +7,12 @@ const ApiConfigSchema = z
     /** Listening port; 0 picks a free one (see `startServer().port`). */
     PORT: z.coerce.number().int().min(0).max(65535).default(8787),
     HOST: z.string().default("127.0.0.1"),
+    /**
+     * Public origin of this API (spec `{base_url}`, e.g. `https://api.example.com`), which the served OpenAPI
+     * `servers`, `/docs` and the Postman environment point at; unset: `http://<HOST>:<PORT>` (loopback for a
+     * wildcard HOST). A trailing slash is dropped.
+     */
+    PUBLIC_BASE_URL: z.string().url().optional(),
     /** Local data dir: the published tree when STORAGE_DRIVER=fs; with either driver the embedded state store (`state/`) and the docs page cache (`docs/`). */
     BALLAST_DATA_DIR: z.string().default(resolve(process.cwd(), "data")),
     /**

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { declaredParamType } from "./lib/query-params.ts";
 import { CACHE_PROFILES } from "./lib/freshness.ts";
+import { componentSchemas, nameResponseSchemas } from "./lib/openapi-components.ts";
 import { ROUTES } from "./routes/index.ts";
 import type { JsonRoute, PublicRouteDecl, WriteRoute } from "./routes/route.ts";
 
@@ -44,6 +46,8 @@ const err = (description: string) => ({
   description,
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
+
+type ResponseNames = ReturnType<typeof nameResponseSchemas>;
 const jsonSchema = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io });
 
@@ -62,7 +66,7 @@ function parameters(r: PublicRouteDecl) {
       in: "path",
       required: true,
       description: (s as z.ZodType).description ?? name,
-      schema: { type: "string" },
+      schema: declaredParamType(s as z.ZodType),
     });
   }
   for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
@@ -71,17 +75,23 @@ function parameters(r: PublicRouteDecl) {
       in: "query",
       required: !(s as z.ZodType).safeParse(undefined).success,
       description: (s as z.ZodType).description ?? name,
-      schema: { type: "string" },
+      schema: declaredParamType(s as z.ZodType),
     });
   }
   return out;
 }
 
-function jsonResponses(r: JsonRoute) {
-  const schema = r.response ?? r.artifact?.output.schema;
+/** Response schema of a JSON route, as declared (the route's `response`, else its artifact's output schema). */
+const responseSchema = (r: JsonRoute) => r.response ?? r.artifact?.output.schema;
+
+/** `$ref` to a named component schema (see api/lib/openapi-components.ts). */
+const ref = (names: ResponseNames, s: z.ZodType) => ({ $ref: `#/components/schemas/${names.get(s)?.id}` });
+
+function jsonResponses(r: JsonRoute, names: ResponseNames) {
+  const schema = responseSchema(r);
   const ok = r.notYetAvailable
     ? { description: "Not returned until the feature is published (see 503)." }
-    : { description: "OK", content: { "application/json": schema ? { schema: jsonSchema(schema, "output") } : {} } };
+    : { description: "OK", content: { "application/json": schema ? { schema: ref(names, schema) } : {} } };
   return {
     [r.method === "POST" ? "201" : "200"]: ok,
     "400": err("Invalid parameter: the message names it"),
@@ -124,7 +134,7 @@ function writeParts(r: WriteRoute) {
   };
 }
 
-function operation(r: PublicRouteDecl) {
+function operation(r: PublicRouteDecl, names: ResponseNames) {
   if (r.kind === "write") {
     return {
       operationId: r.operationId,
@@ -149,7 +159,7 @@ function operation(r: PublicRouteDecl) {
           "x-cache-profile": r.cache,
           "x-cache-control": CACHE_PROFILES[r.cache],
           ...(budget !== undefined ? { "x-freshness-max-age-sec": budget } : {}),
-          responses: jsonResponses(r),
+          responses: jsonResponses(r, names),
         }
       : {
           ...(r.cache ? { "x-cache-profile": r.cache } : {}),
@@ -166,11 +176,18 @@ function operation(r: PublicRouteDecl) {
 
 /** OpenAPI 3.1 description generated from the route table (committed as api/openapi.json; a test fails on drift). */
 export function buildOpenApi() {
+  const routes = documentedRoutes();
+  const roots: [string, z.ZodType][] = [];
+  for (const r of routes) {
+    const s = r.kind === "json" && !r.notYetAvailable ? responseSchema(r) : undefined;
+    if (s) roots.push([`${r.operationId}Response`, s]);
+  }
+  const names = nameResponseSchemas(roots);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of documentedRoutes()) {
+  for (const r of routes) {
     const path = openApiPath(r.path);
     paths[path] ??= {};
-    paths[path][r.method.toLowerCase()] = operation(r);
+    paths[path][r.method.toLowerCase()] = operation(r, names);
   }
   return {
     openapi: "3.1.0",
@@ -204,7 +221,10 @@ export function buildOpenApi() {
           description: "Messaging-bot webhook secret",
         },
       },
-      schemas: { Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } },
+      schemas: {
+        Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] },
+        ...componentSchemas(names),
+      },
     },
     paths,
   };

@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { declaredParamType } from "./lib/query-params.ts";
 import { openApiPath } from "./openapi.ts";
+
+/** Default operator listener (`OPS_HOST` 127.0.0.1, `OPS_PORT` 8788, api/config.ts); deployments front it with the access proxy. */
+export const DEFAULT_OPS_SERVER = "http://127.0.0.1:8788";
 import type { AdminRoute } from "./routes/route.ts";
 
 const err = (description: string) => ({
@@ -16,7 +20,7 @@ function operation(r: AdminRoute) {
       in: "path",
       required: true,
       description: (s as z.ZodType).description ?? name,
-      schema: { type: "string" },
+      schema: declaredParamType(s as z.ZodType),
     });
   for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
     parameters.push({
@@ -24,7 +28,7 @@ function operation(r: AdminRoute) {
       in: "query",
       required: !(s as z.ZodType).safeParse(undefined).success,
       description: (s as z.ZodType).description ?? name,
-      schema: { type: "string" },
+      schema: declaredParamType(s as z.ZodType),
     });
   }
   if (r.mutating)
@@ -93,12 +97,14 @@ export function buildOperatorOpenApi(routes: AdminRoute[]) {
     info: {
       title: "Ballast operator API",
       version: "1.0.0",
+      license: { name: "Proprietary", identifier: "LicenseRef-Ballast" },
       description: [
         "Operator routes (spec 4.5) on the operator listener (`OPS_HOST:OPS_PORT`). Authenticate with the access proxy's JWT (`Cf-Access-Jwt-Assertion`) or a service token (`CF-Access-Client-Id` + `CF-Access-Client-Secret`).",
         "Mutating requests also need `X-Ballast-Admin: 1` and, when an Origin is sent, an Origin on `OPS_ALLOWED_ORIGINS`. Every response is `Cache-Control: no-store`.",
         "Jobs run the pipeline CLIs in the background: a job still running after a few seconds answers 202 `{ ok, accepted, requestId }`; poll `GET /api/admin/jobs/{requestId}`.",
       ].join("\n\n"),
     },
+    servers: [{ url: DEFAULT_OPS_SERVER, description: "Embedded default operator listener (`OPS_HOST:OPS_PORT`)" }],
     tags: [
       {
         name: "admin",

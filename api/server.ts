@@ -138,6 +138,15 @@ async function startBot(
 }
 
 /** Listens on `port`/`host`, resolving once listening. @throws the listen error (port taken). */
+/**
+ * `http://<host>:<port>` of a listener, for the descriptions it serves: a wildcard host (`0.0.0.0`, `::`,
+ * empty) becomes 127.0.0.1, an IPv6 literal is bracketed.
+ */
+export function listeningOrigin(host: string, port: number): string {
+  const h = host === "" || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+}
+
 async function listen(server: Server, port: number, host: string): Promise<void> {
   server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
@@ -353,6 +362,9 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     });
   try {
     await listen(server, config.PORT, config.HOST);
+    services.publicOrigin =
+      config.PUBLIC_BASE_URL?.replace(/\/+$/, "") ??
+      listeningOrigin(config.HOST, (server.address() as AddressInfo).port);
     if (opsServer) await listen(opsServer, config.OPS_PORT ?? 8788, config.OPS_HOST ?? "127.0.0.1");
   } catch (err) {
     await stop(server);

@@ -204,6 +204,33 @@ export async function checkClaimMessage(config: DonorClaimConfig, message: strin
   return parsed.address;
 }
 
+/**
+ * Checks that `signature` (0x-hex) is `address`'s personal_sign (EIP-191) signature of `message`: ECDSA
+ * recovery through viem's `verifyMessage` (no ERC-1271), in the canonical 65-byte low-s form.
+ * @throws ClaimError 400 `signature_invalid` otherwise.
+ */
+export async function checkClaimSignature(address: Address, message: string, signature: Hex): Promise<void> {
+  const { verifyMessage, parseSignature } = await viem();
+  let signed = false;
+  try {
+    signed = await verifyMessage({ address, message, signature });
+  } catch {
+    /* malformed signature */
+  }
+  if (!signed)
+    throw new ClaimError(
+      400,
+      "Claim message or signature is invalid: the signature is not the address's",
+      "signature_invalid",
+    );
+  if (!isCanonicalSignature(signature, parseSignature))
+    throw new ClaimError(
+      400,
+      "Claim message or signature is invalid: the signature is not canonical (65 bytes, low s)",
+      "signature_invalid",
+    );
+}
+
 /** The ledger of the serving build. @throws ClaimError 503 `donations_ledger_invalid` when it is missing or fails its schema. */
 async function ledgerOf(build: ServingBuild | null): Promise<DonationsLedgerPayload> {
   const path = donationsLedgerArtifact.outputs.main.path;
@@ -290,26 +317,7 @@ async function runClaim({ config, keys, limiter }: DonorClaimDeps, req: ClaimReq
     throw new ClaimError(400, `Invalid claim body (${why}); expected { message, signature }`, "body_invalid");
   }
   const address = await checkClaimMessage(config, body.message, req.wallNow);
-  const { verifyMessage, parseSignature } = await viem();
-  const signature = body.signature as Hex;
-  let signed = false;
-  try {
-    signed = await verifyMessage({ address, message: body.message, signature });
-  } catch {
-    /* malformed signature */
-  }
-  if (!signed)
-    throw new ClaimError(
-      400,
-      "Claim message or signature is invalid: the signature is not the address's",
-      "signature_invalid",
-    );
-  if (!isCanonicalSignature(signature, parseSignature))
-    throw new ClaimError(
-      400,
-      "Claim message or signature is invalid: the signature is not canonical (65 bytes, low s)",
-      "signature_invalid",
-    );
+  await checkClaimSignature(address, body.message, body.signature as Hex);
   // Each signed message is used once, whatever its first attempt's outcome: a leaked body cannot be replayed.
   // A message is valid at most until now + 10 min (issued up to 5 min ahead, valid 5 min): kept that long.
   const expiresAt = Math.ceil(req.wallNow) + 2 * CLAIM_MESSAGE_MAX_AGE_SEC;

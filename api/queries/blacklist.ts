@@ -46,13 +46,11 @@ export const BlacklistQuery = z.object({
   q: z.string().max(100, "must be at most 100 characters").optional().describe("Case-insensitive address substring"),
   sortBy: z
     .enum(["date", "stablecoin", "chain", "event"], { error: "must be date, stablecoin, chain or event" })
-    .optional()
-    .transform((v) => v ?? "date")
+    .default("date")
     .describe("Sort key (default `date`)"),
   sortDirection: z
     .enum(["asc", "desc"], { error: "must be asc or desc" })
-    .optional()
-    .transform((v) => v ?? "desc")
+    .default("desc")
     .describe("Sort direction (default `desc`)"),
   limit: intParam(0, 1000)
     .optional()

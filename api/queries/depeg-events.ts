@@ -17,10 +17,7 @@ export const DepegEventsQuery = z.object({
     .optional()
     .transform((v) => (v === undefined ? undefined : v === "true"))
     .describe("`true`: only ongoing events; `false`: only ended ones"),
-  limit: intParam(1, 1000)
-    .optional()
-    .transform((v) => v ?? 100)
-    .describe("Page size, 1-1000 (default 100)"),
+  limit: intParam(1, 1000).default(100).describe("Page size, 1-1000 (default 100)"),
   offset: intParam(0, 50000).optional().describe("0-50000; cannot combine with cursor"),
   cursor: z
     .string()

@@ -56,7 +56,7 @@ export const EventsQuery = z.object({
     .max(200, "not a cursor returned by this endpoint")
     .optional()
     .describe("Opaque keyset cursor from `nextCursor`"),
-  limit: intParam(1, 500).optional().describe("1-500, default 50"),
+  limit: intParam(1, 500).default(50).describe("1-500, default 50"),
   includeTotal: boolParam(false).describe("true adds the exact `total` (default false)"),
 });
 
@@ -100,7 +100,7 @@ export function queryEvents(ledger: TapeLedger, q: z.output<typeof EventsQuery>)
     const c = decodeCursor(q.cursor);
     rest = matching.filter((e) => e.ts < c.ts || (e.ts === c.ts && e.id < c.id));
   }
-  const limit = q.limit ?? 50;
+  const limit = q.limit;
   const events = rest.slice(0, limit);
   const last = events.at(-1);
   return {

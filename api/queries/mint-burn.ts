@@ -104,8 +104,7 @@ export const MintBurnEventsQuery = z.object({
     .describe(`Burn type: ${BURN_TYPES.join(", ")} (mints have none)`),
   scope: z
     .enum([...FLOW_SCOPES, "all"], { error: `must be one of ${[...FLOW_SCOPES, "all"].join(", ")}` })
-    .optional()
-    .transform((v) => v ?? "all")
+    .default("all")
     .describe(
       "`issuance` (standard flows), `bridge`, `roundtrip`, `enforcement` (frozen-fund burns) or `all` (default)",
     ),
@@ -115,10 +114,7 @@ export const MintBurnEventsQuery = z.object({
     .transform(Number)
     .optional()
     .describe("Minimum amount in token units"),
-  limit: intParam(1, 1000)
-    .optional()
-    .transform((v) => v ?? 100)
-    .describe("1-1000, default 100"),
+  limit: intParam(1, 1000).default(100).describe("1-1000, default 100"),
   offset: intParam(0, 25000).optional().describe("0-25000; cannot combine with cursor"),
   cursor: z
     .string()
@@ -171,10 +167,7 @@ export const MintBurnFlowsQuery = z.object({
   stablecoin: coinId
     .optional()
     .describe("Canonical stablecoin id; absent: every coin with tracked supply contracts and the aggregate"),
-  hours: intParam(1, 8760)
-    .optional()
-    .transform((v) => v ?? 24)
-    .describe("Window in hours ending at the build's as-of, 1-8760 (default 24)"),
+  hours: intParam(1, 8760).default(24).describe("Window in hours ending at the build's as-of, 1-8760 (default 24)"),
 });
 
 /**

@@ -25,6 +25,7 @@ import {
 import { boolParam, intParam } from "../lib/query-params.ts";
 import { type TrackedConfig, trackedConfigs } from "../../pipelines/onchain/tracked.ts";
 import { loadRegistry } from "../../pipelines/registry/registry.ts";
+import { HISTORY_BACKFILL_RESULT, historyBackfill } from "./history-backfills.ts";
 import type { AdminRoute } from "./route.ts";
 
 /**
@@ -54,10 +55,7 @@ const tag = "admin";
 const text = (max: number, what: string) =>
   z.string().trim().min(1, `must be 1 to ${max} characters`).max(max, `must be 1 to ${max} characters`).describe(what);
 const optInt = (min: number, max: number, def: number, what: string) =>
-  intParam(min, max)
-    .optional()
-    .transform((v) => v ?? def)
-    .describe(`${what} (${min}-${max}, default ${def})`);
+  intParam(min, max).default(def).describe(`${what} (${min}-${max}, default ${def})`);
 const trueOnly = (what: string) => z.literal("true", { error: "must be true" }).describe(what);
 const nonNegNumber = (def: number, what: string) =>
   z
@@ -128,8 +126,7 @@ const BackfillStabilityIndexQuery = z.object({
 const DiscoveryCandidatesQuery = z.object({
   status: z
     .enum(["active", "dismissed", "all"], { error: "must be active, dismissed or all" })
-    .optional()
-    .transform((v) => v ?? "active")
+    .default("active")
     .describe("`active` (default), `dismissed` or `all`"),
   limit: optInt(1, 200, 50, "Candidates per page"),
   offset: optInt(0, 100_000, 0, "Candidates to skip"),
@@ -525,9 +522,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     idempotent: true,
     query: z.object({ stablecoin: stablecoinQ(), batch: optInt(0, 10_000, 0, "Batch of 3 coins") }),
     summary: "Backfill depeg incidents (3 coins per batch)",
-    description: NOT_YET,
-    responseDescription: "not shown (spec 4.5)",
-    handler: noJobYet("backfill-depegs"),
+    description:
+      "Captures the history (CoinGecko market chart and DefiLlama supply) of the selected coins (3 per batch) through the live clients, then rebuilds the dated snapshots of the captured window as a background job (published days are skipped, never rewritten).",
+    responseDescription: HISTORY_BACKFILL_RESULT,
+    handler: historyBackfill("backfill-depegs", runJob),
   }),
   route({
     operationId: "backfillSupplyHistory",
@@ -545,9 +543,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       ),
     }),
     summary: "Backfill supply history",
-    description: NOT_YET,
-    responseDescription: "not shown (spec 4.5)",
-    handler: noJobYet("backfill-supply-history"),
+    description:
+      "Captures the DefiLlama supply history of the selected coins through the live client, then rebuilds the dated snapshots of the captured window as a background job (published days are skipped, never rewritten).",
+    responseDescription: HISTORY_BACKFILL_RESULT,
+    handler: historyBackfill("backfill-supply-history", runJob),
   }),
   route({
     operationId: "backfillStabilityIndex",
@@ -577,9 +576,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       batch: optInt(0, 10_000, 0, "Batch index"),
     }),
     summary: "Backfill CoinGecko prices",
-    description: NOT_YET,
-    responseDescription: "not shown (spec 4.5)",
-    handler: noJobYet("backfill-cg-prices"),
+    description:
+      "Captures the CoinGecko price history (market chart) of the selected coins through the live client, then rebuilds the dated snapshots of the captured window as a background job (published days are skipped, never rewritten).",
+    responseDescription: HISTORY_BACKFILL_RESULT,
+    handler: historyBackfill("backfill-cg-prices", runJob),
   }),
   route({
     operationId: "backfillMintBurnPrices",

@@ -10,7 +10,7 @@ const chainList = bind(chainsArtifact, "list");
 const chainDetail = bind(chainsArtifact, "detail");
 /** Query of `/api/non-usd-share`: history window (days). */
 const NonUsdShareQuery = z.object({
-  days: intParam(30, 5000).optional().describe("History window in days, 30-5000 (default 5000)"),
+  days: intParam(30, 5000).default(5000).describe("History window in days, 30-5000 (default 5000)"),
 });
 
 /** Chain aggregates and the non-USD share of listed supply. */
@@ -64,7 +64,7 @@ export const CHAIN_ROUTES: RouteDecl[] = [
       "`current` and `history` of commodity and non-USD fiat shares (percent, 4 dp) of listed supply on days where the whole listed universe was observed. `days` (30-5000, default 5000) bounds the history.",
     async handler(ctx, route) {
       const { value: p, path } = await artifactPayload<z.output<typeof NonUsdSharePayloadSchema>>(route, ctx);
-      const days = (ctx.query as z.output<typeof NonUsdShareQuery>).days ?? 5000;
+      const days = (ctx.query as z.output<typeof NonUsdShareQuery>).days;
       const last = p.history.at(-1)?.date ?? 0;
       return {
         payload: { current: p.current, history: p.history.filter((h) => h.date > last - days * 86400) },

@@ -19,7 +19,7 @@ export const DEX_HISTORY_DAYS = { min: 1, max: 365, default: 90 } as const;
 const HistoryQuery = z.object({
   stablecoin: stablecoinParam(),
   days: intParam(DEX_HISTORY_DAYS.min, DEX_HISTORY_DAYS.max)
-    .optional()
+    .default(DEX_HISTORY_DAYS.default)
     .describe(
       `Window in days ending at the build's as-of (${DEX_HISTORY_DAYS.min}-${DEX_HISTORY_DAYS.max}, default ${DEX_HISTORY_DAYS.default})`,
     ),
@@ -75,8 +75,7 @@ export const MARKETS_ROUTES: RouteDecl[] = [
         throw notYetAvailable(dexLiquidityHistoryArtifact.key);
       const found = await perCoinRows<HistoryRow[]>(route, ctx);
       if (!found) return { payload: [], dataAsOf: build.dataAsOf(dexLiquidityArtifact.outputs.main.path) };
-      const start =
-        build.manifest.asOf - ((ctx.query as z.output<typeof HistoryQuery>).days ?? DEX_HISTORY_DAYS.default) * 86400;
+      const start = build.manifest.asOf - (ctx.query as z.output<typeof HistoryQuery>).days * 86400;
       return { payload: found.value.filter((r) => r.date >= start), dataAsOf: build.dataAsOf(found.path) };
     },
   },

@@ -35,10 +35,7 @@ export const StressSignalsQuery = z.object({
     .max(200, "must be at most 200 characters")
     .optional()
     .describe("Canonical stablecoin id; unknown ids are 404"),
-  days: intParam(1, 365)
-    .optional()
-    .transform((v) => v ?? 30)
-    .describe("History days ending at the as-of day, 1-365 (default 30)"),
+  days: intParam(1, 365).default(30).describe("History days ending at the as-of day, 1-365 (default 30)"),
 });
 
 /** `/api/stress-signals` body: the universe, or one coin with `stablecoin`. */

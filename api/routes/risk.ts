@@ -28,7 +28,7 @@ type HistoryRow = z.infer<typeof SafetyHistoryRowSchema>;
 
 const HistoryQuery = z.object({
   stablecoin: stablecoinParam(),
-  days: intParam(1, 3650).optional().describe("Window in days ending at the build's as-of day (1-3650, default 365)"),
+  days: intParam(1, 3650).default(365).describe("Window in days ending at the build's as-of day (1-3650, default 365)"),
 });
 
 /**
@@ -44,7 +44,7 @@ async function historyWindow(
   if (!found) return { rows: [], dataAsOf: null };
   const { value: all, path } = found;
   const build = need(ctx.build);
-  const days = (ctx.query as z.output<typeof HistoryQuery>).days ?? 365;
+  const days = (ctx.query as z.output<typeof HistoryQuery>).days;
   const start = build.manifest.asOf - days * 86400;
   const inside = all.filter((r) => r.date > start);
   const seed = all.filter((r) => r.date <= start).at(-1);

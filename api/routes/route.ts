@@ -91,6 +91,12 @@ export interface RouteServices {
   statusHistory?: { store: Pick<StatusHistoryStore, "publicHistory">; recorder?: () => StatusHistoryHealth };
   /** Directory the `/docs` page is generated into once (server: `<BALLAST_DATA_DIR>/docs`; default a temp dir). */
   docsDir?: string;
+  /**
+   * Origin (`http://127.0.0.1:8787`, no trailing slash) the OpenAPI `servers`, the `/docs` page and the
+   * Postman `baseUrl` point at. Server: PUBLIC_BASE_URL, else `http://<HOST>:<listening port>`; unset: the
+   * embedded default (openapi.ts DEFAULT_SERVER).
+   */
+  publicOrigin?: string;
   /** Donor key claims (api/lib/donor-claims.ts); without it claims answer 403 `claims_closed`. */
   donorClaims?: DonorClaimDeps;
   /** Feedback intake (api/lib/feedback.ts); without it feedback answers 503. */

@@ -51,7 +51,7 @@ const SnapshotFileParam = z
 
 /** Query of `/api/snapshots/index`: page size and keyset cursor. */
 const SnapshotIndexQuery = z.object({
-  limit: intParam(1, 500).optional().describe("Rows per page, 1-500 (default 100)"),
+  limit: intParam(1, 500).default(100).describe("Rows per page, 1-500 (default 100)"),
   cursor: CalendarDaySchema.optional().describe(
     "Keyset cursor: the last snapshotDate of the previous page (YYYY-MM-DD)",
   ),
@@ -83,7 +83,7 @@ export const SNAPSHOT_ROUTES: RouteDecl[] = [
       const rows =
         (await ctx.store.storedPayload(SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, "Snapshot index corrupted"))?.value
           .snapshots ?? [];
-      const { limit = 100, cursor } = ctx.query as z.output<typeof SnapshotIndexQuery>;
+      const { limit, cursor } = ctx.query as z.output<typeof SnapshotIndexQuery>;
       const after = cursor ? rows.filter((r) => r.snapshotDate < cursor) : rows;
       const page = after.slice(0, limit);
       const hasMore = after.length > limit;

@@ -22,11 +22,11 @@ const Status = z.enum(["healthy", "degraded", "stale"]);
 /** Query of `/api/public-status-history`: `limit` 1-200 (default 50) and `window` (default 30d); out-of-range or unknown values are 400 naming the parameter. */
 const PublicStatusHistoryQuery = z.object({
   limit: intParam(STATUS_LIMIT.min, STATUS_LIMIT.max)
-    .optional()
+    .default(STATUS_LIMIT.default)
     .describe("Transitions, newest first, 1-200 (default 50)"),
   window: z
     .enum(["24h", "7d", "30d"], { error: "must be 24h, 7d or 30d" })
-    .optional()
+    .default("30d")
     .describe("Window ending now: `24h`, `7d` or `30d` (default `30d`)"),
 });
 
@@ -74,8 +74,8 @@ export const STATUS_ROUTES: RouteDecl[] = [
       const svc = ctx.services.statusHistory;
       if (!svc) throw unavailable();
       const q = ctx.query as z.output<typeof PublicStatusHistoryQuery>;
-      const windowSec = STATUS_WINDOWS[q.window ?? "30d"];
-      const limit = q.limit ?? STATUS_LIMIT.default;
+      const windowSec = STATUS_WINDOWS[q.window];
+      const limit = q.limit;
       const [history, assessment] = await Promise.all([
         svc.store.publicHistory({ wallNow: ctx.wallNow, windowSec, limit }).catch((err: unknown) => {
           apiLog("warn", "status-history", "public status history read failed", { error: errorMessage(err) });

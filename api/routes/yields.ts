@@ -93,7 +93,7 @@ export const YIELD_ROUTES: RouteDecl[] = [
     response: z.array(YieldHistoryPointSchema),
     query: z.object({
       stablecoin: stablecoinParam(),
-      days: intParam(1, 365).optional().describe("Window in days ending at the newest point (1-365, default 90)"),
+      days: intParam(1, 365).default(90).describe("Window in days ending at the newest point (1-365, default 90)"),
       mode: z
         .enum(["best", "source"], { error: "must be best or source" })
         .optional()
@@ -108,7 +108,7 @@ export const YIELD_ROUTES: RouteDecl[] = [
     description:
       "Daily APY (percent) and TVL of the coin's matched single-asset pools, one point per capture day, oldest first. `mode=best` (default) keeps per day the pool with the most TVL; `sourceKey` (or `mode=source` with it) keeps one pool. Unknown id, or a `sourceKey` that is not one of the coin's pools: 404; `mode=source` without `sourceKey`: 400; a listed coin without pools: `[]`; 503 until a build holds a pool capture.",
     async handler(ctx, route) {
-      const q = ctx.query as { days?: number; mode?: "best" | "source"; sourceKey?: string };
+      const q = ctx.query as { days: number; mode?: "best" | "source"; sourceKey?: string };
       if (q.mode === "source" && !q.sourceKey)
         throw new HttpError(400, "Invalid parameter sourceKey: required when mode is source");
       const found = await perCoinRows<HistoryPoint[]>(route, ctx);
@@ -128,7 +128,7 @@ export const YIELD_ROUTES: RouteDecl[] = [
       }
       const last = rows.at(-1)?.date ?? 0;
       return {
-        payload: rows.filter((p) => p.date > last - (q.days ?? 90) * 86400),
+        payload: rows.filter((p) => p.date > last - q.days * 86400),
         dataAsOf: need(ctx.build).dataAsOf(path),
       };
     },

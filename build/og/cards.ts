@@ -253,20 +253,26 @@ export function stablecoinCard(
 const GRADE_ORDER = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"] as const;
 
 /**
- * Share image of the safety scores: how many listed coins are graded, the count per grade as bars,
- * and the grades of the five largest coins by circulating supply (USD, from `summaries`). Inputs:
- * site-data/safety-grades.json and site-data/stablecoin-summary.json.
+ * Share image of the safety scores: how many of the listed coins are graded, the count per grade as bars,
+ * and the grades of the five largest coins by circulating supply (USD, from `summaries`). Only coins of
+ * `listed` (the ids of site-data/stablecoins.json, what `/api/stablecoins` serves) count: grades of
+ * unlisted coins (e.g. dead ones of the cemetery, graded F) are left out, and a listed coin without a grade
+ * counts as NR, so the title's total is the list's count. Inputs: site-data/safety-grades.json,
+ * site-data/stablecoin-summary.json, site-data/stablecoins.json.
  */
 export function safetyScoresCard(
   asOf: number,
   grades: SafetyGrades,
   summaries: Record<string, StablecoinSummary>,
+  listed: ReadonlySet<string>,
 ): OgNode {
+  const ofListed = grades.grades.filter((g) => listed.has(g.id));
   const counts = new Map<string, number>(GRADE_ORDER.map((g) => [g, 0]));
-  for (const g of grades.grades) counts.set(g.grade, (counts.get(g.grade) ?? 0) + 1);
+  for (const g of ofListed) counts.set(g.grade, (counts.get(g.grade) ?? 0) + 1);
+  counts.set("NR", (counts.get("NR") ?? 0) + listed.size - ofListed.length);
   const max = Math.max(1, ...counts.values());
-  const graded = grades.grades.length - (counts.get("NR") ?? 0);
-  const largest = grades.grades
+  const graded = listed.size - (counts.get("NR") ?? 0);
+  const largest = ofListed
     .flatMap((g) => {
       const supply = summaries[g.id]?.supplyUsd.current;
       return supply != null ? [{ g, supply }] : [];
@@ -335,10 +341,7 @@ export function safetyScoresCard(
     asOf,
     kicker: "Safety scores",
     route: "/api/og/safety-scores",
-    title: [
-      title(`${graded} of ${grades.grades.length} coins graded`),
-      held ? pill("publication held", C.orange, 24) : null,
-    ],
+    title: [title(`${graded} of ${listed.size} coins graded`), held ? pill("publication held", C.orange, 24) : null],
     subtitle: `Letter grades A+ to F from a 0-100 safety score; NR = not rated · ${grades.methodology.version}`,
     body: row({ alignItems: "stretch" }, bars, list),
   });

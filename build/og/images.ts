@@ -5,6 +5,7 @@ import { SafetyGradesPayloadSchema, safetyGradesArtifact } from "../../site-data
 import { stabilityIndexArtifact, StabilityIndexFileSchema } from "../../site-data/stability-index.ts";
 import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { stablecoinSummaryArtifact, StablecoinSummariesSchema } from "../../site-data/stablecoin-summary.ts";
+import { StablecoinsPayloadSchema, stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { type Body, emittedPayload } from "../stages/emit.ts";
 import { depegCard, safetyScoresCard, stabilityIndexCard, stablecoinCard } from "./cards.ts";
 import { Worker } from "node:worker_threads";
@@ -28,22 +29,29 @@ export interface OgRenderResult {
   renderMs: number;
 }
 
+/** One image to render: which, its build path, its node tree (null: its inputs are missing), and why it would be missing. */
+export interface OgJob {
+  name: OgImageName;
+  path: string;
+  node: () => OgNode | null;
+  missing: string;
+}
+
 /**
- * Renders every OG image of a build from its published site-data payloads (`files`: path → body of
- * the files emitted so far, JSON text, possibly spooled). Per coin: one image for each of the OG_STABLECOIN_LIMIT
- * largest coins (current circulating supply, USD) that have a stablecoin detail file and a summary entry. Index images: safety scores (needs safety-grades and summary),
- * depeg (needs the depeg ledger), stability index (needs a current reading). An image whose inputs are
- * missing or fail their schema is not rendered (listed in `skipped`; its route answers 503); nothing
- * is invented. Deterministic: same payloads and as-of → same bytes.
+ * The images of a build as node trees, from its published site-data payloads (`files`: path → body of
+ * the files emitted so far, JSON text, possibly spooled), in render order. Per coin: one image for each of the OG_STABLECOIN_LIMIT
+ * largest coins (current circulating supply, USD) that have a stablecoin detail file and a summary entry. Index images: safety scores (needs safety-grades, summary and the
+ * stablecoin list `/api/stablecoins` serves, whose coins it counts), depeg (needs the depeg ledger), stability index (needs a current reading).
  */
-export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: number): Promise<OgRenderResult> {
+export function ogJobs(files: ReadonlyMap<string, Body>, asOf: number): OgJob[] {
   const summaries = emittedPayload(files, stablecoinSummaryArtifact, StablecoinSummariesSchema);
   const peg = emittedPayload(files, pegSummaryArtifact, PegSummaryPayloadSchema);
   const grades = emittedPayload(files, safetyGradesArtifact, SafetyGradesPayloadSchema);
   const depeg = emittedPayload(files, depegLedgerArtifact, DepegLedgerSchema);
   const stability = emittedPayload(files, stabilityIndexArtifact, StabilityIndexFileSchema);
+  const list = emittedPayload(files, stablecoinsArtifact, StablecoinsPayloadSchema);
 
-  const jobs: { name: OgImageName; path: string; node: () => OgNode | null; missing: string }[] = [];
+  const jobs: OgJob[] = [];
   const [prefix, suffix] = stablecoinDetailArtifact.outputs.main.path.split("{id}");
   const ids = [...files.keys()]
     .filter((p) => p.startsWith(prefix) && p.endsWith(suffix))
@@ -75,8 +83,11 @@ export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: num
   jobs.push({
     name: "safety-scores",
     path: ogPath("safety-scores"),
-    missing: "no safety grades or summary",
-    node: () => (grades && summaries ? safetyScoresCard(asOf, grades, summaries) : null),
+    missing: "no safety grades, summary or stablecoin list",
+    node: () =>
+      grades && summaries && list
+        ? safetyScoresCard(asOf, grades, summaries, new Set(list.peggedAssets.map((c) => c.id)))
+        : null,
   });
   jobs.push({
     name: "depeg",
@@ -90,7 +101,19 @@ export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: num
     missing: "no current stability index reading",
     node: () => (stability?.current ? stabilityIndexCard(asOf, { ...stability, current: stability.current }) : null),
   });
+  return jobs;
+}
 
+/**
+ * Renders every OG image of a build ({@link ogJobs}) from its published site-data payloads (`files`: path → body of
+ * the files emitted so far, JSON text, possibly spooled). Per coin: one image for each of the OG_STABLECOIN_LIMIT
+ * largest coins (current circulating supply, USD) that have a stablecoin detail file and a summary entry. Index images: safety scores (needs safety-grades and summary),
+ * depeg (needs the depeg ledger), stability index (needs a current reading). An image whose inputs are
+ * missing or fail their schema is not rendered (listed in `skipped`; its route answers 503); nothing
+ * is invented. Deterministic: same payloads and as-of → same bytes.
+ */
+export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: number): Promise<OgRenderResult> {
+  const jobs = ogJobs(files, asOf);
   const started = performance.now();
   const out: OgRenderResult = { images: [], skipped: [], refused: [], renderMs: 0 };
   const renderer = new OgRenderer();

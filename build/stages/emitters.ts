@@ -8,6 +8,7 @@ import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import type { Artifact } from "../../site-data/contract.ts";
 import { OG_FEATURE } from "../../site-data/og-images.ts";
 import { renderOgImages } from "../og/images.ts";
+import { commentStatements, PUBLISHED_TABLES } from "../table-docs.ts";
 import {
   ArtifactError,
   type Body,
@@ -20,50 +21,6 @@ import {
   type DatedCopy,
   toJson,
 } from "./emit.ts";
-
-/** Tables copied into the researchers' `ballast.duckdb`. */
-const PUBLISHED_TABLES = [
-  "registry_coins",
-  "registry_chains",
-  "stablecoins",
-  "stablecoin_chain_supply",
-  "chain_supply",
-  "chain_health",
-  "supply_history_daily",
-  "total_supply_daily",
-  "non_usd_share_daily",
-  "fx_rates_daily",
-  "price_history_daily",
-  "chain_supply_samples",
-  "depeg_events",
-  "depeg_pending",
-  "tape_events",
-  "peg_scores",
-  "price_consensus_slots",
-  "price_observation_rejections",
-  "supply_value_rejections",
-  "supply_chain_guard",
-  "listed_supply_daily",
-  "source_quality_daily",
-  "source_lineage_check",
-  "blacklist_events",
-  "mint_burn_events",
-  "mint_burn_hourly",
-  "mint_burn_daily",
-  "bluechip_ratings",
-  "usds_status",
-  "report_cards",
-  "safety_score_history",
-  "dependency_edges",
-  "stability_index_daily",
-  "dews_daily",
-  "redemption_backstops",
-  "yield_pools",
-  "pool_coin_matches",
-  "yield_single_asset_pools",
-  "dex_liquidity",
-  "dex_liquidity_daily",
-];
 
 /** Newest DefiLlama list capture used (Unix s): the `dataAsOf` of datasets and the DuckDB file. */
 const listObservedAt = (ctx: EmitContext) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
@@ -238,7 +195,10 @@ export const datasetsEmitter: Emitter = {
   },
 };
 
-/** `ballast.duckdb`: the registry and every mart for researchers (read-only by convention); its bytes are not reproducible. */
+/**
+ * `ballast.duckdb`: the registry and every mart for researchers (read-only by convention), each table and column
+ * carrying a `COMMENT ON` from build/table-docs.ts; its bytes are not reproducible.
+ */
 export const duckdbEmitter: Emitter = {
   name: "duckdb",
   background: true,
@@ -248,7 +208,19 @@ export const duckdbEmitter: Emitter = {
     const conn = await ctx.db.connect();
     try {
       await conn.exec(`attach '${dbPath.replace(/'/g, "''")}' as pub`);
-      for (const t of PUBLISHED_TABLES) await conn.exec(`create table pub.${t} as select * from ${t} order by all`);
+      for (const t of PUBLISHED_TABLES) {
+        await conn.exec(`create table pub.${t} as select * from ${t} order by all`);
+        // Every table and column documented from build/table-docs.ts (deterministic text).
+        const cols = await conn.all<{ column_name: string }>(
+          `select column_name from duckdb_columns() where database_name = 'pub' and table_name = '${t}' order by column_index`,
+        );
+        for (const sql of commentStatements(
+          "pub",
+          t,
+          cols.map((c) => c.column_name),
+        ))
+          await conn.exec(sql);
+      }
       await conn.exec("detach pub");
     } finally {
       conn.close();

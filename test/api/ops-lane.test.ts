@@ -392,6 +392,8 @@ describe("every spec 4.5 route", () => {
       ["/api/backfill-blacklist-current-balances?dryRun=maybe", "dryRun"],
       ["/api/remediate-blacklist-amount-gaps?limit=1&limit=2", "limit"],
       ["/api/reset-blacklist-sync?force=true", "force"],
+      ["/api/backfill-cg-prices?stablecoin=ZZZ", "stablecoin"],
+      ["/api/backfill-depegs?batch=1", "batch"],
       // filters checked against the registry's tracked configs in the route, whatever the job's duration
       ["/api/backfill-blacklist-current-balances?stablecoin=ZZZ", "stablecoin"],
       ["/api/backfill-blacklist-current-balances?chainId=mars", "chainId"],
@@ -423,9 +425,6 @@ describe("every spec 4.5 route", () => {
     expect((await op(a.ops, "POST", "/api/reset-blacklist-sync")).status).toBe(500);
 
     for (const [method, path, job] of [
-      ["POST", "/api/backfill-depegs?batch=2", "backfill-depegs"],
-      ["POST", "/api/backfill-supply-history", "backfill-supply-history"],
-      ["POST", "/api/backfill-cg-prices", "backfill-cg-prices"],
       ["POST", "/api/backfill-mint-burn-prices", "backfill-mint-burn-prices"],
       ["GET", "/api/backfill-dews", "backfill-dews"],
       ["POST", "/api/reclassify-atomic-roundtrips", "reclassify-atomic-roundtrips"],
@@ -436,6 +435,11 @@ describe("every spec 4.5 route", () => {
       expect([r.status, (await r.json()).error], path).toEqual([503, `Data not yet available: ${job}`]);
     }
     expect((await op(a.ops, "POST", "/api/backfill-depegs?batch=-1")).status).toBe(400);
+    // history backfills start build/backfill-history-cli.ts with the selected coins (reviewed only)
+    answer = async () => ({ exitCode: 0, stdout: "{}", stderr: "" });
+    expect((await op(a.ops, "POST", "/api/backfill-supply-history?stablecoin=usdt")).status).toBe(200);
+    expect(executed.at(-1)?.script).toBe("build/backfill-history-cli.ts");
+    expect(executed.at(-1)?.args.slice(0, 3)).toEqual(["supply-history", "--coins", "usdt-tether"]);
     const getRepair = await op(a.ops, "GET", "/api/audit-depeg-history");
     expect([getRepair.status, getRepair.headers.get("Allow")]).toEqual([405, "POST"]);
   });
@@ -690,9 +694,11 @@ describe("Idempotency-Key (spec 4.5, reference 6.1)", () => {
   });
 
   it("a 5xx answer is not stored (a retry with the key runs again); overlong keys are 400; non-listed routes ignore the header; old rows are pruned", async () => {
+    answer = async () => ({ exitCode: 1, stdout: '{"error":"upstream down"}', stderr: "" });
     const na = await op(a.ops, "POST", "/api/backfill-depegs", { headers: { "Idempotency-Key": "depegs-1" } });
-    expect([na.status, na.headers.get("X-Idempotent-Replay")]).toEqual([503, "false"]);
+    expect([na.status, na.headers.get("X-Idempotent-Replay")]).toEqual([500, "false"]);
     expect(await rows("depegs-1")).toBe(0);
+    answer = async () => ({ exitCode: 0, stdout: "[]", stderr: "" });
     expect(
       (await op(a.ops, "POST", "/api/reset-blacklist-sync", { headers: { "Idempotency-Key": "k".repeat(129) } }))
         .status,

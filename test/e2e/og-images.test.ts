@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "../../api/health.ts";
-import { renderOgImages } from "../../build/og/images.ts";
+import { ogJobs, renderOgImages } from "../../build/og/images.ts";
+import type { OgChild } from "../../build/og/render.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { OG_HEIGHT, OG_STABLECOIN_LIMIT, OG_WIDTH } from "../../site-data/og-images.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
@@ -15,6 +16,14 @@ import { serveDir } from "../helpers/served-build.ts";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const ROUTES = ["/api/og/stablecoin/usdt-tether", "/api/og/safety-scores", "/api/og/depeg", "/api/og/stability-index"];
+
+/** The text an image draws: every string of its node tree, in document order. */
+function drawnText(node: OgChild): string[] {
+  if (node === null || node === undefined || node === false) return [];
+  if (typeof node === "string" || typeof node === "number") return [String(node)];
+  const kids = (node.props as { children?: OgChild | OgChild[] }).children;
+  return (Array.isArray(kids) ? kids : [kids]).flatMap(drawnText);
+}
 
 /** Decodes an 8-bit RGB/RGBA non-interlaced PNG (what resvg writes): width, height, channels, raw pixels. */
 function decodePng(buf: Buffer) {
@@ -182,11 +191,37 @@ describe("OG share images (spec 4.1 /api/og/*)", () => {
     }
   });
 
+  it("the safety-scores image counts the coins /api/stablecoins lists at the same build, per grade too", async () => {
+    const root = join(dir, "builds", manifest.buildId);
+    const files = new Map<string, string>();
+    for (const f of manifest.files)
+      if (/^site-data\/[^/]+\.json$/.test(f.path)) files.set(f.path, readFileSync(join(root, f.path), "utf8"));
+    const job = must(
+      ogJobs(files, manifest.asOf).find((j) => j.name === "safety-scores"),
+      "the safety-scores image",
+    );
+    const text = drawnText(job.node());
+    const list = await served.get<{ peggedAssets: { id: string }[] }>("/api/stablecoins");
+    expect(list.status).toBe(200);
+    const listed = list.body.peggedAssets.length;
+    expect(listed).toBeGreaterThan(0);
+    const heading = must(
+      text.map((t) => /^(\d+) of (\d+) coins graded$/.exec(t)).find(Boolean),
+      "the title's coin count",
+    );
+    expect(Number(heading[2])).toBe(listed);
+    // Bars: the number drawn above each grade label; they add up to the listed coins, NR the ungraded ones.
+    const grades = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"];
+    const perGrade = grades.map((g) => Number(text[text.indexOf(g) - 1]));
+    expect(perGrade.reduce((a, b) => a + b, 0)).toBe(listed);
+    expect(listed - perGrade[perGrade.length - 1]).toBe(Number(heading[1]));
+  });
+
   it("an image whose data is missing is not rendered (its route then answers 503)", async () => {
     const r = await renderOgImages(new Map(), manifest.asOf);
     expect(r.images).toEqual([]);
     expect(r.skipped).toEqual([
-      "og/safety-scores.png: no safety grades or summary",
+      "og/safety-scores.png: no safety grades, summary or stablecoin list",
       "og/depeg.png: no depeg ledger",
       "og/stability-index.png: no current stability index reading",
     ]);
