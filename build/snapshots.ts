@@ -147,6 +147,7 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
         inputsSha256: inputsDigest(modelled.captures),
       },
       [siteDataEmitterOf(SNAPSHOT_ARTIFACTS), duckdbEmitter],
+      { logger: (opts.captures && opts.logger) || log },
     );
     const files = new Map(emitted.files.map((f) => [f.file.path, f.body]));
     const list = emittedPayload(files, stablecoinsArtifact, StablecoinsPayloadSchema);
