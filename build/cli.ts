@@ -125,12 +125,7 @@ async function main(): Promise<void> {
       );
       return;
     }
-    const {
-      manifest: m,
-      manifestLocation,
-      reused,
-      runKey,
-    } = await runBuild({
+    const result = await runBuild({
       asOf,
       captureDir: config.BALLAST_CAPTURE_DIR,
       sink: createSink(config),
@@ -139,11 +134,20 @@ async function main(): Promise<void> {
       onchainLedgerPath,
       scratchDir: config.BALLAST_SCRATCH_DIR,
     });
+    const { manifest: m, manifestLocation, reused, runKey } = result;
     if (fingerprint) recordBuildInputs(config.BALLAST_DATA_DIR, fingerprint, m.buildId);
     const dropped = m.sources.reduce((s, x) => s + Object.values(x.dropped).reduce((a, b) => a + b, 0), 0);
     process.stdout.write(
       `built ${m.buildId}${reused ? " (identical build reused)" : ""}: ${m.files.length} files, ${dropped} malformed upstream values dropped (manifest: ${manifestLocation}; this run: ${runKey})\n`,
     );
+    const ds = result.daySnapshot;
+    if (ds)
+      process.stdout.write(
+        ds.outcome === "failed"
+          ? `dated snapshot ${ds.day}: not published: ${ds.error}\n`
+          : `dated snapshot ${ds.day}: ${ds.outcome === "published" ? "published (snapshot, digest, DuckDB file, index rows)" : "already published (kept as stored)"}\n`,
+      );
+    if (ds?.outcome === "failed") process.exitCode = 1; // the build serves; the day's record is missing
     if (args.includes("--report-rss")) process.stdout.write(`maxRSS_KB ${process.resourceUsage().maxRSS}\n`);
   } else if (cmd === "restore") {
     const id = flag(args, "--build");

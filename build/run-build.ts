@@ -9,6 +9,9 @@ import type { PublishSink, Sink } from "./sinks/sink.ts";
 import { assembleManifest, emitBuild, inputsDigest, readCircuits, toJson } from "./stages/emit.ts";
 import { EMITTERS } from "./stages/emitters.ts";
 import { loadAndModel } from "./stages/model.ts";
+import { composeSnapshot, publishSnapshot } from "./snapshots.ts";
+import { snapshotKey } from "../site-data/snapshot.ts";
+import { utcDay } from "./time.ts";
 import {
   applyRetention,
   publishBuild,
@@ -51,6 +54,8 @@ export interface BuildResult {
   swept: SweepReport;
   /** Null when retention failed after publishing (logged as a warning; the build still serves). */
   retention: RetentionReport | null;
+  /** The dated snapshot of the UTC day the as-of closes (publishClosedDay); null when the as-of is not a UTC midnight. */
+  daySnapshot: DaySnapshotResult | null;
   /** Time of the whole build (ms) on the effects' clock (the wall clock by default; 0 on a fixed clock). */
   ms: number;
 }
@@ -111,6 +116,7 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
         beforePointer: warehouse ? () => warehouse.commit(db) : undefined,
         logger,
       });
+      const daySnapshot = await publishClosedDay(params, fx, join(work, "snapshot-duckdb"));
       const runKey = await writeRunRecord(sink, clock, {
         status: published.reused ? "reused" : "published",
         asOf: params.asOf,
@@ -133,9 +139,18 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
         reused: published.reused,
         objectsWritten: published.objectsWritten,
         runKey,
+        daySnapshot,
         ms,
       });
-      return { ...published, manifestLocation: sink.describe(published.manifestKey), runKey, swept, retention, ms };
+      return {
+        ...published,
+        manifestLocation: sink.describe(published.manifestKey),
+        runKey,
+        swept,
+        retention,
+        daySnapshot,
+        ms,
+      };
     } finally {
       db.close();
     }
@@ -152,6 +167,47 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
     throw err;
   } finally {
     if (work) await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** What publishClosedDay did for UTC day `day` (`YYYY-MM-DD`); `error` only when `failed`. */
+export interface DaySnapshotResult {
+  day: string;
+  /** `published`: written now; `kept`: already stored (dated objects are written once); `failed`: see `error`. */
+  outcome: "published" | "kept" | "failed";
+  error?: string;
+}
+
+/**
+ * The day-closing snapshot (issue 31): when as-of (Unix s) is a UTC midnight it closes the day before, and
+ * the build publishes that day's dated snapshot, digest and DuckDB file (build/snapshots.ts composeSnapshot
+ * from the build's own captures, without warehouse history, so `verify-snapshot` rebuilds it byte for byte;
+ * publishSnapshot, which adds the index rows). A day already stored is kept as it is, never rewritten.
+ * Runs after the build is published, so a failure here is logged (level error) and reported as `failed`
+ * without unpublishing the build. Null when as-of is not a UTC midnight (a live build mid-day).
+ */
+async function publishClosedDay(
+  params: BuildParams,
+  fx: BuildEffects,
+  spillDir: string,
+): Promise<DaySnapshotResult | null> {
+  if (params.asOf % 86400 !== 0) return null;
+  const day = utcDay(params.asOf - 86400);
+  try {
+    if (await fx.sink.get(snapshotKey(day))) return { day, outcome: "kept" };
+    const composed = await composeSnapshot(day, {
+      captures: fx.captures,
+      sink: fx.sink,
+      registry: params.registry,
+      spillDir,
+      logger: fx.logger,
+      stagedCache: fx.stagedCache,
+    });
+    return { day, outcome: (await publishSnapshot(fx.sink, day, composed)) ? "published" : "kept" };
+  } catch (err) {
+    const error = (err as Error).message;
+    fx.logger("error", "publish", `dated snapshot of ${day} not published (the build is): ${error}`);
+    return { day, outcome: "failed", error };
   }
 }
 

@@ -35,7 +35,9 @@ import { stressSignalsArtifact, StressSignalsFileSchema } from "../site-data/str
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { DATASET_RETENTION_DAYS } from "../datasets/contract.ts";
 import { sha256 } from "./captures.ts";
-import { log } from "./log.ts";
+import type { CaptureSource } from "./effects.ts";
+import type { StagedCache } from "./staged-cache.ts";
+import { log, type Logger } from "./log.ts";
 import type { Sink } from "./sinks/sink.ts";
 import { emitBuild, emittedPayload, inputsDigest, toJson } from "./stages/emit.ts";
 import { duckdbEmitter, siteDataEmitterOf } from "./stages/emitters.ts";
@@ -74,12 +76,26 @@ export function daysBetween(from: string, to: string): string[] {
   return out;
 }
 
-/** Inputs of one snapshot build: the recorded captures (and live ones in the sink), an optional registry. */
-export interface SnapshotOptions {
-  captureDir: string;
+/**
+ * Inputs of one snapshot build: the recorded captures of `captureDir` (and live ones in the sink's `raw/`),
+ * or `captures` (a build's own capture source: the day-closing snapshot of runBuild), an optional registry.
+ */
+export type SnapshotOptions = {
   sink: Sink;
   registry?: Registry;
-}
+  /** Folder DuckDB spills to (default DuckDB's `.tmp` in the cwd). */
+  spillDir?: string;
+} & (
+  | { captureDir: string; captures?: never }
+  | {
+      captures: CaptureSource;
+      captureDir?: never;
+      /** Receives the load/model log lines (default: stderr). */
+      logger?: Logger;
+      /** The staged cache `captures` was made with (a build's effects), so its cached parses are found. */
+      stagedCache?: StagedCache | null;
+    }
+);
 
 /** What one snapshot day publishes: the envelope and its bytes, the day's digest bytes, and its `ballast.duckdb` (bytes not reproducible). */
 export interface ComposedSnapshot {
@@ -97,13 +113,30 @@ export interface ComposedSnapshot {
  */
 export async function composeSnapshot(day: string, opts: SnapshotOptions): Promise<ComposedSnapshot> {
   const asOf = snapshotAsOf(day);
-  const modelled = await loadAndModel({
-    asOf,
-    captureDir: opts.captureDir,
-    sink: opts.sink,
-    registry: opts.registry,
-    warehousePath: null,
-  });
+  // No warehouse and no ledger either way: a snapshot depends only on the captures, so verify-snapshot rebuilds it.
+  const modelled = await loadAndModel(
+    opts.captures
+      ? {
+          asOf,
+          registry: opts.registry,
+          spillDir: opts.spillDir,
+          effects: {
+            captures: opts.captures,
+            warehouse: null,
+            ledger: null,
+            logger: opts.logger ?? log,
+            stagedCache: opts.stagedCache,
+          },
+        }
+      : {
+          asOf,
+          captureDir: opts.captureDir,
+          sink: opts.sink,
+          registry: opts.registry,
+          warehousePath: null,
+          spillDir: opts.spillDir,
+        },
+  );
   try {
     const emitted = await emitBuild(
       {
@@ -114,6 +147,7 @@ export async function composeSnapshot(day: string, opts: SnapshotOptions): Promi
         inputsSha256: inputsDigest(modelled.captures),
       },
       [siteDataEmitterOf(SNAPSHOT_ARTIFACTS), duckdbEmitter],
+      { logger: (opts.captures && opts.logger) || log },
     );
     const files = new Map(emitted.files.map((f) => [f.file.path, f.body]));
     const list = emittedPayload(files, stablecoinsArtifact, StablecoinsPayloadSchema);

@@ -93,11 +93,31 @@ export const DepegEventsResponseSchema = z.object({
   methodology: MethodologySchema,
 });
 
-/** One tape event (`/api/events`): typed (`depeg.started`, `depeg.recovered`, `depeg.closed`), class, time (Unix s). */
+/**
+ * Every tape event type (`<class>.<what>`; pipelines/models/marts/tape_events.sql): depeg incident start,
+ * recovery and close; issuer freeze events (spec 4.2 `eventType`); safety grade first rating, loss of
+ * rating, upgrade and downgrade. The `type` filter of `/api/events` is validated against this list.
+ */
+export const TAPE_EVENT_TYPES = [
+  "depeg.started",
+  "depeg.recovered",
+  "depeg.closed",
+  "freeze.blacklist",
+  "freeze.unblacklist",
+  "freeze.destroy",
+  "score.rated",
+  "score.unrated",
+  "score.upgrade",
+  "score.downgrade",
+] as const;
+/** Event classes of the tape (the part of a type before its dot). */
+export const TAPE_EVENT_CLASSES = ["depeg", "freeze", "score"] as const;
+
+/** One tape event (`/api/events`): typed (TAPE_EVENT_TYPES), class, time (Unix s). */
 export const TapeEventSchema = z.object({
   id: z.string(),
-  type: z.string(),
-  class: z.enum(["depeg", "freeze", "score"]),
+  type: z.enum(TAPE_EVENT_TYPES),
+  class: z.enum(TAPE_EVENT_CLASSES),
   ts: z.number().int(),
   stablecoinId: z.string(),
   symbol: z.string(),

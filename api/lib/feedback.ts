@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { HttpError } from "./http-error.ts";
-import { parseJsonBody } from "./json-body.ts";
+import { parseJsonBody, validBody } from "./json-body.ts";
 import type { SqlClient } from "./key-store.ts";
 import type { KeyRateLimiter } from "./rate-limit.ts";
 import { schemaOnce } from "./sql-schema.ts";
 
 /**
- * Feedback, `POST /api/feedback` (spec 4.4, 7): a JSON form body stored in the state store, behind its
+ * Feedback, `POST /api/feedback` (spec 4.4, 7): a form submission (`application/x-www-form-urlencoded`
+ * fields, or the same fields as a JSON object) stored in the state store, behind its
  * own per-IP limiter (3 submissions per 600 s, separate from key quotas). The client IP is used for
  * the limit only and never stored.
  */
@@ -20,6 +21,27 @@ export const FEEDBACK_WINDOW_SEC = 600;
 export const FEEDBACK_MAX_BYTES = 8192;
 /** Message of the feedback limit's 429 (spec 7: about too many submissions). */
 export const TOO_MANY_SUBMISSIONS = "Too many submissions. Please wait a few minutes.";
+
+/** Media type of an HTML form post; spec 4.4 calls feedback a form submission. */
+export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+
+/**
+ * The feedback fields of a request body: form fields (UTF-8, `a=b&c=d`) when the `Content-Type` header
+ * value `contentType` is FORM_MEDIA_TYPE (parameters such as `charset` ignored), else a JSON object. An
+ * empty form field other than `message` counts as absent (a form sends its blank inputs).
+ * @throws HttpError 400 as parseJsonBody (`Invalid JSON body`, unknown or invalid field), and
+ * `Invalid field <name>: given more than once` for a repeated form field.
+ */
+export function parseFeedbackBody(bytes: Uint8Array, contentType: string | undefined): FeedbackBody {
+  if (contentType?.split(";")[0].trim().toLowerCase() !== FORM_MEDIA_TYPE)
+    return parseJsonBody(bytes, FeedbackBodySchema);
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(Buffer.from(bytes).toString("utf8"))) {
+    if (Object.hasOwn(fields, name)) throw new HttpError(400, `Invalid field ${name}: given more than once`);
+    if (value !== "" || name === "message") fields[name] = value;
+  }
+  return validBody(fields, FeedbackBodySchema);
+}
 
 /** The documented body: `message` (1-4000 characters) required; `email`, `page` (site path or URL), `stablecoinId` optional; nothing else. */
 export const FeedbackBodySchema = z
@@ -59,14 +81,15 @@ export class FeedbackStore {
   }
 
   /**
-   * Validates and stores one submission from `ip` at `nowSec` (Unix s); returns its id. Order: body
+   * Validates and stores one submission from `ip` at `nowSec` (Unix s), its body read as `contentType`
+   * says (parseFeedbackBody); returns its id. Order: body
    * (400 naming the field, nothing counted or stored), then the limiter, then the insert.
-   * @throws HttpError 400 (body: not JSON, unknown or invalid field; see parseJsonBody); 429 `TOO_MANY_SUBMISSIONS` with
+   * @throws HttpError 400 (body: not JSON, unknown, repeated or invalid field; see parseFeedbackBody); 429 `TOO_MANY_SUBMISSIONS` with
    * `Retry-After`; 503 with `Retry-After: 60` when the limiter is missing or unavailable, or the state
    * store fails.
    */
-  async submit(bytes: Uint8Array, ip: string, nowSec: number): Promise<string> {
-    const body = parseJsonBody(bytes, FeedbackBodySchema);
+  async submit(bytes: Uint8Array, ip: string, nowSec: number, contentType?: string): Promise<string> {
+    const body = parseFeedbackBody(bytes, contentType);
     if (!this.limiter) throw new HttpError(503, "Feedback temporarily unavailable", RETRY_60);
     let limit: Awaited<ReturnType<KeyRateLimiter["consume"]>>;
     try {

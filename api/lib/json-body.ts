@@ -17,6 +17,14 @@ export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>, opts: 
       throw new HttpError(400, "Invalid JSON body");
     }
   }
+  return validBody(value, schema);
+}
+
+/**
+ * A parsed write body (JSON, or the fields of a form post) checked against `schema`.
+ * @throws HttpError 400 `Invalid body: unknown field <names>`; `Invalid field <path>: <what>` for the first failing field.
+ */
+export function validBody<T>(value: unknown, schema: z.ZodType<T>): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];

@@ -30,7 +30,9 @@ describe("Cors (spec 1 rule 2)", () => {
       ok.headers.get("access-control-allow-headers"),
     ]).toEqual([204, "https://a.example", "Content-Type, Idempotency-Key, X-API-Key"]);
     const foreign = await pre("/api/stablecoins", "https://evil.example");
-    expect([foreign.status, await foreign.json()]).toEqual([403, { error: "Origin not allowed" }]);
+    // refused without a body or content type (spec 1 rule 1: CORS preflights have none)
+    expect([foreign.status, foreign.headers.get("content-type"), await foreign.text()]).toEqual([403, null, ""]);
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
     expect((await pre("/api/stablecoins")).status).toBe(204);
     const file = await pre("/datasets/x.csv", "https://evil.example");
     expect([file.status, file.headers.get("access-control-allow-origin")]).toEqual([204, "*"]);

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { HttpError } from "../lib/http-error.ts";
 
 /** Methods and request headers a browser may use on the API (preflight answers). */
 export const CORS_METHODS = "GET, HEAD, POST, OPTIONS";
@@ -47,7 +46,8 @@ export class Cors {
 
   /**
    * Preflight handler (`OPTIONS *`): 204 with `Access-Control-Allow-Origin: *` for static files; for
-   * API paths 204 for an allowlisted (or absent) Origin and 403 `Origin not allowed` for a foreign one.
+   * API paths 204 for an allowlisted (or absent) Origin and 403 for a foreign one; no body nor
+   * `Content-Type` either way (spec 1: CORS preflights have none).
    */
   preflight(): MiddlewareHandler {
     return async (c) => {
@@ -60,7 +60,8 @@ export class Cors {
       }
       const origin = c.req.header("Origin");
       const allowed = this.allowed(origin);
-      if (origin && !allowed) throw new HttpError(403, "Origin not allowed");
+      // Refused: 403 without a body or content type, like every preflight answer (spec 1 rule 1).
+      if (origin && !allowed) return c.body(null, 403, { Vary: "Origin" });
       return c.body(null, 204, {
         ...(allowed ? { "Access-Control-Allow-Origin": allowed } : {}),
         Vary: "Origin",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TapeEvent, TapeLedger } from "../../site-data/depeg-events.ts";
+import { TAPE_EVENT_CLASSES, TAPE_EVENT_TYPES, type TapeEvent, type TapeLedger } from "../../site-data/depeg-events.ts";
 import { decodeCursor, encodeCursor } from "../lib/cursor.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 
@@ -19,17 +19,22 @@ const list = (re: RegExp, what: string) =>
     );
 const unix = intParam(1, 4102444800);
 
+/** Values the `type` filter accepts: every tape event type (TAPE_EVENT_TYPES) and each class prefix `<class>.*`. */
+const EVENT_TYPE_VALUES = [...TAPE_EVENT_TYPES, ...TAPE_EVENT_CLASSES.map((c) => `${c}.*`)];
+/** Exactly one of EVENT_TYPE_VALUES. */
+const EVENT_TYPE_FILTER = new RegExp(`^(${EVENT_TYPE_VALUES.map((v) => v.replace(/[.*]/g, "\\$&")).join("|")})$`);
+
 /**
- * Query parameters of `/api/events`. Lists are comma-separated. `type`: slugs like `depeg.started`
- * or a prefix `depeg.*`; `class`: `depeg`, `freeze`, `score`; `severityFloor`: `info` < `warning` <
+ * Query parameters of `/api/events`. Lists are comma-separated. `type`: event types (TAPE_EVENT_TYPES,
+ * e.g. `depeg.started`) or a class prefix `depeg.*`, anything else is 400 naming `type`; `class`: `depeg`, `freeze`, `score`; `severityFloor`: `info` < `warning` <
  * `critical`; `since`/`until`: Unix seconds (inclusive/exclusive); `q`: case-insensitive substring
  * of title or symbol (`%`/`_` literal).
  */
 export const EventsQuery = z.object({
-  type: list(/^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/, "must be event type slugs or prefix.*")
+  type: list(EVENT_TYPE_FILTER, `must be event types or class prefixes: ${EVENT_TYPE_VALUES.join(", ")}`)
     .optional()
-    .describe("Event types, comma-separated (`depeg.started`, `depeg.*`)"),
-  class: z.enum(["depeg", "freeze", "score"]).optional().describe("Event class"),
+    .describe(`Event types, comma-separated, each one of: ${EVENT_TYPE_VALUES.map((t) => `\`${t}\``).join(", ")}`),
+  class: z.enum(TAPE_EVENT_CLASSES).optional().describe("Event class"),
   coin: list(/^[a-z0-9]+(-[a-z0-9]+)+$/, "must be canonical stablecoin ids")
     .optional()
     .describe("Stablecoin ids, comma-separated"),

@@ -27,6 +27,9 @@ async function buildEdition(ctx: HandlerContext): Promise<{ bytes: Uint8Array; d
   return digest ? { bytes, digest } : null;
 }
 
+/** End of the window of the edition of UTC day `day` (`YYYY-MM-DD`): the next day's 00:00:00Z, Unix s. */
+const editionWindowEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000 + 86400;
+
 /** `date` of digest-snapshot: a real calendar day, `YYYY-MM-DD` or `YYYY-MM-DD-weekly` (spec 4.1). */
 const DigestDateParam = z
   .string({ error: "required (YYYY-MM-DD)" })
@@ -55,7 +58,7 @@ export const DIGEST_ROUTES: RouteDecl[] = [
     maxAgeSec: 86400,
     summary: "Digest archive",
     description:
-      "Every daily edition, newest first: `{digests: [{date, headline, depegIncidentsOpened, depegIncidentsClosed, freezes, gradeChanges, stabilityIndexBandChanged, contentHash, byteSize}]}`: the dated editions written with each day's snapshot, plus the serving build's edition when its day has no dated copy. `contentHash` is the sha256 of the edition's bytes as `/api/digest-snapshot` serves them. `{digests: []}` before any edition exists; 500 when the stored archive is unreadable.",
+      "Every daily edition, newest first: `{digests: [{date, headline, depegIncidentsOpened, depegIncidentsClosed, freezes, gradeChanges, stabilityIndexBandChanged, contentHash, byteSize}]}`: the dated editions written with each day's snapshot, plus the serving build's edition when its day has no dated copy. `contentHash` is the sha256 of the edition's bytes as `/api/digest-snapshot` serves them. Cache profile `standard` with freshness headers (`X-Data-Age`, `X-Data-Updated-At`) of the newest edition's window end (budget 1 day); `{digests: []}` before any edition exists (freshness unknown, `no-store`); 500 when the stored archive is unreadable.",
     response: DigestArchiveSchema,
     async handler(ctx) {
       const rows =
@@ -64,7 +67,9 @@ export const DIGEST_ROUTES: RouteDecl[] = [
       const own = await buildEdition(ctx);
       const ownRow = own && !rows.some((r) => r.date === own.digest.date) ? digestIndexEntry(own.bytes) : null;
       const digests = ownRow ? [...rows, ownRow].sort((a, b) => b.date.localeCompare(a.date)) : rows;
-      return { payload: { digests }, dataAsOf: null };
+      // Freshness of the newest edition: its window closes at its day's end (the next 00:00 UTC).
+      const newest = digests[0];
+      return { payload: { digests }, dataAsOf: newest ? editionWindowEnd(newest.date) : null };
     },
   },
   {

@@ -26,6 +26,15 @@ const SupplyHistoryQuery = z.object({
 });
 
 /** Supply routes: the list, one coin's history and summary, aggregate charts, supply history. */
+/**
+ * Freshness ratios of the per-coin detail (spec 4.1), on its artifact budget of 600 s: fresh up to 300 s
+ * (5 minutes; past it `Warning: 110`, `X-Data-Age`, `no-store`), degraded up to 86,400 s (24 hours), stale beyond.
+ */
+export const DETAIL_STALE_RATIOS = {
+  fresh: 300 / stablecoinDetailArtifact.maxAgeSec,
+  degraded: 86400 / stablecoinDetailArtifact.maxAgeSec,
+} as const;
+
 export const STABLECOIN_ROUTES: RouteDecl[] = [
   {
     kind: "json",
@@ -51,10 +60,11 @@ export const STABLECOIN_ROUTES: RouteDecl[] = [
     cache: "per-coin",
     meta: false,
     artifact: bind(stablecoinDetailArtifact),
+    ratios: DETAIL_STALE_RATIOS,
     params: StablecoinIdParam,
     summary: "Daily supply history of one stablecoin",
     description:
-      "TokenPoint history (spec 2.3). USD-pegged coins report USD at face value; non-USD pegs keep native units native and convert USD with the current price.",
+      "TokenPoint history (spec 2.3). USD-pegged coins report USD at face value; non-USD pegs keep native units native and convert USD with the current price. Freshness (spec 4.1): a row whose data is over 5 minutes old is served with `Warning: 110`, `X-Data-Age` and `Cache-Control: no-store`; over 24 hours also `X-Data-Freshness: stale` (no synchronous refresh: rows come from the published build).",
   },
   {
     kind: "json",

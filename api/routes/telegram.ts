@@ -187,13 +187,15 @@ export const TELEGRAM_ROUTES: RouteDecl[] = [
     maxAgeSec: PULSE_EVERY_SEC,
     summary: "Messaging-bot adoption pulse",
     description:
-      "Adoption of the bot (spec 2.16), computed from the state store on request (wall clock, UTC days). Counts of people from 1 to 4 are null and listed in " +
+      "Adoption of the bot (spec 2.16), computed from the state store on request (its counts over wall-clock UTC days; `updatedAt` and `X-Data-Updated-At` on the service clock, the replay clock of a recorded build like every route). Counts of people from 1 to 4 are null and listed in " +
       "`privacy.suppressedFields`; while there are 1-4 active watchers, the subscription counts and `topCoins` are too. 503 while no bot is configured or its state store is unavailable.",
     response: TelegramPulseSchema,
     handler: async (ctx) => {
       const t = bot(ctx, "telegram-pulse");
-      // Computed now from the state store: its data age is 0 on the service clock.
-      return { payload: await t.pulse(scope(ctx)), dataAsOf: ctx.now };
+      // Computed now from the state store: its data age is 0 on the service clock, and its body says so on that
+      // same clock (the replay clock of a recorded build, like every route's X-Data-Updated-At), not the wall clock.
+      const pulse = await t.pulse(scope(ctx));
+      return { payload: { ...pulse, updatedAt: ctx.now }, dataAsOf: ctx.now };
     },
   } satisfies JsonRoute,
 ];

@@ -64,7 +64,7 @@ export const WRITE_ROUTES: RouteDecl[] = [
     lane: "public",
     tag: "writes",
     summary: "Submit feedback",
-    description: `A feedback form submission, stored for the operators. JSON body of at most ${FEEDBACK_MAX_BYTES} bytes; unknown fields are 400. Limited to ${FEEDBACK_MAX_SUBMISSIONS} submissions per ${FEEDBACK_WINDOW_SEC / 60} minutes per client IP, separately from key quotas (429 \`${TOO_MANY_SUBMISSIONS}\` with \`Retry-After\`); 503 with \`Retry-After: 60\` while that limiter or the state store is unavailable. The client IP is never stored.`,
+    description: `A feedback form submission, stored for the operators: an HTML form post (\`application/x-www-form-urlencoded\`; blank optional fields count as absent, a repeated field is 400) or the same fields as a JSON body, at most ${FEEDBACK_MAX_BYTES} bytes; unknown fields are 400. Limited to ${FEEDBACK_MAX_SUBMISSIONS} submissions per ${FEEDBACK_WINDOW_SEC / 60} minutes per client IP, separately from key quotas (429 \`${TOO_MANY_SUBMISSIONS}\` with \`Retry-After\`); 503 with \`Retry-After: 60\` while that limiter or the state store is unavailable. The client IP is never stored.`,
     requestBody: {
       mediaType: "application/json",
       schema: FeedbackBodySchema,
@@ -81,7 +81,8 @@ export const WRITE_ROUTES: RouteDecl[] = [
     handler: async (ctx) => {
       const feedback = ctx.services.feedback;
       if (!feedback) throw new HttpError(503, "Feedback temporarily unavailable", { "Retry-After": "60" });
-      const id = await feedback.submit(await ctx.readBody(FEEDBACK_MAX_BYTES), ctx.ip, ctx.wallNow);
+      const body = await ctx.readBody(FEEDBACK_MAX_BYTES);
+      const id = await feedback.submit(body, ctx.ip, ctx.wallNow, ctx.header("content-type"));
       return { status: 201, json: { status: "received", id } };
     },
   } satisfies WriteRoute,

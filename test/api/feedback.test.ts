@@ -44,10 +44,10 @@ interface FeedbackAnswer {
   error?: string;
 }
 
-async function post(a: Hono, body: string, ip: string) {
+async function post(a: Hono, body: string, ip: string, contentType = "application/json") {
   const res = await a.request(
     "/api/feedback",
-    { method: "POST", body, headers: { "Content-Type": "application/json" } },
+    { method: "POST", body, headers: { "Content-Type": contentType } },
     { incoming: { socket: { remoteAddress: ip } } },
   );
   return {
@@ -139,6 +139,36 @@ describe("feedback", () => {
     }
     expect(await count()).toBe(before);
     expect((await post(a, JSON.stringify({ message: "ok now" }), "10.2.0.2")).status).toBe(201);
+  });
+
+  it("accepts an HTML form post (application/x-www-form-urlencoded): stored like the JSON body; bad fields are 400 naming them", async () => {
+    const store = new FeedbackStore(sql, new KeyRateLimiter());
+    const a = app(store);
+    const form = "application/x-www-form-urlencoded; charset=UTF-8";
+    // a browser form: spaces as `+`, escapes, and its blank optional inputs sent empty
+    const body = "message=The+USDC+chart+is+off+%E2%80%94+by+a+day.&email=&page=%2Fcoins%2Fusdc-circle&stablecoinId=";
+    const r = await post(a, body, "10.2.0.5", form);
+    expect([r.status, r.cache]).toEqual([201, "no-store"]);
+    const [row] = await store.list(1);
+    // the blank inputs are absent, not empty strings (an empty email would fail its check)
+    expect(row).toEqual({
+      id: r.body.id,
+      message: "The USDC chart is off — by a day.",
+      page: "/coins/usdc-circle",
+      createdAt: expect.any(Number),
+    });
+    const before = await count();
+    const cases: [string, string][] = [
+      ["message=", "Invalid field message: must not be empty"],
+      ["message=hi&email=not-an-email", "Invalid field email: Invalid email address"],
+      ["message=hi&phone=123", "Invalid body: unknown field phone"],
+      ["message=hi&message=again", "Invalid field message: given more than once"],
+    ];
+    for (const [bad, error] of cases) {
+      const res = await post(a, bad, "10.2.0.6", form);
+      expect([res.status, res.body.error], bad).toEqual([400, error]);
+    }
+    expect(await count()).toBe(before);
   });
 
   it("3 submissions per 600 s per client IP, exact across two instances sharing Redis; the 4th is 429 with Retry-After", async () => {

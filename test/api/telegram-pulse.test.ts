@@ -5,7 +5,14 @@ import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createTelegramService } from "../../api/lib/telegram/index.ts";
 import { TelegramPulseSchema } from "../../api/lib/telegram/pulse.ts";
 import type { DispatchStatus } from "../../api/lib/telegram/service.ts";
-import { botFixture, TEST_BOT_ME, initDataFor, SITE_SECRET, TEST_BOT_TOKEN } from "../helpers/telegram.ts";
+import {
+  botFixture,
+  coinListStore,
+  TEST_BOT_ME,
+  initDataFor,
+  SITE_SECRET,
+  TEST_BOT_TOKEN,
+} from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
 beforeAll(async () => {
@@ -276,6 +283,26 @@ describe("GET /api/telegram-pulse", () => {
     expect([p.coinSubscriptions, p.presetImpliedCoinSubscriptions]).toEqual([null, null]);
     const chats = Number((await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats")).rows[0].c);
     expect(await service.summary(f.now())).toEqual({ totalChats: chats, ...status });
+  });
+
+  it("header and body on one clock: on a replay build `updatedAt` is the replay clock's X-Data-Updated-At", async () => {
+    const app = createApp({
+      store: coinListStore(() => f.clock.ms),
+      keys: f.keys,
+      limiter: new KeyRateLimiter(),
+      corsOrigins: [],
+      clockMode: "replay",
+      nowMs: () => f.clock.ms,
+      services: { telegram: f.service },
+    });
+    const res = await app.request("/api/telegram-pulse", { headers: { "X-API-Key": f.token } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    const header = Number(res.headers.get("x-data-updated-at"));
+    // the served build is as of 2023-11-14 (test/helpers/telegram.ts); the wall clock is 2026-11-25
+    expect(header).toBeLessThan(Date.parse("2024-01-01T00:00:00Z") / 1000);
+    expect(body.updatedAt).toBe(header);
+    expect(res.headers.get("x-data-age")).toBe("0");
   });
 
   it("503 `Data not yet available: telegram-pulse` without a bot", async () => {
