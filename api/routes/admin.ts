@@ -23,8 +23,6 @@ import {
   type OperatorChange,
 } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
-import { type TrackedConfig, trackedConfigs } from "../../pipelines/onchain/tracked.ts";
-import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import { HISTORY_BACKFILL_RESULT, historyBackfill } from "./history-backfills.ts";
 import type { AdminRoute } from "./route.ts";
 
@@ -246,43 +244,6 @@ function onchainJob(ctx: AdminContext, job: string, params: Record<string, unkno
     passed[k] = v;
   }
   return runJob(ctx, job, { script: "build/onchain-cli.ts", args }, passed, "ledger");
-}
-
-let trackedCache: TrackedConfig[] | null = null;
-/** The registry's tracked on-chain configs (pipelines/onchain/tracked.ts), the ones the jobs read; loaded once. */
-const tracked = (): TrackedConfig[] => (trackedCache ??= trackedConfigs(loadRegistry()));
-
-/**
- * Checks an on-chain job's filters against the tracked configs of `purpose` synchronously, in the
- * route, so a bad filter is 400 naming the parameter before any job exists (a job may outlast the
- * route's wait). `stablecoin` is a coin id or symbol (case-insensitive), `chainId` a chain name,
- * `configKey` an exact config key; a combination must match at least one config.
- * @throws HttpError 400 `Invalid parameter <name>: …` when a filter matches no tracked config.
- */
-function checkOnchainFilters(
-  q: { stablecoin?: string; chainId?: string; configKey?: string },
-  purpose: TrackedConfig["purpose"],
-): void {
-  const configs = tracked().filter((c) => c.purpose === purpose);
-  const coinOk = (c: TrackedConfig, v: string) =>
-    c.stablecoinId === v.toLowerCase() || c.symbol.toLowerCase() === v.toLowerCase();
-  const checks: [string, string | undefined, (c: TrackedConfig, v: string) => boolean][] = [
-    ["configKey", q.configKey, (c, v) => c.configKey === v],
-    ["stablecoin", q.stablecoin, coinOk],
-    ["chainId", q.chainId, (c, v) => c.chain === v],
-  ];
-  let left = configs;
-  for (const [name, v, ok] of checks) {
-    if (v === undefined) continue;
-    if (!configs.some((c) => ok(c, v)))
-      throw new HttpError(400, `Invalid parameter ${name}: ${v} matches no tracked ${purpose} config`);
-    left = left.filter((c) => ok(c, v));
-    if (left.length === 0)
-      throw new HttpError(
-        400,
-        `Invalid parameter ${name}: no tracked ${purpose} config matches it with the other filters`,
-      );
-  }
 }
 
 /** A spec route whose pipeline job does not exist yet: 503 after its parameters were validated (never invented results). */
@@ -626,10 +587,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       "Runs the on-chain job `backfill-mint-burn` (each range replaces that config's rows in one transaction; never moves the sync cursor). Needs `BALLAST_RPC_<CHAIN>`.",
     responseDescription:
       "`{ configKey, fromBlock, toBlock, safeHead, chunks, rows, processedThrough, done, nextFromBlock }`, or 202 `{ ok, accepted, requestId }` while it runs",
-    handler: (ctx) => {
-      checkOnchainFilters(ctx.query, "supply");
-      return onchainJob(ctx, "backfill-mint-burn", ctx.query);
-    },
+    handler: (ctx) => onchainJob(ctx, "backfill-mint-burn", ctx.query),
   }),
   route({
     operationId: "reclassifyAtomicRoundtrips",
@@ -742,14 +700,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       maxAttempts: optInt(0, 10_000, 25, "Skip rows with this many failed reads"),
     }),
     summary: "Re-read missing freeze amounts",
-    description:
-      "Runs the on-chain job `remediate-blacklist-amount-gaps` (time budget 900 s) over the ledger's freeze rows and the recorded public freeze logs builds load beside it (a recorded row that is read is written to the ledger). 400 naming the parameter when `stablecoin`/`chainId` match no tracked freeze config, before any job starts.",
+    description: "Runs the on-chain job `remediate-blacklist-amount-gaps` (time budget 900 s).",
     responseDescription:
       "`{ dryRun, gapRows, exhausted, candidates[], attempted, resolved, failed, skipped, budgetExhausted }`, or 202 while it runs",
-    handler: (ctx) => {
-      checkOnchainFilters(ctx.query, "freeze");
-      return onchainJob(ctx, "remediate-blacklist-amount-gaps", ctx.query);
-    },
+    handler: (ctx) => onchainJob(ctx, "remediate-blacklist-amount-gaps", ctx.query),
   }),
   route({
     operationId: "backfillBlacklistCurrentBalances",
@@ -765,13 +719,9 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       dryRun: boolParam(true).describe("Only count (default true)"),
     }),
     summary: "Snapshot current balances of blacklisted addresses",
-    description:
-      "Runs the on-chain job `backfill-blacklist-current-balances`; 400 naming the parameter when `stablecoin`/`chainId` match no tracked freeze config, checked before any job starts.",
+    description: "Runs the on-chain job `backfill-blacklist-current-balances`; 400 when the filters match no config.",
     responseDescription: "`{ dryRun, configs[], totals }` (per-config counts), or 202 while it runs",
-    handler: (ctx) => {
-      checkOnchainFilters(ctx.query, "freeze");
-      return onchainJob(ctx, "backfill-blacklist-current-balances", ctx.query);
-    },
+    handler: (ctx) => onchainJob(ctx, "backfill-blacklist-current-balances", ctx.query),
   }),
   route({
     operationId: "listDiscoveryCandidates",
