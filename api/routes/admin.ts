@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { depegLedgerArtifact, DepegLedgerSchema } from "../../site-data/depeg-events.ts";
 import { SNAPSHOT_INDEX_KEY, SnapshotIndexSchema, storedJson } from "../../site-data/snapshot.ts";
-import { StablecoinsPayloadSchema, stablecoinsArtifact } from "../../site-data/stablecoins.ts";
 import { serviceNow } from "../lib/clock.ts";
 import type { UnreviewedCoin } from "../lib/discovery.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
@@ -23,7 +22,7 @@ import {
   type OperatorChange,
 } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
-import { HISTORY_BACKFILL_RESULT, historyBackfill } from "./history-backfills.ts";
+import { HISTORY_BACKFILL_RESULT, historyBackfill, servingStablecoinList } from "./history-backfills.ts";
 import type { AdminRoute } from "./route.ts";
 
 /**
@@ -253,15 +252,7 @@ const noJobYet = (job: string) => async (): Promise<AdminResult> => {
 
 /** The serving build's unreviewed coins (discovery candidates' source). @throws 503 without a build or list. */
 async function unreviewedCoins(ctx: AdminContext): Promise<UnreviewedCoin[]> {
-  const build = await ctx.ops.store.build();
-  if (!build) throw notYetAvailable("no published build");
-  let list: z.output<typeof StablecoinsPayloadSchema> | undefined;
-  try {
-    list = await build.payload(stablecoinsArtifact.outputs.main.path, (x) => StablecoinsPayloadSchema.parse(x));
-  } catch {
-    list = undefined;
-  }
-  if (!list) throw notYetAvailable(stablecoinsArtifact.key);
+  const { list } = await servingStablecoinList(ctx);
   return list.peggedAssets
     .filter((a) => a.unreviewed === true)
     .map((a) => ({

@@ -3,6 +3,7 @@ import { StablecoinsPayloadSchema, stablecoinsArtifact } from "../../site-data/s
 import { serviceNow } from "../lib/clock.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { JobCommand } from "../lib/jobs.ts";
+import type { ServingBuild } from "../lib/published.ts";
 import type { AdminContext, AdminResult } from "../lib/ops-services.ts";
 
 /**
@@ -71,15 +72,10 @@ export function historyBackfill(
   return async (ctx: AdminContext): Promise<AdminResult> => {
     const q = ctx.query as { stablecoin?: string; batch: number; batchSize?: number };
     const batchSize = q.batchSize ?? 3;
-    const build = await ctx.ops.store.build();
-    if (!build) throw notYetAvailable("no published build (the stablecoin list selects the coins)");
-    let list: z.output<typeof StablecoinsPayloadSchema> | undefined;
-    try {
-      list = await build.payload(stablecoinsArtifact.outputs.main.path, (x) => StablecoinsPayloadSchema.parse(x));
-    } catch {
-      list = undefined;
-    }
-    if (!list) throw notYetAvailable(stablecoinsArtifact.key);
+    const { build, list } = await servingStablecoinList(
+      ctx,
+      "no published build (the stablecoin list selects the coins)",
+    );
     const coins = selectCoins(
       list.peggedAssets.filter((a) => a.unreviewed !== true),
       { stablecoin: q.stablecoin, batch: q.batch, batchSize },
@@ -95,4 +91,21 @@ export function historyBackfill(
       "build",
     );
   };
+}
+
+/**
+ * The serving build and its stablecoin list (the `/api/stablecoins` payload, schema-checked).
+ * @throws HttpError 503 `noBuild` without a published build, or naming the artifact when its list is unreadable.
+ */
+export async function servingStablecoinList(
+  ctx: AdminContext,
+  noBuild = "no published build",
+): Promise<{ build: ServingBuild; list: z.output<typeof StablecoinsPayloadSchema> }> {
+  const build = await ctx.ops.store.build();
+  if (!build) throw notYetAvailable(noBuild);
+  const list = await build
+    .payload(stablecoinsArtifact.outputs.main.path, (x) => StablecoinsPayloadSchema.parse(x))
+    .catch(() => undefined);
+  if (!list) throw notYetAvailable(stablecoinsArtifact.key);
+  return { build, list };
 }
