@@ -12,7 +12,7 @@ import { methodology } from "../../site-data/peg-summary.ts";
 import { decodeKeyset, encodeKeyset } from "../lib/cursor.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { ServingBuild } from "../lib/published.ts";
-import type { BlacklistParams } from "./blacklist.ts";
+import { type BlacklistParams, resolveChainFilter } from "./blacklist.ts";
 import { dropOldest } from "../lib/bounded-map.ts";
 
 /**
@@ -336,18 +336,7 @@ export async function blacklistPagesBytes(build: ServingBuild, asOf: number, q: 
     throw notYetAvailable(blacklistLedgerArtifact.key);
   });
   const h = idx.header;
-  let chainId = q.chainId;
-  if (q.chain !== undefined) {
-    const named = h.chains.find((c) => c.name === q.chain);
-    if (named && chainId !== undefined && chainId !== named.id)
-      throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
-    if (!named && chainId !== undefined)
-      throw new HttpError(
-        400,
-        `Invalid parameter chain: no chain is named ${q.chain}, so it cannot be chainId ${chainId}`,
-      );
-    chainId = named?.id ?? `\u0000no-chain:${q.chain}`;
-  }
+  const chainId = resolveChainFilter(h.chains, q);
   if (q.offset !== undefined && q.cursor !== undefined)
     throw new HttpError(400, "Invalid parameter cursor: cannot combine with offset");
   const sort = q.sortBy;

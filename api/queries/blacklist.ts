@@ -6,20 +6,15 @@ import {
   FREEZE_METHODOLOGY,
   FREEZE_METHODOLOGY_LABEL,
 } from "../../site-data/blacklist.ts";
-import { methodology, MethodologySchema } from "../../site-data/peg-summary.ts";
+import { methodology } from "../../site-data/peg-summary.ts";
 import { HttpError } from "../lib/http-error.ts";
+import { eventPageBody, eventPageSchema } from "./event-page.ts";
 import { keysetPage, type SortKey } from "../lib/keyset.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import type { ServingBuild } from "../lib/published.ts";
 
 /** `/api/blacklist` body (spec 4.1). */
-export const BlacklistResponseSchema = z.object({
-  events: z.array(BlacklistEventSchema),
-  total: z.number().int(),
-  totalExact: z.boolean(),
-  nextCursor: z.string().nullable(),
-  methodology: MethodologySchema,
-});
+export const BlacklistResponseSchema = eventPageSchema(BlacklistEventSchema);
 
 /** Query parameters of `/api/blacklist` (spec 4.2). */
 export const BlacklistQuery = z.object({
@@ -93,25 +88,37 @@ function sortedBy(build: ServingBuild, ledger: BlacklistLedger, sortBy: SortBy):
 }
 
 /**
+ * The chain id a `/api/blacklist` request filters on, from `chainId` and/or the chain's name `chain`
+ * (looked up in `chains`, the ledger's chain list). A name no chain has matches no row (spec 7 rule 3:
+ * no matching rows → 200 with empty results), so it yields an id no row carries; undefined without
+ * either parameter. @throws HttpError 400 when `chain` and `chainId` name different chains, or
+ * `chain` names no chain while `chainId` is set.
+ */
+export function resolveChainFilter(
+  chains: readonly { id: string; name: string }[],
+  q: { chain?: string; chainId?: string },
+): string | undefined {
+  const chainId = q.chainId;
+  if (q.chain === undefined) return chainId;
+  const named = chains.find((c) => c.name === q.chain);
+  if (named && chainId !== undefined && chainId !== named.id)
+    throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
+  if (!named && chainId !== undefined)
+    throw new HttpError(
+      400,
+      `Invalid parameter chain: no chain is named ${q.chain}, so it cannot be chainId ${chainId}`,
+    );
+  return named?.id ?? `\u0000no-chain:${q.chain}`;
+}
+
+/**
  * Pages the build's freeze ledger (spec 4.2): filters combine with AND, four sort keys in both
  * directions, keyset cursors valid for every sort (a cursor continues after its row in the requested
  * order) or an offset up to 25,000. An unknown chain matches nothing (200, empty). Throws HttpError
  * 400 when `chain` and `chainId` name different chains, on offset with cursor, and on a bad cursor.
  */
 export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedger, asOf: number, q: BlacklistParams) {
-  let chainId = q.chainId;
-  if (q.chain !== undefined) {
-    const named = ledger.chains.find((c) => c.name === q.chain);
-    if (named && chainId !== undefined && chainId !== named.id)
-      throw new HttpError(400, `Invalid parameter chainId: ${chainId} is not the chain named ${q.chain} (${named.id})`);
-    if (!named && chainId !== undefined)
-      throw new HttpError(
-        400,
-        `Invalid parameter chain: no chain is named ${q.chain}, so it cannot be chainId ${chainId}`,
-      );
-    // A name no chain has matches no row (spec 7 rule 3: no matching rows → 200 with empty results).
-    chainId = named?.id ?? `\u0000no-chain:${q.chain}`;
-  }
+  const chainId = resolveChainFilter(ledger.chains, q);
   const needle = q.q?.toLowerCase();
   const keep = (e: BlacklistEvent) =>
     (q.stablecoin === undefined || e.stablecoin === q.stablecoin) &&
@@ -136,13 +143,7 @@ export async function queryBlacklist(build: ServingBuild, ledger: BlacklistLedge
     cursor: q.cursor,
     includeTotal: q.includeTotal,
   });
-  return {
-    events: page.rows,
-    total: page.total ?? (q.offset ?? 0) + page.rows.length,
-    totalExact: q.includeTotal,
-    nextCursor: page.nextCursor,
-    methodology: methodology(FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL, asOf),
-  };
+  return eventPageBody(page, q, methodology(FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL, asOf));
 }
 
 /**

@@ -15,17 +15,12 @@ import {
   type MintBurnLedger,
 } from "../../site-data/mint-burn.ts";
 import { HttpError } from "../lib/http-error.ts";
+import { eventPageBody, eventPageSchema } from "./event-page.ts";
 import { keysetPage } from "../lib/keyset.ts";
 import { boolParam, intParam, stablecoinParam } from "../lib/query-params.ts";
 
 /** `/api/mint-burn-events` body. */
-export const MintBurnEventsResponseSchema = z.object({
-  events: z.array(MintBurnEventSchema),
-  total: z.number().int(),
-  totalExact: z.boolean(),
-  nextCursor: z.string().nullable(),
-  methodology: MethodologySchema,
-});
+export const MintBurnEventsResponseSchema = eventPageSchema(MintBurnEventSchema);
 
 const Bound = z.object({ kind: z.enum(["lower", "upper"]), valueUsd: z.number() }).nullable();
 const Completeness = z.enum(["complete", "partial", "unpriced", "inactive"]);
@@ -153,13 +148,7 @@ export function queryMintBurnEvents(
     cursor: q.cursor,
     includeTotal: q.includeTotal,
   });
-  return {
-    events: page.rows,
-    total: page.total ?? (q.offset ?? 0) + page.rows.length,
-    totalExact: q.includeTotal,
-    nextCursor: page.nextCursor,
-    methodology: methodology(MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL, asOf),
-  };
+  return eventPageBody(page, q, methodology(MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL, asOf));
 }
 
 /** Query parameters of `/api/mint-burn-flows`. */

@@ -1,5 +1,5 @@
--- assert: one row per chain
-select chain_id from chain_health group by chain_id having count(*) > 1;
+-- assert: primary key unique and not null (one row per chain)
+select chain_id from chain_health group by chain_id having count(*) > 1 or chain_id is null;
 -- assert: score and components from 0 to 100
 select chain_id from chain_health
 where (health_score is not null and (health_score < 0 or health_score > 100))
