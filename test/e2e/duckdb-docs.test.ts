@@ -29,12 +29,12 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The README's SQL block whose first line is `-- query: <label>…`. */
+/** The docs page's SQL block whose first line is `-- query: <label>…`. */
 function readmeQuery(label: string): string {
   const block = [...README.matchAll(/```sql\n([\s\S]*?)```/g)]
     .map((m) => m[1])
     .find((q) => q.startsWith(`-- query: ${label}`));
-  if (!block) throw new Error(`README has no query "${label}"`);
+  if (!block) throw new Error(`docs/duckdb.md has no query "${label}"`);
   return block.replace(/;\s*$/, "");
 }
 
