@@ -23,7 +23,7 @@ PORT_CHECK = @node -e "const s=require('net').createServer();s.once('error',(e)=
 
 # Process settings of the API server (make run, make serve; make bench starts its API through make serve):
 # at most 2 glibc malloc arenas (PGlite's WebAssembly compiler threads otherwise keep tens of MB in arenas
-# of their own) and 4 MiB V8 semi-spaces; see README "Benchmarks" (memory under abuse).
+# of their own) and 4 MiB V8 semi-spaces; see docs/benchmarks.md (memory under abuse).
 SERVER_ENV = MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-semi-space-size=4 $$NODE_OPTIONS"
 
 run: install ## Build when inputs or code changed (else reuse the serving build), then serve on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key) of DEV_KEY_RATE_LIMIT req/min (default 120)
@@ -56,7 +56,7 @@ backfill: install ## Backfill dated snapshots: make backfill FROM=2023-02-01 TO=
 verify-snapshot: install ## Rebuild the snapshot of DATE, compare it byte for byte, and verify the index chain over every stored day: make verify-snapshot DATE=2023-03-11 [CHAIN_HEAD=<chainHash>]
 	npx tsx build/cli.ts verify-snapshot --date $(DATE) $(if $(CHAIN_HEAD),--chain-head $(CHAIN_HEAD))
 
-schedule: install ## Live mode: run the scheduled jobs (capture → build as of now → publish) until SIGTERM/Ctrl-C; see README "Runbook: running live"
+schedule: install ## Live mode: run the scheduled jobs (capture → build as of now → publish) until SIGTERM/Ctrl-C; see docs/runbooks/running-live.md
 	./node_modules/.bin/tsx build/cli.ts schedule
 
 bench: install ## Print the benchmark table (build time/RSS, detection, API vs nginx)

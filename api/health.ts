@@ -551,7 +551,7 @@ export function assessHealth(
       if (idle > 2 * j.intervalSec + CRON_OVERDUE_GRACE_SEC) {
         raise("degraded", `cron-unhealthy:${name}`, `scheduled job ${name} overdue`);
         cronFirst.push(
-          `scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClockAt(since))} (${age(idle)}; cadence ${age(j.intervalSec)})${stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClockAt(stoppedAt))}` : ""}. Start \`tsx build/cli.ts schedule\` (README "Runbook: running live").`,
+          `scheduled job ${name} overdue (sets status degraded): no run since ${isoMinute(onClockAt(since))} (${age(idle)}; cadence ${age(j.intervalSec)})${stoppedAt !== null ? `; the scheduler stopped at ${isoMinute(onClockAt(stoppedAt))}` : ""}. Start \`tsx build/cli.ts schedule\` (docs/runbooks/running-live.md).`,
         );
       }
     }

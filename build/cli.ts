@@ -15,7 +15,7 @@ import { backfillSnapshots, type BackfillStep, verifySnapshot } from "./snapshot
 import { createSink } from "./sinks/create-sink.ts";
 
 /**
- * Default as-of of a recorded build, chosen by measurement (README "What a build does", default as-of
+ * Default as-of of a recorded build, chosen by measurement (docs/build.md, "Default as-of"
  * table): 00:00 UTC after the newest recorded DefiLlama list (open-defi-data, 2026-09-02 11:57 UTC), the
  * day at which the most routes serve data and no current figure is older than its freshness window.
  */
@@ -32,7 +32,7 @@ const USAGE = `usage: tsx build/cli.ts <command> [options]
                                  files its datapackages name (never rewritten), then moves latest.json
   capture                        fetch every live upstream once and write raw captures
   schedule [--once JOB[,JOB]]    live mode: run the jobs on their cadences (prices-peg 15 min, freezes 20 min, markets hourly, daily 00:05 UTC),
-                                 capture → build as of now → publish, run log in scheduler/ (README "Runbook: running live"); --once: each job once
+                                 capture → build as of now → publish, run log in scheduler/ (docs/runbooks/running-live.md); --once: each job once
   registry                       regenerate pipelines/registry/registry.json from the recorded metadata
   onchain <job> [--param value]  on-chain ingestion and its jobs (ingest, reset-blacklist-sync, debug-sync-state, …; see build/onchain-cli.ts)`;
 

@@ -16,7 +16,7 @@ export const FLOW_TYPES = [
 /** Flow types kept out of the flow sums (counted per window in `excludedEventCounts`). */
 export const EXCLUDED_FLOW_TYPES = ["atomic_roundtrip", "fast_roundtrip", "bridge_transfer", "frozen_funds"] as const;
 export type ExcludedFlowType = (typeof EXCLUDED_FLOW_TYPES)[number];
-/** Basis of a USD value: the supply valuation rule of the day (README "Valuation"; int_supply_valuation_daily). */
+/** Basis of a USD value: the supply valuation rule of the day (docs/choices.md "Valuation"; int_supply_valuation_daily). */
 export const VALUATION_BASES = ["par", "fx", "fx-stale", "consensus", "unavailable"] as const;
 export const BURN_TYPES = ["redemption", "bridge", "roundtrip", "frozen_funds"] as const;
 export const FLOW_SCOPES = ["issuance", "bridge", "roundtrip", "enforcement"] as const;

@@ -193,7 +193,9 @@ export const SnapshotIndexEntrySchema = z.object({
     .nonnegative()
     .describe("Position in the chain: rows in the order they were published, from 0"),
   previousChainHash: Sha256Hex.describe("chainHash of the row with chainIndex − 1 (64 zeros for the first row)"),
-  chainHash: Sha256Hex.describe("sha256 of previousChainHash, a newline and the row's canonical fields (README)"),
+  chainHash: Sha256Hex.describe(
+    "sha256 of previousChainHash, a newline and the row's canonical fields (docs/methodology/dated-snapshots.md)",
+  ),
 });
 export type SnapshotIndexEntry = z.infer<typeof SnapshotIndexEntrySchema>;
 

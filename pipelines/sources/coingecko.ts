@@ -253,7 +253,7 @@ export function readCoingeckoMarketCapScrapeCsv(nameToGeckoId: Record<string, st
         continue;
       }
       const label = parseTimeLabel(r.date ?? "", zone);
-      // a bare day label names its day's 00:00 UTC point (the README's day rule); a timestamp is an instant
+      // a bare day label names its day's 00:00 UTC point (the day rule of docs/choices.md, "Time alignment"); a timestamp is an instant
       const at = label?.kind === "instant" ? label.unixSec : label ? utcDailyPointOfLabel(label) : null;
       if (at === null) {
         drops.drop(label ? OFF_DAY_BOUNDARY : TIME_LABEL_INVALID);

@@ -65,7 +65,7 @@ function buildLineage(): SourceLineageEntry[] {
     .map((s) => ({ ...s.entry, zone: s.zones.join(" | "), dailyBucket: s.buckets.join(" | ") }));
 }
 
-/** Every source label with its declared lineage and time semantics, for the manifest and README. */
+/** Every source label with its declared lineage and time semantics, for the manifest and docs/choices.md ("Source lineage"). */
 export const SOURCE_LINEAGE: {
   source: string;
   endpoints: string[];

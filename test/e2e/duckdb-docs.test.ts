@@ -6,9 +6,10 @@ import { PUBLISHED_TABLE_DOCS, PUBLISHED_TABLES, withReadmeTableList } from "../
 import { buildRecorded } from "../helpers/build-once.ts";
 
 // The recorded build's ballast.duckdb (2025-09-07) documents itself: every table and column carries a comment,
-// columns of a dataset-published table read as the datapackage says, and the README's queries run on it.
+// columns of a dataset-published table read as the datapackage says, and the queries of docs/duckdb.md run on it.
 
-const README = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+// The page "Query the published DuckDB file" (moved from the README to docs/duckdb.md; the README links it).
+const README = readFileSync(join(import.meta.dirname, "../../docs/duckdb.md"), "utf8");
 let dir: string;
 /** The build's own dir: `<data>/builds/<buildId>`. */
 let buildDir: string;
@@ -28,12 +29,12 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The README's SQL block whose first line is `-- query: <label>…`. */
+/** The docs page's SQL block whose first line is `-- query: <label>…`. */
 function readmeQuery(label: string): string {
   const block = [...README.matchAll(/```sql\n([\s\S]*?)```/g)]
     .map((m) => m[1])
     .find((q) => q.startsWith(`-- query: ${label}`));
-  if (!block) throw new Error(`README has no query "${label}"`);
+  if (!block) throw new Error(`docs/duckdb.md has no query "${label}"`);
   return block.replace(/;\s*$/, "");
 }
 
@@ -85,7 +86,7 @@ describe("ballast.duckdb comments", () => {
   });
 });
 
-describe("README 'Query the published DuckDB file'", () => {
+describe("docs/duckdb.md 'Query the published DuckDB file'", () => {
   it("lists every published table (regenerate with npm run readme-duckdb)", () => {
     expect(withReadmeTableList(README)).toBe(README);
     for (const t of PUBLISHED_TABLES) expect(README).toContain(`| \`${t}\` |`);

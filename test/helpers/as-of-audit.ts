@@ -58,7 +58,7 @@ export const FORWARD_LOOKING_KEYS: Record<string, string> = {
 /**
  * JSON paths (dot/bracket path with array indexes replaced by `[]`, in one file) that describe the
  * inputs rather than the data: a recorded archive's recording date is after as-of for any
- * historical build, and only its rows dated ≤ as-of are loaded (README "What a build does").
+ * historical build, and only its rows dated ≤ as-of are loaded (docs/build.md, "Captures").
  */
 export const INPUT_METADATA_PATHS: Record<string, string> = {
   "manifest.json .sources[].captures[].observedAt":

@@ -196,7 +196,7 @@ function coingeckoExportRows() {
     .flatMap(([gecko, f]) =>
       csv(`bhemen-crypto-insights/coingecko-usdc-usdt/${f}`).map((r) => ({
         gecko,
-        // CoinGecko's daily snapshot label: within ±1 h of 00:00 UTC it is that point (README "Time
+        // CoinGecko's daily snapshot label: within ±1 h of 00:00 UTC it is that point (docs/choices.md "Time
         // alignment"; 2018-01-30 and 2018-02-08 are snapped at 00:05:03)
         at: Math.round(utc(r.snapped_at) / DAY) * DAY,
         off: Math.abs(utc(r.snapped_at) - Math.round(utc(r.snapped_at) / DAY) * DAY),

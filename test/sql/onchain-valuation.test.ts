@@ -7,7 +7,7 @@ import type { Capture } from "../../pipelines/sources/types.ts";
 import { registryCoin } from "../helpers/registry-coin.ts";
 
 // On-chain events of three coins with different pegs, valued by the one supply valuation rule
-// (README "Valuation"). Expected values are worked by hand from the inputs below.
+// (docs/choices.md "Valuation"). Expected values are worked by hand from the inputs below.
 const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
 const EVENT_TS = Date.parse("2025-09-06T12:00:00Z") / 1000;
 const EUR_USD = 1.1;

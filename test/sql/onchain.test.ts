@@ -82,7 +82,7 @@ describe("PYUSD 2025-10-15: the 300-trillion round trip is not issuance", () => 
     expect(hourly.map((h) => [h.hour_ts, h.n])).toEqual([...expectedHours.entries()].sort((a, b) => a[0] - b[0]));
     expect(Number(flows.minted)).toBeCloseTo(Number(sum("SupplyIncreased")) / 1e6, 2);
     expect(Number(flows.burned)).toBeCloseTo(Number(sum("SupplyDecreased")) / 1e6, 2);
-    // the README's figures (section "On-chain freezes and mint/burn flows"): 317 M minted, 606 M burned
+    // the figures of docs/methodology/onchain.md ("On-chain freezes and mint/burn flows"): 317 M minted, 606 M burned
     expect(Number(sum("SupplyDecreased")) / 1e6).toBeCloseTo(606_384_065.81, 2);
     expect(Number(sum("SupplyIncreased")) / 1e6).toBeCloseTo(316_972_855.87, 2);
     expect(day.filter((r) => r.event === "SupplyDecreased")).toHaveLength(7);

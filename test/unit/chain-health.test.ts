@@ -1,7 +1,7 @@
 /**
  * Chain health (`ballast-chain-health-v1`, mart pipelines/models/marts/chain_health.sql) run on a small
  * hand-made set of input tables in an in-memory DuckDB, against values worked out by hand from the
- * documented formula (README "Chain health", the mart's header):
+ * documented formula (docs/methodology/risk.md "Chain health", the mart's header):
  *   score = round(0.30 quality + 0.20 environment + 0.20 concentration + 0.20 peg + 0.10 diversity)
  * Every expected number below is derived in its comment.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 31 item 5: scripts/sign-donor-claim.ts (the runnable signing example of the README) makes a claim
+ * Issue 31 item 5: scripts/sign-donor-claim.ts (the runnable signing example of docs/writes.md) makes a claim
  * that the server's own checks accept: the message check and the signature check of api/lib/donor-claims.ts,
  * with the server's default claim settings for a port (api/server.ts donorClaimConfig). Keys: anvil's
  * well-known test accounts (public test vectors).

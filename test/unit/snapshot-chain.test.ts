@@ -10,7 +10,7 @@ import { must } from "../helpers/must.ts";
 // digest, DuckDB file, dataset day files). Rows are appended in publication order and never replaced,
 // so a gap filled later changes no published row; verifyChain (verify-snapshot) reports the first
 // broken link by date and file. Expected hashes are computed here from the stored bytes and the
-// formula the README states, not read back from the code under test.
+// formula docs/methodology/dated-snapshots.md states, not read back from the code under test.
 
 process.env.BALLAST_LOG = "silent";
 const sha = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
@@ -43,7 +43,7 @@ const composed = (day: string) => ({
 const CSV = `datasets/top-stablecoins/${D1}.csv`;
 const CSV_BYTES = "# ballast dataset top-stablecoins\nid,v\nx,1\n";
 
-/** The README's chain formula, written out here. */
+/** The chain formula of docs/methodology/dated-snapshots.md, written out here. */
 function expectedChainHash(r: Omit<SnapshotIndexEntry, "chainHash">): string {
   const versions = Object.entries(r.methodologyVersions).sort(([a], [b]) => (a < b ? -1 : 1));
   const files = [...r.datedFiles].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => [f.path, f.sha256]);

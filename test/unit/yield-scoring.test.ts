@@ -1,6 +1,6 @@
 /**
  * Yield scoring (`ballast-yield-v1`, pipelines/analytics/yield-scoring.ts; read-time `hydrate` in
- * site-data/yields.ts) against values worked out by hand from the documented formula (README "Yields",
+ * site-data/yields.ts) against values worked out by hand from the documented formula (docs/methodology/markets.md "Yields",
  * the module doc; reference methodology 8.2). Every expected number below is derived in its comment.
  */
 import { describe, expect, it } from "vitest";
