@@ -5,13 +5,13 @@ import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { collectCaptures } from "../../build/captures.ts";
 import type { Sink } from "../../build/sinks/sink.ts";
-import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "../../pipelines/sources/archives.ts";
+import { alchemyDailyPricesArchive } from "../../pipelines/sources/alchemy/alchemy.ts";
 import {
   coinsMarketsEndpoint,
   marketChartEndpoint,
   readCoingeckoChartExportCsv,
   readCoingeckoMarketCapScrapeCsv,
-} from "../../pipelines/sources/coingecko.ts";
+} from "../../pipelines/sources/coingecko/coingecko.ts";
 import {
   DEFILLAMA_USD_SWITCH_AT,
   readDefillamaPricesWideCsv,
@@ -19,11 +19,13 @@ import {
   stablecoinDetailEndpoint,
   stablecoinPricesEndpoint,
   stablecoinsEndpoint,
-} from "../../pipelines/sources/defillama.ts";
+} from "../../pipelines/sources/defillama/defillama.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import { parseJsonText } from "../../pipelines/sources/file-formats.ts";
-import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter.ts";
-import { binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "../../pipelines/sources/binance.ts";
+import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter/frankfurter.ts";
+import { binanceKlinesEndpoint } from "../../pipelines/sources/binance/binance.ts";
+import { coingeckoPriceBarsArchive } from "../../pipelines/sources/coingecko/price-bars.ts";
+import { onchainSupplySamplesArchive } from "../../pipelines/sources/onchain/supply-samples.ts";
 import { SOURCE_LINEAGE, sourceFamily } from "../../pipelines/sources/lineage.ts";
 import {
   RECORDED_CAPTURES,
@@ -35,7 +37,8 @@ import {
   readEcbHistCsv,
 } from "../../pipelines/sources/recorded-captures.ts";
 import { alignDailyInstant, alignDailyLabel, wallTimeToUnix } from "../../pipelines/sources/time.ts";
-import type { Capture } from "../../pipelines/sources/types.ts";
+import { SOURCES } from "../../pipelines/sources/sources.ts";
+import type { BadRowFixture, Capture } from "../../pipelines/sources/types.ts";
 import { must } from "../helpers/must.ts";
 
 /** Recorded real inputs (../shared/data beside the checkout). */
@@ -567,173 +570,9 @@ describe("bad input: reject rows, not files", () => {
     expect(Object.keys((out.captures[0].payload as { rates: object }).rates)).toEqual(["2025-05-09"]);
   });
 
-  // One good element and one malformed element per endpoint: the envelope must pass and the good row survive.
-  const mixed: Record<string, { payload: unknown; params?: Record<string, string> }> = {
-    "defillama.stablecoins": { payload: { peggedAssets: [asset({}), 42] } },
-    "defillama.stablecoin": {
-      payload: {
-        id: "2",
-        tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }, "junk"],
-        chainBalances: { Tron: { tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }] }, Bad: 7 },
-      },
-    },
-    "defillama.stablecoincharts": {
-      payload: [{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 5 } }, null],
-      params: { chain: "all" },
-    },
-    "defillama.stablecoinprices": {
-      payload: [
-        { date: utc(2023, 3, 11), prices: { "usd-coin": 0.97 } },
-        { date: 1, prices: "nope" },
-      ],
-    },
-    "coingecko.markets": {
-      payload: [
-        { id: "tether", symbol: "usdt", current_price: 1, market_cap: 1, total_volume: 1, circulating_supply: 1 },
-        [],
-      ],
-    },
-    "coingecko.market_chart": {
-      payload: { prices: [[utc(2023, 3, 11) * 1000, 0.97], [1], "x"] },
-      params: { id: "usd-coin" },
-    },
-    "frankfurter.rates": { payload: { base: "EUR", rates: { "2023-03-10": { USD: 1.06 }, "2023-03-09": "nope" } } },
-    "alchemy.daily_prices": { payload: { geckoId: "usd-coin", points: [{ date: "2023-03-11", price: "0.97" }, 17] } },
-    "onchain.total_supply_samples": {
-      payload: {
-        chainId: "bsc",
-        decimals: 18,
-        rows: [
-          { address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" },
-          { address: "0xa", __parsed_extra: ["x"] },
-        ],
-      },
-    },
-    "binance.klines": {
-      payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]],
-      params: { symbol: "USDCUSDT", interval: "1m" },
-    },
-    "bluechip.ratings": {
-      payload: { data: [{ name: "USDC", symbol: "USDC", grade: "A", date_of_rating: "2024-11-05" }, { grade: "Z" }] },
-      params: { slug: "usdc" },
-    },
-    "defillama-yields.pools": {
-      payload: {
-        status: "success",
-        data: [
-          { pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 },
-          { pool: "p2", tvlUsd: 1 },
-          7,
-        ],
-      },
-    },
-    "curve.pools": {
-      payload: {
-        success: true,
-        data: {
-          poolData: [
-            {
-              address: "0xP",
-              usdTotal: 1e6,
-              coins: [{ address: "0xA", symbol: "USDC", decimals: 6 }, { symbol: "x" }],
-            },
-            5,
-          ],
-        },
-      },
-      params: { chain: "ethereum", registry: "main" },
-    },
-    "dex-subgraph.pools": {
-      payload: {
-        data: {
-          pools: [
-            {
-              id: "0xP",
-              feeTier: "100",
-              totalValueLockedUSD: "1e6",
-              token0: { id: "0xA", symbol: "USDC" },
-              token1: { id: "0xB", symbol: "USDT" },
-            },
-            { id: "0xQ" },
-          ],
-        },
-      },
-      params: { subgraph: "s", chain: "ethereum" },
-    },
-    "reserves.composition": {
-      payload: {
-        stablecoinId: "usdt-tether",
-        adapter: "json-attestation",
-        totalUsd: 100,
-        reportedAt: 1757200000,
-        maxAgeSec: 86400,
-        components: [
-          { name: "T-bills", valueUsd: 90, pct: 90 },
-          { name: "Cash", valueUsd: -1, pct: 10 },
-        ],
-      },
-      params: { stablecoinId: "usdt-tether" },
-    },
-    "usds.status": {
-      payload: {
-        chain: "ethereum",
-        evmChainId: 1,
-        token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
-        blockNumber: 1,
-        blockHash: `0x${"ab".repeat(32)}`,
-        blockTimestamp: 0,
-        implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
-        implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
-        freezeProbe: {
-          function: "isBlocked(address)",
-          args: ["0x0000000000000000000000000000000000000000"],
-          outcome: "reverted",
-          result: null,
-          reason: "reverted",
-        },
-        totalSupplyRaw: "1.5e27",
-      },
-    },
-    "coingecko.price_bars": {
-      payload: {
-        geckoId: "usd-coin",
-        intervalSec: 900,
-        bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5],
-      },
-    },
-    "onchain.events": {
-      payload: {
-        rows: [
-          {
-            id: `ethereum-0x${"ab".repeat(32)}-3`,
-            chain_id: "ethereum",
-            stablecoin_id: "usdt-tether",
-            config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
-            contract_address: "0xdac17f958d2ee523a2206206994597c13d831ec7",
-            family: "tether-legacy-blacklist",
-            event_name: "DestroyedBlackFunds",
-            event_signature: "DestroyedBlackFunds(address,uint256)",
-            topic0: null,
-            kind: "destroy",
-            address: "0x9faf5515f177f3a8a845d48c19032b33cc54c09c",
-            amount_raw: "30000000",
-            decimals: 6,
-            amount_source: "event",
-            amount_status: "resolved",
-            tx_hash: `0x${"ab".repeat(32)}`,
-            tx_from: null,
-            block_number: 4638848,
-            block_hash: null,
-            log_index: 3,
-            ts: 1511887921,
-            origin: "recorded",
-          },
-          { id: "x", amount_raw: "1.5" },
-          7,
-        ],
-      },
-    },
-  };
+  // One good element and one malformed element per endpoint, declared by its source (`badRows` in
+  // pipelines/sources/<source>/source.ts): the envelope must pass and the good row survive.
+  const mixed: Record<string, BadRowFixture> = Object.assign({}, ...SOURCES.map((s) => s.badRows));
   it.each(Object.keys(ENDPOINTS))("%s: a malformed element drops only itself", (key) => {
     const ep = ENDPOINTS[key];
     const f = mixed[key];
