@@ -95,10 +95,9 @@ export function discoverModels(
 ): Model[] {
   const models: Model[] = [];
   for (const layer of LAYERS) {
-    const files = [
-      ...sqlFiles(join(root, layer)),
-      ...(layer === "staging" ? sourceStagingFiles(sourcesDir) : []),
-    ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const files = [...sqlFiles(join(root, layer)), ...(layer === "staging" ? sourceStagingFiles(sourcesDir) : [])].sort(
+      (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
+    );
     for (const { dir, file } of files) {
       const name = basename(file, ".sql");
       models.push({

@@ -1,5 +1,5 @@
 import { SOURCES } from "./sources.ts";
-import type { CaptureStep, Endpoint, LivePlanOptions, RawTable } from "./types.ts";
+import type { CaptureStep, Endpoint, LivePlanOptions, RawTable, SourceDeclaration } from "./types.ts";
 
 /**
  * Views of the source declarations (`pipelines/sources/<source>/source.ts`, discovered by
@@ -8,10 +8,13 @@ import type { CaptureStep, Endpoint, LivePlanOptions, RawTable } from "./types.t
 
 export { CURVE_REGISTRIES } from "./curve/source.ts";
 
-/** Every endpoint the build knows, keyed by `<source>.<entity>` (sources in folder order, each source's endpoints in declaration order). */
-export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
-  SOURCES.flatMap((s) => s.endpoints).map((e) => [e.key, e]),
-);
+/** The endpoints of `sources` keyed by `<source>.<entity>` (sources in order, each source's endpoints in declaration order). */
+export function endpointsOf(sources: readonly SourceDeclaration[]): Record<string, Endpoint> {
+  return Object.fromEntries(sources.flatMap((s) => s.endpoints).map((e) => [e.key, e]));
+}
+
+/** Every endpoint the build knows, keyed by `<source>.<entity>` (endpointsOf the discovered SOURCES). */
+export const ENDPOINTS: Record<string, Endpoint> = endpointsOf(SOURCES);
 
 /**
  * Freshness window of every endpoint that declares one (`Endpoint.currentWindowSec`), as the rows of
@@ -30,10 +33,13 @@ export function sourceCurrentWindows(): { endpoint: string; raw_table: string; w
   return rows;
 }
 
-/** Base URL per live source (circuit name), from each source's declared `baseUrl`. */
-export const SOURCE_BASE_URLS: Record<string, string> = Object.fromEntries(
-  SOURCES.flatMap((s) => (s.baseUrl === undefined ? [] : [[s.name, s.baseUrl]])),
-);
+/** Base URL per source of `sources` that declares one (`baseUrl`), keyed by source (circuit) name. */
+export function baseUrlsOf(sources: readonly SourceDeclaration[]): Record<string, string> {
+  return Object.fromEntries(sources.flatMap((s) => (s.baseUrl === undefined ? [] : [[s.name, s.baseUrl]])));
+}
+
+/** Base URL per live source (circuit name): baseUrlsOf the discovered SOURCES. */
+export const SOURCE_BASE_URLS: Record<string, string> = baseUrlsOf(SOURCES);
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
 export function rawTables(): RawTable[] {
@@ -44,11 +50,11 @@ export function rawTables(): RawTable[] {
 
 /**
  * The live capture plan: which endpoint calls `capture` makes, each source's `livePlan` in folder
- * order. Per-coin DefiLlama detail and CoinGecko market charts are fetched for the registry coins
+ * order (`sources`: the discovered SOURCES). Per-coin DefiLlama detail and CoinGecko market charts are fetched for the registry coins
  * listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings for `bluechipSlugs` (one call per
  * slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`); the USDS status from
  * Ethereum (`usds.status`, read over JSON-RPC: skipped unless `BALLAST_RPC_ETHEREUM` is set).
  */
-export function liveCapturePlan(opts: LivePlanOptions): CaptureStep[] {
-  return SOURCES.flatMap((s) => s.livePlan?.(opts) ?? []);
+export function liveCapturePlan(opts: LivePlanOptions, sources: readonly SourceDeclaration[] = SOURCES): CaptureStep[] {
+  return sources.flatMap((s) => s.livePlan?.(opts) ?? []);
 }

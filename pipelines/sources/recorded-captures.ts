@@ -1,5 +1,5 @@
 import { SOURCES } from "./sources.ts";
-import type { RecordedCapture } from "./types.ts";
+import type { RecordedCapture, SourceDeclaration } from "./types.ts";
 
 /**
  * The real recorded inputs in `../shared/data` (see its MANIFEST.md, incl. "Time zones and
@@ -27,8 +27,13 @@ export {
 export { readEcbHistCsv } from "./frankfurter/frankfurter.ts";
 export { readBhemenUsdpCsv, readBhemenUsdtCsv, readPyusdSupplyCsv } from "./onchain/onchain-events.ts";
 
+/** The recorded files of `sources`: each source's `recorded` files, sources in order (the load order). */
+export function recordedCapturesOf(sources: readonly SourceDeclaration[]): RecordedCapture[] {
+  return sources.flatMap((s) => s.recorded ?? []);
+}
+
 /**
- * Every recorded input the embedded default build reads, relative to BALLAST_CAPTURE_DIR: each
- * source's `recorded` files, sources in folder order (the load order).
+ * Every recorded input the embedded default build reads, relative to BALLAST_CAPTURE_DIR
+ * (recordedCapturesOf the discovered SOURCES, in folder order).
  */
-export const RECORDED_CAPTURES: RecordedCapture[] = SOURCES.flatMap((s) => s.recorded ?? []);
+export const RECORDED_CAPTURES: RecordedCapture[] = recordedCapturesOf(SOURCES);

@@ -58,7 +58,9 @@ export async function discoverSources(dir: string): Promise<SourceDeclaration[]>
     }
     for (const rc of s.recorded ?? [])
       if (!s.endpoints.some((e) => e.key === rc.endpoint))
-        throw new Error(`source ${name}: recorded file ${rc.file} is read into ${rc.endpoint}, not one of its endpoints`);
+        throw new Error(
+          `source ${name}: recorded file ${rc.file} is read into ${rc.endpoint}, not one of its endpoints`,
+        );
     found.push(s);
   }
   return found;
@@ -81,7 +83,9 @@ export function circuitGroupOf(s: Pick<SourceDeclaration, "name" | "endpoints">)
   const own = s.endpoints.filter((e) => e.rowSource === undefined);
   const families = [...new Set((own.length ? own : s.endpoints).map((e) => e.lineage.family))];
   if (families.length !== 1)
-    throw new Error(`source ${s.name}: its endpoints declare ${families.length} lineage families (${families.join(", ")})`);
+    throw new Error(
+      `source ${s.name}: its endpoints declare ${families.length} lineage families (${families.join(", ")})`,
+    );
   return families[0];
 }
 
@@ -89,6 +93,11 @@ export function circuitGroupOf(s: Pick<SourceDeclaration, "name" | "endpoints">)
  * Circuit name (source name) → circuit group, for every declared source (health's `circuit-groups-open`
  * counts open groups, not circuits). Names not listed are their own group.
  */
-export const SOURCE_CIRCUIT_GROUPS: Readonly<Record<string, string>> = Object.fromEntries(
-  SOURCES.map((s) => [s.name, circuitGroupOf(s)]),
-);
+export const SOURCE_CIRCUIT_GROUPS: Readonly<Record<string, string>> = circuitGroupsOf(SOURCES);
+
+/** Source (circuit) name → circuit group (circuitGroupOf) of every source of `sources`. */
+export function circuitGroupsOf(
+  sources: readonly Pick<SourceDeclaration, "name" | "endpoints">[],
+): Record<string, string> {
+  return Object.fromEntries(sources.map((s) => [s.name, circuitGroupOf(s)]));
+}

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readCsvRows, ReaderDrops } from "../file-formats.ts";
 import { isoDay, RowCollector, toFiniteNumber } from "../parse-helpers.ts";
 import { INTRADAY_BAR_TIME, PRICE_BARS_TABLE, PriceBarRow } from "../price-bars.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink } from "../types.ts";
+import type { Endpoint, ReaderOutput } from "../types.ts";
 
 /**
  * Binance spot REST API. Klines wire format: `[openTime ms, open, high, low, close, volume, closeTime ms, …]`,

@@ -30,7 +30,11 @@ export const defillamaYieldsSource: SourceDeclaration = {
     "defillama-yields.pools": {
       payload: {
         status: "success",
-        data: [{ pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 }, { pool: "p2", tvlUsd: 1 }, 7],
+        data: [
+          { pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 },
+          { pool: "p2", tvlUsd: 1 },
+          7,
+        ],
       },
     },
   },
