@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { bluechipSlugs } from "../pipelines/sources/bluechip.ts";
+import { bluechipSlugs } from "../pipelines/sources/bluechip/bluechip.ts";
 import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
 import { EvmRpc, rpcEnvName } from "../pipelines/sources/evm-rpc.ts";
 import { HttpClient, type HttpClientOptions } from "../pipelines/sources/http-client.ts";

@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { BLUECHIP_BASE_URL } from "../pipelines/sources/bluechip.ts";
+import { BLUECHIP_BASE_URL } from "../pipelines/sources/bluechip/bluechip.ts";
 
 /** Repository root (the directory holding package.json). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -38,7 +38,7 @@ const BuildConfigSchema = z
     COINGECKO_API_KEY: z.string().optional(),
     /** Base URL of the Bluechip ratings backend for live captures (`<url>coin-data/{slug}`; default the public backend). */
     BALLAST_BLUECHIP_URL: z.string().url().default(BLUECHIP_BASE_URL),
-    /** Bluechip slugs the live capture asks for, comma-separated (default: BLUECHIP_SLUGS in pipelines/sources/bluechip.ts). */
+    /** Bluechip slugs the live capture asks for, comma-separated (default: BLUECHIP_SLUGS in pipelines/sources/bluechip/bluechip.ts). */
     BALLAST_BLUECHIP_SLUGS: z.string().optional(),
     /** Upstream base URL overrides for live capture, `source=url` comma-separated (e.g. a mirror or the test replay servers). */
     BALLAST_UPSTREAM_URLS: z.string().optional(),

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Analytic } from "../pipelines/analytics/contract.ts";
 import type { Db } from "./duckdb.ts";
@@ -53,31 +53,58 @@ export function parseAsserts(text: string): { label: string; sql: string }[] {
     });
 }
 
-/** Asserts of node `name` (`<layer>/<name>.assert.sql`, SQL model or TS analytic); none when the file is missing. */
-function assertsOf(root: string, layer: string, name: string): Model["asserts"] {
+/** Asserts of node `name` (`<dir>/<name>.assert.sql`, SQL model or TS analytic); none when the file is missing. */
+function assertsOf(dir: string, name: string): Model["asserts"] {
   try {
-    return parseAsserts(readFileSync(join(root, layer, `${name}.assert.sql`), "utf8"));
+    return parseAsserts(readFileSync(join(dir, `${name}.assert.sql`), "utf8"));
   } catch {
     return [];
   }
 }
 
+/** SQL model files of `dir` (`*.sql` but not `*.assert.sql`) matching `prefix`, each with its folder. */
+function sqlFiles(dir: string, prefix = ""): { dir: string; file: string }[] {
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(prefix) && f.endsWith(".sql") && !f.endsWith(".assert.sql"))
+    .map((file) => ({ dir, file }));
+}
+
 /**
- * Discovers SQL models, adds the TS `analytics` (each with its `<layer>/<name>.assert.sql` when present), and orders them so every node runs after the
- * nodes whose tables it reads. Throws ModelError on cycles or reads from a later layer.
+ * Staging models of the source folders under `sourcesDir` (`<sourcesDir>/<source>/stg_*.sql`, the
+ * folders sources.ts discovers: names not starting with `_` or `.`); none when the folder is missing.
  */
-export function discoverModels(root: string, analytics: Analytic[] = []): Model[] {
+function sourceStagingFiles(sourcesDir: string): { dir: string; file: string }[] {
+  if (!existsSync(sourcesDir)) return [];
+  return readdirSync(sourcesDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith("_") && !e.name.startsWith("."))
+    .flatMap((e) => sqlFiles(join(sourcesDir, e.name), "stg_"));
+}
+
+/**
+ * Discovers SQL models (`<root>/<layer>/*.sql`, plus the staging models each source keeps beside its
+ * declaration: `<sourcesDir>/<source>/stg_<source>__<entity>.sql`, by default `pipelines/sources/`
+ * beside `root`), adds the TS `analytics` (each with its `<layer>/<name>.assert.sql` when present), and
+ * orders them so every node runs after the nodes whose tables it reads. A model's name is its file name
+ * whichever folder holds it; models of a layer are taken in name order. Throws ModelError on cycles,
+ * reads from a later layer or two models of one name.
+ */
+export function discoverModels(
+  root: string,
+  analytics: Analytic[] = [],
+  sourcesDir: string = join(root, "..", "sources"),
+): Model[] {
   const models: Model[] = [];
   for (const layer of LAYERS) {
-    for (const file of readdirSync(join(root, layer))
-      .filter((f) => f.endsWith(".sql") && !f.endsWith(".assert.sql"))
-      .sort()) {
+    const files = [...sqlFiles(join(root, layer)), ...(layer === "staging" ? sourceStagingFiles(sourcesDir) : [])].sort(
+      (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
+    );
+    for (const { dir, file } of files) {
       const name = basename(file, ".sql");
       models.push({
         name,
         layer,
-        sql: readFileSync(join(root, layer, file), "utf8"),
-        asserts: assertsOf(root, layer, name),
+        sql: readFileSync(join(dir, file), "utf8"),
+        asserts: assertsOf(dir, name),
         deps: [],
         outputs: [name],
       });
@@ -89,7 +116,7 @@ export function discoverModels(root: string, analytics: Analytic[] = []): Model[
       name: a.name,
       layer,
       sql: Object.values(a.inputs).join("\n"),
-      asserts: assertsOf(root, layer, a.name),
+      asserts: assertsOf(join(root, layer), a.name),
       deps: [],
       outputs: Object.keys(a.outputs),
       analytic: a,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type OnchainEventRow, OnchainEventRowSchema } from "../pipelines/onchain/contract.ts";
-import { onchainEventsEndpoint } from "../pipelines/sources/onchain-events.ts";
+import { onchainEventsEndpoint } from "../pipelines/sources/onchain/onchain-events.ts";
 import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
 import { createTronGridClient, TRONGRID_BASE_URL } from "../pipelines/sources/trongrid.ts";
 import {

@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import { join } from "node:path";
 import { liveCapturePlan } from "../pipelines/sources/endpoints.ts";
-import { bluechipSlugs } from "../pipelines/sources/bluechip.ts";
+import { bluechipSlugs } from "../pipelines/sources/bluechip/bluechip.ts";
 import type { HttpClient, HttpClientOptions } from "../pipelines/sources/http-client.ts";
 import { loadRegistry } from "../pipelines/registry/registry.ts";
 import type { Registry } from "../pipelines/registry/schema.ts";

@@ -10,7 +10,7 @@ import { type Artifact, sqlFile } from "./contract.ts";
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
-/** The calls behind a status, in order, all at `readAt.blockNumber` (documented in `pipelines/sources/usds-status.ts`). */
+/** The calls behind a status, in order, all at `readAt.blockNumber` (documented in `pipelines/sources/usds/usds-status.ts`). */
 export const USDS_STATUS_CALLS = [
   "eth_getBlockByNumber(block)",
   `eth_getStorageAt(token, ${ERC1967_IMPLEMENTATION_SLOT}, block)`,

@@ -299,7 +299,7 @@ const GAP_STATUSES: OnchainEventRow["amount_status"][] = ["provider_failed", "re
  * starting reads after `budgetMs` (default 900 s). Throws JobInputError for bad params.
  *
  * The rows considered are the ledger's AND `opts.recorded`: the decoded logs of the recorded public
- * captures (bhemen USDT/USDP archives, pipelines/sources/onchain-events.ts) that builds load beside the
+ * captures (bhemen USDT/USDP archives, pipelines/sources/onchain/onchain-events.ts) that builds load beside the
  * ledger. A recorded row whose id the ledger already holds is the ledger's row. A recorded row that is
  * read here is first written to the ledger (its config's rows, no cursor move), so the resolved amount
  * is stored where builds read it.

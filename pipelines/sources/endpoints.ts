@@ -1,46 +1,20 @@
-import { BINANCE_BASE_URL, BINANCE_PAIRS, binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "./binance.ts";
-import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "./archives.ts";
-import { BLUECHIP_BASE_URL, bluechipRatingsEndpoint } from "./bluechip.ts";
-import { COINGECKO_BASE_URL, coinsMarketsEndpoint, marketChartEndpoint } from "./coingecko.ts";
-import { CURVE_BASE_URL, curvePoolsEndpoint } from "./curve.ts";
-import { DEX_SUBGRAPH_BASE_URL, dexSubgraphPoolsEndpoint } from "./dex-subgraph.ts";
-import { DEFILLAMA_YIELDS_BASE_URL, yieldPoolsEndpoint } from "./defillama-yields.ts";
-import {
-  DEFILLAMA_BASE_URL,
-  stablecoinChartsEndpoint,
-  stablecoinDetailEndpoint,
-  stablecoinPricesEndpoint,
-  stablecoinsEndpoint,
-} from "./defillama.ts";
-import { FRANKFURTER_BASE_URL, fxRatesEndpoint } from "./frankfurter.ts";
-import { onchainEventsEndpoint } from "./onchain-events.ts";
-import { RESERVE_ADAPTERS, RESERVES_BASE_URL, reserveCompositionEndpoint } from "./reserves.ts";
-import type { Endpoint, RawTable } from "./types.ts";
-import { usdsStatusEndpoint } from "./usds-status.ts";
+import { SOURCES } from "./sources.ts";
+import type { CaptureStep, Endpoint, LivePlanOptions, RawTable, SourceDeclaration } from "./types.ts";
 
-/** Every endpoint the build knows, keyed by `<source>.<entity>`. Adding a source = adding it here. */
-export const ENDPOINTS: Record<string, Endpoint> = Object.fromEntries(
-  [
-    stablecoinsEndpoint,
-    stablecoinDetailEndpoint,
-    stablecoinChartsEndpoint,
-    stablecoinPricesEndpoint,
-    coinsMarketsEndpoint,
-    marketChartEndpoint,
-    fxRatesEndpoint,
-    alchemyDailyPricesArchive,
-    onchainSupplySamplesArchive,
-    binanceKlinesEndpoint,
-    coingeckoPriceBarsArchive,
-    onchainEventsEndpoint,
-    bluechipRatingsEndpoint,
-    yieldPoolsEndpoint,
-    curvePoolsEndpoint,
-    dexSubgraphPoolsEndpoint,
-    reserveCompositionEndpoint,
-    usdsStatusEndpoint,
-  ].map((e) => [e.key, e]),
-);
+/**
+ * Views of the source declarations (`pipelines/sources/<source>/source.ts`, discovered by
+ * sources.ts): adding a source is adding its folder, never editing these lists.
+ */
+
+export { CURVE_REGISTRIES } from "./curve/source.ts";
+
+/** The endpoints of `sources` keyed by `<source>.<entity>` (sources in order, each source's endpoints in declaration order). */
+export function endpointsOf(sources: readonly SourceDeclaration[]): Record<string, Endpoint> {
+  return Object.fromEntries(sources.flatMap((s) => s.endpoints).map((e) => [e.key, e]));
+}
+
+/** Every endpoint the build knows, keyed by `<source>.<entity>` (endpointsOf the discovered SOURCES). */
+export const ENDPOINTS: Record<string, Endpoint> = endpointsOf(SOURCES);
 
 /**
  * Freshness window of every endpoint that declares one (`Endpoint.currentWindowSec`), as the rows of
@@ -59,24 +33,13 @@ export function sourceCurrentWindows(): { endpoint: string; raw_table: string; w
   return rows;
 }
 
-/** Base URL per live source (circuit name). */
-export const SOURCE_BASE_URLS: Record<string, string> = {
-  defillama: DEFILLAMA_BASE_URL,
-  coingecko: COINGECKO_BASE_URL,
-  frankfurter: FRANKFURTER_BASE_URL,
-  binance: BINANCE_BASE_URL,
-  bluechip: BLUECHIP_BASE_URL,
-  "defillama-yields": DEFILLAMA_YIELDS_BASE_URL,
-  curve: CURVE_BASE_URL,
-  "dex-subgraph": DEX_SUBGRAPH_BASE_URL,
-  reserves: RESERVES_BASE_URL,
-};
+/** Base URL per source of `sources` that declares one (`baseUrl`), keyed by source (circuit) name. */
+export function baseUrlsOf(sources: readonly SourceDeclaration[]): Record<string, string> {
+  return Object.fromEntries(sources.flatMap((s) => (s.baseUrl === undefined ? [] : [[s.name, s.baseUrl]])));
+}
 
-/** Curve registries the live capture reads (`getPools/{chain}/{registry}`); DEX subgraphs need a configured gateway URL and are not in the default plan. */
-export const CURVE_REGISTRIES: [string, string][] = [
-  ["ethereum", "main"],
-  ["ethereum", "factory-stable-ng"],
-];
+/** Base URL per live source (circuit name): baseUrlsOf the discovered SOURCES. */
+export const SOURCE_BASE_URLS: Record<string, string> = baseUrlsOf(SOURCES);
 
 /** Distinct raw tables (several endpoints may share one, e.g. `raw_price_history`). */
 export function rawTables(): RawTable[] {
@@ -86,33 +49,12 @@ export function rawTables(): RawTable[] {
 }
 
 /**
- * The live capture plan: which endpoint calls `capture` makes. Per-coin detail and market charts
- * are fetched for the registry coins listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings
- * for `bluechipSlugs` (one call per slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`); the USDS status from Ethereum (`usds.status`, read over
- * JSON-RPC: skipped unless `BALLAST_RPC_ETHEREUM` is set).
+ * The live capture plan: which endpoint calls `capture` makes, each source's `livePlan` in folder
+ * order (`sources`: the discovered SOURCES). Per-coin DefiLlama detail and CoinGecko market charts are fetched for the registry coins
+ * listed in `detailLlamaIds` / `chartGeckoIds`; Bluechip ratings for `bluechipSlugs` (one call per
+ * slug); live reserves for every configured reserve adapter (`RESERVE_ADAPTERS`); the USDS status from
+ * Ethereum (`usds.status`, read over JSON-RPC: skipped unless `BALLAST_RPC_ETHEREUM` is set).
  */
-export function liveCapturePlan(opts: {
-  detailLlamaIds: string[];
-  chartGeckoIds: string[];
-  fxStart: string;
-  bluechipSlugs?: string[];
-}): { endpoint: string; params: Record<string, string> }[] {
-  return [
-    { endpoint: "defillama.stablecoins", params: {} },
-    { endpoint: "defillama.stablecoincharts", params: { chain: "all" } },
-    { endpoint: "defillama.stablecoinprices", params: {} },
-    { endpoint: "coingecko.markets", params: {} },
-    { endpoint: "defillama-yields.pools", params: {} },
-    ...CURVE_REGISTRIES.map(([chain, registry]) => ({ endpoint: "curve.pools", params: { chain, registry } })),
-    { endpoint: "frankfurter.rates", params: { base: "EUR", start: opts.fxStart } },
-    ...Object.keys(BINANCE_PAIRS).map((symbol) => ({
-      endpoint: "binance.klines",
-      params: { symbol, interval: "15m" },
-    })),
-    ...opts.detailLlamaIds.map((id) => ({ endpoint: "defillama.stablecoin", params: { id } })),
-    ...opts.chartGeckoIds.map((id) => ({ endpoint: "coingecko.market_chart", params: { id } })),
-    ...(opts.bluechipSlugs ?? []).map((slug) => ({ endpoint: "bluechip.ratings", params: { slug } })),
-    ...RESERVE_ADAPTERS.map((a) => ({ endpoint: "reserves.composition", params: { stablecoinId: a.stablecoinId } })),
-    { endpoint: "usds.status", params: {} },
-  ];
+export function liveCapturePlan(opts: LivePlanOptions, sources: readonly SourceDeclaration[] = SOURCES): CaptureStep[] {
+  return sources.flatMap((s) => s.livePlan?.(opts) ?? []);
 }

@@ -147,3 +147,8 @@ export function parseJsonText(text: string): unknown {
     );
   }
 }
+
+/** A reader of an upstream JSON file kept as-is (one capture, `params`). Invalid JSON throws a JsonPositionError naming line/column/offset. */
+export function readJsonFile(params: Record<string, string> = {}) {
+  return (text: string): ReaderOutput => ({ captures: [{ params, payload: parseJsonText(text) }], dropped: {} });
+}

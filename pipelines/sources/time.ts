@@ -237,3 +237,14 @@ export function labelToUtcInstant(
   const point = utcDailyPointOfLabel(label);
   return point === null ? { ok: false, reason: OFF_DAY_BOUNDARY } : { ok: true, unixSec: point };
 }
+
+/** Unix seconds of 00:00 UTC of a `YYYY-MM-DD` date (the first 10 characters of `iso`). */
+export function utcDayStart(iso: string): number {
+  return Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) / 1000;
+}
+
+/** Time semantics of a snapshot payload: it holds the state at its observation time, no daily points. */
+export const SNAPSHOT_TIME: { zone: string; dailyBucket: string } = {
+  zone: "UTC",
+  dailyBucket: "snapshot at observedAt (no daily points)",
+};

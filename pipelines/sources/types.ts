@@ -150,3 +150,77 @@ export interface Endpoint {
    */
   fetchRpc?: { chain: string; fetch: (rpc: EvmRpc, params: Record<string, string>) => Promise<unknown> };
 }
+
+/**
+ * A recorded file and how to read it. `observedAt` is Unix seconds (the recording date, UTC);
+ * `time` declares the zone of the file's time labels and how its rows map to UTC days (the reader
+ * is built with the same zone).
+ */
+export interface RecordedCapture {
+  endpoint: string;
+  file: string;
+  observedAt: number;
+  params?: Record<string, string>;
+  time: SourceTime;
+  /**
+   * True for the inputs without which the build publishes nothing meaningful (the coin list and the
+   * all-chain supply history): an empty file fails the build like a missing one. Other captures are
+   * optional: an empty one is skipped, named in the manifest (`skippedCaptures`) and in health.
+   */
+  required?: boolean;
+  /** Throws (e.g. a JsonPositionError) when the file cannot be read at all. */
+  read: (text: string) => ReaderOutput;
+}
+
+/** One call of the live capture plan: an endpoint key (`<source>.<entity>`) and its request params. */
+export interface CaptureStep {
+  endpoint: string;
+  params: Record<string, string>;
+}
+
+/**
+ * What the live capture plan is built from (registry and config): DefiLlama ids whose per-coin
+ * detail is fetched (`detailLlamaIds`), CoinGecko ids whose market chart is fetched
+ * (`chartGeckoIds`), the first day of the FX range (`fxStart`, `YYYY-MM-DD`) and the Bluechip slugs.
+ */
+export interface LivePlanOptions {
+  detailLlamaIds: string[];
+  chartGeckoIds: string[];
+  fxStart: string;
+  bluechipSlugs?: string[];
+}
+
+/**
+ * A payload for an endpoint's parser test holding one good element and one malformed element: the
+ * envelope must pass `payloadSchema`, the good row survive and the bad one be dropped and counted.
+ */
+export interface BadRowFixture {
+  payload: unknown;
+  params?: Record<string, string>;
+}
+
+/**
+ * One source, declared once in `pipelines/sources/<name>/source.ts` (found by file by
+ * `pipelines/sources/sources.ts`; its staging SQL `stg_<name>__<entity>.sql` sits beside it).
+ * Every central list is a view of these declarations: `ENDPOINTS`, `SOURCE_BASE_URLS`, the live
+ * capture plan (`liveCapturePlan`), `RECORDED_CAPTURES` and the circuit groups.
+ */
+export interface SourceDeclaration {
+  /** Marks the export as a source declaration (discovery picks exports with this kind). */
+  kind: "source";
+  /** Folder name = circuit / host name = `Endpoint.source` of every endpoint here (e.g. `defillama`). */
+  name: string;
+  /**
+   * The source's endpoints (each `key` is `<name>.<entity>`). The lineage `family` of the endpoints
+   * whose rows carry the source's own label (no `rowSource`) is the source's circuit group.
+   */
+  endpoints: Endpoint[];
+  /** Base URL of the live HTTP API (a live client's default); absent when no HTTP client reads it. */
+  baseUrl?: string;
+  /** The calls of the live capture plan for this source; absent when nothing is captured live. */
+  livePlan?: (opts: LivePlanOptions) => CaptureStep[];
+  /** Recorded files of `../shared/data` read into its endpoints, in load order. */
+  recorded?: RecordedCapture[];
+  /** Per endpoint key, the bad-row fixture of its parser test (test/unit/sources.test.ts). */
+  badRows: Record<string, BadRowFixture>;
+}

@@ -10,7 +10,7 @@ import {
   type UsdsStatusPayload,
   UsdsStatusPayloadSchema,
   USDS_NO_FREEZE_IMPLEMENTATION,
-} from "../../pipelines/sources/usds-status.ts";
+} from "../../pipelines/sources/usds/usds-status.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
 import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";

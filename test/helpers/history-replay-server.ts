@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { COINGECKO_EXPORT_TIME, readCoingeckoChartExportCsv } from "../../pipelines/sources/coingecko.ts";
-import { DEFILLAMA_ARCHIVE_TIME, readDefillamaChainWideCsv } from "../../pipelines/sources/defillama.ts";
+import { COINGECKO_EXPORT_TIME, readCoingeckoChartExportCsv } from "../../pipelines/sources/coingecko/coingecko.ts";
+import { DEFILLAMA_ARCHIVE_TIME, readDefillamaChainWideCsv } from "../../pipelines/sources/defillama/defillama.ts";
 
 /**
  * Local stand-ins of the two per-coin history endpoints, replaying recorded payloads of

@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { readOpenDefiYieldsCsv } from "../../pipelines/sources/defillama-yields.ts";
+import { readOpenDefiYieldsCsv } from "../../pipelines/sources/defillama-yields/defillama-yields.ts";
 import {
   DEFILLAMA_ARCHIVE_TIME,
   readDefillamaChartCsv,
   readDefillamaPricesWideCsv,
-} from "../../pipelines/sources/defillama.ts";
-import { readEcbHistCsv } from "../../pipelines/sources/frankfurter.ts";
+} from "../../pipelines/sources/defillama/defillama.ts";
+import { readEcbHistCsv } from "../../pipelines/sources/frankfurter/frankfurter.ts";
 import { RECORDED_CAPTURES } from "../../pipelines/sources/recorded-captures.ts";
 import { must } from "./must.ts";
 

@@ -13,7 +13,7 @@ import {
   ERC1967_IMPLEMENTATION_SLOT,
   readUsdsStatus,
   UsdsStatusPayloadSchema,
-} from "../../pipelines/sources/usds-status.ts";
+} from "../../pipelines/sources/usds/usds-status.ts";
 import { type AnvilHandle, anvilClients, compileFixtureContracts, startAnvil } from "../helpers/anvil.ts";
 import { freePort } from "../helpers/redis-server.ts";
 

@@ -8,7 +8,11 @@ import { readLiveCaptures } from "../../build/captures.ts";
 import { loadBuildConfig } from "../../build/config.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
-import { bluechipRatingsEndpoint, bluechipSlugs, fetchBluechipCoin } from "../../pipelines/sources/bluechip.ts";
+import {
+  bluechipRatingsEndpoint,
+  bluechipSlugs,
+  fetchBluechipCoin,
+} from "../../pipelines/sources/bluechip/bluechip.ts";
 import { liveCapturePlan } from "../../pipelines/sources/endpoints.ts";
 import { HttpClient, UpstreamError } from "../../pipelines/sources/http-client.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";

@@ -3,13 +3,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dexLiquidityScore, hhi, MIN_POOL_TVL_USD, type CoinPool } from "../../pipelines/analytics/dex-liquidity.ts";
 import { buildCoinIndex, matchPool, type MatchCoin, poolTokens } from "../../pipelines/analytics/pool-matching.ts";
-import { curvePoolsEndpoint, fetchCurvePools } from "../../pipelines/sources/curve.ts";
-import { dexSubgraphPoolsEndpoint, fetchSubgraphPools } from "../../pipelines/sources/dex-subgraph.ts";
+import { curvePoolsEndpoint, fetchCurvePools } from "../../pipelines/sources/curve/curve.ts";
+import { dexSubgraphPoolsEndpoint, fetchSubgraphPools } from "../../pipelines/sources/dex-subgraph/dex-subgraph.ts";
 import {
   fetchYieldPools,
   readOpenDefiYieldsCsv,
   yieldPoolsEndpoint,
-} from "../../pipelines/sources/defillama-yields.ts";
+} from "../../pipelines/sources/defillama-yields/defillama-yields.ts";
 import { HttpClient, UpstreamError } from "../../pipelines/sources/http-client.ts";
 import type { Capture } from "../../pipelines/sources/types.ts";
 import { must } from "../helpers/must.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keysetPage } from "../../api/lib/keyset.ts";
 import { decimalString } from "../../pipelines/onchain/contract.ts";
-import { exactBaseUnits } from "../../pipelines/sources/onchain-events.ts";
+import { exactBaseUnits } from "../../pipelines/sources/onchain/onchain-events.ts";
 import { must } from "../helpers/must.ts";
 
 describe("exact amounts", () => {

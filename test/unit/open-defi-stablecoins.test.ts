@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { selectAtAsOf } from "../../build/captures.ts";
-import { readOpenDefiStablecoinsJson, stablecoinsEndpoint } from "../../pipelines/sources/defillama.ts";
+import { readOpenDefiStablecoinsJson, stablecoinsEndpoint } from "../../pipelines/sources/defillama/defillama.ts";
 import { RECORDED_CAPTURES } from "../../pipelines/sources/recorded-captures.ts";
 import { sourceFamily } from "../../pipelines/sources/lineage.ts";
 import type { Capture, CaptureInfo } from "../../pipelines/sources/types.ts";

@@ -20,7 +20,7 @@ import {
   jsonAttestationAdapter,
   readLiveReserves,
   reserveCompositionEndpoint,
-} from "../../pipelines/sources/reserves.ts";
+} from "../../pipelines/sources/reserves/reserves.ts";
 import { reservesResponse } from "../../site-data/stablecoin-reserves.ts";
 import { must } from "../helpers/must.ts";
 

@@ -4,14 +4,17 @@ import { join, resolve } from "node:path";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { collectCaptures } from "../../build/captures.ts";
+import { REPO_ROOT } from "../../build/config.ts";
+import { discoverModels } from "../../build/models.ts";
+import { circuitGroup } from "../../api/health.ts";
 import type { Sink } from "../../build/sinks/sink.ts";
-import { alchemyDailyPricesArchive, onchainSupplySamplesArchive } from "../../pipelines/sources/archives.ts";
+import { alchemyDailyPricesArchive } from "../../pipelines/sources/alchemy/alchemy.ts";
 import {
   coinsMarketsEndpoint,
   marketChartEndpoint,
   readCoingeckoChartExportCsv,
   readCoingeckoMarketCapScrapeCsv,
-} from "../../pipelines/sources/coingecko.ts";
+} from "../../pipelines/sources/coingecko/coingecko.ts";
 import {
   DEFILLAMA_USD_SWITCH_AT,
   readDefillamaPricesWideCsv,
@@ -19,14 +22,23 @@ import {
   stablecoinDetailEndpoint,
   stablecoinPricesEndpoint,
   stablecoinsEndpoint,
-} from "../../pipelines/sources/defillama.ts";
-import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
+} from "../../pipelines/sources/defillama/defillama.ts";
+import {
+  baseUrlsOf,
+  ENDPOINTS,
+  endpointsOf,
+  liveCapturePlan,
+  SOURCE_BASE_URLS,
+} from "../../pipelines/sources/endpoints.ts";
 import { parseJsonText } from "../../pipelines/sources/file-formats.ts";
-import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter.ts";
-import { binanceKlinesEndpoint, coingeckoPriceBarsArchive } from "../../pipelines/sources/binance.ts";
+import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter/frankfurter.ts";
+import { binanceKlinesEndpoint } from "../../pipelines/sources/binance/binance.ts";
+import { coingeckoPriceBarsArchive } from "../../pipelines/sources/coingecko/price-bars.ts";
+import { onchainSupplySamplesArchive } from "../../pipelines/sources/onchain/supply-samples.ts";
 import { SOURCE_LINEAGE, sourceFamily } from "../../pipelines/sources/lineage.ts";
 import {
   RECORDED_CAPTURES,
+  recordedCapturesOf,
   readAlchemyPriceCsv,
   readBinanceKlinesCsv,
   readCoingeckoRangeBarsJson,
@@ -35,7 +47,8 @@ import {
   readEcbHistCsv,
 } from "../../pipelines/sources/recorded-captures.ts";
 import { alignDailyInstant, alignDailyLabel, wallTimeToUnix } from "../../pipelines/sources/time.ts";
-import type { Capture } from "../../pipelines/sources/types.ts";
+import { circuitGroupsOf, discoverSources, SOURCE_CIRCUIT_GROUPS, SOURCES } from "../../pipelines/sources/sources.ts";
+import type { BadRowFixture, Capture, Endpoint } from "../../pipelines/sources/types.ts";
 import { must } from "../helpers/must.ts";
 
 /** Recorded real inputs (../shared/data beside the checkout). */
@@ -494,6 +507,15 @@ function captureDirWith(file: string, content: string): string {
 }
 const emptySink: Sink = { put: async () => {}, get: async () => null, list: async () => [], delete: async () => {} };
 
+/** The envelope of `f` passes the endpoint's schema, its good row survives and its bad one is dropped and counted. */
+function expectBadRowDropsOnlyItself(ep: Endpoint, f: BadRowFixture): void {
+  const parsed = ep.payloadSchema.safeParse(f.payload);
+  expect(parsed.success).toBe(true);
+  const r = ep.toRows(parsed.data, cap(0, f.params ?? {}));
+  expect(r.rows.length).toBeGreaterThan(0);
+  expect(Object.values(r.dropped).reduce((s, n) => s + n, 0)).toBeGreaterThan(0);
+}
+
 describe("bad input: files that cannot be read fail the build, naming file and position", () => {
   it("collectCaptures throws on a truncated JSON capture with the file path and line/column", async () => {
     const file = "zacheryglass-stablecoinwatch/defillama_raw_output.json";
@@ -567,182 +589,12 @@ describe("bad input: reject rows, not files", () => {
     expect(Object.keys((out.captures[0].payload as { rates: object }).rates)).toEqual(["2025-05-09"]);
   });
 
-  // One good element and one malformed element per endpoint: the envelope must pass and the good row survive.
-  const mixed: Record<string, { payload: unknown; params?: Record<string, string> }> = {
-    "defillama.stablecoins": { payload: { peggedAssets: [asset({}), 42] } },
-    "defillama.stablecoin": {
-      payload: {
-        id: "2",
-        tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }, "junk"],
-        chainBalances: { Tron: { tokens: [{ date: utc(2023, 3, 11), circulating: { peggedUSD: 5 } }] }, Bad: 7 },
-      },
-    },
-    "defillama.stablecoincharts": {
-      payload: [{ date: String(utc(2023, 3, 11)), totalCirculatingUSD: { peggedUSD: 5 } }, null],
-      params: { chain: "all" },
-    },
-    "defillama.stablecoinprices": {
-      payload: [
-        { date: utc(2023, 3, 11), prices: { "usd-coin": 0.97 } },
-        { date: 1, prices: "nope" },
-      ],
-    },
-    "coingecko.markets": {
-      payload: [
-        { id: "tether", symbol: "usdt", current_price: 1, market_cap: 1, total_volume: 1, circulating_supply: 1 },
-        [],
-      ],
-    },
-    "coingecko.market_chart": {
-      payload: { prices: [[utc(2023, 3, 11) * 1000, 0.97], [1], "x"] },
-      params: { id: "usd-coin" },
-    },
-    "frankfurter.rates": { payload: { base: "EUR", rates: { "2023-03-10": { USD: 1.06 }, "2023-03-09": "nope" } } },
-    "alchemy.daily_prices": { payload: { geckoId: "usd-coin", points: [{ date: "2023-03-11", price: "0.97" }, 17] } },
-    "onchain.total_supply_samples": {
-      payload: {
-        chainId: "bsc",
-        decimals: 18,
-        rows: [
-          { address: "0xa", symbol: "USDC", block: "1", supply: "10", ts: "2025-01-04 06:28:49" },
-          { address: "0xa", __parsed_extra: ["x"] },
-        ],
-      },
-    },
-    "binance.klines": {
-      payload: [[1678543200000, "1", "1", "0.9", "0.95", "1", 1678543259999], [1]],
-      params: { symbol: "USDCUSDT", interval: "1m" },
-    },
-    "bluechip.ratings": {
-      payload: { data: [{ name: "USDC", symbol: "USDC", grade: "A", date_of_rating: "2024-11-05" }, { grade: "Z" }] },
-      params: { slug: "usdc" },
-    },
-    "defillama-yields.pools": {
-      payload: {
-        status: "success",
-        data: [
-          { pool: "p1", chain: "Ethereum", project: "maple", symbol: "USDC", tvlUsd: 1e9, apy: 5 },
-          { pool: "p2", tvlUsd: 1 },
-          7,
-        ],
-      },
-    },
-    "curve.pools": {
-      payload: {
-        success: true,
-        data: {
-          poolData: [
-            {
-              address: "0xP",
-              usdTotal: 1e6,
-              coins: [{ address: "0xA", symbol: "USDC", decimals: 6 }, { symbol: "x" }],
-            },
-            5,
-          ],
-        },
-      },
-      params: { chain: "ethereum", registry: "main" },
-    },
-    "dex-subgraph.pools": {
-      payload: {
-        data: {
-          pools: [
-            {
-              id: "0xP",
-              feeTier: "100",
-              totalValueLockedUSD: "1e6",
-              token0: { id: "0xA", symbol: "USDC" },
-              token1: { id: "0xB", symbol: "USDT" },
-            },
-            { id: "0xQ" },
-          ],
-        },
-      },
-      params: { subgraph: "s", chain: "ethereum" },
-    },
-    "reserves.composition": {
-      payload: {
-        stablecoinId: "usdt-tether",
-        adapter: "json-attestation",
-        totalUsd: 100,
-        reportedAt: 1757200000,
-        maxAgeSec: 86400,
-        components: [
-          { name: "T-bills", valueUsd: 90, pct: 90 },
-          { name: "Cash", valueUsd: -1, pct: 10 },
-        ],
-      },
-      params: { stablecoinId: "usdt-tether" },
-    },
-    "usds.status": {
-      payload: {
-        chain: "ethereum",
-        evmChainId: 1,
-        token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
-        blockNumber: 1,
-        blockHash: `0x${"ab".repeat(32)}`,
-        blockTimestamp: 0,
-        implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
-        implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
-        freezeProbe: {
-          function: "isBlocked(address)",
-          args: ["0x0000000000000000000000000000000000000000"],
-          outcome: "reverted",
-          result: null,
-          reason: "reverted",
-        },
-        totalSupplyRaw: "1.5e27",
-      },
-    },
-    "coingecko.price_bars": {
-      payload: {
-        geckoId: "usd-coin",
-        intervalSec: 900,
-        bars: [{ dt: "2023-03-11T09:45:00.000Z", o: 1, h: 1, l: 1, c: 1 }, { o: 1 }, 5],
-      },
-    },
-    "onchain.events": {
-      payload: {
-        rows: [
-          {
-            id: `ethereum-0x${"ab".repeat(32)}-3`,
-            chain_id: "ethereum",
-            stablecoin_id: "usdt-tether",
-            config_key: "usdt-tether:ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7:tether-legacy-blacklist",
-            contract_address: "0xdac17f958d2ee523a2206206994597c13d831ec7",
-            family: "tether-legacy-blacklist",
-            event_name: "DestroyedBlackFunds",
-            event_signature: "DestroyedBlackFunds(address,uint256)",
-            topic0: null,
-            kind: "destroy",
-            address: "0x9faf5515f177f3a8a845d48c19032b33cc54c09c",
-            amount_raw: "30000000",
-            decimals: 6,
-            amount_source: "event",
-            amount_status: "resolved",
-            tx_hash: `0x${"ab".repeat(32)}`,
-            tx_from: null,
-            block_number: 4638848,
-            block_hash: null,
-            log_index: 3,
-            ts: 1511887921,
-            origin: "recorded",
-          },
-          { id: "x", amount_raw: "1.5" },
-          7,
-        ],
-      },
-    },
-  };
+  // One good element and one malformed element per endpoint, declared by its source (`badRows` in
+  // pipelines/sources/<source>/source.ts): the envelope must pass and the good row survive.
+  const mixed: Record<string, BadRowFixture> = Object.assign({}, ...SOURCES.map((s) => s.badRows));
   it.each(Object.keys(ENDPOINTS))("%s: a malformed element drops only itself", (key) => {
-    const ep = ENDPOINTS[key];
-    const f = mixed[key];
-    expect(f, `fixture for ${key}`).toBeDefined();
-    const parsed = ep.payloadSchema.safeParse(f.payload);
-    expect(parsed.success).toBe(true);
-    const r = ep.toRows(parsed.data, cap(0, f.params ?? {}));
-    expect(r.rows.length).toBeGreaterThan(0);
-    expect(Object.values(r.dropped).reduce((s, n) => s + n, 0)).toBeGreaterThan(0);
+    expect(mixed[key], `fixture for ${key}`).toBeDefined();
+    expectBadRowDropsOnlyItself(ENDPOINTS[key], mixed[key]);
   });
 });
 
@@ -792,5 +644,135 @@ describe("bad input: implausible upstream numbers in the DefiLlama parsers", () 
     );
     expect(p.rows.map((r) => r.gecko_id)).toEqual(["c"]);
     expect(p.dropped).toEqual({ "implausible-value": 2 });
+  });
+});
+
+/**
+ * The README recipe "Add a source", followed in a scratch folder: a source is its folder with two
+ * files, its declaration module and its staging SQL. The shared modules of pipelines/sources/ and
+ * node_modules are linked in, as they sit beside a real source folder.
+ */
+function scratchSourcesWith(name: string, files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "ballast-new-source-"));
+  const dir = join(root, "pipelines", "sources");
+  mkdirSync(join(dir, name), { recursive: true });
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  for (const f of readdirSync(join(REPO_ROOT, "pipelines/sources")))
+    if (f.endsWith(".ts")) symlinkSync(join(REPO_ROOT, "pipelines/sources", f), join(dir, f));
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, name, file), text);
+  return dir;
+}
+
+/** A whole new source, as the recipe writes it: one endpoint, its live call, one recorded file and its bad-row fixture. */
+const DEMO_SOURCE = `import { z } from "zod";
+import { readJsonFile } from "../file-formats.ts";
+import { RowCollector } from "../parse-helpers.ts";
+import type { SourceDeclaration } from "../types.ts";
+
+const Row = z.object({ coin: z.string().min(1), price_usd: z.number().positive() });
+
+export const demoSource: SourceDeclaration = {
+  kind: "source",
+  name: "demo",
+  baseUrl: "https://demo.invalid/",
+  endpoints: [
+    {
+      key: "demo.prices",
+      source: "demo",
+      lineage: { family: "demo", derivedFrom: null },
+      time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" },
+      mode: "snapshot",
+      table: { name: "raw_demo__prices", columns: { coin: "VARCHAR", price_usd: "DOUBLE" } },
+      payloadSchema: z.object({ prices: z.array(z.unknown()) }),
+      rowSchema: Row,
+      maxStalenessSec: 86400,
+      toRows(payload, _capture, out) {
+        const rc = new RowCollector(Row, out);
+        for (const p of (payload as { prices: unknown[] }).prices) {
+          const r = (p && typeof p === "object" ? p : {}) as { coin?: unknown; price?: unknown };
+          if (typeof r.coin !== "string" || typeof r.price !== "number" || !(r.price > 0)) rc.drop("price-invalid");
+          else rc.add({ coin: r.coin, price_usd: r.price });
+        }
+        return rc.result();
+      },
+      fetchLive: (client) => client.getJson("prices"),
+    },
+  ],
+  livePlan: () => [{ endpoint: "demo.prices", params: {} }],
+  recorded: [
+    { endpoint: "demo.prices", file: "demo/prices.json", observedAt: 1700000000, time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" }, read: readJsonFile() },
+  ],
+  badRows: { "demo.prices": { payload: { prices: [{ coin: "usd-coin", price: 1 }, { coin: "x", price: -1 }] } } },
+};
+`;
+const DEMO_STAGING = "select coin, price_usd from raw_demo__prices\n";
+
+describe("a source is one folder found by file", () => {
+  it("every source folder's declaration is discovered, and every endpoint of the build belongs to one", () => {
+    expect(SOURCES.map((s) => s.name)).toEqual(
+      readdirSync(join(REPO_ROOT, "pipelines/sources"), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith("_"))
+        .map((e) => e.name)
+        .sort(),
+    );
+    expect(Object.keys(ENDPOINTS).sort()).toEqual(SOURCES.flatMap((s) => s.endpoints.map((e) => e.key)).sort());
+    // the base URLs the live clients default to
+    expect(SOURCE_BASE_URLS).toMatchObject({
+      defillama: "https://stablecoins.llama.fi",
+      coingecko: "https://api.coingecko.com/api/v3/",
+      binance: "https://api.binance.com/",
+    });
+    expect(SOURCE_BASE_URLS).not.toHaveProperty("alchemy");
+  });
+
+  it("circuit groups are the sources' lineage families, and health groups every circuit that way", () => {
+    expect(SOURCE_CIRCUIT_GROUPS).toMatchObject({
+      alchemy: "coingecko",
+      frankfurter: "ecb",
+      usds: "onchain",
+      "defillama-yields": "defillama",
+      defillama: "defillama",
+      binance: "binance",
+    });
+    for (const [name, group] of Object.entries(SOURCE_CIRCUIT_GROUPS)) expect(circuitGroup(name), name).toBe(group);
+  });
+
+  it("adding a source is two files: its declaration and its staging SQL; every view and the tests pick it up", async () => {
+    const dir = scratchSourcesWith("demo", { "source.ts": DEMO_SOURCE, "stg_demo__prices.sql": DEMO_STAGING });
+    const found = await discoverSources(dir);
+    expect(found.map((s) => s.name)).toEqual(["demo"]);
+    const all = [...SOURCES, ...found];
+    expect(endpointsOf(all)["demo.prices"].table.name).toBe("raw_demo__prices");
+    expect(baseUrlsOf(all).demo).toBe("https://demo.invalid/");
+    expect(liveCapturePlan({ detailLlamaIds: [], chartGeckoIds: [], fxStart: "2025-01-01" }, all)).toContainEqual({
+      endpoint: "demo.prices",
+      params: {},
+    });
+    expect(recordedCapturesOf(all).map((r) => r.file)).toContain("demo/prices.json");
+    expect(circuitGroupsOf(all).demo).toBe("demo");
+    // the bad-row table of this file runs its fixture
+    expectBadRowDropsOnlyItself(endpointsOf(found)["demo.prices"], found[0].badRows["demo.prices"]);
+    // its staging model is found beside it, named by its file
+    const stg = must(
+      discoverModels(join(REPO_ROOT, "pipelines/models"), [], dir).find((m) => m.name === "stg_demo__prices"),
+      "the new source's staging model",
+    );
+    expect(stg).toMatchObject({ layer: "staging", sql: DEMO_STAGING, outputs: ["stg_demo__prices"] });
+  });
+
+  it("a folder without a declaration, or declaring another name, or an endpoint without its bad-row fixture, is refused", async () => {
+    await expect(discoverSources(scratchSourcesWith("demo", { "stg_demo__prices.sql": DEMO_STAGING }))).rejects.toThrow(
+      /pipelines\/sources\/demo has no source.ts/,
+    );
+    await expect(discoverSources(scratchSourcesWith("other", { "source.ts": DEMO_SOURCE }))).rejects.toThrow(
+      /declares source demo/,
+    );
+    await expect(
+      discoverSources(
+        scratchSourcesWith("demo", {
+          "source.ts": DEMO_SOURCE.replace('badRows: { "demo.prices"', 'badRows: { "demo.other"'),
+        }),
+      ),
+    ).rejects.toThrow(/demo.prices has no bad-row fixture/);
   });
 });

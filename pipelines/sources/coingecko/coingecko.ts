@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { readCsvRows, ReaderDrops } from "./file-formats.ts";
-import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
+import { readCsvRows, ReaderDrops } from "../file-formats.ts";
+import { RowCollector, toFiniteNumber } from "../parse-helpers.ts";
 import {
   alignDailyInstant,
   DAY_SEC,
@@ -8,8 +8,8 @@ import {
   parseTimeLabel,
   TIME_LABEL_INVALID,
   utcDailyPointOfLabel,
-} from "./time.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
+} from "../time.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * CoinGecko API v3 (`https://api.coingecko.com/api/v3`). Wire formats: shared/reference/upstreams.md §3.

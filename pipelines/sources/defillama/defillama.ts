@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { parseJsonText, readCsvRows, ReaderDrops } from "./file-formats.ts";
-import { IMPLAUSIBLE_VALUE, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import { alignDailyInstant, labelToUtcInstant } from "./time.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
+import { parseJsonText, readCsvRows, ReaderDrops } from "../file-formats.ts";
+import { IMPLAUSIBLE_VALUE, RowCollector, toFiniteNumber, toPlausibleAmount } from "../parse-helpers.ts";
+import { alignDailyInstant, labelToUtcInstant } from "../time.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * DefiLlama stablecoins API (`https://stablecoins.llama.fi`). Wire formats: shared/reference/upstreams.md §1.

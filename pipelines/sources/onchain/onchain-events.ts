@@ -5,13 +5,13 @@ import {
   type OnchainEventRow,
   OnchainEventRowSchema,
   onchainEventId,
-} from "../onchain/contract.ts";
-import { loadRegistry } from "../registry/registry.ts";
-import type { FamilyEvent } from "../registry/schema.ts";
-import { readCsvRows, ReaderDrops } from "./file-formats.ts";
-import { RowCollector } from "./parse-helpers.ts";
-import { parseTimeLabel } from "./time.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink } from "./types.ts";
+} from "../../onchain/contract.ts";
+import { loadRegistry } from "../../registry/registry.ts";
+import type { FamilyEvent } from "../../registry/schema.ts";
+import { readCsvRows, ReaderDrops } from "../file-formats.ts";
+import { RowCollector } from "../parse-helpers.ts";
+import { parseTimeLabel } from "../time.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink } from "../types.ts";
 
 /**
  * Decoded on-chain events of tracked contracts (freeze/blacklist and mint/burn families), one row

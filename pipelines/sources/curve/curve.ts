@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { parseJsonText } from "./file-formats.ts";
-import { type HttpClient, UpstreamError } from "./http-client.ts";
-import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
+import { parseJsonText } from "../file-formats.ts";
+import { type HttpClient, UpstreamError } from "../http-client.ts";
+import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "../parse-helpers.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * Curve API (`GET https://api.curve.finance/v1/getPools/{chain}/{registry}`, e.g. `ethereum/main`,

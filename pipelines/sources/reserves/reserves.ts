@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { type HttpClient, UpstreamError } from "./http-client.ts";
-import { RowCollector } from "./parse-helpers.ts";
-import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "./types.ts";
+import { type HttpClient, UpstreamError } from "../http-client.ts";
+import { RowCollector } from "../parse-helpers.ts";
+import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * Live reserve compositions read from issuers' machine-readable reserve reports (`/api/stablecoin-reserves`

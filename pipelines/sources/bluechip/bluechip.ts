@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { type HttpClient, UpstreamError } from "./http-client.ts";
-import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "./types.ts";
+import { type HttpClient, UpstreamError } from "../http-client.ts";
+import { RowCollector, toFiniteNumber } from "../parse-helpers.ts";
+import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * Bluechip (bluechip.org) stablecoin safety ratings: one letter grade per rated coin. Assumed

@@ -1,17 +1,17 @@
 import { type Abi, getAddress, parseAbi } from "viem";
 import { z } from "zod";
-import type { EvmRpc } from "./evm-rpc.ts";
-import { RowCollector } from "./parse-helpers.ts";
+import type { EvmRpc } from "../evm-rpc.ts";
+import { RowCollector } from "../parse-helpers.ts";
 import {
   ERC1967_IMPLEMENTATION_SLOT,
   FREEZE_PROBE_ARG,
   USDS_NO_FREEZE_IMPLEMENTATION,
   USDS_STABLECOIN_ID,
   USDS_TOKEN,
-} from "./usds-status-contract.ts";
+} from "../usds-status-contract.ts";
 
 export { ERC1967_IMPLEMENTATION_SLOT, FREEZE_PROBE_ARG, USDS_NO_FREEZE_IMPLEMENTATION, USDS_STABLECOIN_ID, USDS_TOKEN };
-import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "./types.ts";
+import type { Capture, Endpoint, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * Sky USDS protocol status, read from Ethereum over JSON-RPC (viem; providers `BALLAST_RPC_ETHEREUM`,

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { readCsvRows, ReaderDrops } from "./file-formats.ts";
-import { RowCollector, toFiniteNumber } from "./parse-helpers.ts";
-import { alignDailyLabel } from "./time.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink, SourceTime } from "./types.ts";
+import { readCsvRows, ReaderDrops } from "../file-formats.ts";
+import { RowCollector, toFiniteNumber } from "../parse-helpers.ts";
+import { alignDailyLabel } from "../time.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceTime } from "../types.ts";
 
 /** Frankfurter FX (ECB reference rates), v1 API. Wire format: shared/reference/upstreams.md §4. */
 export const FRANKFURTER_BASE_URL = "https://api.frankfurter.dev/";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { readCsvRows, ReaderDrops } from "./file-formats.ts";
-import { type HttpClient, UpstreamError } from "./http-client.ts";
-import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "./parse-helpers.ts";
-import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "./types.ts";
+import { readCsvRows, ReaderDrops } from "../file-formats.ts";
+import { type HttpClient, UpstreamError } from "../http-client.ts";
+import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "../parse-helpers.ts";
+import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
  * DefiLlama yields (`GET https://yields.llama.fi/pools`, shared/reference/upstreams.md §2): every pool
