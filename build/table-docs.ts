@@ -63,7 +63,7 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       llama_id: "DefiLlama pegged-asset id; null when DefiLlama does not list the coin",
       issuer: "Issuer or protocol behind the coin, as curated in the registry",
       nav_token:
-        "True for a NAV (yield-accruing) token whose price is expected to drift above the peg; no depeg judging",
+        "True for a yield-accruing NAV token: its price follows a rising NAV, not par; never judged against par",
       floating_peg: "True for a floating peg (CPI-indexed or redemption-rate target); no depeg judging",
       dead_from: day(
         "Start of the death period, ISO 8601 date at the precision recorded (YYYY, YYYY-MM or YYYY-MM-DD); null until the death is known at the as-of",
@@ -73,12 +73,12 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       death_known_on: day(
         "UTC day (YYYY-MM-DD) from which the death counts as known: the end of the recorded death period",
       ),
-      exchange_symbols_json: "JSON array of exchange tickers quoting the coin (CEX price sources match on these)",
+      exchange_symbols_json: "JSON array of the coin's symbols on the exchanges we read (e.g. Binance USDC)",
       risk_json:
         "JSON object of curated risk facts (backing, custody, governance …) the safety score reads; null when not curated",
       redemption_json:
         "JSON object of curated redemption-route facts the redemption backstop reads; null when not curated",
-      reserves_json: "JSON object of curated reserve-composition facts; null when not curated",
+      reserves_json: "JSON object of the reserve composition from the Pharos core extract; null when it has none",
       peak_mcap_usd: usd(
         "Peak market cap of a dead coin in USD, from the Pharos cemetery; null for live coins (stability index fallback)",
       ),
@@ -106,8 +106,8 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       agree_sources_json: "JSON array of the sources within the agreement window of the consensus price",
       price_observed_at: unix("When the newest quote behind the price was observed, Unix seconds"),
       price_observed_at_mode:
-        "How price_observed_at was known: local_fetch (our capture time) or upstream (the source's own time)",
-      price_synced_at: unix("When the price was taken into the build (the as-of), Unix seconds"),
+        "How price_observed_at was known: upstream (the source's own quote time), local_fetch (our capture time) or unknown (mixed)",
+      price_synced_at: unix("The build's as-of when a price is published, Unix seconds; null without a price"),
       price_unavailable_reason: "Why price is null (no-observation, stale-beyond-window, …); null when priced",
       supply_mode:
         "Where supply comes from: list (a DefiLlama list capture at or before as-of) or history (latest supply point ≤ 3 days old)",
@@ -115,7 +115,7 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       supply_date: day("UTC day of the supply figure"),
       supply_unavailable_reason: "Why circulating_usd is null; null when supplied",
       fx_rate_age_days: days(
-        "Days between the FX rate's day and supply_date for non-USD pegs; null for par-valued coins",
+        "Days between the FX rate's day and supply_date when the supply was valued at an FX rate; null otherwise",
       ),
       current_native: tok("Circulating supply at supply_date in native token units"),
       chains_json: "JSON array of the DefiLlama chain labels the coin circulates on",
@@ -238,7 +238,7 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
     source: PRICES,
     columns: {
       source: "Price source label of the series (defillama-prices, coingecko, alchemy, binance, …)",
-      date: day("UTC day of the daily price (00:00 UTC close of the source's daily series)"),
+      date: day("UTC day of the source's daily price point"),
       price_usd: usd("The source's daily price, USD per token"),
     },
   },
@@ -264,7 +264,7 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       peak_deviation_bps: bps(
         "Largest deviation from the peg reference during the incident, basis points (negative below peg)",
       ),
-      started_at: unix("Start of the incident (first confirming slot), Unix seconds"),
+      started_at: unix("Start of the incident, Unix seconds"),
       ended_at: unix("End of the incident (recovery), Unix seconds; null while open"),
       start_price: usd("Consensus price at the start, USD"),
       peak_price: usd("Consensus price at the peak deviation, USD"),
@@ -328,7 +328,8 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
         "Deviation of the current consensus price from the peg reference, basis points; null for unjudged coins",
       ),
       price: usd("Current consensus price, USD; null when no usable quote"),
-      reference_source: "Where peg_reference comes from: par (1 USD), fx (reference rate), floating, or missing",
+      reference_source:
+        "Where peg_reference comes from: par (USD peg, 1), fx (reference rate), median (peer median), fx-fallback, floating, or missing",
       peg_score: score(
         "Peg score 0-100 = clamp(round(0.5 peg_pct + 0.5 severity_score − active_penalty − spread_penalty)); null when unavailable",
       ),
@@ -364,9 +365,10 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       price_source: "Sources of the consensus price, `+`-joined",
       agree_sources: "Sources within the agreement window of the consensus, `+`-joined",
       consensus_sources: "Sources whose quotes entered the consensus, `+`-joined",
-      reference_source: "Where peg_reference comes from: par, fx, floating or missing",
+      reference_source:
+        "Where peg_reference comes from: par, fx, median (peer median), fx-fallback, floating or missing",
       kind: "live (quotes captured live) or backfill (recorded daily history)",
-      quotes_json: "JSON array of the slot's quotes: [source, family, price USD]",
+      quotes_json: "JSON array of the slot's quotes: [source, category (off-chain, CEX, DEX, Pool), price USD]",
     },
   },
   price_observation_rejections: {
@@ -471,7 +473,7 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
     source: CHAIN,
     methodology: ["freeze-ledger"],
     columns: {
-      id: "Freeze event id (stable across builds)",
+      id: "Freeze event id (the ledger's key)",
       event_type: "blacklist, unblacklist or destroy",
       address: "Frozen, unfrozen or wiped address",
       amount_raw: base("Amount in token base units (integer, token units × 10^decimals); null when unknown"),
@@ -496,7 +498,7 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
     source: CHAIN,
     methodology: ["mint-burn"],
     columns: {
-      id: "Mint/burn event id (stable across builds)",
+      id: "Mint/burn event id (the on-chain ledger's key)",
       direction: "mint or burn",
       flow_type:
         "Classification: standard, atomic_roundtrip, fast_roundtrip, bridge_transfer or frozen_funds (only standard enters flow aggregates)",
@@ -670,9 +672,13 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
     methodology: ["stress-signals"],
     columns: {
       date: day("UTC day D; covers the judged consensus slots ending in (D 00:00, D+1 00:00] UTC, cut at as-of"),
-      score: score("DEWS score 0-100 = base_score × psi_amplifier × contagion_amplifier, rounded"),
+      score: score(
+        "DEWS score 0-100 = round(clamp(base_score × psi_amplifier × contagion_amplifier)), then capped at 35 without market-price evidence",
+      ),
       band: "DEWS band CALM..DANGER (CALM, WATCH, ALERT, WARNING, DANGER)",
-      base_score: score("Weighted mean of the available signals, 0-100 (weights renormalised over available_weight)"),
+      base_score: score(
+        "Σ weight × value / Σ weight over the available signals, 0-100, capped at 35 without market-price evidence",
+      ),
       psi_amplifier: "Stability-index amplifier 1-1.3: 1 + (75 − PSI)/75 × 0.3 below PSI 75, else 1",
       contagion_amplifier: "Contagion amplifier 1-1.2 from same-peg coins' base bands (DANGER 1.15, WARNING 1.08)",
       signals_json:
@@ -694,7 +700,8 @@ export const PUBLISHED_TABLE_DOCS: Record<string, TableDoc> = {
       effective_exit_score: score(
         "Effective exit score 0-100: route score × capacity and confidence factors (DEX liquidity not yet included)",
       ),
-      route_family: "Redemption route family: offchain-issuer, psm-swap, stablecoin-redeem, queue-redeem, …",
+      route_family:
+        "Redemption route family: stablecoin-redeem, basket-redeem, collateral-redeem, psm-swap, queue-redeem or offchain-issuer",
       resolution_state:
         "How far the route could be resolved: resolved, missing-capacity, missing-cache or failed (impaired by a severe depeg)",
       model_confidence: "Confidence of the route model: high, medium or low",
