@@ -1,5 +1,6 @@
 import Papa from "papaparse";
 import type { z } from "zod";
+import { columnDocOf } from "../build/table-docs.ts";
 import type { SourceId } from "./sources.ts";
 
 /** Formats every dataset topic is published in (Parquet written by DuckDB `COPY … (FORMAT PARQUET)`). */
@@ -26,25 +27,46 @@ export type FieldUnit =
   | "base units"
   | "score 0-100"
   | "ISO 8601 UTC"
-  | "UTC day";
+  | "UTC day"
+  | "ratio 0-1"
+  | "percent 0-100"
+  | "days";
 
-/** Documentation of one dataset column: zod metadata of the row schema's field (set with {@link doc}). */
+/** Documentation of one column: its description (meaning, unit, source where it differs) and unit. */
 export interface FieldDoc {
   description: string;
   unit?: FieldUnit;
 }
 
 /**
- * Documents a row-schema field once: the description (with units) and unit land in the zod
- * metadata, from which the datapackage's table schema is generated.
+ * Where a dataset field comes from. `column` (`table.column` of `ballast.duckdb`): the field is that
+ * column's value (at most cast or renamed) and its documentation IS the column's declaration in
+ * build/table-docs.ts. `derivedFrom`: the field is computed from those columns (formatted, joined,
+ * extracted from JSON; empty for a constant) and documents itself.
  */
-export function doc<T extends z.ZodType>(schema: T, description: string, unit?: FieldUnit): T {
-  return schema.meta({ description, ...(unit ? { unit } : {}) }) as T;
+export type FieldLineage = { column: string } | { derivedFrom: string[] };
+
+/**
+ * Documents a row-schema field copied from the published column `table`.`column`: its description
+ * and unit are the column's `COMMENT ON COLUMN` declaration (build/table-docs.ts), so a datapackage
+ * field and the DuckDB column it comes from read the same. Throws when the column has no declaration.
+ */
+export function fromColumn<T extends z.ZodType>(schema: T, table: string, column: string): T {
+  return schema.meta({ ...columnDocOf(table, column), column: `${table}.${column}` }) as T;
+}
+
+/**
+ * Documents a row-schema field computed from published columns (`table.column`, none for a
+ * constant): the description (with units) and unit are its own, the columns its lineage.
+ */
+export function derived<T extends z.ZodType>(schema: T, from: string[], description: string, unit?: FieldUnit): T {
+  return schema.meta({ description, ...(unit ? { unit } : {}), derivedFrom: from }) as T;
 }
 
 /**
  * A public dataset topic. `topic` is a never-break external id (spec 9). Rows come from `sql`
- * (marts only) and are validated against `row`; every field of `row` is documented with {@link doc}.
+ * (marts only) and are validated against `row`; every field of `row` is documented with {@link fromColumn}
+ * (copied from a published column) or {@link derived}.
  * Every topic is published in every {@link DATASET_FORMATS} format plus `datasets/<topic>/datapackage.json`.
  * Dated topics publish `datasets/<topic>/<YYYY-MM-DD>.{csv,json,ndjson,parquet}` (kept 90 days; served
  * as `latest.*` too); undated ones publish `datasets/<topic>.{csv,json,ndjson,parquet}`.
@@ -67,14 +89,24 @@ export interface Dataset {
   description: string;
 }
 
-/** The documented fields of a dataset, in column order; throws naming the field when one has no description. */
-export function fieldDocsOf(ds: Pick<Dataset, "topic" | "columns" | "row">): (FieldDoc & { name: string })[] {
+/**
+ * The documented fields of a dataset, in column order, with their lineage; throws naming the field
+ * when one is not documented with {@link fromColumn} or {@link derived}.
+ */
+export function fieldDocsOf(
+  ds: Pick<Dataset, "topic" | "columns" | "row">,
+): (FieldDoc & FieldLineage & { name: string })[] {
   return ds.columns.map((name) => {
     const field = ds.row.shape[name] as z.ZodType | undefined;
-    const meta = field?.meta() as Partial<FieldDoc> | undefined;
-    const description = meta?.description ?? field?.description;
-    if (!description) throw new Error(`dataset ${ds.topic}: field ${name} has no description (document it with doc())`);
-    return { name, description, ...(meta?.unit ? { unit: meta.unit } : {}) };
+    const meta = field?.meta() as (Partial<FieldDoc> & { column?: string; derivedFrom?: string[] }) | undefined;
+    const lineage: FieldLineage | null = meta?.column
+      ? { column: meta.column }
+      : meta?.derivedFrom
+        ? { derivedFrom: meta.derivedFrom }
+        : null;
+    if (!meta?.description || !lineage)
+      throw new Error(`dataset ${ds.topic}: field ${name} is not documented (use fromColumn() or derived())`);
+    return { name, description: meta.description, ...(meta.unit ? { unit: meta.unit } : {}), ...lineage };
   });
 }
 

@@ -3,88 +3,121 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { BlacklistEventSchema } from "../site-data/blacklist.ts";
-import { type Dataset, doc } from "./contract.ts";
+import { type Dataset, derived, fromColumn } from "./contract.ts";
 
 const sql = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), `${name}.sql`), "utf8");
 
 /** Row of `top-stablecoins`: USD price and supply; `chains` is `;`-joined DefiLlama chain labels. */
 export const TopStablecoinRowSchema = z.object({
-  id: doc(z.string(), "Stablecoin id, `<ticker>-<issuer>` lowercase"),
-  symbol: doc(z.string(), "Ticker symbol"),
-  name: doc(z.string(), "Name"),
-  pegType: doc(z.string(), "DefiLlama peg type, e.g. peggedUSD"),
-  pegMechanism: doc(z.string(), "Peg mechanism (fiat-backed, crypto-backed, algorithmic)"),
-  price: doc(z.number().nullable(), "Consensus price in USD at as-of; null when no usable quote", "USD"),
-  circulatingUsd: doc(
-    z.number().nullable(),
-    "Circulating supply valued in USD (the supply valuation rule of /api/stablecoins)",
-    "USD",
+  id: fromColumn(z.string(), "stablecoins", "stablecoin_id"),
+  symbol: fromColumn(z.string(), "stablecoins", "symbol"),
+  name: fromColumn(z.string(), "stablecoins", "name"),
+  pegType: fromColumn(z.string(), "stablecoins", "peg_type"),
+  pegMechanism: fromColumn(z.string(), "stablecoins", "peg_mechanism"),
+  price: fromColumn(z.number().nullable(), "stablecoins", "price"),
+  circulatingUsd: fromColumn(z.number().nullable(), "stablecoins", "circulating_usd"),
+  chainCount: fromColumn(z.number().int(), "stablecoins", "chain_count"),
+  chains: derived(
+    z.string(),
+    ["stablecoins.chains_json"],
+    "DefiLlama chain labels the coin circulates on, `;`-joined (stablecoins.chains_json)",
   ),
-  chainCount: doc(z.number().int(), "Number of chains the coin circulates on"),
-  chains: doc(z.string(), "DefiLlama chain labels, `;`-joined"),
 });
 
-/** Row of `stablecoin-cemetery`. */
+/** Row of `stablecoin-cemetery`: registry coins dead at the as-of. */
 export const CemeteryRowSchema = z.object({
-  id: doc(z.string(), "Stablecoin id (Pharos cemetery id)"),
-  name: doc(z.string(), "Name"),
-  symbol: doc(z.string(), "Ticker symbol"),
-  llamaId: doc(z.string().nullable(), "DefiLlama pegged-asset id; null when not listed there"),
-  pegCurrency: doc(z.string(), "Currency of the peg (USD, EUR, …)"),
-  causeOfDeath: doc(
-    z.string().nullable(),
-    "Cause of death (algorithmic-failure, counterparty-failure, abandoned, liquidity-drain, regulatory)",
-  ),
-  deathDate: doc(z.string().nullable(), "Date of death, ISO 8601 (precision as recorded)", "UTC day"),
+  id: fromColumn(z.string(), "registry_coins", "id"),
+  name: fromColumn(z.string(), "registry_coins", "name"),
+  symbol: fromColumn(z.string(), "registry_coins", "symbol"),
+  llamaId: fromColumn(z.string().nullable(), "registry_coins", "llama_id"),
+  pegCurrency: fromColumn(z.string(), "registry_coins", "peg_currency"),
+  causeOfDeath: fromColumn(z.string().nullable(), "registry_coins", "cause_of_death"),
+  deathDate: fromColumn(z.string().nullable(), "registry_coins", "dead_from"),
 });
 
 /** Row of `depeg-history` (spec: id as string; ISO times UTC; durations s; prices USD). */
 export const DepegHistoryRowSchema = z.object({
-  id: doc(z.string(), "Depeg incident id (numeric in the runtime API, a string here)"),
-  stablecoinId: doc(z.string(), "Stablecoin id"),
-  symbol: doc(z.string(), "Ticker symbol"),
-  direction: doc(z.enum(["above", "below"]), "Side of the peg the price left to (above, below)"),
-  peakDeviationBps: doc(z.number().int(), "Largest deviation from the peg reference, in basis points", "bps"),
-  startedAtISO: doc(z.string(), "Start of the incident, ISO 8601 UTC", "ISO 8601 UTC"),
-  endedAtISO: doc(z.string().nullable(), "End of the incident, ISO 8601 UTC; null while open", "ISO 8601 UTC"),
-  durationSec: doc(z.number().int().nullable(), "Duration in seconds; null while open", "seconds"),
-  startPrice: doc(z.number(), "Price at the start, USD", "USD"),
-  peakPrice: doc(z.number().nullable(), "Price at the peak deviation, USD", "USD"),
-  recoveryPrice: doc(z.number().nullable(), "Price at recovery, USD; null while open", "USD"),
-  pegReference: doc(z.number(), "Peg reference price in USD (1 for USD pegs; FX rate for other currencies)", "USD"),
-  source: doc(z.enum(["live", "backfill"]), "live: detected by the monitor; backfill: from recorded history"),
+  id: derived(
+    z.string(),
+    ["depeg_events.id"],
+    "Depeg incident id (depeg_events.id; numeric in the runtime API, a decimal string here)",
+  ),
+  stablecoinId: fromColumn(z.string(), "depeg_events", "stablecoin_id"),
+  symbol: fromColumn(z.string(), "depeg_events", "symbol"),
+  direction: fromColumn(z.enum(["above", "below"]), "depeg_events", "direction"),
+  peakDeviationBps: fromColumn(z.number().int(), "depeg_events", "peak_deviation_bps"),
+  startedAtISO: derived(
+    z.string(),
+    ["depeg_events.started_at"],
+    "Start of the incident, ISO 8601 UTC (depeg_events.started_at)",
+    "ISO 8601 UTC",
+  ),
+  endedAtISO: derived(
+    z.string().nullable(),
+    ["depeg_events.ended_at"],
+    "End of the incident, ISO 8601 UTC; null while open (depeg_events.ended_at)",
+    "ISO 8601 UTC",
+  ),
+  durationSec: derived(
+    z.number().int().nullable(),
+    ["depeg_events.started_at", "depeg_events.ended_at"],
+    "Duration in seconds, ended_at − started_at; null while open",
+    "seconds",
+  ),
+  startPrice: fromColumn(z.number(), "depeg_events", "start_price"),
+  peakPrice: fromColumn(z.number().nullable(), "depeg_events", "peak_price"),
+  recoveryPrice: fromColumn(z.number().nullable(), "depeg_events", "recovery_price"),
+  pegReference: fromColumn(z.number(), "depeg_events", "peg_reference"),
+  source: fromColumn(z.enum(["live", "backfill"]), "depeg_events", "source"),
 });
 
 /** Row of `contracts`: one curated deployment (chain id = registry chain slug; decimals of the token contract). */
 export const ContractRowSchema = z.object({
-  stablecoinId: doc(z.string(), "Stablecoin id"),
-  symbol: doc(z.string(), "Ticker symbol"),
-  chainId: doc(z.string(), "Registry chain slug (ethereum, tron, …)"),
-  address: doc(z.string(), "Token contract address"),
-  decimals: doc(z.number().int().nonnegative(), "Decimals of the token contract (base units per token = 10^decimals)"),
+  stablecoinId: fromColumn(z.string(), "registry_coins", "id"),
+  symbol: fromColumn(z.string(), "registry_coins", "symbol"),
+  chainId: derived(
+    z.string(),
+    ["registry_coins.contracts_json"],
+    "Registry chain slug of the deployment (ethereum, tron, …; `chain` of registry_coins.contracts_json)",
+  ),
+  address: derived(
+    z.string(),
+    ["registry_coins.contracts_json"],
+    "Token contract address (`address` of registry_coins.contracts_json)",
+  ),
+  decimals: derived(
+    z.number().int().nonnegative(),
+    ["registry_coins.contracts_json"],
+    "Decimals of the token contract, base units per token = 10^decimals (`decimals` of registry_coins.contracts_json)",
+  ),
 });
+
+/** Field `source_quality_daily`.`column` of a `source-quality` row. */
+const sq = <T extends z.ZodType>(schema: T, column: string) => fromColumn(schema, "source_quality_daily", column);
 
 /**
  * Row of `source-quality`: one coin and UTC day of the price consensus. Source lists are `+`-joined
  * labels; `rejectedBySourceAndRule` is JSON `{source: {rule: count}}`; prices USD.
  */
 export const SourceQualityRowSchema = z.object({
-  stablecoinId: doc(z.string(), "Stablecoin id"),
-  date: doc(z.string().regex(/^\d{4}-\d{2}-\d{2}$/), "UTC day of the consensus slots, YYYY-MM-DD", "UTC day"),
-  judged: doc(z.boolean(), "Whether the day had a consensus to judge sources against"),
-  slots: doc(z.number().int(), "Consensus slots of the day"),
-  sourcesQuoted: doc(z.string(), "Sources that quoted a price, `+`-joined"),
-  familiesQuoted: doc(z.string(), "Independent source families that quoted, `+`-joined"),
-  disagreeingSources: doc(z.string(), "Sources outside the 50 bps agreement window of a slot's consensus, `+`-joined"),
-  stuckSources: doc(z.string(), "Sources repeating a stale value, `+`-joined"),
-  rejectedQuotes: doc(z.number().int(), "Quotes rejected by a quality rule"),
-  rejectedBySourceAndRule: doc(z.string(), "JSON object {source: {rule: count}} of rejected quotes"),
-  consensusLow: doc(z.number().nullable(), "Lowest consensus price of the day, USD", "USD"),
-  consensusHigh: doc(z.number().nullable(), "Highest consensus price of the day, USD", "USD"),
-  highConfidenceSlots: doc(z.number().int(), "Slots whose consensus had high confidence"),
+  stablecoinId: sq(z.string(), "stablecoin_id"),
+  date: sq(z.string().regex(/^\d{4}-\d{2}-\d{2}$/), "date"),
+  judged: sq(z.boolean(), "judged"),
+  slots: sq(z.number().int(), "slots"),
+  sourcesQuoted: sq(z.string(), "sources_quoted"),
+  familiesQuoted: sq(z.string(), "families_quoted"),
+  disagreeingSources: sq(z.string(), "disagreeing_sources"),
+  stuckSources: sq(z.string(), "stuck_sources"),
+  rejectedQuotes: sq(z.number().int(), "rejected_quotes"),
+  rejectedBySourceAndRule: sq(z.string(), "rejected_json"),
+  consensusLow: sq(z.number().nullable(), "consensus_low"),
+  consensusHigh: sq(z.number().nullable(), "consensus_high"),
+  highConfidenceSlots: sq(z.number().int(), "high_confidence_slots"),
 });
 
 const B = BlacklistEventSchema.shape;
+/** Field `blacklist_events`.`column` of a `freeze-events` row. */
+const fe = <T extends z.ZodType>(schema: T, column: string) => fromColumn(schema, "blacklist_events", column);
 
 /**
  * Row of `freeze-events`: BlacklistEvent columns (spec 2.5) with amounts as exact decimal strings
@@ -97,47 +130,40 @@ export const FreezeEventRowSchema = BlacklistEventSchema.omit({
   decimals: true,
   origin: true,
 }).extend({
-  id: doc(B.id, "Event id"),
-  stablecoin: doc(B.stablecoin, "Ticker symbol"),
-  stablecoinId: doc(B.stablecoinId, "Stablecoin id"),
-  chainId: doc(B.chainId, "Registry chain slug"),
-  chainName: doc(B.chainName, "Chain name"),
-  eventType: doc(B.eventType, "blacklist, unblacklist or destroy"),
-  address: doc(B.address, "Frozen, unfrozen or wiped address"),
-  amountNative: doc(
+  id: fe(B.id, "id"),
+  stablecoin: fe(B.stablecoin, "symbol"),
+  stablecoinId: fe(B.stablecoinId, "stablecoin_id"),
+  chainId: fe(B.chainId, "chain_id"),
+  chainName: fe(B.chainName, "chain_name"),
+  eventType: fe(B.eventType, "event_type"),
+  address: fe(B.address, "address"),
+  amountNative: fe(
     z
       .string()
       .regex(/^\d+(\.\d+)?$/)
       .nullable(),
-    "Amount in token units as an exact decimal string; null when unknown",
-    "token units",
+    "amount_decimal",
   ),
-  amountRaw: doc(
+  amountRaw: derived(
     z.string().regex(/^\d+$/).nullable(),
+    ["blacklist_events.amount_raw"],
     "Amount in base units (token units × 10^decimals) as an exact integer string; null when unknown",
     "base units",
   ),
-  amountUsdAtEvent: doc(
-    B.amountUsdAtEvent,
-    "Amount in USD at event time (supply valuation rule of the event's UTC day); null when unknown",
-    "USD",
-  ),
-  amountSource: doc(
-    z.string(),
-    "Where the amount comes from (event, historical_balance, current_balance_snapshot, derived, legacy_migration, unavailable)",
-  ),
-  amountStatus: doc(z.string(), "resolved, recoverable_pending, permanently_unavailable, provider_failed or ambiguous"),
-  txHash: doc(B.txHash, "Transaction hash"),
-  blockNumber: doc(B.blockNumber, "Block number"),
-  logIndex: doc(B.logIndex, "Log index within the block"),
-  timestamp: doc(B.timestamp, "Block time in Unix seconds", "Unix seconds"),
-  methodologyVersion: doc(B.methodologyVersion, "Freeze-ledger methodology version of the row"),
-  contractAddress: doc(B.contractAddress, "Token contract that emitted the event"),
-  configKey: doc(B.configKey, "Tracked-contract config entry that matched"),
-  eventSignature: doc(B.eventSignature, "Solidity event signature"),
-  eventTopic0: doc(B.eventTopic0, "keccak256 topic0 of the event"),
-  linkedFreezeEventId: doc(B.linkedFreezeEventId, "For a destroy: id of the freeze that made it possible"),
-  frozenDurationSec: doc(B.frozenDurationSec, "For a destroy: seconds between freeze and destroy", "seconds"),
+  amountUsdAtEvent: fe(B.amountUsdAtEvent, "amount_usd_at_event"),
+  amountSource: fe(z.string(), "amount_source"),
+  amountStatus: fe(z.string(), "amount_status"),
+  txHash: fe(B.txHash, "tx_hash"),
+  blockNumber: fe(B.blockNumber, "block_number"),
+  logIndex: fe(B.logIndex, "log_index"),
+  timestamp: fe(B.timestamp, "ts"),
+  methodologyVersion: fe(B.methodologyVersion, "methodology_version"),
+  contractAddress: fe(B.contractAddress, "contract_address"),
+  configKey: fe(B.configKey, "config_key"),
+  eventSignature: fe(B.eventSignature, "event_signature"),
+  eventTopic0: fe(B.eventTopic0, "topic0"),
+  linkedFreezeEventId: fe(B.linkedFreezeEventId, "linked_freeze_event_id"),
+  frozenDurationSec: fe(B.frozenDurationSec, "frozen_duration_sec"),
 });
 
 /**
@@ -145,28 +171,27 @@ export const FreezeEventRowSchema = BlacklistEventSchema.omit({
  * CALM..DANGER; null where the analytic has no value for the coin).
  */
 export const ScoresLatestRowSchema = z.object({
-  stablecoinId: doc(z.string(), "Stablecoin id"),
-  symbol: doc(z.string(), "Ticker symbol"),
-  pegScore: doc(z.number().int().min(0).max(100).nullable(), "Peg score 0-100 (ballast-peg-score)", "score 0-100"),
-  safetyScore: doc(z.number().int().min(0).max(100).nullable(), "Safety score 0-100", "score 0-100"),
-  safetyGrade: doc(
+  stablecoinId: fromColumn(z.string(), "stablecoins", "stablecoin_id"),
+  symbol: fromColumn(z.string(), "stablecoins", "symbol"),
+  pegScore: fromColumn(z.number().int().min(0).max(100).nullable(), "peg_scores", "peg_score"),
+  safetyScore: fromColumn(z.number().int().min(0).max(100).nullable(), "report_cards", "safety_score"),
+  safetyGrade: fromColumn(
     z.enum(["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"]),
-    "Safety grade A+..F, NR when not rated",
+    "report_cards",
+    "safety_grade",
   ),
-  dewsScore: doc(
+  dewsScore: fromColumn(z.number().int().min(0).max(100).nullable(), "dews_daily", "score"),
+  dewsBand: fromColumn(z.enum(["CALM", "WATCH", "ALERT", "WARNING", "DANGER"]).nullable(), "dews_daily", "band"),
+  liquidityScore: derived(
     z.number().int().min(0).max(100).nullable(),
-    "Depeg early-warning score 0-100 of the newest DEWS day",
-    "score 0-100",
-  ),
-  dewsBand: doc(z.enum(["CALM", "WATCH", "ALERT", "WARNING", "DANGER"]).nullable(), "DEWS band CALM..DANGER"),
-  liquidityScore: doc(
-    z.number().int().min(0).max(100).nullable(),
+    [],
     "DEX liquidity score 0-100; null until DEX liquidity is published",
     "score 0-100",
   ),
-  coverageClass: doc(
+  coverageClass: fromColumn(
     z.enum(["full", "limited-peg-history", "unrated", "defunct"]),
-    "Coverage class: full, limited-peg-history, unrated, defunct",
+    "report_cards",
+    "coverage_class",
   ),
 });
 

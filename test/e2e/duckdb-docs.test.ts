@@ -2,11 +2,15 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
-import { PUBLISHED_TABLE_DOCS, PUBLISHED_TABLES, withReadmeTableList } from "../../build/table-docs.ts";
+import { columnDocOf, PUBLISHED_TABLE_DOCS, PUBLISHED_TABLES, withReadmeTableList } from "../../build/table-docs.ts";
+import { fieldDocsOf } from "../../datasets/contract.ts";
+import { DATASETS } from "../../datasets/datasets.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
+import { nameDerived } from "../helpers/name-derived.ts";
 
-// The recorded build's ballast.duckdb (2025-09-07) documents itself: every table and column carries a comment,
-// columns of a dataset-published table read as the datapackage says, and the queries of docs/duckdb.md run on it.
+// The recorded build's ballast.duckdb (2025-09-07) documents itself: every table and column carries its declared
+// comment (build/table-docs.ts), every dataset field copied from a column reads as that column in its datapackage,
+// and the queries of docs/duckdb.md run on it.
 
 // The page "Query the published DuckDB file" (moved from the README to docs/duckdb.md; the README links it).
 const README = readFileSync(join(import.meta.dirname, "../../docs/duckdb.md"), "utf8");
@@ -51,38 +55,63 @@ describe("ballast.duckdb comments", () => {
     expect(freeze?.comment).toMatch(/Methodology: ballast-freeze-v\d+\.$/);
   });
 
-  it("every column has a non-empty comment", async () => {
+  it("every column carries its declared comment, none derived from the column name", async () => {
     const cols = await db.all<{ table_name: string; column_name: string; comment: string | null }>(
       "select table_name, column_name, comment from duckdb_columns() where database_name = 'pub'",
     );
     expect(cols.length).toBeGreaterThan(400);
-    const missing = cols.filter((c) => !c.comment?.trim()).map((c) => `${c.table_name}.${c.column_name}`);
-    expect(missing).toEqual([]);
+    const wrong = cols
+      .filter((c) => c.comment !== columnDocOf(c.table_name, c.column_name).description)
+      .map((c) => `${c.table_name}.${c.column_name}`);
+    expect(wrong).toEqual([]);
+    const filler = cols
+      .filter((c) => nameDerived(c.column_name, c.comment ?? ""))
+      .map((c) => `${c.table_name}.${c.column_name}: ${c.comment}`);
+    expect(filler).toEqual([]);
+    // no declaration is stale: each table's own declarations are columns of the table
+    for (const [table, doc] of Object.entries(PUBLISHED_TABLE_DOCS)) {
+      const names = new Set(cols.filter((c) => c.table_name === table).map((c) => c.column_name));
+      expect(
+        Object.keys(doc.columns).filter((c) => !names.has(c)),
+        table,
+      ).toEqual([]);
+    }
     const usd = cols.find((c) => c.table_name === "chain_supply" && c.column_name === "circulating_usd");
     expect(usd?.comment).toMatch(/USD/);
+    const hour = cols.find((c) => c.table_name === "mint_burn_hourly" && c.column_name === "hour_ts");
+    expect(hour?.comment).toMatch(/Unix seconds/);
   });
 
-  it("a dataset-published column's comment equals its datapackage field description", async () => {
+  it("every dataset topic: a field copied from a column has the column's comment as its datapackage description", async () => {
+    const comments = new Map(
+      (
+        await db.all<{ table_name: string; column_name: string; comment: string }>(
+          "select table_name, column_name, comment from duckdb_columns() where database_name = 'pub'",
+        )
+      ).map((c) => [`${c.table_name}.${c.column_name}`, c.comment]),
+    );
     let compared = 0;
-    for (const [table, doc] of Object.entries(PUBLISHED_TABLE_DOCS)) {
-      if (!doc.dataset) continue;
-      const pkg = JSON.parse(
-        readFileSync(join(buildDir, "datasets", doc.dataset.topic, "datapackage.json"), "utf8"),
-      ) as {
+    for (const ds of DATASETS) {
+      const pkg = JSON.parse(readFileSync(join(buildDir, "datasets", ds.topic, "datapackage.json"), "utf8")) as {
         resources: { schema: { fields: { name: string; description: string }[] } }[];
       };
-      const fields = new Map(pkg.resources[0].schema.fields.map((f) => [f.name, f.description]));
-      const cols = await db.all<{ column_name: string; comment: string }>(
-        `select column_name, comment from duckdb_columns() where database_name = 'pub' and table_name = '${table}'`,
-      );
-      for (const [column, field] of Object.entries(doc.dataset.fields)) {
-        const comment = cols.find((c) => c.column_name === column)?.comment;
-        expect(fields.get(field), `${table}.${column}`).toBeTruthy();
-        expect(comment, `${table}.${column}`).toBe(fields.get(field));
-        compared++;
+      const published = new Map(pkg.resources[0].schema.fields.map((f) => [f.name, f.description]));
+      let copied = 0;
+      for (const f of fieldDocsOf(ds)) {
+        if ("column" in f) {
+          expect(comments.get(f.column), `${ds.topic}.${f.name} ← ${f.column}`).toBeTruthy();
+          expect(published.get(f.name), `${ds.topic}.${f.name} ← ${f.column}`).toBe(comments.get(f.column));
+          copied++;
+        } else {
+          for (const c of f.derivedFrom) expect(comments.has(c), `${ds.topic}.${f.name} ← ${c}`).toBe(true);
+          expect(published.get(f.name), `${ds.topic}.${f.name}`).toBe(f.description);
+        }
       }
+      expect(copied, `${ds.topic} shares no column's documentation`).toBeGreaterThan(0);
+      compared += copied;
     }
-    expect(compared).toBeGreaterThan(20);
+    expect(DATASETS.length).toBe(7);
+    expect(compared).toBeGreaterThan(60);
   });
 });
 
