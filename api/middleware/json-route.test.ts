@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { PublishedStore } from "../lib/published.ts";
 import type { JsonRoute } from "../routes/route.ts";
-import { bodyReader, freshness, refreshedHeaders, requestKey, respond, validate } from "./json-route.ts";
+import { bodyReader, freshness, refreshedHeaders, requestKey, respond, validatedContext } from "./json-route.ts";
 
 const route: JsonRoute = {
   kind: "json",
@@ -48,7 +48,8 @@ describe("a JSON route's request", () => {
   });
 
   it("validation: a 400 names the bad path or query parameter, and an unknown one", async () => {
-    const v = (path: string) => onContext(path, (c) => validate(route, requestKey(c, route), null, clock, base).query);
+    const v = (path: string) =>
+      onContext(path, (c) => validatedContext(route, requestKey(c, route), null, clock, base).query);
     expect((await v("/x/abc?days=7")).value).toEqual({ days: 7 });
     expect((await v("/x/ABC")).error).toEqual({
       status: 400,

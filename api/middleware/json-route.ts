@@ -1,8 +1,6 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { Readable } from "node:stream";
 import type { z } from "zod";
-import type { AuthRequest } from "../lib/auth.ts";
-import { clientAddress, type ProxyTrust, TRUST_NONE } from "../lib/client-address.ts";
 import type { serviceNow } from "../lib/clock.ts";
 import {
   assessFreshness,
@@ -27,9 +25,9 @@ import {
 import { must } from "../lib/must.ts";
 
 /**
- * One JSON or static route's request and answer, shared by the app's routes: the lane request of a
- * Hono context, the cache key of a request, its validated handler context (400 naming the parameter),
- * the size-capped body reader, the freshness of an answer and the cached answer of a handler.
+ * One JSON or static route's request and answer, shared by the app's routes: the cache key of a
+ * request, its validated handler context (400 naming the parameter), the size-capped body reader,
+ * the freshness of an answer, the cached answer of a handler and the handler step of a JSON route.
  */
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -40,16 +38,6 @@ export function validationMessage(where: string, err: z.ZodError): string {
   const issue = err.issues[0];
   const name = issue?.path.length ? String(issue.path[0]) : where;
   return `Invalid parameter ${name}: ${issue?.message ?? "invalid"}`;
-}
-
-/**
- * What LaneAuth needs of a Hono request: headers, the client IP (the socket address, or a forwarded
- * one through the hops `trust` admits: `clientAddress`) and whether it is a cacheable GET.
- */
-export function authRequest(c: Context, cacheableGet: boolean, trust: ProxyTrust = TRUST_NONE): AuthRequest {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  const header = (n: string) => c.req.header(n);
-  return { header, ip: clientAddress(incoming?.socket?.remoteAddress, header, trust), cacheableGet };
 }
 
 /** Cache key of a request: route, raw path parameters and raw query pairs in name order. */
@@ -90,7 +78,7 @@ export function bodyReader(c: Context): NonNullable<HandlerContext["readBody"]> 
  * Validates a request's parameters into a handler context (`base`: the store and services).
  * @throws HttpError 400 naming the first bad or unknown parameter.
  */
-export function validate(
+export function validatedContext(
   route: RouteDecl,
   raw: ReturnType<typeof requestKey>,
   build: ServingBuild | null,
@@ -187,5 +175,20 @@ export function refreshedHeaders(route: JsonRoute, entry: CachedResponse, now: n
     "Content-Type": JSON_TYPE,
     ...(entry.noStore ? NO_STORE : {}),
     ...(etag ? { ETag: etag } : {}),
+  };
+}
+
+/**
+ * The handler step of a JSON route (last of lane → validate → responseCache → handler): starts the
+ * answer of the validated request (`c.var.input`, with the body reader on POST routes) and leaves
+ * its promise in `c.var.rendered` for the responseCache step, which awaits, caches and writes it (so
+ * a handler's error reaches that step and every request waiting on the render, not Hono's handler
+ * chain). The promise rejects with what `respond` throws.
+ */
+export function render(route: JsonRoute): MiddlewareHandler {
+  const post = route.method === "POST";
+  return async (c) => {
+    const { ctx } = c.get("input");
+    c.set("rendered", respond(route, post ? { ...ctx, readBody: bodyReader(c) } : ctx));
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import { KeyRateLimiter } from "./rate-limit.ts";
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fastPathHeaders } from "../../api/lib/fast-headers.ts";
+import { fastPathHeaders } from "./fast-headers.ts";
 
 describe("fastPathHeaders (the Node fast path's request headers from rawHeaders)", () => {
   it("finds the five headers whatever their case and ignores the others", () => {

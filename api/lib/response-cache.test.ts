@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { negotiate } from "../../api/lib/encoding.ts";
-import { type CachedResponse, ResponseCache } from "../../api/lib/response-cache.ts";
+import { negotiate } from "./encoding.ts";
+import { type CachedResponse, ResponseCache } from "./response-cache.ts";
 
 const entry = (bytes: number): CachedResponse => ({
   buildId: "b",

@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { LaneAuth } from "../lib/auth.ts";
+import type { ProxyTrust } from "../lib/client-address.ts";
+import { fastPathHeaders } from "../lib/fast-headers.ts";
+import type { MaintenanceGate } from "../lib/maintenance.ts";
+import type { Cors } from "./cors.ts";
+import { errorAnswer } from "./errors.ts";
+import { admitNodeRequest } from "./lane.ts";
+import type { NodeHit, RouteResponses } from "./response-cache.ts";
+import { sentHeaders } from "./response-writer.ts";
+
+/** What the Node fast path shares with the app: the lane checks, the response cache, CORS, maintenance and proxy trust. */
+export interface FastPathDeps {
+  auth: LaneAuth;
+  responses: RouteResponses;
+  cors: Cors;
+  maintenance?: MaintenanceGate;
+  trust: ProxyTrust;
+}
+
+/** A Node request handler that answered (true), left the request untouched for the app (false), or will say which. */
+export type NodeAnswer = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+
+/**
+ * The Node fast path: a keyed GET whose URL the app answered before, still current for the serving
+ * build and this service second (RouteResponses.nodeHit), is answered on Node's response after the
+ * same lane step as the app's (admitNodeRequest), its errors written as the app writes them
+ * (errorAnswer). False (nothing written) for anything else: other methods, maintenance on or unknown,
+ * a header sent twice, a conditional request, a coding not stored yet. Synchronous when the lane was
+ * decided without I/O; otherwise a promise of the same answer.
+ */
+export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
+  const { auth, responses, cors, maintenance, trust } = deps;
+  const fail = (res: ServerResponse, err: unknown, hit: NodeHit, origin: string | undefined) => {
+    const r = errorAnswer(cors, err, hit.route.path, origin);
+    res.writeHead(r.status, r.headers).end(r.body);
+    return true;
+  };
+  const send = (res: ServerResponse, hit: NodeHit, origin: string | undefined) => {
+    res.writeHead(200, sentHeaders(hit.entry, cors.headers(origin), hit.coding, hit.body)).end(hit.body);
+    return true;
+  };
+  return (req, res) => {
+    if (req.method !== "GET") return false;
+    if (maintenance) {
+      const m = maintenance.peek();
+      if (m.state.enabled || !m.fresh) return false;
+    }
+    const h = fastPathHeaders(req.rawHeaders);
+    if (!h || h.ifNoneMatch !== undefined) return false;
+    const hit = responses.nodeHit(req.url ?? "", h.acceptEncoding);
+    if (!hit) return false;
+    let admitted: true | Promise<void>;
+    try {
+      admitted = admitNodeRequest(auth, hit.route, h, req, trust);
+    } catch (err) {
+      return fail(res, err, hit, h.origin);
+    }
+    if (admitted === true) return send(res, hit, h.origin);
+    return admitted.then(
+      () => send(res, hit, h.origin),
+      (err: unknown) => fail(res, err, hit, h.origin),
+    );
+  };
+}
+
+/**
+ * A Node request listener: `fast` first, then `slow` (the app) for every request `fast` did not
+ * answer, or that it failed on before writing anything.
+ */
+export function withFastPath(
+  fast: NodeAnswer,
+  slow: (req: IncomingMessage, res: ServerResponse) => unknown,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    let done: boolean | Promise<boolean>;
+    try {
+      done = fast(req, res);
+    } catch {
+      done = false;
+    }
+    if (done === true) return;
+    if (done === false) {
+      if (!res.headersSent) void slow(req, res);
+      return;
+    }
+    done.then(
+      (answered) => {
+        if (!answered) void slow(req, res);
+      },
+      () => {
+        if (!res.headersSent) void slow(req, res);
+      },
+    );
+  };
+}
