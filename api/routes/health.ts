@@ -9,6 +9,7 @@ import { assessHealth, type HealthAssessment, type OnchainHealthInputs } from ".
 import { type ClockMode, serviceNow } from "../lib/clock.ts";
 import { type PublishedStore, type ServingBuild, StorageUnavailableError } from "../lib/published.ts";
 import type { StatusObserver } from "../lib/status-history.ts";
+import { notYetAvailableFeatures } from "./not-yet-available.ts";
 import type { RouteDecl, RouteServices } from "./route.ts";
 import { SCHEDULE_STATUS_KEY, type ScheduleStatus, ScheduleStatusSchema } from "../../site-data/schedule-log.ts";
 
@@ -98,7 +99,8 @@ function onchainInputs(build: ServingBuild | null): Promise<OnchainHealthInputs 
 /**
  * The health assessment of `build` at service time `now` (Unix s; `wallNow` the wall clock of the
  * same instant), with every input the process has: state store and status-history recorder
- * status from `services`, the on-chain sections from the build. `/api/health`, the public status
+ * status from `services`, the on-chain sections from the build, the features not yet available from
+ * the route table. `/api/health`, the public status
  * history's `currentStatus` and the status recorder all use it, so they agree. Never throws.
  */
 export async function servingHealth(
@@ -126,6 +128,7 @@ export async function servingHealth(
     pointerFailure: store?.pointerFailure(),
     telegram,
     schedule,
+    notYetAvailable: notYetAvailableFeatures,
   });
 }
 

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { assessHealth, buildHealth, causePublicImpact, circuitGroup, circuitOf, circuitsOf } from "../../api/health.ts";
+import {
+  assessHealth,
+  buildHealth,
+  causePublicImpact,
+  circuitGroup,
+  circuitOf,
+  circuitsOf,
+  type HealthOptions,
+} from "../../api/health.ts";
 import { ROUTES } from "../../api/routes/index.ts";
+import { notYetAvailableFeatures } from "../../api/routes/not-yet-available.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { must } from "../helpers/must.ts";
@@ -83,7 +92,9 @@ function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
   };
 }
 const statusAffecting = (w: string[]) => w.filter((x) => x.includes("sets status"));
-const health = (m: BuildManifest, now = AS_OF + 60, opts = {}) => buildHealth({ manifest: m }, now, "wall", opts);
+/** Health of build `m` as the health route assesses it: features not yet available from the route table. */
+const health = (m: BuildManifest, now = AS_OF + 60, opts: HealthOptions = {}) =>
+  buildHealth({ manifest: m }, now, "wall", { notYetAvailable: notYetAvailableFeatures, ...opts });
 
 describe("health status (spec 2.8)", () => {
   it("everything fresh → healthy, no status-affecting warning; not-yet-available features are only reported", () => {
