@@ -211,10 +211,9 @@ export const RECLASSIFY_CURSOR_KEY = "jobs/reclassify-atomic-roundtrips.json";
 
 /** One row whose atomic round-trip classification differs from the serving build's. */
 export interface RoundtripChange {
+  /** Row id `{chainId}-{txHash}-{logIndex}`. */
   id: string;
   stablecoinId: string;
-  chainId: string;
-  txHash: string;
   /** Unix s of the event's UTC hour (the hourly flows bucket it moves). */
   hourTs: number;
   /** The serving build's flow type; null when it does not publish the row. */
@@ -337,8 +336,6 @@ export async function runReclassifyAtomicRoundtrips(
     changes.push({
       id: r.id,
       stablecoinId: r.stablecoin_id,
-      chainId: r.chain_id,
-      txHash: r.tx_hash,
       hourTs: r.ts - (r.ts % 3600),
       before: was,
       after: atomic ? "atomic_roundtrip" : "not_atomic",

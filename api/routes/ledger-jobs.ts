@@ -30,7 +30,7 @@ export const MINT_BURN_PRICES_RESULT =
 
 /** Result of `reclassify-atomic-roundtrips`, for its `responseDescription`. */
 export const RECLASSIFY_RESULT =
-  "`{ done, updated, hoursRecalculated, batchSize, groups, groupsTotal, cursor, changes[{ id, stablecoinId, chainId, txHash, hourTs, before, after, pairId }] }`: 1000 same-transaction mint+burn groups of the ledger (and the recorded logs) per call, in key order, classified by the build's own round-trip rule; `changes` are the rows whose atomic classification differs from the serving build's (`before`: its flow type, null when it does not publish the row; `after`: `atomic_roundtrip` or `not_atomic`), which the next build publishes; `hoursRecalculated`: (coin, UTC hour) buckets of the hourly flows those changes move. Repeat until `done`; or 202 while it runs";
+  "`{ done, updated, hoursRecalculated, batchSize, groups, groupsTotal, cursor, changes[{ id, stablecoinId, hourTs, before, after, pairId }] }`: 1000 same-transaction mint+burn groups of the ledger (and the recorded logs) per call, in key order, classified by the build's own round-trip rule; `changes` are the rows whose atomic classification differs from the serving build's (`before`: its flow type, null when it does not publish the row; `after`: `atomic_roundtrip` or `not_atomic`), which the next build publishes; `hoursRecalculated`: (coin, UTC hour) buckets of the hourly flows those changes move. Repeat until `done`; or 202 while it runs";
 
 /** The serving build's published payload at `path` (schema-checked), or undefined without a build or payload. */
 async function published<T>(ctx: AdminContext, path: string, parse: (x: unknown) => T): Promise<T | undefined> {

@@ -405,9 +405,7 @@ describe("every spec 4.5 route", () => {
     expect((await op(a.ops, "POST", "/api/reset-blacklist-sync")).status).toBe(500);
 
     for (const [method, path, job] of [
-      ["POST", "/api/backfill-mint-burn-prices", "backfill-mint-burn-prices"],
       ["GET", "/api/backfill-dews", "backfill-dews"],
-      ["POST", "/api/reclassify-atomic-roundtrips", "reclassify-atomic-roundtrips"],
       ["GET", "/api/audit-depeg-history?dry-run=true", "audit-depeg-history"],
       ["POST", "/api/audit-depeg-history?delete=1,2", "audit-depeg-history"],
     ]) {
@@ -415,6 +413,21 @@ describe("every spec 4.5 route", () => {
       expect([r.status, (await r.json()).error], path).toEqual([503, `Data not yet available: ${job}`]);
     }
     expect((await op(a.ops, "POST", "/api/backfill-depegs?batch=-1")).status).toBe(400);
+    // the ledger jobs start build/ledger-jobs-cli.ts (mint/burn prices in the build lock, up to the last completed day)
+    answer = async () => ({ exitCode: 0, stdout: '{"done":true}', stderr: "" });
+    const reclassify = await op(a.ops, "POST", "/api/reclassify-atomic-roundtrips");
+    expect([reclassify.status, await reclassify.json()]).toEqual([200, { done: true }]);
+    expect(executed.at(-1)).toEqual({
+      script: "build/ledger-jobs-cli.ts",
+      args: ["reclassify-atomic-roundtrips", "--ledger", LEDGER],
+    });
+    expect((await op(a.ops, "POST", "/api/backfill-mint-burn-prices")).status).toBe(200);
+    const yesterday = new Date((Math.floor(now() / 86_400) - 1) * 86_400_000).toISOString().slice(0, 10);
+    expect(executed.at(-1)).toEqual({
+      script: "build/ledger-jobs-cli.ts",
+      args: ["mint-burn-prices", "--to", yesterday, "--ledger", LEDGER],
+    });
+    expect((await op(a.ops, "POST", "/api/reclassify-atomic-roundtrips?batchSize=5")).status).toBe(400);
     // history backfills start build/backfill-history-cli.ts with the selected coins (reviewed only)
     answer = async () => ({ exitCode: 0, stdout: "{}", stderr: "" });
     expect((await op(a.ops, "POST", "/api/backfill-supply-history?stablecoin=usdt")).status).toBe(200);
