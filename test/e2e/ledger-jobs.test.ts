@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Hono } from "hono";
@@ -12,7 +13,7 @@ import { createOpsApp } from "../../api/ops-app.ts";
 import { recordedOnchainRows } from "../../build/onchain-cli.ts";
 import type { OnchainEventRow } from "../../pipelines/onchain/contract.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
-import { buildRecorded, CAPTURE_DIR } from "../helpers/build-once.ts";
+import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { startHistoryReplay } from "../helpers/history-replay-server.ts";
 import { must } from "../helpers/must.ts";
 import { type JwksServer, startJwksServer } from "../helpers/ops.ts";
@@ -264,6 +265,77 @@ describe("ledger jobs (issue 31 item 1)", () => {
     const again = await post("/api/backfill-mint-burn-prices", { "Idempotency-Key": "mbp-1" });
     expect(again.headers.get("X-Idempotent-Replay")).toBe("true");
     expect(((await again.json()) as { requestId: string }).requestId).toBe(accepted.requestId);
+  });
+
+  it("backfill-mint-burn-prices: unpriced gold mint/burn rows are found, their price history asked of the live client", async () => {
+    // PAXG (gold: valued only by a consensus price, which the recorded inputs lack in January 2024) mints
+    // written to the ledger, then a build as of the recorded as-of that reads the ledger: these rows are unpriced.
+    const paxg = must(
+      (
+        JSON.parse(readFileSync(join(import.meta.dirname, "../../pipelines/registry/registry.json"), "utf8")) as {
+          coins: { id: string; geckoId: string | null; pegCurrency: string }[];
+        }
+      ).coins.find((c) => c.id === "paxg-paxos"),
+      "PAXG in the registry",
+    );
+    expect(paxg.pegCurrency).toBe("XAU");
+    const template = fixtureRows()[0];
+    const contract = "0x45804880de22913dafe09f4980848ece6ecbaf78";
+    const configKey = `paxg-paxos:ethereum:${contract}:paxos-supply`;
+    const days = [1_704_880_800, 1_704_967_200, 1_705_053_600]; // 2024-01-10/11/12 10:00 UTC
+    const rows = days.map((ts, i) => ({
+      ...template,
+      id: `ethereum-${txOf(5000 + i)}-7`,
+      stablecoin_id: "paxg-paxos",
+      config_key: configKey,
+      contract_address: contract,
+      decimals: 18,
+      amount_raw: "1000000000000000000",
+      tx_hash: txOf(5000 + i),
+      block_number: 19_000_000 + i,
+      log_index: 7,
+      ts,
+    }));
+    const ledger = await LedgerStore.open(ledgerPath);
+    try {
+      await ledger.commitRange({ configKey, rows, nowSec: days[2] });
+    } finally {
+      await ledger.close();
+    }
+    const build = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "build/cli.ts", "build", "--as-of", new Date(RECORDED_AS_OF * 1000).toISOString()],
+      {
+        cwd: join(import.meta.dirname, "../.."),
+        env: { ...process.env, BALLAST_DATA_DIR: dataDir, BALLAST_ONCHAIN_LEDGER: ledgerPath, BALLAST_LOG: "silent" },
+        encoding: "utf8",
+      },
+    );
+    expect(build.status, build.stderr).toBe(0);
+    const requests = replay.requests.length;
+    const { job } = await runToEnd<{
+      rowsStillUnpriced: number;
+      rowsValued: number;
+      coins: Record<string, unknown>[];
+      capture: { captured: unknown[]; failed: { endpoint: string; params: Record<string, string> }[] };
+      buildAfter: string | null;
+    }>("/api/backfill-mint-burn-prices");
+    expect(job.error).toBeNull();
+    expect(job.result).toMatchObject({
+      totalUpdated: 0,
+      rowsValued: 0,
+      rowsAudited: 0,
+      rowsStillUnpriced: rows.length,
+      rowsStillMissingAudit: rows.length,
+      coins: [{ stablecoinId: "paxg-paxos", geckoId: paxg.geckoId, unpriced: rows.length, valued: 0, audited: 0 }],
+      buildAfter: null,
+    });
+    // the replay server holds no recorded PAXG chart: the capture fails, nothing is built or invented
+    expect(job.result.capture.captured).toEqual([]);
+    expect(job.result.capture.failed.map((f) => [f.endpoint, f.params])).toEqual([
+      ["coingecko.market_chart", { id: paxg.geckoId }],
+    ]);
+    expect(replay.requests.slice(requests)).toContain(`coingecko /api/v3/coins/${paxg.geckoId}/market_chart`);
   });
 
   it("an on-chain filter that selects no tracked config is 400 naming it, before any job starts", async () => {
