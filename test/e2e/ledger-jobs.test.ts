@@ -6,17 +6,13 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobRunner } from "../../api/lib/jobs.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { MaintenanceGate } from "../../api/lib/maintenance.ts";
-import { OperatorAuth } from "../../api/lib/ops-access.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { createOpsApp } from "../../api/ops-app.ts";
 import { recordedOnchainRows } from "../../build/onchain-cli.ts";
 import type { OnchainEventRow } from "../../pipelines/onchain/contract.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { startHistoryReplay } from "../helpers/history-replay-server.ts";
 import { must } from "../helpers/must.ts";
-import { type JwksServer, startJwksServer } from "../helpers/ops.ts";
+import { E2E_OPERATOR_HEADERS, e2eOpsApp, type JwksServer, runJobToEnd, startJwksServer } from "../helpers/ops.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 
 // Issue 31 item 1: backfill-mint-burn-prices and reclassify-atomic-roundtrips are real ledger jobs
@@ -24,9 +20,6 @@ import { createTestSchema } from "../helpers/pg-schema.ts";
 // and an on-chain ledger; the on-chain routes' coin/config filters are checked against what that build
 // publishes, 400 before any job starts. Expected figures come from the recorded CSVs (papaparse) and
 // the ledger rows this test writes, never from the code under test.
-const TOKEN_ID = "svc-token-id-0001";
-const TOKEN_SECRET = "svc-token-secret-0123456789abcdef";
-const SVC = { "CF-Access-Client-Id": TOKEN_ID, "CF-Access-Client-Secret": TOKEN_SECRET, "X-Ballast-Admin": "1" };
 
 let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let sql: SqlClient;
@@ -55,24 +48,7 @@ beforeAll(async () => {
       BALLAST_LOG: "silent",
     },
   });
-  ops = createOpsApp({
-    auth: new OperatorAuth({
-      jwksUrl: jwks.url,
-      audiences: ["ops-api-aud"],
-      issuer: "https://ballast-team.cloudflareaccess.com",
-      serviceTokenId: TOKEN_ID,
-      serviceTokenSecret: TOKEN_SECRET,
-      allowedOrigins: [],
-    }),
-    keys,
-    store: new PublishedStore(fsReader(dataDir), 0),
-    clockMode: "wall",
-    maintenance: new MaintenanceGate(sql),
-    jobs,
-    ledgerPath,
-    dataDir,
-    jobWaitMs: 0,
-  });
+  ops = e2eOpsApp({ jwksUrl: jwks.url, keys, sql, jobs, dataDir, ledgerPath });
 }, 300_000);
 afterAll(async () => {
   await jobs?.close();
@@ -84,23 +60,10 @@ afterAll(async () => {
 });
 
 const post = (path: string, headers: Record<string, string> = {}) =>
-  ops.request(path, { method: "POST", headers: { ...SVC, ...headers } });
+  ops.request(path, { method: "POST", headers: { ...E2E_OPERATOR_HEADERS, ...headers } });
 const jobCount = async () => (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
 
-/** Starts `path` (202 with jobWaitMs 0), waits for its job to end; returns the 202 body and the job. */
-async function runToEnd<T>(path: string, headers: Record<string, string> = {}) {
-  const r = await post(path, headers);
-  expect(r.status).toBe(202);
-  const accepted = (await r.json()) as { requestId: string; statusPath: string };
-  const status = async () => {
-    const j = await ops.request(accepted.statusPath, { headers: SVC });
-    return (await j.json()) as { status: string; result: T; error: string | null };
-  };
-  await expect
-    .poll(async () => (await status()).status, { timeout: 600_000, interval: 500 })
-    .not.toMatch(/queued|running/);
-  return { accepted, job: await status() };
-}
+const runToEnd = <T>(path: string, headers: Record<string, string> = {}) => runJobToEnd<T>(ops, path, headers);
 
 const csv = (path: string) =>
   Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, path), "utf8"), {
