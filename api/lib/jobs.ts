@@ -139,8 +139,8 @@ export function ownerGone(owner: Partial<JobOwner> | null): boolean | null {
 
 /** Rows of finished jobs are kept this long (s). */
 export const JOB_TTL_SEC = 7 * 86_400;
-/** Bytes of a child's stdout/stderr kept (the tail). */
-const OUTPUT_MAX = 512 * 1024;
+/** Bytes of a child's stdout/stderr kept (the tail): room for a whole JSON result (a reclassify batch lists up to ~2000 changed rows). */
+const OUTPUT_MAX = 4 * 1024 * 1024;
 
 /** Repository root (the API runs scripts by path; it never imports them). */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -23,6 +23,14 @@ import {
 } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import { HISTORY_BACKFILL_RESULT, historyBackfill, servingStablecoinList } from "./history-backfills.ts";
+import {
+  backfillMintBurnPrices,
+  checkFreezeFilter,
+  checkSupplyConfigKey,
+  MINT_BURN_PRICES_RESULT,
+  RECLASSIFY_RESULT,
+  reclassifyAtomicRoundtrips,
+} from "./ledger-jobs.ts";
 import type { AdminRoute } from "./route.ts";
 
 /**
@@ -541,10 +549,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     mutating: true,
     idempotent: true,
     summary: "Value unpriced mint/burn rows",
-    description: `${NOT_YET} Mint/burn USD values are computed by every build.`,
-    responseDescription:
-      "`{ totalUpdated, rowsValued, rowsAudited, rowsStillUnpriced, rowsStillMissingAudit, coins[] }`",
-    handler: noJobYet("backfill-mint-burn-prices"),
+    description:
+      "Finds the serving build's mint/burn rows without a USD value, captures the CoinGecko price history of their coins through the live client (stored with provenance beside the other captures), then publishes a new build as of the serving build's as-of and counts the rows it values (a background job in the build lock; published dated objects are never rewritten).",
+    responseDescription: MINT_BURN_PRICES_RESULT,
+    handler: backfillMintBurnPrices(runJob),
   }),
   route({
     operationId: "backfillDews",
@@ -578,7 +586,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
       "Runs the on-chain job `backfill-mint-burn` (each range replaces that config's rows in one transaction; never moves the sync cursor). Needs `BALLAST_RPC_<CHAIN>`.",
     responseDescription:
       "`{ configKey, fromBlock, toBlock, safeHead, chunks, rows, processedThrough, done, nextFromBlock }`, or 202 `{ ok, accepted, requestId }` while it runs",
-    handler: (ctx) => onchainJob(ctx, "backfill-mint-burn", ctx.query),
+    handler: async (ctx) => {
+      await checkSupplyConfigKey(ctx, (ctx.query as { configKey: string }).configKey);
+      return onchainJob(ctx, "backfill-mint-burn", ctx.query);
+    },
   }),
   route({
     operationId: "reclassifyAtomicRoundtrips",
@@ -588,9 +599,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     mutating: true,
     idempotent: true,
     summary: "Reclassify atomic mint/burn round trips (1000 groups per call)",
-    description: `${NOT_YET} Flow types are classified by every build.`,
-    responseDescription: "`{ done, updated, hoursRecalculated, batchSize }`",
-    handler: noJobYet("reclassify-atomic-roundtrips"),
+    description:
+      "Runs the build's atomic round-trip rule (a mint and a burn of the same coin in one transaction within 0.5%) over the next 1000 same-transaction groups of the ledger and reports every row whose classification differs from the serving build's (the next build publishes it); the cursor is kept in the data dir, repeat until `done`.",
+    responseDescription: RECLASSIFY_RESULT,
+    handler: reclassifyAtomicRoundtrips(runJob),
   }),
   route({
     operationId: "previewDepegHistoryAudit",
@@ -694,7 +706,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     description: "Runs the on-chain job `remediate-blacklist-amount-gaps` (time budget 900 s).",
     responseDescription:
       "`{ dryRun, gapRows, exhausted, candidates[], attempted, resolved, failed, skipped, budgetExhausted }`, or 202 while it runs",
-    handler: (ctx) => onchainJob(ctx, "remediate-blacklist-amount-gaps", ctx.query),
+    handler: async (ctx) => {
+      await checkFreezeFilter(ctx, ctx.query as { stablecoin?: string; chainId?: string }, true);
+      return onchainJob(ctx, "remediate-blacklist-amount-gaps", ctx.query);
+    },
   }),
   route({
     operationId: "backfillBlacklistCurrentBalances",
@@ -712,7 +727,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     summary: "Snapshot current balances of blacklisted addresses",
     description: "Runs the on-chain job `backfill-blacklist-current-balances`; 400 when the filters match no config.",
     responseDescription: "`{ dryRun, configs[], totals }` (per-config counts), or 202 while it runs",
-    handler: (ctx) => onchainJob(ctx, "backfill-blacklist-current-balances", ctx.query),
+    handler: async (ctx) => {
+      await checkFreezeFilter(ctx, ctx.query as { stablecoin?: string; chainId?: string }, false);
+      return onchainJob(ctx, "backfill-blacklist-current-balances", ctx.query);
+    },
   }),
   route({
     operationId: "listDiscoveryCandidates",

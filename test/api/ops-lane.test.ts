@@ -22,6 +22,8 @@ const TOKEN_ID = "svc-token-id-0001";
 const TOKEN_SECRET = "svc-token-secret-0123456789abcdef";
 const OPS_ORIGIN = "https://ops.ballast.example";
 const LEDGER = "/tmp/ballast-ops-test-ledger.duckdb";
+/** A well-formed supply config key (`<coin>:<chain>:<contract>:<family>`). */
+const USDC_SUPPLY = "usdc-circle:ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:erc20-supply";
 
 let schema: Awaited<ReturnType<typeof createTestSchema>>;
 let sql: SqlClient;
@@ -333,13 +335,13 @@ describe("every spec 4.5 route", () => {
     });
     const sync = await op(a.ops, "GET", "/api/debug-sync-state");
     expect([sync.status, await sync.json()]).toEqual([200, []]);
-    await op(a.ops, "POST", "/api/backfill-mint-burn?configKey=usdc-ethereum-supply&fromBlock=100&toBlock=200");
+    await op(a.ops, "POST", `/api/backfill-mint-burn?configKey=${USDC_SUPPLY}&fromBlock=100&toBlock=200`);
     expect(must(executed.at(-1), "the last job command").args).toEqual([
       "backfill-mint-burn",
       "--ledger",
       LEDGER,
       "--configKey",
-      "usdc-ethereum-supply",
+      USDC_SUPPLY,
       "--fromBlock",
       "100",
       "--toBlock",
@@ -398,16 +400,25 @@ describe("every spec 4.5 route", () => {
     expect(executed.length).toBe(before);
 
     // a job that fails its input check (CLI exit 2) is 400; a failed one 500
-    answer = async () => ({ exitCode: 2, stdout: '{"error":"unknown configKey: x"}', stderr: "" });
-    const rejected = await op(a.ops, "POST", "/api/backfill-mint-burn?configKey=x&fromBlock=1&toBlock=2");
-    expect([rejected.status, (await rejected.json()).error]).toEqual([400, "unknown configKey: x"]);
+    answer = async () => ({
+      exitCode: 2,
+      stdout: '{"error":"unknown configKey: usdc-circle:ethereum:0x1:erc20-supply"}',
+      stderr: "",
+    });
+    const rejected = await op(
+      a.ops,
+      "POST",
+      "/api/backfill-mint-burn?configKey=usdc-circle:ethereum:0x1:erc20-supply&fromBlock=1&toBlock=2",
+    );
+    expect([rejected.status, (await rejected.json()).error]).toEqual([
+      400,
+      "unknown configKey: usdc-circle:ethereum:0x1:erc20-supply",
+    ]);
     answer = async () => ({ exitCode: 1, stdout: '{"error":"rpc down"}', stderr: "" });
     expect((await op(a.ops, "POST", "/api/reset-blacklist-sync")).status).toBe(500);
 
     for (const [method, path, job] of [
-      ["POST", "/api/backfill-mint-burn-prices", "backfill-mint-burn-prices"],
       ["GET", "/api/backfill-dews", "backfill-dews"],
-      ["POST", "/api/reclassify-atomic-roundtrips", "reclassify-atomic-roundtrips"],
       ["GET", "/api/audit-depeg-history?dry-run=true", "audit-depeg-history"],
       ["POST", "/api/audit-depeg-history?delete=1,2", "audit-depeg-history"],
     ]) {
@@ -415,6 +426,21 @@ describe("every spec 4.5 route", () => {
       expect([r.status, (await r.json()).error], path).toEqual([503, `Data not yet available: ${job}`]);
     }
     expect((await op(a.ops, "POST", "/api/backfill-depegs?batch=-1")).status).toBe(400);
+    // the ledger jobs start build/ledger-jobs-cli.ts (mint/burn prices in the build lock, up to the last completed day)
+    answer = async () => ({ exitCode: 0, stdout: '{"done":true}', stderr: "" });
+    const reclassify = await op(a.ops, "POST", "/api/reclassify-atomic-roundtrips");
+    expect([reclassify.status, await reclassify.json()]).toEqual([200, { done: true }]);
+    expect(executed.at(-1)).toEqual({
+      script: "build/ledger-jobs-cli.ts",
+      args: ["reclassify-atomic-roundtrips", "--ledger", LEDGER],
+    });
+    expect((await op(a.ops, "POST", "/api/backfill-mint-burn-prices")).status).toBe(200);
+    const yesterday = new Date((Math.floor(now() / 86_400) - 1) * 86_400_000).toISOString().slice(0, 10);
+    expect(executed.at(-1)).toEqual({
+      script: "build/ledger-jobs-cli.ts",
+      args: ["mint-burn-prices", "--to", yesterday, "--ledger", LEDGER],
+    });
+    expect((await op(a.ops, "POST", "/api/reclassify-atomic-roundtrips?batchSize=5")).status).toBe(400);
     // history backfills start build/backfill-history-cli.ts with the selected coins (reviewed only)
     answer = async () => ({ exitCode: 0, stdout: "{}", stderr: "" });
     expect((await op(a.ops, "POST", "/api/backfill-supply-history?stablecoin=usdt")).status).toBe(200);

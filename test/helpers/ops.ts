@@ -3,6 +3,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import type { Hono } from "hono";
+import { expect } from "vitest";
+import type { JobRunner } from "../../api/lib/jobs.ts";
+import type { KeyStore, SqlClient } from "../../api/lib/key-store.ts";
+import { MaintenanceGate } from "../../api/lib/maintenance.ts";
+import { OperatorAuth } from "../../api/lib/ops-access.ts";
+import { fsReader, PublishedStore } from "../../api/lib/published.ts";
+import { createOpsApp } from "../../api/ops-app.ts";
 
 /** A local JWKS endpoint serving RSA signing keys made with node:crypto; `down` makes it answer 503, `hang` never answer. */
 export interface JwksServer {
@@ -139,4 +147,63 @@ export function publishFakeBuild(
     join(dir, "latest.json"),
     JSON.stringify({ buildId, asOf: manifest.asOf, manifest: `builds/${buildId}/manifest.json` }),
   );
+}
+
+/** Access service token the e2e operator apps accept, and the headers of an operator request with it (mutations included). */
+export const E2E_SERVICE_TOKEN = { id: "svc-token-id-0001", secret: "svc-token-secret-0123456789abcdef" };
+export const E2E_OPERATOR_HEADERS = {
+  "CF-Access-Client-Id": E2E_SERVICE_TOKEN.id,
+  "CF-Access-Client-Secret": E2E_SERVICE_TOKEN.secret,
+  "X-Ballast-Admin": "1",
+};
+
+/**
+ * An operator app for e2e job tests over data dir `dataDir` and ledger `ledgerPath`: Access
+ * service-token auth (E2E_SERVICE_TOKEN; JWTs checked against `jwksUrl`), wall clock, the given real
+ * job runner, jobs answered with 202 at once (jobWaitMs 0).
+ */
+export function e2eOpsApp(o: {
+  jwksUrl: string;
+  keys: KeyStore;
+  sql: SqlClient;
+  jobs: JobRunner;
+  dataDir: string;
+  ledgerPath: string;
+}): Hono {
+  return createOpsApp({
+    auth: new OperatorAuth({
+      jwksUrl: o.jwksUrl,
+      audiences: ["ops-api-aud"],
+      issuer: "https://ballast-team.cloudflareaccess.com",
+      serviceTokenId: E2E_SERVICE_TOKEN.id,
+      serviceTokenSecret: E2E_SERVICE_TOKEN.secret,
+      allowedOrigins: [],
+    }),
+    keys: o.keys,
+    store: new PublishedStore(fsReader(o.dataDir), 0),
+    clockMode: "wall",
+    maintenance: new MaintenanceGate(o.sql),
+    jobs: o.jobs,
+    ledgerPath: o.ledgerPath,
+    dataDir: o.dataDir,
+    jobWaitMs: 0,
+  });
+}
+
+/**
+ * POSTs `path` to `ops` (an e2eOpsApp: expects 202), then polls the job's status path until it is no
+ * longer queued or running (up to 10 min). Returns the 202 body and the finished job (`result` typed `T`).
+ */
+export async function runJobToEnd<T>(ops: Hono, path: string, headers: Record<string, string> = {}) {
+  const r = await ops.request(path, { method: "POST", headers: { ...E2E_OPERATOR_HEADERS, ...headers } });
+  expect(r.status).toBe(202);
+  const accepted = (await r.json()) as { requestId: string; statusPath: string };
+  const status = async () => {
+    const j = await ops.request(accepted.statusPath, { headers: E2E_OPERATOR_HEADERS });
+    return (await j.json()) as { status: string; result: T; error: string | null };
+  };
+  await expect
+    .poll(async () => (await status()).status, { timeout: 600_000, interval: 500 })
+    .not.toMatch(/queued|running/);
+  return { accepted, job: await status() };
 }
