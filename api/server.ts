@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
 import { parseTrustedProxies } from "./lib/client-address.ts";
 import { type ApiConfig, loadApiConfig } from "./config.ts";
-import { applyHeapGrowingPercent } from "./lib/heap-growth.ts";
+import { applyHeapGrowingPercent } from "../lib/heap-growth.ts";
 import type { DonorClaimConfig } from "./lib/donor-claims.ts";
 import { FeedbackStore } from "./lib/feedback.ts";
 import type { AlertDispatcher } from "./lib/telegram/dispatch.ts";

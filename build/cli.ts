@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { applyHeapGrowingPercent } from "../api/lib/heap-growth.ts";
+import { applyHeapGrowingPercent } from "../lib/heap-growth.ts";
 import { generateRegistry } from "../pipelines/registry/generate-registry.ts";
 import { REGISTRY_PATH } from "../pipelines/registry/registry.ts";
 import { runCapture } from "./capture.ts";

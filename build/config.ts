@@ -51,7 +51,7 @@ const BuildConfigSchema = z
     /** Seconds `schedule` waits on SIGTERM/SIGINT for the running job before recording it aborted and exiting. */
     BALLAST_SCHEDULE_GRACE_SEC: z.coerce.number().min(0).default(120),
     /**
-     * V8 heap growth of build processes (`build`, `schedule`; api/lib/heap-growth.ts), in percent past the
+     * V8 heap growth of build processes (`build`, `schedule`; lib/heap-growth.ts), in percent past the
      * live size of the last full collection; 0 keeps V8's own factor (up to 300%). A build allocates in
      * bursts (each analytic reads its inputs into rows and drops them). Measured at 10× the recorded history:
      * peak RSS 2,087 MB at V8's factor and 1,277 MB at 50 (cold, same wall time); 20 gave ~1,200 MB at +5 s of ~45 s.

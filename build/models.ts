@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Analytic } from "../pipelines/analytics/contract.ts";
 import type { Db } from "./duckdb.ts";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 /**
  * One DAG node: a SQL model `pipelines/models/<layer>/<name>.sql` (plus optional

@@ -1,6 +1,6 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { processRuns } from "../api/lib/processes.ts";
+import { processRuns } from "../lib/processes.ts";
 import { log, type Logger } from "./log.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
 

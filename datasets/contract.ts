@@ -1,6 +1,6 @@
 import Papa from "papaparse";
 import type { z } from "zod";
-import { columnDocOf } from "../build/table-docs.ts";
+import { columnDocOf } from "./table-docs.ts";
 import type { SourceId } from "./sources.ts";
 
 /** Formats every dataset topic is published in (Parquet written by DuckDB `COPY … (FORMAT PARQUET)`). */
@@ -41,14 +41,14 @@ export interface FieldDoc {
 /**
  * Where a dataset field comes from. `column` (`table.column` of `ballast.duckdb`): the field is that
  * column's value (at most cast or renamed) and its documentation IS the column's declaration in
- * build/table-docs.ts. `derivedFrom`: the field is computed from those columns (formatted, joined,
+ * datasets/table-docs.ts. `derivedFrom`: the field is computed from those columns (formatted, joined,
  * extracted from JSON; empty for a constant) and documents itself.
  */
 export type FieldLineage = { column: string } | { derivedFrom: string[] };
 
 /**
  * Documents a row-schema field copied from the published column `table`.`column`: its description
- * and unit are the column's `COMMENT ON COLUMN` declaration (build/table-docs.ts), so a datapackage
+ * and unit are the column's `COMMENT ON COLUMN` declaration (datasets/table-docs.ts), so a datapackage
  * field and the DuckDB column it comes from read the same. Throws when the column has no declaration.
  */
 export function fromColumn<T extends z.ZodType>(schema: T, table: string, column: string): T {

@@ -5,7 +5,7 @@
  * stability index, safety scores and their daily history over all recorded history), the counts, and
  * this process's peak RSS (KiB). The V8 heap grows as in a build process (BALLAST_HEAP_GROWING_PERCENT).
  */
-import { applyHeapGrowingPercent } from "../api/lib/heap-growth.ts";
+import { applyHeapGrowingPercent } from "../lib/heap-growth.ts";
 import { loadBuildConfig } from "../build/config.ts";
 import { loadAndModel } from "../build/stages/model.ts";
 import { RISK_STAGE } from "../pipelines/analytics/analytics.ts";

@@ -56,7 +56,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BENCH_DIR = join(ROOT, "scripts/bench");

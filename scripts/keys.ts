@@ -34,7 +34,7 @@ import {
   StateStoreUnavailableError,
   validateKeyInput,
 } from "../api/lib/key-store.ts";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 const USAGE = `Usage:
   npx tsx scripts/keys.ts create --name <name> [--tier standard|donor] [--limit <${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX} per minute, default 120>] [--owner <email>]

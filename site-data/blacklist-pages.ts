@@ -1,5 +1,5 @@
 import { type BlacklistEvent, BlacklistEventSchema } from "./blacklist.ts";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 /**
  * Serving layout of the freeze ledger for `/api/blacklist` (api/queries/blacklist-pages.ts reads it):

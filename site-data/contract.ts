@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import type { CacheProfile } from "../api/lib/freshness.ts";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 /**
  * One file an artifact emits: path under the build, payload (validated against the schema), rows. A

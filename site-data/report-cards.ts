@@ -33,7 +33,7 @@ import {
   sqlFile,
 } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 const GRADES = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"] as const;
 /** Letter grade `A+` … `F`, or `NR` (not rated: a required input is missing). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ReserveCompositionSchema } from "../pipelines/registry/schema.ts";
 import { type Artifact, requiredNum, sqlFile } from "./contract.ts";
-import { must } from "../api/lib/must.ts";
+import { must } from "../lib/must.ts";
 
 /** The newest live reading of a coin (adapter, issuer's report time, observation time, budget, components). */
 export const LiveReservesSchema = z.object({

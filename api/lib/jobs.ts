@@ -6,7 +6,7 @@ import type { SqlClient } from "./key-store.ts";
 import { apiLog, errorMessage } from "./log.ts";
 import { schemaOnce } from "./sql-schema.ts";
 import { dropOldest } from "./bounded-map.ts";
-import { processRuns, processStartToken } from "./processes.ts";
+import { processRuns, processStartToken } from "../../lib/processes.ts";
 
 /**
  * Background jobs of the operator lane. A job is one run of an existing pipeline CLI in a child

@@ -10,7 +10,7 @@ import {
 } from "jose";
 import { HttpError } from "./http-error.ts";
 import { apiLog, errorMessage } from "./log.ts";
-import { must } from "./must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Operator-lane authentication (spec 5.6, 4.5, 7): an access-proxy JWT in `Cf-Access-Jwt-Assertion`

@@ -22,7 +22,7 @@ import {
   need,
   serveArtifact,
 } from "../routes/route.ts";
-import { must } from "../lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * One JSON or static route's request and answer, shared by the app's routes: the cache key of a

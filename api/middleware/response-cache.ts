@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { compressBody, type ContentCoding } from "../lib/encoding.ts";
 import { type ClockMode, serviceNow } from "../lib/clock.ts";
-import { must } from "../lib/must.ts";
+import { must } from "../../lib/must.ts";
 import type { PublishedStore } from "../lib/published.ts";
 import { type CachedResponse, ResponseCache } from "../lib/response-cache.ts";
 import type { JsonRoute } from "../routes/route.ts";

@@ -12,7 +12,7 @@ import type { TelegramService } from "../lib/telegram/service.ts";
 import type { LimiterStoreHealth } from "../lib/rate-limit.ts";
 import type { DonorClaimDeps } from "../lib/donor-claims.ts";
 import type { FeedbackStore } from "../lib/feedback.ts";
-import { must } from "../lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * What a JSON handler returns. Exactly one of `file` (a published file of the build, served byte for

@@ -2,7 +2,7 @@ import type { BuildConfig } from "../config.ts";
 import { FsSink } from "./fs.ts";
 import { S3Sink } from "./s3.ts";
 import type { PublishSink } from "./sink.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /** The sink named by config: filesystem under BALLAST_DATA_DIR, or S3. */
 export function createSink(

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { processRuns } from "../../api/lib/processes.ts";
+import { processRuns } from "../../lib/processes.ts";
 import { assertFolderPrefix, type PublishSink } from "./sink.ts";
 
 /** Temporary file of an unfinished put: `<key>.<pid>.<rand>.tmp` (pid of the writing process). */

@@ -8,7 +8,7 @@ import { SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
 import type { Artifact } from "../../site-data/contract.ts";
 import { OG_FEATURE } from "../../site-data/og-images.ts";
 import { renderOgImages } from "../og/images.ts";
-import { commentStatements, PUBLISHED_TABLES } from "../table-docs.ts";
+import { commentStatements, PUBLISHED_TABLES } from "../../datasets/table-docs.ts";
 import {
   ArtifactError,
   type Body,
@@ -197,7 +197,7 @@ export const datasetsEmitter: Emitter = {
 
 /**
  * `ballast.duckdb`: the registry and every mart for researchers (read-only by convention), each table and column
- * carrying a `COMMENT ON` from build/table-docs.ts; its bytes are not reproducible.
+ * carrying a `COMMENT ON` from datasets/table-docs.ts; its bytes are not reproducible.
  */
 export const duckdbEmitter: Emitter = {
   name: "duckdb",
@@ -210,7 +210,7 @@ export const duckdbEmitter: Emitter = {
       await conn.exec(`attach '${dbPath.replace(/'/g, "''")}' as pub`);
       for (const t of PUBLISHED_TABLES) {
         await conn.exec(`create table pub.${t} as select * from ${t} order by all`);
-        // Every table and column documented from build/table-docs.ts (deterministic text).
+        // Every table and column documented from datasets/table-docs.ts (deterministic text).
         const cols = await conn.all<{ column_name: string }>(
           `select column_name from duckdb_columns() where database_name = 'pub' and table_name = '${t}' order by column_index`,
         );

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Consensus, Quote } from "./price-consensus.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Depeg detection (methodology `ballast-depeg-v4`) on a 15-minute grid. Pure functions.

@@ -1,6 +1,6 @@
 import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { buildCoinIndex, MATCH_INPUTS, matchCoinsFrom, matchPool, matchPoolFrom } from "./pool-matching.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * DEX liquidity score, methodology `ballast-dex-liquidity-v1` (our own; informed by the reference

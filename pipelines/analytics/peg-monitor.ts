@@ -23,7 +23,7 @@ import {
   type Quote,
   type QuoteCategory,
 } from "./price-consensus.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Peg monitor: quality-filters every price observation, forms the 15-minute consensus grid, judges

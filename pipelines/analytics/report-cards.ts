@@ -13,7 +13,7 @@ import {
   SAFETY_SCORE_VERSION,
   safetyScore,
 } from "./safety-score.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Report cards and safety scores of every tracked coin — every listed coin plus every registry coin dead

@@ -26,7 +26,7 @@
  * - Defunct coins (registry death known at as-of): every dimension F/0, overall F 0.
  * - Grades from the score (first match): A+ 87, A 83, A− 80, B+ 75, B 70, B− 65, C+ 60, C 55, C− 50, D 40, F 0.
  */
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 export const SAFETY_SCORE_VERSION = "ballast-safety-score-v2";
 export const REPORT_CARD_VERSION = "ballast-report-card-v2";
 

@@ -1,6 +1,6 @@
 import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { aroundDeath, DAY, deadBefore, isoDay, lastDay, pointAt, slotDay } from "./stress-signals.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Stability index (PSI), methodology `ballast-stability-index-v1`: one 0-100 reading of the whole

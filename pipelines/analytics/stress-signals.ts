@@ -1,5 +1,5 @@
 import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Depeg early-warning score (DEWS), methodology `ballast-dews-v1`: per coin and per UTC day, a

@@ -8,7 +8,7 @@ import type { TrackedConfig } from "./tracked.ts";
 import type { OnchainEventRow } from "./contract.ts";
 import type { HttpClient } from "../sources/http-client.ts";
 import { syncTronConfig, type TronSyncResult } from "./ingest-tron.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Operator jobs over the on-chain ledger (spec 4.5 admin endpoints), runnable from the CLI

@@ -16,7 +16,7 @@ import {
 } from "./schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 import { parseRegistry } from "./registry.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
 

@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /** Circuit-breaker state recorded per upstream source in the build manifest and health (spec 2.8). */
 export interface CircuitState {

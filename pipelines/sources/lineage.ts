@@ -1,7 +1,7 @@
 import { ENDPOINTS } from "./endpoints.ts";
 import { RECORDED_CAPTURES } from "./recorded-captures.ts";
 import type { Endpoint } from "./types.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * Lineage and time semantics of every price/source label, built from the declarations of the

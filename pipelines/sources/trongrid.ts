@@ -11,7 +11,7 @@ import {
 import type { TrackedConfig } from "../onchain/tracked.ts";
 import type { FamilyEvent } from "../registry/schema.ts";
 import { HttpClient, type HttpClientOptions, UpstreamError } from "./http-client.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * TronGrid (TRON's hosted node + indexed event API, `TRON-US/trongrid` README "Get Events By

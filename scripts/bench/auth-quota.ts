@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { KeyStore, openSqlClient } from "../../api/lib/key-store.ts";
 import { startServer } from "../../api/server.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

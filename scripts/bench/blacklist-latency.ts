@@ -31,7 +31,7 @@ import {
   MANIFEST_SCHEMA_VERSION,
 } from "../../site-data/manifest.ts";
 import { prng } from "../../test/helpers/prng.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 /**
  * `/api/blacklist` latency benchmark: a SYNTHETIC published build holding a freeze ledger of `rows`

@@ -26,7 +26,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeSyntheticCaptureDir } from "./scale-history.ts";
-import { must } from "../../api/lib/must.ts";
+import { must } from "../../lib/must.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const RECORDED = process.env.BALLAST_CAPTURE_DIR || resolve(ROOT, "../shared/data");
@@ -45,7 +45,7 @@ if (process.argv[2] === "--probe") {
   const { ANALYTICS } = await import("../../pipelines/analytics/analytics.ts");
   const emit = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
   const { BUILD_DB_MEMORY_LIMIT } = await import("../../build/stages/model.ts");
-  const { applyHeapGrowingPercent } = await import("../../api/lib/heap-growth.ts");
+  const { applyHeapGrowingPercent } = await import("../../lib/heap-growth.ts");
   const { loadBuildConfig } = await import("../../build/config.ts");
   applyHeapGrowingPercent(loadBuildConfig().BALLAST_HEAP_GROWING_PERCENT); // as build/cli.ts does
   const db = await Db.open(":memory:", { threads: "1", memory_limit: BUILD_DB_MEMORY_LIMIT }); // as loadAndModel opens it

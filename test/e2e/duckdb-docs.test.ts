@@ -2,14 +2,14 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Db } from "../../build/duckdb.ts";
-import { columnDocOf, PUBLISHED_TABLE_DOCS, PUBLISHED_TABLES, withReadmeTableList } from "../../build/table-docs.ts";
+import { columnDocOf, PUBLISHED_TABLE_DOCS, PUBLISHED_TABLES, withReadmeTableList } from "../../datasets/table-docs.ts";
 import { fieldDocsOf } from "../../datasets/contract.ts";
 import { DATASETS } from "../../datasets/datasets.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
 import { nameDerived } from "../helpers/name-derived.ts";
 
 // The recorded build's ballast.duckdb (2025-09-07) documents itself: every table and column carries its declared
-// comment (build/table-docs.ts), every dataset field copied from a column reads as that column in its datapackage,
+// comment (datasets/table-docs.ts), every dataset field copied from a column reads as that column in its datapackage,
 // and the queries of docs/duckdb.md run on it.
 
 // The page "Query the published DuckDB file" (moved from the README to docs/duckdb.md; the README links it).

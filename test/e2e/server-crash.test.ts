@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../api/lib/jobs.ts";
-import { processRuns } from "../../api/lib/processes.ts";
+import { processRuns } from "../../lib/processes.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 
 // Issue 30 item 2: a server killed (kill -9) or stopped during an operator job leaves no lie behind:

@@ -6,12 +6,12 @@ import {
   commentStatements,
   PUBLISHED_TABLE_DOCS,
   SHARED_COLUMN_DOCS,
-} from "../../build/table-docs.ts";
+} from "../../datasets/table-docs.ts";
 import { derived, fieldDocsOf, fromColumn } from "../../datasets/contract.ts";
 import { DATASETS } from "../../datasets/datasets.ts";
 import { nameDerived } from "../helpers/name-derived.ts";
 
-// The column declarations of build/table-docs.ts (the one source of every COMMENT ON COLUMN and of the
+// The column declarations of datasets/table-docs.ts (the one source of every COMMENT ON COLUMN and of the
 // datapackage description of each dataset field copied from a column), checked without a build.
 
 /** Every declaration: `table.column` (or `*.column` for a shared one) → its text. */
