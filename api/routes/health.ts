@@ -11,6 +11,7 @@ import { type PublishedStore, type ServingBuild, StorageUnavailableError } from 
 import type { StatusObserver } from "../lib/status-history.ts";
 import type { RouteDecl, RouteServices } from "./route.ts";
 import { SCHEDULE_STATUS_KEY, type ScheduleStatus, ScheduleStatusSchema } from "../../site-data/schedule-log.ts";
+import { declareTag } from "./tags.ts";
 
 /** How long a read of the scheduler's run log is reused (ms): health may be polled often, and on S3 each read is a GET. */
 const SCHEDULE_READ_TTL_MS = 1000;
@@ -156,7 +157,7 @@ export const HEALTH_ROUTES: RouteDecl[] = [
     method: "GET",
     path: "/api/health",
     lane: "public",
-    tag: "health",
+    tag: declareTag("health", "Service health and freshness of every cache."),
     cache: "realtime",
     meta: false,
     cacheable: false,
