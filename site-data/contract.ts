@@ -90,6 +90,15 @@ export function requiredNum(v: unknown, what: string): number {
   return must(num(v), what);
 }
 
+/**
+ * A DuckDB MAP as a JSON object: the rows carry a MAP as its entries, `[{ key, value }]` (in map
+ * order); an object keyed by a value (a pegType, a chain name) is written in SQL as a MAP and turned
+ * into the object by an artifact's transform.
+ */
+export function mapObject<V>(entries: readonly { key: string; value: V }[]): Record<string, V> {
+  return Object.fromEntries(entries.map((e) => [e.key, e.value]));
+}
+
 /** `YYYY-MM-DD` → Unix seconds at UTC midnight. */
 export function daySeconds(date: unknown): number {
   return Date.parse(`${String(date).slice(0, 10)}T00:00:00Z`) / 1000;
@@ -143,10 +152,11 @@ export interface SqlArtifactDecl {
   /** Rows the manifest records for a file (default: the payload's length when an array, else the query rows of the file). */
   rows?(payload: never): number;
   /**
-   * Data time (Unix s) of the artifact: given the payload (for `idColumn`, the payloads of every file in
-   * order) and the build context; default the build's as-of.
+   * Data time (Unix s) of the artifact: given the payload, the build context and the shaped rows before
+   * `transform` (for `idColumn`, the payloads and shaped rows of every file, in order); default the
+   * build's as-of.
    */
-  dataAsOf?(payload: never, ctx: ArtifactContext): number | null;
+  dataAsOf?(payload: never, ctx: ArtifactContext, shaped: never): number | null;
   /** See Artifact.optional: with no row, no file is published. */
   optional?: boolean;
   route?: ArtifactRoute;
@@ -167,7 +177,9 @@ export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifa
     throw new Error(`artifact ${decl.key}: a path with {id} goes with idColumn, and only then`);
   const transform = decl.transform as ((shaped: unknown, ctx: ArtifactContext) => unknown) | undefined;
   const rowsOf = decl.rows as ((payload: unknown) => number) | undefined;
-  const dataAsOf = decl.dataAsOf as ((payload: unknown, ctx: ArtifactContext) => number | null) | undefined;
+  const dataAsOf = decl.dataAsOf as
+    | ((payload: unknown, ctx: ArtifactContext, shaped: unknown) => number | null)
+    | undefined;
   const shape = (rows: Record<string, unknown>[], what: string) => {
     if (decl.shape === "many") return rows;
     if (rows.length !== 1)
@@ -197,14 +209,26 @@ export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifa
           groups.set(String(id), group);
         }
       }
+      const shapedAll: unknown[] = [];
       const files: ArtifactFile[] = [...groups].map(([id, group]) => {
         const shaped = shape(group, id === undefined ? `${decl.sql}.sql` : `${decl.sql}.sql for ${id}`);
+        shapedAll.push(shaped);
         const payload = transform ? transform(shaped, ctx) : shaped;
         const n = rowsOf ? rowsOf(payload) : Array.isArray(payload) ? payload.length : group.length;
         return { path: outputPath(output, id), payload, rows: n };
       });
-      const payloads = decl.idColumn === undefined ? files[0].payload : files.map((f) => f.payload);
-      return { files, dataAsOf: dataAsOf ? dataAsOf(payloads, ctx) : ctx.asOf };
+      if (!dataAsOf) return { files, dataAsOf: ctx.asOf };
+      return {
+        files,
+        dataAsOf:
+          decl.idColumn === undefined
+            ? dataAsOf(files[0].payload, ctx, shapedAll[0])
+            : dataAsOf(
+                files.map((f) => f.payload),
+                ctx,
+                shapedAll,
+              ),
+      };
     },
   };
 }
