@@ -4,34 +4,10 @@ import { CACHE_PROFILES } from "./lib/freshness.ts";
 import { componentSchemas, nameResponseSchemas } from "./lib/openapi-components.ts";
 import { ROUTES } from "./routes/index.ts";
 import type { JsonRoute, PublicRouteDecl, WriteRoute } from "./routes/route.ts";
+import { declaredTags } from "./routes/tags.ts";
 
 /** Default server of the embedded process (`make run`); deployments list their own origins first. */
 export const DEFAULT_SERVER = "http://127.0.0.1:8787";
-
-const TAGS: Record<string, string> = {
-  health: "Service health and freshness of every cache.",
-  status: "Public status history: transitions of the public status, with hysteresis.",
-  stablecoins: "Supply: the list, per-coin history and summary, aggregate charts.",
-  chains: "Chain aggregates and the non-USD share.",
-  peg: "Peg monitoring: peg scores, depeg incidents, the events tape, the duration resolver.",
-  ratings: "Third-party safety ratings (Bluechip) joined to stablecoin ids: 503 until a build holds a rating capture.",
-  usds: "Sky USDS protocol status read on Ethereum (freeze module, implementation): 503 until a build holds a status capture.",
-  onchain: "Issuer freeze/blacklist events and mint/burn flows decoded from on-chain logs.",
-  risk: "Safety grades and report cards, stress signals (DEWS), the stability index, the dependency graph and scenarios.",
-  markets: "DEX liquidity scores and history.",
-  redemption: "Redemption backstops and reserve composition.",
-  yields: "Yield rankings, history and the adapter manifest: 503 until a build holds a pool capture.",
-  snapshots:
-    "Immutable dated snapshots (one per UTC day, as of its close), their index, per-coin projections and DuckDB files.",
-  digests:
-    "Daily digests: what changed during a UTC day (supply, depeg incidents, freezes, grades, stability-index band), the archive and dated editions.",
-  "not-yet-available":
-    "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
-  writes: "Public-host write routes (spec 4.4).",
-  og: "Share images (`image/png`, 1200×630) rendered at build time; no key, GET and HEAD.",
-  static:
-    "Static files: datasets, sheets, the DuckDB file, this description and its reference page, Postman files, methodology changelogs.",
-};
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {
   public: [],
@@ -204,7 +180,8 @@ export function buildOpenApi() {
       ].join("\n\n"),
     },
     servers: [{ url: DEFAULT_SERVER, description: "Embedded default (`make run`)" }],
-    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    // each tag as declared beside its routes (api/routes/tags.ts), in order of first use
+    tags: declaredTags(documentedRoutes().map((r) => r.tag)),
     components: {
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "Public API key (spec 5.1)" },

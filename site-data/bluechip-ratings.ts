@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, num, sqlFile } from "./contract.ts";
+import { num, sqlArtifact } from "./contract.ts";
 
 /** Bluechip letter grades, best first. */
 const Grade = z.enum(["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D+", "D", "D-", "F"]);
@@ -55,18 +55,18 @@ export type BluechipRatings = z.infer<typeof BluechipRatingsSchema>;
  * `Data not yet available: bluechip-ratings` (spec 7 rule 3) — no rating is ever invented.
  * Ratings sorted by stablecoin id, unmatched by slug.
  */
-export const bluechipRatingsArtifact: Artifact = {
+export const bluechipRatingsArtifact = sqlArtifact(import.meta.url, {
   key: "bluechip-ratings",
   schemaVersion: "1.0.0",
   maxAgeSec: 43_200,
   optional: true,
-  schema: BluechipRatingsSchema,
-  outputs: { main: { path: "site-data/bluechip-ratings.json", schema: BluechipRatingsSchema } },
   description: "Bluechip safety ratings joined to stablecoin ids (published once a rating capture exists).",
-  queries: { ratings: sqlFile(import.meta.url, "bluechip_ratings") },
-  assemble(rows, ctx) {
-    const all = rows.ratings;
-    if (all.length === 0) return { files: [], dataAsOf: null };
+  path: "site-data/bluechip-ratings.json",
+  schema: BluechipRatingsSchema,
+  sql: "bluechip_ratings",
+  shape: "many",
+  // matched ratings by id, unmatched ones with their candidates (a comma list in SQL)
+  transform: (all: Record<string, unknown>[], ctx) => {
     const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
     const ratings = all
       .filter((r) => r.stablecoin_id !== null && r.stablecoin_id !== undefined)
@@ -96,15 +96,7 @@ export const bluechipRatingsArtifact: Artifact = {
         observedAt: Number(r.observed_at),
       }));
     const updatedAt = ctx.sourceObservedAt["bluechip.ratings"] ?? Math.max(...all.map((r) => Number(r.observed_at)));
-    return {
-      files: [
-        {
-          path: bluechipRatingsArtifact.outputs.main.path,
-          payload: { ratings, unmatched, updatedAt },
-          rows: all.length,
-        },
-      ],
-      dataAsOf: updatedAt,
-    };
+    return { ratings, unmatched, updatedAt };
   },
-};
+  dataAsOf: (payload: { updatedAt: number }) => payload.updatedAt,
+});

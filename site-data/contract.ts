@@ -90,6 +90,15 @@ export function requiredNum(v: unknown, what: string): number {
   return must(num(v), what);
 }
 
+/**
+ * A DuckDB MAP as a JSON object: the rows carry a MAP as its entries, `[{ key, value }]` (in map
+ * order); an object keyed by a value (a pegType, a chain name) is written in SQL as a MAP and turned
+ * into the object by an artifact's transform.
+ */
+export function mapObject<V>(entries: readonly { key: string; value: V }[]): Record<string, V> {
+  return Object.fromEntries(entries.map((e) => [e.key, e.value]));
+}
+
 /** `YYYY-MM-DD` → Unix seconds at UTC midnight. */
 export function daySeconds(date: unknown): number {
   return Date.parse(`${String(date).slice(0, 10)}T00:00:00Z`) / 1000;
@@ -115,7 +124,10 @@ export interface ArtifactRoute {
 /**
  * An artifact declared once, beside one SQL file whose columns already carry the wire names (nested
  * values as DuckDB structs and lists, integers cast to INTEGER or DOUBLE so they serialise as JSON
- * numbers): `one` takes the query's single row as the payload, `many` its rows as an array. With
+ * numbers): `one` takes the query's single row as the payload, `many` its rows as an array. With `{id}`
+ * in `path` and `idColumn`, one file per entity: the rows grouped by that column (in query order, the
+ * column left out), each group shaped as above. What SQL cannot express (an object keyed by a value,
+ * a figure derived in TS) is a pure `transform` of the shaped rows, declared in the same module. With
  * `route`, the artifact also declares the route serving it. Found by file (site-data/artifacts.ts):
  * adding such an artifact is this declaration and its SQL, nothing else.
  */
@@ -124,14 +136,29 @@ export interface SqlArtifactDecl {
   schemaVersion: string;
   maxAgeSec: number;
   description: string;
-  /** File under the build, e.g. `site-data/daily-digest.json`. */
+  /** File under the build, e.g. `site-data/daily-digest.json`; `{id}` with `idColumn` for one file per entity. */
   path: string;
   schema: z.ZodType;
   /** `<sql>.sql` beside the declaring module. */
   sql: string;
   shape: "one" | "many";
-  /** Data time (Unix s) of the payload (the query's row or rows, per `shape`); default the build's as-of. */
-  dataAsOf?(payload: unknown, ctx: ArtifactContext): number | null;
+  /** With `{id}` in `path`: the column naming each row's file (one file per value, in query order). */
+  idColumn?: string;
+  /**
+   * The payload of a file from its shaped rows (the single row for `one`, the rows for `many`), when SQL
+   * cannot give it directly; pure (rows, the build's as-of and capture times only). Default: as shaped.
+   */
+  transform?(shaped: never, ctx: ArtifactContext): unknown;
+  /** Rows the manifest records for a file (default: the payload's length when an array, else the query rows of the file). */
+  rows?(payload: never): number;
+  /**
+   * Data time (Unix s) of the artifact: given the payload, the build context and the shaped rows before
+   * `transform` (for `idColumn`, the payloads and shaped rows of every file, in order); default the
+   * build's as-of.
+   */
+  dataAsOf?(payload: never, ctx: ArtifactContext, shaped: never): number | null;
+  /** See Artifact.optional: with no row, no file is published. */
+  optional?: boolean;
   route?: ArtifactRoute;
 }
 
@@ -141,27 +168,66 @@ export type SqlArtifact = Artifact & { route?: ArtifactRoute };
 /**
  * Builds the Artifact of `decl` (see SqlArtifactDecl), reading `<decl.sql>.sql` beside `moduleUrl`.
  * The assembled payload is checked against `decl.schema` by the emitter like any artifact's.
- * @throws Error at emit time when a `one` query does not return exactly one row.
+ * @throws Error at declaration when `path` and `idColumn` disagree (one has `{id}`, not the other); at
+ * emit time when a `one` query (or an entity's rows) is not exactly one row.
  */
 export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifact {
   const output: ArtifactOutput = { path: decl.path, schema: decl.schema };
+  if (decl.path.includes("{id}") !== (decl.idColumn !== undefined))
+    throw new Error(`artifact ${decl.key}: a path with {id} goes with idColumn, and only then`);
+  const transform = decl.transform as ((shaped: unknown, ctx: ArtifactContext) => unknown) | undefined;
+  const rowsOf = decl.rows as ((payload: unknown) => number) | undefined;
+  const dataAsOf = decl.dataAsOf as
+    | ((payload: unknown, ctx: ArtifactContext, shaped: unknown) => number | null)
+    | undefined;
+  const shape = (rows: Record<string, unknown>[], what: string) => {
+    if (decl.shape === "many") return rows;
+    if (rows.length !== 1)
+      throw new Error(`artifact ${decl.key}: ${what} returned ${rows.length} rows, expected exactly one`);
+    return rows[0];
+  };
   return {
     key: decl.key,
     schemaVersion: decl.schemaVersion,
     maxAgeSec: decl.maxAgeSec,
     description: decl.description,
     schema: decl.schema,
+    optional: decl.optional,
     outputs: { main: output },
     queries: { main: sqlFile(moduleUrl, decl.sql) },
     route: decl.route,
     assemble(rows, ctx) {
       const main = rows.main;
-      if (decl.shape === "one" && main.length !== 1)
-        throw new Error(`artifact ${decl.key}: ${decl.sql}.sql returned ${main.length} rows, expected exactly one`);
-      const payload = decl.shape === "one" ? main[0] : main;
+      if (decl.optional && main.length === 0) return { files: [], dataAsOf: null };
+      const groups = new Map<string | undefined, Record<string, unknown>[]>();
+      if (decl.idColumn === undefined) groups.set(undefined, main);
+      else {
+        const column = decl.idColumn;
+        for (const { [column]: id, ...row } of main) {
+          const group = groups.get(String(id)) ?? [];
+          group.push(row);
+          groups.set(String(id), group);
+        }
+      }
+      const shapedAll: unknown[] = [];
+      const files: ArtifactFile[] = [...groups].map(([id, group]) => {
+        const shaped = shape(group, id === undefined ? `${decl.sql}.sql` : `${decl.sql}.sql for ${id}`);
+        shapedAll.push(shaped);
+        const payload = transform ? transform(shaped, ctx) : shaped;
+        const n = rowsOf ? rowsOf(payload) : Array.isArray(payload) ? payload.length : group.length;
+        return { path: outputPath(output, id), payload, rows: n };
+      });
+      if (!dataAsOf) return { files, dataAsOf: ctx.asOf };
       return {
-        files: [{ path: decl.path, payload, rows: main.length }],
-        dataAsOf: decl.dataAsOf ? decl.dataAsOf(payload, ctx) : ctx.asOf,
+        files,
+        dataAsOf:
+          decl.idColumn === undefined
+            ? dataAsOf(files[0].payload, ctx, shapedAll[0])
+            : dataAsOf(
+                files.map((f) => f.payload),
+                ctx,
+                shapedAll,
+              ),
       };
     },
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 
 const Components = z.object({
   input_coverage: z.number(),
@@ -86,39 +86,36 @@ export const DepegResolverReviewPayloadSchema = z.object({
   }),
   outcomes: z.array(Outcome),
 });
+type DepegResolverReview = z.infer<typeof DepegResolverReviewPayloadSchema>;
 
 /** `site-data/depeg-resolver.json` — resolver rows computed by pipelines/analytics/depeg-resolver.ts. */
-export const depegResolverArtifact: Artifact = {
+export const depegResolverArtifact = sqlArtifact(import.meta.url, {
   key: "depeg-resolver",
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
-  schema: DepegResolverPayloadSchema,
-  outputs: { main: { path: "site-data/depeg-resolver.json", schema: DepegResolverPayloadSchema } },
   description: "Depeg duration resolver rows (readiness-72h-v1).",
-  queries: { rows: sqlFile(import.meta.url, "depeg_resolver_rows") },
-  assemble(rows, ctx) {
-    const out = rows.rows.map((r) => JSON.parse(String(r.row_json)));
-    return {
-      files: [{ path: depegResolverArtifact.outputs.main.path, payload: { rows: out }, rows: out.length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
-    };
-  },
-};
+  path: "site-data/depeg-resolver.json",
+  schema: DepegResolverPayloadSchema,
+  sql: "depeg_resolver_rows",
+  shape: "many",
+  // the mart stores each row as a JSON document
+  transform: (rows: { row_json: string }[]) => ({ rows: rows.map((r) => JSON.parse(r.row_json)) }),
+  dataAsOf: (_payload, ctx) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+});
 
 /** `site-data/depeg-resolver-review.json` — sealed predictions reviewed against outcomes. */
-export const depegResolverReviewArtifact: Artifact = {
+export const depegResolverReviewArtifact = sqlArtifact(import.meta.url, {
   key: "depeg-resolver-review",
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
-  schema: DepegResolverReviewPayloadSchema,
-  outputs: { main: { path: "site-data/depeg-resolver-review.json", schema: DepegResolverReviewPayloadSchema } },
   description: "Review of resolver predictions against later outcomes.",
-  queries: { review: sqlFile(import.meta.url, "depeg_resolver_review") },
-  assemble(rows, ctx) {
-    const payload = JSON.parse(String(rows.review[0]?.review_json ?? '{"summary":null,"outcomes":[]}'));
-    return {
-      files: [{ path: depegResolverReviewArtifact.outputs.main.path, payload, rows: payload.outcomes.length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
-    };
-  },
-};
+  path: "site-data/depeg-resolver-review.json",
+  schema: DepegResolverReviewPayloadSchema,
+  sql: "depeg_resolver_review",
+  shape: "many",
+  // the mart stores the review as one JSON document (none yet: no summary, no outcome)
+  transform: (rows: { review_json: string }[]) =>
+    JSON.parse(rows[0]?.review_json ?? '{"summary":null,"outcomes":[]}') as DepegResolverReview,
+  rows: (review: DepegResolverReview) => review.outcomes.length,
+  dataAsOf: (_payload, ctx) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+});

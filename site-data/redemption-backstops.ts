@@ -7,7 +7,7 @@ import {
   SEVERE_DEPEG_BPS,
 } from "../pipelines/analytics/redemption-backstops.ts";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
-import { type Artifact, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 
 const Score = z.number().int().min(0).max(100);
 
@@ -81,33 +81,27 @@ export const RedemptionBackstopsPayloadSchema = z.object({
 });
 
 /** `site-data/redemption-backstops.json` — one backstop entry per coin with curated redemption facts. */
-export const redemptionBackstopsArtifact: Artifact = {
+export const redemptionBackstopsArtifact = sqlArtifact(import.meta.url, {
   key: "redemption-backstops",
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
-  schema: RedemptionBackstopsPayloadSchema,
-  outputs: { main: { path: "site-data/redemption-backstops.json", schema: RedemptionBackstopsPayloadSchema } },
   description:
     "Redemption backstop entries (route score, capacity, fee, effective exit) per coin with curated redemption facts.",
-  queries: { entries: sqlFile(import.meta.url, "redemption_backstops") },
-  assemble(rows, ctx) {
-    const coins: Record<string, unknown> = {};
-    for (const r of rows.entries) coins[String(r.stablecoin_id)] = JSON.parse(String(r.entry_json));
-    const payload = {
-      coins,
-      methodology: {
-        version: REDEMPTION_BACKSTOP_VERSION,
-        changelogPath: changelogPathOf(REDEMPTION_BACKSTOP_VERSION),
-        componentWeights: { ...COMPONENT_WEIGHTS },
-        effectiveExitWeights: { ...EFFECTIVE_EXIT_WEIGHTS },
-        routeFamilyCaps: { ...ROUTE_FAMILY_CAPS },
-        severeDepegBps: SEVERE_DEPEG_BPS,
-      },
-      updatedAt: ctx.asOf,
-    };
-    return {
-      files: [{ path: "site-data/redemption-backstops.json", payload, rows: rows.entries.length }],
-      dataAsOf: ctx.asOf,
-    };
-  },
-};
+  path: "site-data/redemption-backstops.json",
+  schema: RedemptionBackstopsPayloadSchema,
+  sql: "redemption_backstops",
+  shape: "many",
+  // entries keyed by coin (the mart stores each as a JSON document) and the methodology constants
+  transform: (rows: { stablecoin_id: string; entry_json: string }[], ctx) => ({
+    coins: Object.fromEntries(rows.map((r) => [r.stablecoin_id, JSON.parse(r.entry_json)])),
+    methodology: {
+      version: REDEMPTION_BACKSTOP_VERSION,
+      changelogPath: changelogPathOf(REDEMPTION_BACKSTOP_VERSION),
+      componentWeights: { ...COMPONENT_WEIGHTS },
+      effectiveExitWeights: { ...EFFECTIVE_EXIT_WEIGHTS },
+      routeFamilyCaps: { ...ROUTE_FAMILY_CAPS },
+      severeDepegBps: SEVERE_DEPEG_BPS,
+    },
+    updatedAt: ctx.asOf,
+  }),
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 
 /**
  * Chart point (spec 2.3). `aggregateUniverse`: `defillama-all` (DefiLlama's all-chain total, which
@@ -13,27 +13,26 @@ export const ChartPointSchema = z.object({
 });
 export const StablecoinChartsSchema = z.array(ChartPointSchema);
 
+type ChartPoint = z.infer<typeof ChartPointSchema>;
+/** A row of stablecoin_charts.sql: a day's USD supply as a list of pegType entries. */
+type ChartRow = Omit<ChartPoint, "totalCirculatingUSD"> & { byPeg: { pegType: string; usd: number | null }[] };
+
 /** `site-data/stablecoin-charts.json` — aggregate supply over time (sources: DefiLlama charts, our list). */
-export const stablecoinChartsArtifact: Artifact = {
+export const stablecoinChartsArtifact = sqlArtifact(import.meta.url, {
   key: "stablecoin-charts",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: StablecoinChartsSchema,
-  outputs: { main: { path: "site-data/stablecoin-charts.json", schema: StablecoinChartsSchema } },
   description: "Aggregate USD supply over time (spec 2.3).",
-  queries: { points: sqlFile(import.meta.url, "stablecoin_charts") },
-  assemble(rows) {
-    const byDate = new Map<number, z.infer<typeof ChartPointSchema>>();
-    for (const r of rows.points) {
-      const date = daySeconds(r.date);
-      const p = byDate.get(date) ?? { date, aggregateUniverse: r.aggregate_universe as never, totalCirculatingUSD: {} };
-      p.totalCirculatingUSD[String(r.peg_type)] = num(r.circulating_usd);
-      byDate.set(date, p);
-    }
-    const points = [...byDate.values()];
-    return {
-      files: [{ path: stablecoinChartsArtifact.outputs.main.path, payload: points, rows: points.length }],
-      dataAsOf: points.length ? points[points.length - 1].date : null,
-    };
-  },
-};
+  path: "site-data/stablecoin-charts.json",
+  schema: StablecoinChartsSchema,
+  sql: "stablecoin_charts",
+  shape: "many",
+  // an object keyed by pegType: SQL gives the entries, TS the object
+  transform: (rows: ChartRow[]): ChartPoint[] =>
+    rows.map(({ date, aggregateUniverse, byPeg }) => ({
+      date,
+      aggregateUniverse,
+      totalCirculatingUSD: Object.fromEntries(byPeg.map((e) => [e.pegType, e.usd])),
+    })),
+  dataAsOf: (points: ChartPoint[]) => points.at(-1)?.date ?? null,
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 
 /** TokenPoint (spec 2.3): date (Unix s), USD and native-unit supply keyed by pegType. */
 export const TokenPointSchema = z.object({
@@ -8,6 +8,9 @@ export const TokenPointSchema = z.object({
   totalCirculating: z.record(z.string(), z.number()),
 });
 export const StablecoinDetailSchema = z.object({ tokens: z.array(TokenPointSchema) });
+type StablecoinDetail = z.infer<typeof StablecoinDetailSchema>;
+/** A point of stablecoin_detail.sql: UTC day (Unix s), pegType, USD and native supply (null when unknown). */
+type DetailPoint = { date: number; pegType: string; usd: number | null; native: number | null };
 
 /**
  * `site-data/stablecoin/<id>.json` for every registry coin: daily supply history (sources:
@@ -16,35 +19,24 @@ export const StablecoinDetailSchema = z.object({ tokens: z.array(TokenPointSchem
  * 1, fiat pegs the ECB rate, gold/NAV/floating the accepted consensus price of that day), the same
  * rule as the list, charts and chains. A point whose USD is unavailable keeps `totalCirculatingUSD: {}`.
  */
-export const stablecoinDetailArtifact: Artifact = {
+export const stablecoinDetailArtifact = sqlArtifact(import.meta.url, {
   key: "stablecoin-detail",
   schemaVersion: "1.0.0",
   maxAgeSec: 600,
-  schema: StablecoinDetailSchema,
-  outputs: { main: { path: "site-data/stablecoin/{id}.json", schema: StablecoinDetailSchema } },
   description: "Per-coin daily supply history (spec 2.3).",
-  queries: { points: sqlFile(import.meta.url, "stablecoin_detail") },
-  assemble(rows, ctx) {
-    const byCoin = new Map<string, z.infer<typeof TokenPointSchema>[]>();
-    for (const r of rows.points) {
-      const id = String(r.stablecoin_id);
-      const list = byCoin.get(id) ?? [];
-      byCoin.set(id, list);
-      if (r.date === null) continue;
-      const usd = num(r.circulating_usd);
-      const native = num(r.circulating_native);
-      const peg = String(r.peg_type);
-      list.push({
-        date: daySeconds(r.date),
-        totalCirculatingUSD: usd === null ? {} : { [peg]: usd },
-        totalCirculating: native === null ? {} : { [peg]: native },
-      });
-    }
-    const files: ArtifactFile[] = [...byCoin.entries()].map(([id, tokens]) => ({
-      path: outputPath(stablecoinDetailArtifact.outputs.main, id),
-      payload: { tokens },
-      rows: tokens.length,
-    }));
-    return { files, dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null };
-  },
-};
+  path: "site-data/stablecoin/{id}.json",
+  idColumn: "stablecoinId",
+  schema: StablecoinDetailSchema,
+  sql: "stablecoin_detail",
+  shape: "one",
+  // supply keyed by pegType, `{}` when unknown: SQL gives the figures, TS the objects
+  transform: ({ points }: { points: DetailPoint[] }): StablecoinDetail => ({
+    tokens: points.map((p) => ({
+      date: p.date,
+      totalCirculatingUSD: p.usd === null ? {} : { [p.pegType]: p.usd },
+      totalCirculating: p.native === null ? {} : { [p.pegType]: p.native },
+    })),
+  }),
+  rows: (d: StablecoinDetail) => d.tokens.length,
+  dataAsOf: (_details, ctx) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+});

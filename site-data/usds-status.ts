@@ -6,7 +6,7 @@ import {
   TOTAL_SUPPLY_SELECTOR,
   USDS_TOKEN,
 } from "../pipelines/sources/usds-status-contract.ts";
-import { type Artifact, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
@@ -74,19 +74,20 @@ export type UsdsStatus = z.infer<typeof UsdsStatusSchema>;
  * with `BALLAST_RPC_ETHEREUM` set); without one no file exists and `/api/usds-status` answers 503
  * `Data not yet available: usds-status` — a status is never invented.
  */
-export const usdsStatusArtifact: Artifact = {
+export const usdsStatusArtifact = sqlArtifact(import.meta.url, {
   key: "usds-status",
   schemaVersion: "1.0.0",
   maxAgeSec: 86_400,
   optional: true,
-  schema: UsdsStatusSchema,
-  outputs: { main: { path: "site-data/usds-status.json", schema: UsdsStatusSchema } },
   description:
     "Sky USDS protocol status: freeze module, implementation, supply, read on Ethereum at one block (published once a capture exists).",
-  queries: { status: sqlFile(import.meta.url, "usds_status") },
-  assemble(rows) {
-    const r = rows.status[0];
-    if (!r) return { files: [], dataAsOf: null };
+  path: "site-data/usds-status.json",
+  schema: UsdsStatusSchema,
+  sql: "usds_status",
+  shape: "many",
+  // the payload names the read's constants (selector, probe argument, calls) beside the captured values
+  transform: (rows: Record<string, unknown>[]): UsdsStatus => {
+    const r = rows[0];
     const blockTimestamp = Number(r.block_timestamp);
     const answered = r.probe_outcome === "answered";
     const payload: UsdsStatus = {
@@ -122,6 +123,8 @@ export const usdsStatusArtifact: Artifact = {
       },
       updatedAt: blockTimestamp,
     };
-    return { files: [{ path: usdsStatusArtifact.outputs.main.path, payload, rows: 1 }], dataAsOf: blockTimestamp };
+    return payload;
   },
-};
+  rows: () => 1,
+  dataAsOf: (status: UsdsStatus) => status.updatedAt,
+});

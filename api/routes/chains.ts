@@ -4,8 +4,9 @@ import { CHAINS_RATIOS } from "../lib/freshness.ts";
 import { nonUsdShareArtifact, type NonUsdSharePayloadSchema } from "../../site-data/non-usd-share.ts";
 import { intParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, need, type RouteDecl, serveArtifact } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "chains";
+const tag = declareTag("chains", "Chain aggregates and the non-USD share.");
 const chainList = bind(chainsArtifact, "list");
 const chainDetail = bind(chainsArtifact, "detail");
 /** Query of `/api/non-usd-share`: history window (days). */

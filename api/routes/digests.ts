@@ -13,8 +13,12 @@ import { CalendarDaySchema, snapshotDatabaseKey, storedJson } from "../../site-d
 import { CACHE_PROFILES } from "../lib/freshness.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { bind, type HandlerContext, type JsonRoute, type RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "digests";
+const tag = declareTag(
+  "digests",
+  "Daily digests: what changed during a UTC day (supply, depeg incidents, freezes, grades, stability-index band), the archive and dated editions.",
+);
 const servedDigest = bind(dailyDigestArtifact);
 
 /** The serving build's edition as stored bytes and payload, or null when the build has none (or it fails its schema). */

@@ -12,6 +12,7 @@ import type { StatusObserver } from "../lib/status-history.ts";
 import { notYetAvailableFeatures } from "./not-yet-available.ts";
 import type { RouteDecl, RouteServices } from "./route.ts";
 import { SCHEDULE_STATUS_KEY, type ScheduleStatus, ScheduleStatusSchema } from "../../site-data/schedule-log.ts";
+import { declareTag } from "./tags.ts";
 
 /** How long a read of the scheduler's run log is reused (ms): health may be polled often, and on S3 each read is a GET. */
 const SCHEDULE_READ_TTL_MS = 1000;
@@ -159,7 +160,7 @@ export const HEALTH_ROUTES: RouteDecl[] = [
     method: "GET",
     path: "/api/health",
     lane: "public",
-    tag: "health",
+    tag: declareTag("health", "Service health and freshness of every cache."),
     cache: "realtime",
     meta: false,
     cacheable: false,

@@ -9,8 +9,9 @@ import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactOf, bind, need, perCoinRows, type RouteDecl, stablecoinQuery } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "markets";
+const tag = declareTag("markets", "DEX liquidity scores and history.");
 type HistoryRow = z.infer<typeof DexLiquidityHistoryRowSchema>;
 
 /** Default and range of `/api/dex-liquidity-history?days=` (window ending at the build's as-of). */

@@ -7,6 +7,12 @@ import { RATINGS_ROUTES } from "./ratings.ts";
 import { USDS_ROUTES } from "./usds.ts";
 import { YIELD_ROUTES } from "./yields.ts";
 import type { JsonRoute, RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
+
+const tag = declareTag(
+  "not-yet-available",
+  "Routes of the contract whose data no build publishes yet: 503 `Data not yet available` until it is.",
+);
 
 /**
  * A spec route whose data no build publishes yet: declared now, so it authenticates and answers 503 `Data not yet available: <feature>` with `Retry-After: 60` (spec 7
@@ -26,7 +32,7 @@ export function later(
     method: "GET",
     path,
     lane,
-    tag: "not-yet-available",
+    tag,
     cache,
     meta: false,
     notYetAvailable: feature,

@@ -5,6 +5,7 @@ import { stablecoinDetailArtifact } from "../../site-data/stablecoin-detail.ts";
 import { CACHE_PROFILES } from "../lib/freshness.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import type { HandlerContext, StaticResult, StaticRoute } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
 /**
  * The image of the serving build at `path` as `image/png` with the `og-image` cache profile (spec 8).
@@ -30,7 +31,7 @@ function og(
     method: "GET",
     path: OG_IMAGES[name].route,
     lane: "public",
-    tag: "og",
+    tag: declareTag("og", "Share images (`image/png`, 1200×630) rendered at build time; no key, GET and HEAD."),
     mediaType: OG_MEDIA_TYPE,
     cache: "og-image",
     feature: OG_FEATURE,

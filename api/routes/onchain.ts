@@ -19,8 +19,9 @@ import {
   queryMintBurnFlows,
 } from "../queries/mint-burn.ts";
 import { bind, ledgerPage, need, type RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "onchain";
+const tag = declareTag("onchain", "Issuer freeze/blacklist events and mint/burn flows decoded from on-chain logs.");
 
 /** On-chain freezes and supply flows: the freeze ledger and its summary, mint/burn events and flows. */
 export const ONCHAIN_ROUTES: RouteDecl[] = [

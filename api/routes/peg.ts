@@ -21,8 +21,9 @@ import {
   type RouteDecl,
   type RouteResult,
 } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "peg";
+const tag = declareTag("peg", "Peg monitoring: peg scores, depeg incidents, the events tape, the duration resolver.");
 
 /**
  * Resolver payloads: `_meta` carries schemaVersion, dataAsOf, modelAsOf and `degraded`. A missing,

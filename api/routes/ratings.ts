@@ -1,7 +1,11 @@
 import { bluechipRatingsArtifact } from "../../site-data/bluechip-ratings.ts";
 import { bind, type RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "ratings";
+const tag = declareTag(
+  "ratings",
+  "Third-party safety ratings (Bluechip) joined to stablecoin ids: 503 until a build holds a rating capture.",
+);
 
 /**
  * Third-party safety ratings (spec 4.1 `/api/<rater>-ratings`, rater = bluechip, cache key

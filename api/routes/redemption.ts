@@ -13,8 +13,9 @@ import {
 } from "../../site-data/stablecoin-reserves.ts";
 import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { artifactOf, artifactPayload, bind, need, type RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "redemption";
+const tag = declareTag("redemption", "Redemption backstops and reserve composition.");
 const RETRY = { "Retry-After": "60" };
 
 /** Redemption backstops (spec 2.12) and reserve compositions by mode. */

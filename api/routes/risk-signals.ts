@@ -19,6 +19,7 @@ import { HttpError, notYetAvailable } from "../lib/http-error.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, need, type RouteDecl } from "./route.ts";
 
+/** Declared with its description in risk.ts. */
 const tag = "risk";
 const DAY = 86400;
 

@@ -22,8 +22,12 @@ import {
   type RouteResult,
   stablecoinQuery,
 } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "risk";
+const tag = declareTag(
+  "risk",
+  "Safety grades and report cards, stress signals (DEWS), the stability index, the dependency graph and scenarios.",
+);
 type HistoryRow = z.infer<typeof SafetyHistoryRowSchema>;
 
 const HistoryQuery = z.object({

@@ -13,8 +13,12 @@ import {
 import { HttpError } from "../lib/http-error.ts";
 import { intParam } from "../lib/query-params.ts";
 import type { HandlerContext, JsonRoute, RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "snapshots";
+const tag = declareTag(
+  "snapshots",
+  "Immutable dated snapshots (one per UTC day, as of its close), their index, per-coin projections and DuckDB files.",
+);
 
 /**
  * The stored snapshot of `day` as bytes, its validated envelope and sha256, checked against the

@@ -11,6 +11,7 @@ import { supplyHistoryArtifact } from "../../site-data/supply-history.ts";
 import { HttpError } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, need, perCoinRows, type RouteDecl, stablecoinQuery } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
 const StablecoinIdParam = z.object({
   stablecoinId: z
@@ -18,7 +19,7 @@ const StablecoinIdParam = z.object({
     .max(200, "must be at most 200 characters")
     .describe("Canonical stablecoin id `<ticker>-<issuer>`"),
 });
-const tag = "stablecoins";
+const tag = declareTag("stablecoins", "Supply: the list, per-coin history and summary, aggregate charts.");
 /** Query of `/api/supply-history`: the coin and an optional window (days). */
 const SupplyHistoryQuery = z.object({
   stablecoin: stablecoinParam(),

@@ -5,6 +5,7 @@ import type { ServingBuild, StoredEncoding } from "../lib/published.ts";
 import { buildOpenApi, DEFAULT_SERVER } from "../openapi.ts";
 import { buildPostmanCollection, buildPostmanEnvironment } from "../postman.ts";
 import type { HandlerContext, RouteDecl, StaticResult } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
 const TYPES: Record<string, string> = {
   csv: "text/csv; charset=utf-8",
@@ -15,7 +16,10 @@ const TYPES: Record<string, string> = {
   parquet: "application/vnd.apache.parquet",
 };
 const typeOf = (path: string) => TYPES[path.slice(path.lastIndexOf(".") + 1)] ?? "application/octet-stream";
-const tag = "static";
+const tag = declareTag(
+  "static",
+  "Static files: datasets, sheets, the DuckDB file, this description and its reference page, Postman files, methodology changelogs.",
+);
 
 /** A file of the serving build with its stored compressed siblings, or null. */
 async function buildFile(build: ServingBuild | null, path: string): Promise<StaticResult | null> {

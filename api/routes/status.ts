@@ -5,6 +5,7 @@ import { intParam } from "../lib/query-params.ts";
 import { publicReason } from "../lib/status-history.ts";
 import { servingHealth } from "./health.ts";
 import type { RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
 /** Windows of `/api/public-status-history` (spec 4.1), in seconds. */
 export const STATUS_WINDOWS = { "24h": 86_400, "7d": 7 * 86_400, "30d": 30 * 86_400 } as const;
@@ -59,7 +60,7 @@ export const STATUS_ROUTES: RouteDecl[] = [
     method: "GET",
     path: "/api/public-status-history",
     lane: "apiKey",
-    tag: "status",
+    tag: declareTag("status", "Public status history: transitions of the public status, with hysteresis."),
     cache: "public-status",
     meta: false,
     cacheable: false,

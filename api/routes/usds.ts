@@ -1,7 +1,11 @@
 import { usdsStatusArtifact } from "../../site-data/usds-status.ts";
 import { bind, type RouteDecl } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "usds";
+const tag = declareTag(
+  "usds",
+  "Sky USDS protocol status read on Ethereum (freeze module, implementation): 503 until a build holds a status capture.",
+);
 
 /**
  * Sky USDS protocol status (spec 4.1 `/api/usds-status`, cache key `usds-status`, budget 86400 s,

@@ -16,6 +16,7 @@ import {
 } from "../lib/feedback.ts";
 import { HttpError } from "../lib/http-error.ts";
 import type { RouteDecl, WriteRoute } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
 /** Public-host write routes of spec 4.4 besides the bot's: donor key claims and feedback. */
 export const WRITE_ROUTES: RouteDecl[] = [
@@ -25,7 +26,7 @@ export const WRITE_ROUTES: RouteDecl[] = [
     method: "POST",
     path: "/api/donor-key-claims",
     lane: "signed-wallet",
-    tag: "writes",
+    tag: declareTag("writes", "Public-host write routes (spec 4.4)."),
     summary: "Claim a supporter (donor) key",
     description: [
       `A wallet whose donations in qualifying stablecoins total at least USD ${DONOR_MIN_USD} (receipt-date value; coins graded A+ to B- now) signs an EIP-4361 message (personal_sign) and gets one \`donor\` key: 10 requests per minute, no expiry (spec 5.3).`,

@@ -12,8 +12,12 @@ import {
 import { HttpError } from "../lib/http-error.ts";
 import { intParam, stablecoinParam } from "../lib/query-params.ts";
 import { artifactPayload, bind, need, perCoinRows, type RouteDecl, stablecoinQuery } from "./route.ts";
+import { declareTag } from "./tags.ts";
 
-const tag = "yields";
+const tag = declareTag(
+  "yields",
+  "Yield rankings, history and the adapter manifest: 503 until a build holds a pool capture.",
+);
 type HistoryPoint = z.infer<typeof YieldHistoryPointSchema>;
 
 /** A ranking row as served: the published row plus the read-time safety fields. */

@@ -79,6 +79,61 @@ describe("artifacts found by file (issue 18 item 7)", () => {
     });
   });
 
+  it("per-entity files by idColumn (query order, the column left out), a transform, a rows count and dataAsOf over every file", () => {
+    const perCoin = sqlArtifact(import.meta.url, {
+      key: "k",
+      schemaVersion: "1",
+      maxAgeSec: 1,
+      description: "",
+      path: "site-data/k/{id}.json",
+      idColumn: "coin",
+      schema: z.any(),
+      sql: "../../site-data/daily_digest",
+      shape: "many",
+      transform: (points: { v: number }[]) => ({ total: points.reduce((s, p) => s + p.v, 0), points }),
+      rows: (p: { points: unknown[] }) => p.points.length * 10,
+      dataAsOf: (payloads: { total: number }[], ctx) => ctx.asOf + payloads.length,
+    });
+    const rows = [
+      { coin: "bbb", v: 1 },
+      { coin: "aaa", v: 2 },
+      { coin: "bbb", v: 3 },
+    ];
+    expect(perCoin.assemble({ main: rows }, { asOf: 100, sourceObservedAt: {} })).toEqual({
+      files: [
+        { path: "site-data/k/bbb.json", payload: { total: 4, points: [{ v: 1 }, { v: 3 }] }, rows: 20 },
+        { path: "site-data/k/aaa.json", payload: { total: 2, points: [{ v: 2 }] }, rows: 10 },
+      ],
+      dataAsOf: 102,
+    });
+    expect(() =>
+      sqlArtifact(import.meta.url, {
+        key: "k",
+        schemaVersion: "1",
+        maxAgeSec: 1,
+        description: "",
+        path: "site-data/k.json",
+        idColumn: "coin",
+        schema: z.any(),
+        sql: "../../site-data/daily_digest",
+        shape: "many",
+      }),
+    ).toThrow("a path with {id} goes with idColumn");
+    const optional = sqlArtifact(import.meta.url, {
+      key: "k",
+      schemaVersion: "1",
+      maxAgeSec: 1,
+      description: "",
+      path: "site-data/k.json",
+      schema: z.any(),
+      sql: "../../site-data/daily_digest",
+      shape: "one",
+      optional: true,
+    });
+    expect(optional.optional).toBe(true);
+    expect(optional.assemble({ main: [] }, { asOf: 0, sourceObservedAt: {} })).toEqual({ files: [], dataAsOf: null });
+  });
+
   it("the build emits every artifact of site-data/ and the route table serves every declared artifact route", () => {
     expect(SITE_DATA_ARTIFACTS.map((a) => a.key)).toEqual(
       expect.arrayContaining(["stablecoins", "daily-digest", "stress-signals"]),

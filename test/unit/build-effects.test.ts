@@ -12,188 +12,31 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../build/captures.ts";
 import { REPO_ROOT } from "../../build/config.ts";
 import { type MemoryBuildEffects, memoryEffects } from "../../build/memory-effects.ts";
 import { type BuildResult, runBuild } from "../../build/run-build.ts";
-import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
-import type { Capture } from "../../pipelines/sources/types.ts";
+import {
+  AS_OF,
+  BUILD_ID,
+  CAPTURES,
+  describeTree,
+  EUR_USD,
+  type Entry,
+  EXPECTED,
+  NOW_MS,
+  normalise,
+  REGISTRY,
+} from "../helpers/build-effects-tree.ts";
 import { must } from "../helpers/must.ts";
-import { registryCoin } from "../helpers/registry-coin.ts";
 
-// A small build through the in-memory effects (build/memory-effects.ts): three coins, two chains, one
-// list capture and one ECB rate. Its whole output tree is compared with the committed expected tree
-// under test/fixtures/build-effects/expected/ (Observable Framework's build test is the model):
-//   tree.json       every key the sink holds after the build, with how it is compared;
-//   files/<key>     the normalised content of each JSON file (compared parsed) and each CSV/NDJSON file (compared as text).
-// Regenerate after an intended output change: BALLAST_UPDATE_EXPECTED=1 npx vitest run test/unit/build-effects.test.ts
-// (then read the diff). The hand checks at the end recompute a few values from the inputs below.
-
-const AS_OF = Date.parse("2025-09-07T00:00:00Z") / 1000;
-/** The injected wall clock: 2025-09-07T00:05:00.123Z (run ids and run records are stamped with it). */
-const NOW_MS = Date.parse("2025-09-07T00:05:00.123Z");
-const EUR_USD = 1.1;
-const EXPECTED = join(REPO_ROOT, "test/fixtures/build-effects/expected");
-const UPDATE = process.env.BALLAST_UPDATE_EXPECTED === "1";
-
-const coin = (id: string, llamaId: string, geckoId: string, pegType: string, pegCurrency: string): Coin =>
-  registryCoin(id, llamaId, pegType, pegCurrency, { geckoId });
-const REGISTRY: Registry = {
-  eventFamilies: {},
-  bridges: [],
-  chains: [
-    { id: "ethereum", name: "Ethereum" },
-    { id: "tron", name: "Tron" },
-  ],
-  coins: [
-    coin("aaa-one", "1", "aaa-coin", "peggedUSD", "USD"),
-    coin("bbb-two", "2", "bbb-coin", "peggedUSD", "USD"),
-    coin("eee-euro", "3", "eee-coin", "peggedEUR", "EUR"),
-  ],
-};
-/** One list entry: `chains` = DefiLlama chain label → circulating now (native peg units, as pre-2025-12-01 lists carry). */
-const asset = (
-  id: string,
-  symbol: string,
-  peg: string,
-  price: number,
-  now: number,
-  prevDay: number,
-  chains: Record<string, number>,
-) => ({
-  id,
-  name: symbol,
-  symbol,
-  gecko_id: `${symbol.toLowerCase()}-coin`,
-  pegType: peg,
-  pegMechanism: "fiat-backed",
-  price,
-  circulating: { [peg]: now },
-  circulatingPrevDay: { [peg]: prevDay },
-  circulatingPrevWeek: { [peg]: prevDay },
-  circulatingPrevMonth: { [peg]: prevDay },
-  chainCirculating: Object.fromEntries(
-    Object.entries(chains).map(([label, n]) => [label, { current: { [peg]: n }, circulatingPrevDay: { [peg]: n } }]),
-  ),
-});
-const cap = (endpoint: string, path: string, payload: unknown): Capture => ({
-  endpoint,
-  params: {},
-  observedAt: AS_OF,
-  origin: "recorded",
-  path,
-  sha256: sha256(JSON.stringify(payload)),
-  payload,
-});
-const CAPTURES: Capture[] = [
-  cap("defillama.stablecoins", "fixture/stablecoins.json", {
-    peggedAssets: [
-      asset("1", "AAA", "peggedUSD", 1, 1_000_000, 900_000, { Ethereum: 600_000, Tron: 400_000 }),
-      asset("2", "BBB", "peggedUSD", 0.97, 500_000, 500_000, { Ethereum: 500_000 }),
-      asset("3", "EEE", "peggedEUR", 1.1, 200_000, 200_000, { Ethereum: 200_000 }),
-    ],
-  }),
-  // ECB rate of Friday 2025-09-05, the latest published by the Sunday as-of
-  cap("frankfurter.rates", "fixture/fx.json", { base: "EUR", rates: { "2025-09-05": { USD: EUR_USD } } }),
-];
-
-/** How tree.json says a key is compared. */
-type Entry =
-  | { kind: "json" } // parsed content equals files/<key> (after normalise)
-  | { kind: "text" } // bytes equal files/<key> (after the build id is replaced)
-  | { kind: "sha256"; sha256: string; bytes: number } // binary or copied files (PNG, Parquet, methodology changelogs)
-  | { kind: "sibling"; of: string } // `.br`/`.gz`: decompresses to the bytes of `of`
-  | { kind: "volatile"; why: string }; // key present, bytes intrinsically different per run
-
-/** Stands for the build id in expected keys and contents, so a change to one artifact changes one expected file, not every path. */
-const BUILD_ID = "BUILD-ID";
-/** Placeholder for the sha256/bytes of `ballast.duckdb` wherever a manifest lists it (manifest.json, runs/*.json). */
-const VOLATILE = "<volatile: ballast.duckdb bytes>";
-
-/**
- * The normalised form of a parsed JSON file: the build id replaced by BUILD_ID in every string (it is
- * checked apart: stamp + content hash), and the sha256 and byte count of the `ballast.duckdb` entry of
- * a manifest (`files[]` where `artifact` is `duckdb`) replaced by VOLATILE, because DuckDB's file bytes
- * differ per run; likewise a snapshot index row's `databaseSha256` and its chain hashes (the day-closing
- * snapshot's DuckDB file). Nothing else is volatile: run ids and run times come from the injected clock.
- */
-function normalise(value: unknown, buildId: string): unknown {
-  if (typeof value === "string") return value.replaceAll(buildId, BUILD_ID);
-  if (Array.isArray(value)) return value.map((v) => normalise(v, buildId));
-  if (value && typeof value === "object") {
-    const o = value as Record<string, unknown>;
-    const n = Object.fromEntries(Object.entries(o).map(([k, v]) => [k, normalise(v, buildId)]));
-    if (o.artifact === "duckdb" && "sha256" in o) return { ...n, sha256: VOLATILE, bytes: VOLATILE };
-    // a snapshot index row records the day's DuckDB file, so its sha256 and the chain hashes over it vary per run
-    if ("databaseSha256" in o && "chainHash" in o)
-      return { ...n, databaseSha256: VOLATILE, previousChainHash: VOLATILE, chainHash: VOLATILE };
-    return n;
-  }
-  return value;
-}
-
-/**
- * The comparable form of a sink's tree: key (build id replaced) → entry, and key → normalised content
- * for JSON/text entries. A `.br`/`.gz` sibling must decompress to its file's bytes; a run record's
- * `manifest` must equal the build's manifest.json and is then written as a reference to it.
- */
-function describeTree(
-  tree: Map<string, Uint8Array>,
-  buildId: string,
-): { entries: Record<string, Entry>; contents: Map<string, unknown> } {
-  const entries: Record<string, Entry> = {};
-  const contents = new Map<string, unknown>();
-  const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8");
-  const manifestKey = `builds/${buildId}/manifest.json`;
-  for (const [key, bytes] of tree) {
-    const k = key.replaceAll(buildId, BUILD_ID);
-    const sibling = /^(.*)\.(br|gz)$/.exec(key);
-    if (sibling && tree.has(sibling[1])) {
-      const plain = sibling[2] === "br" ? brotliDecompressSync(bytes) : gunzipSync(bytes);
-      expect(
-        Buffer.compare(plain, must(tree.get(sibling[1]), sibling[1])),
-        `${key} decompresses to ${sibling[1]}`,
-      ).toBe(0);
-      entries[k] = { kind: "sibling", of: sibling[1].replaceAll(buildId, BUILD_ID) };
-    } else if (key.endsWith("/ballast.duckdb")) {
-      entries[k] = {
-        kind: "volatile",
-        why: "DuckDB file format: bytes differ per run (excluded from the content hash)",
-      };
-    } else if (key.endsWith(".json")) {
-      entries[k] = { kind: "json" };
-      let parsed = JSON.parse(text(bytes)) as Record<string, unknown>;
-      if (key.startsWith("runs/")) {
-        expect(parsed.manifest, `${key}: the run record holds the build's manifest`).toEqual(
-          JSON.parse(text(must(tree.get(manifestKey), manifestKey))),
-        );
-        parsed = { ...parsed, manifest: `<equal to ${manifestKey.replaceAll(buildId, BUILD_ID)}>` };
-      }
-      contents.set(k, normalise(parsed, buildId));
-    } else if (key.endsWith(".csv") || key.endsWith(".ndjson")) {
-      entries[k] = { kind: "text" };
-      contents.set(k, text(bytes).replaceAll(buildId, BUILD_ID));
-    } else {
-      entries[k] = { kind: "sha256", sha256: sha256(bytes), bytes: bytes.byteLength };
-    }
-  }
-  return { entries, contents };
-}
-
-function writeExpected(described: ReturnType<typeof describeTree>): void {
-  rmSync(EXPECTED, { recursive: true, force: true });
-  mkdirSync(join(EXPECTED, "files"), { recursive: true });
-  // one key per line, so a diff of the tree reads as a diff of keys
-  const lines = Object.entries(described.entries).map(([k, e]) => `  ${JSON.stringify(k)}: ${JSON.stringify(e)}`);
-  writeFileSync(join(EXPECTED, "tree.json"), `{\n${lines.join(",\n")}\n}\n`);
-  for (const [key, content] of described.contents) {
-    const path = join(EXPECTED, "files", key);
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`);
-  }
-}
+// A small build through the in-memory effects (build/memory-effects.ts), its inputs and comparable form
+// in test/helpers/build-effects-tree.ts. Its whole output tree is compared with the committed expected
+// tree under test/fixtures/build-effects/expected/ (Observable Framework's build test is the model).
+// Regenerate after an intended output change (a new artifact too) with one command, then read the diff:
+//   npx tsx scripts/write-build-effects.ts
+// The hand checks at the end recompute a few values from the inputs of that module.
 
 /** Every file under `dir` (relative path → mtime ms and size), or null when `dir` does not exist. */
 function listing(dir: string, skip: readonly string[] = []): Record<string, string> | null {
@@ -251,7 +94,6 @@ beforeAll(async () => {
   cwdAfter = readdirSync(ownCwd).sort();
   rmSync(ownCwd, { recursive: true, force: true });
   dataAfter = listing(join(REPO_ROOT, "data"));
-  if (UPDATE) writeExpected(describeTree(first.sink.tree(), r1.manifest.buildId));
   process.stdout.write(
     `build-effects: two in-memory builds took ${seconds.map((s) => s.toFixed(1)).join(" s and ")} s\n`,
   );
@@ -264,7 +106,9 @@ afterAll(() => {
 
 describe("a build through the in-memory effects", () => {
   it("publishes the expected tree: every key, JSON parsed and normalised, CSV/NDJSON as text, binaries by sha256", () => {
-    const actual = describeTree(first.sink.tree(), r1.manifest.buildId);
+    const actual = describeTree(first.sink.tree(), r1.manifest.buildId, (holds, what) =>
+      expect(holds, what).toBe(true),
+    );
     const expectedEntries = JSON.parse(readFileSync(join(EXPECTED, "tree.json"), "utf8")) as Record<string, Entry>;
     expect(Object.keys(actual.entries)).toEqual(Object.keys(expectedEntries));
     expect(actual.entries).toEqual(expectedEntries);
