@@ -251,12 +251,17 @@ export const noDispatchRunYet = (
   pendingDeliveries,
   pendingDeliveryLifecycleStatus,
   pendingDeliveryBacklog: 0,
-  lastDispatchAt: null,
-  lastDispatchStatus: null,
-  safetyAlertSourceState: null,
-  safetyAlertSourceAgeSeconds: null,
   safetyAlertsSuppressed: false,
-  safetyAlertSourceGeneration: null,
+  // no run recorded and no safety-alert source read: all null
+  ...Object.fromEntries(
+    [
+      "lastDispatchAt",
+      "lastDispatchStatus",
+      "safetyAlertSourceState",
+      "safetyAlertSourceAgeSeconds",
+      "safetyAlertSourceGeneration",
+    ].map((k) => [k, null]),
+  ),
 });
 
 /**
