@@ -25,8 +25,6 @@ const ALLOWED_PAIRS = new Set<string>([
   "site-data/dex_liquidity_quality.sql ~ site-data/dex_liquidity_unmatched.sql",
   "test/api/lane-matrix.test.ts ~ test/api/ops-lane.test.ts",
   "test/e2e/usds-status.test.ts ~ test/unit/sources.test.ts",
-  // not another helper's area: the server env of two API tests, left for lack of time
-  "test/api/body-limit.test.ts ~ test/api/fast-path.test.ts",
 ]);
 
 const pairKey = (d: DuplicateBlock) => `${d.a.file} ~ ${d.b.file}`;
