@@ -34,7 +34,15 @@ export const documentedRoutes = (): PublicRouteDecl[] =>
 /** OpenAPI path of a Hono path (`:id` → `{id}`). */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
 
-function parameters(r: PublicRouteDecl) {
+/**
+ * OpenAPI parameter objects of a route's declared path parameters (all required) then query
+ * parameters (required when `undefined` does not parse), each with its schema's description (else
+ * its name) and declared type. Used by the public and the operator document (api/ops-openapi.ts).
+ */
+export function routeParameters(r: {
+  params?: { shape: Record<string, unknown> };
+  query?: { shape: Record<string, unknown> };
+}): unknown[] {
   const out: unknown[] = [];
   for (const [name, s] of Object.entries(r.params?.shape ?? {})) {
     out.push({
@@ -129,7 +137,7 @@ function operation(r: PublicRouteDecl, names: ResponseNames) {
     summary: r.summary,
     description: r.description ?? r.summary,
     security: SECURITY[r.lane],
-    parameters: parameters(r),
+    parameters: routeParameters(r),
     ...(r.kind === "json"
       ? {
           "x-cache-profile": r.cache,

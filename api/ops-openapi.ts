@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { declaredParamType } from "./lib/query-params.ts";
-import { openApiPath } from "./openapi.ts";
+import { openApiPath, routeParameters } from "./openapi.ts";
 
 /** Default operator listener (`OPS_HOST` 127.0.0.1, `OPS_PORT` 8788, api/config.ts); deployments front it with the access proxy. */
 export const DEFAULT_OPS_SERVER = "http://127.0.0.1:8788";
@@ -13,24 +12,7 @@ const err = (description: string) => ({
 const schemaOf = (s: z.ZodType) => z.toJSONSchema(s, { target: "draft-2020-12", unrepresentable: "any", io: "input" });
 
 function operation(r: AdminRoute) {
-  const parameters: unknown[] = [];
-  for (const [name, s] of Object.entries(r.params?.shape ?? {}))
-    parameters.push({
-      name,
-      in: "path",
-      required: true,
-      description: (s as z.ZodType).description ?? name,
-      schema: declaredParamType(s as z.ZodType),
-    });
-  for (const [name, s] of Object.entries(r.query?.shape ?? {})) {
-    parameters.push({
-      name,
-      in: "query",
-      required: !(s as z.ZodType).safeParse(undefined).success,
-      description: (s as z.ZodType).description ?? name,
-      schema: declaredParamType(s as z.ZodType),
-    });
-  }
+  const parameters = routeParameters(r);
   if (r.mutating)
     parameters.push({
       name: "X-Ballast-Admin",

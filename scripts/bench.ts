@@ -57,6 +57,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { must } from "../lib/must.ts";
+import type { BlacklistLatencyResult } from "./bench/blacklist-latency.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BENCH_DIR = join(ROOT, "scripts/bench");
@@ -1063,26 +1064,27 @@ const runJson = <T>(script: string): T =>
     }).toString(),
   );
 const ingest = runJson<{ logs: number; seconds: number; logsPerSec: number }>("scripts/bench/onchain-ingest.ts");
-/** /api/blacklist bench of one synthetic ledger size (scripts/bench/blacklist-latency.ts, medians over its serving processes). */
-interface BlacklistBench {
-  rows: number;
-  runs: number;
-  pages: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  cpuP50Ms: number;
-  cpuP99Ms: number;
-  loadAverage: number[];
-  totalExactMs: number;
-  firstRequestMs: number;
-  heapBeforeMB: number;
-  heapAfterMB: number;
-  arrayBuffersAfterMB: number;
-  rssAfterMB: number;
-  setupMs: number;
-  layoutBytes: { events: number; index: number; addresses: number };
-}
+/** /api/blacklist bench of one synthetic ledger size (scripts/bench/blacklist-latency.ts, medians over its serving processes): the fields read here. */
+type BlacklistBench = Pick<
+  BlacklistLatencyResult,
+  | "rows"
+  | "runs"
+  | "pages"
+  | "p50Ms"
+  | "p99Ms"
+  | "maxMs"
+  | "cpuP50Ms"
+  | "cpuP99Ms"
+  | "loadAverage"
+  | "totalExactMs"
+  | "firstRequestMs"
+  | "heapBeforeMB"
+  | "heapAfterMB"
+  | "arrayBuffersAfterMB"
+  | "rssAfterMB"
+  | "setupMs"
+  | "layoutBytes"
+>;
 const blacklistAt = (rows: number, maxPages?: number): BlacklistBench =>
   JSON.parse(
     execFileSync(

@@ -72,3 +72,14 @@ export interface Analytic {
     ctx: { asOf: number },
   ): { tables: Record<string, Row[]>; rejected?: Record<string, number> };
 }
+
+/** Rows grouped by `stablecoin_id`, each group in input order; a coin without rows has no entry. */
+export function groupByCoin<R extends { stablecoin_id: string }>(rows: R[]): Map<string, R[]> {
+  const m = new Map<string, R[]>();
+  for (const r of rows) {
+    const a = m.get(r.stablecoin_id);
+    if (a) a.push(r);
+    else m.set(r.stablecoin_id, [r]);
+  }
+  return m;
+}

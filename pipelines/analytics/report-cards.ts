@@ -1,5 +1,5 @@
 import type { RiskFacts } from "../registry/schema.ts";
-import { type Analytic, inputsAs, type RegistryCoinRow } from "./contract.ts";
+import { type Analytic, groupByCoin, inputsAs, type RegistryCoinRow } from "./contract.ts";
 import { thresholdBps } from "./depeg-detection.ts";
 import { pegScoreUnavailableReason } from "./peg-summary.ts";
 import { pegScore, type ScoredIncident } from "./peg-score.ts";
@@ -146,9 +146,9 @@ export const reportCards: Analytic = {
     const byId = new Map(coins.map((c) => [c.id, c]));
     const coinOf = (id: string) => must(byId.get(id), `coin ${id}`);
     const peg = new Map(inputs.peg.map((r) => [r.stablecoin_id, r]));
-    const incidents = groupBy(inputs.incidents);
-    const days = groupBy(inputs.days);
-    const supply = groupBy(inputs.supply);
+    const incidents = groupByCoin(inputs.incidents);
+    const days = groupByCoin(inputs.days);
+    const supply = groupByCoin(inputs.supply);
     const bluechip = new Map(inputs.bluechip.map((r) => [r.stablecoin_id, r.grade]));
     const dex = new Map(inputs.dex.map((r) => [r.stablecoin_id, r]));
     const backstops = new Map(inputs.backstops.map((r) => [r.stablecoin_id, r]));
@@ -483,16 +483,6 @@ export function dependencyOrder(nodes: { id: string; deps: string[] }[]): string
     pending = pending.filter((n) => !done.has(n.id));
   }
   return out;
-}
-
-function groupBy<R extends { stablecoin_id: string }>(rows: R[]): Map<string, R[]> {
-  const m = new Map<string, R[]>();
-  for (const r of rows) {
-    const a = m.get(r.stablecoin_id);
-    if (a) a.push(r);
-    else m.set(r.stablecoin_id, [r]);
-  }
-  return m;
 }
 
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));

@@ -1,4 +1,4 @@
-import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
+import { type Analytic, groupByCoin, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { must } from "../../lib/must.ts";
 
 /**
@@ -339,16 +339,6 @@ export function pointAt<T extends { dayTs: number }>(list: T[], ts: number, maxA
 }
 const exactAt = (byDay: Map<number, SupplyPoint>, ts: number) => byDay.get(ts) ?? null;
 
-const group = <R extends { stablecoin_id: string }>(rows: R[]) => {
-  const m = new Map<string, R[]>();
-  for (const r of rows) {
-    const a = m.get(r.stablecoin_id);
-    if (a) a.push(r);
-    else m.set(r.stablecoin_id, [r]);
-  }
-  return m;
-};
-
 /** Input rows of DEWS pass 1 (columns of its selects). */
 type DewsBaseInputs = {
   coins: Pick<
@@ -399,10 +389,10 @@ export const dewsBaseAnalytic: Analytic = {
   },
   run(selected, { asOf }) {
     const inputs = inputsAs<DewsBaseInputs>(selected);
-    const slotsBy = group(inputs.slots),
-      supplyBy = group(inputs.supply),
-      freezesBy = group(inputs.freezes),
-      flowsBy = group(inputs.flows);
+    const slotsBy = groupByCoin(inputs.slots),
+      supplyBy = groupByCoin(inputs.supply),
+      freezesBy = groupByCoin(inputs.freezes),
+      flowsBy = groupByCoin(inputs.flows);
     const tracked = new Set(inputs.tracked.map((r) => r.stablecoin_id));
     const end = lastDay(asOf);
     const out: Row[] = [];

@@ -407,6 +407,23 @@ export const CoinSchema = z.object({
 });
 export type Coin = z.infer<typeof CoinSchema>;
 
+/**
+ * The record fields of a coin with no exchange symbols, archive names, death (alive: `deadFrom` and
+ * `causeOfDeath` null) or contract addresses (supply, freeze or other); fresh arrays per call.
+ */
+export const noChainOrArchiveRecords = (): Pick<
+  Coin,
+  "exchangeSymbols" | "archiveNames" | "deadFrom" | "causeOfDeath" | "contracts" | "freezeContracts" | "supplyContracts"
+> => ({
+  exchangeSymbols: [],
+  archiveNames: [],
+  deadFrom: null,
+  causeOfDeath: null,
+  contracts: [],
+  freezeContracts: [],
+  supplyContracts: [],
+});
+
 /** Curated chain tiers, best first (the vocabulary of RiskFactsSchema `chainTier`). */
 export const CHAIN_TIERS = ["ethereum", "stage1-l2", "mature-alt-l1", "established-alt-l1", "unproven"] as const;
 

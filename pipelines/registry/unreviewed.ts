@@ -1,5 +1,5 @@
 import { pegCurrencyOf, slug } from "./curated.ts";
-import { type Coin, CoinSchema, type Registry } from "./schema.ts";
+import { type Coin, CoinSchema, noChainOrArchiveRecords, type Registry } from "./schema.ts";
 
 /** One asset of the DefiLlama `/stablecoins` list, as far as the registry needs it. */
 export interface ListAsset {
@@ -60,13 +60,7 @@ export function withUnreviewedCoins(
       pegMechanism: a.pegMechanism ?? "unknown",
       navToken: false,
       floatingPeg: a.pegType === "peggedVAR",
-      exchangeSymbols: [],
-      archiveNames: [],
-      deadFrom: null,
-      causeOfDeath: null,
-      contracts: [],
-      freezeContracts: [],
-      supplyContracts: [],
+      ...noChainOrArchiveRecords(),
       provenance: ["unreviewed" as const],
       risk: null,
       redemption: null,

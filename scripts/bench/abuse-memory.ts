@@ -16,6 +16,7 @@
  * Usage: npx tsx scripts/bench/abuse-memory.ts <baseUrl> <apiKey> [requests=100000] [concurrency=32] [stablecoinId…]
  */
 import http from "node:http";
+import { prng } from "../../test/helpers/prng.ts";
 
 const [base = "", apiKey = "", requestsArg = "100000", concurrencyArg = "32", ...ids] = process.argv.slice(2);
 if (!base || !apiKey) {
@@ -31,17 +32,6 @@ const MAX_OVERSIZED = 6 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 const url = new URL(base);
 
-/** mulberry32: a small seeded PRNG in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(30_9);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));

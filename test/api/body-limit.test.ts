@@ -11,7 +11,8 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BodyTooLargeError, readBodyLimited } from "../../api/lib/body-reader.ts";
 import { FEEDBACK_MAX_BYTES } from "../../api/lib/feedback.ts";
-import { startServer } from "../../api/server.ts";
+import type { startServer } from "../../api/server.ts";
+import { startLocalServer } from "../helpers/local-server.ts";
 import { publishFakeBuild } from "../helpers/ops.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 
@@ -23,14 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ballast-body-limit-"));
   publishFakeBuild(dir, "body-limit-build", []);
   schema = await createTestSchema("ballast_body_limit");
-  server = await startServer({
-    PORT: 0,
-    HOST: "127.0.0.1",
-    BALLAST_DATA_DIR: dir,
-    CLOCK: "wall",
-    DATABASE_URL: schema.url,
-    API_KEY_PEPPER: "pepper-for-body-limit-tests-0123",
-  });
+  server = await startLocalServer(dir, schema.url, "pepper-for-body-limit-tests-0123");
 }, 60_000);
 afterAll(async () => {
   await server?.close();

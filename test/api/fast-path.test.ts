@@ -1,6 +1,7 @@
+import { startLocalServer } from "../helpers/local-server.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "../../api/server.ts";
+import type { startServer } from "../../api/server.ts";
 import { buildRecorded } from "../helpers/build-once.ts";
 
 let schema: Awaited<ReturnType<typeof createTestSchema>>;
@@ -10,13 +11,7 @@ let base = "";
 beforeAll(async () => {
   const { dir } = await buildRecorded("ballast-fast-");
   schema = await createTestSchema("ballast_fast");
-  server = await startServer({
-    PORT: 0,
-    HOST: "127.0.0.1",
-    BALLAST_DATA_DIR: dir,
-    CLOCK: "wall",
-    DATABASE_URL: schema.url,
-    API_KEY_PEPPER: "pepper-for-fast-path-tests-0123",
+  server = await startLocalServer(dir, schema.url, "pepper-for-fast-path-tests-0123", {
     SITE_PROXY_SECRET: "site-secret-for-fast-path-0123",
   });
   base = `http://127.0.0.1:${server.port}`;

@@ -6,6 +6,7 @@ import { createApp } from "../../api/app.ts";
 import { CACHE_PROFILES } from "../../api/lib/freshness.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
+import { COMPONENT_WEIGHTS } from "../../pipelines/analytics/redemption-backstops.ts";
 import { loadCuratedCoins } from "../../pipelines/registry/curated.ts";
 import {
   RedemptionBackstopEntrySchema,
@@ -86,14 +87,9 @@ describe("/api/redemption-backstops on the recorded build", () => {
       expect(e.sourceMode).toBe("static");
       expect(e.dexLiquidityScore).toBeNull();
     }
-    expect(body.methodology.componentWeights).toEqual({
-      access: 0.2,
-      settlement: 0.15,
-      executionCertainty: 0.15,
-      capacity: 0.25,
-      outputAssetQuality: 0.15,
-      cost: 0.1,
-    });
+    // the weights the model scores with (their values are checked by a scored example in
+    // test/unit/redemption-backstops.test.ts), published as they are
+    expect(body.methodology.componentWeights).toEqual(COMPONENT_WEIGHTS);
     expect(body.methodology.routeFamilyCaps).toEqual({
       "queue-redeem": { max: 70, cap: "queue-route-cap" },
       "offchain-issuer": { max: 65, cap: "offchain-route-cap" },

@@ -28,6 +28,7 @@ import { statusObserver } from "../../api/routes/health.ts";
 import type { RouteServices } from "../../api/routes/route.ts";
 import { startServer } from "../../api/server.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { cleanManifestRecords, manifestFile } from "../helpers/manifest.ts";
 import { createTestSchema, PG_URL } from "../helpers/pg-schema.ts";
 
 const RUN = `${process.pid}_${Date.now()}`;
@@ -58,16 +59,7 @@ let admin: pg.Client;
  */
 function publish(id: string, dataAsOf: number, opts: { listStale?: boolean; into?: string } = {}): void {
   const root = opts.into ?? dir;
-  const file = (artifact: string, maxAgeSec: number) => ({
-    path: `site-data/${artifact}.json`,
-    sha256: "0",
-    bytes: 1,
-    rows: 1,
-    dataAsOf,
-    schemaVersion: "1.0.0",
-    artifact,
-    maxAgeSec,
-  });
+  const file = (artifact: string, maxAgeSec: number) => manifestFile(artifact, maxAgeSec, dataAsOf);
   const source = (endpoint: string, observedAt: number, status: "ok" | "stale" = "ok") => ({
     endpoint,
     status,
@@ -88,14 +80,7 @@ function publish(id: string, dataAsOf: number, opts: { listStale?: boolean; into
       source("defillama.stablecoins", opts.listStale ? dataAsOf - 86400 : dataAsOf, opts.listStale ? "stale" : "ok"),
       source("frankfurter.rates", dataAsOf - 3600),
     ],
-    readerDropped: {},
-    readerProblems: {},
-    circuits: {},
-    models: [],
-    qualityRejections: {},
-    warnings: [],
-    skippedCaptures: [],
-    sourceLineage: [],
+    ...cleanManifestRecords(),
   };
   mkdirSync(join(root, "builds", id), { recursive: true });
   writeFileSync(join(root, "builds", id, "manifest.json"), JSON.stringify(manifest));

@@ -2,12 +2,19 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
-import { PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createTelegramService } from "../../api/lib/telegram/index.ts";
 import { startBotApiServer, TEST_BOT_INFO } from "../helpers/bot-api-server.ts";
 import { must } from "../helpers/must.ts";
-import { botFixture, coinListStore, TEST_BOT_ME, TEST_BOT_TOKEN, WEBHOOK_SECRET } from "../helpers/telegram.ts";
+import {
+  appWithoutBuild,
+  botFixture,
+  coinListStore,
+  noDispatchRunYet,
+  TEST_BOT_ME,
+  TEST_BOT_TOKEN,
+  WEBHOOK_SECRET,
+} from "../helpers/telegram.ts";
 
 let f: Awaited<ReturnType<typeof botFixture>>;
 beforeAll(async () => {
@@ -170,15 +177,7 @@ describe("followers (FollowerLookup) and lifecycle", () => {
     const { rows } = await f.sql.query<{ c: string }>("select count(*) as c from telegram_chats");
     expect(await f.service.summary(f.now())).toEqual({
       totalChats: Number(rows[0].c),
-      pendingDeliveries: null,
-      pendingDeliveryLifecycleStatus: "unknown",
-      pendingDeliveryBacklog: 0,
-      lastDispatchAt: null,
-      lastDispatchStatus: null,
-      safetyAlertSourceState: null,
-      safetyAlertSourceAgeSeconds: null,
-      safetyAlertsSuppressed: false,
-      safetyAlertSourceGeneration: null,
+      ...noDispatchRunYet("unknown", null),
     });
   });
 });
@@ -197,15 +196,7 @@ describe("webhook error policy", () => {
       apiRoot: f.botApi.apiRoot,
       botInfo: TEST_BOT_ME,
     });
-    const app = createApp({
-      store: new PublishedStore(async () => null, 0),
-      keys: f.keys,
-      limiter: new KeyRateLimiter(),
-      corsOrigins: [],
-      clockMode: "wall",
-      webhookSecret: WEBHOOK_SECRET,
-      services: { telegram: service },
-    });
+    const app = appWithoutBuild(f.keys, { webhookSecret: WEBHOOK_SECRET, services: { telegram: service } });
     const before = f.botApi.callsOf("sendMessage").length;
     const res = await app.request("/api/telegram-webhook", {
       method: "POST",

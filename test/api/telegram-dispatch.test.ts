@@ -8,6 +8,7 @@ import { depegEvent, freezeEvent, gradesPayload, MemoryPublished, T0 } from "../
 import { type BotApiServer, startBotApiServer } from "../helpers/bot-api-server.ts";
 import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
+import { noDispatchRunYet } from "../helpers/telegram.ts";
 
 process.env.BALLAST_LOG = "silent";
 const DAY = 86_400;
@@ -378,17 +379,7 @@ describe("dispatch status (health telegramSummary)", () => {
     const t = await setup({ "usda-angle": ["1", "2", "3"] });
     const d = t.make({ backlogGraceSec: 300 });
     const empty = await d.status();
-    expect(empty).toEqual({
-      pendingDeliveries: 0,
-      pendingDeliveryLifecycleStatus: "available",
-      pendingDeliveryBacklog: 0,
-      lastDispatchAt: null,
-      lastDispatchStatus: null,
-      safetyAlertSourceState: null,
-      safetyAlertSourceAgeSeconds: null,
-      safetyAlertsSuppressed: false,
-      safetyAlertSourceGeneration: null,
-    });
+    expect(empty).toEqual(noDispatchRunYet("available", 0));
     await d.runOnce(t.b0);
     const start = t.clock.sec;
     expect(await d.status()).toMatchObject({

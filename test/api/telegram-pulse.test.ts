@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/app.ts";
-import { PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createTelegramService } from "../../api/lib/telegram/index.ts";
 import { TelegramPulseSchema } from "../../api/lib/telegram/pulse.ts";
 import type { DispatchStatus } from "../../api/lib/telegram/service.ts";
 import {
+  appWithoutBuild,
   botFixture,
   coinListStore,
   TEST_BOT_ME,
@@ -306,13 +306,7 @@ describe("GET /api/telegram-pulse", () => {
   });
 
   it("503 `Data not yet available: telegram-pulse` without a bot", async () => {
-    const app = createApp({
-      store: new PublishedStore(async () => null, 0),
-      keys: f.keys,
-      limiter: new KeyRateLimiter(),
-      corsOrigins: [],
-      clockMode: "wall",
-    });
+    const app = appWithoutBuild(f.keys);
     const res = await app.request("/api/telegram-pulse", { headers: { "X-API-Key": f.token } });
     expect([res.status, await res.json()]).toEqual([503, { error: "Data not yet available: telegram-pulse" }]);
   });

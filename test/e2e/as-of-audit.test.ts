@@ -11,7 +11,7 @@ import {
   buildAsOfDay,
   type AuditBuild,
 } from "../helpers/as-of-audit.ts";
-import { checkAsOfValues, freshnessProblems, partritaCheck } from "../helpers/as-of-values.ts";
+import { checkAsOfValues, EARLY_HISTORY_SOURCES, freshnessProblems, partritaCheck } from "../helpers/as-of-values.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
 
@@ -31,24 +31,10 @@ import { must } from "../helpers/must.ts";
 const DAYS = ["2022-05-12", "2023-03-13", "2025-09-07", "2025-12-26", "2026-09-03"] as const;
 /** Sources that must have something ≤ as-of to compare at each day (the others may have none). */
 const EXPECTED_SOURCES: Record<(typeof DAYS)[number], string[]> = {
-  "2022-05-12": [
-    "partrita stablecoin_marketcap.csv",
-    "bhemen CoinGecko USDT/USDC exports",
-    "check-sked stablecoin_prices.csv",
-    "bhemen Alchemy stablecoin_prices/*.csv",
-    "check-sked total_stablecoins_all_chains.csv",
-    "check-sked stablecoin_USDC_circulating_by_chain.csv",
-    "ECB eurofxref-hist.csv",
-    "bhemen bnb-supply/*.csv",
-  ],
+  "2022-05-12": [...EARLY_HISTORY_SOURCES],
+  // the early sources but partrita (not required on this day), plus Binance and StableSafe
   "2023-03-13": [
-    "bhemen CoinGecko USDT/USDC exports",
-    "check-sked stablecoin_prices.csv",
-    "bhemen Alchemy stablecoin_prices/*.csv",
-    "check-sked total_stablecoins_all_chains.csv",
-    "check-sked stablecoin_USDC_circulating_by_chain.csv",
-    "ECB eurofxref-hist.csv",
-    "bhemen bnb-supply/*.csv",
+    ...EARLY_HISTORY_SOURCES.filter((x) => x !== "partrita stablecoin_marketcap.csv"),
     "binance-vision USDCUSDT 1m",
     "stablesafe data_usdc_large_depeg_2023.json",
   ],

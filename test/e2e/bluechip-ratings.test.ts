@@ -1,18 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { createApp } from "../../api/app.ts";
 import { runCapture } from "../../build/capture.ts";
 import { loadBuildConfig } from "../../build/config.ts";
-import { runBuild } from "../../build/run-build.ts";
-import { FsSink } from "../../build/sinks/fs.ts";
 import { BluechipRatingsSchema } from "../../site-data/bluechip-ratings.ts";
-import type { BuildManifest } from "../../site-data/manifest.ts";
 import { startBluechipServer } from "../helpers/bluechip-server.ts";
-import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
-import { serveDir } from "../helpers/served-build.ts";
+import { serveRecordedBuildWith } from "../helpers/served-build.ts";
 
 // The real path end to end: `capture` against a local stand-in of the Bluechip backend writes
 // raw/bluechip/<day>/… into the storage root, the recorded build as of 2025-09-07 reads it with the
@@ -20,43 +15,34 @@ import { serveDir } from "../helpers/served-build.ts";
 // test/api/app.test.ts).
 const OBSERVED = RECORDED_AS_OF - 3600;
 
-let dir: string;
-let manifest: BuildManifest;
-let served: Awaited<ReturnType<typeof serveDir>>;
-let app: ReturnType<typeof createApp>;
-let token: string;
+let built: Awaited<ReturnType<typeof serveRecordedBuildWith>>;
 
 beforeAll(async () => {
-  process.env.BALLAST_LOG = "silent";
-  dir = mkdtempSync(join(tmpdir(), "ballast-bluechip-e2e-"));
-  const sink = new FsSink(dir);
-  const server = await startBluechipServer();
-  try {
-    await runCapture(loadBuildConfig({ BALLAST_BLUECHIP_URL: server.url }), sink, {
-      now: () => OBSERVED * 1000,
-      plan: ["usdc", "usdt", "dai", "gusd", "bold", "cetes", "frax", "nope"].map((slug) => ({
-        endpoint: "bluechip.ratings",
-        params: { slug },
-      })),
-    });
-  } finally {
-    await server.close();
-  }
-  ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
-  served = await serveDir(dir, "ballast_bluechip");
-  ({ app, token } = served);
+  built = await serveRecordedBuildWith("ballast-bluechip-e2e-", "ballast_bluechip", async (sink) => {
+    const server = await startBluechipServer();
+    try {
+      await runCapture(loadBuildConfig({ BALLAST_BLUECHIP_URL: server.url }), sink, {
+        now: () => OBSERVED * 1000,
+        plan: ["usdc", "usdt", "dai", "gusd", "bold", "cetes", "frax", "nope"].map((slug) => ({
+          endpoint: "bluechip.ratings",
+          params: { slug },
+        })),
+      });
+    } finally {
+      await server.close();
+    }
+  });
 });
 afterAll(async () => {
-  await served?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await built?.close();
 });
 
-const req = (path: string) => app.request(path, { headers: { "X-API-Key": token } });
+const req = (path: string) => built.app.request(path, { headers: { "X-API-Key": built.token } });
 
 describe("a build holding a Bluechip capture serves /api/bluechip-ratings", () => {
   it("loads the captures (bad rows counted) and publishes the artifact", () => {
     const source = must(
-      manifest.sources.find((s) => s.endpoint === "bluechip.ratings"),
+      built.manifest.sources.find((s) => s.endpoint === "bluechip.ratings"),
       "the bluechip.ratings source in the manifest",
     );
     expect(source).toMatchObject({
@@ -68,7 +54,7 @@ describe("a build holding a Bluechip capture serves /api/bluechip-ratings", () =
     expect(source.captures.every((c) => c.origin === "live" && c.path.startsWith("raw/bluechip/2025-09-06/"))).toBe(
       true,
     );
-    expect(manifest.files.find((f) => f.path === "site-data/bluechip-ratings.json")).toMatchObject({
+    expect(built.manifest.files.find((f) => f.path === "site-data/bluechip-ratings.json")).toMatchObject({
       artifact: "bluechip-ratings",
       rows: 6,
       dataAsOf: OBSERVED,
@@ -97,13 +83,13 @@ describe("a build holding a Bluechip capture serves /api/bluechip-ratings", () =
       ["cetes", "unknown-symbol", []],
     ]);
     const file = JSON.parse(
-      readFileSync(join(dir, "builds", manifest.buildId, "site-data/bluechip-ratings.json"), "utf8"),
+      readFileSync(join(built.dir, "builds", built.manifest.buildId, "site-data/bluechip-ratings.json"), "utf8"),
     );
     expect(file).toEqual(payload);
   });
 
   it("health reports the ratings cache and no longer lists the feature as not yet available", async () => {
-    const h = await (await app.request("/api/health")).json();
+    const h = await (await built.app.request("/api/health")).json();
     expect(h.caches["bluechip-ratings"]).toMatchObject({ maxAge: 43200, healthy: true });
     expect(h.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("bluechip-ratings"))).toBe(
       false,

@@ -1,11 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { createApp } from "../../api/app.ts";
-import { runBuild } from "../../build/run-build.ts";
-import { FsSink } from "../../build/sinks/fs.ts";
 import {
   type UsdsStatusPayload,
   UsdsStatusPayloadSchema,
@@ -13,9 +9,9 @@ import {
 } from "../../pipelines/sources/usds/usds-status.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
-import { CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
+import { RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
-import { serveDir } from "../helpers/served-build.ts";
+import { serveRecordedBuildWith } from "../helpers/served-build.ts";
 
 // A `usds.status` capture in the storage root (the file `capture` writes: raw/usds/<day>/<id>.json.gz,
 // {endpoint, params, observedAt, payload}; the reader itself is tested against anvil in
@@ -46,54 +42,45 @@ const payload = (over: Partial<UsdsStatusPayload> = {}): UsdsStatusPayload =>
     ...over,
   });
 
-let dir: string;
-let manifest: BuildManifest;
-let served: Awaited<ReturnType<typeof serveDir>>;
-let app: ReturnType<typeof createApp>;
-let token: string;
+let built: Awaited<ReturnType<typeof serveRecordedBuildWith>>;
 
 beforeAll(async () => {
-  process.env.BALLAST_LOG = "silent";
-  dir = mkdtempSync(join(tmpdir(), "ballast-usds-e2e-"));
-  const sink = new FsSink(dir);
-  const put = async (observedAt: number, p: UsdsStatusPayload) => {
-    const key = `raw/usds/${new Date(observedAt * 1000).toISOString().slice(0, 10)}/usds.status-${observedAt}.json.gz`;
-    await sink.put(key, gzipSync(JSON.stringify({ endpoint: "usds.status", params: {}, observedAt, payload: p })));
-  };
-  await put(OBSERVED - 86400, payload({ blockNumber: 23_290_000, blockTimestamp: BLOCK_TIME - 86400 }));
-  await put(OBSERVED, payload());
-  // observed after as-of: never read by this build (no look-ahead)
-  await put(
-    RECORDED_AS_OF + 3600,
-    payload({
-      blockNumber: 23_310_000,
-      blockTimestamp: RECORDED_AS_OF + 3000,
-      freezeProbe: {
-        function: "isBlocked(address)",
-        args: ["0x0000000000000000000000000000000000000000"],
-        outcome: "answered",
-        result: false,
-        reason: null,
-      },
-    }),
-  );
-  ({ manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null }));
-  served = await serveDir(dir, "ballast_usds");
-  ({ app, token } = served);
+  built = await serveRecordedBuildWith("ballast-usds-e2e-", "ballast_usds", async (sink) => {
+    const put = async (observedAt: number, p: UsdsStatusPayload) => {
+      const key = `raw/usds/${new Date(observedAt * 1000).toISOString().slice(0, 10)}/usds.status-${observedAt}.json.gz`;
+      await sink.put(key, gzipSync(JSON.stringify({ endpoint: "usds.status", params: {}, observedAt, payload: p })));
+    };
+    await put(OBSERVED - 86400, payload({ blockNumber: 23_290_000, blockTimestamp: BLOCK_TIME - 86400 }));
+    await put(OBSERVED, payload());
+    // observed after as-of: never read by this build (no look-ahead)
+    await put(
+      RECORDED_AS_OF + 3600,
+      payload({
+        blockNumber: 23_310_000,
+        blockTimestamp: RECORDED_AS_OF + 3000,
+        freezeProbe: {
+          function: "isBlocked(address)",
+          args: ["0x0000000000000000000000000000000000000000"],
+          outcome: "answered",
+          result: false,
+          reason: null,
+        },
+      }),
+    );
+  });
 });
 afterAll(async () => {
-  await served?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await built?.close();
 });
 
 describe("a build holding a USDS status capture serves /api/usds-status", () => {
   it("loads the newest capture at or before as-of and publishes the artifact (budget 86400 s)", () => {
     const source = must(
-      manifest.sources.find((s) => s.endpoint === "usds.status"),
+      built.manifest.sources.find((s) => s.endpoint === "usds.status"),
       "the usds.status source in the manifest",
     );
     expect(source).toMatchObject({ status: "ok", rows: 1, dropped: {}, newestObservedAt: OBSERVED });
-    expect(manifest.files.find((f) => f.path === "site-data/usds-status.json")).toMatchObject({
+    expect(built.manifest.files.find((f) => f.path === "site-data/usds-status.json")).toMatchObject({
       artifact: "usds-status",
       rows: 1,
       dataAsOf: BLOCK_TIME,
@@ -102,8 +89,8 @@ describe("a build holding a USDS status capture serves /api/usds-status", () => 
   });
 
   it("answers the freeze module state, the read block and its source, with `_meta` and the standard profile", async () => {
-    expect((await app.request("/api/usds-status")).status).toBe(401);
-    const r = await app.request("/api/usds-status", { headers: { "X-API-Key": token } });
+    expect((await built.app.request("/api/usds-status")).status).toBe(401);
+    const r = await built.app.request("/api/usds-status", { headers: { "X-API-Key": built.token } });
     expect(r.status).toBe(200);
     expect(r.headers.get("cache-control")).toBe("public, s-maxage=300, max-age=60");
     expect(r.headers.get("x-data-updated-at")).toBe(String(BLOCK_TIME));
@@ -136,12 +123,14 @@ describe("a build holding a USDS status capture serves /api/usds-status", () => 
       updatedAt: BLOCK_TIME,
     });
     expect(status.source.calls).toHaveLength(4);
-    const file = JSON.parse(readFileSync(join(dir, "builds", manifest.buildId, "site-data/usds-status.json"), "utf8"));
+    const file = JSON.parse(
+      readFileSync(join(built.dir, "builds", built.manifest.buildId, "site-data/usds-status.json"), "utf8"),
+    );
     expect(file).toEqual(rest);
   });
 
   it("health reports the usds-status cache (budget 86400) and no longer lists it as not yet available", async () => {
-    const h = await (await app.request("/api/health")).json();
+    const h = await (await built.app.request("/api/health")).json();
     expect(h.caches["usds-status"]).toMatchObject({ maxAge: 86400, healthy: true });
     expect(h.warnings.some((w: string) => w.startsWith("not yet available") && w.includes("usds-status"))).toBe(false);
   });

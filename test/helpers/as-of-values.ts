@@ -619,3 +619,19 @@ export async function freshnessProblems(build: AuditBuild): Promise<string[]> {
     db.close();
   }
 }
+
+/**
+ * The recorded archive sources (labels of {@link checkAsOfValues}) whose history covers the as-of
+ * days before 2023 (2022-05-12, and 2023-03-01 of test/e2e/as-of-history.test.ts): each must have
+ * rows at or before those days to compare.
+ */
+export const EARLY_HISTORY_SOURCES = [
+  "partrita stablecoin_marketcap.csv",
+  "bhemen CoinGecko USDT/USDC exports",
+  "check-sked stablecoin_prices.csv",
+  "bhemen Alchemy stablecoin_prices/*.csv",
+  "check-sked total_stablecoins_all_chains.csv",
+  "check-sked stablecoin_USDC_circulating_by_chain.csv",
+  "ECB eurofxref-hist.csv",
+  "bhemen bnb-supply/*.csv",
+] as const;

@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { recordedCapture } from "./capture.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import type { Coin, Registry } from "../../pipelines/registry/schema.ts";
-import type { Capture } from "../../pipelines/sources/types.ts";
 import {
   type DonationsLedgerPayload,
   DonationsLedgerSchema,
@@ -86,15 +86,7 @@ export function writeLedger(receipts: unknown[]): string {
   return path;
 }
 
-const cap = (endpoint: string, payload: unknown): Capture => ({
-  endpoint,
-  params: {},
-  observedAt: AS_OF,
-  origin: "recorded",
-  path: `${endpoint}.json`,
-  sha256: "x",
-  payload,
-});
+const cap = (endpoint: string, payload: unknown) => recordedCapture(endpoint, payload, AS_OF);
 
 /**
  * Runs the load and model stages as of `AS_OF` over REGISTRY with the ledger at `ledgerPath`, and

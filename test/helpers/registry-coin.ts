@@ -1,4 +1,7 @@
-import type { Coin } from "../../pipelines/registry/schema.ts";
+import type { z } from "zod";
+import { expect } from "vitest";
+import { type Coin, noChainOrArchiveRecords } from "../../pipelines/registry/schema.ts";
+import { must } from "./must.ts";
 
 /**
  * A minimal curated registry record for fixtures: a fiat-backed coin whose symbol and issuer come from
@@ -24,14 +27,19 @@ export function registryCoin(
     pegMechanism: "fiat-backed",
     navToken: false,
     floatingPeg: false,
-    exchangeSymbols: [],
-    archiveNames: [],
-    deadFrom: null,
-    causeOfDeath: null,
-    contracts: [],
-    freezeContracts: [],
-    supplyContracts: [],
+    ...noChainOrArchiveRecords(),
     provenance: ["defillama-list"],
     ...extra,
   };
+}
+
+/**
+ * Asserts that a registry facts block failed to parse with one `no source cites <field>` issue per
+ * field in `uncited`, in that order (a fact field that no source of the block cites).
+ */
+export function expectUncitedFields(parsed: z.ZodSafeParseResult<unknown>, uncited: readonly string[]): void {
+  expect(parsed.success).toBe(false);
+  expect(must(parsed.error, "the parse error").issues.map((i) => i.message)).toEqual(
+    uncited.map((f) => `no source cites ${f}`),
+  );
 }

@@ -2,7 +2,12 @@ import { createApp } from "../../api/app.ts";
 import { KeyStore, openSqlClient } from "../../api/lib/key-store.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
-import { buildRecorded } from "./build-once.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runBuild } from "../../build/run-build.ts";
+import { FsSink } from "../../build/sinks/fs.ts";
+import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "./build-once.ts";
 import { createTestSchema } from "./pg-schema.ts";
 
 /**
@@ -44,4 +49,33 @@ export async function serveDir(dir: string, schemaName: string, opts: { nowMs?: 
 export async function serveRecordedBuild(prefix: string, schemaName: string) {
   const { dir, manifest } = await buildRecorded(prefix);
   return { dir, manifest, ...(await serveDir(dir, schemaName)) };
+}
+
+/**
+ * The recorded build as of RECORDED_AS_OF (recorded captures of test/helpers/build-once.ts) made in a
+ * fresh temp data dir (`prefix`) whose storage root `addCaptures` first fills with live captures
+ * (the files `capture` writes), served by {@link serveDir} with schema `schemaName`: the dir, the
+ * build's manifest and serveDir's fields; `close` also removes the dir. Logs are silenced.
+ */
+export async function serveRecordedBuildWith(
+  prefix: string,
+  schemaName: string,
+  addCaptures: (sink: FsSink) => Promise<void>,
+) {
+  process.env.BALLAST_LOG = "silent";
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    const sink = new FsSink(dir);
+    await addCaptures(sink);
+    const { manifest } = await runBuild({ asOf: RECORDED_AS_OF, captureDir: CAPTURE_DIR, sink, warehousePath: null });
+    const served = await serveDir(dir, schemaName);
+    const close = async () => {
+      await served.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { ...served, dir, manifest, close };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }

@@ -239,3 +239,41 @@ export async function botFixture(prefix: string, opts: Partial<TelegramServiceOp
   };
   return { schema, sql, keys, token, botApi, clock, now, service, app, webhook, post, message, memberUpdate, close };
 }
+
+/**
+ * The dispatcher fields of spec 2.8 `telegramSummary` before any dispatch run has been recorded:
+ * the given lifecycle status and pending count, no backlog, no last run, no safety-alert source.
+ */
+export const noDispatchRunYet = (
+  pendingDeliveryLifecycleStatus: "available" | "unknown",
+  pendingDeliveries: number | null,
+) => ({
+  pendingDeliveries,
+  pendingDeliveryLifecycleStatus,
+  pendingDeliveryBacklog: 0,
+  safetyAlertsSuppressed: false,
+  // no run recorded and no safety-alert source read: all null
+  ...Object.fromEntries(
+    [
+      "lastDispatchAt",
+      "lastDispatchStatus",
+      "safetyAlertSourceState",
+      "safetyAlertSourceAgeSeconds",
+      "safetyAlertSourceGeneration",
+    ].map((k) => [k, null]),
+  ),
+});
+
+/**
+ * An app with no published build (its store finds nothing), on the wall clock, without CORS origins,
+ * with its own rate limiter; `extra` adds or overrides createApp options (a webhook secret, services).
+ */
+export const appWithoutBuild = (keys: KeyStore, extra: Partial<Parameters<typeof createApp>[0]> = {}) =>
+  createApp({
+    store: new PublishedStore(async () => null, 0),
+    keys,
+    limiter: new KeyRateLimiter(),
+    corsOrigins: [],
+    clockMode: "wall",
+    ...extra,
+  });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runOnchainCli } from "../../build/onchain-cli.ts";
 import { syncAll } from "../../pipelines/onchain/ingest.ts";
 import {
@@ -16,6 +16,7 @@ import type { TrackedConfig } from "../../pipelines/onchain/tracked.ts";
 import { EvmRpc } from "../../pipelines/sources/evm-rpc.ts";
 import { ACTORS, type AnvilScenario, expectedView, rowView, startAnvilScenario } from "../helpers/anvil.ts";
 import { must } from "../helpers/must.ts";
+import { onchainCliRunner } from "../helpers/onchain-cli.ts";
 
 let s: AnvilScenario;
 let dir: string;
@@ -288,16 +289,7 @@ describe("onchain CLI", () => {
     process.env.BALLAST_RPC_ETHEREUM = s.rpcUrl;
     process.env.BALLAST_SAFE_LAG_ETHEREUM = "0";
     process.env.BALLAST_LOG = "silent";
-    const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-      out.push(String(chunk));
-      return true;
-    });
-    const run = async (...args: string[]) => {
-      out.length = 0;
-      const code = await runOnchainCli([...args, "--ledger", ledgerPath, "--registry", registryPath]);
-      return { code, json: JSON.parse(out.join("")) };
-    };
+    const { run, printed, clear, restore } = onchainCliRunner(["--ledger", ledgerPath, "--registry", registryPath]);
     try {
       const ingest = await run("ingest", "--chunk-size", "50000");
       expect(ingest.code).toBe(0);
@@ -325,11 +317,11 @@ describe("onchain CLI", () => {
         code: 2,
         json: { error: "--oops needs a value" },
       });
-      out.length = 0;
+      clear();
       expect(await runOnchainCli(["no-such-job"])).toBe(2);
-      expect(out.join("")).toMatch(/^usage: tsx build\/onchain-cli.ts/);
+      expect(printed()).toMatch(/^usage: tsx build\/onchain-cli.ts/);
     } finally {
-      spy.mockRestore();
+      restore();
     }
     const ledger = await LedgerStore.open(ledgerPath);
     try {

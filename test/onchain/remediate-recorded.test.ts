@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Papa from "papaparse";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { runOnchainCli } from "../../build/onchain-cli.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onchainCliRunner } from "../helpers/onchain-cli.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
 
@@ -33,16 +33,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("remediate-blacklist-amount-gaps over the recorded public freeze logs", () => {
   it("reports every recorded freeze row without an amount (the ledger is empty), filtered by coin, oldest first", async () => {
     const ledgerPath = join(dir, "ledger.duckdb");
-    const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-      out.push(String(chunk));
-      return true;
-    });
-    const run = async (...args: string[]) => {
-      out.length = 0;
-      const code = await runOnchainCli([...args, "--ledger", ledgerPath, "--captureDir", CAPTURE_DIR]);
-      return { code, json: JSON.parse(out.join("")) };
-    };
+    const { run, restore } = onchainCliRunner(["--ledger", ledgerPath, "--captureDir", CAPTURE_DIR]);
     try {
       expect(usdtGaps.length + usdpGaps.length).toBeGreaterThan(880);
       const all = await run("remediate-blacklist-amount-gaps", "--limit", "200");
@@ -59,7 +50,7 @@ describe("remediate-blacklist-amount-gaps over the recorded public freeze logs",
       const wet = await run("remediate-blacklist-amount-gaps", "--stablecoin", "USDP", "--dryRun", "false");
       expect(wet.json).toMatchObject({ dryRun: false, attempted: 0, resolved: 0, skipped: usdpGaps.length });
     } finally {
-      spy.mockRestore();
+      restore();
     }
     const ledger = await LedgerStore.open(ledgerPath);
     try {

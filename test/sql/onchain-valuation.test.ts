@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordedCapture } from "../helpers/capture.ts";
 import type { Db } from "../../build/duckdb.ts";
 import { loadAndModel } from "../../build/stages/model.ts";
 import type { OnchainEventRow } from "../../pipelines/onchain/contract.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
-import type { Capture } from "../../pipelines/sources/types.ts";
 import { registryCoin } from "../helpers/registry-coin.ts";
 
 // On-chain events of three coins with different pegs, valued by the one supply valuation rule
@@ -60,15 +60,7 @@ const row = (
     origin: "recorded",
   };
 };
-const cap = (endpoint: string, payload: unknown): Capture => ({
-  endpoint,
-  params: {},
-  observedAt: AS_OF,
-  origin: "recorded",
-  path: `${endpoint}.json`,
-  sha256: "x",
-  payload,
-});
+const cap = (endpoint: string, payload: unknown) => recordedCapture(endpoint, payload, AS_OF);
 
 let db: Db;
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import { ROUTES } from "../../api/routes/index.ts";
 import { notYetAvailableFeatures } from "../../api/routes/not-yet-available.ts";
 import { ENDPOINTS } from "../../pipelines/sources/endpoints.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { cleanManifestRecords, manifestFile } from "../helpers/manifest.ts";
 import { must } from "../helpers/must.ts";
 
 // Expected values follow spec 2.8 / 3.2 / 8, not the implementation:
@@ -42,20 +43,8 @@ const source = (endpoint: string, at: number | null, extra: Partial<Source> = {}
   captures: at === null ? [] : [capture(at, 10)],
   ...extra,
 });
-const file = (
-  artifact: string,
-  maxAgeSec: number,
-  dataAsOf: number | null = AS_OF,
-): BuildManifest["files"][number] => ({
-  path: `site-data/${artifact}.json`,
-  sha256: "0",
-  bytes: 1,
-  rows: 1,
-  dataAsOf,
-  schemaVersion: "1.0.0",
-  artifact,
-  maxAgeSec,
-});
+const file = (artifact: string, maxAgeSec: number, dataAsOf: number | null = AS_OF) =>
+  manifestFile(artifact, maxAgeSec, dataAsOf);
 
 /** A build as of AS_OF where every cache and source is fresh. */
 function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
@@ -80,14 +69,7 @@ function manifest(over: Partial<BuildManifest> = {}): BuildManifest {
       source("binance.klines", AS_OF),
       source("onchain.total_supply_samples", AS_OF - DAY),
     ],
-    readerDropped: {},
-    readerProblems: {},
-    circuits: {},
-    models: [],
-    qualityRejections: {},
-    warnings: [],
-    skippedCaptures: [],
-    sourceLineage: [],
+    ...cleanManifestRecords(),
     ...over,
   };
 }

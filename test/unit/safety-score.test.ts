@@ -100,29 +100,20 @@ describe("safety score (ballast-safety-score-v1)", () => {
   });
 
   it("is NR, naming the missing inputs, without registry facts or without any price", () => {
-    const noFacts = safetyScore(
-      fiat({
-        backing: null,
-        collateralQuality: null,
-        custodyModel: null,
-        proofOfReserves: null,
-        governanceTier: null,
-        chainTier: null,
-        deploymentModel: null,
-        effectiveExitScore: null,
-      }),
-    );
+    // every registry fact absent (the exit score is not a registry fact and is not named)
+    const absentFacts = {
+      backing: null,
+      collateralQuality: null,
+      custodyModel: null,
+      proofOfReserves: null,
+      governanceTier: null,
+      chainTier: null,
+      deploymentModel: null,
+    };
+    const noFacts = safetyScore(fiat({ ...absentFacts, effectiveExitScore: null }));
     expect(noFacts.grade).toBe("NR");
     expect(noFacts.score).toBeNull();
-    expect(noFacts.missingInputs).toEqual([
-      "backing",
-      "collateralQuality",
-      "custodyModel",
-      "proofOfReserves",
-      "governanceTier",
-      "chainTier",
-      "deploymentModel",
-    ]);
+    expect(noFacts.missingInputs).toEqual(Object.keys(absentFacts));
     const noPrice = safetyScore(fiat({ pegScore: null, pegScoreUnavailableReason: "no-price", pricedDays: 0 }));
     expect(noPrice.grade).toBe("NR");
     expect(noPrice.missingInputs).toEqual(["pegScore (no-price)"]);

@@ -7,6 +7,7 @@ import { parseUpstreamUrls } from "../../build/capture.ts";
 import { defaultJobs, type JobRunner, type JobSpec, RunLog, Scheduler } from "../../build/schedule.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
+import { cleanManifestRecords, manifestFile } from "../helpers/manifest.ts";
 import {
   producerJobOf,
   SCHEDULE_RUNS_PREFIX,
@@ -196,20 +197,8 @@ describe("Scheduler", () => {
 // Health reading a run log
 
 const NOW = Date.parse("2026-11-25T12:00:00Z") / 1000;
-const file = (
-  artifact: string,
-  maxAgeSec: number,
-  dataAsOf: number | null = NOW - 60,
-): BuildManifest["files"][number] => ({
-  path: `site-data/${artifact}.json`,
-  sha256: "0",
-  bytes: 1,
-  rows: 1,
-  dataAsOf,
-  schemaVersion: "1.0.0",
-  artifact,
-  maxAgeSec,
-});
+const file = (artifact: string, maxAgeSec: number, dataAsOf: number | null = NOW - 60) =>
+  manifestFile(artifact, maxAgeSec, dataAsOf);
 const manifest: BuildManifest = {
   schemaVersion: "1.2.0",
   buildId: "20261125T1200Z-test",
@@ -221,14 +210,7 @@ const manifest: BuildManifest = {
   sources: [
     { endpoint: "frankfurter.rates", status: "ok", rows: 1, dropped: {}, newestObservedAt: NOW - 3600, captures: [] },
   ],
-  readerDropped: {},
-  readerProblems: {},
-  circuits: {},
-  models: [],
-  qualityRejections: {},
-  warnings: [],
-  skippedCaptures: [],
-  sourceLineage: [],
+  ...cleanManifestRecords(),
 };
 const run = (
   job: string,

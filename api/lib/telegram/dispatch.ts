@@ -19,7 +19,7 @@ import {
   SAFETY_SOURCE_MAX_AGE_SEC,
   type SafetySourceState,
 } from "./alerts.ts";
-import type { DispatchStatus, FollowerLookup } from "./service.ts";
+import { type DispatchStatus, type FollowerLookup, UNKNOWN_DISPATCH_STATUS } from "./service.ts";
 
 /**
  * Alert dispatch (spec 6; health spec 2.8): turns each newly served build into chat alerts
@@ -575,17 +575,7 @@ export class AlertDispatcher {
       };
     } catch (err) {
       apiLog("warn", "alerts", "dispatch status unreadable", { error: errorMessage(err) });
-      return {
-        pendingDeliveries: null,
-        pendingDeliveryLifecycleStatus: "unknown",
-        pendingDeliveryBacklog: 0,
-        lastDispatchAt: null,
-        lastDispatchStatus: null,
-        safetyAlertSourceState: null,
-        safetyAlertSourceAgeSeconds: null,
-        safetyAlertsSuppressed: false,
-        safetyAlertSourceGeneration: null,
-      };
+      return { ...UNKNOWN_DISPATCH_STATUS };
     }
   }
 }

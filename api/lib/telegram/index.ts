@@ -17,6 +17,7 @@ import type {
   TelegramSummary,
   TelegramUpdate,
 } from "./service.ts";
+import { UNKNOWN_DISPATCH_STATUS } from "./service.ts";
 import { TelegramStore, TelegramStoreError } from "./store.ts";
 
 export { TelegramStore, TelegramStoreError } from "./store.ts";
@@ -78,19 +79,6 @@ async function guarded<T>(what: string, f: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
-
-/** DispatchStatus while no dispatcher is wired (or it fails): unknown. */
-const UNKNOWN_DISPATCH: DispatchStatus = {
-  pendingDeliveries: null,
-  pendingDeliveryLifecycleStatus: "unknown",
-  pendingDeliveryBacklog: 0,
-  lastDispatchAt: null,
-  lastDispatchStatus: null,
-  safetyAlertSourceState: null,
-  safetyAlertSourceAgeSeconds: null,
-  safetyAlertsSuppressed: false,
-  safetyAlertSourceGeneration: null,
-};
 
 /**
  * The bot service: grammY bot, state-store tables, mini-app, adoption snapshot, pulse and health
@@ -324,7 +312,7 @@ export function createTelegramService(opts: TelegramServiceOptions): TelegramSer
 
     async summary(): Promise<TelegramSummary> {
       const totalChats = await store.totalChats();
-      let dispatch = UNKNOWN_DISPATCH;
+      let dispatch: DispatchStatus = UNKNOWN_DISPATCH_STATUS;
       if (opts.dispatch) {
         try {
           dispatch = await opts.dispatch.status();

@@ -75,6 +75,19 @@ export interface TelegramSummary {
 /** What the alert dispatcher (api/lib/telegram/dispatch.ts) reports into `telegramSummary`: every field but `totalChats`. */
 export type DispatchStatus = Omit<TelegramSummary, "totalChats">;
 
+/** DispatchStatus while no dispatcher is wired or its state cannot be read: lifecycle `unknown`, nothing counted. */
+export const UNKNOWN_DISPATCH_STATUS: Readonly<DispatchStatus> = Object.freeze({
+  pendingDeliveries: null,
+  pendingDeliveryLifecycleStatus: "unknown",
+  pendingDeliveryBacklog: 0,
+  lastDispatchAt: null,
+  lastDispatchStatus: null,
+  safetyAlertSourceState: null,
+  safetyAlertSourceAgeSeconds: null,
+  safetyAlertsSuppressed: false,
+  safetyAlertSourceGeneration: null,
+});
+
 /**
  * Who follows which coins: explicit follows plus coins implied by followed presets, active chats
  * only (a chat that stopped the bot or blocked it follows nothing). The bot's store implements it;
