@@ -7,6 +7,15 @@ import {
   SEVERE_DEPEG_BPS,
 } from "../pipelines/analytics/redemption-backstops.ts";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
+import {
+  AccessModelSchema,
+  ExecutionModelSchema,
+  FeeModelKindSchema,
+  HolderEligibilitySchema,
+  OutputAssetTypeSchema,
+  RouteFamilySchema,
+  SettlementModelSchema,
+} from "../pipelines/registry/schema.ts";
 import { sqlArtifact } from "./contract.ts";
 
 const Score = z.number().int().min(0).max(100);
@@ -22,25 +31,18 @@ export const RedemptionBackstopEntrySchema = z.object({
   score: Score.nullable(),
   effectiveExitScore: Score.nullable(),
   dexLiquidityScore: Score.nullable(),
-  routeFamily: z.enum([
-    "stablecoin-redeem",
-    "basket-redeem",
-    "collateral-redeem",
-    "psm-swap",
-    "queue-redeem",
-    "offchain-issuer",
-  ]),
-  accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
-  settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
-  executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
-  outputAssetType: z.enum(["stable-single", "stable-basket", "bluechip-collateral", "mixed-collateral", "nav"]),
+  routeFamily: RouteFamilySchema,
+  accessModel: AccessModelSchema,
+  settlementModel: SettlementModelSchema,
+  executionModel: ExecutionModelSchema,
+  outputAssetType: OutputAssetTypeSchema,
   sourceMode: z.enum(["dynamic", "estimated", "static"]),
   resolutionState: z.enum(["resolved", "missing-cache", "missing-capacity", "failed"]),
   capacityConfidence: z.enum(["live-direct", "live-proxy", "documented-bound", "heuristic"]),
   capacityBasis: z.string(),
   capacitySemantics: z.enum(["immediate-bounded", "eventual-only"]),
   feeConfidence: z.enum(["fixed", "formula", "undisclosed-reviewed"]),
-  feeModelKind: z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]),
+  feeModelKind: FeeModelKindSchema,
   modelConfidence: z.enum(["high", "medium", "low"]),
   immediateCapacityUsd: z.number().nonnegative().nullable(),
   immediateCapacityRatio: z.number().min(0).max(1).nullable(),
@@ -49,7 +51,7 @@ export const RedemptionBackstopEntrySchema = z.object({
   feeDescription: z.string(),
   queueEnabled: z.boolean(),
   minimumRedeemUsd: z.number().nonnegative().nullable(),
-  holderEligibility: z.enum(["any", "verified-customer", "whitelisted-primary", "issuer-discretionary"]),
+  holderEligibility: HolderEligibilitySchema,
   docs: z.array(z.string()),
   notes: z.string(),
   capsApplied: z.array(z.enum(["queue-route-cap", "offchain-route-cap", "config-cap"])),

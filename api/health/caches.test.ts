@@ -1,20 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { cacheKeyOf, cachesCheck, orderedCaches, SPEC_CACHE_KEYS } from "./caches.ts";
 import type { Producer } from "./jobs.ts";
+import { manifestFile } from "../../test/helpers/manifest.ts";
 
 // Spec 2.8: caches fresh ≤ 8× the route budget, degraded ≤ 12×, stale beyond (yield-data 2×/4×); the eight spec keys are always present.
 const NOW = 1_757_203_200;
 const build: Producer = { producerJob: "build", producerIntervalSec: null, lastSuccessAt: null };
-const file = (artifact: string, maxAgeSec: number, dataAsOf: number | null) => ({
-  path: `site-data/${artifact}.json`,
-  sha256: "0",
-  bytes: 1,
-  rows: 1,
-  dataAsOf,
-  schemaVersion: "1.0.0",
-  artifact,
-  maxAgeSec,
-});
+const file = manifestFile;
 const run = (files: ReturnType<typeof file>[], producer = build) =>
   cachesCheck({ buildId: "b", files }, NOW, () => producer);
 const required = ["stablecoins", "stablecoin-charts", "stress-signals"].map((a) => file(a, 600, NOW));

@@ -221,6 +221,51 @@ export const RiskFactsSchema = z
   });
 export type RiskFacts = z.infer<typeof RiskFactsSchema>;
 
+/**
+ * The redemption vocabulary (spec 2.12), declared once: the curated facts below and the published
+ * `/api/redemption-backstops` entries (site-data/redemption-backstops.ts) use these enums.
+ * Route families: `stablecoin-redeem` (the issuer's contract swaps it for another stablecoin),
+ * `basket-redeem` (for a basket of assets), `collateral-redeem` (for the protocol's collateral, e.g.
+ * Liquity troves), `psm-swap` (a peg stability module swaps it 1:1 for a reserve stablecoin),
+ * `queue-redeem` (requests wait in a queue), `offchain-issuer` (the issuer pays fiat off-chain).
+ */
+export const RouteFamilySchema = z.enum([
+  "stablecoin-redeem",
+  "basket-redeem",
+  "collateral-redeem",
+  "psm-swap",
+  "queue-redeem",
+  "offchain-issuer",
+]);
+/** Who can start a redemption: `permissionless-onchain`, `whitelisted-onchain` (allow-listed addresses), `issuer-api` (an issuer account or platform), `manual` (by request). */
+export const AccessModelSchema = z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]);
+/** When the holder is paid: `atomic` (same transaction), `immediate` (minutes), `same-day`, `days` (business days), `queued`. */
+export const SettlementModelSchema = z.enum(["atomic", "immediate", "same-day", "days", "queued"]);
+/** How the payout is set: `deterministic-onchain` (contract rule), `deterministic-basket`, `rules-based-nav` (published NAV), `opaque` (issuer quote or discretion). */
+export const ExecutionModelSchema = z.enum([
+  "deterministic-onchain",
+  "deterministic-basket",
+  "rules-based-nav",
+  "opaque",
+]);
+/** What the holder receives: `stable-single` (one stablecoin or fiat), `stable-basket`, `bluechip-collateral` (ETH, BTC, gold), `mixed-collateral`, `nav` (fund shares at NAV). */
+export const OutputAssetTypeSchema = z.enum([
+  "stable-single",
+  "stable-basket",
+  "bluechip-collateral",
+  "mixed-collateral",
+  "nav",
+]);
+/** How the holder's fee is set. */
+export const FeeModelKindSchema = z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]);
+/** Who may redeem: `any`, `verified-customer` (KYC'd account), `whitelisted-primary` (allow-listed institutions), `issuer-discretionary`. */
+export const HolderEligibilitySchema = z.enum([
+  "any",
+  "verified-customer",
+  "whitelisted-primary",
+  "issuer-discretionary",
+]);
+
 const REDEMPTION_FACT_FIELDS = [
   "routeFamily",
   "accessModel",
@@ -256,22 +301,15 @@ export const RedemptionFactsSchema = z
      * `psm-swap` (a peg stability module swaps it 1:1 for a reserve stablecoin), `queue-redeem`
      * (requests wait in a queue), `offchain-issuer` (the issuer pays fiat off-chain to its customers).
      */
-    routeFamily: z.enum([
-      "stablecoin-redeem",
-      "basket-redeem",
-      "collateral-redeem",
-      "psm-swap",
-      "queue-redeem",
-      "offchain-issuer",
-    ]),
+    routeFamily: RouteFamilySchema,
     /** Who can start it: `permissionless-onchain`, `whitelisted-onchain` (allow-listed addresses), `issuer-api` (an issuer account or platform), `manual` (by request). */
-    accessModel: z.enum(["permissionless-onchain", "whitelisted-onchain", "issuer-api", "manual"]),
+    accessModel: AccessModelSchema,
     /** When the holder is paid: `atomic` (same transaction), `immediate` (minutes), `same-day`, `days` (business days), `queued`. */
-    settlementModel: z.enum(["atomic", "immediate", "same-day", "days", "queued"]),
+    settlementModel: SettlementModelSchema,
     /** How the payout is set: `deterministic-onchain` (contract rule), `deterministic-basket`, `rules-based-nav` (published NAV), `opaque` (issuer quote or discretion). */
-    executionModel: z.enum(["deterministic-onchain", "deterministic-basket", "rules-based-nav", "opaque"]),
+    executionModel: ExecutionModelSchema,
     /** What the holder receives: `stable-single` (one stablecoin or fiat), `stable-basket`, `bluechip-collateral` (ETH, BTC, gold), `mixed-collateral`, `nav` (fund shares at NAV). */
-    outputAssetType: z.enum(["stable-single", "stable-basket", "bluechip-collateral", "mixed-collateral", "nav"]),
+    outputAssetType: OutputAssetTypeSchema,
     /**
      * Immediate redemption capacity: `documented-bound` (a limit the issuer or protocol documents) or
      * `heuristic` (our stated assumption, named in `basis`); USD, share of supply (0-1], or both; null
@@ -286,7 +324,7 @@ export const RedemptionFactsSchema = z
     /** Holder's fee: bps when known (null otherwise), how it is set, and the documented terms in words. */
     fee: z.strictObject({
       feeBps: z.number().nonnegative().nullable(),
-      feeModelKind: z.enum(["fixed-bps", "formula", "documented-variable", "undisclosed-reviewed"]),
+      feeModelKind: FeeModelKindSchema,
       feeDescription: z.string().min(1),
     }),
     /** Redemptions wait in a queue (withdrawal request, cooldown). */
@@ -294,7 +332,7 @@ export const RedemptionFactsSchema = z
     /** Smallest redemption (USD), null when none is documented. */
     minimumRedeemUsd: z.number().nonnegative().nullable(),
     /** Who may redeem: `any`, `verified-customer` (KYC'd account), `whitelisted-primary` (allow-listed institutions), `issuer-discretionary`. */
-    holderEligibility: z.enum(["any", "verified-customer", "whitelisted-primary", "issuer-discretionary"]),
+    holderEligibility: HolderEligibilitySchema,
     /** Documentation URLs of the route (published with the entry). */
     docs: z.array(z.url({ protocol: /^https$/ })).min(1),
     /** Free-text notes (published with the entry). */

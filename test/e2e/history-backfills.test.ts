@@ -15,6 +15,7 @@ import { loadBuildConfig } from "../../build/config.ts";
 import { startHistoryReplay } from "../helpers/history-replay-server.ts";
 import { listCoin, publishFakeBuild, startJwksServer, type JwksServer } from "../helpers/ops.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
+import type { CapturedHistory } from "../../build/backfill-history.ts";
 
 // Issue 31 item 1: backfill-depegs, backfill-supply-history and backfill-cg-prices are real jobs. Each
 // captures the selected coin's history through the live clients (here: local servers replaying the
@@ -97,17 +98,8 @@ const post = (path: string, headers: Record<string, string> = {}) =>
   ops.request(path, { method: "POST", headers: { ...SVC, ...headers } });
 const jobCount = async () => (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
 
-interface Captured {
-  key: string;
-  endpoint: string;
-  params: Record<string, string>;
-  url: string;
-  fetchedAt: number;
-  sha256: string;
-  bytes: number;
-  firstDay: string;
-  lastDay: string;
-}
+/** A capture's provenance as the job reports it (its days are known: every replayed payload has points). */
+type Captured = CapturedHistory & { firstDay: string; lastDay: string };
 interface Result {
   coins: string[];
   captured: Captured[];

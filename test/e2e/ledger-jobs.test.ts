@@ -14,6 +14,7 @@ import { startHistoryReplay } from "../helpers/history-replay-server.ts";
 import { must } from "../helpers/must.ts";
 import { E2E_OPERATOR_HEADERS, e2eOpsApp, type JwksServer, runJobToEnd, startJwksServer } from "../helpers/ops.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
+import type { ReclassifyResult } from "../../build/ledger-jobs.ts";
 
 // Issue 31 item 1: backfill-mint-burn-prices and reclassify-atomic-roundtrips are real ledger jobs
 // (build/ledger-jobs.ts) run by the operator lane against the recorded build (serving, as of 2025-09-07)
@@ -126,23 +127,8 @@ function fixtureRows(): OnchainEventRow[] {
   return rows;
 }
 
-interface Change {
-  id: string;
-  stablecoinId: string;
-  hourTs: number;
-  before: string | null;
-  after: string;
-  pairId: string | null;
-}
-interface Reclassified {
-  done: boolean;
-  updated: number;
-  hoursRecalculated: number;
-  batchSize: number;
-  groups: number;
-  groupsTotal: number;
-  changes: Change[];
-}
+/** The job's stdout (its type, not its values: the expected figures come from the recorded CSVs). */
+type Reclassified = ReclassifyResult;
 
 describe("ledger jobs (issue 31 item 1)", () => {
   it("reclassify-atomic-roundtrips: 1000 groups per call, every changed row reported, repeat until done", async () => {
