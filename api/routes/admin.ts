@@ -22,6 +22,7 @@ import {
   type OperatorChange,
 } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
+import { DEPEG_AUDIT_RESULT, DEWS_VALIDATION_RESULT, depegAudit, dewsValidation } from "./depeg-audit.ts";
 import { HISTORY_BACKFILL_RESULT, historyBackfill, servingStablecoinList } from "./history-backfills.ts";
 import type { AdminRoute } from "./route.ts";
 
@@ -553,9 +554,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     action: "backfill-dews",
     mutating: false,
     summary: "Validate DEWS against historical depegs",
-    description: NOT_YET,
-    responseDescription: "validation report",
-    handler: noJobYet("backfill-dews"),
+    description:
+      "Runs the depeg backtest over the recorded history as of the serving build (`build/depeg-backtest-cli.ts dews-validation`, a background job) and validates DEWS against its incidents: per incident whether an alert (band ALERT or worse) was issued within 7 days before its start and how long before (a day's score counts from the end of its UTC day; the start day's own score is `at-onset`, never a lead), misses and uncovered incidents, alert episodes as true, false, in-event or open, precision and recall per coin and overall, with the methodology versions.",
+    responseDescription: DEWS_VALIDATION_RESULT,
+    handler: dewsValidation(runJob),
   }),
   route({
     operationId: "backfillMintBurn",
@@ -602,9 +604,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     getAllowed: (q) => q["dry-run"] === "true",
     query: z.object({ "dry-run": trueOnly("Must be `true` on GET (a repair is POST-only)"), ...AuditQuery }),
     summary: "Preview a depeg history audit",
-    description: `GET only with \`dry-run=true\` (else 405 \`Allow: POST\`). ${NOT_YET}`,
-    responseDescription: "preview",
-    handler: noJobYet("audit-depeg-history"),
+    description:
+      "GET only with `dry-run=true` (else 405 `Allow: POST`). Runs the depeg backtest over the recorded history as of the serving build (`build/depeg-backtest-cli.ts audit`, a background job) and lists its findings: peaks on a lone print, events below the supply threshold, synthetic splits of one episode, published events the current rules do not produce. Records nothing.",
+    responseDescription: DEPEG_AUDIT_RESULT,
+    handler: depegAudit(runJob),
   }),
   route({
     operationId: "auditDepegHistory",
@@ -623,9 +626,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
         .describe("Comma-separated event ids to delete"),
     }),
     summary: "Audit or repair the depeg history",
-    description: NOT_YET,
-    responseDescription: "audit or repair counts",
-    handler: noJobYet("audit-depeg-history"),
+    description:
+      "The audit of the GET preview; with `dry-run=false` it records the reviewed verdicts (`delete` event ids; with `repair=synthetic-splits` the merge of every split chain found) as the next write-once version of `verdicts/depeg-history/` with who, when and why. The next build applies them (dated snapshots are never rewritten) and lists them in its manifest (`depegVerdicts`).",
+    responseDescription: DEPEG_AUDIT_RESULT,
+    handler: depegAudit(runJob),
   }),
   route({
     operationId: "triggerDigest",
