@@ -422,7 +422,11 @@ describe("every spec 4.5 route", () => {
     });
     const preview = await op(a.ops, "GET", "/api/audit-depeg-history?dry-run=true&symbol=usdt&limit=7&min-supply=5e6");
     expect(preview.status).toBe(400); // min-supply is a plain number
-    const audit = await op(a.ops, "GET", "/api/audit-depeg-history?dry-run=true&symbol=usdt&limit=7&min-supply=5000000");
+    const audit = await op(
+      a.ops,
+      "GET",
+      "/api/audit-depeg-history?dry-run=true&symbol=usdt&limit=7&min-supply=5000000",
+    );
     expect(audit.status).toBe(200);
     expect(executed.at(-1)?.args).toEqual([
       "audit",
