@@ -38,7 +38,7 @@ let dataDir: string;
 let first: BuildManifest;
 
 interface PublishedEvent {
-  id: string;
+  id: number;
   stablecoinId: string;
   symbol: string;
   direction: string;
@@ -234,7 +234,7 @@ describe("audit-depeg-history (issue 31 item 1)", () => {
     for (const dir of ["above", "below"]) {
       let chain: PublishedEvent[] = [];
       const close = () => {
-        if (chain.length > 1) chains.push(chain.map((e) => e.id));
+        if (chain.length > 1) chains.push(chain.map((e) => String(e.id)));
         chain = [];
       };
       for (const e of usdc.filter((x) => x.direction === dir)) {
@@ -255,7 +255,7 @@ describe("audit-depeg-history (issue 31 item 1)", () => {
     const before = eventsOf(first.buildId);
     const usdt = before.filter((e) => e.stablecoinId === "usdt-tether");
     expect(usdt.length).toBeGreaterThan(0);
-    const victim = usdt[0].id;
+    const victim = String(usdt[0].id);
     const snapshotFile = join(dataDir, "snapshots/2023-03-14.json");
     const snapshot = { bytes: readFileSync(snapshotFile, "utf8"), mtimeMs: statSync(snapshotFile).mtimeMs };
     const path = `/api/audit-depeg-history?dry-run=false&symbol=USDT&delete=${victim}`;
@@ -285,10 +285,10 @@ describe("audit-depeg-history (issue 31 item 1)", () => {
     });
     expect(next.buildId).not.toBe(first.buildId);
     const after = eventsOf(next.buildId);
-    expect(after.map((e) => e.id)).not.toContain(victim);
-    expect(after.map((e) => e.id).sort()).toEqual(
+    expect(after.map((e) => String(e.id))).not.toContain(victim);
+    expect(after.map((e) => String(e.id)).sort()).toEqual(
       before
-        .map((e) => e.id)
+        .map((e) => String(e.id))
         .filter((id) => id !== victim)
         .sort(),
     );
