@@ -151,7 +151,7 @@ async function appliedVerdicts(db: Db, files: StoredVerdictFile[]): Promise<Appl
     applied: boolean;
     note: string | null;
   }>(
-    "select version, action, event_id::varchar as event_id, merge_into::varchar as merge_into, applied, note from depeg_verdicts_applied order by version, event_id",
+    "select version::integer as version, action, event_id::varchar as event_id, merge_into::varchar as merge_into, applied, note from depeg_verdicts_applied order by version, event_id",
   );
   return files.map(({ key, sha256, file }) => {
     const mine = rows.filter((r) => r.version === file.version);

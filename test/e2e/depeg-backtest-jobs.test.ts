@@ -92,7 +92,15 @@ afterAll(async () => {
 
 const call = (method: string, path: string, headers: Record<string, string> = {}) =>
   ops.request(path, { method, headers: { ...SVC, ...headers } });
-const jobCount = async () => (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
+/** Jobs recorded so far (0 while the job table does not exist yet: no job has run). */
+const jobCount = async () =>
+  (
+    await sql.query<{ n: number }>(
+      "select coalesce((select count(*)::int from pg_class where relname = 'admin_jobs'), 0) as n",
+    )
+  ).rows[0].n === 0
+    ? 0
+    : (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
 
 /** Starts `path` (202 with jobWaitMs 0), waits for its job to end and returns the 202 body and the job. */
 async function runToEnd<T>(method: string, path: string, headers: Record<string, string> = {}) {
