@@ -94,11 +94,7 @@ const call = (method: string, path: string, headers: Record<string, string> = {}
   ops.request(path, { method, headers: { ...SVC, ...headers } });
 /** Jobs recorded so far (0 while the job table does not exist yet: no job has run). */
 const jobCount = async () =>
-  (
-    await sql.query<{ n: number }>(
-      "select coalesce((select count(*)::int from pg_class where relname = 'admin_jobs'), 0) as n",
-    )
-  ).rows[0].n === 0
+  (await sql.query<{ n: number }>("select (to_regclass('admin_jobs') is not null)::int as n")).rows[0].n === 0
     ? 0
     : (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
 
