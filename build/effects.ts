@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Capture, CaptureInfo } from "../pipelines/sources/types.ts";
 import { assertCaptureDir, type CaptureHandler, type CaptureSet, collectCaptures, selectAtAsOf } from "./captures.ts";
+import { type DepegVerdictSource, sinkVerdicts } from "./depeg-verdicts.ts";
 import type { Db } from "./duckdb.ts";
 import { log, type Logger } from "./log.ts";
 import { readOnchainLedger } from "./onchain-ledger.ts";
@@ -43,6 +44,11 @@ export interface LoadEffects {
   logger: Logger;
   /** Parsed captures kept across builds (build/staged-cache.ts); absent or null: every capture is parsed. */
   stagedCache?: StagedCache | null;
+  /**
+   * Recorded depeg-history verdicts the build applies (build/depeg-verdicts.ts); absent or null: none
+   * (dated snapshots, memory builds). defaultBuildEffects reads them from the sink.
+   */
+  verdicts?: DepegVerdictSource | null;
 }
 
 /** Where a build's captures come from. */
@@ -147,7 +153,8 @@ export interface BuildPaths {
 }
 
 /**
- * The real effects of a build: recorded captures of `captureDir` + live captures in `sink`, the
+ * The real effects of a build: recorded captures of `captureDir` + live captures in `sink` (and the
+ * depeg-history verdicts recorded there), the
  * warehouse and ledger files (when set), scratch under `scratchDir` (default the OS temp dir), the
  * parsed-capture cache in its `ballast-staged-captures` folder (STAGED_CACHE_FOLDER), the system clock
  * and the stderr JSON-line logger. Throws the one-line BALLAST_CAPTURE_DIR error when the
@@ -163,6 +170,7 @@ export function defaultBuildEffects(paths: BuildPaths): BuildEffects {
     sink: paths.sink,
     scratchDir: paths.scratchDir ?? tmpdir(),
     stagedCache,
+    verdicts: sinkVerdicts(paths.sink),
     clock: systemClock,
     logger: log,
   };

@@ -75,6 +75,8 @@ export function buildFingerprint(inputs: BuildInputs): string {
   };
   for (const f of walk(inputs.captureDir)) stat("capture", inputs.captureDir, f);
   for (const f of walk(join(inputs.dataDir, "raw"))) stat("raw", inputs.dataDir, f);
+  // recorded depeg-history verdicts (build/depeg-verdicts.ts): a new version is a new input
+  for (const f of walk(join(inputs.dataDir, "verdicts"))) stat("verdicts", inputs.dataDir, f);
   if (existsSync(inputs.onchainLedgerPath)) stat("ledger", inputs.dataDir, inputs.onchainLedgerPath);
   return h.digest("hex");
 }

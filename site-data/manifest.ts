@@ -63,6 +63,24 @@ export const SkippedCaptureSchema = z.object({
 export type SkippedCapture = z.infer<typeof SkippedCaptureSchema>;
 
 /**
+ * Manifest entry (`depegVerdicts[]`) of one recorded depeg-history verdict file (build/depeg-verdicts.ts):
+ * its key, version, sha256 and provenance, the event ids this build deleted and merged by it, and the
+ * rows it could not apply (`event-not-produced`: the current rules no longer produce that event, …).
+ */
+export const AppliedVerdictFileSchema = z.object({
+  key: z.string(),
+  version: z.number().int(),
+  sha256: z.string(),
+  recordedAt: z.number().int(),
+  recordedBy: z.string(),
+  requestId: z.string().nullable(),
+  deleted: z.array(z.number().int()),
+  merged: z.array(z.object({ into: z.number().int(), eventIds: z.array(z.number().int()) })),
+  notApplied: z.array(z.object({ action: z.enum(["delete", "merge"]), eventId: z.number().int(), note: z.string() })),
+});
+export type AppliedVerdictFile = z.infer<typeof AppliedVerdictFileSchema>;
+
+/**
  * `builds/<build-id>/manifest.json`: every file with sha256/bytes/rows/dataAsOf, every source with
  * its captures, status and counted drop reasons, circuit states and model row counts.
  */
@@ -123,6 +141,8 @@ export const BuildManifestSchema = z.object({
   skippedCaptures: z.array(SkippedCaptureSchema).default([]),
   /** The build-time lineage check of the daily price series (since 1.4.0). Absent in older manifests. */
   sourceLineage: z.array(SourceLineagePairSchema).default([]),
+  /** Recorded depeg-history verdicts this build read and what it applied of each. Absent: none recorded. */
+  depegVerdicts: z.array(AppliedVerdictFileSchema).optional(),
 });
 export type BuildManifest = z.infer<typeof BuildManifestSchema>;
 

@@ -22,6 +22,7 @@ import {
   type OperatorChange,
 } from "../lib/ops-services.ts";
 import { boolParam, intParam } from "../lib/query-params.ts";
+import { DEPEG_AUDIT_RESULT, DEWS_VALIDATION_RESULT, depegAudit, dewsValidation } from "./depeg-audit.ts";
 import { HISTORY_BACKFILL_RESULT, historyBackfill, servingStablecoinList } from "./history-backfills.ts";
 import {
   backfillMintBurnPrices,
@@ -253,11 +254,6 @@ function onchainJob(ctx: AdminContext, job: string, params: Record<string, unkno
   return runJob(ctx, job, { script: "build/onchain-cli.ts", args }, passed, "ledger");
 }
 
-/** A spec route whose pipeline job does not exist yet: 503 after its parameters were validated (never invented results). */
-const noJobYet = (job: string) => async (): Promise<AdminResult> => {
-  throw notYetAvailable(job);
-};
-
 /** The serving build's unreviewed coins (discovery candidates' source). @throws 503 without a build or list. */
 async function unreviewedCoins(ctx: AdminContext): Promise<UnreviewedCoin[]> {
   const { list } = await servingStablecoinList(ctx);
@@ -370,8 +366,6 @@ const route = (d: Decl): AdminRoute => ({
     return r;
   },
 });
-const NOT_YET =
-  "Validates its parameters, then answers 503 `Data not yet available: <job>`: no pipeline job performs this yet (builds recompute it from the recorded history).";
 
 /**
  * Every operator route of spec 4.5 (plus the lane's own maintenance switch and job status), declared
@@ -561,9 +555,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     action: "backfill-dews",
     mutating: false,
     summary: "Validate DEWS against historical depegs",
-    description: NOT_YET,
-    responseDescription: "validation report",
-    handler: noJobYet("backfill-dews"),
+    description:
+      "Runs the depeg backtest over the recorded history as of the serving build (`build/depeg-backtest-cli.ts dews-validation`, a background job) and validates DEWS against its incidents: per incident whether an alert (band ALERT or worse) was issued within 7 days before its start and how long before (a day's score counts from the end of its UTC day; the start day's own score is `at-onset`, never a lead), misses and uncovered incidents, alert episodes as true, false, in-event or open, precision and recall per coin and overall, with the methodology versions.",
+    responseDescription: DEWS_VALIDATION_RESULT,
+    handler: dewsValidation(runJob),
   }),
   route({
     operationId: "backfillMintBurn",
@@ -614,9 +609,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     getAllowed: (q) => q["dry-run"] === "true",
     query: z.object({ "dry-run": trueOnly("Must be `true` on GET (a repair is POST-only)"), ...AuditQuery }),
     summary: "Preview a depeg history audit",
-    description: `GET only with \`dry-run=true\` (else 405 \`Allow: POST\`). ${NOT_YET}`,
-    responseDescription: "preview",
-    handler: noJobYet("audit-depeg-history"),
+    description:
+      "GET only with `dry-run=true` (else 405 `Allow: POST`). Runs the depeg backtest over the recorded history as of the serving build (`build/depeg-backtest-cli.ts audit`, a background job) and lists its findings: peaks on a lone print, events below the supply threshold, synthetic splits of one episode, published events the current rules do not produce. Records nothing.",
+    responseDescription: DEPEG_AUDIT_RESULT,
+    handler: depegAudit(runJob),
   }),
   route({
     operationId: "auditDepegHistory",
@@ -635,9 +631,10 @@ export const ADMIN_ROUTES: AdminRoute[] = [
         .describe("Comma-separated event ids to delete"),
     }),
     summary: "Audit or repair the depeg history",
-    description: NOT_YET,
-    responseDescription: "audit or repair counts",
-    handler: noJobYet("audit-depeg-history"),
+    description:
+      "The audit of the GET preview; with `dry-run=false` it records the reviewed verdicts (`delete` event ids; with `repair=synthetic-splits` the merge of every split chain found) as the next write-once version of `verdicts/depeg-history/` with who, when and why. The next build applies them (dated snapshots are never rewritten) and lists them in its manifest (`depegVerdicts`).",
+    responseDescription: DEPEG_AUDIT_RESULT,
+    handler: depegAudit(runJob),
   }),
   route({
     operationId: "triggerDigest",

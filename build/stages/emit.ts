@@ -345,7 +345,8 @@ export function assembleManifest(
     | "warnings"
     | "skippedCaptures"
     | "sourceLineage"
-  >,
+  > &
+    Partial<Pick<ModelledBuild, "depegVerdicts">>,
   emitted: EmittedBuild,
   circuits: BuildManifest["circuits"],
 ): BuildManifest {
@@ -383,5 +384,6 @@ export function assembleManifest(
     warnings: modelled.warnings,
     skippedCaptures: modelled.skippedCaptures,
     sourceLineage: modelled.sourceLineage,
+    ...(modelled.depegVerdicts?.length ? { depegVerdicts: modelled.depegVerdicts } : {}),
   };
 }

@@ -4,8 +4,9 @@ import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
 import { ENDPOINTS, sourceCurrentWindows } from "../../pipelines/sources/endpoints.ts";
-import type { Capture, CaptureInfo, ReaderProblem } from "../../pipelines/sources/types.ts";
+import type { Capture, CaptureInfo, ColumnType, ReaderProblem } from "../../pipelines/sources/types.ts";
 import type { SkippedCapture } from "../../site-data/manifest.ts";
+import { type StoredVerdictFile, verdictRows } from "../depeg-verdicts.ts";
 import type { Db } from "../duckdb.ts";
 import { fileLedger, fileWarehouse, listCaptures, type LoadEffects, recordedCaptures } from "../effects.ts";
 import { RawLoader, type SourceLoadReport } from "../load.ts";
@@ -78,7 +79,19 @@ export interface LoadedInputs {
   warnings: string[];
   /** Endpoint → newest capture used (Unix s), null when none. */
   sourceObservedAt: Record<string, number | null>;
+  /** Recorded depeg-history verdict files loaded into `operator_depeg_verdicts` (none without `effects.verdicts`). */
+  depegVerdictFiles: StoredVerdictFile[];
 }
+
+/** Columns of `operator_depeg_verdicts` (one row per verdict item, build/depeg-verdicts.ts verdictRows). */
+const VERDICT_COLUMNS = {
+  version: "BIGINT",
+  key: "VARCHAR",
+  sha256: "VARCHAR",
+  action: "VARCHAR",
+  event_id: "BIGINT",
+  merge_into: "BIGINT",
+} as const satisfies Record<string, ColumnType>;
 
 /**
  * Last day of a dead date's period (`2022-05` → 2022-05-31, `2022` → 2022-12-31): a death is
@@ -268,6 +281,7 @@ export async function prepareBuildDb(db: Db, asOf: number, registry?: Registry):
     sourceCurrentWindows(),
   );
   await db.exec(`create table hist_supply_snapshots (${HIST_COLUMNS})`);
+  await db.loadRows("operator_depeg_verdicts", VERDICT_COLUMNS, []);
   if (registry) await loadRegistryTables(db, registry, asOfDay);
 }
 
@@ -334,6 +348,15 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
   fx.logger("info", "load", "captures selected", { count: captures.length, parsedBefore: loader.cacheHits });
   const sources = await loader.finish(captures);
   fx.stagedCache?.prune();
+  const depegVerdictFiles = fx.verdicts ? await fx.verdicts.read() : [];
+  if (depegVerdictFiles.length) {
+    await db.loadRows(
+      "operator_depeg_verdicts",
+      VERDICT_COLUMNS,
+      verdictRows(depegVerdictFiles).map((r) => ({ ...r })),
+      true,
+    );
+  }
   const warnings = await loadBuildRegistry(db, opts.asOf, opts.registry ?? loadRegistry());
   const list = sources.find((s) => s.endpoint === "defillama.stablecoins" && s.rows > 0);
   const listWindowSec = ENDPOINTS["defillama.stablecoins"].currentWindowSec ?? 0;
@@ -371,5 +394,6 @@ export async function loadInputs(db: Db, opts: LoadOptions): Promise<LoadedInput
     skippedCaptures,
     warnings,
     sourceObservedAt,
+    depegVerdictFiles,
   };
 }

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
 import { REPO_ROOT } from "../config.ts";
-import type { SourceLineagePair } from "../../site-data/manifest.ts";
+import type { AppliedVerdictFile, SourceLineagePair } from "../../site-data/manifest.ts";
+import type { StoredVerdictFile } from "../depeg-verdicts.ts";
 import { Db } from "../duckdb.ts";
 import { log, type Logger } from "../log.ts";
 import { discoverModels, type ModelRunResult, runModels } from "../models.ts";
@@ -22,6 +23,8 @@ export interface ModelledBuild extends LoadedInputs {
    * pair of price series that agree like copies but are declared independent (source_lineage_check).
    */
   modelWarnings: string[];
+  /** Recorded depeg-history verdicts and what this build applied of each (manifest `depegVerdicts`; empty: none recorded). */
+  depegVerdicts: AppliedVerdictFile[];
 }
 
 /**
@@ -129,9 +132,47 @@ export async function loadAndModel(opts: LoadOptions): Promise<ModelledBuild> {
     const fx = loadEffectsOf(opts);
     const loaded = await loadInputs(db, { asOf: opts.asOf, registry: opts.registry, effects: fx });
     const modelled = await runModelStage(db, fx.logger);
-    return { ...loaded, db, ...modelled, warnings: [...loaded.warnings, ...modelled.modelWarnings] };
+    const depegVerdicts = await appliedVerdicts(db, loaded.depegVerdictFiles);
+    return { ...loaded, db, ...modelled, depegVerdicts, warnings: [...loaded.warnings, ...modelled.modelWarnings] };
   } catch (err) {
     db.close();
     throw err;
   }
+}
+
+/** Per recorded verdict file: its provenance and what peg_monitor applied of it (`depeg_verdicts_applied`). */
+async function appliedVerdicts(db: Db, files: StoredVerdictFile[]): Promise<AppliedVerdictFile[]> {
+  if (!files.length) return [];
+  const rows = await db.all<{
+    version: number;
+    action: "delete" | "merge";
+    event_id: string;
+    merge_into: string | null;
+    applied: boolean;
+    note: string | null;
+  }>(
+    "select version::integer as version, action, event_id::varchar as event_id, merge_into::varchar as merge_into, applied, note from depeg_verdicts_applied order by version, event_id",
+  );
+  return files.map(({ key, sha256, file }) => {
+    const mine = rows.filter((r) => r.version === file.version);
+    const merged = new Map<number, number[]>();
+    for (const r of mine)
+      if (r.action === "merge" && r.applied && r.merge_into !== null) {
+        const into = Number(r.merge_into);
+        merged.set(into, [...(merged.get(into) ?? []), Number(r.event_id)]);
+      }
+    return {
+      key,
+      version: file.version,
+      sha256,
+      recordedAt: file.recordedAt,
+      recordedBy: file.recordedBy,
+      requestId: file.requestId,
+      deleted: mine.filter((r) => r.action === "delete" && r.applied).map((r) => Number(r.event_id)),
+      merged: [...merged.entries()].map(([into, eventIds]) => ({ into, eventIds: eventIds.sort((a, b) => a - b) })),
+      notApplied: mine
+        .filter((r) => !r.applied)
+        .map((r) => ({ action: r.action, eventId: Number(r.event_id), note: r.note ?? "not applied" })),
+    };
+  });
 }

@@ -181,7 +181,7 @@ export interface DepegEventRow {
     confirmationPolicy: "none" | "second-category" | "two-point-daily" | "dependency";
     confirmationPointCount: number;
     confidenceTier: "high" | "low";
-    auditVerdict: null;
+    auditVerdict: string | null;
     pegScoreEligible: boolean;
     updatedAt: number;
   };
@@ -740,28 +740,38 @@ export function linkIncidents(rows: DepegEventRow[]): DepegEventRow[] {
       prev.closeReason === "recovered-primary" &&
       r.startedAt - prev.endedAt <= REOPEN_WINDOW_SEC
     ) {
-      const worse = Math.abs(r.peakDeviationBps) > Math.abs(prev.peakDeviationBps);
-      out[out.length - 1] = {
-        ...prev,
-        peakDeviationBps: worse ? r.peakDeviationBps : prev.peakDeviationBps,
-        peakPrice: worse ? r.peakPrice : prev.peakPrice,
-        endedAt: r.endedAt,
-        recoveryPrice: r.recoveryPrice,
-        closeReason: r.closeReason,
-        constituentEventCount: prev.constituentEventCount + r.constituentEventCount,
-        families: [...new Set([...prev.families, ...r.families])].sort(),
-        provenance: {
-          ...prev.provenance,
-          sourcePriceProviders: [
-            ...new Set([...prev.provenance.sourcePriceProviders, ...r.provenance.sourcePriceProviders]),
-          ].sort(),
-          confirmationPointCount: prev.provenance.confirmationPointCount + r.provenance.confirmationPointCount,
-        },
-        trace: { ...prev.trace, peak: worse ? r.trace.peak : prev.trace.peak, closed: r.trace.closed },
-      };
+      out[out.length - 1] = mergeIncidents(prev, r);
       continue;
     }
     out.push(r);
   }
   return out;
+}
+
+/**
+ * One incident from `prev` and the later `next` of the same coin and direction (linkIncidents, and an
+ * operator's `synthetic-splits` repair verdict): `prev`'s id, start and start price; the worse peak
+ * (|bps|); `next`'s end, recovery and close reason; constituent counts, families, providers and
+ * confirmation points summed or united.
+ */
+export function mergeIncidents(prev: DepegEventRow, next: DepegEventRow): DepegEventRow {
+  const worse = Math.abs(next.peakDeviationBps) > Math.abs(prev.peakDeviationBps);
+  return {
+    ...prev,
+    peakDeviationBps: worse ? next.peakDeviationBps : prev.peakDeviationBps,
+    peakPrice: worse ? next.peakPrice : prev.peakPrice,
+    endedAt: next.endedAt,
+    recoveryPrice: next.recoveryPrice,
+    closeReason: next.closeReason,
+    constituentEventCount: prev.constituentEventCount + next.constituentEventCount,
+    families: [...new Set([...prev.families, ...next.families])].sort(),
+    provenance: {
+      ...prev.provenance,
+      sourcePriceProviders: [
+        ...new Set([...prev.provenance.sourcePriceProviders, ...next.provenance.sourcePriceProviders]),
+      ].sort(),
+      confirmationPointCount: prev.provenance.confirmationPointCount + next.provenance.confirmationPointCount,
+    },
+    trace: { ...prev.trace, peak: worse ? next.trace.peak : prev.trace.peak, closed: next.trace.closed },
+  };
 }

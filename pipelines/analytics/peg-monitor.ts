@@ -15,6 +15,7 @@ import {
   thresholdBps,
 } from "./depeg-detection.ts";
 import { DEATH_GRACE_DAYS, deathPeriod } from "./stress-signals.ts";
+import { type AppliedVerdict, applyDepegVerdicts, type DepegVerdictRow } from "./depeg-verdicts.ts";
 import {
   AGREEMENT_BPS,
   computeConsensus,
@@ -521,11 +522,13 @@ type PegMonitorInputs = {
   >;
   supplyHistory: { stablecoin_id: string; day_ts: number; usd: number | string };
   supplyCurrent: { stablecoin_id: string; circulating_usd: number | string };
+  verdicts: Omit<DepegVerdictRow, "event_id" | "merge_into"> & { event_id: string; merge_into: string | null };
 };
 
 /**
- * The peg monitor as a DAG node (reads observations, references, supply; writes grid, events, current
- * prices, and `depeg_flagged_prints`: the lone contradicted prints detection did not use, one row per
+ * The peg monitor as a DAG node (reads observations, references, supply and the operator's reviewed
+ * depeg verdicts; writes grid, events, current prices, `depeg_verdicts_applied`: what became of each
+ * verdict row, pipelines/analytics/depeg-verdicts.ts, and `depeg_flagged_prints`: the lone contradicted prints detection did not use, one row per
  * slot with its neighbours' deviations, counted in the manifest as `lone-contradicted-print`).
  */
 export const pegMonitor: Analytic = {
@@ -543,6 +546,8 @@ export const pegMonitor: Analytic = {
           order by stablecoin_id, day_ts`,
     supplyCurrent:
       "select stablecoin_id, circulating_usd from int_coins_supply_usd where circulating_usd is not null order by stablecoin_id",
+    verdicts:
+      "select version, key, sha256, action, event_id::varchar as event_id, merge_into::varchar as merge_into from operator_depeg_verdicts order by version, event_id",
   },
   outputs: {
     price_consensus_slots: {
@@ -599,6 +604,16 @@ export const pegMonitor: Analytic = {
     },
     depeg_event_rows: { ...ROW_COLUMNS },
     depeg_incidents: { ...ROW_COLUMNS },
+    depeg_verdicts_applied: {
+      version: "BIGINT",
+      key: "VARCHAR",
+      sha256: "VARCHAR",
+      action: "VARCHAR",
+      event_id: "BIGINT",
+      merge_into: "BIGINT",
+      applied: "BOOLEAN",
+      note: "VARCHAR",
+    },
     depeg_flagged_prints: {
       stablecoin_id: "VARCHAR",
       symbol: "VARCHAR",
@@ -660,6 +675,12 @@ export const pegMonitor: Analytic = {
     );
     const histBy = group(inputs.supplyHistory, (r) => ({ dayTs: r.day_ts, usd: Number(r.usd) }));
     const current = new Map(inputs.supplyCurrent.map((r) => [r.stablecoin_id, Number(r.circulating_usd)]));
+    const verdicts: DepegVerdictRow[] = inputs.verdicts.map((v) => ({
+      ...v,
+      event_id: Number(v.event_id),
+      merge_into: v.merge_into === null ? null : Number(v.merge_into),
+    }));
+    const applied: AppliedVerdict[] = [];
     const tables: Record<string, Row[]> = {
       price_consensus_slots: [],
       price_current: [],
@@ -667,6 +688,7 @@ export const pegMonitor: Analytic = {
       source_quality_daily: [],
       depeg_event_rows: [],
       depeg_incidents: [],
+      depeg_verdicts_applied: [],
       depeg_flagged_prints: [],
       depeg_pending: [],
     };
@@ -759,7 +781,9 @@ export const pegMonitor: Analytic = {
           quotes_json: j(f.print.quotes.map((q) => [q.source, q.category, q.price, q.observedAt])),
         });
       for (const r of det.rows) tables.depeg_event_rows.push(eventRow(r));
-      const incidents = linkIncidents(det.rows);
+      const reviewed = applyDepegVerdicts(linkIncidents(det.rows), verdicts);
+      applied.push(...reviewed.applied);
+      const incidents = reviewed.incidents;
       confirmed.set(
         id,
         incidents.map((r) => ({
@@ -772,6 +796,13 @@ export const pegMonitor: Analytic = {
       for (const r of incidents) tables.depeg_incidents.push(eventRow(r));
       if (det.pending) tables.depeg_pending.push(pendingRow(det.pending));
     }
+    const reported = new Set(applied.map((a) => `${a.version}|${a.event_id}`));
+    for (const v of verdicts)
+      if (!reported.has(`${v.version}|${v.event_id}`))
+        applied.push({ ...v, applied: false, note: "event-not-produced" });
+    tables.depeg_verdicts_applied = applied.sort(
+      (a, b) => a.version - b.version || a.event_id - b.event_id,
+    ) as unknown as Row[];
     if (expired) rejected["pending-expired-unconfirmed"] = expired;
     if (lonePrints) rejected[LONE_PRINT_REASON] = lonePrints;
     return { tables, rejected };

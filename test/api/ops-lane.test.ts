@@ -417,14 +417,46 @@ describe("every spec 4.5 route", () => {
     answer = async () => ({ exitCode: 1, stdout: '{"error":"rpc down"}', stderr: "" });
     expect((await op(a.ops, "POST", "/api/reset-blacklist-sync")).status).toBe(500);
 
-    for (const [method, path, job] of [
-      ["GET", "/api/backfill-dews", "backfill-dews"],
-      ["GET", "/api/audit-depeg-history?dry-run=true", "audit-depeg-history"],
-      ["POST", "/api/audit-depeg-history?delete=1,2", "audit-depeg-history"],
-    ]) {
-      const r = await op(a.ops, method, path);
-      expect([r.status, (await r.json()).error], path).toEqual([503, `Data not yet available: ${job}`]);
-    }
+    // the depeg backtest jobs run build/depeg-backtest-cli.ts as of the serving build, with the spec's parameters
+    answer = async () => ({ exitCode: 0, stdout: '{"ok":true}', stderr: "" });
+    const servingAsOf = String((await store.build())?.manifest.asOf);
+    const dews = await op(a.ops, "GET", "/api/backfill-dews");
+    expect([dews.status, await dews.json()]).toEqual([200, { ok: true }]);
+    expect(executed.at(-1)).toEqual({
+      script: "build/depeg-backtest-cli.ts",
+      args: ["dews-validation", "--as-of", servingAsOf],
+    });
+    const preview = await op(a.ops, "GET", "/api/audit-depeg-history?dry-run=true&symbol=usdt&limit=7&min-supply=5e6");
+    expect(preview.status).toBe(400); // min-supply is a plain number
+    const audit = await op(
+      a.ops,
+      "GET",
+      "/api/audit-depeg-history?dry-run=true&symbol=usdt&limit=7&min-supply=5000000",
+    );
+    expect(audit.status).toBe(200);
+    expect(executed.at(-1)?.args).toEqual([
+      "audit",
+      "--as-of",
+      servingAsOf,
+      "--limit",
+      "7",
+      "--offset",
+      "0",
+      "--min-supply",
+      "5000000",
+      "--symbol",
+      "usdt",
+    ]);
+    const jobsBefore = executed.length;
+    const badSymbol = await op(a.ops, "GET", "/api/audit-depeg-history?dry-run=true&symbol=ZZZ");
+    expect([badSymbol.status, (await badSymbol.json()).error]).toEqual([
+      400,
+      'Invalid parameter symbol: no listed stablecoin has symbol "ZZZ"',
+    ]);
+    // this serving build published no depeg history: event ids cannot be checked, so no job starts
+    const noLedger = await op(a.ops, "POST", "/api/audit-depeg-history?delete=1,2");
+    expect([noLedger.status, (await noLedger.json()).error]).toEqual([503, "Data not yet available: depeg-events"]);
+    expect(executed.length).toBe(jobsBefore);
     expect((await op(a.ops, "POST", "/api/backfill-depegs?batch=-1")).status).toBe(400);
     // the ledger jobs start build/ledger-jobs-cli.ts (mint/burn prices in the build lock, up to the last completed day)
     answer = async () => ({ exitCode: 0, stdout: '{"done":true}', stderr: "" });
