@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -8,6 +8,8 @@ import { loadRegistry } from "../pipelines/registry/registry.ts";
 import { BadInput, type CapturedHistory, runHistoryBackfill } from "./backfill-history.ts";
 import { loadBuildConfig } from "./config.ts";
 import { Db } from "./duckdb.ts";
+import { discoverModels } from "./models.ts";
+import { must } from "../lib/must.ts";
 import { recordedOnchainRows } from "./onchain-cli.ts";
 import { runBuild } from "./run-build.ts";
 import { createSink } from "./sinks/create-sink.ts";
@@ -27,7 +29,12 @@ import { prepareBuildDb } from "./stages/load.ts";
  */
 
 const MODELS = resolve(import.meta.dirname, "../pipelines/models");
-const model = (path: string) => readFileSync(join(MODELS, path), "utf8");
+/** The SQL of the build's model `name`, wherever discovery finds it (a source folder's staging model included). */
+const model = (name: string) =>
+  must(
+    discoverModels(MODELS).find((m) => m.name === name),
+    `model ${name}`,
+  ).sql;
 const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
 const utcDay = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
 
@@ -263,12 +270,12 @@ async function classifyGroups(rows: OnchainEventRow[], asOf: number): Promise<Cl
       { ...ONCHAIN_EVENT_COLUMNS, _observed_at: "BIGINT" },
       rows.map((r) => ({ ...r, _observed_at: 0 })),
     );
-    await db.exec(`create table stg_onchain__events as ${model("staging/stg_onchain__events.sql")}`);
+    await db.exec(`create table stg_onchain__events as ${model("stg_onchain__events")}`);
     // The classifier reads int_onchain_events_valued: the staged events; USD columns are not needed here.
     await db.exec(`create view int_onchain_events_valued as select *, null::double as amount_native,
       null::double as price_usd_at_event, 'unavailable' as valuation_basis, null::double as amount_usd_at_event
       from stg_onchain__events`);
-    await db.exec(`create table mint_burn_events as ${model("marts/mint_burn_events.sql")}`);
+    await db.exec(`create table mint_burn_events as ${model("mint_burn_events")}`);
     return await db.all<ClassifiedRow>(`with grouped as (
         select chain_id || '|' || tx_hash || '|' || stablecoin_id as group_key
         from mint_burn_events group by all

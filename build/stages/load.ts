@@ -4,7 +4,8 @@ import { loadRegistry } from "../../pipelines/registry/registry.ts";
 import type { Registry } from "../../pipelines/registry/schema.ts";
 import { type ListAsset, withUnreviewedCoins } from "../../pipelines/registry/unreviewed.ts";
 import { ENDPOINTS, sourceCurrentWindows } from "../../pipelines/sources/endpoints.ts";
-import type { Capture, CaptureInfo, ColumnType, ReaderProblem } from "../../pipelines/sources/types.ts";
+import type { Capture, CaptureInfo, ReaderProblem } from "../../pipelines/sources/types.ts";
+import { VERDICT_COLUMNS } from "../../pipelines/analytics/depeg-verdicts.ts";
 import type { SkippedCapture } from "../../site-data/manifest.ts";
 import { type StoredVerdictFile, verdictRows } from "../depeg-verdicts.ts";
 import type { Db } from "../duckdb.ts";
@@ -82,16 +83,6 @@ export interface LoadedInputs {
   /** Recorded depeg-history verdict files loaded into `operator_depeg_verdicts` (none without `effects.verdicts`). */
   depegVerdictFiles: StoredVerdictFile[];
 }
-
-/** Columns of `operator_depeg_verdicts` (one row per verdict item, build/depeg-verdicts.ts verdictRows). */
-const VERDICT_COLUMNS = {
-  version: "BIGINT",
-  key: "VARCHAR",
-  sha256: "VARCHAR",
-  action: "VARCHAR",
-  event_id: "BIGINT",
-  merge_into: "BIGINT",
-} as const satisfies Record<string, ColumnType>;
 
 /**
  * Last day of a dead date's period (`2022-05` → 2022-05-31, `2022` → 2022-12-31): a death is

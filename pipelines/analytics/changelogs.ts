@@ -12,6 +12,8 @@ import { YIELD_VERSION } from "./yield-scoring.ts";
 import { PSI_VERSION } from "./stability-index.ts";
 import { DEWS_VERSION } from "./stress-signals.ts";
 import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
+import { DEPEG_AUDIT_VERSION } from "./depeg-audit.ts";
+import { DEWS_VALIDATION_VERSION } from "./dews-validation.ts";
 import { SUPPLY_CHAIN_GUARD_VERSION, SUPPLY_VALUATION_VERSION } from "../../site-data/stablecoins.ts";
 
 /**
@@ -61,6 +63,8 @@ export const METHODOLOGY_CHANGELOGS: MethodologyChangelog[] = [
   entry("dex-liquidity", DEX_LIQUIDITY_VERSION, []),
   entry("redemption-backstops", REDEMPTION_BACKSTOP_VERSION, []),
   entry("chain-health", CHAIN_HEALTH_METHODOLOGY_VERSION, ["chain-health-0.1-unrated"]),
+  entry("depeg-audit", DEPEG_AUDIT_VERSION, []),
+  entry("dews-validation", DEWS_VALIDATION_VERSION, []),
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { DEPEG_METHODOLOGY_VERSION, SUPPLY_FLOOR_USD } from "./depeg-detection.ts";
+import type { ValidationEvent } from "./dews-validation.ts";
 
 /**
  * Audit of the depeg history (spec 4.5 `audit-depeg-history`), methodology `ballast-depeg-audit-v1`.
@@ -23,14 +24,7 @@ export const SPLIT_GAP_SEC = 24 * 3600;
 export const LONE_PEAK_RATIO = 0.5;
 
 /** One incident of the backtest with the facts the audit judges (bps signed, times Unix s, USD). */
-export interface AuditEvent {
-  id: number;
-  stablecoinId: string;
-  symbol: string;
-  direction: string;
-  peakDeviationBps: number;
-  startedAt: number;
-  endedAt: number | null;
+export interface AuditEvent extends ValidationEvent {
   /** Distinct source families of the peak slot's quotes (0 when the trace has none). */
   peakFamilies: number;
   /** Largest |deviation| (bps) of the incident's other slots; null when the peak is its only slot. */

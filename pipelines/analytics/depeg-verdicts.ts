@@ -1,4 +1,20 @@
+import type { ColumnType } from "../sources/types.ts";
 import { type DepegEventRow, mergeIncidents } from "./depeg-detection.ts";
+
+/**
+ * Columns of one recorded verdict item: the verdict file's version and key (`verdicts/depeg-history/v<NNNN>.json`)
+ * and sha256, the action (`delete` or `merge`), the event id and, for a merge, the event it merges into.
+ * The build loads them as `operator_depeg_verdicts` (build/stages/load.ts) and the peg monitor reports each
+ * as a `depeg_verdicts_applied` row with these columns plus `applied` and `note`.
+ */
+export const VERDICT_COLUMNS = {
+  version: "BIGINT",
+  key: "VARCHAR",
+  sha256: "VARCHAR",
+  action: "VARCHAR",
+  event_id: "BIGINT",
+  merge_into: "BIGINT",
+} as const satisfies Record<string, ColumnType>;
 
 /**
  * Reviewed operator verdicts on the depeg history (spec 4.5 `POST /api/audit-depeg-history` with

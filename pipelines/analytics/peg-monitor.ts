@@ -15,7 +15,7 @@ import {
   thresholdBps,
 } from "./depeg-detection.ts";
 import { DEATH_GRACE_DAYS, deathPeriod } from "./stress-signals.ts";
-import { type AppliedVerdict, applyDepegVerdicts, type DepegVerdictRow } from "./depeg-verdicts.ts";
+import { type AppliedVerdict, applyDepegVerdicts, type DepegVerdictRow, VERDICT_COLUMNS } from "./depeg-verdicts.ts";
 import {
   AGREEMENT_BPS,
   computeConsensus,
@@ -604,16 +604,7 @@ export const pegMonitor: Analytic = {
     },
     depeg_event_rows: { ...ROW_COLUMNS },
     depeg_incidents: { ...ROW_COLUMNS },
-    depeg_verdicts_applied: {
-      version: "BIGINT",
-      key: "VARCHAR",
-      sha256: "VARCHAR",
-      action: "VARCHAR",
-      event_id: "BIGINT",
-      merge_into: "BIGINT",
-      applied: "BOOLEAN",
-      note: "VARCHAR",
-    },
+    depeg_verdicts_applied: { ...VERDICT_COLUMNS, applied: "BOOLEAN", note: "VARCHAR" },
     depeg_flagged_prints: {
       stablecoin_id: "VARCHAR",
       symbol: "VARCHAR",

@@ -798,6 +798,7 @@ describe("current price confidence (spec 2.2: `low` only when sources diverge)",
         coins: [coin("usdx-issuer", "peggedUSD", "USD"), coin("xsgd-straitsx", "peggedSGD", "SGD")],
         supplyHistory: [],
         supplyCurrent: [],
+        verdicts: [],
       },
       { asOf: AS_OF },
     );
