@@ -7,7 +7,6 @@ import {
   UsdsStatusPayloadSchema,
   USDS_NO_FREEZE_IMPLEMENTATION,
 } from "../../pipelines/sources/usds/usds-status.ts";
-import type { BuildManifest } from "../../site-data/manifest.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
 import { RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
