@@ -5,5 +5,3 @@ select id from tape_events
 where class not in ('depeg', 'freeze', 'score') or severity not in ('info', 'warning', 'critical');
 -- assert: a freeze event names its chain, a depeg event its depeg event id
 select id from tape_events where (class = 'freeze' and chain is null) or (class = 'depeg' and depeg_event_id is null);
--- assert: no event after as-of
-select id from tape_events, build_context where ts > as_of;
