@@ -23,8 +23,8 @@ PORT_CHECK = @node -e "const s=require('net').createServer();s.once('error',(e)=
 
 # Process settings of the API server (make run, make serve; make bench starts its API through make serve):
 # at most 2 glibc malloc arenas (PGlite's WebAssembly compiler threads otherwise keep tens of MB in arenas
-# of their own) and 4 MiB V8 semi-spaces; see docs/benchmarks.md (memory under abuse).
-SERVER_ENV = MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-semi-space-size=4 $$NODE_OPTIONS"
+# of their own) and 16 MiB V8 semi-spaces (4 MiB: a scavenge every ~150 cached answers under load, 16 MiB: every ~1,600); see docs/benchmarks.md.
+SERVER_ENV = MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-semi-space-size=16 $$NODE_OPTIONS"
 
 run: install ## Build when inputs or code changed (else reuse the serving build), then serve on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key) of DEV_KEY_RATE_LIMIT req/min (default 120)
 	$(PORT_CHECK)

@@ -13,8 +13,16 @@ export function serviceNow(
   nowMs: number,
 ): { now: number; clock: "replay" | "wall"; wallNow: number } {
   const wallNow = Math.floor(nowMs / 1000);
-  if (build && mode !== "wall" && (mode === "replay" || build.manifest.clock === "replay")) {
-    return { now: build.manifest.asOf + Math.floor((nowMs - build.firstSeenMs) / 1000), clock: "replay", wallNow };
-  }
-  return { now: wallNow, clock: "wall", wallNow };
+  const replay = replays(build, mode);
+  return { now: replay ? serviceSecond(build, mode, nowMs) : wallNow, clock: replay ? "replay" : "wall", wallNow };
+}
+
+const replays = (build: ServingBuild | null, mode: ClockMode): build is ServingBuild =>
+  build !== null && mode !== "wall" && (mode === "replay" || build.manifest.clock === "replay");
+
+/** `serviceNow(...).now` without the object (Unix s): the Node fast path asks it on every request. */
+export function serviceSecond(build: ServingBuild | null, mode: ClockMode, nowMs: number): number {
+  return replays(build, mode)
+    ? build.manifest.asOf + Math.floor((nowMs - build.firstSeenMs) / 1000)
+    : Math.floor(nowMs / 1000);
 }

@@ -42,10 +42,7 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
   };
   return (req, res) => {
     if (req.method !== "GET") return false;
-    if (maintenance) {
-      const m = maintenance.peek();
-      if (m.state.enabled || !m.fresh) return false;
-    }
+    if (maintenance && !maintenance.knownOff()) return false;
     const h = fastPathHeaders(req.rawHeaders);
     if (!h || h.ifNoneMatch !== undefined) return false;
     const hit = responses.nodeHit(req.url ?? "", h.acceptEncoding);

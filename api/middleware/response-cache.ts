@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { compressBody, type ContentCoding } from "../lib/encoding.ts";
-import { type ClockMode, serviceNow } from "../lib/clock.ts";
+import { type ClockMode, serviceSecond } from "../lib/clock.ts";
 import { must } from "../../lib/must.ts";
 import type { PublishedStore } from "../lib/published.ts";
 import { type CachedResponse, ResponseCache } from "../lib/response-cache.ts";
@@ -122,7 +122,7 @@ export class RouteResponses {
     const build = this.deps.store.current();
     if (!build) return undefined;
     const { entry, tag: route } = known;
-    if (entryState(entry, build.id, serviceNow(build, this.deps.clockMode, this.deps.nowMs()).now) !== "current")
+    if (entryState(entry, build.id, serviceSecond(build, this.deps.clockMode, this.deps.nowMs())) !== "current")
       return undefined;
     const coding = codingFor(entry, acceptEncoding);
     const body = entry.bodies[coding];
