@@ -12,6 +12,7 @@ function store(value: { enabled: boolean } | null) {
         text.startsWith("select") && value ? [{ value: JSON.stringify(value), updated_at: 1, updated_by: "op" }] : [];
       return { rows: rows as T[] };
     },
+    close: async () => {},
   };
   return { sql, calls };
 }

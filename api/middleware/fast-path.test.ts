@@ -14,7 +14,7 @@ import { lane } from "./lane.ts";
 import { RouteResponses } from "./response-cache.ts";
 import { validate } from "./validate.ts";
 
-const route: JsonRoute = {
+const listRoute: JsonRoute = {
   kind: "json",
   operationId: "getList",
   method: "GET",
@@ -32,7 +32,8 @@ const route: JsonRoute = {
  * The app's chain for `route` and the fast path over the same lane check and cache. Keys: `hot` is held
  * in memory (decided without I/O, 2 per minute), `cold` needs the store, anything else is invalid.
  */
-function service() {
+function service(opts: { meta?: boolean } = {}) {
+  const route = { ...listRoute, meta: opts.meta ?? false };
   const build = { id: "b1", manifest: { clock: "wall" }, file: async () => null } as unknown as ServingBuild;
   const store = { build: async () => build, current: () => build } as unknown as PublishedStore;
   let hotUses = 0;
@@ -48,14 +49,14 @@ function service() {
     },
   } as unknown as LaneAuth;
   const cors = new Cors(["https://a.example"]);
-  // One service second for the whole test: a cached answer is current only within its second.
-  const frozen = Date.now();
-  const deps = { store, clockMode: "wall" as const, nowMs: () => frozen, services: {} };
+  // One service second until the test moves the clock: a cached answer is current only within its second.
+  const clock = { ms: Math.floor(Date.now() / 1000) * 1000 };
+  const deps = { store, clockMode: "wall" as const, nowMs: () => clock.ms, services: {} };
   const responses = new RouteResponses({ ...deps, cors });
   const app = new Hono();
   installErrorHandlers(app, cors);
   app.get(route.path, lane(route, auth), validate(route, deps), responses.responseCache(route), render(route));
-  return { app, fast: nodeFastPath({ auth, responses, cors, trust: TRUST_NONE }) };
+  return { app, clock, fast: nodeFastPath({ auth, responses, cors, trust: TRUST_NONE }) };
 }
 
 /** A Node request and a response that records what was written. */
@@ -100,6 +101,24 @@ describe("the Node fast path (the app's lane and cache functions on Node's respo
     expect(third.written.status).toBe(429);
     expect(JSON.parse(third.written.body ?? "")).toEqual({ error: "Rate limit exceeded" });
     expect(third.written.headers?.["Retry-After"]).toBe("60");
+  });
+
+  it("in a later second answers a body without _meta itself, its data-age header moved; a body with _meta goes to the app", async () => {
+    for (const meta of [false, true]) {
+      const { app, clock, fast } = service({ meta });
+      for (let i = 0; i < 2; i++) await app.request("/api/list", { headers: { "X-API-Key": "cold" } });
+      const before = exchange("GET", "/api/list", { "X-API-Key": "hot" });
+      expect(fast(before.req, before.res)).toBe(true);
+      clock.ms += 3000;
+      const later = exchange("GET", "/api/list", { "X-API-Key": "hot" });
+      expect(fast(later.req, later.res), `meta: ${meta}`).toBe(!meta);
+      if (meta) continue;
+      expect(later.written.status).toBe(200);
+      expect(later.written.body).toBe(before.written.body);
+      expect(Number(later.written.headers?.["X-Data-Age"])).toBe(Number(before.written.headers?.["X-Data-Age"]) + 3);
+      const viaApp = await app.request("/api/list", { headers: { "X-API-Key": "cold" } });
+      expect(viaApp.headers.get("X-Data-Age")).toBe(later.written.headers?.["X-Data-Age"]);
+    }
   });
 
   it("a key that needs the store: a promise of the same answer; an invalid one gets the lane's 401", async () => {
