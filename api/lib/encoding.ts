@@ -1,4 +1,4 @@
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, crc32, deflateRawSync, gzipSync } from "node:zlib";
 
 /** A content coding the API sends: br and gzip, or none. */
 export type ContentCoding = "br" | "gzip" | "identity";
@@ -33,10 +33,63 @@ const memo = new Map<string, ContentCoding>();
  * settings (brotli quality 5, gzip level 6): the result is cached with the response, so this runs at
  * most once per URL, coding and service second. Published files use the build's precompressed siblings.
  */
-export function compressBody(body: Uint8Array, coding: Exclude<ContentCoding, "identity">): Uint8Array {
-  return coding === "br"
-    ? brotliCompressSync(body, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
-      })
+export function compressBody(
+  body: Uint8Array,
+  coding: Exclude<ContentCoding, "identity">,
+  stable?: StablePrefix,
+): Uint8Array {
+  if (coding === "br")
+    return brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+    });
+  return stable && stable.bytes > 0 && stable.bytes < body.byteLength
+    ? gzipWithStablePrefix(body, stable)
     : gzipSync(body, { level: 6 });
+}
+
+/**
+ * The leading `bytes` of a body that recompressing it for `key` (a response cache key) will likely
+ * find unchanged: a body with a per-second `_meta` is the same up to its `,"_meta":`.
+ */
+export interface StablePrefix {
+  key: string;
+  bytes: number;
+}
+
+/** The deflated prefix kept per key: its bytes, raw deflate ending on a full flush, and CRC-32. */
+interface DeflatedPrefix {
+  prefix: Buffer;
+  deflated: Buffer;
+  crc: number;
+}
+const prefixes = new Map<string, DeflatedPrefix>();
+/** Keys whose deflated prefix is kept (oldest dropped first); each holds about its body's size. */
+const MAX_PREFIXES = 16;
+/** The gzip member header of gzipSync: deflate, no flags, no mtime, OS Unix. */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+
+/**
+ * gzip of `body` (one member, RFC 1952) whose first `stable.bytes` are deflated once per key and
+ * prefix: raw deflate of the prefix ending on a full flush (no final block, no back-references across
+ * it), then the rest deflated on its own, the CRC-32 of the whole continued from the prefix's. Any
+ * gzip reader decodes it; it is a few bytes larger than gzipSync's.
+ */
+function gzipWithStablePrefix(body: Uint8Array, stable: StablePrefix): Buffer {
+  const prefix = body.subarray(0, stable.bytes);
+  let kept = prefixes.get(stable.key);
+  if (!kept?.prefix.equals(prefix)) {
+    kept = {
+      prefix: Buffer.from(prefix),
+      deflated: deflateRawSync(prefix, { level: 6, finishFlush: constants.Z_FULL_FLUSH }),
+      crc: crc32(prefix),
+    };
+    prefixes.delete(stable.key);
+    if (prefixes.size >= MAX_PREFIXES) prefixes.delete(prefixes.keys().next().value as string);
+    prefixes.set(stable.key, kept);
+  }
+  const rest = body.subarray(stable.bytes);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(rest, kept.crc) >>> 0, 0);
+  trailer.writeUInt32LE(body.byteLength >>> 0, 4);
+  return Buffer.concat([GZIP_HEADER, kept.deflated, deflateRawSync(rest, { level: 6 }), trailer]);
 }

@@ -24,6 +24,8 @@ export interface CachedResponse {
   file?: string;
   headers: Record<string, string>;
   bodies: CodedBodies;
+  /** Leading bytes of the identity body that do not depend on the time (before its `_meta`), when it has one. */
+  stablePrefixBytes?: number;
   /** Response header objects per coding, merged with the CORS headers object they were made for. */
   sent?: { cors: Record<string, string>; byCoding: Partial<Record<ContentCoding, Record<string, string>>> };
 }

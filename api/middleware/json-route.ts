@@ -124,6 +124,7 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
   const stale = fr.status === "stale";
   let body: Uint8Array;
   let file: string | undefined;
+  let stablePrefixBytes: number | undefined;
   if (result.file && !route.meta) {
     body = must(await need(ctx.build).file(result.file), `published file ${result.file}`);
     file = result.file;
@@ -145,7 +146,9 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
         meta.degraded = meta.degraded === true || stale;
         meta.freshness = fr.status;
       }
-      text = `${text.slice(0, -1)},"_meta":${JSON.stringify(meta)}}`;
+      const stable = text.slice(0, -1);
+      stablePrefixBytes = Buffer.byteLength(stable);
+      text = `${stable},"_meta":${JSON.stringify(meta)}}`;
     }
     body = Buffer.from(text);
   }
@@ -164,6 +167,7 @@ export async function respond(route: JsonRoute, ctx: HandlerContext): Promise<Ca
       ...(result.etag ? { ETag: `"${result.etag}"` } : {}),
     },
     bodies: { identity: body },
+    ...(stablePrefixBytes !== undefined ? { stablePrefixBytes } : {}),
   };
 }
 

@@ -106,7 +106,11 @@ export class RouteResponses {
       if (!body) {
         body =
           (entry.file && build && (await build.file(entry.file, coding as "br" | "gzip"))) ||
-          compressBody(entry.bodies.identity, coding as "br" | "gzip");
+          compressBody(
+            entry.bodies.identity,
+            coding as "br" | "gzip",
+            entry.stablePrefixBytes !== undefined ? { key: raw.key, bytes: entry.stablePrefixBytes } : undefined,
+          );
         if (cacheable) this.cache.addBody(raw.key, entry, coding, body);
       }
       if (aliased) this.cache.alias(c.req.raw.url.slice(c.req.raw.url.indexOf("/", 8)), raw.key, route);
