@@ -32,8 +32,19 @@ const listRoute: JsonRoute = {
  * The app's chain for `route` and the fast path over the same lane check and cache. Keys: `hot` is held
  * in memory (decided without I/O, 2 per minute), `cold` needs the store, anything else is invalid.
  */
-function service(opts: { meta?: boolean } = {}) {
-  const route = { ...listRoute, meta: opts.meta ?? false };
+function service(opts: { meta?: boolean; renders?: { count: number; gate?: Promise<void> } } = {}) {
+  const renders = opts.renders;
+  const route: JsonRoute = {
+    ...listRoute,
+    meta: opts.meta ?? false,
+    ...(renders && {
+      handler: async (ctx) => {
+        renders.count++;
+        await renders.gate;
+        return { payload: { rows: [1, 2, 3] }, dataAsOf: ctx.now - 5 };
+      },
+    }),
+  };
   const build = { id: "b1", manifest: { clock: "wall" }, file: async () => null } as unknown as ServingBuild;
   const store = { build: async () => build, current: () => build } as unknown as PublishedStore;
   let hotUses = 0;
@@ -119,6 +130,30 @@ describe("the Node fast path (the app's lane and cache functions on Node's respo
       const viaApp = await app.request("/api/list", { headers: { "X-API-Key": "cold" } });
       expect(viaApp.headers.get("X-Data-Age")).toBe(later.written.headers?.["X-Data-Age"]);
     }
+  });
+
+  it("while the app renders a new second's body with _meta, the fast path waits for that render and answers from it", async () => {
+    const renders = { count: 0, gate: undefined as Promise<void> | undefined };
+    const { app, clock, fast } = service({ meta: true, renders });
+    for (let i = 0; i < 2; i++) await app.request("/api/list", { headers: { "X-API-Key": "cold" } });
+    clock.ms += 1000;
+    let open = () => {};
+    renders.gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const first = app.request("/api/list", { headers: { "X-API-Key": "cold" } });
+    await new Promise((r) => setImmediate(r)); // the app's render of the new second has started
+    const waiting = exchange("GET", "/api/list", { "X-API-Key": "hot" });
+    const answered = fast(waiting.req, waiting.res);
+    expect(answered).toBeInstanceOf(Promise);
+    expect(waiting.written.status).toBeUndefined();
+    open();
+    await expect(answered).resolves.toBe(true);
+    const viaApp = await first;
+    expect(waiting.written.status).toBe(200);
+    expect(waiting.written.body).toBe(await viaApp.text());
+    expect(JSON.parse(waiting.written.body ?? "")._meta).toBeDefined();
+    expect(renders.count).toBe(3); // two renders of the first second (the first request is not stored), one of the next
   });
 
   it("a key that needs the store: a promise of the same answer; an invalid one gets the lane's 401", async () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { LaneAuth } from "../lib/auth.ts";
 import type { ProxyTrust } from "../lib/client-address.ts";
-import { fastPathHeaders } from "../lib/fast-headers.ts";
+import { type FastPathHeaders, fastPathHeaders } from "../lib/fast-headers.ts";
 import type { MaintenanceGate } from "../lib/maintenance.ts";
 import type { Cors } from "./cors.ts";
 import { errorAnswer } from "./errors.ts";
@@ -40,13 +40,7 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
     res.writeHead(200, sentHeaders(hit.entry, cors.headers(origin), hit.coding, hit.body)).end(hit.body);
     return true;
   };
-  return (req, res) => {
-    if (req.method !== "GET") return false;
-    if (maintenance && !maintenance.knownOff()) return false;
-    const h = fastPathHeaders(req.rawHeaders);
-    if (!h || h.ifNoneMatch !== undefined) return false;
-    const hit = responses.nodeHit(req.url ?? "", h.acceptEncoding);
-    if (!hit) return false;
+  const answer = (req: IncomingMessage, res: ServerResponse, hit: NodeHit, h: FastPathHeaders) => {
     let admitted: true | Promise<void>;
     try {
       admitted = admitNodeRequest(auth, hit.route, h, req, trust);
@@ -58,6 +52,23 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
       () => send(res, hit, h.origin),
       (err: unknown) => fail(res, err, hit, h.origin),
     );
+  };
+  return (req, res) => {
+    if (req.method !== "GET") return false;
+    if (maintenance && !maintenance.knownOff()) return false;
+    const h = fastPathHeaders(req.rawHeaders);
+    if (!h || h.ifNoneMatch !== undefined) return false;
+    const url = req.url ?? "";
+    const hit = responses.nodeHit(url, h.acceptEncoding);
+    if (hit) return answer(req, res, hit, h);
+    // The first request of a new second is rendering this URL's answer: wait for it, then answer it
+    // here (or leave the request to the app, having admitted nothing, when it is still not stored).
+    const rendered = responses.afterRender(url);
+    if (!rendered) return false;
+    return rendered.then(() => {
+      const later = responses.nodeHit(url, h.acceptEncoding);
+      return later ? answer(req, res, later, h) : false;
+    });
   };
 }
 

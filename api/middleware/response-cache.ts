@@ -143,6 +143,30 @@ export class RouteResponses {
     return body ? { route, entry, coding, body } : undefined;
   }
 
+  /**
+   * When the app is rendering the answer to a known `url` for the serving build and this service
+   * second (a time-dependent body's first request of the second), a promise settled once that render
+   * is stored and the request that started it has had its turn (compressing and storing its coding);
+   * undefined otherwise. The fast path waits on it instead of sending every request of that moment
+   * the slow way; it never rejects.
+   */
+  afterRender(url: string): Promise<void> | undefined {
+    const known = this.cache.lookup(url);
+    const build = this.deps.store.current();
+    if (!known || !build) return undefined;
+    const pending = this.rendering.get(known.key);
+    if (
+      !pending ||
+      pending.buildId !== build.id ||
+      pending.nowSec !== serviceSecond(build, this.deps.clockMode, this.deps.nowMs())
+    )
+      return undefined;
+    return pending.done.then(
+      () => new Promise<void>((r) => setImmediate(r)),
+      () => undefined,
+    );
+  }
+
   /** Bytes, entries and known URLs of the cache (ResponseCache.stats). */
   stats(): ReturnType<ResponseCache["stats"]> {
     return this.cache.stats();
