@@ -1,5 +1,5 @@
 import { getRequestListener } from "@hono/node-server";
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createNodeListener } from "./app.ts";
@@ -137,7 +137,6 @@ async function startBot(
   };
 }
 
-/** Listens on `port`/`host`, resolving once listening. @throws the listen error (port taken). */
 /**
  * `http://<host>:<port>` of a listener, for the descriptions it serves: a wildcard host (`0.0.0.0`, `::`,
  * empty) becomes 127.0.0.1, an IPv6 literal is bracketed.
@@ -147,6 +146,7 @@ export function listeningOrigin(host: string, port: number): string {
   return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
 }
 
+/** Listens on `port`/`host`, resolving once listening. @throws the listen error (port taken). */
 async function listen(server: Server, port: number, host: string): Promise<void> {
   server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
@@ -199,18 +199,27 @@ const mib = (n: number) => Math.floor(n * 1024 * 1024);
 /** Longest wait (ms) of a request for a pointer re-check on object storage once a build serves (PublishedStoreOptions.maxRefreshWaitMs). */
 const MAX_REFRESH_WAIT_MS = 250;
 
+/** The stores a server opens before anything else (`openStores`); closed by `closeStores`. */
+interface ServerStores {
+  /** Published builds: the data dir or the shared bucket. */
+  storage: StorageReader;
+  /** Ownership of the embedded store's `<data>/state` (absent with DATABASE_URL). */
+  lock?: EmbeddedLock;
+  keys: KeyStore;
+  /** Key administration socket (embedded store only). */
+  admin?: Awaited<ReturnType<typeof startKeyAdminSocket>>;
+  redis?: Awaited<ReturnType<typeof openRedis>>;
+  limiter: KeyRateLimiter;
+}
+
 /**
- * Opens the published-storage reader (`STORAGE_DRIVER`: the data dir, or an S3 bucket shared by
- * every instance: api/lib/storage.ts), the state store, limiter and published store, and starts listening. Starts even when
- * Postgres or Redis is down: health and static files are served, keyed requests answer 503
- * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
- *
- * Embedded store (no DATABASE_URL): the server takes ownership of `<data>/state` (owner.json) and
- * serves key administration on a unix socket there, which `scripts/keys.ts` uses while it runs.
- * @throws EmbeddedStoreBusyError when another live process owns the embedded store; when the port
- * cannot be bound or the embedded PGlite cannot be opened.
+ * Opens the published-storage reader, the state store (taking ownership of `<data>/state` and serving
+ * key administration on its unix socket when embedded), Redis (when `REDIS_URL`) and the limiter.
+ * A failed state store or admin socket releases what was taken before throwing.
+ * @throws EmbeddedStoreBusyError when another live process owns the embedded store; the state store's
+ * open error (e.g. the embedded PGlite cannot be opened); the admin socket's listen error.
  */
-export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
+async function openStores(config: ServerConfig): Promise<ServerStores> {
   // Published builds: the local data dir, or a bucket shared by every instance (STORAGE_DRIVER=s3),
   // where a slow store never holds a request longer than MAX_REFRESH_WAIT_MS for a pointer re-check.
   const storage: StorageReader = await openStorageReader(config);
@@ -232,7 +241,7 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     lock?.release();
     throw err;
   }
-  let admin: Awaited<ReturnType<typeof startKeyAdminSocket>> | undefined;
+  let admin: ServerStores["admin"];
   if (lock) {
     try {
       admin = await startKeyAdminSocket(keys, adminSocketPath(stateDir));
@@ -247,17 +256,16 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     ? await openRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS })
     : undefined;
   const limiter = new KeyRateLimiter(redis, { timeoutMs: config.REDIS_TIMEOUT_MS });
-  const origins = config.CORS_ORIGINS?.split(",")
-    .map((s) => s.trim())
-    .filter(Boolean) ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
-  const store = new PublishedStore(storage.read, config.POINTER_REFRESH_MS ?? 1000, Date.now, {
-    ...(storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {}),
-    ...(config.BUILD_CACHE_MIB !== undefined ? { buildCacheBytes: mib(config.BUILD_CACHE_MIB) } : {}),
-  });
-  // Health reports the state store; while it is unavailable a health call also probes it (at most
-  // every 5 s, in the background) so the report heals without keyed traffic.
+  return { storage, lock, keys, admin, redis, limiter };
+}
+
+/**
+ * The state store's status for health: `keys.status()`; while it is unavailable a call also probes it
+ * (at most every 5 s, in the background) so the report heals without keyed traffic.
+ */
+function probingStateStatus(keys: KeyStore): () => KeyStoreStatus {
   let lastProbeMs = 0;
-  const stateStatus = (): KeyStoreStatus => {
+  return () => {
     const s = keys.status();
     if (s.state === "unavailable" && Date.now() - lastProbeMs > 5000) {
       lastProbeMs = Date.now();
@@ -265,6 +273,31 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
     }
     return s;
   };
+}
+
+/** What the API serves from, over the opened stores (`startServices`). */
+interface ServerServices {
+  store: PublishedStore;
+  stateStatus: () => KeyStoreStatus;
+  services: RouteServices;
+  /** Not started yet: `startServer` starts it once listening. */
+  statusRecorder: StatusRecorder;
+  bot: Awaited<ReturnType<typeof startBot>>;
+  maintenance: MaintenanceGate;
+}
+
+/**
+ * The published store (`POINTER_REFRESH_MS`, default 1000; `BUILD_CACHE_MIB`), the route services
+ * (state and limiter status, status history, donor claims, feedback, the messaging bot when
+ * configured) and the maintenance gate (refreshed once from the state store).
+ */
+async function startServices(config: ServerConfig, stores: ServerStores): Promise<ServerServices> {
+  const { storage, keys, limiter } = stores;
+  const store = new PublishedStore(storage.read, config.POINTER_REFRESH_MS ?? 1000, Date.now, {
+    ...(storage.driver === "s3" ? { maxRefreshWaitMs: MAX_REFRESH_WAIT_MS } : {}),
+    ...(config.BUILD_CACHE_MIB !== undefined ? { buildCacheBytes: mib(config.BUILD_CACHE_MIB) } : {}),
+  });
+  const stateStatus = probingStateStatus(keys);
   // Status history: the health this process observes, recorded on a timer into the state store.
   const services: RouteServices = {
     stateStore: stateStatus,
@@ -285,110 +318,191 @@ export async function startServer(config: ServerConfig, opts: StartServerOptions
   services.telegram = bot?.telegram;
   const maintenance = new MaintenanceGate(keys.sqlClient, { forced: config.MAINTENANCE_MODE === true });
   await maintenance.refresh();
-  const listener = createNodeListener({
-    store,
-    keys,
-    limiter,
-    corsOrigins: origins,
-    clockMode,
-    services,
-    maintenance,
+  return { store, stateStatus, services, statusRecorder, bot, maintenance };
+}
+
+/** CORS origins of the public lane: `CORS_ORIGINS` (comma list), default the server's own `127.0.0.1`/`localhost` origins. */
+function corsOrigins(config: ServerConfig): string[] {
+  return (
+    config.CORS_ORIGINS?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`]
+  );
+}
+
+/** The public lane's Node request listener (api/app.ts `createNodeListener`) over the stores and services. */
+function publicListener(config: ServerConfig, stores: ServerStores, app: ServerServices) {
+  return createNodeListener({
+    store: app.store,
+    keys: stores.keys,
+    limiter: stores.limiter,
+    corsOrigins: corsOrigins(config),
+    clockMode: config.CLOCK,
+    services: app.services,
+    maintenance: app.maintenance,
     trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
     ...(config.RESPONSE_CACHE_MIB !== undefined ? { responseCacheBytes: mib(config.RESPONSE_CACHE_MIB) } : {}),
     siteProxySecret: config.SITE_PROXY_SECRET,
     siteProxySecretPrevious: config.SITE_PROXY_SECRET_PREVIOUS,
     webhookSecret: config.TELEGRAM_WEBHOOK_SECRET,
   });
-  const opsAuth = new OperatorAuth(operatorAccessConfig(config));
-  const jobs = opsAuth.configured
-    ? new JobRunner(keys.sqlClient, {
-        executor: opts.jobExecutor,
-        env: { ...process.env, BALLAST_DATA_DIR: config.BALLAST_DATA_DIR },
-      })
-    : undefined;
-  const opsServer = jobs
-    ? createServer(
-        getRequestListener(
-          createOpsApp({
-            auth: opsAuth,
-            keys,
-            store,
-            clockMode,
-            maintenance,
-            jobs,
-            dataDir: config.BALLAST_DATA_DIR,
-            jobWaitMs: config.OPS_JOB_WAIT_MS,
-            ledgerPath: resolve(config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb")),
-          }).fetch,
-        ),
-      )
-    : undefined;
+}
 
-  let devKey: string | undefined;
-  let devKeyReused: boolean | undefined;
-  let devKeyError: string | undefined;
-  if (opts.devKey) {
-    const limit = opts.devKeyLimitPerMinute ?? config.DEV_KEY_RATE_LIMIT ?? 120;
-    try {
-      ({ token: devKey, reused: devKeyReused } = await developmentKey(
+/**
+ * The operator lane (spec 4.5) when operator access is configured (`operatorAccessConfig`): its job
+ * runner (`opts.jobExecutor`, else child processes with `BALLAST_DATA_DIR`) and its HTTP server, not yet
+ * listening. Both absent otherwise.
+ */
+function createOpsLane(
+  config: ServerConfig,
+  opts: StartServerOptions,
+  keys: KeyStore,
+  app: ServerServices,
+): { jobs?: JobRunner; opsServer?: Server } {
+  const opsAuth = new OperatorAuth(operatorAccessConfig(config));
+  if (!opsAuth.configured) return {};
+  const jobs = new JobRunner(keys.sqlClient, {
+    executor: opts.jobExecutor,
+    env: { ...process.env, BALLAST_DATA_DIR: config.BALLAST_DATA_DIR },
+  });
+  const opsServer = createServer(
+    getRequestListener(
+      createOpsApp({
+        auth: opsAuth,
         keys,
-        devKeyPath(config.BALLAST_DATA_DIR, config.DATABASE_URL),
-        limit,
-      ));
-    } catch (err) {
-      if (!(err instanceof StateStoreUnavailableError)) throw err;
-      devKeyError = err.message;
-    }
+        store: app.store,
+        clockMode: config.CLOCK,
+        maintenance: app.maintenance,
+        jobs,
+        dataDir: config.BALLAST_DATA_DIR,
+        jobWaitMs: config.OPS_JOB_WAIT_MS,
+        ledgerPath: resolve(config.BALLAST_ONCHAIN_LEDGER ?? join(config.BALLAST_DATA_DIR, "onchain.duckdb")),
+      }).fetch,
+    ),
+  );
+  return { jobs, opsServer };
+}
+
+/**
+ * The development key when `opts.devKey` (api/lib/dev-key.ts `developmentKey`, limit
+ * `opts.devKeyLimitPerMinute`, else `DEV_KEY_RATE_LIMIT`, else 120 per minute); with the state store
+ * unavailable, `devKeyError` says why instead. Empty when not requested.
+ * @throws what `developmentKey` throws other than StateStoreUnavailableError.
+ */
+async function provideDevKey(
+  config: ServerConfig,
+  opts: StartServerOptions,
+  keys: KeyStore,
+): Promise<Pick<RunningServer, "devKey" | "devKeyReused" | "devKeyError">> {
+  if (!opts.devKey) return {};
+  const limit = opts.devKeyLimitPerMinute ?? config.DEV_KEY_RATE_LIMIT ?? 120;
+  try {
+    const { token, reused } = await developmentKey(
+      keys,
+      devKeyPath(config.BALLAST_DATA_DIR, config.DATABASE_URL),
+      limit,
+    );
+    return { devKey: token, devKeyReused: reused };
+  } catch (err) {
+    if (!(err instanceof StateStoreUnavailableError)) throw err;
+    return { devKeyError: err.message };
   }
+}
+
+/**
+ * Stops the bot, operator jobs, status recorder and admin socket, then closes the state store and Redis
+ * (failures logged, never thrown), the storage reader, and releases the embedded store.
+ */
+async function closeStores(
+  stores: ServerStores,
+  app: Pick<ServerServices, "bot" | "statusRecorder">,
+  jobs: JobRunner | undefined,
+): Promise<void> {
+  await app.bot?.close();
+  await jobs?.close();
+  await app.statusRecorder.stop();
+  await stores.admin?.close();
+  const results = await Promise.allSettled([stores.keys.close(), Promise.resolve(stores.redis?.disconnect())]);
+  for (const r of results)
+    if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
+  stores.storage.close();
+  stores.lock?.release();
+}
+
+/** The public lane's HTTP server over its request listener (not yet listening). */
+function createApiServer(listener: RequestListener): Server {
+  return createServer(listener);
+}
+
+/** Stops `s` listening (idle connections closed now); resolves once closed, at once when not listening. */
+function stopListening(s: Server): Promise<void> {
+  return new Promise<void>((r) => {
+    if (!s.listening) return r();
+    s.close(() => r());
+    s.closeIdleConnections();
+  });
+}
+
+/**
+ * Listens on `PORT`/`HOST`, sets `services.publicOrigin` (`PUBLIC_BASE_URL` without trailing slashes,
+ * else the listening origin), then the operator server on `OPS_PORT` (8788) / `OPS_HOST` (127.0.0.1).
+ * @throws the first listen error (port taken).
+ */
+async function listenLanes(
+  config: ServerConfig,
+  server: Server,
+  opsServer: Server | undefined,
+  services: RouteServices,
+) {
+  await listen(server, config.PORT, config.HOST);
+  services.publicOrigin =
+    config.PUBLIC_BASE_URL?.replace(/\/+$/, "") ?? listeningOrigin(config.HOST, (server.address() as AddressInfo).port);
+  if (opsServer) await listen(opsServer, config.OPS_PORT ?? 8788, config.OPS_HOST ?? "127.0.0.1");
+}
+
+/**
+ * Opens the published-storage reader (`STORAGE_DRIVER`: the data dir, or an S3 bucket shared by
+ * every instance: api/lib/storage.ts), the state store, limiter and published store, and starts listening. Starts even when
+ * Postgres or Redis is down: health and static files are served, keyed requests answer 503
+ * (`Retry-After: 60`) within the store/limiter deadlines (default 300 ms) until they are back.
+ *
+ * Embedded store (no DATABASE_URL): the server takes ownership of `<data>/state` (owner.json) and
+ * serves key administration on a unix socket there, which `scripts/keys.ts` uses while it runs.
+ * @throws EmbeddedStoreBusyError when another live process owns the embedded store; when the port
+ * cannot be bound or the embedded PGlite cannot be opened.
+ */
+export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
+  const stores = await openStores(config);
+  const app = await startServices(config, stores);
+  const listener = publicListener(config, stores, app);
+  const { jobs, opsServer } = createOpsLane(config, opts, stores.keys, app);
+  const devKey = await provideDevKey(config, opts, stores.keys);
 
   let closed: Promise<void> | undefined;
-  const closeStores = async () => {
-    await bot?.close();
-    await jobs?.close();
-    await statusRecorder.stop();
-    await admin?.close();
-    const results = await Promise.allSettled([keys.close(), Promise.resolve(redis?.disconnect())]);
-    for (const r of results)
-      if (r.status === "rejected") apiLog("warn", "api", "error while closing", { error: errorMessage(r.reason) });
-    storage.close();
-    lock?.release();
-  };
-  const server = createServer(listener);
-  const stop = (s: Server) =>
-    new Promise<void>((r) => {
-      if (!s.listening) return r();
-      s.close(() => r());
-      s.closeIdleConnections();
-    });
+  const server = createApiServer(listener);
   try {
-    await listen(server, config.PORT, config.HOST);
-    services.publicOrigin =
-      config.PUBLIC_BASE_URL?.replace(/\/+$/, "") ??
-      listeningOrigin(config.HOST, (server.address() as AddressInfo).port);
-    if (opsServer) await listen(opsServer, config.OPS_PORT ?? 8788, config.OPS_HOST ?? "127.0.0.1");
+    await listenLanes(config, server, opsServer, app.services);
   } catch (err) {
-    await stop(server);
-    await closeStores();
+    await stopListening(server);
+    await closeStores(stores, app, jobs);
     throw err;
   }
-  statusRecorder.start();
+  app.statusRecorder.start();
   const close = () =>
     (closed ??= (async () => {
-      await Promise.all([stop(server), ...(opsServer ? [stop(opsServer)] : [])]);
-      await closeStores();
+      await Promise.all([stopListening(server), ...(opsServer ? [stopListening(opsServer)] : [])]);
+      await closeStores(stores, app, jobs);
     })());
   return {
     server,
     port: (server.address() as AddressInfo).port,
-    devKey,
-    devKeyReused,
-    devKeyError,
-    adminSocket: admin?.path,
-    keys,
-    limiter,
-    statusRecorder,
-    stateStatus,
-    maintenance,
+    ...devKey,
+    adminSocket: stores.admin?.path,
+    keys: stores.keys,
+    limiter: stores.limiter,
+    statusRecorder: app.statusRecorder,
+    stateStatus: app.stateStatus,
+    maintenance: app.maintenance,
     close,
     ...(opsServer ? { opsServer, opsPort: (opsServer.address() as AddressInfo).port } : {}),
   };
