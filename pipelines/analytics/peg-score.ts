@@ -24,7 +24,6 @@ import { thresholdBps } from "./depeg-detection.ts";
  * An incident is active at `now` when it started by then and has not ended (`isOpenAt`), whatever
  * the tracking window: an incident opened by the as-of observation is active.
  */
-export const PEG_SCORE_VERSION = "ballast-peg-score-v3";
 const YEAR = 365.25 * 86400;
 const LOOKBACK_SEC = Math.ceil(4 * YEAR);
 const RECENT_DAYS = 90;

@@ -19,7 +19,6 @@
  *   sustainability × 8), 0, 100) (spec 2.14 field name).
  * Ranking: score desc, then APY desc, then pool id.
  */
-export const YIELD_VERSION = "ballast-yield-v1";
 export const SCALING_FACTOR = 8;
 export const DEFAULT_SAFETY_SCORE = 40;
 
