@@ -46,8 +46,11 @@ function generated(
   return (ctx) => {
     const descriptions = must(ctx.services.descriptions, "RouteServices.descriptions (wired by api/app.ts)");
     const origin = originOf(ctx);
-    const results = cache.get(descriptions) ?? new Map<string, StaticResult>();
-    cache.set(descriptions, results);
+    let results = cache.get(descriptions);
+    if (!results) {
+      results = new Map<string, StaticResult>();
+      cache.set(descriptions, results);
+    }
     let result = results.get(origin);
     if (!result) {
       const bytes = Buffer.from(`${JSON.stringify(make(descriptions, origin), null, 1)}\n`);
