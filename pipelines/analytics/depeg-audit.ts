@@ -20,6 +20,8 @@ import type { ValidationEvent } from "./dews-validation.ts";
  *   first incident; the `synthetic-splits` repair merges the chain into it.
  * - `not-reproduced`: an incident the serving build published that the current rules over the
  *   recorded history do not produce (ids are deterministic: coin, start, source).
+ *
+ * Version: `DEPEG_AUDIT_VERSION` (./depeg-audit.version.ts).
  */
 export const SPLIT_GAP_SEC = 24 * 3600;
 export const LONE_PEAK_RATIO = 0.5;

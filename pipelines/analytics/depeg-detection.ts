@@ -63,6 +63,8 @@ import { must } from "../../lib/must.ts";
  * - Raw rows of one coin and direction whose gap (previous end → next start) is ≤ 6 h are linked
  *   into one incident: `startedAt`/`startPrice` of the first, peak of the worst, end of the last,
  *   `constituentEventCount` = rows linked. The incident id is the first row's id.
+ *
+ * Version: `DEPEG_METHODOLOGY_VERSION` (./depeg-detection.version.ts).
  */
 export const SLOT_SEC = 900;
 export const LARGE_CAP_USD = 1_000_000_000;

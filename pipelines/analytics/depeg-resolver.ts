@@ -32,6 +32,8 @@ import { median } from "./price-consensus.ts";
  * `publication_retry_pending` never occurs; no erratum source exists yet, so neither does `invalidated`.
  * The sealed prediction: verdict, predicted duration = median duration of comparable closed
  * incidents, recovery likelihood = share of them that recovered.
+ *
+ * Version: `READINESS_VERSION` and `RESOLVER_POLICY_VERSION` (./depeg-resolver.version.ts).
  */
 export const LOCK_THRESHOLD = 0.75;
 export const BACKSTOP_DELAY_SEC = 72 * 3600;

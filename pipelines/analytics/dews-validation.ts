@@ -31,6 +31,8 @@ import { DAY, DEWS_VERSION, type DewsBand } from "./stress-signals.version.ts";
  * - `open`: neither, and t0 + H is after as-of (cannot be judged yet);
  * - `false`: otherwise (a false alarm).
  * precision = true ÷ (true + false); recall = warned ÷ covered.
+ *
+ * Version: `DEWS_VALIDATION_VERSION` (./dews-validation.version.ts).
  */
 export const HORIZON_SEC = 7 * DAY;
 export const ALERT_SCORE = 36;

@@ -44,6 +44,8 @@ import { must } from "../../lib/must.ts";
  * - Universe: every registry coin not dead at as-of, one row per coin per capture day
  *   (`dex_liquidity_daily`); `dex_liquidity` is the newest day. No pool capture at or before as-of →
  *   both tables empty (the artifacts are then not published: 503 not yet available).
+ *
+ * Version: `DEX_LIQUIDITY_VERSION`, its label and published parameters (./dex-liquidity.version.ts).
  */
 
 export type ActivityStatus = "observed" | "activity-missing" | "activity-coverage-below-floor";

@@ -33,6 +33,8 @@ import { type Analytic, inputsAs } from "./contract.ts";
  *   $25M) (1 when unknown), confidence high 1, medium 0.75, low 0.35; with a DEX liquidity score L:
  *   round(min(100, max(L, R) + 0.1 × min(L, R))), the bonus only for independent issuer rails
  *   (`offchain-issuer`). DEX liquidity is not published yet, so L is null and the effective exit is R.
+ *
+ * Version: `REDEMPTION_BACKSTOP_VERSION` (./redemption-backstops.version.ts).
  */
 
 export const ACCESS_SCORE = {

@@ -33,6 +33,8 @@ import { must } from "../../lib/must.ts";
  *   end and one at or before 7 days earlier (each ≤ 7 days old); 0 when no coin pairs.
  * Bands (inclusive lower bounds): BEDROCK ≥ 90, STEADY ≥ 75, TREMOR ≥ 60, FRACTURE ≥ 40,
  * CRISIS ≥ 20, MELTDOWN < 20.
+ *
+ * Version: `PSI_VERSION`, its label and bands (./stability-index.version.ts).
  */
 
 /** Depreciation of an old open incident: 1 up to 30 days, then linear to a floor of 0.25 at 120 days. */

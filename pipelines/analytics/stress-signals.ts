@@ -56,6 +56,8 @@ import { must } from "../../lib/must.ts";
  *
  * Excluded: NAV tokens and floating pegs (no fixed reference), and a dead coin (registry, as judged
  * at as-of) from 30 days after its death period ended (its collapse counts, a long-dead price does not).
+ *
+ * Version: `DEWS_VERSION`, its label, bands and signal weights (./stress-signals.version.ts).
  */
 export const MIN_AVAILABLE_WEIGHT = 0.3;
 export const WATCH_CAP = 35;
