@@ -20,8 +20,10 @@ import type { MaintenanceGate } from "./lib/maintenance.ts";
 import type { PublishedStore } from "./lib/published.ts";
 import type { KeyRateLimiter } from "./lib/rate-limit.ts";
 import { ADMIN_PATH_FAMILIES } from "./routes/admin.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { buildPostmanCollection, buildPostmanEnvironment } from "./postman.ts";
 import { ROUTES } from "./routes/index.ts";
-import type { RouteServices } from "./routes/route.ts";
+import type { ApiDescriptions, RouteServices } from "./routes/route.ts";
 
 /** Dependencies of the app; the server wires real ones, tests wire their own. */
 export interface AppDeps {
@@ -50,6 +52,13 @@ export interface AppDeps {
 }
 
 export { serviceNow } from "./lib/clock.ts";
+
+/** The descriptions of the route table the static routes serve, given to them as RouteServices.descriptions. */
+const DESCRIPTIONS: ApiDescriptions = {
+  openApi: buildOpenApi,
+  postmanCollection: buildPostmanCollection,
+  postmanEnvironment: buildPostmanEnvironment,
+};
 
 /**
  * Builds the Hono app from the route table (api/routes): CORS, admin families (404 before key auth),
@@ -83,7 +92,8 @@ function createService(deps: AppDeps): { app: Hono; fastPath: NodeAnswer } {
   const trust = deps.trustedProxies ?? TRUST_NONE;
   const auth = new LaneAuth({ ...deps, nowMs });
   const cors = new Cors(deps.corsOrigins);
-  const inputs = { store: deps.store, clockMode: deps.clockMode, nowMs, services: deps.services ?? {} };
+  const services = { descriptions: DESCRIPTIONS, ...deps.services };
+  const inputs = { store: deps.store, clockMode: deps.clockMode, nowMs, services };
   const responses = new RouteResponses({ ...inputs, cors, maxBytes: deps.responseCacheBytes });
   const app = new Hono();
   installErrorHandlers(app, cors);

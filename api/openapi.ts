@@ -3,11 +3,8 @@ import { declaredParamType } from "./lib/query-params.ts";
 import { CACHE_PROFILES } from "./lib/freshness.ts";
 import { componentSchemas, nameResponseSchemas } from "./lib/openapi-components.ts";
 import { ROUTES } from "./routes/index.ts";
-import type { JsonRoute, PublicRouteDecl, WriteRoute } from "./routes/route.ts";
+import { DEFAULT_SERVER, type JsonRoute, type PublicRouteDecl, type WriteRoute } from "./routes/route.ts";
 import { declaredTags } from "./routes/tags.ts";
-
-/** Default server of the embedded process (`make run`); deployments list their own origins first. */
-export const DEFAULT_SERVER = "http://127.0.0.1:8787";
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {
   public: [],

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { declaredParamType } from "./lib/query-params.ts";
-import { DEFAULT_SERVER, documentedRoutes } from "./openapi.ts";
-import type { RouteDecl } from "./routes/route.ts";
+import { documentedRoutes } from "./openapi.ts";
+import { DEFAULT_SERVER, type RouteDecl } from "./routes/route.ts";
 
 /** Example values of path parameters, so every request of the collection runs as is. */
 const PATH_EXAMPLES: Record<string, string> = {

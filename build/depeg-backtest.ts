@@ -5,7 +5,7 @@ import {
   auditMethodology,
   type PublishedEvent,
 } from "../pipelines/analytics/depeg-audit.ts";
-import type { DewsBand } from "../pipelines/analytics/stress-signals.ts";
+import type { DewsBand } from "../pipelines/analytics/stress-signals.version.ts";
 import { type DewsDay, validateDews, type ValidationEvent } from "../pipelines/analytics/dews-validation.ts";
 import { DepegLedgerSchema } from "../site-data/depeg-events.ts";
 import { LatestPointerSchema } from "../site-data/manifest.ts";

@@ -6,7 +6,7 @@ import {
   type DuckDBValue,
   JsonDuckDBValueConverter,
 } from "@duckdb/node-api";
-import type { ColumnType } from "../pipelines/sources/types.ts";
+import type { ColumnType } from "../pipelines/sources/column-type.ts";
 
 /** Distinct values of one text column Db.all shares before it stops (a column of ids or sources, not of JSON documents). */
 const INTERNED_PER_COLUMN = 4096;

@@ -1,4 +1,4 @@
-import { type BlacklistEvent, BlacklistEventSchema } from "./blacklist.ts";
+import { type BlacklistEvent, BlacklistEventSchema } from "./blacklist-event.ts";
 import { must } from "../lib/must.ts";
 
 /**

@@ -1,66 +1,21 @@
 import { z } from "zod";
-import { decimalString } from "../pipelines/onchain/contract.ts";
 import { explorerUrls } from "../pipelines/onchain/explorers.ts";
+import { ledgerAmount } from "./ledger-amount.ts";
+import { decimalString } from "../pipelines/onchain/contract.ts";
 import { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
+import { type BlacklistEvent, BlacklistEventSchema } from "./blacklist-event.ts";
 import { BLACKLIST_PAGES, encodeBlacklistPages } from "./blacklist-pages.ts";
 import { type Artifact, num } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 import { inputsAs } from "../pipelines/analytics/contract.ts";
 
 export { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
+export { type BlacklistEvent, BlacklistEventSchema } from "./blacklist-event.ts";
 
 /** Spec 4.1: recent windows of the summary (s). */
 const DAY = 86400;
 /** Gold-backed coins counted in `goldBlacklisted`. */
 const GOLD = new Set(["PAXG", "XAUT"]);
-
-/**
- * BlacklistEvent (spec 2.5). Amounts: `amountNative` in token units (exact decimal of the base units,
- * then a JSON number), `amountRaw` the exact base units as a string (our addition), `amountUsdAtEvent`
- * USD by the supply valuation rule of the event's UTC day (USD pegs 1 × units); null when unknown,
- * never zero. `linkedFreezeEventId` and `frozenDurationSec` (s) link a destroy to the freeze that made
- * it possible.
- */
-export const BlacklistEventSchema = z.object({
-  id: z.string(),
-  stablecoin: z.string(),
-  stablecoinId: z.string(),
-  chainId: z.string(),
-  chainName: z.string(),
-  eventType: z.enum(["blacklist", "unblacklist", "destroy"]),
-  address: z.string(),
-  amountNative: z.number().nullable(),
-  amountRaw: z.string().nullable(),
-  /** Token decimals of the contract (amountRaw / 10^decimals = amountNative). */
-  decimals: z.number().int(),
-  amountUsdAtEvent: z.number().nullable(),
-  amountSource: z.enum([
-    "event",
-    "historical_balance",
-    "current_balance_snapshot",
-    "derived",
-    "legacy_migration",
-    "unavailable",
-  ]),
-  amountStatus: z.enum(["resolved", "recoverable_pending", "permanently_unavailable", "provider_failed", "ambiguous"]),
-  txHash: z.string(),
-  blockNumber: z.number().int(),
-  logIndex: z.number().int(),
-  timestamp: z.number().int(),
-  methodologyVersion: z.string(),
-  contractAddress: z.string().nullable(),
-  configKey: z.string().nullable(),
-  eventSignature: z.string().nullable(),
-  eventTopic0: z.string().nullable(),
-  suppressionReason: z.null(),
-  explorerTxUrl: z.string().nullable(),
-  explorerAddressUrl: z.string().nullable(),
-  linkedFreezeEventId: z.string().nullable(),
-  frozenDurationSec: z.number().int().nullable(),
-  /** `recorded`: from a recorded log archive; `live`: from the ingestion ledger. */
-  origin: z.enum(["recorded", "live"]),
-});
-export type BlacklistEvent = z.infer<typeof BlacklistEventSchema>;
 
 /** `site-data/blacklist-events.json`: the whole freeze ledger, newest first (`timestamp` desc, `id` desc), and the registry chains (for `chain`/`chainId`). */
 export const BlacklistLedgerSchema = z.object({
@@ -125,7 +80,6 @@ type FreezeRows = { events: BlacklistEventRow; coverage: FreezeCoverageRow; chai
 
 /** One `blacklist_events` mart row → BlacklistEvent. */
 function toEvent(r: BlacklistEventRow): BlacklistEvent {
-  const raw = r.amount_raw === null || r.amount_raw === undefined ? null : String(r.amount_raw);
   return {
     id: r.id,
     stablecoin: r.symbol,
@@ -134,9 +88,7 @@ function toEvent(r: BlacklistEventRow): BlacklistEvent {
     chainName: r.chain_name,
     eventType: r.event_type,
     address: r.address,
-    amountNative: raw === null ? null : Number(decimalString(raw, Number(r.decimals))),
-    amountRaw: raw,
-    decimals: Number(r.decimals),
+    ...ledgerAmount(r),
     amountUsdAtEvent: num(r.amount_usd_at_event),
     amountSource: r.amount_source,
     amountStatus: r.amount_status,

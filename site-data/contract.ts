@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
-import type { CacheProfile } from "../api/lib/freshness.ts";
+import type { CacheProfile } from "./cache-profiles.ts";
 import { must } from "../lib/must.ts";
 
 /**

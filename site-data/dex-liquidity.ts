@@ -7,7 +7,7 @@ import {
   DEX_WEIGHTS,
   MIN_POOL_TVL_USD,
   TOP_POOLS,
-} from "../pipelines/analytics/dex-liquidity.ts";
+} from "../pipelines/analytics/dex-liquidity.version.ts";
 import { type Artifact, type ArtifactFile, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
 
 /** Spec 2.17: why a DEX liquidity row has no score (null when rated). v1 emits only `no-retained-pools`. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { decimalString } from "../pipelines/onchain/contract.ts";
 import { explorerUrls } from "../pipelines/onchain/explorers.ts";
+import { ledgerAmount } from "./ledger-amount.ts";
 import { type Artifact, num } from "./contract.ts";
 import { inputsAs } from "../pipelines/analytics/contract.ts";
 
@@ -123,7 +123,6 @@ export const mintBurnLedgerArtifact: Artifact = {
   assemble(selected) {
     const rows = inputsAs<{ events: MintBurnEventRow; coins: { id: string } }>(selected);
     const events: MintBurnEvent[] = rows.events.map((r) => {
-      const raw = r.amount_raw === null || r.amount_raw === undefined ? null : String(r.amount_raw);
       return {
         id: r.id,
         stablecoin: r.symbol,
@@ -134,9 +133,7 @@ export const mintBurnLedgerArtifact: Artifact = {
         burnType: r.burn_type ?? null,
         scope: r.scope,
         address: r.address,
-        amountNative: raw === null ? null : Number(decimalString(raw, Number(r.decimals))),
-        amountRaw: raw,
-        decimals: Number(r.decimals),
+        ...ledgerAmount(r),
         amountUsd: num(r.amount_usd_at_event),
         priceUsd: num(r.price_usd_at_event),
         valuationBasis: r.valuation_basis,

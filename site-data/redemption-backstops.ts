@@ -5,7 +5,7 @@ import {
   REDEMPTION_BACKSTOP_VERSION,
   ROUTE_FAMILY_CAPS,
   SEVERE_DEPEG_BPS,
-} from "../pipelines/analytics/redemption-backstops.ts";
+} from "../pipelines/analytics/redemption-backstops.version.ts";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
 import {
   AccessModelSchema,

@@ -4,10 +4,8 @@ import {
   LEGACY_WEIGHTS,
   PEG_MULTIPLIER_EXPONENT,
   PILLAR_WEIGHTS,
-  REPORT_CARD_VERSION,
   type LegacyCard,
   type RawInputs,
-  SAFETY_SCORE_VERSION,
   safetyScore,
   ACTIVE_DEPEG_CAPS,
   LIMITED_EVIDENCE_CEILING,
@@ -21,8 +19,9 @@ import {
   CUSTODY_SCORE,
   PROOF_SCORE,
   GOVERNANCE_QUALITY,
+  dependencyOrder,
 } from "../pipelines/analytics/safety-score.ts";
-import { dependencyOrder } from "../pipelines/analytics/report-cards.ts";
+import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "../pipelines/analytics/safety-score.version.ts";
 import {
   type Artifact,
   type ArtifactContext,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { lastDay } from "../pipelines/analytics/stress-signals.ts";
-import { PSI_BANDS, PSI_LABEL, PSI_VERSION, psiBand } from "../pipelines/analytics/stability-index.ts";
+import { lastDay } from "../pipelines/analytics/stress-signals.version.ts";
+import { PSI_BANDS, PSI_LABEL, PSI_VERSION, psiBand } from "../pipelines/analytics/stability-index.version.ts";
 import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 

@@ -5,7 +5,7 @@ import {
   DEWS_VERSION,
   lastDay,
   SIGNAL_WEIGHTS,
-} from "../pipelines/analytics/stress-signals.ts";
+} from "../pipelines/analytics/stress-signals.version.ts";
 import { type Artifact, daySeconds, num, requiredNum, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 

@@ -6,8 +6,8 @@ import {
   type PoolInput,
   round,
   SCALING_FACTOR,
-  YIELD_VERSION,
 } from "../pipelines/analytics/yield-scoring.ts";
+import { YIELD_VERSION } from "../pipelines/analytics/yield-scoring.version.ts";
 import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 

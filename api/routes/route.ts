@@ -78,6 +78,24 @@ export interface HandlerContext {
   readBody?: (maxBytes: number, extra?: Record<string, unknown>) => Promise<Uint8Array>;
 }
 
+/** Default server of the embedded process (`make run`): the origin generated descriptions point at unless one is wired in; deployments list their own origins first. */
+export const DEFAULT_SERVER = "http://127.0.0.1:8787";
+
+/**
+ * The generated descriptions of the route table that the static routes serve (`/openapi.json`, `/docs`,
+ * the Postman files): api/openapi.ts `buildOpenApi` and api/postman.ts. The app (api/app.ts) hands them in
+ * as RouteServices.descriptions: a route file importing them would import the route table it is part of
+ * (an import circle).
+ */
+export interface ApiDescriptions {
+  /** The OpenAPI 3.1 document of the public routes, `servers` the embedded default. */
+  openApi(): object;
+  /** Postman collection (v2.1) of the public routes, `baseUrl` an origin without trailing slash. */
+  postmanCollection(baseUrl: string): unknown;
+  /** Postman environment whose `baseUrl` is the origin given. */
+  postmanEnvironment(baseUrl: string): unknown;
+}
+
 /** What the server wires in for routes: facts about its dependencies (health reports them), the stores they read, where `/docs` is generated. */
 export interface RouteServices {
   /** The state store as this process sees it (`lastOkAt` wall-clock Unix s). */
@@ -94,9 +112,14 @@ export interface RouteServices {
   /**
    * Origin (`http://127.0.0.1:8787`, no trailing slash) the OpenAPI `servers`, the `/docs` page and the
    * Postman `baseUrl` point at. Server: PUBLIC_BASE_URL, else `http://<HOST>:<listening port>`; unset: the
-   * embedded default (openapi.ts DEFAULT_SERVER).
+   * embedded default (DEFAULT_SERVER).
    */
   publicOrigin?: string;
+  /**
+   * The descriptions `/openapi.json`, `/docs` and the Postman routes serve; api/app.ts gives them when
+   * the server does not. Without them those routes throw.
+   */
+  descriptions?: ApiDescriptions;
   /** Donor key claims (api/lib/donor-claims.ts); without it claims answer 403 `claims_closed`. */
   donorClaims?: DonorClaimDeps;
   /** Feedback intake (api/lib/feedback.ts); without it feedback answers 503. */

@@ -1,20 +1,20 @@
 import { fileURLToPath } from "node:url";
-import { DEX_LIQUIDITY_VERSION } from "./dex-liquidity.ts";
-import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.ts";
-import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.ts";
+import { DEX_LIQUIDITY_VERSION } from "./dex-liquidity.version.ts";
+import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.version.ts";
+import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.version.ts";
 import { FREEZE_METHODOLOGY, MINT_BURN_METHODOLOGY } from "../onchain/methodology.ts";
-import { PEG_SCORE_VERSION } from "./peg-score.ts";
-import { PRICE_CONSENSUS_VERSION } from "./price-consensus.ts";
+import { PEG_SCORE_VERSION } from "./peg-score.version.ts";
+import { PRICE_CONSENSUS_VERSION } from "./price-consensus.version.ts";
 import { LINEAGE_CHECK_VERSION } from "./source-lineage-version.ts";
-import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.ts";
-import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.ts";
-import { YIELD_VERSION } from "./yield-scoring.ts";
-import { PSI_VERSION } from "./stability-index.ts";
-import { DEWS_VERSION } from "./stress-signals.ts";
+import { REDEMPTION_BACKSTOP_VERSION } from "./redemption-backstops.version.ts";
+import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.version.ts";
+import { YIELD_VERSION } from "./yield-scoring.version.ts";
+import { PSI_VERSION } from "./stability-index.version.ts";
+import { DEWS_VERSION } from "./stress-signals.version.ts";
 import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
-import { DEPEG_AUDIT_VERSION } from "./depeg-audit.ts";
-import { DEWS_VALIDATION_VERSION } from "./dews-validation.ts";
-import { SUPPLY_CHAIN_GUARD_VERSION, SUPPLY_VALUATION_VERSION } from "../../site-data/stablecoins.ts";
+import { DEPEG_AUDIT_VERSION } from "./depeg-audit.version.ts";
+import { DEWS_VALIDATION_VERSION } from "./dews-validation.version.ts";
+import { SUPPLY_CHAIN_GUARD_VERSION, SUPPLY_VALUATION_VERSION } from "./supply.version.ts";
 
 /**
  * One versioned analytic methodology and its changelog. `analytic` names the file

@@ -1,4 +1,4 @@
-import type { ColumnType } from "../sources/types.ts";
+import type { ColumnType } from "../sources/column-type.ts";
 
 /** A row read from or written to the warehouse: column name → JSON value. */
 export type Row = Record<string, unknown>;

@@ -1,4 +1,6 @@
-import { DEPEG_METHODOLOGY_VERSION, SUPPLY_FLOOR_USD } from "./depeg-detection.ts";
+import { DEPEG_AUDIT_VERSION } from "./depeg-audit.version.ts";
+import { SUPPLY_FLOOR_USD } from "./depeg-detection.ts";
+import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.version.ts";
 import type { ValidationEvent } from "./dews-validation.ts";
 
 /**
@@ -18,8 +20,9 @@ import type { ValidationEvent } from "./dews-validation.ts";
  *   first incident; the `synthetic-splits` repair merges the chain into it.
  * - `not-reproduced`: an incident the serving build published that the current rules over the
  *   recorded history do not produce (ids are deterministic: coin, start, source).
+ *
+ * Version: `DEPEG_AUDIT_VERSION` (./depeg-audit.version.ts).
  */
-export const DEPEG_AUDIT_VERSION = "ballast-depeg-audit-v1";
 export const SPLIT_GAP_SEC = 24 * 3600;
 export const LONE_PEAK_RATIO = 0.5;
 

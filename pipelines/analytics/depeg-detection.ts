@@ -1,3 +1,4 @@
+import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.version.ts";
 import { createHash } from "node:crypto";
 import type { Consensus, Quote } from "./price-consensus.ts";
 import { must } from "../../lib/must.ts";
@@ -62,8 +63,9 @@ import { must } from "../../lib/must.ts";
  * - Raw rows of one coin and direction whose gap (previous end → next start) is ≤ 6 h are linked
  *   into one incident: `startedAt`/`startPrice` of the first, peak of the worst, end of the last,
  *   `constituentEventCount` = rows linked. The incident id is the first row's id.
+ *
+ * Version: `DEPEG_METHODOLOGY_VERSION` (./depeg-detection.version.ts).
  */
-export const DEPEG_METHODOLOGY_VERSION = "ballast-depeg-v4";
 export const SLOT_SEC = 900;
 export const LARGE_CAP_USD = 1_000_000_000;
 export const SOFT_LARGE_CAP_USD = 750_000_000;

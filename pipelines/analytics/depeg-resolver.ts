@@ -1,3 +1,4 @@
+import { READINESS_VERSION, RESOLVER_POLICY_VERSION } from "./depeg-resolver.version.ts";
 import { type Analytic, inputsAs } from "./contract.ts";
 import { thresholdBps } from "./depeg-detection.ts";
 import { median } from "./price-consensus.ts";
@@ -31,9 +32,9 @@ import { median } from "./price-consensus.ts";
  * `publication_retry_pending` never occurs; no erratum source exists yet, so neither does `invalidated`.
  * The sealed prediction: verdict, predicted duration = median duration of comparable closed
  * incidents, recovery likelihood = share of them that recovered.
+ *
+ * Version: `READINESS_VERSION` and `RESOLVER_POLICY_VERSION` (./depeg-resolver.version.ts).
  */
-export const READINESS_VERSION = "readiness-72h-v1";
-export const RESOLVER_POLICY_VERSION = "ballast-resolver-v1";
 export const LOCK_THRESHOLD = 0.75;
 export const BACKSTOP_DELAY_SEC = 72 * 3600;
 const STALE_SEC = 36 * 3600;

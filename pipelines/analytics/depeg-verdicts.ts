@@ -1,4 +1,4 @@
-import type { ColumnType } from "../sources/types.ts";
+import type { ColumnType } from "../sources/column-type.ts";
 import { type DepegEventRow, mergeIncidents } from "./depeg-detection.ts";
 
 /**

@@ -1,5 +1,6 @@
-import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.ts";
-import { DAY, DEWS_VERSION, type DewsBand } from "./stress-signals.ts";
+import { DEWS_VALIDATION_VERSION } from "./dews-validation.version.ts";
+import { DEPEG_METHODOLOGY_VERSION } from "./depeg-detection.version.ts";
+import { DAY, DEWS_VERSION, type DewsBand } from "./stress-signals.version.ts";
 
 /**
  * Validation of DEWS against the depeg history (spec 4.5 `GET /api/backfill-dews`), methodology
@@ -30,8 +31,9 @@ import { DAY, DEWS_VERSION, type DewsBand } from "./stress-signals.ts";
  * - `open`: neither, and t0 + H is after as-of (cannot be judged yet);
  * - `false`: otherwise (a false alarm).
  * precision = true ÷ (true + false); recall = warned ÷ covered.
+ *
+ * Version: `DEWS_VALIDATION_VERSION` (./dews-validation.version.ts).
  */
-export const DEWS_VALIDATION_VERSION = "ballast-dews-validation-v1";
 export const HORIZON_SEC = 7 * DAY;
 export const ALERT_SCORE = 36;
 

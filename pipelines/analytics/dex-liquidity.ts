@@ -1,3 +1,10 @@
+import {
+  DEX_LIQUIDITY_VERSION,
+  MIN_POOL_TVL_USD,
+  ACTIVITY_COVERAGE_FLOOR,
+  DEX_WEIGHTS,
+  TOP_POOLS,
+} from "./dex-liquidity.version.ts";
 import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { buildCoinIndex, MATCH_INPUTS, matchCoinsFrom, matchPool, matchPoolFrom } from "./pool-matching.ts";
 import { must } from "../../lib/must.ts";
@@ -37,16 +44,9 @@ import { must } from "../../lib/must.ts";
  * - Universe: every registry coin not dead at as-of, one row per coin per capture day
  *   (`dex_liquidity_daily`); `dex_liquidity` is the newest day. No pool capture at or before as-of →
  *   both tables empty (the artifacts are then not published: 503 not yet available).
+ *
+ * Version: `DEX_LIQUIDITY_VERSION`, its label and published parameters (./dex-liquidity.version.ts).
  */
-export const DEX_LIQUIDITY_VERSION = "ballast-dex-liquidity-v1";
-export const DEX_LIQUIDITY_LABEL =
-  "DEX liquidity score v1 (TVL depth, concentration, protocol/chain spread, pool count; activity when volumes exist)";
-
-export const MIN_POOL_TVL_USD = 10_000;
-export const ACTIVITY_COVERAGE_FLOOR = 0.5;
-export const DEX_WEIGHTS = { depth: 0.35, activity: 0.2, concentration: 0.2, spread: 0.15, poolCount: 0.1 } as const;
-/** Most pools listed per coin in `topPools`. */
-export const TOP_POOLS = 10;
 
 export type ActivityStatus = "observed" | "activity-missing" | "activity-coverage-below-floor";
 export type DexUnavailableReason = "no-retained-pools";

@@ -23,8 +23,9 @@ import { thresholdBps } from "./depeg-detection.ts";
  * than 90% of its days were observed. `pegPct` is null when no day of the window was observed.
  * An incident is active at `now` when it started by then and has not ended (`isOpenAt`), whatever
  * the tracking window: an incident opened by the as-of observation is active.
+ *
+ * Version: `PEG_SCORE_VERSION` (./peg-score.version.ts).
  */
-export const PEG_SCORE_VERSION = "ballast-peg-score-v3";
 const YEAR = 365.25 * 86400;
 const LOOKBACK_SEC = Math.ceil(4 * YEAR);
 const RECENT_DAYS = 90;

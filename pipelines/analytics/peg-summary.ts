@@ -1,5 +1,6 @@
 import { type Analytic, inputsAs } from "./contract.ts";
-import { PEG_SCORE_VERSION, pegScore, type ScoredIncident } from "./peg-score.ts";
+import { pegScore, type ScoredIncident } from "./peg-score.ts";
+import { PEG_SCORE_VERSION } from "./peg-score.version.ts";
 
 /**
  * Peg scores of every listed coin (DAG node). Writes `peg_scores` (one row per coin).

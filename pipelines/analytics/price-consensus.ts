@@ -52,9 +52,6 @@ export interface Consensus {
   observedAtMode: "upstream" | "local_fetch" | "unknown" | null;
 }
 
-/** Methodology version of the rules above (changelog: pipelines/analytics/changelogs/price-consensus.md). */
-export const PRICE_CONSENSUS_VERSION = "ballast-price-consensus-v3";
-
 export const AGREEMENT_BPS = 50;
 
 /** Consensus weight per source; unknown sources weigh 1. */

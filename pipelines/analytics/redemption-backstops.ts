@@ -1,3 +1,10 @@
+import {
+  REDEMPTION_BACKSTOP_VERSION,
+  COMPONENT_WEIGHTS,
+  ROUTE_FAMILY_CAPS,
+  SEVERE_DEPEG_BPS,
+  EFFECTIVE_EXIT_WEIGHTS,
+} from "./redemption-backstops.version.ts";
 import type { RedemptionFacts } from "../registry/schema.ts";
 import { type Analytic, inputsAs } from "./contract.ts";
 
@@ -26,17 +33,10 @@ import { type Analytic, inputsAs } from "./contract.ts";
  *   $25M) (1 when unknown), confidence high 1, medium 0.75, low 0.35; with a DEX liquidity score L:
  *   round(min(100, max(L, R) + 0.1 × min(L, R))), the bonus only for independent issuer rails
  *   (`offchain-issuer`). DEX liquidity is not published yet, so L is null and the effective exit is R.
+ *
+ * Version: `REDEMPTION_BACKSTOP_VERSION` (./redemption-backstops.version.ts).
  */
-export const REDEMPTION_BACKSTOP_VERSION = "ballast-redemption-backstop-v1";
 
-export const COMPONENT_WEIGHTS = {
-  access: 0.2,
-  settlement: 0.15,
-  executionCertainty: 0.15,
-  capacity: 0.25,
-  outputAssetQuality: 0.15,
-  cost: 0.1,
-} as const;
 export const ACCESS_SCORE = {
   "permissionless-onchain": 100,
   "whitelisted-onchain": 75,
@@ -56,11 +56,6 @@ export const OUTPUT_SCORE = {
   "bluechip-collateral": 65,
   "mixed-collateral": 45,
   nav: 20,
-} as const;
-/** Route-family caps of the score and the cap names published in `capsApplied`. */
-export const ROUTE_FAMILY_CAPS = {
-  "queue-redeem": { max: 70, cap: "queue-route-cap" },
-  "offchain-issuer": { max: 65, cap: "offchain-route-cap" },
 } as const;
 export const COVERAGE_BREAKPOINTS: [number, number][] = [
   [0, 0],
@@ -88,11 +83,7 @@ export const ELIGIBILITY_MULTIPLIER = {
 } as const;
 /** Cost score when the fee is not known (`undisclosed-reviewed`, or a governance-set fee read from chain). */
 export const UNKNOWN_FEE_COST_SCORE = 50;
-/** Open below-peg incident at or beyond this |peak| (bps) impairs the route. */
-export const SEVERE_DEPEG_BPS = 2500;
 export const CONFIDENCE_FACTOR = { high: 1, medium: 0.75, low: 0.35 } as const;
-/** Effective exit: the better of DEX liquidity and redemption counts in full, the other adds 0.1 × its score (independent issuer rails only). */
-export const EFFECTIVE_EXIT_WEIGHTS = { liquidity: 1, redemption: 1, secondaryBonus: 0.1 } as const;
 
 type Confidence = keyof typeof CONFIDENCE_FACTOR;
 

@@ -1,18 +1,18 @@
-import type { RiskFacts } from "../registry/schema.ts";
-import { type Analytic, groupByCoin, inputsAs, type RegistryCoinRow } from "./contract.ts";
-import { thresholdBps } from "./depeg-detection.ts";
-import { pegScoreUnavailableReason } from "./peg-summary.ts";
-import { pegScore, type ScoredIncident } from "./peg-score.ts";
 import {
+  dependencyOrder,
   effectiveExitScore,
   GOVERNANCE_QUALITY,
   legacyCard,
   type RawInputs,
   REDEMPTION_ROUTE,
-  REPORT_CARD_VERSION,
-  SAFETY_SCORE_VERSION,
   safetyScore,
 } from "./safety-score.ts";
+import type { RiskFacts } from "../registry/schema.ts";
+import { type Analytic, groupByCoin, inputsAs, type RegistryCoinRow } from "./contract.ts";
+import { thresholdBps } from "./depeg-detection.ts";
+import { pegScoreUnavailableReason } from "./peg-summary.ts";
+import { pegScore, type ScoredIncident } from "./peg-score.ts";
+import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.version.ts";
 import { must } from "../../lib/must.ts";
 
 /**
@@ -466,23 +466,6 @@ export function coverageClass(r: RawInputs, grade: string): "defunct" | "unrated
   if (r.isDefunct) return "defunct";
   if (grade === "NR") return "unrated";
   return r.pegScore === null ? "limited-peg-history" : "full";
-}
-
-/** Ids in dependency order (upstream before dependent); members of a cycle come last, in id order. */
-export function dependencyOrder(nodes: { id: string; deps: string[] }[]): string[] {
-  const out: string[] = [];
-  const done = new Set<string>();
-  let pending = [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1));
-  while (pending.length) {
-    const ready = pending.filter((n) => n.deps.every((d) => done.has(d) || d === n.id));
-    const take = ready.length ? ready : [pending[0]];
-    for (const n of take) {
-      out.push(n.id);
-      done.add(n.id);
-    }
-    pending = pending.filter((n) => !done.has(n.id));
-  }
-  return out;
 }
 
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));

@@ -27,8 +27,6 @@
  * - Grades from the score (first match): A+ 87, A 83, A− 80, B+ 75, B 70, B− 65, C+ 60, C 55, C− 50, D 40, F 0.
  */
 import { must } from "../../lib/must.ts";
-export const SAFETY_SCORE_VERSION = "ballast-safety-score-v2";
-export const REPORT_CARD_VERSION = "ballast-report-card-v2";
 
 export type Grade = "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D" | "F" | "NR";
 
@@ -575,4 +573,21 @@ export function legacyCard(r: RawInputs): LegacyCard {
     ratedDimensions,
     missingInputs: missing,
   };
+}
+
+/** Ids in dependency order (upstream before dependent); members of a cycle come last, in id order. */
+export function dependencyOrder(nodes: { id: string; deps: string[] }[]): string[] {
+  const out: string[] = [];
+  const done = new Set<string>();
+  let pending = [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1));
+  while (pending.length) {
+    const ready = pending.filter((n) => n.deps.every((d) => done.has(d) || d === n.id));
+    const take = ready.length ? ready : [pending[0]];
+    for (const n of take) {
+      out.push(n.id);
+      done.add(n.id);
+    }
+    pending = pending.filter((n) => !done.has(n.id));
+  }
+  return out;
 }

@@ -1,5 +1,7 @@
+import { PSI_VERSION, type PsiBand, psiBand } from "./stability-index.version.ts";
 import { type Analytic, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
-import { aroundDeath, DAY, deadBefore, isoDay, lastDay, pointAt, slotDay } from "./stress-signals.ts";
+import { aroundDeath, deadBefore, isoDay, pointAt } from "./stress-signals.ts";
+import { DAY, lastDay, slotDay } from "./stress-signals.version.ts";
 import { must } from "../../lib/must.ts";
 
 /**
@@ -31,25 +33,9 @@ import { must } from "../../lib/must.ts";
  *   end and one at or before 7 days earlier (each ≤ 7 days old); 0 when no coin pairs.
  * Bands (inclusive lower bounds): BEDROCK ≥ 90, STEADY ≥ 75, TREMOR ≥ 60, FRACTURE ≥ 40,
  * CRISIS ≥ 20, MELTDOWN < 20.
+ *
+ * Version: `PSI_VERSION`, its label and bands (./stability-index.version.ts).
  */
-export const PSI_VERSION = "ballast-stability-index-v1";
-export const PSI_LABEL = "Stability index v1 (daily, open depeg incidents weighted by market cap)";
-
-export const PSI_BANDS = ["BEDROCK", "STEADY", "TREMOR", "FRACTURE", "CRISIS", "MELTDOWN"] as const;
-export type PsiBand = (typeof PSI_BANDS)[number];
-export function psiBand(score: number): PsiBand {
-  return score >= 90
-    ? "BEDROCK"
-    : score >= 75
-      ? "STEADY"
-      : score >= 60
-        ? "TREMOR"
-        : score >= 40
-          ? "FRACTURE"
-          : score >= 20
-            ? "CRISIS"
-            : "MELTDOWN";
-}
 
 /** Depreciation of an old open incident: 1 up to 30 days, then linear to a floor of 0.25 at 120 days. */
 export function depreciation(ageDays: number): number {

@@ -1,3 +1,12 @@
+import {
+  DEWS_VERSION,
+  DAY,
+  type DewsBand,
+  SIGNAL_WEIGHTS,
+  type SignalName,
+  slotDay,
+  lastDay,
+} from "./stress-signals.version.ts";
 import { type Analytic, groupByCoin, inputsAs, type RegistryCoinRow, type Row } from "./contract.ts";
 import { must } from "../../lib/must.ts";
 
@@ -47,32 +56,18 @@ import { must } from "../../lib/must.ts";
  *
  * Excluded: NAV tokens and floating pegs (no fixed reference), and a dead coin (registry, as judged
  * at as-of) from 30 days after its death period ended (its collapse counts, a long-dead price does not).
+ *
+ * Version: `DEWS_VERSION`, its label, bands and signal weights (./stress-signals.version.ts).
  */
-export const DEWS_VERSION = "ballast-dews-v1";
-export const DEWS_LABEL = "DEWS v1 (supply, price, divergence, blacklist, flow signals)";
-export const DAY = 86400;
 export const MIN_AVAILABLE_WEIGHT = 0.3;
 export const WATCH_CAP = 35;
 
-export const DEWS_BANDS = ["CALM", "WATCH", "ALERT", "WARNING", "DANGER"] as const;
-export type DewsBand = (typeof DEWS_BANDS)[number];
 /** Band of a score (rounded first): CALM 0-15, WATCH 16-35, ALERT 36-55, WARNING 56-75, DANGER 76-100. */
 export function dewsBand(score: number): DewsBand {
   const s = Math.round(score);
   return s <= 15 ? "CALM" : s <= 35 ? "WATCH" : s <= 55 ? "ALERT" : s <= 75 ? "WARNING" : "DANGER";
 }
 
-export const SIGNAL_WEIGHTS = {
-  supplyVelocity: 0.25,
-  poolDrift: 0.2,
-  liquidityErosion: 0.15,
-  priceConfidence: 0.15,
-  divergence: 0.15,
-  blacklist: 0.1,
-  mintBurnFlow: 0.1,
-  yield: 0.05,
-} as const;
-export type SignalName = keyof typeof SIGNAL_WEIGHTS;
 /** One signal of a coin-day: value 0-100 (null when unavailable), its weight, and why it is unavailable. */
 export interface Signal {
   value: number | null;
@@ -285,11 +280,7 @@ export function dewsFinal(
 // DAG nodes
 
 export const isoDay = (ts: number) => new Date(ts * 1000).toISOString().slice(0, 10);
-/** 00:00 UTC (Unix s) of the day a slot ending at `slotTs` belongs to. */
-export const slotDay = (slotTs: number) => Math.floor((slotTs - 1) / DAY) * DAY;
 
-/** Last day (00:00 UTC) whose window is non-empty at `asOf`. */
-export const lastDay = (asOf: number) => slotDay(asOf);
 /** Days a dead coin stays in the universe after its death period ends: the collapse counts, a long-dead price does not. */
 export const DEATH_GRACE_DAYS = 30;
 /** Death periods already computed, by death date (the universes ask once per coin and day). */

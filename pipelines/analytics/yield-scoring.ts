@@ -18,8 +18,9 @@
  *   yieldEfficiency = rowUtility / riskPenalty^1.75; pharosYieldScore = clamp(round(yieldEfficiency ×
  *   sustainability × 8), 0, 100) (spec 2.14 field name).
  * Ranking: score desc, then APY desc, then pool id.
+ *
+ * Version: `YIELD_VERSION` (./yield-scoring.version.ts).
  */
-export const YIELD_VERSION = "ballast-yield-v1";
 export const SCALING_FACTOR = 8;
 export const DEFAULT_SAFETY_SCORE = 40;
 

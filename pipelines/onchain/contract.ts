@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ColumnType } from "../sources/types.ts";
+import type { ColumnType } from "../sources/column-type.ts";
 
 /**
  * The on-chain event row: one decoded log of a tracked contract (freeze/blacklist family or

@@ -1,10 +1,7 @@
 import type { z } from "zod";
+import type { ColumnType } from "./column-type.ts";
 import type { EvmRpc } from "./evm-rpc.ts";
 import type { HttpClient } from "./http-client.ts";
-
-/** Column types the loader knows how to append into DuckDB. */
-/** Column types a table may be loaded with; DATE values are `YYYY-MM-DD` strings (UTC days). */
-export type ColumnType = "VARCHAR" | "DOUBLE" | "BIGINT" | "HUGEINT" | "BOOLEAN" | "DATE";
 
 /** A raw table the load stage fills from validated rows: `raw_<source>__<entity>`. */
 export interface RawTable {

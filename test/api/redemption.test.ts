@@ -6,7 +6,7 @@ import { createApp } from "../../api/app.ts";
 import { CACHE_PROFILES } from "../../api/lib/freshness.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
-import { COMPONENT_WEIGHTS } from "../../pipelines/analytics/redemption-backstops.ts";
+import { COMPONENT_WEIGHTS } from "../../pipelines/analytics/redemption-backstops.version.ts";
 import { loadCuratedCoins } from "../../pipelines/registry/curated.ts";
 import {
   RedemptionBackstopEntrySchema,

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dexLiquidityScore, hhi, MIN_POOL_TVL_USD, type CoinPool } from "../../pipelines/analytics/dex-liquidity.ts";
+import { dexLiquidityScore, hhi, type CoinPool } from "../../pipelines/analytics/dex-liquidity.ts";
+import { MIN_POOL_TVL_USD } from "../../pipelines/analytics/dex-liquidity.version.ts";
 import { buildCoinIndex, matchPool, type MatchCoin, poolTokens } from "../../pipelines/analytics/pool-matching.ts";
 import { curvePoolsEndpoint, fetchCurvePools } from "../../pipelines/sources/curve/curve.ts";
 import { dexSubgraphPoolsEndpoint, fetchSubgraphPools } from "../../pipelines/sources/dex-subgraph/dex-subgraph.ts";

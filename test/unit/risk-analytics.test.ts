@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  depreciation,
-  psiBand,
-  stabilityIndex,
-  type PsiContributor,
-} from "../../pipelines/analytics/stability-index.ts";
+import { depreciation, stabilityIndex, type PsiContributor } from "../../pipelines/analytics/stability-index.ts";
+import { psiBand } from "../../pipelines/analytics/stability-index.version.ts";
 import {
   contagionAmplifier,
   curve,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dependencyOrder } from "../../pipelines/analytics/report-cards.ts";
 import {
+  dependencyOrder,
   effectiveExitScore,
   gradeOf,
   legacyCard,
