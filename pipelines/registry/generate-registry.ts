@@ -17,6 +17,7 @@ import {
 import { type ListAsset, withUnreviewedCoins } from "./unreviewed.ts";
 import { parseRegistry } from "./registry.ts";
 import { must } from "../../lib/must.ts";
+import { PeggedAssetIdentity } from "../sources/defillama/defillama.ts";
 
 export { pegCurrencyOf, slug, tickerSlug } from "./curated.ts";
 
@@ -54,13 +55,8 @@ export function chainIdForLabel(label: string): string {
   return CHAIN_ID_OVERRIDES[label] ?? slug(label);
 }
 
-const LooseAsset = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  symbol: z.string(),
-  gecko_id: z.string().nullable().optional(),
-  pegType: z.string(),
-  pegMechanism: z.string().optional(),
+/** A DefiLlama metadata or list record as the registry reads it: identity, dead date, chain labels. */
+const LooseAsset = PeggedAssetIdentity.extend({
   deadFrom: z.string().optional(),
   chainCirculating: z.record(z.string(), z.unknown()).optional(),
 });

@@ -39,6 +39,20 @@ export function toPlausibleAmount(value: unknown): number | null | "malformed" |
   return n;
 }
 
+/**
+ * A pool's TVL (USD, number or numeric string) checked with toPlausibleAmount: the amount when it is
+ * finite, ≥ 0 and at most IMPLAUSIBLE_ABOVE; otherwise the pool is dropped on `rc` and undefined is
+ * returned: `implausible-value` (IMPLAUSIBLE_VALUE) for a non-finite or too large value, `tvl-invalid`
+ * for a missing, malformed or negative one. Used by the DEX pool readers (Curve, DEX subgraphs).
+ */
+export function poolTvlOrDrop(value: unknown, rc: RowCollector): number | undefined {
+  const tvl = toPlausibleAmount(value);
+  if (tvl === "implausible") rc.drop(IMPLAUSIBLE_VALUE);
+  else if (tvl === null || tvl === "malformed" || tvl < 0) rc.drop("tvl-invalid");
+  else return tvl;
+  return undefined;
+}
+
 /** Unix seconds → `YYYY-MM-DD` of its UTC calendar day (intraday rows; daily rows use time.ts's rule). */
 export function isoDay(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().slice(0, 10);

@@ -7,14 +7,12 @@ import { createApp } from "../../api/app.ts";
 import { JobRunner } from "../../api/lib/jobs.ts";
 import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { MaintenanceGate } from "../../api/lib/maintenance.ts";
-import { OperatorAuth } from "../../api/lib/ops-access.ts";
 import { fsReader, PublishedStore } from "../../api/lib/published.ts";
 import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
-import { createOpsApp } from "../../api/ops-app.ts";
 import { ADMIN_ROUTES } from "../../api/routes/admin.ts";
 import { ROUTES } from "../../api/routes/index.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
-import { listCoin, publishFakeBuild, signJwt, startJwksServer, type JwksServer } from "../helpers/ops.ts";
+import { listCoin, publishFakeBuild, signJwt, startJwksServer, testOpsApp, type JwksServer } from "../helpers/ops.ts";
 
 // Issue 19 item 8: every declared route against every class of credential, on both listeners. The
 // outcome asserted is the lane's decision (admitted or not, and with which status), never the data.
@@ -69,17 +67,11 @@ beforeAll(async () => {
   freshPub = () =>
     createApp({ store, keys, limiter: new KeyRateLimiter(), corsOrigins: [], clockMode: "wall", maintenance });
   jobs = new JobRunner(sql, { executor: async () => ({ exitCode: 0, stdout: "[]", stderr: "" }) });
-  ops = createOpsApp({
-    auth: new OperatorAuth({
-      jwksUrl: jwks.url,
-      audiences: [AUD],
-      issuer: ISS,
-      serviceTokenId: TOKEN_ID,
-      serviceTokenSecret: TOKEN_SECRET,
-    }),
+  ops = testOpsApp({
+    jwksUrl: jwks.url,
+    access: { audience: AUD, issuer: ISS, serviceToken: { id: TOKEN_ID, secret: TOKEN_SECRET } },
     keys,
     store,
-    clockMode: "wall",
     maintenance,
     jobs,
     ledgerPath: join(dir, "ledger.duckdb"),

@@ -14,7 +14,7 @@ import { KeyRateLimiter } from "../../api/lib/rate-limit.ts";
 import { createOpsApp } from "../../api/ops-app.ts";
 import { must } from "../helpers/must.ts";
 import { createTestSchema } from "../helpers/pg-schema.ts";
-import { listCoin, publishFakeBuild, signJwt, startJwksServer, type JwksServer } from "../helpers/ops.ts";
+import { listCoin, publishFakeBuild, signJwt, startJwksServer, testOpsApp, type JwksServer } from "../helpers/ops.ts";
 
 const AUD = "ops-api-aud";
 const ISS = "https://ballast-team.cloudflareaccess.com";
@@ -58,18 +58,16 @@ function instance(s: SqlClient, k: KeyStore): Instance {
       return answer(cmd);
     },
   });
-  const ops = createOpsApp({
-    auth: new OperatorAuth({
-      jwksUrl: jwks.url,
-      audiences: [AUD],
+  const ops = testOpsApp({
+    jwksUrl: jwks.url,
+    access: {
+      audience: AUD,
       issuer: ISS,
-      serviceTokenId: TOKEN_ID,
-      serviceTokenSecret: TOKEN_SECRET,
+      serviceToken: { id: TOKEN_ID, secret: TOKEN_SECRET },
       allowedOrigins: [OPS_ORIGIN],
-    }),
+    },
     keys: k,
     store,
-    clockMode: "wall",
     maintenance,
     jobs,
     ledgerPath: LEDGER,

@@ -1,39 +1,24 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JobRunner } from "../../api/lib/jobs.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { MaintenanceGate } from "../../api/lib/maintenance.ts";
-import { OperatorAuth } from "../../api/lib/ops-access.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { createOpsApp } from "../../api/ops-app.ts";
 import { Db } from "../../build/duckdb.ts";
 import { runBuild } from "../../build/run-build.ts";
 import { FsSink } from "../../build/sinks/fs.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
-import { startJwksServer, type JwksServer } from "../helpers/ops.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { E2E_SERVICE_TOKEN, type OpsLane, startOpsLane } from "../helpers/ops.ts";
 
 // Issue 31 item 1: backfill-dews and audit-depeg-history are real jobs over the recorded history. A real
 // build as of 2023-03-15 serves; the jobs run the backtest as of it (build/depeg-backtest-cli.ts). The
 // figures are checked against values this test computes itself, in SQL over the build's published
 // DuckDB file and from its published depeg events; a verdict recorded by POST is applied by the next
 // build (the deleted event is gone, the manifest lists it) and the dated snapshot is not rewritten.
-const TOKEN_ID = "svc-token-id-0001";
-const TOKEN_SECRET = "svc-token-secret-0123456789abcdef";
-const SVC = { "CF-Access-Client-Id": TOKEN_ID, "CF-Access-Client-Secret": TOKEN_SECRET, "X-Ballast-Admin": "1" };
 const AS_OF = Date.parse("2023-03-15T00:00:00Z") / 1000;
 const DAY = 86_400;
 const H = 7 * DAY;
 
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
-let jwks: JwksServer;
-let jobs: JobRunner;
-let ops: Hono;
+let lane: OpsLane;
 let dataDir: string;
 let first: BuildManifest;
 
@@ -50,11 +35,6 @@ const eventsOf = (buildId: string): PublishedEvent[] =>
 
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
-  jwks = await startJwksServer();
-  schema = await createTestSchema("ballast_depeg_backtest");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
   dataDir = mkdtempSync(join(tmpdir(), "ballast-depeg-backtest-"));
   ({ manifest: first } = await runBuild({
     asOf: AS_OF,
@@ -62,54 +42,18 @@ beforeAll(async () => {
     sink: new FsSink(dataDir),
     warehousePath: null,
   }));
-  jobs = new JobRunner(sql, { env: { ...process.env, BALLAST_DATA_DIR: dataDir, BALLAST_LOG: "silent" } });
-  ops = createOpsApp({
-    auth: new OperatorAuth({
-      jwksUrl: jwks.url,
-      audiences: ["ops-api-aud"],
-      issuer: "https://ballast-team.cloudflareaccess.com",
-      serviceTokenId: TOKEN_ID,
-      serviceTokenSecret: TOKEN_SECRET,
-      allowedOrigins: [],
-    }),
-    keys,
-    store: new PublishedStore(fsReader(dataDir), 0),
-    clockMode: "wall",
-    maintenance: new MaintenanceGate(sql),
-    jobs,
-    ledgerPath: join(dataDir, "onchain.duckdb"),
-    dataDir,
-    jobWaitMs: 0,
-  });
+  lane = await startOpsLane({ schemaPrefix: "ballast_depeg_backtest", dataDir });
 }, 900_000);
 afterAll(async () => {
-  await jobs?.close();
-  await sql?.close();
-  await schema?.drop();
-  await jwks?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (lane) await lane.close();
+  else if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const call = (method: string, path: string, headers: Record<string, string> = {}) =>
-  ops.request(path, { method, headers: { ...SVC, ...headers } });
-/** Jobs recorded so far (0 while the job table does not exist yet: no job has run). */
-const jobCount = async () =>
-  (await sql.query<{ n: number }>("select (to_regclass('admin_jobs') is not null)::int as n")).rows[0].n === 0
-    ? 0
-    : (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
-
-/** Starts `path` (202 with jobWaitMs 0), waits for its job to end and returns the 202 body and the job. */
-async function runToEnd<T>(method: string, path: string, headers: Record<string, string> = {}) {
-  const r = await call(method, path, headers);
-  expect(r.status).toBe(202);
-  const accepted = (await r.json()) as { requestId: string; statusPath: string };
-  const status = async () =>
-    (await (await call("GET", accepted.statusPath)).json()) as { status: string; result: T; error: string | null };
-  await expect
-    .poll(async () => (await status()).status, { timeout: 600_000, interval: 1000 })
-    .not.toMatch(/queued|running/);
-  return { accepted, job: await status() };
-}
+const call = (method: string, path: string, headers: Record<string, string> = {}) => lane.call(method, path, headers);
+const jobCount = () => lane.jobCount();
+/** Starts `path` with `method` (202 with jobWaitMs 0), waits for its job to end and returns the 202 body and the job. */
+const runToEnd = <T>(method: string, path: string, headers: Record<string, string> = {}) =>
+  lane.runToEnd<T>(path, headers, method);
 
 interface Counts {
   events: number;
@@ -269,7 +213,7 @@ describe("audit-depeg-history (issue 31 item 1)", () => {
     expect(job.result.recorded?.key).toBe("verdicts/depeg-history/v0001.json");
     const file = JSON.parse(readFileSync(join(dataDir, "verdicts/depeg-history/v0001.json"), "utf8"));
     expect(file.version).toBe(1);
-    expect(file.recordedBy).toBe(TOKEN_ID);
+    expect(file.recordedBy).toBe(E2E_SERVICE_TOKEN.id);
     expect(file.basis).toEqual({ buildId: first.buildId, asOf: AS_OF });
     expect(file.deletes.map((d: { eventId: number }) => String(d.eventId))).toEqual([victim]);
     expect(file.deletes[0].why[0]).toBe("operator-delete");
@@ -302,7 +246,7 @@ describe("audit-depeg-history (issue 31 item 1)", () => {
         version: 1,
         sha256: job.result.recorded?.sha256,
         recordedAt: file.recordedAt,
-        recordedBy: TOKEN_ID,
+        recordedBy: E2E_SERVICE_TOKEN.id,
         requestId: null,
         deleted: [Number(victim)],
         merged: [],

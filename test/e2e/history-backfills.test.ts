@@ -3,18 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JobRunner } from "../../api/lib/jobs.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
-import { MaintenanceGate } from "../../api/lib/maintenance.ts";
-import { OperatorAuth } from "../../api/lib/ops-access.ts";
-import { fsReader, PublishedStore } from "../../api/lib/published.ts";
-import { createOpsApp } from "../../api/ops-app.ts";
 import { loadBuildConfig } from "../../build/config.ts";
-import { startHistoryReplay } from "../helpers/history-replay-server.ts";
-import { listCoin, publishFakeBuild, startJwksServer, type JwksServer } from "../helpers/ops.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { must } from "../helpers/must.ts";
+import { type HistoryReplay, listCoin, type OpsLane, publishFakeBuild, startOpsLane } from "../helpers/ops.ts";
 import type { CapturedHistory } from "../../build/backfill-history.ts";
 
 // Issue 31 item 1: backfill-depegs, backfill-supply-history and backfill-cg-prices are real jobs. Each
@@ -22,27 +14,14 @@ import type { CapturedHistory } from "../../build/backfill-history.ts";
 // recorded USDC payloads of 2023-03-10..12) into the data dir's live capture area with its provenance,
 // then runs the dated-snapshot backfill over the captured window from the series' first published day on:
 // published days are not rewritten, a missing one is built, days before the series are not built. A bad or empty filter is a 400 before any job starts.
-const TOKEN_ID = "svc-token-id-0001";
-const TOKEN_SECRET = "svc-token-secret-0123456789abcdef";
-const SVC = { "CF-Access-Client-Id": TOKEN_ID, "CF-Access-Client-Secret": TOKEN_SECRET, "X-Ballast-Admin": "1" };
 const DAYS = ["2023-03-10", "2023-03-11", "2023-03-12"];
 
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
-let jwks: JwksServer;
-let replay: Awaited<ReturnType<typeof startHistoryReplay>>;
-let jobs: JobRunner;
-let ops: Hono;
+let lane: OpsLane;
+let replay: HistoryReplay;
 let dataDir: string;
 const published: Record<string, { bytes: string; mtimeMs: number }> = {};
 
 beforeAll(async () => {
-  process.env.BALLAST_LOG = "silent";
-  jwks = await startJwksServer();
-  schema = await createTestSchema("ballast_history");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
   dataDir = mkdtempSync(join(tmpdir(), "ballast-history-"));
   publishFakeBuild(dataDir, "b1", [
     listCoin("usdc-circle", "USDC", 4e10, false),
@@ -57,46 +36,18 @@ beforeAll(async () => {
     writeFileSync(file, JSON.stringify({ snapshotDate: day, publishedBefore: true }));
     published[day] = { bytes: readFileSync(file, "utf8"), mtimeMs: statSync(file).mtimeMs };
   }
-  replay = await startHistoryReplay(loadBuildConfig().BALLAST_CAPTURE_DIR, DAYS[0], DAYS[2]);
-  jobs = new JobRunner(sql, {
-    env: {
-      ...process.env,
-      BALLAST_DATA_DIR: dataDir,
-      BALLAST_UPSTREAM_URLS: replay.upstreamUrls,
-      BALLAST_LOG: "silent",
-    },
-  });
-  ops = createOpsApp({
-    auth: new OperatorAuth({
-      jwksUrl: jwks.url,
-      audiences: ["ops-api-aud"],
-      issuer: "https://ballast-team.cloudflareaccess.com",
-      serviceTokenId: TOKEN_ID,
-      serviceTokenSecret: TOKEN_SECRET,
-      allowedOrigins: [],
-    }),
-    keys,
-    store: new PublishedStore(fsReader(dataDir), 0),
-    clockMode: "wall",
-    maintenance: new MaintenanceGate(sql),
-    jobs,
-    ledgerPath: join(dataDir, "onchain.duckdb"),
+  lane = await startOpsLane({
+    schemaPrefix: "ballast_history",
     dataDir,
-    jobWaitMs: 0,
+    replay: { captureDir: loadBuildConfig().BALLAST_CAPTURE_DIR, from: DAYS[0], to: DAYS[2] },
   });
+  replay = must(lane.replay, "the history replay servers");
 }, 60_000);
 afterAll(async () => {
-  await jobs?.close();
-  await replay?.close();
-  await sql?.close();
-  await schema?.drop();
-  await jwks?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await lane?.close();
 });
 
-const post = (path: string, headers: Record<string, string> = {}) =>
-  ops.request(path, { method: "POST", headers: { ...SVC, ...headers } });
-const jobCount = async () => (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
+const post = (path: string, headers: Record<string, string> = {}) => lane.call("POST", path, headers);
 
 /** A capture's provenance as the job reports it (its days are known: every replayed payload has points). */
 type Captured = CapturedHistory & { firstDay: string; lastDay: string };
@@ -111,19 +62,7 @@ interface Result {
 }
 
 /** Starts `path` (expects 202 with jobWaitMs 0), waits for its job to finish and returns the 202 body and the job. */
-async function runToEnd(path: string, headers: Record<string, string> = {}) {
-  const r = await post(path, headers);
-  expect(r.status).toBe(202);
-  const accepted = (await r.json()) as { requestId: string; statusPath: string };
-  const status = async () => {
-    const j = await ops.request(accepted.statusPath, { headers: SVC });
-    return (await j.json()) as { status: string; result: Result; error: string | null };
-  };
-  await expect
-    .poll(async () => (await status()).status, { timeout: 300_000, interval: 500 })
-    .not.toMatch(/queued|running/);
-  return { accepted, job: await status() };
-}
+const runToEnd = (path: string, headers: Record<string, string> = {}) => lane.runToEnd<Result>(path, headers);
 
 /** The capture on disk matches its provenance and holds the replayed payload's window. */
 function checkCapture(c: Captured, endpoint: string, id: string) {
@@ -210,7 +149,7 @@ describe("history backfills (issue 31 item 1)", () => {
   });
 
   it("a filter that selects nothing is 400 naming its parameter, and starts no job", async () => {
-    const n = await jobCount();
+    const n = await lane.jobCount();
     const requests = replay.requests.length;
     for (const [path, param] of [
       ["/api/backfill-cg-prices?stablecoin=ZZZ", "stablecoin"],
@@ -224,7 +163,7 @@ describe("history backfills (issue 31 item 1)", () => {
       expect([path, r.status]).toEqual([path, 400]);
       expect(JSON.stringify(await r.json())).toContain(param);
     }
-    expect(await jobCount()).toBe(n);
+    expect(await lane.jobCount()).toBe(n);
     expect(replay.requests.length).toBe(requests);
     expect(existsSync(join(dataDir, "raw"))).toBe(true);
   });

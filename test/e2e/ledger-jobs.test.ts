@@ -1,19 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Hono } from "hono";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JobRunner } from "../../api/lib/jobs.ts";
-import { KeyStore, openSqlClient, type SqlClient } from "../../api/lib/key-store.ts";
 import { recordedOnchainRows } from "../../build/onchain-cli.ts";
 import type { OnchainEventRow } from "../../pipelines/onchain/contract.ts";
 import { LedgerStore } from "../../pipelines/onchain/ledger-store.ts";
 import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "../helpers/build-once.ts";
-import { startHistoryReplay } from "../helpers/history-replay-server.ts";
 import { must } from "../helpers/must.ts";
-import { E2E_OPERATOR_HEADERS, e2eOpsApp, type JwksServer, runJobToEnd, startJwksServer } from "../helpers/ops.ts";
-import { createTestSchema } from "../helpers/pg-schema.ts";
+import { type HistoryReplay, type OpsLane, startOpsLane } from "../helpers/ops.ts";
 import type { ReclassifyResult } from "../../build/ledger-jobs.ts";
 
 // Issue 31 item 1: backfill-mint-burn-prices and reclassify-atomic-roundtrips are real ledger jobs
@@ -22,49 +18,29 @@ import type { ReclassifyResult } from "../../build/ledger-jobs.ts";
 // publishes, 400 before any job starts. Expected figures come from the recorded CSVs (papaparse) and
 // the ledger rows this test writes, never from the code under test.
 
-let schema: Awaited<ReturnType<typeof createTestSchema>>;
-let sql: SqlClient;
-let jwks: JwksServer;
-let replay: Awaited<ReturnType<typeof startHistoryReplay>>;
-let jobs: JobRunner;
-let ops: Hono;
+let lane: OpsLane;
+let replay: HistoryReplay;
 let dataDir: string;
 let ledgerPath: string;
 
 beforeAll(async () => {
-  process.env.BALLAST_LOG = "silent";
-  jwks = await startJwksServer();
-  schema = await createTestSchema("ballast_ledger_jobs");
-  sql = await openSqlClient({ databaseUrl: schema.url, pgliteDir: "" });
-  const keys = new KeyStore(sql, "pepper-for-tests-0123456789");
-  await keys.init();
   ({ dir: dataDir } = await buildRecorded("ballast-ledger-jobs-"));
   ledgerPath = join(dataDir, "onchain.duckdb");
-  replay = await startHistoryReplay(CAPTURE_DIR, "2023-03-10", "2023-03-12");
-  jobs = new JobRunner(sql, {
-    env: {
-      ...process.env,
-      BALLAST_DATA_DIR: dataDir,
-      BALLAST_UPSTREAM_URLS: replay.upstreamUrls,
-      BALLAST_LOG: "silent",
-    },
+  lane = await startOpsLane({
+    schemaPrefix: "ballast_ledger_jobs",
+    dataDir,
+    ledgerPath,
+    replay: { captureDir: CAPTURE_DIR, from: "2023-03-10", to: "2023-03-12" },
   });
-  ops = e2eOpsApp({ jwksUrl: jwks.url, keys, sql, jobs, dataDir, ledgerPath });
+  replay = must(lane.replay, "the history replay servers");
 }, 300_000);
 afterAll(async () => {
-  await jobs?.close();
-  await replay?.close();
-  await sql?.close();
-  await schema?.drop();
-  await jwks?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await lane?.close();
 });
 
-const post = (path: string, headers: Record<string, string> = {}) =>
-  ops.request(path, { method: "POST", headers: { ...E2E_OPERATOR_HEADERS, ...headers } });
-const jobCount = async () => (await sql.query<{ n: number }>("select count(*)::int as n from admin_jobs")).rows[0].n;
-
-const runToEnd = <T>(path: string, headers: Record<string, string> = {}) => runJobToEnd<T>(ops, path, headers);
+const post = (path: string, headers: Record<string, string> = {}) => lane.call("POST", path, headers);
+const jobCount = () => lane.jobCount();
+const runToEnd = <T>(path: string, headers: Record<string, string> = {}) => lane.runToEnd<T>(path, headers);
 
 const csv = (path: string) =>
   Papa.parse<Record<string, string>>(readFileSync(join(CAPTURE_DIR, path), "utf8"), {
@@ -256,7 +232,14 @@ describe("ledger jobs (issue 31 item 1)", () => {
       ["--import", "tsx", "build/cli.ts", "build", "--as-of", new Date(RECORDED_AS_OF * 1000).toISOString()],
       {
         cwd: join(import.meta.dirname, "../.."),
-        env: { ...process.env, BALLAST_DATA_DIR: dataDir, BALLAST_ONCHAIN_LEDGER: ledgerPath, BALLAST_LOG: "silent" },
+        // scratch in the OS temp dir: the parsed-capture cache the suite's recorded build filled (no second parse)
+        env: {
+          ...process.env,
+          BALLAST_DATA_DIR: dataDir,
+          BALLAST_ONCHAIN_LEDGER: ledgerPath,
+          BALLAST_SCRATCH_DIR: tmpdir(),
+          BALLAST_LOG: "silent",
+        },
         encoding: "utf8",
       },
     );

@@ -7,6 +7,7 @@ import {
   UsdsStatusPayloadSchema,
   USDS_NO_FREEZE_IMPLEMENTATION,
 } from "../../pipelines/sources/usds/usds-status.ts";
+import { USDS_STATUS_SAMPLE } from "../../pipelines/sources/usds/source.ts";
 import { UsdsStatusSchema } from "../../site-data/usds-status.ts";
 import { RECORDED_AS_OF } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
@@ -20,23 +21,12 @@ import { serveRecordedBuildWith } from "../helpers/served-build.ts";
 const OBSERVED = RECORDED_AS_OF - 3600;
 const BLOCK_TIME = OBSERVED - 180;
 
+/** The source's declared sample status (no-freeze implementation, reverted probe) at this test's block and supply. */
 const payload = (over: Partial<UsdsStatusPayload> = {}): UsdsStatusPayload =>
   UsdsStatusPayloadSchema.parse({
-    chain: "ethereum",
-    evmChainId: 1,
-    token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
+    ...USDS_STATUS_SAMPLE,
     blockNumber: 23_300_000,
-    blockHash: `0x${"ab".repeat(32)}`,
     blockTimestamp: BLOCK_TIME,
-    implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
-    implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION,
-    freezeProbe: {
-      function: "isBlocked(address)",
-      args: ["0x0000000000000000000000000000000000000000"],
-      outcome: "reverted",
-      result: null,
-      reason: "reverted",
-    },
     totalSupplyRaw: "7912345678901234567890123456",
     ...over,
   });
@@ -57,13 +47,7 @@ beforeAll(async () => {
       payload({
         blockNumber: 23_310_000,
         blockTimestamp: RECORDED_AS_OF + 3000,
-        freezeProbe: {
-          function: "isBlocked(address)",
-          args: ["0x0000000000000000000000000000000000000000"],
-          outcome: "answered",
-          result: false,
-          reason: null,
-        },
+        freezeProbe: { ...USDS_STATUS_SAMPLE.freezeProbe, outcome: "answered", result: false, reason: null },
       }),
     );
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { emptinessOf } from "../../build/captures.ts";
 import { manifestDifferences } from "../../build/run-build.ts";
-import { RowCollector } from "../../pipelines/sources/parse-helpers.ts";
+import { poolTvlOrDrop, RowCollector } from "../../pipelines/sources/parse-helpers.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { cleanManifestRecords } from "../helpers/manifest.ts";
 
@@ -42,6 +42,20 @@ describe("RowCollector.addUnique: repeated upstream keys", () => {
     rc.addUnique("a", { id: "a", supply: 4 });
     expect(rc.result().rows).toEqual([{ id: "a", supply: 4 }]);
     expect(rc.result().dropped).toEqual({ "invalid-supply": 1 });
+  });
+});
+
+describe("poolTvlOrDrop: a DEX pool's TVL", () => {
+  it("keeps a plausible amount ≥ 0 (numeric strings too) and drops the pool otherwise, counting why", () => {
+    const rc = new RowCollector(z.object({}));
+    const kept = [0, 1.5e8, "2500.5", 1e13].map((v) => poolTvlOrDrop(v, rc));
+    expect(kept).toEqual([0, 1.5e8, 2500.5, 1e13]);
+    expect(rc.result().dropped).toEqual({});
+    const dropped = [1e13 + 1, "Infinity", Number.NaN, null, undefined, "", "n/a", -1, {}].map((v) =>
+      poolTvlOrDrop(v, rc),
+    );
+    expect(dropped).toEqual(Array(9).fill(undefined));
+    expect(rc.result().dropped).toEqual({ "implausible-value": 3, "tvl-invalid": 6 });
   });
 });
 

@@ -31,6 +31,7 @@ import {
   SOURCE_BASE_URLS,
 } from "../../pipelines/sources/endpoints.ts";
 import { parseJsonText } from "../../pipelines/sources/file-formats.ts";
+import { DEFILLAMA_LIST_ASSET_SAMPLE } from "../../pipelines/sources/defillama/source.ts";
 import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter/frankfurter.ts";
 import { binanceKlinesEndpoint } from "../../pipelines/sources/binance/binance.ts";
 import { coingeckoPriceBarsArchive } from "../../pipelines/sources/coingecko/price-bars.ts";
@@ -65,21 +66,8 @@ const cap = (observedAt: number, params: Record<string, string> = {}): Capture =
   sha256: "s",
   payload: null,
 });
-const asset = (over: Record<string, unknown>) => ({
-  id: "1",
-  name: "Tether",
-  symbol: "USDT",
-  gecko_id: "tether",
-  pegType: "peggedUSD",
-  pegMechanism: "fiat-backed",
-  priceSource: "defillama",
-  price: 1,
-  circulating: { peggedUSD: 100 },
-  circulatingPrevDay: { peggedUSD: 90 },
-  chainCirculating: { Tron: { current: { peggedUSD: 60 } } },
-  chains: ["Tron"],
-  ...over,
-});
+/** The declared good list entry (DEFILLAMA_LIST_ASSET_SAMPLE) with fields replaced. */
+const asset = (over: Record<string, unknown>) => ({ ...DEFILLAMA_LIST_ASSET_SAMPLE, ...over });
 
 describe("defillama /stablecoins parser", () => {
   it("marks captures before 2025-12-01 as native units and after as USD", () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseJsonText } from "../file-formats.ts";
 import { type HttpClient, UpstreamError } from "../http-client.ts";
-import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "../parse-helpers.ts";
+import { isoDay, poolTvlOrDrop, RowCollector, toFiniteNumber } from "../parse-helpers.ts";
 import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
@@ -109,15 +109,8 @@ export const curvePoolsEndpoint: Endpoint = {
         rc.drop("pool-invalid");
         continue;
       }
-      const tvl = toPlausibleAmount(p.data.usdTotal);
-      if (tvl === "implausible") {
-        rc.drop(IMPLAUSIBLE_VALUE);
-        continue;
-      }
-      if (tvl === null || tvl === "malformed" || tvl < 0) {
-        rc.drop("tvl-invalid");
-        continue;
-      }
+      const tvl = poolTvlOrDrop(p.data.usdTotal, rc);
+      if (tvl === undefined) continue;
       const a = toFiniteNumber(p.data.amplificationCoefficient);
       p.data.coins.forEach((raw, i) => {
         const c = CurveCoin.safeParse(raw);

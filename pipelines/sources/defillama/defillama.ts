@@ -59,13 +59,23 @@ function cleanBuckets(map: unknown, rc: RowCollector): Record<string, number> | 
   return out;
 }
 
-const ListAsset = z.looseObject({
+/**
+ * The identity fields of a DefiLlama pegged-asset record, as both the `/stablecoins` list entries and
+ * the peggedassets-server metadata file (`peggedData.json`) carry them (shared/reference/upstreams.md §1):
+ * DefiLlama id (numeric string), name, symbol, CoinGecko id (null or absent when unknown), peg type
+ * (`peggedUSD`, `peggedEUR`, …) and mechanism. Loose: other fields pass through; each reader extends
+ * it with the fields it reads (the list parser here, the registry generator).
+ */
+export const PeggedAssetIdentity = z.looseObject({
   id: z.string(),
   name: z.string(),
   symbol: z.string(),
   gecko_id: z.string().nullable().optional(),
   pegType: z.string(),
   pegMechanism: z.string().optional(),
+});
+
+const ListAsset = PeggedAssetIdentity.extend({
   priceSource: z.string().nullable().optional(),
   price: z.unknown().optional(),
   circulating: PegBuckets.optional(),

@@ -27,6 +27,26 @@ const OPEN_DEFI_STABLECOINS_OBSERVED_AT = Math.ceil(Date.parse("2026-09-02T11:57
 const SVB_DAY = utcDayStart("2023-03-11");
 
 /**
+ * A well-formed `/stablecoins` list entry (USDT: USD peg, price 1, supply 100 now and 90 a day before,
+ * 60 of it on Tron): the good element of the list's bad-row fixture, and the base the list parser's
+ * unit tests vary (test/unit/sources.test.ts).
+ */
+export const DEFILLAMA_LIST_ASSET_SAMPLE = {
+  id: "1",
+  name: "Tether",
+  symbol: "USDT",
+  gecko_id: "tether",
+  pegType: "peggedUSD",
+  pegMechanism: "fiat-backed",
+  priceSource: "defillama",
+  price: 1,
+  circulating: { peggedUSD: 100 },
+  circulatingPrevDay: { peggedUSD: 90 },
+  chainCirculating: { Tron: { current: { peggedUSD: 60 } } },
+  chains: ["Tron"],
+} as const;
+
+/**
  * DefiLlama's stablecoins API: the list, per-coin detail, supply charts and daily prices. Live: the
  * list, the all-chain chart, the prices and the detail of each registry coin of `detailLlamaIds`;
  * recorded: two lists a year apart and the check-sked archives (US Eastern labels, MANIFEST).
@@ -92,23 +112,7 @@ export const defillamaSource: SourceDeclaration = {
   badRows: {
     "defillama.stablecoins": {
       payload: {
-        peggedAssets: [
-          {
-            id: "1",
-            name: "Tether",
-            symbol: "USDT",
-            gecko_id: "tether",
-            pegType: "peggedUSD",
-            pegMechanism: "fiat-backed",
-            priceSource: "defillama",
-            price: 1,
-            circulating: { peggedUSD: 100 },
-            circulatingPrevDay: { peggedUSD: 90 },
-            chainCirculating: { Tron: { current: { peggedUSD: 60 } } },
-            chains: ["Tron"],
-          },
-          42,
-        ],
+        peggedAssets: [DEFILLAMA_LIST_ASSET_SAMPLE, 42],
       },
     },
     "defillama.stablecoin": {

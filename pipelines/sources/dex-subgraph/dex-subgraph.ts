@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseJsonText } from "../file-formats.ts";
 import { type HttpClient, UpstreamError } from "../http-client.ts";
-import { IMPLAUSIBLE_VALUE, isoDay, RowCollector, toFiniteNumber, toPlausibleAmount } from "../parse-helpers.ts";
+import { isoDay, poolTvlOrDrop, RowCollector, toFiniteNumber } from "../parse-helpers.ts";
 import type { Capture, Endpoint, ReaderOutput, RowSink, SourceLineage, SourceTime } from "../types.ts";
 
 /**
@@ -98,15 +98,8 @@ export const dexSubgraphPoolsEndpoint: Endpoint = {
         rc.drop("pool-invalid");
         continue;
       }
-      const tvl = toPlausibleAmount(p.data.totalValueLockedUSD);
-      if (tvl === "implausible") {
-        rc.drop(IMPLAUSIBLE_VALUE);
-        continue;
-      }
-      if (tvl === null || tvl === "malformed" || tvl < 0) {
-        rc.drop("tvl-invalid");
-        continue;
-      }
+      const tvl = poolTvlOrDrop(p.data.totalValueLockedUSD, rc);
+      if (tvl === undefined) continue;
       const fee = toFiniteNumber(p.data.feeTier);
       const day = p.data.poolDayDatas?.[0];
       const dayTs = day ? toFiniteNumber(day.date) : null;

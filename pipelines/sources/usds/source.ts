@@ -1,5 +1,37 @@
 import type { SourceDeclaration } from "../types.ts";
-import { usdsStatusEndpoint } from "./usds-status.ts";
+import {
+  ERC1967_IMPLEMENTATION_SLOT,
+  FREEZE_PROBE_ARG,
+  USDS_NO_FREEZE_IMPLEMENTATION,
+  USDS_TOKEN,
+  type UsdsStatusPayload,
+  usdsStatusEndpoint,
+} from "./usds-status.ts";
+
+/**
+ * A well-formed `usds.status` payload: block 1 (hash 0xabab…ab, timestamp 0) read at the implementation
+ * known to have no freeze function, whose `isBlocked` probe reverted, supply 1.5e27 base units (1.5 bn
+ * USDS). The base of the endpoint's bad-row fixture and of the e2e test's captures
+ * (test/e2e/usds-status.test.ts), which set their own block and supply.
+ */
+export const USDS_STATUS_SAMPLE: UsdsStatusPayload = {
+  chain: "ethereum",
+  evmChainId: 1,
+  token: USDS_TOKEN.toLowerCase(),
+  blockNumber: 1,
+  blockHash: `0x${"ab".repeat(32)}`,
+  blockTimestamp: 0,
+  implementationSlot: ERC1967_IMPLEMENTATION_SLOT,
+  implementationAddress: USDS_NO_FREEZE_IMPLEMENTATION,
+  freezeProbe: {
+    function: "isBlocked(address)",
+    args: [FREEZE_PROBE_ARG],
+    outcome: "reverted",
+    result: null,
+    reason: "reverted",
+  },
+  totalSupplyRaw: "1500000000000000000000000000",
+};
 
 /**
  * The USDS status read from Ethereum over JSON-RPC (`fetchRpc`: no HTTP base URL; skipped unless
@@ -12,24 +44,8 @@ export const usdsSource: SourceDeclaration = {
   livePlan: () => [{ endpoint: "usds.status", params: {} }],
   badRows: {
     "usds.status": {
-      payload: {
-        chain: "ethereum",
-        evmChainId: 1,
-        token: "0xdc035d45d973e3ec169d2276ddab16f1e407384f",
-        blockNumber: 1,
-        blockHash: `0x${"ab".repeat(32)}`,
-        blockTimestamp: 0,
-        implementationSlot: "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
-        implementationAddress: "0x1923dfee706a8e78157416c29cbccfde7cdf4102",
-        freezeProbe: {
-          function: "isBlocked(address)",
-          args: ["0x0000000000000000000000000000000000000000"],
-          outcome: "reverted",
-          result: null,
-          reason: "reverted",
-        },
-        totalSupplyRaw: "1.5e27",
-      },
+      // the sample with a supply in exponent notation (not base-unit digits): the row keeps a null supply
+      payload: { ...USDS_STATUS_SAMPLE, totalSupplyRaw: "1.5e27" },
     },
   },
 };
