@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { createApp } from "../../api/app.ts";
-import { runBuild } from "../../build/run-build.ts";
-import { FsSink } from "../../build/sinks/fs.ts";
 import { DexLiquidityHistorySchema, type DexLiquidity, DexLiquiditySchema } from "../../site-data/dex-liquidity.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
-import { CAPTURE_DIR } from "../helpers/build-once.ts";
+import { buildCaptureAsOf } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
 import { serveDir } from "../helpers/served-build.ts";
 
@@ -38,8 +35,7 @@ let body: DexLiquidity;
 
 beforeAll(async () => {
   process.env.BALLAST_LOG = "silent";
-  dir = mkdtempSync(join(tmpdir(), "ballast-dex-e2e-"));
-  ({ manifest } = await runBuild({ asOf: AS_OF, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null }));
+  ({ dir, manifest } = await buildCaptureAsOf(AS_OF, "ballast-dex-e2e-")); // the suite's one build of AS_OF, copied
   const db = await DuckDBInstance.create(join(dir, "builds", manifest.buildId, "ballast.duckdb"), {
     access_mode: "READ_ONLY",
   });

@@ -1,12 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { Db } from "../../build/duckdb.ts";
-import { runBuild } from "../../build/run-build.ts";
-import { FsSink } from "../../build/sinks/fs.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
-import { buildRecorded, CAPTURE_DIR, RECORDED_AS_OF } from "./build-once.ts";
+import { buildCaptureAsOf, buildRecorded, RECORDED_AS_OF } from "./build-once.ts";
 
 /**
  * As-of audit (issue 17): nothing observed or dated after a build's as-of may reach a published file
@@ -28,20 +25,17 @@ export interface AuditBuild {
 }
 
 /**
- * Builds the recorded capture as of `day` (`YYYY-MM-DD`, 00:00Z) in-process into a fresh temp dir
- * (no warehouse: the build's own `ballast.duckdb` is what the audit scans); the recorded day
- * (RECORDED_AS_OF) is a copy of the suite's build of that day (test/helpers/build-once.ts), a first
- * build whose warehouse held nothing before it. Throws whatever the build throws.
+ * Builds the recorded capture as of `day` (`YYYY-MM-DD`, 00:00Z) into a fresh temp dir (no warehouse:
+ * the build's own `ballast.duckdb` is what the audit scans): a copy of the suite's one build of that
+ * as-of (buildCaptureAsOf of test/helpers/build-once.ts, shared with the other files that build it);
+ * the recorded day (RECORDED_AS_OF) is a copy of the suite's build of that day, a first build whose
+ * warehouse held nothing before it. Throws whatever the build throws.
  */
 export async function buildAsOfDay(day: string, prefix = "ballast-asof-"): Promise<AuditBuild> {
   process.env.BALLAST_LOG = "silent";
   const asOf = Date.parse(`${day}T00:00:00Z`) / 1000;
-  if (asOf === RECORDED_AS_OF) {
-    const { dir, manifest } = await buildRecorded(prefix);
-    return { dir, buildDir: join(dir, "builds", manifest.buildId), manifest };
-  }
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const { manifest } = await runBuild({ asOf, captureDir: CAPTURE_DIR, sink: new FsSink(dir), warehousePath: null });
+  const { dir, manifest } =
+    asOf === RECORDED_AS_OF ? await buildRecorded(prefix) : await buildCaptureAsOf(asOf, prefix);
   return { dir, buildDir: join(dir, "builds", manifest.buildId), manifest };
 }
 
