@@ -8,7 +8,7 @@ import {
   SCALING_FACTOR,
   YIELD_VERSION,
 } from "../pipelines/analytics/yield-scoring.ts";
-import { type Artifact, num, requiredNum, sqlArtifact, sqlFile } from "./contract.ts";
+import { num, requiredNum, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const BenchmarkSchema = z.object({
@@ -134,19 +134,20 @@ function poolInput(r: Record<string, unknown>): PoolInput {
 }
 
 /** `site-data/yield-rankings.json` — single-asset stablecoin pools with build-time yield metrics; published only when a pool capture exists. */
-export const yieldRankingsArtifact: Artifact = {
+export const yieldRankingsArtifact = sqlArtifact(import.meta.url, {
   key: "yield-rankings",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: YieldRankingsFileSchema,
-  optional: true,
-  outputs: { main: { path: "site-data/yield-rankings.json", schema: YieldRankingsFileSchema } },
   description:
     "Yield rankings before safety hydration: single-asset pools matched to one coin, benchmark, effective yield, sustainability.",
-  queries: { pools: sqlFile(import.meta.url, "yield_ranking_pools") },
-  assemble(rows, ctx) {
-    const pools = rows.pools.map(poolInput);
-    if (!pools.length) return { files: [], dataAsOf: null };
+  path: "site-data/yield-rankings.json",
+  schema: YieldRankingsFileSchema,
+  sql: "yield_ranking_pools",
+  shape: "many",
+  optional: true,
+  // benchmarks, base yield and sustainability are the TS analytic of pipelines/analytics/yield-scoring.ts
+  transform: (rows: Record<string, unknown>[], ctx) => {
+    const pools = rows.map(poolInput);
     const bench = benchmarks(
       pools,
       pools.map((p) => p.pegCurrency),
@@ -175,7 +176,7 @@ export const yieldRankingsArtifact: Artifact = {
     const apys = rankings.map((r) => r.apy).sort((a, b) => a - b);
     const mid = apys.length >> 1;
     const capturedAt = Math.max(...pools.map((p) => p.observedAt));
-    const payload = {
+    return {
       rankings,
       riskFreeRate: bench.USD.rate,
       benchmarks: bench,
@@ -192,12 +193,11 @@ export const yieldRankingsArtifact: Artifact = {
       },
       methodology: methodology(YIELD_VERSION, YIELD_LABEL, ctx.asOf),
     };
-    return {
-      files: [{ path: yieldRankingsArtifact.outputs.main.path, payload, rows: rankings.length }],
-      dataAsOf: capturedAt,
-    };
   },
-};
+  rows: (p: z.infer<typeof YieldRankingsFileSchema>) => p.rankings.length,
+  // the newest pool capture
+  dataAsOf: (p: z.infer<typeof YieldRankingsFileSchema>) => p.updatedAt,
+});
 
 /** `site-data/yield-history/<id>.json` — daily APY of every matched single-asset pool of one coin, oldest first. */
 export const yieldHistoryArtifact = sqlArtifact(import.meta.url, {
