@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { type RecipeCopy, recipeCopy } from "../helpers/recipe-copy.ts";
@@ -162,8 +162,123 @@ const addRoute: Recipe = {
   },
 };
 
+/** Key, file, path and route of the artifact the recipe adds (its SQL reads nothing, so any build serves it). */
+const NEW_ARTIFACT = { key: "recipe-check", module: "site-data/recipe-check.ts", sql: "site-data/recipe_check.sql" };
+const NEW_ARTIFACT_PATH = "/api/recipe-check";
+
+/**
+ * Run in the copy (`npx tsx`, a file under the copy's ignored `.tmp/`) after the recipe: the artifact is
+ * found by file and its route is in the route table; the site-data emitter publishes its file (payload,
+ * rows, data time) from its SQL; added to a copy of the recorded build (file and manifest record), the
+ * in-process app answers the route with the file byte for byte. Prints one JSON line.
+ */
+const PROVE_ARTIFACT = `
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROUTES } from "../api/routes/index.ts";
+import { Db } from "../build/duckdb.ts";
+import { siteDataEmitterOf } from "../build/stages/emitters.ts";
+import { SITE_DATA_ARTIFACTS } from "../site-data/artifacts.ts";
+import { serveDir } from "../test/helpers/served-build.ts";
+const [recorded] = process.argv.slice(2);
+const artifact = SITE_DATA_ARTIFACTS.find((a) => a.key === ${JSON.stringify(NEW_ARTIFACT.key)});
+if (!artifact) throw new Error("artifact not discovered");
+const routed = ROUTES.some((r) => r.path === ${JSON.stringify(NEW_ARTIFACT_PATH)});
+const db = await Db.open(":memory:");
+const spooled = new Map();
+const { files } = await siteDataEmitterOf([artifact]).emit({
+  db, asOf: 1_000_000, sourceObservedAt: {},
+  spool: async (body) => { const b = Buffer.from(body); spooled.set(b, b); return b; },
+});
+db.close();
+const [file] = files;
+const dir = mkdtempSync(join(tmpdir(), "ballast-recipe-artifact-"));
+cpSync(recorded, dir, { recursive: true });
+const latest = JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"));
+const manifestPath = join(dir, latest.manifest);
+const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+const body = Buffer.from(file.body);
+writeFileSync(join(dir, latest.manifest.replace(/manifest.json$/, file.path)), body);
+manifest.files.push({ path: file.path, sha256: createHash("sha256").update(body).digest("hex"), bytes: body.length, ...file.extras });
+writeFileSync(manifestPath, JSON.stringify(manifest));
+const served = await serveDir(dir, "recipe_artifact_" + process.pid);
+const res = await served.req(${JSON.stringify(NEW_ARTIFACT_PATH)});
+const answer = { status: res.status, body: await res.text() };
+await served.close();
+console.log(JSON.stringify({ routed, path: file.path, extras: file.extras, published: body.toString(), answer }));
+`;
+
+const addArtifact: Recipe = {
+  title: "Add an artifact",
+  names: ["site-data/", "sqlArtifact(import.meta.url", "make openapi", "npx tsx scripts/write-build-effects.ts"],
+  handEdits: 2,
+  edit(copy) {
+    // the README's two files: one declaration (with its route) and its SQL, wire names in the SQL
+    writeFileSync(
+      join(copy.dir, NEW_ARTIFACT.sql),
+      "-- /api/recipe-check: one row.\nselect 7::integer as sevenValue, [1.5, 2.5]::double[] as halves, {label: 'ok'} as meta\n",
+    );
+    writeFileSync(
+      join(copy.dir, NEW_ARTIFACT.module),
+      `import { z } from "zod";
+import { sqlArtifact } from "./contract.ts";
+
+/** \`/api/recipe-check\` body: a recipe check. */
+export const RecipeCheckSchema = z.object({
+  sevenValue: z.number().int(),
+  halves: z.array(z.number()),
+  meta: z.object({ label: z.string() }),
+});
+
+/** \`site-data/recipe-check.json\` — a recipe check. */
+export const recipeCheckArtifact = sqlArtifact(import.meta.url, {
+  key: "${NEW_ARTIFACT.key}",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 3600,
+  description: "Recipe check.",
+  path: "site-data/recipe-check.json",
+  schema: RecipeCheckSchema,
+  sql: "recipe_check",
+  shape: "one",
+  route: {
+    operationId: "getRecipeCheck",
+    path: "${NEW_ARTIFACT_PATH}",
+    summary: "Recipe check",
+    description: "Recipe check, as published.",
+    cache: "standard",
+    meta: false,
+  },
+});
+`,
+    );
+  },
+  generators: [
+    { cmd: "make", args: ["-o", "node_modules/.package-lock.json", "openapi"], outputs: ["api/openapi.json"] },
+  ],
+  prove(copy) {
+    const doc = JSON.parse(copy.read("api/openapi.json"));
+    expect(doc.paths[NEW_ARTIFACT_PATH]?.get?.operationId).toBe("getRecipeCheck");
+    mkdirSync(join(copy.dir, ".tmp"), { recursive: true });
+    writeFileSync(join(copy.dir, ".tmp/prove-artifact.ts"), PROVE_ARTIFACT);
+    const recorded = inject("recordedBuild") as { dir: string };
+    const r = copy.run("npx", ["tsx", ".tmp/prove-artifact.ts", recorded.dir]);
+    expect(r.status, r.output).toBe(0);
+    const proof = JSON.parse(r.output.trim().split("\n").at(-1) ?? "null");
+    const expected = '{"sevenValue":7,"halves":[1.5,2.5],"meta":{"label":"ok"}}\n';
+    expect(proof).toEqual({
+      routed: true,
+      path: "site-data/recipe-check.json",
+      extras: { artifact: NEW_ARTIFACT.key, rows: 1, dataAsOf: 1_000_000, schemaVersion: "1.0.0", maxAgeSec: 3600 },
+      published: expected,
+      answer: { status: 200, body: expected },
+    });
+  },
+};
+
 describe("README recipes, followed in a copy of the checkout", () => {
-  it.each([addCoin, addRoute])("$title: the files the README names, then its proof passes", (recipe) => {
+  it.each([addCoin, addRoute, addArtifact])("$title: the files the README names, then its proof passes", (recipe) => {
     follow(recipe);
   });
 });
