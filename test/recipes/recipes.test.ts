@@ -277,8 +277,115 @@ export const recipeCheckArtifact = sqlArtifact(import.meta.url, {
   },
 };
 
+/** The source the recipe adds: one endpoint, its live call, one recorded file and its bad-row fixture. */
+const DEMO_SOURCE = `import { z } from "zod";
+import { readJsonFile } from "../file-formats.ts";
+import { RowCollector } from "../parse-helpers.ts";
+import type { SourceDeclaration } from "../types.ts";
+
+const Row = z.object({ coin: z.string().min(1), price_usd: z.number().positive() });
+
+export const demoSource: SourceDeclaration = {
+  kind: "source",
+  name: "demo",
+  baseUrl: "https://demo.invalid/",
+  endpoints: [
+    {
+      key: "demo.prices",
+      source: "demo",
+      lineage: { family: "demo", derivedFrom: null },
+      time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" },
+      mode: "snapshot",
+      table: { name: "raw_demo__prices", columns: { coin: "VARCHAR", price_usd: "DOUBLE" } },
+      payloadSchema: z.object({ prices: z.array(z.unknown()) }),
+      rowSchema: Row,
+      maxStalenessSec: 86400,
+      toRows(payload, _capture, out) {
+        const rc = new RowCollector(Row, out);
+        for (const p of (payload as { prices: unknown[] }).prices) {
+          const r = (p && typeof p === "object" ? p : {}) as { coin?: unknown; price?: unknown };
+          if (typeof r.coin !== "string" || typeof r.price !== "number" || !(r.price > 0)) rc.drop("price-invalid");
+          else rc.add({ coin: r.coin, price_usd: r.price });
+        }
+        return rc.result();
+      },
+      fetchLive: (client) => client.getJson("prices"),
+    },
+  ],
+  livePlan: () => [{ endpoint: "demo.prices", params: {} }],
+  recorded: [
+    { endpoint: "demo.prices", file: "demo/prices.json", observedAt: 1700000000, time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" }, read: readJsonFile() },
+  ],
+  badRows: { "demo.prices": { payload: { prices: [{ coin: "usd-coin", price: 1 }, { coin: "x", price: -1 }] } } },
+};
+`;
+const DEMO_STAGING = "select coin, price_usd from raw_demo__prices\n";
+
+/**
+ * Run in the copy after the source recipe: every view of the declarations (endpoints, base URLs, live
+ * plan, recorded captures, circuit groups) holds the new source, and the model DAG finds its staging SQL.
+ */
+const PROVE_SOURCE = `
+import { join } from "node:path";
+import { discoverModels } from "../build/models.ts";
+import { REPO_ROOT } from "../build/config.ts";
+import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
+import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
+import { SOURCE_CIRCUIT_GROUPS, SOURCES } from "../pipelines/sources/sources.ts";
+const stg = discoverModels(join(REPO_ROOT, "pipelines/models")).find((m) => m.name === "stg_demo__prices");
+console.log(JSON.stringify({
+  sources: SOURCES.some((s) => s.name === "demo"),
+  table: ENDPOINTS["demo.prices"]?.table.name ?? null,
+  baseUrl: SOURCE_BASE_URLS.demo ?? null,
+  live: liveCapturePlan({ detailLlamaIds: [], chartGeckoIds: [], fxStart: "2025-01-01" }).some((s) => s.endpoint === "demo.prices"),
+  recorded: RECORDED_CAPTURES.some((r) => r.file === "demo/prices.json"),
+  circuitGroup: SOURCE_CIRCUIT_GROUPS.demo ?? null,
+  staging: stg ? { layer: stg.layer, outputs: stg.outputs } : null,
+}));
+`;
+
+const addSource: Recipe = {
+  title: "Add a source",
+  names: ["pipelines/sources/<source>/", "source.ts", "SourceDeclaration", "stg_<source>__<entity>.sql", "badRows"],
+  handEdits: 2,
+  edit(copy) {
+    mkdirSync(join(copy.dir, "pipelines/sources/demo"));
+    writeFileSync(join(copy.dir, "pipelines/sources/demo/source.ts"), DEMO_SOURCE);
+    writeFileSync(join(copy.dir, "pipelines/sources/demo/stg_demo__prices.sql"), DEMO_STAGING);
+  },
+  generators: [],
+  prove(copy) {
+    mkdirSync(join(copy.dir, ".tmp"), { recursive: true });
+    writeFileSync(join(copy.dir, ".tmp/prove-source.ts"), PROVE_SOURCE);
+    const r = copy.run("npx", ["tsx", ".tmp/prove-source.ts"]);
+    expect(r.status, r.output).toBe(0);
+    expect(JSON.parse(r.output.trim().split("\n").at(-1) ?? "null")).toEqual({
+      sources: true,
+      table: "raw_demo__prices",
+      baseUrl: "https://demo.invalid/",
+      live: true,
+      recorded: true,
+      circuitGroup: "demo",
+      staging: { layer: "staging", outputs: ["stg_demo__prices"] },
+    });
+    // the sources tests pick it up: discovery, circuit groups, and its bad-row fixture run
+    const t = copy.vitest(["test/unit/sources.test.ts"], {
+      namePattern:
+        "every source folder's declaration is discovered|circuit groups are the sources|demo.prices: a malformed element",
+    });
+    expectPassed(t, [
+      "every source folder's declaration is discovered, and every endpoint of the build belongs to one",
+      "circuit groups are the sources' lineage families, and health groups every circuit that way",
+      "demo.prices: a malformed element drops only itself",
+    ]);
+  },
+};
+
 describe("README recipes, followed in a copy of the checkout", () => {
-  it.each([addCoin, addRoute, addArtifact])("$title: the files the README names, then its proof passes", (recipe) => {
-    follow(recipe);
-  });
+  it.each([addCoin, addRoute, addArtifact, addSource])(
+    "$title: the files the README names, then its proof passes",
+    (recipe) => {
+      follow(recipe);
+    },
+  );
 });
