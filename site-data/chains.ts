@@ -140,6 +140,7 @@ function chainRow(r: Record<string, unknown>): z.infer<typeof ChainRowSchema> {
 }
 
 /** `site-data/chains.json` and `site-data/chains/<chainId>.json` (source: DefiLlama `/stablecoins` chainCirculating). */
+// Two outputs under one key (the list and a file per chain): sqlArtifact declares one output per key.
 export const chainsArtifact: Artifact = {
   key: "chains",
   schemaVersion: "1.0.0",

@@ -139,6 +139,12 @@ export interface SqlArtifactDecl {
   /** File under the build, e.g. `site-data/daily-digest.json`; `{id}` with `idColumn` for one file per entity. */
   path: string;
   schema: z.ZodType;
+  /**
+   * Schema routes read the published file with, when it differs from `schema` (the build's check), e.g.
+   * rows a route validates one by one so a malformed row is dropped rather than the file refused.
+   * Default: `schema`.
+   */
+  servedSchema?: z.ZodType;
   /** `<sql>.sql` beside the declaring module. */
   sql: string;
   shape: "one" | "many";
@@ -172,7 +178,7 @@ export type SqlArtifact = Artifact & { route?: ArtifactRoute };
  * emit time when a `one` query (or an entity's rows) is not exactly one row.
  */
 export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifact {
-  const output: ArtifactOutput = { path: decl.path, schema: decl.schema };
+  const output: ArtifactOutput = { path: decl.path, schema: decl.servedSchema ?? decl.schema };
   if (decl.path.includes("{id}") !== (decl.idColumn !== undefined))
     throw new Error(`artifact ${decl.key}: a path with {id} goes with idColumn, and only then`);
   const transform = decl.transform as ((shaped: unknown, ctx: ArtifactContext) => unknown) | undefined;

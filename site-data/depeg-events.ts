@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, num } from "./contract.ts";
+import { type Artifact, num, sqlArtifact } from "./contract.ts";
 import { MethodologySchema } from "./peg-summary.ts";
 import { inputsAs } from "../pipelines/analytics/contract.ts";
 
@@ -195,22 +195,6 @@ type DepegLedgerRows = {
   coins: { id: string };
 };
 
-/** A `tape_events` row: text columns as the payload carries them, numbers converted. */
-type TapeEventRow = {
-  id: TapeEvent["id"];
-  type: TapeEvent["type"];
-  class: TapeEvent["class"];
-  ts: unknown;
-  stablecoin_id: string;
-  symbol: string;
-  peg_currency: TapeEvent["pegCurrency"];
-  chain: string | null;
-  severity: TapeEvent["severity"];
-  title: string;
-  deviation_bps: unknown;
-  depeg_event_id: unknown;
-};
-
 /** Newest DefiLlama list capture (Unix s): the data time of the depeg ledgers. */
 const listObservedAt = (ctx: { sourceObservedAt: Record<string, number | null> }) =>
   ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
@@ -274,32 +258,15 @@ export const depegLedgerArtifact: Artifact = {
 };
 
 /** The `tape_events` mart, in the keyset order of `/api/events`. */
-export const tapeLedgerArtifact: Artifact = {
+export const tapeLedgerArtifact = sqlArtifact(import.meta.url, {
   key: "events",
   schemaVersion: "1.0.0",
   maxAgeSec: 600,
-  schema: TapeLedgerSchema,
-  outputs: { main: { path: "site-data/events.json", schema: TapeLedgerSchema } },
   description: "Typed events tape, in the keyset order of /api/events.",
-  queries: { events: "select * from tape_events order by ts desc, id desc" },
-  assemble(selected, ctx) {
-    const rows = inputsAs<{ events: TapeEventRow }>(selected);
-    const events: TapeEvent[] = rows.events.map((r) => ({
-      id: r.id,
-      type: r.type,
-      class: r.class,
-      ts: int(r.ts),
-      stablecoinId: r.stablecoin_id,
-      symbol: r.symbol,
-      pegCurrency: r.peg_currency,
-      chain: r.chain ?? null,
-      severity: r.severity,
-      title: r.title,
-      data: { deviationBps: num(r.deviation_bps), depegEventId: num(r.depeg_event_id) },
-    }));
-    return {
-      files: [{ path: tapeLedgerArtifact.outputs.main.path, payload: { events }, rows: events.length }],
-      dataAsOf: listObservedAt(ctx),
-    };
-  },
-};
+  path: "site-data/events.json",
+  schema: TapeLedgerSchema,
+  sql: "tape_ledger",
+  shape: "many",
+  transform: (events: TapeEvent[]): TapeLedger => ({ events }),
+  dataAsOf: (_payload, ctx) => listObservedAt(ctx),
+});

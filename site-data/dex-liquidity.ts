@@ -8,7 +8,7 @@ import {
   MIN_POOL_TVL_USD,
   TOP_POOLS,
 } from "../pipelines/analytics/dex-liquidity.version.ts";
-import { type Artifact, type ArtifactFile, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
+import { type Artifact, num, requiredNum, sqlArtifact, sqlFile } from "./contract.ts";
 
 /** Spec 2.17: why a DEX liquidity row has no score (null when rated). v1 emits only `no-retained-pools`. */
 export const DEX_UNAVAILABLE_REASONS = [
@@ -280,40 +280,18 @@ export const dexLiquidityArtifact: Artifact = {
  * universe, oldest first (table `dex_liquidity_daily`). Optional like `dex-liquidity`: nothing without a
  * pool capture at or before as-of.
  */
-export const dexLiquidityHistoryArtifact: Artifact = {
+export const dexLiquidityHistoryArtifact = sqlArtifact(import.meta.url, {
   key: "dex-liquidity-history",
   schemaVersion: "1.0.0",
   maxAgeSec: 86_400,
-  optional: true,
-  schema: DexLiquidityHistorySchema,
-  outputs: { main: { path: "site-data/dex-liquidity-history/{id}.json", schema: DexLiquidityHistorySchema } },
   description: "DEX liquidity score history per coin: one row per pool capture day.",
-  queries: { daily: sqlFile(import.meta.url, "dex_liquidity_daily") },
-  assemble(rows) {
-    if (rows.daily.length === 0) return { files: [], dataAsOf: null };
-    const byCoin = new Map<string, z.infer<typeof DexLiquidityHistoryRowSchema>[]>();
-    for (const r of rows.daily) {
-      const list = byCoin.get(String(r.stablecoin_id)) ?? [];
-      list.push({
-        date: Number(r.date),
-        liquidityScore: num(r.liquidity_score),
-        totalTvlUsd: num(r.total_tvl_usd) ?? 0,
-        poolCount: int(r.pool_count),
-        hhi: num(r.hhi),
-        totalVolume24hUsd: num(r.total_volume_24h_usd),
-        activityStatus: str(r.activity_status) as never,
-        liquidityScoreUnavailableReason: str(r.unavailable_reason) as never,
-        observedAt: Number(r.observed_at),
-        methodologyVersion: String(r.methodology_version),
-      });
-      byCoin.set(String(r.stablecoin_id), list);
-    }
-    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({
-      path: outputPath(dexLiquidityHistoryArtifact.outputs.main, id),
-      payload: list,
-      rows: list.length,
-    }));
-    const updatedAt = Math.max(...rows.daily.map((r) => Number(r.observed_at)));
-    return { files, dataAsOf: updatedAt };
-  },
-};
+  path: "site-data/dex-liquidity-history/{id}.json",
+  idColumn: "stablecoin_id",
+  schema: DexLiquidityHistorySchema,
+  sql: "dex_liquidity_daily",
+  shape: "many",
+  optional: true,
+  // the newest capture time of any row
+  dataAsOf: (files: z.infer<typeof DexLiquidityHistorySchema>[]) =>
+    Math.max(...files.flatMap((rows) => rows.map((r) => r.observedAt))),
+});

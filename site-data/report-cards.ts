@@ -22,15 +22,7 @@ import {
   dependencyOrder,
 } from "../pipelines/analytics/safety-score.ts";
 import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "../pipelines/analytics/safety-score.version.ts";
-import {
-  type Artifact,
-  type ArtifactContext,
-  type ArtifactFile,
-  num,
-  outputPath,
-  requiredNum,
-  sqlFile,
-} from "./contract.ts";
+import { type Artifact, type ArtifactContext, num, requiredNum, sqlArtifact, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 import { must } from "../lib/must.ts";
 
@@ -430,41 +422,18 @@ export const safetyGradesArtifact: Artifact = {
 };
 
 /** `site-data/safety-score-history/<id>.json` — grade and score changes per coin, oldest first (first row: seed). */
-export const safetyScoreHistoryArtifact: Artifact = {
+export const safetyScoreHistoryArtifact = sqlArtifact(import.meta.url, {
   key: "safety-score-history",
   schemaVersion: "1.0.0",
   maxAgeSec: 86400,
-  schema: SafetyHistorySchema,
-  outputs: { main: { path: "site-data/safety-score-history/{id}.json", schema: SafetyHistorySchema } },
   description: "Safety score history per coin: a row per change of grade or score, with the publication it came from.",
-  queries: { history: sqlFile(import.meta.url, "safety_score_history") },
-  assemble(rows, ctx) {
-    const byCoin = new Map<string, z.infer<typeof SafetyHistoryRowSchema>[]>();
-    for (const r of rows.history) {
-      const list = byCoin.get(String(r.stablecoin_id)) ?? [];
-      list.push({
-        date: requiredNum(r.date, "safety_score_history.date"),
-        grade: r.grade as never,
-        score: num(r.score),
-        prevGrade: (r.prev_grade ?? null) as never,
-        prevScore: num(r.prev_score),
-        methodologyVersion: String(r.methodology_version),
-        publication: {
-          kind: r.publication_kind as "backfill" | "published",
-          methodologyVersion: String(r.methodology_version),
-          computedAsOf: ctx.asOf,
-        },
-      });
-      byCoin.set(String(r.stablecoin_id), list);
-    }
-    const files: ArtifactFile[] = [...byCoin].map(([id, list]) => ({
-      path: outputPath(safetyScoreHistoryArtifact.outputs.main, id),
-      payload: list,
-      rows: list.length,
-    }));
-    return { files, dataAsOf: dataAsOf(ctx) };
-  },
-};
+  path: "site-data/safety-score-history/{id}.json",
+  idColumn: "stablecoin_id",
+  schema: SafetyHistorySchema,
+  sql: "safety_score_history",
+  shape: "many",
+  dataAsOf: (_rows, ctx) => dataAsOf(ctx),
+});
 
 /** `site-data/dependency-graph.json` — coins with curated dependencies and their edges (upstream → dependent). */
 export const dependencyGraphArtifact: Artifact = {

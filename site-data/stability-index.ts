@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lastDay } from "../pipelines/analytics/stress-signals.version.ts";
 import { PSI_BANDS, PSI_LABEL, PSI_VERSION, psiBand } from "../pipelines/analytics/stability-index.version.ts";
-import { type Artifact, daySeconds, num, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const Band = z.enum(PSI_BANDS);
@@ -74,52 +74,43 @@ export function avg24h(current: number, previous: number | null, hours: number):
   return r1((hours * current + (24 - hours) * previous) / 24);
 }
 
+/** A row of stability_index_daily.sql: a history row (wire names) with the reading's market cap and contributors. */
+type PsiRow = z.infer<typeof PsiDetailRowSchema> & { total_mcap_usd: number | null; contributors_json: string };
+
 /** `site-data/stability-index.json` — the daily stability index (pipelines/analytics/stability-index.ts). */
-export const stabilityIndexArtifact: Artifact = {
+export const stabilityIndexArtifact = sqlArtifact(import.meta.url, {
   key: "stability-index",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: StabilityIndexFileSchema,
-  outputs: { main: { path: "site-data/stability-index.json", schema: StabilityIndexStoredSchema } },
   description: "Daily stability index readings with components and contributors.",
-  queries: { rows: sqlFile(import.meta.url, "stability_index_daily") },
-  assemble(rows, ctx) {
-    const history = rows.rows.map((r) => ({
-      date: daySeconds(r.date),
-      score: num(r.score),
-      band: (r.band ?? null) as z.infer<typeof Band> | null,
-      methodologyVersion: String(r.methodology_version),
-      components: {
-        severity: num(r.severity) ?? 0,
-        breadth: num(r.breadth) ?? 0,
-        stressBreadth: num(r.stress_breadth) ?? 0,
-        trend: num(r.trend) ?? 0,
-      },
-    }));
-    const last = rows.rows.at(-1);
+  path: "site-data/stability-index.json",
+  schema: StabilityIndexFileSchema,
+  servedSchema: StabilityIndexStoredSchema,
+  sql: "stability_index_daily",
+  shape: "many",
+  // the current reading (bands, the 24 h average at as-of) and the methodology are computed in TS
+  transform: (rows: PsiRow[], ctx) => {
+    const history = rows.map(({ total_mcap_usd, contributors_json, ...h }) => h);
+    const last = rows.at(-1);
     const day = lastDay(ctx.asOf);
     let current: z.infer<typeof PsiCurrentSchema> | null = null;
-    const lastScore = last ? num(last.score) : null;
-    if (last && daySeconds(last.date) === day && lastScore !== null) {
-      const score = lastScore;
-      const prev = rows.rows.length > 1 ? num(rows.rows[rows.rows.length - 2].score) : null;
+    if (last && last.date === day && last.score !== null) {
+      const score = last.score;
+      const prev = rows.length > 1 ? rows[rows.length - 2].score : null;
       const avg = avg24h(score, prev, (Math.min(day + 86400, ctx.asOf) - day) / 3600);
       current = {
         score,
         band: psiBand(score),
         avg24h: avg,
         avg24hBand: psiBand(avg),
-        components: history[history.length - 1].components, // `last` is its row
-        contributors: JSON.parse(String(last.contributors_json)),
-        totalMcapUsd: num(last.total_mcap_usd) ?? 0,
+        components: last.components,
+        contributors: JSON.parse(last.contributors_json),
+        totalMcapUsd: last.total_mcap_usd ?? 0,
         computedAt: Math.min(day + 86400, ctx.asOf),
-        methodologyVersion: String(last.methodology_version),
+        methodologyVersion: last.methodologyVersion,
       };
     }
-    const payload = { current, history, methodology: methodology(PSI_VERSION, PSI_LABEL, ctx.asOf) };
-    return {
-      files: [{ path: stabilityIndexArtifact.outputs.main.path, payload, rows: history.length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
-    };
+    return { current, history, methodology: methodology(PSI_VERSION, PSI_LABEL, ctx.asOf) };
   },
-};
+  dataAsOf: (_payload, ctx) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+});

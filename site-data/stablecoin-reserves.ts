@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ReserveCompositionSchema } from "../pipelines/registry/schema.ts";
-import { type Artifact, requiredNum, sqlFile } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 import { must } from "../lib/must.ts";
 
 /** The newest live reading of a coin (adapter, issuer's report time, observation time, budget, components). */
@@ -57,46 +57,38 @@ export const StablecoinReservesResponseSchema = z.object({
 });
 export type StablecoinReservesResponse = z.infer<typeof StablecoinReservesResponseSchema>;
 
+/** A row of stablecoin_reserves.sql: the coin, its live reading without components (or null), the JSON documents. */
+type ReservesRow = {
+  stablecoin_id: string;
+  live: Omit<z.infer<typeof LiveReservesSchema>, "components"> | null;
+  components_json: string | null;
+  reserves_json: string | null;
+};
+
 /** `site-data/stablecoin-reserves.json` — live readings and curated compositions of every coin that has either. */
-export const stablecoinReservesArtifact: Artifact = {
+export const stablecoinReservesArtifact = sqlArtifact(import.meta.url, {
   key: "stablecoin-reserves",
   schemaVersion: "1.0.0",
   maxAgeSec: 86400,
-  schema: StablecoinReservesStoredSchema,
-  outputs: { main: { path: "site-data/stablecoin-reserves.json", schema: StablecoinReservesStoredSchema } },
   description: "Reserve compositions: newest live adapter reading and curated fallback per coin.",
-  queries: { reserves: sqlFile(import.meta.url, "stablecoin_reserves") },
-  assemble(rows, ctx) {
-    const coins: StablecoinReservesStored["coins"] = {};
-    for (const r of rows.reserves) {
-      const live =
-        r.components_json == null
-          ? null
-          : {
-              adapter: String(r.adapter),
-              reportedAt: requiredNum(r.reported_at, "stablecoin_reserves.reported_at"),
-              observedAt: requiredNum(r.observed_at, "stablecoin_reserves.observed_at"),
-              maxAgeSec: requiredNum(r.max_age_sec, "stablecoin_reserves.max_age_sec"),
-              totalUsd: requiredNum(r.total_usd, "stablecoin_reserves.total_usd"),
-              components: JSON.parse(String(r.components_json)),
-            };
-      coins[String(r.stablecoin_id)] = {
-        live,
-        fallback: r.reserves_json == null ? null : JSON.parse(String(r.reserves_json)),
-      };
-    }
-    return {
-      files: [
+  path: "site-data/stablecoin-reserves.json",
+  schema: StablecoinReservesStoredSchema,
+  sql: "stablecoin_reserves",
+  shape: "many",
+  // entries keyed by coin; the components and the curated composition are JSON documents
+  transform: (rows: ReservesRow[], ctx): StablecoinReservesStored => ({
+    coins: Object.fromEntries(
+      rows.map((r) => [
+        r.stablecoin_id,
         {
-          path: "site-data/stablecoin-reserves.json",
-          payload: { coins, updatedAt: ctx.asOf },
-          rows: rows.reserves.length,
+          live: r.live && { ...r.live, components: JSON.parse(must(r.components_json, "live components")) },
+          fallback: r.reserves_json == null ? null : JSON.parse(r.reserves_json),
         },
-      ],
-      dataAsOf: ctx.asOf,
-    };
-  },
-};
+      ]),
+    ),
+    updatedAt: ctx.asOf,
+  }),
+});
 
 /**
  * The response for one coin's stored entry at service time `now`: `live` when a live reading was observed

@@ -1,5 +1,6 @@
--- Reserve compositions per registry coin: the curated fallback (registry reserves_json) and the
--- newest live reading's components (stg_reserves__compositions), for coins with either.
+-- /api/stablecoin-reserves: per registry coin with either, the newest live reading's components
+-- (stg_reserves__compositions; `live` null without one) and the curated fallback (registry reserves_json).
+-- components_json and reserves_json are JSON documents the artifact parses.
 with coins as (
     select id, reserves_json from registry_coins where not unreviewed
 ),
@@ -20,13 +21,15 @@ live as (
 final as (
     select
         c.id as stablecoin_id,
-        c.reserves_json,
-        l.adapter,
-        l.reported_at,
-        l.observed_at,
-        l.max_age_sec,
-        l.total_usd,
-        l.components_json
+        case when l.components_json is not null then {
+            adapter: l.adapter,
+            reportedAt: l.reported_at::double,
+            observedAt: l.observed_at::double,
+            maxAgeSec: l.max_age_sec::double,
+            totalUsd: l.total_usd::double
+        } end as live,
+        l.components_json,
+        c.reserves_json
     from coins c
     left join live l on l.stablecoin_id = c.id
     where c.reserves_json is not null or l.stablecoin_id is not null

@@ -1,4 +1,5 @@
--- Coverage of the yield adapters: captures, newest capture time, pools, single-asset pools matched to a coin, coins covered.
+-- /api/yield-adapter-manifest: coverage of the DefiLlama yields adapter (one row): captures, newest capture
+-- time (Unix s), pools, single-asset pools matched to a coin, coins covered.
 with daily as (
     select * from int_yield_pools_daily
 ),
@@ -13,7 +14,7 @@ matched as (
 
 select
     (select count(distinct observed_at) from daily)::integer as captures,
-    (select max(observed_at) from newest)::bigint as newest_capture_at,
+    (select max(observed_at) from newest)::integer as newestCaptureAt,
     (select count(*) from newest)::integer as pools,
-    (select count(*) from newest inner join matched using (pool_id))::integer as matched_pools,
+    (select count(*) from newest inner join matched using (pool_id))::integer as singleAssetMatchedPools,
     (select count(distinct stablecoin_id) from matched)::integer as coins

@@ -8,7 +8,7 @@ import {
   SCALING_FACTOR,
 } from "../pipelines/analytics/yield-scoring.ts";
 import { YIELD_VERSION } from "../pipelines/analytics/yield-scoring.version.ts";
-import { type Artifact, type ArtifactFile, daySeconds, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
+import { num, requiredNum, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const BenchmarkSchema = z.object({
@@ -134,19 +134,20 @@ function poolInput(r: Record<string, unknown>): PoolInput {
 }
 
 /** `site-data/yield-rankings.json` — single-asset stablecoin pools with build-time yield metrics; published only when a pool capture exists. */
-export const yieldRankingsArtifact: Artifact = {
+export const yieldRankingsArtifact = sqlArtifact(import.meta.url, {
   key: "yield-rankings",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: YieldRankingsFileSchema,
-  optional: true,
-  outputs: { main: { path: "site-data/yield-rankings.json", schema: YieldRankingsFileSchema } },
   description:
     "Yield rankings before safety hydration: single-asset pools matched to one coin, benchmark, effective yield, sustainability.",
-  queries: { pools: sqlFile(import.meta.url, "yield_ranking_pools") },
-  assemble(rows, ctx) {
-    const pools = rows.pools.map(poolInput);
-    if (!pools.length) return { files: [], dataAsOf: null };
+  path: "site-data/yield-rankings.json",
+  schema: YieldRankingsFileSchema,
+  sql: "yield_ranking_pools",
+  shape: "many",
+  optional: true,
+  // benchmarks, base yield and sustainability are the TS analytic of pipelines/analytics/yield-scoring.ts
+  transform: (rows: Record<string, unknown>[], ctx) => {
+    const pools = rows.map(poolInput);
     const bench = benchmarks(
       pools,
       pools.map((p) => p.pegCurrency),
@@ -175,7 +176,7 @@ export const yieldRankingsArtifact: Artifact = {
     const apys = rankings.map((r) => r.apy).sort((a, b) => a - b);
     const mid = apys.length >> 1;
     const capturedAt = Math.max(...pools.map((p) => p.observedAt));
-    const payload = {
+    return {
       rankings,
       riskFreeRate: bench.USD.rate,
       benchmarks: bench,
@@ -192,81 +193,66 @@ export const yieldRankingsArtifact: Artifact = {
       },
       methodology: methodology(YIELD_VERSION, YIELD_LABEL, ctx.asOf),
     };
-    return {
-      files: [{ path: yieldRankingsArtifact.outputs.main.path, payload, rows: rankings.length }],
-      dataAsOf: capturedAt,
-    };
   },
-};
+  rows: (p: z.infer<typeof YieldRankingsFileSchema>) => p.rankings.length,
+  // the newest pool capture
+  dataAsOf: (p: z.infer<typeof YieldRankingsFileSchema>) => p.updatedAt,
+});
 
 /** `site-data/yield-history/<id>.json` — daily APY of every matched single-asset pool of one coin, oldest first. */
-export const yieldHistoryArtifact: Artifact = {
+export const yieldHistoryArtifact = sqlArtifact(import.meta.url, {
   key: "yield-history",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: YieldHistoryFileSchema,
-  optional: true,
-  outputs: { main: { path: "site-data/yield-history/{id}.json", schema: YieldHistoryFileSchema } },
   description: "Daily APY per matched single-asset pool of each coin, per capture day.",
-  queries: { points: sqlFile(import.meta.url, "yield_history") },
-  assemble(rows, ctx) {
-    const byCoin = new Map<string, z.infer<typeof YieldHistoryPointSchema>[]>();
-    for (const r of rows.points) {
-      const list = byCoin.get(String(r.stablecoin_id)) ?? [];
-      list.push({
-        date: daySeconds(r.observed_day),
-        sourceKey: key(String(r.pool_id)),
-        project: String(r.project),
-        chain: String(r.chain),
-        apy: requiredNum(r.apy, "yield pool apy"),
-        apyBase: num(r.apy_base),
-        apyReward: num(r.apy_reward),
-        tvlUsd: num(r.tvl_usd) ?? 0,
-      });
-      byCoin.set(String(r.stablecoin_id), list);
-    }
-    const files: ArtifactFile[] = [...byCoin].map(([id, points]) => ({
-      path: outputPath(yieldHistoryArtifact.outputs.main, id),
-      payload: points,
-      rows: points.length,
-    }));
-    return { files, dataAsOf: ctx.sourceObservedAt["defillama-yields.pools"] ?? null };
-  },
+  path: "site-data/yield-history/{id}.json",
+  idColumn: "stablecoin_id",
+  schema: YieldHistoryFileSchema,
+  sql: "yield_history",
+  shape: "many",
+  optional: true,
+  // the SQL gives the pool id as sourceKey; the key's form (`<source>:<pool>`) is declared once, here
+  transform: (points: z.infer<typeof YieldHistoryPointSchema>[]) =>
+    points.map((p) => ({ ...p, sourceKey: key(p.sourceKey) })),
+  dataAsOf: (_points, ctx) => ctx.sourceObservedAt["defillama-yields.pools"] ?? null,
+});
+
+/** A row of yield_adapters.sql: the coverage counts of the DefiLlama yields adapter, wire names. */
+type AdapterCoverage = {
+  captures: number;
+  newestCaptureAt: number | null;
+  pools: number;
+  singleAssetMatchedPools: number;
+  coins: number;
 };
 
 /** `site-data/yield-adapter-manifest.json` — the yield sources the build reads and what they covered. */
-export const yieldAdapterManifestArtifact: Artifact = {
+export const yieldAdapterManifestArtifact = sqlArtifact(import.meta.url, {
   key: "yield-adapter-manifest",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: YieldAdapterManifestSchema,
-  outputs: { main: { path: "site-data/yield-adapter-manifest.json", schema: YieldAdapterManifestSchema } },
   description: "Yield adapters: endpoint, lineage, captures and coverage.",
-  queries: { coverage: sqlFile(import.meta.url, "yield_adapters") },
-  assemble(rows, ctx) {
-    const c = rows.coverage[0] ?? {};
-    const payload = {
-      adapters: [
-        {
-          key: SOURCE,
-          label: "DefiLlama yields /pools",
-          endpoint: "https://yields.llama.fi/pools",
-          lineageFamily: "defillama",
-          kind: "pool-snapshot",
-          captures: num(c.captures) ?? 0,
-          newestCaptureAt: num(c.newest_capture_at),
-          pools: num(c.pools) ?? 0,
-          singleAssetMatchedPools: num(c.matched_pools) ?? 0,
-          coins: num(c.coins) ?? 0,
-          feeds: ["/api/yield-rankings", "/api/yield-history", "/api/dex-liquidity"],
-        },
-      ],
-      methodology: methodology(YIELD_VERSION, YIELD_LABEL, ctx.asOf),
-      updatedAt: ctx.asOf,
-    };
-    return { files: [{ path: yieldAdapterManifestArtifact.outputs.main.path, payload, rows: 1 }], dataAsOf: ctx.asOf };
-  },
-};
+  path: "site-data/yield-adapter-manifest.json",
+  schema: YieldAdapterManifestSchema,
+  sql: "yield_adapters",
+  shape: "one",
+  // the adapter's constant facts around the counts the SQL gives, and the methodology
+  transform: (c: AdapterCoverage, ctx) => ({
+    adapters: [
+      {
+        key: SOURCE,
+        label: "DefiLlama yields /pools",
+        endpoint: "https://yields.llama.fi/pools",
+        lineageFamily: "defillama",
+        kind: "pool-snapshot",
+        ...c,
+        feeds: ["/api/yield-rankings", "/api/yield-history", "/api/dex-liquidity"],
+      },
+    ],
+    methodology: methodology(YIELD_VERSION, YIELD_LABEL, ctx.asOf),
+    updatedAt: ctx.asOf,
+  }),
+});
 
 /**
  * Read-time fields of a ranking row (`ballast-yield-v1`, pipelines/analytics/yield-scoring.ts) given its

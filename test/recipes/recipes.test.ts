@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { type RecipeCopy, recipeCopy } from "../helpers/recipe-copy.ts";
@@ -162,8 +162,230 @@ const addRoute: Recipe = {
   },
 };
 
+/** Key, file, path and route of the artifact the recipe adds (its SQL reads nothing, so any build serves it). */
+const NEW_ARTIFACT = { key: "recipe-check", module: "site-data/recipe-check.ts", sql: "site-data/recipe_check.sql" };
+const NEW_ARTIFACT_PATH = "/api/recipe-check";
+
+/**
+ * Run in the copy (`npx tsx`, a file under the copy's ignored `.tmp/`) after the recipe: the artifact is
+ * found by file and its route is in the route table; the site-data emitter publishes its file (payload,
+ * rows, data time) from its SQL; added to a copy of the recorded build (file and manifest record), the
+ * in-process app answers the route with the file byte for byte. Prints one JSON line.
+ */
+const PROVE_ARTIFACT = `
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROUTES } from "../api/routes/index.ts";
+import { Db } from "../build/duckdb.ts";
+import { siteDataEmitterOf } from "../build/stages/emitters.ts";
+import { SITE_DATA_ARTIFACTS } from "../site-data/artifacts.ts";
+import { serveDir } from "../test/helpers/served-build.ts";
+const [recorded] = process.argv.slice(2);
+const artifact = SITE_DATA_ARTIFACTS.find((a) => a.key === ${JSON.stringify(NEW_ARTIFACT.key)});
+if (!artifact) throw new Error("artifact not discovered");
+const routed = ROUTES.some((r) => r.path === ${JSON.stringify(NEW_ARTIFACT_PATH)});
+const db = await Db.open(":memory:");
+const spooled = new Map();
+const { files } = await siteDataEmitterOf([artifact]).emit({
+  db, asOf: 1_000_000, sourceObservedAt: {},
+  spool: async (body) => { const b = Buffer.from(body); spooled.set(b, b); return b; },
+});
+db.close();
+const [file] = files;
+const dir = mkdtempSync(join(tmpdir(), "ballast-recipe-artifact-"));
+cpSync(recorded, dir, { recursive: true });
+const latest = JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"));
+const manifestPath = join(dir, latest.manifest);
+const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+const body = Buffer.from(file.body);
+writeFileSync(join(dir, latest.manifest.replace(/manifest.json$/, file.path)), body);
+manifest.files.push({ path: file.path, sha256: createHash("sha256").update(body).digest("hex"), bytes: body.length, ...file.extras });
+writeFileSync(manifestPath, JSON.stringify(manifest));
+const served = await serveDir(dir, "recipe_artifact_" + process.pid);
+const res = await served.req(${JSON.stringify(NEW_ARTIFACT_PATH)});
+const answer = { status: res.status, body: await res.text() };
+await served.close();
+console.log(JSON.stringify({ routed, path: file.path, extras: file.extras, published: body.toString(), answer }));
+`;
+
+const addArtifact: Recipe = {
+  title: "Add an artifact",
+  names: ["site-data/", "sqlArtifact(import.meta.url", "make openapi", "npx tsx scripts/write-build-effects.ts"],
+  handEdits: 2,
+  edit(copy) {
+    // the README's two files: one declaration (with its route) and its SQL, wire names in the SQL
+    writeFileSync(
+      join(copy.dir, NEW_ARTIFACT.sql),
+      "-- /api/recipe-check: one row.\nselect 7::integer as sevenValue, [1.5, 2.5]::double[] as halves, {label: 'ok'} as meta\n",
+    );
+    writeFileSync(
+      join(copy.dir, NEW_ARTIFACT.module),
+      `import { z } from "zod";
+import { sqlArtifact } from "./contract.ts";
+
+/** \`/api/recipe-check\` body: a recipe check. */
+export const RecipeCheckSchema = z.object({
+  sevenValue: z.number().int(),
+  halves: z.array(z.number()),
+  meta: z.object({ label: z.string() }),
+});
+
+/** \`site-data/recipe-check.json\` — a recipe check. */
+export const recipeCheckArtifact = sqlArtifact(import.meta.url, {
+  key: "${NEW_ARTIFACT.key}",
+  schemaVersion: "1.0.0",
+  maxAgeSec: 3600,
+  description: "Recipe check.",
+  path: "site-data/recipe-check.json",
+  schema: RecipeCheckSchema,
+  sql: "recipe_check",
+  shape: "one",
+  route: {
+    operationId: "getRecipeCheck",
+    path: "${NEW_ARTIFACT_PATH}",
+    summary: "Recipe check",
+    description: "Recipe check, as published.",
+    cache: "standard",
+    meta: false,
+  },
+});
+`,
+    );
+  },
+  generators: [
+    { cmd: "make", args: ["-o", "node_modules/.package-lock.json", "openapi"], outputs: ["api/openapi.json"] },
+  ],
+  prove(copy) {
+    const doc = JSON.parse(copy.read("api/openapi.json"));
+    expect(doc.paths[NEW_ARTIFACT_PATH]?.get?.operationId).toBe("getRecipeCheck");
+    mkdirSync(join(copy.dir, ".tmp"), { recursive: true });
+    writeFileSync(join(copy.dir, ".tmp/prove-artifact.ts"), PROVE_ARTIFACT);
+    const recorded = inject("recordedBuild") as { dir: string };
+    const r = copy.run("npx", ["tsx", ".tmp/prove-artifact.ts", recorded.dir]);
+    expect(r.status, r.output).toBe(0);
+    const proof = JSON.parse(r.output.trim().split("\n").at(-1) ?? "null");
+    const expected = '{"sevenValue":7,"halves":[1.5,2.5],"meta":{"label":"ok"}}\n';
+    expect(proof).toEqual({
+      routed: true,
+      path: "site-data/recipe-check.json",
+      extras: { artifact: NEW_ARTIFACT.key, rows: 1, dataAsOf: 1_000_000, schemaVersion: "1.0.0", maxAgeSec: 3600 },
+      published: expected,
+      answer: { status: 200, body: expected },
+    });
+  },
+};
+
+/** The source the recipe adds: one endpoint, its live call, one recorded file and its bad-row fixture. */
+const DEMO_SOURCE = `import { z } from "zod";
+import { readJsonFile } from "../file-formats.ts";
+import { RowCollector } from "../parse-helpers.ts";
+import type { SourceDeclaration } from "../types.ts";
+
+const Row = z.object({ coin: z.string().min(1), price_usd: z.number().positive() });
+
+export const demoSource: SourceDeclaration = {
+  kind: "source",
+  name: "demo",
+  baseUrl: "https://demo.invalid/",
+  endpoints: [
+    {
+      key: "demo.prices",
+      source: "demo",
+      lineage: { family: "demo", derivedFrom: null },
+      time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" },
+      mode: "snapshot",
+      table: { name: "raw_demo__prices", columns: { coin: "VARCHAR", price_usd: "DOUBLE" } },
+      payloadSchema: z.object({ prices: z.array(z.unknown()) }),
+      rowSchema: Row,
+      maxStalenessSec: 86400,
+      toRows(payload, _capture, out) {
+        const rc = new RowCollector(Row, out);
+        for (const p of (payload as { prices: unknown[] }).prices) {
+          const r = (p && typeof p === "object" ? p : {}) as { coin?: unknown; price?: unknown };
+          if (typeof r.coin !== "string" || typeof r.price !== "number" || !(r.price > 0)) rc.drop("price-invalid");
+          else rc.add({ coin: r.coin, price_usd: r.price });
+        }
+        return rc.result();
+      },
+      fetchLive: (client) => client.getJson("prices"),
+    },
+  ],
+  livePlan: () => [{ endpoint: "demo.prices", params: {} }],
+  recorded: [
+    { endpoint: "demo.prices", file: "demo/prices.json", observedAt: 1700000000, time: { zone: "UTC", dailyBucket: "snapshot at observedAt (no daily points)" }, read: readJsonFile() },
+  ],
+  badRows: { "demo.prices": { payload: { prices: [{ coin: "usd-coin", price: 1 }, { coin: "x", price: -1 }] } } },
+};
+`;
+const DEMO_STAGING = "select coin, price_usd from raw_demo__prices\n";
+
+/**
+ * Run in the copy after the source recipe: every view of the declarations (endpoints, base URLs, live
+ * plan, recorded captures, circuit groups) holds the new source, and the model DAG finds its staging SQL.
+ */
+const PROVE_SOURCE = `
+import { join } from "node:path";
+import { discoverModels } from "../build/models.ts";
+import { REPO_ROOT } from "../build/config.ts";
+import { ENDPOINTS, liveCapturePlan, SOURCE_BASE_URLS } from "../pipelines/sources/endpoints.ts";
+import { RECORDED_CAPTURES } from "../pipelines/sources/recorded-captures.ts";
+import { SOURCE_CIRCUIT_GROUPS, SOURCES } from "../pipelines/sources/sources.ts";
+const stg = discoverModels(join(REPO_ROOT, "pipelines/models")).find((m) => m.name === "stg_demo__prices");
+console.log(JSON.stringify({
+  sources: SOURCES.some((s) => s.name === "demo"),
+  table: ENDPOINTS["demo.prices"]?.table.name ?? null,
+  baseUrl: SOURCE_BASE_URLS.demo ?? null,
+  live: liveCapturePlan({ detailLlamaIds: [], chartGeckoIds: [], fxStart: "2025-01-01" }).some((s) => s.endpoint === "demo.prices"),
+  recorded: RECORDED_CAPTURES.some((r) => r.file === "demo/prices.json"),
+  circuitGroup: SOURCE_CIRCUIT_GROUPS.demo ?? null,
+  staging: stg ? { layer: stg.layer, outputs: stg.outputs } : null,
+}));
+`;
+
+const addSource: Recipe = {
+  title: "Add a source",
+  names: ["pipelines/sources/<source>/", "source.ts", "SourceDeclaration", "stg_<source>__<entity>.sql", "badRows"],
+  handEdits: 2,
+  edit(copy) {
+    mkdirSync(join(copy.dir, "pipelines/sources/demo"));
+    writeFileSync(join(copy.dir, "pipelines/sources/demo/source.ts"), DEMO_SOURCE);
+    writeFileSync(join(copy.dir, "pipelines/sources/demo/stg_demo__prices.sql"), DEMO_STAGING);
+  },
+  generators: [],
+  prove(copy) {
+    mkdirSync(join(copy.dir, ".tmp"), { recursive: true });
+    writeFileSync(join(copy.dir, ".tmp/prove-source.ts"), PROVE_SOURCE);
+    const r = copy.run("npx", ["tsx", ".tmp/prove-source.ts"]);
+    expect(r.status, r.output).toBe(0);
+    expect(JSON.parse(r.output.trim().split("\n").at(-1) ?? "null")).toEqual({
+      sources: true,
+      table: "raw_demo__prices",
+      baseUrl: "https://demo.invalid/",
+      live: true,
+      recorded: true,
+      circuitGroup: "demo",
+      staging: { layer: "staging", outputs: ["stg_demo__prices"] },
+    });
+    // the sources tests pick it up: discovery, circuit groups, and its bad-row fixture run
+    const t = copy.vitest(["test/unit/sources.test.ts"], {
+      namePattern:
+        "every source folder's declaration is discovered|circuit groups are the sources|demo.prices: a malformed element",
+    });
+    expectPassed(t, [
+      "every source folder's declaration is discovered, and every endpoint of the build belongs to one",
+      "circuit groups are the sources' lineage families, and health groups every circuit that way",
+      "demo.prices: a malformed element drops only itself",
+    ]);
+  },
+};
+
 describe("README recipes, followed in a copy of the checkout", () => {
-  it.each([addCoin, addRoute])("$title: the files the README names, then its proof passes", (recipe) => {
-    follow(recipe);
-  });
+  it.each([addCoin, addRoute, addArtifact, addSource])(
+    "$title: the files the README names, then its proof passes",
+    (recipe) => {
+      follow(recipe);
+    },
+  );
 });

@@ -134,6 +134,26 @@ describe("artifacts found by file (issue 18 item 7)", () => {
     expect(optional.assemble({ main: [] }, { asOf: 0, sourceObservedAt: {} })).toEqual({ files: [], dataAsOf: null });
   });
 
+  it("servedSchema is what routes read the file with; the build still checks the payload against schema", () => {
+    const strict = z.object({ rows: z.array(z.number()) });
+    const loose = z.object({ rows: z.array(z.unknown()) });
+    const base = {
+      key: "k",
+      schemaVersion: "1",
+      maxAgeSec: 1,
+      description: "",
+      path: "site-data/k.json",
+      sql: "../../site-data/daily_digest",
+      shape: "one" as const,
+    };
+    const served = sqlArtifact(import.meta.url, { ...base, schema: strict, servedSchema: loose });
+    expect(served.schema).toBe(strict);
+    expect(served.outputs.main.schema).toBe(loose);
+    expect(served.outputs.main.schema.safeParse({ rows: ["x"] }).success).toBe(true);
+    expect(served.schema.safeParse({ rows: ["x"] }).success).toBe(false);
+    expect(sqlArtifact(import.meta.url, { ...base, schema: strict }).outputs.main.schema).toBe(strict);
+  });
+
   it("the build emits every artifact of site-data/ and the route table serves every declared artifact route", () => {
     expect(SITE_DATA_ARTIFACTS.map((a) => a.key)).toEqual(
       expect.arrayContaining(["stablecoins", "daily-digest", "stress-signals"]),

@@ -5,7 +5,6 @@ import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { collectCaptures } from "../../build/captures.ts";
 import { REPO_ROOT } from "../../build/config.ts";
-import { discoverModels } from "../../build/models.ts";
 import { circuitGroup } from "../../api/health.ts";
 import type { Sink } from "../../build/sinks/sink.ts";
 import { alchemyDailyPricesArchive } from "../../pipelines/sources/alchemy/alchemy.ts";
@@ -23,13 +22,7 @@ import {
   stablecoinPricesEndpoint,
   stablecoinsEndpoint,
 } from "../../pipelines/sources/defillama/defillama.ts";
-import {
-  baseUrlsOf,
-  ENDPOINTS,
-  endpointsOf,
-  liveCapturePlan,
-  SOURCE_BASE_URLS,
-} from "../../pipelines/sources/endpoints.ts";
+import { ENDPOINTS, SOURCE_BASE_URLS } from "../../pipelines/sources/endpoints.ts";
 import { parseJsonText } from "../../pipelines/sources/file-formats.ts";
 import { DEFILLAMA_LIST_ASSET_SAMPLE } from "../../pipelines/sources/defillama/source.ts";
 import { fxRatesEndpoint } from "../../pipelines/sources/frankfurter/frankfurter.ts";
@@ -39,7 +32,6 @@ import { onchainSupplySamplesArchive } from "../../pipelines/sources/onchain/sup
 import { SOURCE_LINEAGE, sourceFamily } from "../../pipelines/sources/lineage.ts";
 import {
   RECORDED_CAPTURES,
-  recordedCapturesOf,
   readAlchemyPriceCsv,
   readBinanceKlinesCsv,
   readCoingeckoRangeBarsJson,
@@ -48,7 +40,7 @@ import {
   readEcbHistCsv,
 } from "../../pipelines/sources/recorded-captures.ts";
 import { alignDailyInstant, alignDailyLabel, wallTimeToUnix } from "../../pipelines/sources/time.ts";
-import { circuitGroupsOf, discoverSources, SOURCE_CIRCUIT_GROUPS, SOURCES } from "../../pipelines/sources/sources.ts";
+import { discoverSources, SOURCE_CIRCUIT_GROUPS, SOURCES } from "../../pipelines/sources/sources.ts";
 import type { BadRowFixture, Capture, Endpoint } from "../../pipelines/sources/types.ts";
 import { must } from "../helpers/must.ts";
 
@@ -723,29 +715,6 @@ describe("a source is one folder found by file", () => {
       binance: "binance",
     });
     for (const [name, group] of Object.entries(SOURCE_CIRCUIT_GROUPS)) expect(circuitGroup(name), name).toBe(group);
-  });
-
-  it("adding a source is two files: its declaration and its staging SQL; every view and the tests pick it up", async () => {
-    const dir = scratchSourcesWith("demo", { "source.ts": DEMO_SOURCE, "stg_demo__prices.sql": DEMO_STAGING });
-    const found = await discoverSources(dir);
-    expect(found.map((s) => s.name)).toEqual(["demo"]);
-    const all = [...SOURCES, ...found];
-    expect(endpointsOf(all)["demo.prices"].table.name).toBe("raw_demo__prices");
-    expect(baseUrlsOf(all).demo).toBe("https://demo.invalid/");
-    expect(liveCapturePlan({ detailLlamaIds: [], chartGeckoIds: [], fxStart: "2025-01-01" }, all)).toContainEqual({
-      endpoint: "demo.prices",
-      params: {},
-    });
-    expect(recordedCapturesOf(all).map((r) => r.file)).toContain("demo/prices.json");
-    expect(circuitGroupsOf(all).demo).toBe("demo");
-    // the bad-row table of this file runs its fixture
-    expectBadRowDropsOnlyItself(endpointsOf(found)["demo.prices"], found[0].badRows["demo.prices"]);
-    // its staging model is found beside it, named by its file
-    const stg = must(
-      discoverModels(join(REPO_ROOT, "pipelines/models"), [], dir).find((m) => m.name === "stg_demo__prices"),
-      "the new source's staging model",
-    );
-    expect(stg).toMatchObject({ layer: "staging", sql: DEMO_STAGING, outputs: ["stg_demo__prices"] });
   });
 
   it("a folder without a declaration, or declaring another name, or an endpoint without its bad-row fixture, is refused", async () => {
