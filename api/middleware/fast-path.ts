@@ -22,8 +22,9 @@ export interface FastPathDeps {
 export type NodeAnswer = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 /**
- * The Node fast path: a keyed GET whose URL the app answered before, still current for the serving
- * build and this service second (RouteResponses.nodeHit), is answered on Node's response after the
+ * The Node fast path: a keyed GET whose URL the app answered before, for the serving build and this
+ * service second (RouteResponses.nodeHit; or once the app's render of this second in flight is stored:
+ * RouteResponses.afterRender), is answered on Node's response after the
  * same lane step as the app's (admitNodeRequest), its errors written as the app writes them
  * (errorAnswer). False (nothing written) for anything else: other methods, maintenance on or unknown,
  * a header sent twice, a conditional request, a coding not stored yet. Synchronous when the lane was
