@@ -92,7 +92,9 @@ function createService(deps: AppDeps): { app: Hono; fastPath: NodeAnswer } {
   const trust = deps.trustedProxies ?? TRUST_NONE;
   const auth = new LaneAuth({ ...deps, nowMs });
   const cors = new Cors(deps.corsOrigins);
-  const services = { descriptions: DESCRIPTIONS, ...deps.services };
+  // The caller's object itself: api/server.ts sets its publicOrigin once the listener has a port.
+  const services = deps.services ?? {};
+  services.descriptions ??= DESCRIPTIONS;
   const inputs = { store: deps.store, clockMode: deps.clockMode, nowMs, services };
   const responses = new RouteResponses({ ...inputs, cors, maxBytes: deps.responseCacheBytes });
   const app = new Hono();

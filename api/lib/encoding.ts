@@ -63,6 +63,8 @@ interface DeflatedPrefix {
   crc: number;
 }
 const prefixes = new Map<string, DeflatedPrefix>();
+/** Deflate runs of gzipWithStablePrefix since the process started: prefixes (one per key and prefix) and tails (one per body). */
+export const stablePrefixDeflates = { prefixes: 0, tails: 0 };
 /** Keys whose deflated prefix is kept (oldest dropped first); each holds about its body's size. */
 const MAX_PREFIXES = 16;
 /** The gzip member header of gzipSync: deflate, no flags, no mtime, OS Unix. */
@@ -78,6 +80,7 @@ function gzipWithStablePrefix(body: Uint8Array, stable: StablePrefix): Buffer {
   const prefix = body.subarray(0, stable.bytes);
   let kept = prefixes.get(stable.key);
   if (!kept?.prefix.equals(prefix)) {
+    stablePrefixDeflates.prefixes++;
     kept = {
       prefix: Buffer.from(prefix),
       deflated: deflateRawSync(prefix, { level: 6, finishFlush: constants.Z_FULL_FLUSH }),
@@ -88,6 +91,7 @@ function gzipWithStablePrefix(body: Uint8Array, stable: StablePrefix): Buffer {
     prefixes.set(stable.key, kept);
   }
   const rest = body.subarray(stable.bytes);
+  stablePrefixDeflates.tails++;
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc32(rest, kept.crc) >>> 0, 0);
   trailer.writeUInt32LE(body.byteLength >>> 0, 4);
