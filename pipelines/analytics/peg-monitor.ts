@@ -322,17 +322,22 @@ function supplyAt(
   return live && current !== null ? { usd: current, source: "current" } : { usd: null, source: "unknown" };
 }
 
-/** Builds a coin's slots: last quote per source per 15-minute slot, judged against the slot's reference. */
+/**
+ * Builds a coin's slots: last quote per source per 15-minute slot, judged against the slot's reference.
+ * A slot is stamped with its end (Unix s), except the slot in progress at `asOf`, stamped `asOf`: a
+ * build as of a time between slot boundaries (a live build) dates nothing after its as-of.
+ */
 export function buildSlots(
   obs: Obs[],
   pegCurrency: string,
   supplyHistory: { dayTs: number; usd: number }[],
   currentSupply: number | null,
+  asOf = Number.POSITIVE_INFINITY,
 ): Slot[] {
   const bySlot = new Map<number, Map<string, Obs>>();
   const barsBySlot = new Map<number, Obs[]>();
   for (const o of obs) {
-    const ts = Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC;
+    const ts = Math.min(Math.ceil(o.ts / SLOT_SEC) * SLOT_SEC, asOf);
     const m = bySlot.get(ts) ?? new Map<string, Obs>();
     const prev = m.get(o.source);
     if (!prev || o.ts >= prev.ts) m.set(o.source, o);
@@ -706,7 +711,7 @@ export const pegMonitor: Analytic = {
           reason: r.reason,
         });
       }
-      const slots = buildSlots(kept, coin.peg_currency, histBy.get(id) ?? [], current.get(id) ?? null);
+      const slots = buildSlots(kept, coin.peg_currency, histBy.get(id) ?? [], current.get(id) ?? null, asOf);
       for (const s of slots) {
         tables.price_consensus_slots.push({
           stablecoin_id: id,

@@ -292,6 +292,27 @@ describe("stuck quotes, coverage gaps, bar peaks, independent families", () => {
     referenceSource: "par",
   });
 
+  it("a build as of a time between slot boundaries dates no slot and no depeg start after its as-of (a live build)", () => {
+    // as-of 7 min into a 15-minute slot; two families quote every 5 min, at peg, then 0.967 in the slot in progress
+    const asOf = T0 + D + 7 * 60;
+    const input = [];
+    for (let ts = T0; ts < asOf - 300; ts += 300)
+      input.push(obs("coingecko", ts, 1, { intervalSec: 300 }), obs("defillama", ts, 1.0002, { intervalSec: 300 }));
+    input.push(
+      obs("coingecko", asOf - 60, 0.967, { intervalSec: 300 }),
+      obs("defillama", asOf - 60, 0.9625, { intervalSec: 300 }),
+    );
+    const slots = buildSlots(filterObservations(input, "USD").kept, "USD", [], null, asOf);
+    expect(slots.at(-1)?.ts).toBe(asOf);
+    expect(slots.at(-2)?.ts).toBe(T0 + D); // a finished slot keeps its end
+    expect(Math.max(...slots.map((sl) => sl.ts))).toBeLessThanOrEqual(asOf);
+    const { rows } = detectDepegs(coin, slots, asOf);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ startedAt: asOf, endedAt: null });
+    // without the as-of, the slot in progress is stamped with its end, 8 min after the as-of
+    expect(buildSlots(filterObservations(input, "USD").kept, "USD", [], null).at(-1)?.ts).toBe(T0 + D + 900);
+  });
+
   it("refuses a quote repeated unchanged for ≥ 24 h beyond the threshold (the whole run), keeps repeats at peg", () => {
     const input = [
       obs("a", T0, 1),
