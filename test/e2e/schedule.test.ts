@@ -8,6 +8,7 @@ import { type JobSpec, liveJobRunner, RunLog, Scheduler } from "../../build/sche
 import { FsSink } from "../../build/sinks/fs.ts";
 import type { BuildManifest } from "../../site-data/manifest.ts";
 import { SCHEDULE_RUNS_PREFIX, type ScheduleRun, type ScheduleStatus } from "../../site-data/schedule-log.ts";
+import { auditPublishedFiles } from "../helpers/as-of-audit.ts";
 import { CAPTURE_DIR } from "../helpers/build-once.ts";
 import { must } from "../helpers/must.ts";
 import { startReplayServers } from "../helpers/replay-servers.ts";
@@ -161,6 +162,17 @@ describe("schedule in live mode against the replay servers", () => {
       );
       expect(list.newestObservedAt).toBeGreaterThanOrEqual(r.startedAt);
       expect(list.newestObservedAt).toBeLessThanOrEqual(must(r.asOf, `the as-of of run ${r.runId}`));
+    }
+  });
+
+  it("publishes nothing dated after its as-of, though the as-of falls between 15-minute slots (depeg starts, the tape)", () => {
+    for (const r of runs.slice(0, 3)) {
+      const audit = auditPublishedFiles(
+        join(dir, "builds", must(r.buildId, `the build id of run ${r.runId}`)),
+        must(r.asOf, "as-of"),
+      );
+      expect(audit.files).toBeGreaterThan(100);
+      expect(audit.late).toEqual([]);
     }
   });
 

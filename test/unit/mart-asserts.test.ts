@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../build/config.ts";
@@ -7,26 +7,37 @@ import { discoverModels } from "../../build/models.ts";
 import { ANALYTICS } from "../../pipelines/analytics/analytics.ts";
 
 // Every mart (the tables the artifacts and the DuckDB file publish) carries asserts, and every SQL mart
-// that declares its primary key (`pk: (…)` on its grain line) has a key assert that a duplicated or
-// null key actually trips: run against a table holding just the key columns.
+// or staging model (pipelines/models/staging or a source's folder) that declares its primary key (`pk: (…)` on its grain line) has a key assert
+// that a duplicated or null key actually trips: run against a table holding just the key columns.
 
 const MODELS = join(REPO_ROOT, "pipelines/models");
-const marts = discoverModels(MODELS, ANALYTICS).filter((m) => m.layer === "marts");
+const SOURCES = join(REPO_ROOT, "pipelines/sources");
+const models = discoverModels(MODELS, ANALYTICS);
+const marts = models.filter((m) => m.layer === "marts");
+const staging = models.filter((m) => m.layer === "staging" && m.name.startsWith("stg_"));
 
-/** The key columns a SQL mart declares on its grain line, or null without a `pk:`. */
-function declaredKey(name: string): string[] | null {
-  let text: string;
-  try {
-    text = readFileSync(join(MODELS, "marts", `${name}.sql`), "utf8");
-  } catch {
-    return null; // a TS analytic's output
+/** The SQL file of a mart or staging model (its layer's folder, else `pipelines/sources/<source>/`), or null (a TS analytic's output). */
+function sqlFileOf(name: string, layer: string): string | null {
+  if (layer === "marts")
+    return existsSync(join(MODELS, "marts", `${name}.sql`)) ? join(MODELS, "marts", `${name}.sql`) : null;
+  if (existsSync(join(MODELS, layer, `${name}.sql`))) return join(MODELS, layer, `${name}.sql`);
+  for (const source of readdirSync(SOURCES)) {
+    const file = join(SOURCES, source, `${name}.sql`);
+    if (existsSync(file)) return file;
   }
-  const m = /^--.*\bpk:\s*\(([^)]+)\)/m.exec(text);
+  return null;
+}
+
+/** The key columns a SQL model declares on its grain line, or null without a `pk:` (or without a SQL file). */
+function declaredKey(name: string, layer: string): string[] | null {
+  const file = sqlFileOf(name, layer);
+  if (!file) return null;
+  const m = /^--.*\bpk:\s*\(([^)]+)\)/m.exec(readFileSync(file, "utf8"));
   return m ? m[1].split(",").map((c) => c.trim()) : null;
 }
 
-const keyed = marts.flatMap((m) => {
-  const key = declaredKey(m.name);
+const keyed = [...marts, ...staging].flatMap((m) => {
+  const key = declaredKey(m.name, m.layer);
   return key ? [{ model: m, key }] : [];
 });
 
@@ -42,8 +53,12 @@ describe("mart asserts", () => {
     expect(marts.filter((m) => m.asserts.length === 0).map((m) => m.name)).toEqual([]);
   });
 
-  it("every SQL mart declaring a primary key has a key assert", () => {
-    expect(keyed.length).toBeGreaterThan(15);
+  it("every SQL mart and staging model declaring a primary key has a key assert", () => {
+    expect(keyed.filter((k) => k.model.layer === "marts").length).toBeGreaterThan(15);
+    // every staging model declares its key, except the DefiLlama detail history (a null chain label is the upstream total)
+    expect(staging.filter((m) => !keyed.some((k) => k.model === m)).map((m) => m.name)).toEqual([
+      "stg_defillama__detail",
+    ]);
     const missing = keyed.filter(({ model }) => !model.asserts.some((a) => /primary key|unique/i.test(a.label)));
     expect(missing.map((k) => k.model.name)).toEqual([]);
   });

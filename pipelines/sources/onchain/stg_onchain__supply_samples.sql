@@ -2,7 +2,7 @@
 -- No look-ahead: a sample counts from its block time (`observed_at`, Unix s), so a build as of T keeps
 -- samples with observed_at <= T (the loader's filter tests the UTC day only: samples later on the
 -- as-of day would pass it).
--- grain: one row per chain_id, contract_address, block_number.
+-- grain: one row per chain_id, contract_address, block_number. pk: (chain_id, contract_address, block_number)
 with source as (
     select * from raw_onchain__total_supply_samples
 ),
