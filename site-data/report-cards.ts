@@ -1,32 +1,32 @@
 import { z } from "zod";
+import { dependencyOrder, gradeOf, safetyScore } from "../pipelines/analytics/safety-score.ts";
 import {
-  GRADE_THRESHOLDS,
-  LEGACY_WEIGHTS,
-  PEG_MULTIPLIER_EXPONENT,
-  PILLAR_WEIGHTS,
-  type LegacyCard,
-  type RawInputs,
-  safetyScore,
   ACTIVE_DEPEG_CAPS,
-  LIMITED_EVIDENCE_CEILING,
-  NO_LIQUIDITY_PENALTY,
-  UNRATED_UPSTREAM_SCORE,
-  gradeOf,
   CHAIN_TIER_SCORE,
-  DEPLOYMENT_MULTIPLIER,
-  REDEMPTION_ROUTE,
   COLLATERAL_SCORE,
   CUSTODY_SCORE,
-  PROOF_SCORE,
+  DEPLOYMENT_MULTIPLIER,
   GOVERNANCE_QUALITY,
-  dependencyOrder,
-} from "../pipelines/analytics/safety-score.ts";
-import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "../pipelines/analytics/safety-score.version.ts";
+  GRADE_THRESHOLDS,
+  GRADES,
+  LEGACY_WEIGHTS,
+  type LegacyCard,
+  LIMITED_EVIDENCE_CEILING,
+  NO_LIQUIDITY_PENALTY,
+  PEG_MULTIPLIER_EXPONENT,
+  PILLAR_WEIGHTS,
+  PROOF_SCORE,
+  type RawInputs,
+  REDEMPTION_ROUTE,
+  REPORT_CARD_VERSION,
+  SAFETY_SCORE_VERSION,
+  type SafetyScore,
+  UNRATED_UPSTREAM_SCORE,
+} from "../pipelines/analytics/safety-score.version.ts";
 import { type Artifact, type ArtifactContext, num, requiredNum, sqlArtifact, sqlFile } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 import { must } from "../lib/must.ts";
 
-const GRADES = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"] as const;
 /** Letter grade `A+` … `F`, or `NR` (not rated: a required input is missing). */
 export const GradeSchema = z.enum(GRADES);
 const Score = z.number().int().min(0).max(100);
@@ -34,7 +34,10 @@ const Score = z.number().int().min(0).max(100);
 /** One dimension or pillar: grade, score 0-100 (null when NR) and a one-line reason. */
 export const DimensionSchema = z.object({ grade: GradeSchema, score: Score.nullable(), detail: z.string() });
 
-/** Nullable enum of a score map's keys (pipelines/analytics/safety-score.ts): one declaration of each fact's values. */
+/**
+ * Nullable enum of a score map's keys (pipelines/analytics/safety-score.version.ts): one declaration of each
+ * fact's values.
+ */
 const factEnum = <T extends Record<string, unknown>>(scores: T) =>
   z.enum(Object.keys(scores) as [keyof T & string, ...(keyof T & string)[]]).nullable();
 /**
@@ -253,7 +256,7 @@ type CardRow = {
   id: string;
   symbol: string;
   name: string;
-  safety: ReturnType<typeof safetyScore>;
+  safety: SafetyScore;
   legacy: LegacyCard;
   raw: RawInputs;
   coverage: z.infer<typeof CoverageSchema>;

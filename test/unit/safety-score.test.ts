@@ -4,9 +4,9 @@ import {
   effectiveExitScore,
   gradeOf,
   legacyCard,
-  type RawInputs,
   safetyScore,
 } from "../../pipelines/analytics/safety-score.ts";
+import type { RawInputs } from "../../pipelines/analytics/safety-score.version.ts";
 import { failureScenarios, publicationStatus } from "../../site-data/report-cards.ts";
 
 /** A USDC-like coin: fiat reserves at very-low risk, top-tier custody, audited, regulated issuer, $72B, peg score 92. */
