@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../pipelines/analytics/chain-health.ts";
+import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../pipelines/analytics/chain-health.version.ts";
 import { type Artifact, type ArtifactFile, num, outputPath, requiredNum, sqlFile } from "./contract.ts";
 
 /**

@@ -1,32 +1,32 @@
 import { z } from "zod";
+import { dependencyOrder, gradeOf, safetyScore } from "../pipelines/analytics/safety-score.ts";
 import {
-  GRADE_THRESHOLDS,
-  LEGACY_WEIGHTS,
-  PEG_MULTIPLIER_EXPONENT,
-  PILLAR_WEIGHTS,
-  type LegacyCard,
-  type RawInputs,
-  safetyScore,
   ACTIVE_DEPEG_CAPS,
-  LIMITED_EVIDENCE_CEILING,
-  NO_LIQUIDITY_PENALTY,
-  UNRATED_UPSTREAM_SCORE,
-  gradeOf,
   CHAIN_TIER_SCORE,
-  DEPLOYMENT_MULTIPLIER,
-  REDEMPTION_ROUTE,
   COLLATERAL_SCORE,
   CUSTODY_SCORE,
-  PROOF_SCORE,
+  DEPLOYMENT_MULTIPLIER,
   GOVERNANCE_QUALITY,
-  dependencyOrder,
-} from "../pipelines/analytics/safety-score.ts";
-import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "../pipelines/analytics/safety-score.version.ts";
-import { type Artifact, type ArtifactContext, num, requiredNum, sqlArtifact, sqlFile } from "./contract.ts";
+  GRADE_THRESHOLDS,
+  GRADES,
+  LEGACY_WEIGHTS,
+  type LegacyCard,
+  LIMITED_EVIDENCE_CEILING,
+  NO_LIQUIDITY_PENALTY,
+  PEG_MULTIPLIER_EXPONENT,
+  PILLAR_WEIGHTS,
+  PROOF_SCORE,
+  type RawInputs,
+  REDEMPTION_ROUTE,
+  REPORT_CARD_VERSION,
+  SAFETY_SCORE_VERSION,
+  type SafetyScore,
+  UNRATED_UPSTREAM_SCORE,
+} from "../pipelines/analytics/safety-score.version.ts";
+import { type ArtifactContext, num, requiredNum, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 import { must } from "../lib/must.ts";
 
-const GRADES = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "NR"] as const;
 /** Letter grade `A+` … `F`, or `NR` (not rated: a required input is missing). */
 export const GradeSchema = z.enum(GRADES);
 const Score = z.number().int().min(0).max(100);
@@ -34,7 +34,10 @@ const Score = z.number().int().min(0).max(100);
 /** One dimension or pillar: grade, score 0-100 (null when NR) and a one-line reason. */
 export const DimensionSchema = z.object({ grade: GradeSchema, score: Score.nullable(), detail: z.string() });
 
-/** Nullable enum of a score map's keys (pipelines/analytics/safety-score.ts): one declaration of each fact's values. */
+/**
+ * Nullable enum of a score map's keys (pipelines/analytics/safety-score.version.ts): one declaration of each
+ * fact's values.
+ */
 const factEnum = <T extends Record<string, unknown>>(scores: T) =>
   z.enum(Object.keys(scores) as [keyof T & string, ...(keyof T & string)[]]).nullable();
 /**
@@ -253,10 +256,21 @@ type CardRow = {
   id: string;
   symbol: string;
   name: string;
-  safety: ReturnType<typeof safetyScore>;
+  safety: SafetyScore;
   legacy: LegacyCard;
   raw: RawInputs;
   coverage: z.infer<typeof CoverageSchema>;
+};
+type Edge = z.infer<typeof EdgeSchema>;
+/**
+ * The single row of report_cards.sql, read by every artifact of this module but the score history:
+ * `cards` (report_cards rows by id, grades and raw inputs as JSON text), `edges` (dependency_edges rows by
+ * from, to, type) and `newest_price_at` (Unix s as a BIGINT string, null without a current price).
+ */
+type ReportCardsRow = {
+  cards: Record<string, unknown>[];
+  edges: Record<string, unknown>[];
+  newest_price_at: unknown;
 };
 const cardsOf = (rows: Record<string, unknown>[]): CardRow[] =>
   rows.map((r) => ({
@@ -268,47 +282,49 @@ const cardsOf = (rows: Record<string, unknown>[]): CardRow[] =>
     raw: JSON.parse(String(r.raw_inputs_json)),
     coverage: r.coverage_class as z.infer<typeof CoverageSchema>,
   }));
-const dataAsOf = (ctx: ArtifactContext) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
+const dataAsOf = (_payload: unknown, ctx: ArtifactContext) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
 const SAFETY_LABEL = "Safety score v2 (backing, exit, economic control; NR without a current price)";
 const HELD_AFTER_SEC = 48 * 3600;
 
-/** Publication status of the grades (`{newest_price_at}` row of score_publication.sql): held when the newest current price is older than 48 h at as-of (or missing). */
-export function publicationStatus(rows: Record<string, unknown>[], asOf: number): z.infer<typeof PublicationSchema> {
-  const newest = num(rows[0]?.newest_price_at);
-  if (newest === null) return { status: "held", reason: "no current price observations", asOf };
-  if (asOf - newest > HELD_AFTER_SEC)
+/**
+ * Publication status of the grades from the newest current-price observation among listed coins
+ * (`newestPriceAt`, Unix s; null when there is none): held when it is missing or older than 48 h at
+ * `asOf`, else published.
+ */
+export function publicationStatus(newestPriceAt: number | null, asOf: number): z.infer<typeof PublicationSchema> {
+  if (newestPriceAt === null) return { status: "held", reason: "no current price observations", asOf };
+  if (asOf - newestPriceAt > HELD_AFTER_SEC)
     return {
       status: "held",
-      reason: `newest current price is ${Math.floor((asOf - newest) / 3600)} h older than as-of (> 48 h)`,
+      reason: `newest current price is ${Math.floor((asOf - newestPriceAt) / 3600)} h older than as-of (> 48 h)`,
       asOf,
     };
   return { status: "published", reason: null, asOf };
 }
+const publicationOf = (row: ReportCardsRow, asOf: number) => publicationStatus(num(row.newest_price_at), asOf);
 
 const safetyMethodology = (asOf: number) => methodology(SAFETY_SCORE_VERSION, SAFETY_LABEL, asOf);
-const edgesOf = (rows: Record<string, unknown>[]) =>
+const edgesOf = (rows: Record<string, unknown>[]): Edge[] =>
   rows.map((r) => ({
     from: String(r.from_id),
     to: String(r.to_id),
     weight: requiredNum(r.weight, "dependency_edges.weight"),
-    type: r.type as z.infer<typeof EdgeSchema>["type"],
+    type: r.type as Edge["type"],
   }));
-const single = (artifact: Artifact, payload: unknown, rows: number, ctx: ArtifactContext) => ({
-  files: [{ path: artifact.outputs.main.path, payload, rows }],
-  dataAsOf: dataAsOf(ctx),
-});
 
 /** `site-data/report-cards.json` — legacy five-dimension report cards (spec 2.11). */
-export const reportCardsArtifact: Artifact = {
+export const reportCardsArtifact = sqlArtifact(import.meta.url, {
   key: "report-cards",
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
-  schema: ReportCardsPayloadSchema,
-  outputs: { main: { path: "site-data/report-cards.json", schema: ReportCardsPayloadSchema } },
   description: "Legacy five-dimension report cards with raw inputs and the dependency graph.",
-  queries: { cards: sqlFile(import.meta.url, "report_cards"), edges: sqlFile(import.meta.url, "dependency_edges") },
-  assemble(rows, ctx) {
-    const cards = cardsOf(rows.cards).map((c) => ({
+  path: "site-data/report-cards.json",
+  schema: ReportCardsPayloadSchema,
+  sql: "report_cards",
+  shape: "one",
+  // the legacy card of each coin as the analytic wrote it, and the methodology constants
+  transform: (row: ReportCardsRow, ctx) => ({
+    cards: cardsOf(row.cards).map((c) => ({
       id: c.id,
       name: c.name,
       symbol: c.symbol,
@@ -321,40 +337,37 @@ export const reportCardsArtifact: Artifact = {
       missingInputs: c.legacy.missingInputs,
       rawInputs: c.raw,
       isDefunct: c.raw.isDefunct,
-    }));
-    const payload = {
-      cards,
-      dependencyGraph: { edges: edgesOf(rows.edges) },
-      methodology: {
-        version: REPORT_CARD_VERSION,
-        weights: { ...LEGACY_WEIGHTS },
-        pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
-        noLiquidityPenalty: NO_LIQUIDITY_PENALTY,
-        activeDepegCaps: ACTIVE_DEPEG_CAPS,
-        limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING,
-        thresholds: GRADE_THRESHOLDS,
-        changelogPath: "/methodology/report-card.md",
-      },
-      updatedAt: ctx.asOf,
-    };
-    return single(reportCardsArtifact, payload, cards.length, ctx);
-  },
-};
+    })),
+    dependencyGraph: { edges: edgesOf(row.edges) },
+    methodology: {
+      version: REPORT_CARD_VERSION,
+      weights: { ...LEGACY_WEIGHTS },
+      pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
+      noLiquidityPenalty: NO_LIQUIDITY_PENALTY,
+      activeDepegCaps: ACTIVE_DEPEG_CAPS,
+      limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING,
+      thresholds: GRADE_THRESHOLDS,
+      changelogPath: "/methodology/report-card.md",
+    },
+    updatedAt: ctx.asOf,
+  }),
+  rows: (p: z.infer<typeof ReportCardsPayloadSchema>) => p.cards.length,
+  dataAsOf,
+});
 
 /** `site-data/report-cards-v9.json` — safety score cards (current model) with pillars and publication status. */
-export const reportCardsV9Artifact: Artifact = {
+export const reportCardsV9Artifact = sqlArtifact(import.meta.url, {
   key: "report-cards-v9",
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
-  schema: ReportCardsV9PayloadSchema,
-  outputs: { main: { path: "site-data/report-cards-v9.json", schema: ReportCardsV9PayloadSchema } },
   description: "Safety score cards: pillars, caps, missing inputs, raw inputs, publication status.",
-  queries: {
-    cards: sqlFile(import.meta.url, "report_cards"),
-    publication: sqlFile(import.meta.url, "score_publication"),
-  },
-  assemble(rows, ctx) {
-    const cards = cardsOf(rows.cards).map((c) => ({
+  path: "site-data/report-cards-v9.json",
+  schema: ReportCardsV9PayloadSchema,
+  sql: "report_cards",
+  shape: "one",
+  // the safety score of each coin as the analytic wrote it, the methodology constants and the publication status
+  transform: (row: ReportCardsRow, ctx) => ({
+    cards: cardsOf(row.cards).map((c) => ({
       id: c.id,
       name: c.name,
       symbol: c.symbol,
@@ -369,39 +382,36 @@ export const reportCardsV9Artifact: Artifact = {
       rawInputs: c.raw,
       isDefunct: c.raw.isDefunct,
       methodologyVersion: SAFETY_SCORE_VERSION,
-    }));
-    const payload = {
-      cards,
-      methodology: {
-        ...safetyMethodology(ctx.asOf),
-        pillarWeights: { ...PILLAR_WEIGHTS },
-        pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
-        limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING,
-        unratedUpstreamScore: UNRATED_UPSTREAM_SCORE,
-        thresholds: GRADE_THRESHOLDS,
-      },
-      publication: publicationStatus(rows.publication, ctx.asOf),
-      updatedAt: ctx.asOf,
-    };
-    return single(reportCardsV9Artifact, payload, cards.length, ctx);
-  },
-};
+    })),
+    methodology: {
+      ...safetyMethodology(ctx.asOf),
+      pillarWeights: { ...PILLAR_WEIGHTS },
+      pegMultiplierExponent: PEG_MULTIPLIER_EXPONENT,
+      limitedEvidenceCeiling: LIMITED_EVIDENCE_CEILING,
+      unratedUpstreamScore: UNRATED_UPSTREAM_SCORE,
+      thresholds: GRADE_THRESHOLDS,
+    },
+    publication: publicationOf(row, ctx.asOf),
+    updatedAt: ctx.asOf,
+  }),
+  rows: (p: z.infer<typeof ReportCardsV9PayloadSchema>) => p.cards.length,
+  dataAsOf,
+});
 
 /** `site-data/safety-grades.json` — one safety score and grade per listed coin. */
-export const safetyGradesArtifact: Artifact = {
+export const safetyGradesArtifact = sqlArtifact(import.meta.url, {
   key: "safety-grades",
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
-  schema: SafetyGradesPayloadSchema,
-  outputs: { main: { path: "site-data/safety-grades.json", schema: SafetyGradesPayloadSchema } },
   description: "One safety score and grade per listed coin, with methodology version and publication status.",
-  queries: {
-    cards: sqlFile(import.meta.url, "report_cards"),
-    publication: sqlFile(import.meta.url, "score_publication"),
-  },
-  assemble(rows, ctx) {
-    const pub = publicationStatus(rows.publication, ctx.asOf);
-    const grades = cardsOf(rows.cards).map((c) => ({
+  path: "site-data/safety-grades.json",
+  schema: SafetyGradesPayloadSchema,
+  sql: "report_cards",
+  shape: "one",
+  // grade rows from the safety scores the analytic wrote, each with the publication status
+  transform: (row: ReportCardsRow, ctx) => {
+    const publication = publicationOf(row, ctx.asOf);
+    const grades = cardsOf(row.cards).map((c) => ({
       id: c.id,
       symbol: c.symbol,
       name: c.name,
@@ -410,16 +420,13 @@ export const safetyGradesArtifact: Artifact = {
       coverageClass: c.coverage,
       missingInputs: c.safety.missingInputs,
       methodologyVersion: SAFETY_SCORE_VERSION,
-      publicationStatus: pub.status,
+      publicationStatus: publication.status,
     }));
-    return single(
-      safetyGradesArtifact,
-      { grades, methodology: safetyMethodology(ctx.asOf), publication: pub, updatedAt: ctx.asOf },
-      grades.length,
-      ctx,
-    );
+    return { grades, methodology: safetyMethodology(ctx.asOf), publication, updatedAt: ctx.asOf };
   },
-};
+  rows: (p: z.infer<typeof SafetyGradesPayloadSchema>) => p.grades.length,
+  dataAsOf,
+});
 
 /** `site-data/safety-score-history/<id>.json` — grade and score changes per coin, oldest first (first row: seed). */
 export const safetyScoreHistoryArtifact = sqlArtifact(import.meta.url, {
@@ -432,54 +439,53 @@ export const safetyScoreHistoryArtifact = sqlArtifact(import.meta.url, {
   schema: SafetyHistorySchema,
   sql: "safety_score_history",
   shape: "many",
-  dataAsOf: (_rows, ctx) => dataAsOf(ctx),
+  dataAsOf,
 });
 
 /** `site-data/dependency-graph.json` — coins with curated dependencies and their edges (upstream → dependent). */
-export const dependencyGraphArtifact: Artifact = {
+export const dependencyGraphArtifact = sqlArtifact(import.meta.url, {
   key: "dependency-graph",
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
-  schema: DependencyGraphPayloadSchema,
-  outputs: { main: { path: "site-data/dependency-graph.json", schema: DependencyGraphPayloadSchema } },
   description:
     "Dependency graph of the registry: collateral, custody, bridge, wrapper and mechanism edges with current grades.",
-  queries: { cards: sqlFile(import.meta.url, "report_cards"), edges: sqlFile(import.meta.url, "dependency_edges") },
-  assemble(rows, ctx) {
-    const edges = edgesOf(rows.edges);
+  path: "site-data/dependency-graph.json",
+  schema: DependencyGraphPayloadSchema,
+  sql: "report_cards",
+  shape: "one",
+  // the coins on an edge, with their current safety grade
+  transform: (row: ReportCardsRow, ctx) => {
+    const edges = edgesOf(row.edges);
     const inGraph = new Set(edges.flatMap((e) => [e.from, e.to]));
-    const nodes = cardsOf(rows.cards)
+    const nodes = cardsOf(row.cards)
       .filter((c) => inGraph.has(c.id))
       .map((c) => ({ id: c.id, symbol: c.symbol, grade: c.safety.grade, score: c.safety.score }));
-    return single(
-      dependencyGraphArtifact,
-      { nodes, edges, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf },
-      edges.length,
-      ctx,
-    );
+    return { nodes, edges, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf };
   },
-};
+  rows: (p: z.infer<typeof DependencyGraphPayloadSchema>) => p.edges.length,
+  dataAsOf,
+});
 
 /** `site-data/dependency-scenarios.json` — the modelled failure of each upstream coin, propagated to its dependents. */
-export const dependencyScenariosArtifact: Artifact = {
+export const dependencyScenariosArtifact = sqlArtifact(import.meta.url, {
   key: "dependency-scenarios",
   schemaVersion: "1.0.0",
   maxAgeSec: 1800,
-  schema: DependencyScenariosPayloadSchema,
-  outputs: { main: { path: "site-data/dependency-scenarios.json", schema: DependencyScenariosPayloadSchema } },
   description:
     "Modelled dependency scenarios: an upstream coin fails (score 0, grade F) and its dependents are regraded.",
-  queries: { cards: sqlFile(import.meta.url, "report_cards"), edges: sqlFile(import.meta.url, "dependency_edges") },
-  assemble(rows, ctx) {
-    const scenarios = failureScenarios(cardsOf(rows.cards), edgesOf(rows.edges));
-    return single(
-      dependencyScenariosArtifact,
-      { scenarios, methodology: safetyMethodology(ctx.asOf), updatedAt: ctx.asOf },
-      scenarios.length,
-      ctx,
-    );
-  },
-};
+  path: "site-data/dependency-scenarios.json",
+  schema: DependencyScenariosPayloadSchema,
+  sql: "report_cards",
+  shape: "one",
+  // the dependents regraded with the safety score analytic (failureScenarios)
+  transform: (row: ReportCardsRow, ctx) => ({
+    scenarios: failureScenarios(cardsOf(row.cards), edgesOf(row.edges)),
+    methodology: safetyMethodology(ctx.asOf),
+    updatedAt: ctx.asOf,
+  }),
+  rows: (p: z.infer<typeof DependencyScenariosPayloadSchema>) => p.scenarios.length,
+  dataAsOf,
+});
 
 /**
  * One scenario per upstream coin with dependents: its safety score is set to 0 (grade F) and every coin
@@ -487,7 +493,7 @@ export const dependencyScenariosArtifact: Artifact = {
  * published rawInputs, upstream scores replaced by the stressed ones. Impacts list every reachable coin
  * (depth = edges from the failed coin), changed or not.
  */
-export function failureScenarios(cards: CardRow[], edges: z.infer<typeof EdgeSchema>[]) {
+export function failureScenarios(cards: CardRow[], edges: Edge[]) {
   const byId = new Map(cards.map((c) => [c.id, c]));
   const cardOf = (id: string) => must(byId.get(id), `card ${id}`);
   const dependents = new Map<string, string[]>();

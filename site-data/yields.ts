@@ -1,13 +1,11 @@
 import { z } from "zod";
+import { baseYield, benchmarks, type PoolInput } from "../pipelines/analytics/yield-scoring.ts";
 import {
-  baseYield,
-  benchmarks,
   DEFAULT_SAFETY_SCORE,
-  type PoolInput,
   round,
   SCALING_FACTOR,
-} from "../pipelines/analytics/yield-scoring.ts";
-import { YIELD_VERSION } from "../pipelines/analytics/yield-scoring.version.ts";
+  YIELD_VERSION,
+} from "../pipelines/analytics/yield-scoring.version.ts";
 import { num, requiredNum, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 

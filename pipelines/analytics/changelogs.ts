@@ -11,7 +11,7 @@ import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.versio
 import { YIELD_VERSION } from "./yield-scoring.version.ts";
 import { PSI_VERSION } from "./stability-index.version.ts";
 import { DEWS_VERSION } from "./stress-signals.version.ts";
-import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.ts";
+import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "./chain-health.version.ts";
 import { DEPEG_AUDIT_VERSION } from "./depeg-audit.version.ts";
 import { DEWS_VALIDATION_VERSION } from "./dews-validation.version.ts";
 import { SUPPLY_CHAIN_GUARD_VERSION, SUPPLY_VALUATION_VERSION } from "./supply.version.ts";

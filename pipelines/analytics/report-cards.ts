@@ -1,18 +1,16 @@
-import {
-  dependencyOrder,
-  effectiveExitScore,
-  GOVERNANCE_QUALITY,
-  legacyCard,
-  type RawInputs,
-  REDEMPTION_ROUTE,
-  safetyScore,
-} from "./safety-score.ts";
+import { dependencyOrder, effectiveExitScore, legacyCard, safetyScore } from "./safety-score.ts";
 import type { RiskFacts } from "../registry/schema.ts";
 import { type Analytic, groupByCoin, inputsAs, type RegistryCoinRow } from "./contract.ts";
 import { thresholdBps } from "./depeg-detection.ts";
 import { pegScoreUnavailableReason } from "./peg-summary.ts";
 import { pegScore, type ScoredIncident } from "./peg-score.ts";
-import { REPORT_CARD_VERSION, SAFETY_SCORE_VERSION } from "./safety-score.version.ts";
+import {
+  GOVERNANCE_QUALITY,
+  type RawInputs,
+  REDEMPTION_ROUTE,
+  REPORT_CARD_VERSION,
+  SAFETY_SCORE_VERSION,
+} from "./safety-score.version.ts";
 import { must } from "../../lib/must.ts";
 
 /**

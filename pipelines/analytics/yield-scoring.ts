@@ -19,10 +19,9 @@
  *   sustainability × 8), 0, 100) (spec 2.14 field name).
  * Ranking: score desc, then APY desc, then pool id.
  *
- * Version: `YIELD_VERSION` (./yield-scoring.version.ts).
+ * Version: `YIELD_VERSION`, with the published constants and `round` (./yield-scoring.version.ts).
  */
-export const SCALING_FACTOR = 8;
-export const DEFAULT_SAFETY_SCORE = 40;
+import { round } from "./yield-scoring.version.ts";
 
 /** A benchmark rate (percent) of one currency (spec 2.14). */
 export interface Benchmark {
@@ -60,9 +59,6 @@ export interface PoolInput {
   /** Daily APY samples of this pool (oldest first), this snapshot's included. */
   apySamples: number[];
 }
-
-/** `x` rounded to `d` decimals. */
-export const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** USD benchmark proxy and the other currencies' (unavailable) benchmarks, from the snapshot's pools. */
 export function benchmarks(pools: PoolInput[], currencies: string[], asOf: number): Record<string, Benchmark> {

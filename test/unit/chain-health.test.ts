@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../build/config.ts";
 import { Db } from "../../build/duckdb.ts";
-import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../../pipelines/analytics/chain-health.ts";
+import { CHAIN_HEALTH_METHODOLOGY_VERSION } from "../../pipelines/analytics/chain-health.version.ts";
 
 const SQL = readFileSync(join(REPO_ROOT, "pipelines/models/marts/chain_health.sql"), "utf8");
 

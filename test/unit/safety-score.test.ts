@@ -4,10 +4,19 @@ import {
   effectiveExitScore,
   gradeOf,
   legacyCard,
-  type RawInputs,
   safetyScore,
 } from "../../pipelines/analytics/safety-score.ts";
-import { failureScenarios, publicationStatus } from "../../site-data/report-cards.ts";
+import type { RawInputs } from "../../pipelines/analytics/safety-score.version.ts";
+import { Db } from "../../build/duckdb.ts";
+import type { Artifact } from "../../site-data/contract.ts";
+import {
+  dependencyGraphArtifact,
+  DependencyGraphPayloadSchema,
+  failureScenarios,
+  publicationStatus,
+  safetyGradesArtifact,
+  SafetyGradesPayloadSchema,
+} from "../../site-data/report-cards.ts";
 
 /** A USDC-like coin: fiat reserves at very-low risk, top-tier custody, audited, regulated issuer, $72B, peg score 92. */
 const fiat = (over: Partial<RawInputs> = {}): RawInputs => ({
@@ -277,9 +286,11 @@ describe("dependency order and failure scenarios", () => {
 describe("publication status", () => {
   it("holds the publication when the newest current price is over 48 h older than as-of", () => {
     const asOf = 1_757_203_200;
-    expect(publicationStatus([{ newest_price_at: asOf - 3600 }], asOf).status).toBe("published");
-    expect(publicationStatus([{ newest_price_at: asOf - 49 * 3600 }], asOf)).toMatchObject({ status: "held" });
-    expect(publicationStatus([{ newest_price_at: null }], asOf).status).toBe("held");
+    expect(publicationStatus(asOf - 3600, asOf).status).toBe("published");
+    // exactly 48 h is not over 48 h
+    expect(publicationStatus(asOf - 48 * 3600, asOf).status).toBe("published");
+    expect(publicationStatus(asOf - 49 * 3600, asOf)).toMatchObject({ status: "held" });
+    expect(publicationStatus(null, asOf)).toMatchObject({ status: "held", reason: "no current price observations" });
   });
 });
 
@@ -310,5 +321,82 @@ describe("effective exit", () => {
     expect(effectiveExitScore("crypto-overcollateralized", 5e9)).toBe(82);
     expect(effectiveExitScore(null, 5e9)).toBeNull();
     expect(effectiveExitScore("fiat-reserves", null)).toBeNull();
+  });
+});
+
+describe("report-cards artifacts over report_cards.sql", () => {
+  it("read the coins by id, the edges by upstream, the newest current price; empty tables give empty files", async () => {
+    const db = await Db.open(":memory:");
+    try {
+      const asOf = 1_757_203_200;
+      const ctx = { asOf, sourceObservedAt: { "defillama.stablecoins": asOf - 60 } };
+      const emit = async (a: Artifact) => a.assemble({ main: await db.all(a.queries.main) }, ctx);
+      const card = (id: string) => {
+        const raw = fiat();
+        return {
+          stablecoin_id: id,
+          symbol: id.toUpperCase(),
+          name: `${id} coin`,
+          safety_json: JSON.stringify(safetyScore(raw)),
+          report_card_json: JSON.stringify(legacyCard(raw)),
+          raw_inputs_json: JSON.stringify(raw),
+          coverage_class: "full",
+        };
+      };
+      const cardColumns = {
+        stablecoin_id: "VARCHAR",
+        symbol: "VARCHAR",
+        name: "VARCHAR",
+        safety_json: "VARCHAR",
+        report_card_json: "VARCHAR",
+        raw_inputs_json: "VARCHAR",
+        coverage_class: "VARCHAR",
+      } as const;
+      const edgeColumns = { from_id: "VARCHAR", to_id: "VARCHAR", weight: "DOUBLE", type: "VARCHAR" } as const;
+      await db.loadRows("report_cards", cardColumns, []);
+      await db.loadRows("dependency_edges", edgeColumns, []);
+      await db.loadRows("price_current", { price_observed_at: "DOUBLE" }, []);
+
+      const none = await emit(safetyGradesArtifact);
+      expect(none.files).toEqual([expect.objectContaining({ path: "site-data/safety-grades.json", rows: 0 })]);
+      expect(none.files[0].payload).toMatchObject({
+        grades: [],
+        publication: { status: "held", reason: "no current price observations" },
+      });
+      expect((await emit(dependencyGraphArtifact)).files[0].payload).toMatchObject({ nodes: [], edges: [] });
+
+      await db.loadRows("report_cards", cardColumns, [card("zeta"), card("alpha"), card("mid")]);
+      await db.loadRows("dependency_edges", edgeColumns, [
+        { from_id: "zeta", to_id: "alpha", weight: 0.25, type: "custody" },
+        { from_id: "alpha", to_id: "zeta", weight: 0.5, type: "collateral" },
+      ]);
+      // the newest of the prices counts: 47 h old → published
+      await db.loadRows("price_current", { price_observed_at: "DOUBLE" }, [
+        { price_observed_at: asOf - 50 * 3600 },
+        { price_observed_at: asOf - 47 * 3600 },
+      ]);
+      const grades = await emit(safetyGradesArtifact);
+      expect(grades.dataAsOf).toBe(asOf - 60);
+      expect(grades.files[0].rows).toBe(3);
+      const gradesPayload = SafetyGradesPayloadSchema.parse(grades.files[0].payload);
+      expect(gradesPayload.grades.map((g) => [g.id, g.symbol, g.publicationStatus])).toEqual([
+        ["alpha", "ALPHA", "published"],
+        ["mid", "MID", "published"],
+        ["zeta", "ZETA", "published"],
+      ]);
+      expect(gradesPayload.publication).toEqual({ status: "published", reason: null, asOf });
+
+      const graph = await emit(dependencyGraphArtifact);
+      // rows: the edges; nodes: only coins on an edge (mid has none)
+      expect(graph.files[0].rows).toBe(2);
+      const graphPayload = DependencyGraphPayloadSchema.parse(graph.files[0].payload);
+      expect(graphPayload.edges).toEqual([
+        { from: "alpha", to: "zeta", weight: 0.5, type: "collateral" },
+        { from: "zeta", to: "alpha", weight: 0.25, type: "custody" },
+      ]);
+      expect(graphPayload.nodes.map((n) => n.id)).toEqual(["alpha", "zeta"]);
+    } finally {
+      db.close();
+    }
   });
 });
