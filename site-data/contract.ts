@@ -63,10 +63,41 @@ export interface Artifact {
   description: string;
   /** Projection name → SQL text. */
   queries: Record<string, string>;
+  /**
+   * Loads what `assemble` needs that the API server must not load (an analytic module: BuildTimeModule);
+   * the emitter awaits it before `assemble`, which throws without it.
+   */
+  prepare?(): Promise<void>;
   assemble(
     rows: Record<string, Record<string, unknown>[]>,
     ctx: ArtifactContext,
   ): { files: ArtifactFile[]; dataAsOf: number | null };
+}
+
+/**
+ * A module an artifact's `transform` needs only at build time (an analytic of pipelines/analytics/), loaded
+ * by a dynamic import: the API server loads every artifact declaration for its routes and schemas, and
+ * must load no analytic code. `load` (the artifact's `prepare`) imports it once; `get` returns it.
+ */
+export interface BuildTimeModule<M> {
+  load(): Promise<void>;
+  /** @throws Error naming the module when `load` was not awaited first. */
+  get(): M;
+}
+
+/** A BuildTimeModule named `what` (for the error) over `importer`, e.g. `() => import("../pipelines/analytics/x.ts")`. */
+export function buildTimeModule<M>(what: string, importer: () => Promise<M>): BuildTimeModule<M> {
+  let loaded: M | undefined;
+  return {
+    async load() {
+      loaded ??= await importer();
+    },
+    get() {
+      if (loaded === undefined)
+        throw new Error(`${what} is not loaded: await the artifact's prepare() before assemble`);
+      return loaded;
+    },
+  };
 }
 
 /** Reads `<name>.sql` beside the module at `moduleUrl`. */
@@ -165,6 +196,8 @@ export interface SqlArtifactDecl {
   dataAsOf?(payload: never, ctx: ArtifactContext, shaped: never): number | null;
   /** See Artifact.optional: with no row, no file is published. */
   optional?: boolean;
+  /** See Artifact.prepare: loads the analytic `transform` uses (BuildTimeModule.load). */
+  prepare?(): Promise<void>;
   route?: ArtifactRoute;
 }
 
@@ -201,6 +234,7 @@ export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifa
     optional: decl.optional,
     outputs: { main: output },
     queries: { main: sqlFile(moduleUrl, decl.sql) },
+    prepare: decl.prepare,
     route: decl.route,
     assemble(rows, ctx) {
       const main = rows.main;

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { dependencyOrder, gradeOf, safetyScore } from "../pipelines/analytics/safety-score.ts";
 import {
   ACTIVE_DEPEG_CAPS,
   CHAIN_TIER_SCORE,
@@ -23,7 +22,7 @@ import {
   type SafetyScore,
   UNRATED_UPSTREAM_SCORE,
 } from "../pipelines/analytics/safety-score.version.ts";
-import { type ArtifactContext, num, requiredNum, sqlArtifact } from "./contract.ts";
+import { type ArtifactContext, buildTimeModule, num, requiredNum, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 import { must } from "../lib/must.ts";
 
@@ -467,6 +466,18 @@ export const dependencyGraphArtifact = sqlArtifact(import.meta.url, {
 });
 
 /** `site-data/dependency-scenarios.json` — the modelled failure of each upstream coin, propagated to its dependents. */
+/** The safety-score analytic, loaded at build time only (the scenarios' transform; the API server never loads it). */
+const safetyScoring = buildTimeModule(
+  "the safety-score analytic",
+  () => import("../pipelines/analytics/safety-score.ts"),
+);
+
+/** What failureScenarios uses of the safety-score analytic (pipelines/analytics/safety-score.ts). */
+export type SafetyScoring = Pick<
+  typeof import("../pipelines/analytics/safety-score.ts"),
+  "dependencyOrder" | "gradeOf" | "safetyScore"
+>;
+
 export const dependencyScenariosArtifact = sqlArtifact(import.meta.url, {
   key: "dependency-scenarios",
   schemaVersion: "1.0.0",
@@ -478,6 +489,7 @@ export const dependencyScenariosArtifact = sqlArtifact(import.meta.url, {
   sql: "report_cards",
   shape: "one",
   // the dependents regraded with the safety score analytic (failureScenarios)
+  prepare: safetyScoring.load,
   transform: (row: ReportCardsRow, ctx) => ({
     scenarios: failureScenarios(cardsOf(row.cards), edgesOf(row.edges)),
     methodology: safetyMethodology(ctx.asOf),
@@ -493,7 +505,8 @@ export const dependencyScenariosArtifact = sqlArtifact(import.meta.url, {
  * published rawInputs, upstream scores replaced by the stressed ones. Impacts list every reachable coin
  * (depth = edges from the failed coin), changed or not.
  */
-export function failureScenarios(cards: CardRow[], edges: Edge[]) {
+export function failureScenarios(cards: CardRow[], edges: Edge[], scoring: SafetyScoring = safetyScoring.get()) {
+  const { dependencyOrder, gradeOf, safetyScore } = scoring;
   const byId = new Map(cards.map((c) => [c.id, c]));
   const cardOf = (id: string) => must(byId.get(id), `card ${id}`);
   const dependents = new Map<string, string[]>();

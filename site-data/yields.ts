@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { baseYield, benchmarks, type PoolInput } from "../pipelines/analytics/yield-scoring.ts";
 import {
   DEFAULT_SAFETY_SCORE,
+  type PoolInput,
   round,
   SCALING_FACTOR,
   YIELD_VERSION,
 } from "../pipelines/analytics/yield-scoring.version.ts";
-import { num, requiredNum, sqlArtifact } from "./contract.ts";
+import { buildTimeModule, num, requiredNum, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const BenchmarkSchema = z.object({
@@ -132,6 +132,12 @@ function poolInput(r: Record<string, unknown>): PoolInput {
 }
 
 /** `site-data/yield-rankings.json` — single-asset stablecoin pools with build-time yield metrics; published only when a pool capture exists. */
+/** The yield-scoring analytic, loaded at build time only (the rankings' transform; the API server never loads it). */
+const yieldScoring = buildTimeModule(
+  "the yield-scoring analytic",
+  () => import("../pipelines/analytics/yield-scoring.ts"),
+);
+
 export const yieldRankingsArtifact = sqlArtifact(import.meta.url, {
   key: "yield-rankings",
   schemaVersion: "1.0.0",
@@ -144,7 +150,9 @@ export const yieldRankingsArtifact = sqlArtifact(import.meta.url, {
   shape: "many",
   optional: true,
   // benchmarks, base yield and sustainability are the TS analytic of pipelines/analytics/yield-scoring.ts
+  prepare: yieldScoring.load,
   transform: (rows: Record<string, unknown>[], ctx) => {
+    const { benchmarks, baseYield } = yieldScoring.get();
     const pools = rows.map(poolInput);
     const bench = benchmarks(
       pools,

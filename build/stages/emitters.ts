@@ -44,6 +44,7 @@ async function emitSiteData(
   for (const artifact of artifacts) {
     const rows: Record<string, Record<string, unknown>[]> = {};
     for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await ctx.db.all(sql);
+    await artifact.prepare?.();
     const { files: out, dataAsOf } = artifact.assemble(rows, {
       asOf: ctx.asOf,
       sourceObservedAt: ctx.sourceObservedAt,

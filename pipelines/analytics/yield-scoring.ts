@@ -21,7 +21,9 @@
  *
  * Version: `YIELD_VERSION`, with the published constants and `round` (./yield-scoring.version.ts).
  */
-import { round } from "./yield-scoring.version.ts";
+import { type PoolInput, round } from "./yield-scoring.version.ts";
+
+export type { PoolInput };
 
 /** A benchmark rate (percent) of one currency (spec 2.14). */
 export interface Benchmark {
@@ -36,28 +38,6 @@ export interface Benchmark {
   isFallback: boolean;
   fallbackMode: "none" | "unavailable";
   isProxy: boolean;
-}
-
-/** One pool as the build reads it: APY fields percent, TVL USD, `observedAt` Unix s. */
-export interface PoolInput {
-  poolId: string;
-  stablecoinId: string;
-  symbol: string;
-  pegCurrency: string;
-  project: string;
-  chain: string;
-  poolMeta: string | null;
-  tvlUsd: number;
-  apy: number;
-  apyBase: number | null;
-  apyReward: number | null;
-  apyPct1D: number | null;
-  apyPct7D: number | null;
-  outlier: boolean;
-  observedAt: number;
-  backing: string | null;
-  /** Daily APY samples of this pool (oldest first), this snapshot's included. */
-  apySamples: number[];
 }
 
 /** USD benchmark proxy and the other currencies' (unavailable) benchmarks, from the snapshot's pools. */

@@ -19,6 +19,7 @@ const t0 = performance.now();
 for (const artifact of [yieldRankingsArtifact, yieldHistoryArtifact, yieldAdapterManifestArtifact]) {
   const rows: Record<string, Record<string, unknown>[]> = {};
   for (const [name, sql] of Object.entries(artifact.queries)) rows[name] = await db.all(sql);
+  await artifact.prepare?.();
   artifact.assemble(rows, { asOf, sourceObservedAt });
 }
 const yieldsMs = performance.now() - t0;

@@ -12,12 +12,11 @@ const ROOT = join(import.meta.dirname, "../..");
 /**
  * The pipelines/ modules the API server may load (through site-data): declarations only, none importing
  * DuckDB or another analytic. Version modules (`<analytic>.version.ts`, the changelog table), row and
- * source contracts, the registry schema, explorer links. Two are pure methodology code run by artifact
- * transforms in site-data at build time, kept until those transforms leave the artifact modules (the routes
- * bind the artifact objects, so the server loads their transforms): `safety-score.ts` (`safetyScore`,
- * `dependencyOrder`, `gradeOf`: dependency-scenarios regrades dependents) and `yield-scoring.ts`
- * (`benchmarks`, `baseYield`: the build-time half of yield-rankings). Everything else the served side
- * reads of them (grade scale, fact tables, weights, input shapes, the yield read-time constants) is in
+ * source contracts, the registry schema, explorer links. No analytic: an artifact whose transform runs
+ * one (dependency-scenarios regrades with `safetyScore`, yield-rankings computes `benchmarks` and
+ * `baseYield`) loads it at build time through `buildTimeModule` (site-data/contract.ts: a dynamic import
+ * the emitter awaits, never a static edge). Everything the served side reads of them (grade scale, fact
+ * tables, weights, input shapes, the yield read-time constants) is in
  * their version modules. A listed module the server no longer reaches fails the test: the list only
  * shrinks.
  */
@@ -33,13 +32,11 @@ const SERVER_PIPELINES_MODULES = new Set([
   "pipelines/analytics/peg-score.version.ts",
   "pipelines/analytics/price-consensus.version.ts",
   "pipelines/analytics/redemption-backstops.version.ts",
-  "pipelines/analytics/safety-score.ts",
   "pipelines/analytics/safety-score.version.ts",
   "pipelines/analytics/source-lineage-version.ts",
   "pipelines/analytics/stability-index.version.ts",
   "pipelines/analytics/stress-signals.version.ts",
   "pipelines/analytics/supply.version.ts",
-  "pipelines/analytics/yield-scoring.ts",
   "pipelines/analytics/yield-scoring.version.ts",
   "pipelines/onchain/contract.ts",
   "pipelines/onchain/explorers.ts",

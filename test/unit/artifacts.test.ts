@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ARTIFACT_ROUTES } from "../../api/routes/artifact-routes.ts";
 import { ROUTES } from "../../api/routes/index.ts";
 import { discoverArtifacts, SITE_DATA_ARTIFACTS } from "../../site-data/artifacts.ts";
-import { sqlArtifact } from "../../site-data/contract.ts";
+import { buildTimeModule, sqlArtifact } from "../../site-data/contract.ts";
 
 const CONTRACT = join(import.meta.dirname, "../../site-data/contract.ts");
 
@@ -160,5 +160,34 @@ describe("artifacts found by file (issue 18 item 7)", () => {
     );
     expect(ARTIFACT_ROUTES.map((r) => r.path)).toContain("/api/daily-digest");
     for (const r of ARTIFACT_ROUTES) expect(ROUTES).toContain(r);
+  });
+});
+
+describe("build-time modules (an analytic an artifact's transform runs, never loaded by the API server)", () => {
+  it("imports once on prepare, and refuses to be read before it", async () => {
+    let imports = 0;
+    const analytic = buildTimeModule("the test analytic", async () => {
+      imports++;
+      return { double: (x: number) => 2 * x };
+    });
+    const artifact = sqlArtifact(import.meta.url, {
+      key: "build-time-test",
+      schemaVersion: "1",
+      maxAgeSec: 60,
+      description: "test",
+      path: "site-data/build-time-test.json",
+      schema: z.object({ twice: z.number() }),
+      sql: "../../site-data/daily_digest",
+      shape: "one",
+      prepare: analytic.load,
+      transform: (row: { oneValue: number }) => ({ twice: analytic.get().double(row.oneValue) }),
+    });
+    const ctx = { asOf: 5, sourceObservedAt: {} };
+    expect(() => artifact.assemble({ main: [{ oneValue: 3 }] }, ctx)).toThrow(/the test analytic is not loaded/);
+    expect(imports).toBe(0);
+    await artifact.prepare?.();
+    await artifact.prepare?.();
+    expect(imports).toBe(1);
+    expect(artifact.assemble({ main: [{ oneValue: 3 }] }, ctx).files[0].payload).toEqual({ twice: 6 });
   });
 });

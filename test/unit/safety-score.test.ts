@@ -260,6 +260,7 @@ describe("dependency order and failure scenarios", () => {
         { from: "up", to: "mid", weight: 0.5, type: "collateral" },
         { from: "mid", to: "leaf", weight: 1, type: "wrapper" },
       ],
+      { dependencyOrder, gradeOf, safetyScore },
     );
     expect(scenarios.map((s) => s.id)).toEqual(["mid-failure", "up-failure"]);
     const scenario = scenarios[1];
@@ -330,7 +331,10 @@ describe("report-cards artifacts over report_cards.sql", () => {
     try {
       const asOf = 1_757_203_200;
       const ctx = { asOf, sourceObservedAt: { "defillama.stablecoins": asOf - 60 } };
-      const emit = async (a: Artifact) => a.assemble({ main: await db.all(a.queries.main) }, ctx);
+      const emit = async (a: Artifact) => {
+        await a.prepare?.();
+        return a.assemble({ main: await db.all(a.queries.main) }, ctx);
+      };
       const card = (id: string) => {
         const raw = fiat();
         return {
