@@ -6,6 +6,7 @@ import { assertCaptureDir, type CaptureHandler, type CaptureSet, collectCaptures
 import { type DepegVerdictSource, sinkVerdicts } from "./depeg-verdicts.ts";
 import type { Db } from "./duckdb.ts";
 import { log, type Logger } from "./log.ts";
+import { OG_CACHE_FOLDER, OgImageCache } from "./og/cache.ts";
 import { readOnchainLedger } from "./onchain-ledger.ts";
 import type { PublishSink, Sink } from "./sinks/sink.ts";
 import { STAGED_CACHE_FOLDER, StagedCache } from "./staged-cache.ts";
@@ -25,10 +26,12 @@ export interface BuildEffects extends LoadEffects {
    * in it (DuckDB's spill files under `duckdb/`, emitter intermediates such as the researchers' DuckDB
    * file, large published bodies held under `spool/` until publish) and removes that folder when the
    * run ends, published or failed; the next run removes those of killed runs (build/scratch.ts). Nothing else is written to
-   * the local disk except through `sink`, `warehouse` and `stagedCache` (which the default effects keep
-   * in the `ballast-staged-captures` folder here).
+   * the local disk except through `sink`, `warehouse`, `stagedCache` and `ogCache` (which the default effects
+   * keep in the `ballast-staged-captures` and `ballast-og-images` folders here).
    */
   scratchDir: string;
+  /** Rendered OG images kept across builds (build/og/cache.ts); absent or null: every image is rendered. */
+  ogCache?: OgImageCache | null;
   /** Wall clock for the stamps that are about the run, not the data: run id, run record times, `ms`. */
   clock: Clock;
 }
@@ -156,20 +159,23 @@ export interface BuildPaths {
  * The real effects of a build: recorded captures of `captureDir` + live captures in `sink` (and the
  * depeg-history verdicts recorded there), the
  * warehouse and ledger files (when set), scratch under `scratchDir` (default the OS temp dir), the
- * parsed-capture cache in its `ballast-staged-captures` folder (STAGED_CACHE_FOLDER), the system clock
+ * parsed-capture cache in its `ballast-staged-captures` folder (STAGED_CACHE_FOLDER) and the rendered
+ * OG image cache in its `ballast-og-images` folder (OG_CACHE_FOLDER) there, the system clock
  * and the stderr JSON-line logger. Throws the one-line BALLAST_CAPTURE_DIR error when the
  * capture directory is missing (assertCaptureDir), before anything touches the sink.
  */
 export function defaultBuildEffects(paths: BuildPaths): BuildEffects {
   assertCaptureDir(paths.captureDir);
-  const stagedCache = new StagedCache(join(paths.scratchDir ?? tmpdir(), STAGED_CACHE_FOLDER));
+  const scratchDir = paths.scratchDir ?? tmpdir();
+  const stagedCache = new StagedCache(join(scratchDir, STAGED_CACHE_FOLDER));
   return {
     captures: recordedCaptures(paths.captureDir, paths.sink, stagedCache),
     warehouse: paths.warehousePath ? fileWarehouse(paths.warehousePath) : null,
     ledger: paths.onchainLedgerPath ? fileLedger(paths.onchainLedgerPath) : null,
     sink: paths.sink,
-    scratchDir: paths.scratchDir ?? tmpdir(),
+    scratchDir,
     stagedCache,
+    ogCache: new OgImageCache(join(scratchDir, OG_CACHE_FOLDER)),
     verdicts: sinkVerdicts(paths.sink),
     clock: systemClock,
     logger: log,

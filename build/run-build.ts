@@ -106,6 +106,7 @@ export async function runBuild(params: BuildParams | BuildOptions, effects?: Bui
             const bytes = await sink.get(key);
             return bytes ? sha256(bytes) : null;
           },
+          ogCache: fx.ogCache ?? null,
         },
         EMITTERS,
         { scratchDir: work, logger, spoolDir: join(work, "spool") },

@@ -131,20 +131,38 @@ export class StagedCache {
 
   /** Removes entries (and leftover temp files) unused for more than STAGED_CACHE_MAX_IDLE_SEC; returns how many files went. */
   prune(nowMs = Date.now()): number {
-    if (!existsSync(this.dir)) return 0;
-    const names = readdirSync(this.dir);
-    const idle = (f: string) => nowMs - statSync(join(this.dir, f)).mtimeMs > STAGED_CACHE_MAX_IDLE_SEC * 1000;
-    const stale = new Set(
-      names.filter((f) => f.endsWith(".json") && !f.startsWith(".") && idle(f)).map((f) => f.slice(0, -5)),
-    );
-    let removed = 0;
-    for (const f of names) {
-      const key = f.replace(/\.(json|parquet)$/, "");
-      if (stale.has(key) || (f.startsWith(".") && idle(f))) {
-        rmSync(join(this.dir, f), { force: true });
-        removed++;
-      }
-    }
-    return removed;
+    return pruneIdleEntries(this.dir, ".json", nowMs);
   }
+}
+
+/**
+ * Removes from the cache folder `dir` every entry not used for more than STAGED_CACHE_MAX_IDLE_SEC
+ * before `nowMs` (Unix ms), shared by the caches kept under the scratch dir (this one, build/og/cache.ts).
+ * An entry is the files `<key>.<ext>` of one key (no dot in the key); its `<key><marker>` file (e.g.
+ * `.json`) is the one touched on use, so its modification time is the entry's last use: when it is
+ * idle, every file of the key goes. Temp files (names starting with `.`) left idle by a killed writer
+ * go too. A missing `dir` has nothing. Returns how many files were removed.
+ */
+export function pruneIdleEntries(dir: string, marker: string, nowMs = Date.now()): number {
+  if (!existsSync(dir)) return 0;
+  const names = readdirSync(dir);
+  const idle = (f: string) => {
+    try {
+      return nowMs - statSync(join(dir, f)).mtimeMs > STAGED_CACHE_MAX_IDLE_SEC * 1000;
+    } catch {
+      return false; // removed meanwhile (another build pruning or renaming)
+    }
+  };
+  const stale = new Set(
+    names.filter((f) => f.endsWith(marker) && !f.startsWith(".") && idle(f)).map((f) => f.slice(0, -marker.length)),
+  );
+  let removed = 0;
+  for (const f of names) {
+    const key = f.split(".")[0];
+    if ((!f.startsWith(".") && stale.has(key)) || (f.startsWith(".") && idle(f))) {
+      rmSync(join(dir, f), { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }

@@ -9,6 +9,7 @@ import { StablecoinsPayloadSchema, stablecoinsArtifact } from "../../site-data/s
 import { type Body, emittedPayload } from "../stages/emit.ts";
 import { depegCard, safetyScoresCard, stabilityIndexCard, stablecoinCard } from "./cards.ts";
 import { Worker } from "node:worker_threads";
+import type { OgImageCache } from "./cache.ts";
 import type { OgNode } from "./render.ts";
 
 /** One rendered image: its build path, which image it is, the PNG bytes. */
@@ -18,14 +19,18 @@ export interface OgImage {
   png: Uint8Array;
 }
 
-/** What rendering a build's images produced: the images, the images left out (and why), timing. */
+/** What rendering a build's images produced: the images, the images left out (and why), how many were drawn vs cached, timing. */
 export interface OgRenderResult {
   images: OgImage[];
   /** `<path>: <reason>` of every image not published because its data is missing in the build. */
   skipped: string[];
   /** URLs the renderer asked for and was refused (glyphs missing from the bundled font). */
   refused: string[];
-  /** Wall time spent rendering (ms). */
+  /** Images drawn by the renderer in this call. */
+  rendered: number;
+  /** Images whose bytes came from the cache (OgImageCache), not drawn. */
+  cached: number;
+  /** Wall time spent rendering, cache look-ups and writes included (ms). */
   renderMs: number;
 }
 
@@ -111,12 +116,22 @@ export function ogJobs(files: ReadonlyMap<string, Body>, asOf: number): OgJob[] 
  * depeg (needs the depeg ledger), stability index (needs a current reading). An image whose inputs are
  * missing or fail their schema is not rendered (listed in `skipped`; its route answers 503); nothing
  * is invented. Deterministic: same payloads and as-of → same bytes.
+ *
+ * With `cache` (build/og/cache.ts), an image whose node tree was drawn before by the same renderer is
+ * read back from it instead; only the others go to the render worker (none started when every image is
+ * cached), and each one drawn without refused URLs is stored (an image with refused glyphs is drawn
+ * again each time, so its warning is not lost). Idle entries are pruned afterwards. Throws the worker's
+ * render error, or a cache read/write error other than a missing entry.
  */
-export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: number): Promise<OgRenderResult> {
+export async function renderOgImages(
+  files: ReadonlyMap<string, Body>,
+  asOf: number,
+  cache: OgImageCache | null = null,
+): Promise<OgRenderResult> {
   const jobs = ogJobs(files, asOf);
   const started = performance.now();
-  const out: OgRenderResult = { images: [], skipped: [], refused: [], renderMs: 0 };
-  const renderer = new OgRenderer();
+  const out: OgRenderResult = { images: [], skipped: [], refused: [], rendered: 0, cached: 0, renderMs: 0 };
+  let renderer: OgRenderer | null = null;
   try {
     const pending: Promise<void>[] = [];
     for (const job of jobs) {
@@ -125,19 +140,29 @@ export async function renderOgImages(files: ReadonlyMap<string, Body>, asOf: num
         out.skipped.push(`${job.path}: ${job.missing}`);
         continue;
       }
-      const image: OgImage = { path: job.path, name: job.name, png: new Uint8Array() };
+      const key = cache ? cache.keyOf(node) : null;
+      const hit = cache && key ? cache.get(key) : null;
+      const image: OgImage = { path: job.path, name: job.name, png: hit ?? new Uint8Array() };
       out.images.push(image);
+      if (hit) {
+        out.cached++;
+        continue;
+      }
+      renderer ??= new OgRenderer();
       pending.push(
-        renderer.render(node).then(({ png, refused }) => {
+        renderer.render(node).then(async ({ png, refused }) => {
           image.png = png;
+          out.rendered++;
           for (const u of refused) if (!out.refused.includes(u)) out.refused.push(u);
+          if (cache && key && refused.length === 0) await cache.put(key, png);
         }),
       );
     }
     await Promise.all(pending);
   } finally {
-    await renderer.close();
+    await renderer?.close();
   }
+  cache?.prune();
   out.refused.sort();
   out.renderMs = Math.round(performance.now() - started);
   return out;

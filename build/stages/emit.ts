@@ -1,3 +1,4 @@
+import type { OgImageCache } from "../og/cache.ts";
 import { scratchPrefix } from "../scratch.ts";
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
@@ -164,6 +165,8 @@ export interface EmitContext {
    * day's files. Absent: nothing is stored yet (a snapshot, a test without a sink).
    */
   storedSha256?: (key: string) => Promise<string | null>;
+  /** Rendered OG images kept across builds (BuildEffects.ogCache, build/og/cache.ts); absent or null: every image is rendered. */
+  ogCache?: OgImageCache | null;
 }
 
 /** Manifest fields an emitter sets on a file; path, sha256, bytes and encodings are filled in by emitBuild. */

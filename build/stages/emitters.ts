@@ -263,14 +263,17 @@ export const methodologyEmitter: Emitter = {
  * before it (so an image shows exactly what the API serves), 1200×630 PNG, byte-reproducible. An
  * image whose data is missing is left out (its route answers 503) and logged; nothing is invented.
  * Runs after siteDataEmitter, in the background: the images render on a worker thread while the
- * datasets and the DuckDB file are written.
+ * datasets and the DuckDB file are written. Images unchanged since a build that used the same
+ * `ctx.ogCache` (build/og/cache.ts) are read back from it, not rendered.
  */
 export const ogImagesEmitter: Emitter = {
   name: OG_FEATURE,
   background: true,
   async emit(ctx) {
-    const r = await renderOgImages(ctx.emitted, ctx.asOf);
-    ctx.logger("info", "emit", `rendered ${r.images.length} OG images in ${r.renderMs} ms`, {
+    const r = await renderOgImages(ctx.emitted, ctx.asOf, ctx.ogCache ?? null);
+    ctx.logger("info", "emit", `OG images: rendered ${r.rendered}, cached ${r.cached} in ${r.renderMs} ms`, {
+      rendered: r.rendered,
+      cached: r.cached,
       skipped: r.skipped.length,
     });
     if (r.skipped.length)

@@ -158,7 +158,7 @@ describe("a build through the in-memory effects", () => {
     const lines = first.logs.map((l) => `${l.level} ${l.stage} ${l.msg}`);
     expect(lines).toContain("info load captures selected");
     expect(lines).toContain("info model models built");
-    expect(lines.some((l) => /^info emit rendered \d+ OG images/.test(l))).toBe(true);
+    expect(lines.some((l) => /^info emit OG images: rendered \d+, cached 0 in \d+ ms$/.test(l))).toBe(true);
     expect(lines).toContain("info publish build published");
     expect(
       must(
@@ -169,6 +169,15 @@ describe("a build through the in-memory effects", () => {
       count: 2,
       parsedBefore: 0, // memoryEffects keep no parsed-capture cache
     });
+    // memoryEffects keep no OG image cache either: every published image was rendered
+    const pngs = first.sink.keys().filter((k) => k.startsWith(`builds/${r1.manifest.buildId}/og/`));
+    expect(pngs.length).toBeGreaterThan(0);
+    expect(
+      must(
+        first.logs.find((l) => l.msg.startsWith("OG images:")),
+        "the OG images log",
+      ).extra,
+    ).toEqual({ rendered: pngs.length, cached: 0, skipped: expect.any(Number) });
     expect(
       must(
         first.logs.find((l) => l.msg === "build published"),
