@@ -17,7 +17,8 @@ const BuildConfigSchema = z
     /**
      * Parent folder of a build's scratch folder (DuckDB spill files, emitter intermediates such as the
      * researchers' DuckDB file), removed after each build, and of the parsed-capture cache
-     * (`ballast-staged-captures`, build/staged-cache.ts), which is kept; default `<BALLAST_DATA_DIR>/scratch`,
+     * (`ballast-staged-captures`, build/staged-cache.ts) and the OG render cache (`ballast-og-images`,
+     * build/og/cache.ts), which are kept; default `<BALLAST_DATA_DIR>/scratch`,
      * so every checkout (and data dir) has its own cache, not one shared through the OS temp dir.
      */
     BALLAST_SCRATCH_DIR: z.string().optional(),
