@@ -5,9 +5,8 @@ import { decimalString } from "../pipelines/onchain/contract.ts";
 import { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
 import { type BlacklistEvent, BlacklistEventSchema } from "./blacklist-event.ts";
 import { BLACKLIST_PAGES, encodeBlacklistPages } from "./blacklist-pages.ts";
-import { type Artifact, num } from "./contract.ts";
+import { num, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
-import { inputsAs } from "../pipelines/analytics/contract.ts";
 
 export { FREEZE_METHODOLOGY, FREEZE_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
 export { type BlacklistEvent, BlacklistEventSchema } from "./blacklist-event.ts";
@@ -24,14 +23,9 @@ export const BlacklistLedgerSchema = z.object({
 });
 export type BlacklistLedger = z.infer<typeof BlacklistLedgerSchema>;
 
-const LEDGER_SQL = "select * from blacklist_events order by ts desc, id desc";
-const COVERAGE_SQL = `select config_key, stablecoin_id, symbol, chain_id, contract_address, family, decimals, start_block, unsupported_reason
-  from registry_tracked_contracts where purpose = 'freeze' order by config_key`;
-const CHAINS_SQL = "select id, name from registry_chains order by id";
-
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-/** A `blacklist_events` mart row (LEDGER_SQL) as DuckDB's JSON rows carry it: BIGINT/HUGEINT columns may be strings. */
+/** A `blacklist_events` mart row as DuckDB's JSON rows carry it: BIGINT/HUGEINT columns may be strings. */
 type BlacklistEventRow = {
   id: string;
   stablecoin_id: string;
@@ -59,7 +53,7 @@ type BlacklistEventRow = {
   origin: BlacklistEvent["origin"];
 };
 
-/** A tracked freeze contract (COVERAGE_SQL over `registry_tracked_contracts`). */
+/** A tracked freeze contract (a `registry_tracked_contracts` row of purpose `freeze`). */
 export type FreezeCoverageRow = {
   config_key: string;
   stablecoin_id: string;
@@ -72,11 +66,11 @@ export type FreezeCoverageRow = {
   unsupported_reason: string | null;
 };
 
-/** A registry chain (CHAINS_SQL). */
+/** A registry chain. */
 type ChainRow = { id: string; name: string };
 
-/** The rows of the freeze artifacts' queries. */
-type FreezeRows = { events: BlacklistEventRow; coverage: FreezeCoverageRow; chains: ChainRow };
+/** The row of blacklist_summary.sql (blacklist_ledger.sql: without `coverage`): whole mart rows newest first, freeze configs, chains. */
+type FreezeRow = { events: BlacklistEventRow[]; coverage: FreezeCoverageRow[]; chains: ChainRow[] };
 
 /** One `blacklist_events` mart row → BlacklistEvent. */
 function toEvent(r: BlacklistEventRow): BlacklistEvent {
@@ -118,35 +112,31 @@ const newestTs = (events: { timestamp: number }[]) =>
  * the JSON ledger (read by the alert dispatcher, and by the route for builds published before the
  * serving layout) and its serving layout (site-data/blacklist-pages.ts), which the route pages from.
  */
-export const blacklistLedgerArtifact: Artifact = {
+export const blacklistLedgerArtifact = sqlArtifact(import.meta.url, {
   key: "blacklist",
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
-  schema: BlacklistLedgerSchema,
-  outputs: { main: { path: "site-data/blacklist-events.json", schema: BlacklistLedgerSchema } },
   description: "Freeze/blacklist events of tracked contracts, newest first.",
-  queries: { events: LEDGER_SQL, chains: CHAINS_SQL },
-  assemble(selected) {
-    const rows = inputsAs<FreezeRows>(selected);
-    const events = rows.events.map(toEvent);
-    const chains = rows.chains.map((c) => ({ id: String(c.id), name: String(c.name) }));
-    // The serving layout of the same rows (site-data/blacklist-pages.ts): what /api/blacklist pages from.
-    const pages = encodeBlacklistPages(events, chains);
-    const layout = (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({
+  path: "site-data/blacklist-events.json",
+  schema: BlacklistLedgerSchema,
+  sql: "blacklist_ledger",
+  shape: "one",
+  // exact amounts and explorer links (toEvent)
+  transform: ({ events, chains }: Omit<FreezeRow, "coverage">): BlacklistLedger => ({
+    events: events.map(toEvent),
+    chains,
+  }),
+  rows: (ledger: BlacklistLedger) => ledger.events.length,
+  // the serving layout of the same rows: what /api/blacklist pages from
+  layout: (ledger: BlacklistLedger) => {
+    const pages = encodeBlacklistPages(ledger.events, ledger.chains);
+    return (Object.keys(BLACKLIST_PAGES) as (keyof typeof BLACKLIST_PAGES)[]).map((k) => ({
       path: BLACKLIST_PAGES[k],
-      payload: null,
       body: pages[k],
-      rows: events.length,
     }));
-    return {
-      files: [
-        { path: blacklistLedgerArtifact.outputs.main.path, payload: { events, chains }, rows: events.length },
-        ...layout,
-      ],
-      dataAsOf: newestTs(events),
-    };
   },
-};
+  dataAsOf: (ledger: BlacklistLedger) => newestTs(ledger.events),
+});
 
 const Quarterly = z.object({
   quarter: z.string(),
@@ -697,21 +687,16 @@ export function blacklistSummary(
 const isRecorded = (e: BlacklistEvent) => e.origin === "recorded";
 
 /** `/api/blacklist-summary` as published (spec 2.5), schema-checked at build and at read. */
-export const blacklistSummaryArtifact: Artifact = {
+export const blacklistSummaryArtifact = sqlArtifact(import.meta.url, {
   key: "blacklist-summary",
   schemaVersion: "2.0.0",
   maxAgeSec: 900,
-  schema: BlacklistSummarySchema,
-  outputs: { main: { path: "site-data/blacklist-summary.json", schema: BlacklistSummarySchema } },
   description: "Freeze/blacklist summary: stats, quarterly chart, coverage, ledger meta, data quality, reconciliation.",
-  queries: { events: LEDGER_SQL, coverage: COVERAGE_SQL, chains: CHAINS_SQL },
-  assemble(selected, ctx) {
-    const rows = inputsAs<FreezeRows>(selected);
-    const events = rows.events.map(toEvent);
-    const payload = blacklistSummary(events, rows.coverage, rows.chains, ctx.asOf);
-    return {
-      files: [{ path: blacklistSummaryArtifact.outputs.main.path, payload, rows: events.length }],
-      dataAsOf: newestTs(events),
-    };
-  },
-};
+  path: "site-data/blacklist-summary.json",
+  schema: BlacklistSummarySchema,
+  sql: "blacklist_summary",
+  shape: "one",
+  transform: (row: FreezeRow, ctx) => blacklistSummary(row.events.map(toEvent), row.coverage, row.chains, ctx.asOf),
+  rows: (summary: BlacklistSummary) => summary.totalEvents,
+  dataAsOf: (summary: BlacklistSummary) => summary.freezeLedgerMeta.newestObservedAt,
+});

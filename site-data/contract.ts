@@ -186,8 +186,12 @@ export interface SqlArtifactDecl {
    * cannot give it directly; pure (rows, the build's as-of and capture times only). Default: as shaped.
    */
   transform?(shaped: never, ctx: ArtifactContext): unknown;
-  /** Rows the manifest records for a file (default: the payload's length when an array, else the query rows of the file). */
-  rows?(payload: never): number;
+  /**
+   * Rows the manifest records for a file, given its payload and its shaped rows before `transform` (e.g.
+   * a count the query gives beside the payload); default: the payload's length when an array, else the
+   * query rows of the file.
+   */
+  rows?(payload: never, shaped: never): number;
   /**
    * Data time (Unix s) of the artifact: given the payload, the build context and the shaped rows before
    * `transform` (for `idColumn`, the payloads and shaped rows of every file, in order); default the
@@ -198,6 +202,12 @@ export interface SqlArtifactDecl {
   optional?: boolean;
   /** See Artifact.prepare: loads the analytic `transform` uses (BuildTimeModule.load). */
   prepare?(): Promise<void>;
+  /**
+   * Files published after each file of the artifact, as bytes derived from its payload (a serving layout,
+   * e.g. site-data/blacklist-pages.ts): path under the build and body, not checked against a schema; the
+   * manifest records the rows of the file they derive from.
+   */
+  layout?(payload: never): { path: string; body: Uint8Array }[];
   route?: ArtifactRoute;
 }
 
@@ -215,7 +225,8 @@ export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifa
   if (decl.path.includes("{id}") !== (decl.idColumn !== undefined))
     throw new Error(`artifact ${decl.key}: a path with {id} goes with idColumn, and only then`);
   const transform = decl.transform as ((shaped: unknown, ctx: ArtifactContext) => unknown) | undefined;
-  const rowsOf = decl.rows as ((payload: unknown) => number) | undefined;
+  const rowsOf = decl.rows as ((payload: unknown, shaped: unknown) => number) | undefined;
+  const layout = decl.layout as ((payload: unknown) => { path: string; body: Uint8Array }[]) | undefined;
   const dataAsOf = decl.dataAsOf as
     | ((payload: unknown, ctx: ArtifactContext, shaped: unknown) => number | null)
     | undefined;
@@ -254,12 +265,15 @@ export function sqlArtifact(moduleUrl: string, decl: SqlArtifactDecl): SqlArtifa
         const shaped = shape(group, id === undefined ? `${decl.sql}.sql` : `${decl.sql}.sql for ${id}`);
         shapedAll.push(shaped);
         const payload = transform ? transform(shaped, ctx) : shaped;
-        const n = rowsOf ? rowsOf(payload) : Array.isArray(payload) ? payload.length : group.length;
+        const n = rowsOf ? rowsOf(payload, shaped) : Array.isArray(payload) ? payload.length : group.length;
         return { path: outputPath(output, id), payload, rows: n };
       });
-      if (!dataAsOf) return { files, dataAsOf: ctx.asOf };
+      const published = layout
+        ? files.flatMap((f) => [f, ...layout(f.payload).map((l) => ({ ...l, payload: null, rows: f.rows }))])
+        : files;
+      if (!dataAsOf) return { files: published, dataAsOf: ctx.asOf };
       return {
-        files,
+        files: published,
         dataAsOf:
           decl.idColumn === undefined
             ? dataAsOf(files[0].payload, ctx, shapedAll[0])

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { type Artifact, num, sqlArtifact } from "./contract.ts";
+import { sqlArtifact } from "./contract.ts";
 import { MethodologySchema } from "./peg-summary.ts";
-import { inputsAs } from "../pipelines/analytics/contract.ts";
 
 /**
  * Contracts of the depeg query routes. The build publishes each ledger whole, pre-sorted in the
@@ -147,52 +146,9 @@ export type DepegLedger = z.infer<typeof DepegLedgerSchema>;
 export const TapeLedgerSchema = z.object({ events: z.array(TapeEventSchema) });
 export type TapeLedger = z.infer<typeof TapeLedgerSchema>;
 
-const int = (v: unknown) => Number(v);
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
-
-type DepegPending = z.infer<typeof DepegPendingSchema>;
-
-/**
- * Rows of the depeg ledger's queries: text columns as the payload carries them; numeric and JSON
- * columns `unknown`, converted by `int`, `num` and `json` (BIGINT columns arrive as strings).
- */
-type DepegLedgerRows = {
-  events: {
-    id: unknown;
-    stablecoin_id: string;
-    symbol: string;
-    peg_type: string;
-    direction: DepegEvent["direction"];
-    peak_deviation_bps: unknown;
-    started_at: unknown;
-    ended_at: unknown;
-    start_price: unknown;
-    peak_price: unknown;
-    recovery_price: unknown;
-    peg_reference: unknown;
-    source: DepegEvent["source"];
-    confirmation_sources: string | null;
-    pending_reason: string | null;
-    close_reason: DepegEvent["closeReason"];
-    constituent_event_count: unknown;
-    provenance_json: unknown;
-  };
-  pending: {
-    stablecoin_id: string;
-    symbol: string;
-    direction: DepegPending["direction"];
-    first_seen_at: unknown;
-    last_seen_at: unknown;
-    first_seen_bps: unknown;
-    last_seen_bps: unknown;
-    peak_seen_bps: unknown;
-    reason: string;
-    age_sec: unknown;
-    expires_at: unknown;
-    available_categories_json: unknown;
-    missing_categories_json: unknown;
-  };
-  coins: { id: string };
+/** A row of depeg_ledger.sql: the ledger with each incident's provenance as its JSON text (null: none). */
+type DepegLedgerRow = Omit<DepegLedger, "events"> & {
+  events: (Omit<DepegEvent, "provenance"> & { provenance: string | null })[];
 };
 
 /** Newest DefiLlama list capture (Unix s): the data time of the depeg ledgers. */
@@ -200,62 +156,23 @@ const listObservedAt = (ctx: { sourceObservedAt: Record<string, number | null> }
   ctx.sourceObservedAt["defillama.stablecoins"] ?? null;
 
 /** Depeg incidents of the `depeg_events` mart with the pending ones and the coin ids `/api/depeg-events` accepts. */
-export const depegLedgerArtifact: Artifact = {
+export const depegLedgerArtifact = sqlArtifact(import.meta.url, {
   key: "depeg-events",
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
-  schema: DepegLedgerSchema,
-  outputs: { main: { path: "site-data/depeg-events.json", schema: DepegLedgerSchema } },
   description: "Depeg incidents and pending incidents, in the keyset order of /api/depeg-events.",
-  queries: {
-    events: "select * from depeg_events order by started_at desc, id desc",
-    pending: "select * from depeg_pending order by first_seen_at desc, stablecoin_id",
-    coins: "select id from registry_coins order by id",
-  },
-  assemble(selected, ctx) {
-    const rows = inputsAs<DepegLedgerRows>(selected);
-    const events: DepegEvent[] = rows.events.map((r) => ({
-      id: int(r.id),
-      stablecoinId: r.stablecoin_id,
-      symbol: r.symbol,
-      pegType: r.peg_type,
-      direction: r.direction,
-      peakDeviationBps: int(r.peak_deviation_bps),
-      startedAt: int(r.started_at),
-      endedAt: num(r.ended_at),
-      startPrice: Number(r.start_price),
-      peakPrice: num(r.peak_price),
-      recoveryPrice: num(r.recovery_price),
-      pegReference: Number(r.peg_reference),
-      source: r.source,
-      confirmationSources: r.confirmation_sources ?? null,
-      pendingReason: r.pending_reason ?? null,
-      closeReason: r.close_reason ?? null,
-      constituentEventCount: int(r.constituent_event_count),
-      provenance: json(r.provenance_json),
-    }));
-    const pending = rows.pending.map((r) => ({
-      stablecoinId: r.stablecoin_id,
-      symbol: r.symbol,
-      direction: r.direction,
-      firstSeenAt: int(r.first_seen_at),
-      lastSeenAt: int(r.last_seen_at),
-      firstSeenBps: int(r.first_seen_bps),
-      lastSeenBps: int(r.last_seen_bps),
-      peakSeenBps: int(r.peak_seen_bps),
-      reason: r.reason,
-      ageSec: int(r.age_sec),
-      expiresAt: int(r.expires_at),
-      availableConfirmationCategories: json(r.available_categories_json),
-      missingConfirmationCategories: json(r.missing_categories_json),
-    }));
-    const payload: DepegLedger = { events, pending, stablecoinIds: rows.coins.map((r) => String(r.id)) };
-    return {
-      files: [{ path: depegLedgerArtifact.outputs.main.path, payload, rows: events.length }],
-      dataAsOf: listObservedAt(ctx),
-    };
-  },
-};
+  path: "site-data/depeg-events.json",
+  schema: DepegLedgerSchema,
+  sql: "depeg_ledger",
+  shape: "one",
+  // each incident's provenance is a JSON document in the mart
+  transform: (ledger: DepegLedgerRow): DepegLedger => ({
+    ...ledger,
+    events: ledger.events.map((e) => ({ ...e, provenance: e.provenance === null ? null : JSON.parse(e.provenance) })),
+  }),
+  rows: (ledger: DepegLedger) => ledger.events.length,
+  dataAsOf: (_ledger, ctx) => listObservedAt(ctx),
+});
 
 /** The `tape_events` mart, in the keyset order of `/api/events`. */
 export const tapeLedgerArtifact = sqlArtifact(import.meta.url, {

@@ -8,7 +8,7 @@ import {
   MIN_POOL_TVL_USD,
   TOP_POOLS,
 } from "../pipelines/analytics/dex-liquidity.version.ts";
-import { type Artifact, num, requiredNum, sqlArtifact, sqlFile } from "./contract.ts";
+import { mapObject, sqlArtifact } from "./contract.ts";
 
 /** Spec 2.17: why a DEX liquidity row has no score (null when rated). v1 emits only `no-retained-pools`. */
 export const DEX_UNAVAILABLE_REASONS = [
@@ -157,123 +157,61 @@ export const DexLiquidityHistoryRowSchema = z.object({
 });
 export const DexLiquidityHistorySchema = z.array(DexLiquidityHistoryRowSchema);
 
-const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
-const int = (v: unknown) => Number(v ?? 0);
+type DexCoin = z.infer<typeof DexLiquidityRowSchema>;
+
+/** The row of dex_liquidity.sql: coins (top pools and breakdowns as JSON text), unmatched tokens, quality (unmatchedByReason as MAP entries). */
+type DexLiquidityRow = {
+  coins: (Omit<DexCoin, "topPools" | "chains" | "protocols"> & {
+    topPools: string;
+    chains: string;
+    protocols: string;
+  })[];
+  unmatched: DexLiquidity["unmatched"];
+  quality: Omit<DexLiquidity["quality"], "unmatchedByReason"> & { unmatchedByReason: { key: string; value: number }[] };
+};
 
 /**
- * `site-data/dex-liquidity.json` (`{coins, unmatched, quality, methodology, updatedAt}`) and
- * `site-data/dex-liquidity-history/{id}.json` (one row per capture day, oldest first) — DEX liquidity
- * scores (`ballast-dex-liquidity-v1`, tables `dex_liquidity`, `dex_liquidity_daily`) over DefiLlama
- * yields `/pools` captures. Optional: without a pool capture at or before as-of (the default build as
- * of 2025-09-07: the recorded sample was observed 2026-09-02) nothing is published and the routes
- * answer 503 `Data not yet available: dex-liquidity`. `updatedAt` / `observedAt` are the pool
- * capture's observation (Unix s).
+ * `site-data/dex-liquidity.json` (`{coins, unmatched, quality, methodology, updatedAt}`) — DEX liquidity
+ * scores (`ballast-dex-liquidity-v1`, table `dex_liquidity`) over DefiLlama yields `/pools` captures.
+ * Optional: without a pool capture at or before as-of (the default build as of 2025-09-07: the recorded
+ * sample was observed 2026-09-02) nothing is published and the routes answer 503 `Data not yet
+ * available: dex-liquidity`. `updatedAt` / `observedAt` are the pool capture's observation (Unix s).
  */
-export const dexLiquidityArtifact: Artifact = {
+export const dexLiquidityArtifact = sqlArtifact(import.meta.url, {
   key: "dex-liquidity",
   schemaVersion: "1.0.0",
   maxAgeSec: 7200,
   optional: true,
-  schema: DexLiquiditySchema,
-  outputs: { main: { path: "site-data/dex-liquidity.json", schema: DexLiquiditySchema } },
   description:
     "DEX liquidity scores per coin with top pools, chain/protocol breakdowns, unmatched pool tokens and quality metadata.",
-  queries: {
-    coins: sqlFile(import.meta.url, "dex_liquidity"),
-    unmatched: sqlFile(import.meta.url, "dex_liquidity_unmatched"),
-    quality: sqlFile(import.meta.url, "dex_liquidity_quality"),
-  },
-  assemble(rows) {
-    if (rows.coins.length === 0) return { files: [], dataAsOf: null };
-    const q = rows.quality[0];
-    const updatedAt = Number(q.observed_at);
-    const coins = rows.coins.map((r) => ({
-      stablecoinId: String(r.stablecoin_id),
-      symbol: String(r.symbol),
-      liquidityScore: num(r.liquidity_score),
-      components:
-        r.depth_score === null || r.depth_score === undefined
-          ? null
-          : {
-              depth: requiredNum(r.depth_score, "dex_liquidity.depth_score"),
-              activity: num(r.activity_score),
-              concentration: requiredNum(r.concentration_score, "dex_liquidity.concentration_score"),
-              spread: requiredNum(r.spread_score, "dex_liquidity.spread_score"),
-              poolCount: requiredNum(r.pool_count_score, "dex_liquidity.pool_count_score"),
-            },
-      totalTvlUsd: num(r.total_tvl_usd) ?? 0,
-      poolCount: int(r.pool_count),
-      protocolCount: int(r.protocol_count),
-      chainCount: int(r.chain_count),
-      hhi: num(r.hhi),
-      totalVolume24hUsd: num(r.total_volume_24h_usd),
-      totalVolume7dUsd: num(r.total_volume_7d_usd),
-      volumeCoverageShare: num(r.volume_coverage_share),
-      activityStatus: str(r.activity_status) as never,
-      liquidityScoreUnavailableReason: str(r.unavailable_reason) as never,
-      warning: str(r.warning),
-      topPools: JSON.parse(String(r.top_pools_json)),
-      chains: JSON.parse(String(r.chains_json)),
-      protocols: JSON.parse(String(r.protocols_json)),
-      observedAt: Number(r.observed_at),
-      methodologyVersion: String(r.methodology_version),
-    }));
-    const unmatched = rows.unmatched.map((r) => ({
-      poolId: String(r.pool_id),
-      tokenIndex: int(r.token_index),
-      token: String(r.token),
-      chain: String(r.chain),
-      project: String(r.project),
-      symbol: String(r.symbol),
-      tvlUsd: num(r.tvl_usd) ?? 0,
-      matchMethod: r.match_method as never,
-      reason: r.unmatched_reason as never,
-      candidates: r.candidate_ids ? String(r.candidate_ids).split(",") : [],
-    }));
-    const byReason = Object.fromEntries(
-      String(q.unmatched_by_reason ?? "")
-        .split(",")
-        .filter(Boolean)
-        .map((kv) => {
-          const [k, v] = kv.split("=");
-          return [k, Number(v)];
-        }),
-    );
-    const payload: DexLiquidity = {
-      coins,
-      unmatched,
-      quality: {
-        source: "defillama-yields.pools",
-        poolUniverse:
-          "DefiLlama yields /pools (AMM pools, lending markets and savings vaults holding the coin); TVL attributed per token",
-        poolsTotal: int(q.pools_total),
-        stablecoinPools: int(q.stablecoin_pools),
-        poolsMatched: int(q.pools_matched),
-        tokensTotal: int(q.tokens_total),
-        tokensMatched: int(q.tokens_matched),
-        poolsWithAddresses: int(q.pools_with_addresses),
-        poolsWithVolume: int(q.pools_with_volume),
-        unmatchedByReason: byReason,
-        ratedCoins: coins.filter((c) => c.liquidityScore !== null).length,
-        observedAt: updatedAt,
-      },
-      methodology: {
-        version: DEX_LIQUIDITY_VERSION,
-        label: DEX_LIQUIDITY_LABEL,
-        changelogPath: changelogPathOf(DEX_LIQUIDITY_VERSION),
-        weights: { ...DEX_WEIGHTS },
-        minPoolTvlUsd: MIN_POOL_TVL_USD,
-        activityCoverageFloor: ACTIVITY_COVERAGE_FLOOR,
-        topPools: TOP_POOLS,
-      },
-      updatedAt,
-    };
-    return {
-      files: [{ path: dexLiquidityArtifact.outputs.main.path, payload, rows: coins.length }],
-      dataAsOf: updatedAt,
-    };
-  },
-};
+  path: "site-data/dex-liquidity.json",
+  schema: DexLiquiditySchema,
+  sql: "dex_liquidity",
+  shape: "one",
+  // top pools and breakdowns are JSON documents in the mart; the methodology is the version module's
+  transform: ({ coins, unmatched, quality }: DexLiquidityRow): DexLiquidity => ({
+    coins: coins.map((c) => ({
+      ...c,
+      topPools: JSON.parse(c.topPools),
+      chains: JSON.parse(c.chains),
+      protocols: JSON.parse(c.protocols),
+    })),
+    unmatched,
+    quality: { ...quality, unmatchedByReason: mapObject(quality.unmatchedByReason) },
+    methodology: {
+      version: DEX_LIQUIDITY_VERSION,
+      label: DEX_LIQUIDITY_LABEL,
+      changelogPath: changelogPathOf(DEX_LIQUIDITY_VERSION),
+      weights: { ...DEX_WEIGHTS },
+      minPoolTvlUsd: MIN_POOL_TVL_USD,
+      activityCoverageFloor: ACTIVITY_COVERAGE_FLOOR,
+      topPools: TOP_POOLS,
+    },
+    updatedAt: quality.observedAt,
+  }),
+  rows: (payload: DexLiquidity) => payload.coins.length,
+  dataAsOf: (payload: DexLiquidity) => payload.updatedAt,
+});
 
 /**
  * `site-data/dex-liquidity-history/{id}.json` — one row per capture day per coin of the DEX liquidity

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { explorerUrls } from "../pipelines/onchain/explorers.ts";
-import { ledgerAmount } from "./ledger-amount.ts";
-import { type Artifact, num } from "./contract.ts";
-import { inputsAs } from "../pipelines/analytics/contract.ts";
+import { sqlArtifact } from "./contract.ts";
 
 export { MINT_BURN_METHODOLOGY, MINT_BURN_METHODOLOGY_LABEL } from "../pipelines/onchain/methodology.ts";
 
@@ -67,38 +65,6 @@ export const MintBurnEventSchema = z.object({
 });
 export type MintBurnEvent = z.infer<typeof MintBurnEventSchema>;
 
-/**
- * A `mint_burn_events` mart row: text columns as the payload carries them; numeric columns `unknown`,
- * converted below (BIGINT and HUGEINT columns arrive as strings).
- */
-type MintBurnEventRow = {
-  id: MintBurnEvent["id"];
-  symbol: string;
-  stablecoin_id: string;
-  chain_id: string;
-  direction: MintBurnEvent["direction"];
-  flow_type: MintBurnEvent["flowType"];
-  burn_type: MintBurnEvent["burnType"];
-  scope: MintBurnEvent["scope"];
-  address: string;
-  amount_raw: unknown;
-  decimals: unknown;
-  amount_usd_at_event: unknown;
-  price_usd_at_event: unknown;
-  valuation_basis: MintBurnEvent["valuationBasis"];
-  tx_hash: string;
-  tx_from: string | null;
-  block_number: unknown;
-  log_index: unknown;
-  ts: unknown;
-  contract_address: MintBurnEvent["contractAddress"];
-  config_key: MintBurnEvent["configKey"];
-  event_signature: MintBurnEvent["eventSignature"];
-  roundtrip_pair_id: MintBurnEvent["roundtripPairId"];
-  methodology_version: string;
-  origin: MintBurnEvent["origin"];
-};
-
 /** `site-data/mint-burn-events.json`: every mint/burn, newest first (`timestamp` desc, `id` desc), and the coin ids the route accepts. */
 export const MintBurnLedgerSchema = z.object({
   events: z.array(MintBurnEventSchema),
@@ -106,58 +72,28 @@ export const MintBurnLedgerSchema = z.object({
 });
 export type MintBurnLedger = z.infer<typeof MintBurnLedgerSchema>;
 
-const newestTs = (ts: number[]) => (ts.length ? Math.max(...ts) : null);
-
 /** Mint/burn ledger for `/api/mint-burn-events` (filters and keyset cursors in api/queries/mint-burn.ts). */
-export const mintBurnLedgerArtifact: Artifact = {
+export const mintBurnLedgerArtifact = sqlArtifact(import.meta.url, {
   key: "mint-burn",
   schemaVersion: "1.1.0",
   maxAgeSec: 900,
-  schema: MintBurnLedgerSchema,
-  outputs: { main: { path: "site-data/mint-burn-events.json", schema: MintBurnLedgerSchema } },
   description: "Mint/burn events of tracked supply contracts, classified, newest first.",
-  queries: {
-    events: "select * from mint_burn_events order by ts desc, id desc",
-    coins: "select id from registry_coins order by id",
-  },
-  assemble(selected) {
-    const rows = inputsAs<{ events: MintBurnEventRow; coins: { id: string } }>(selected);
-    const events: MintBurnEvent[] = rows.events.map((r) => {
-      return {
-        id: r.id,
-        stablecoin: r.symbol,
-        stablecoinId: r.stablecoin_id,
-        chainId: r.chain_id,
-        direction: r.direction,
-        flowType: r.flow_type,
-        burnType: r.burn_type ?? null,
-        scope: r.scope,
-        address: r.address,
-        ...ledgerAmount(r),
-        amountUsd: num(r.amount_usd_at_event),
-        priceUsd: num(r.price_usd_at_event),
-        valuationBasis: r.valuation_basis,
-        txHash: r.tx_hash,
-        txFrom: r.tx_from ?? null,
-        blockNumber: Number(r.block_number),
-        logIndex: Number(r.log_index),
-        timestamp: Number(r.ts),
-        contractAddress: r.contract_address,
-        configKey: r.config_key,
-        eventSignature: r.event_signature,
-        roundtripPairId: r.roundtrip_pair_id ?? null,
-        explorerTxUrl: explorerUrls(r.chain_id, r.tx_hash, r.address).explorerTxUrl,
-        methodologyVersion: r.methodology_version,
-        origin: r.origin,
-      };
-    });
-    const payload: MintBurnLedger = { events, stablecoinIds: rows.coins.map((r) => String(r.id)) };
-    return {
-      files: [{ path: mintBurnLedgerArtifact.outputs.main.path, payload, rows: events.length }],
-      dataAsOf: newestTs(events.map((e) => e.timestamp)),
-    };
-  },
-};
+  path: "site-data/mint-burn-events.json",
+  schema: MintBurnLedgerSchema,
+  sql: "mint_burn_ledger",
+  shape: "one",
+  // explorer links come from the explorer table (pipelines/onchain/explorers.ts)
+  transform: (ledger: MintBurnLedger): MintBurnLedger => ({
+    ...ledger,
+    events: ledger.events.map((e) => ({
+      ...e,
+      explorerTxUrl: explorerUrls(e.chainId, e.txHash, e.address).explorerTxUrl,
+    })),
+  }),
+  rows: (ledger: MintBurnLedger) => ledger.events.length,
+  // newest first: the first event is the newest
+  dataAsOf: (ledger: MintBurnLedger) => ledger.events[0]?.timestamp ?? null,
+});
 
 /**
  * One UTC hour of a coin's mints and burns (`hourTs`: Unix s of the hour start). Flow sums and counts
@@ -192,44 +128,21 @@ export const MintBurnHourlySchema = z.object({
 });
 export type MintBurnHourly = z.infer<typeof MintBurnHourlySchema>;
 
+/** A row of mint_burn_flows.sql: the payload with the mart's row count and its newest hour (Unix s; null when none). */
+type FlowsRow = MintBurnHourly & { hourly_rows: number; newest_hour_ts: number | null };
+
 /** Hourly flows the `/api/mint-burn-flows` windows are computed from (api/queries/mint-burn.ts). */
-export const mintBurnFlowsArtifact: Artifact = {
+export const mintBurnFlowsArtifact = sqlArtifact(import.meta.url, {
   key: "mint-burn-flows",
   schemaVersion: "2.0.0",
   maxAgeSec: 900,
-  schema: MintBurnHourlySchema,
-  outputs: { main: { path: "site-data/mint-burn-flows.json", schema: MintBurnHourlySchema } },
   description: "Hourly standard mint/burn flows per coin, with each hour's excluded events counted per flow type.",
-  queries: {
-    coins: `select distinct t.stablecoin_id, upper(c.symbol) as symbol from registry_tracked_contracts t
-      join registry_coins c on c.id = t.stablecoin_id where t.purpose = 'supply' order by t.stablecoin_id`,
-    hourly: "select * from mint_burn_hourly order by stablecoin_id, hour_ts",
-  },
-  assemble(rows) {
-    const coins = rows.coins.map((c) => ({
-      stablecoinId: String(c.stablecoin_id),
-      symbol: String(c.symbol),
-      hourly: rows.hourly
-        .filter((h) => h.stablecoin_id === c.stablecoin_id)
-        .map((h) => ({
-          hourTs: Number(h.hour_ts),
-          mintedUsd: num(h.minted_usd),
-          burnedUsd: num(h.burned_usd),
-          mintedNative: Number(h.minted_native),
-          burnedNative: Number(h.burned_native),
-          mintCount: Number(h.mint_count),
-          burnCount: Number(h.burn_count),
-          unpricedMintCount: Number(h.unpriced_mint_count),
-          unpricedBurnCount: Number(h.unpriced_burn_count),
-          excludedEventCounts: Object.fromEntries(
-            EXCLUDED_FLOW_TYPES.map((t) => [t, Number(h[`${t}_count`])]),
-          ) as Record<ExcludedFlowType, number>,
-        })),
-    }));
-    const last = newestTs(rows.hourly.map((h) => Number(h.hour_ts)));
-    return {
-      files: [{ path: mintBurnFlowsArtifact.outputs.main.path, payload: { coins }, rows: rows.hourly.length }],
-      dataAsOf: last === null ? null : last + 3600,
-    };
-  },
-};
+  path: "site-data/mint-burn-flows.json",
+  schema: MintBurnHourlySchema,
+  sql: "mint_burn_flows",
+  shape: "one",
+  transform: ({ coins }: FlowsRow): MintBurnHourly => ({ coins }),
+  rows: (_flows, row: FlowsRow) => row.hourly_rows,
+  // the end of the newest hour
+  dataAsOf: (_flows, _ctx, row: FlowsRow) => (row.newest_hour_ts === null ? null : row.newest_hour_ts + 3600),
+});

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { changelogPathOf } from "../pipelines/analytics/changelogs.ts";
-import { type Artifact, num, requiredNum, sqlFile } from "./contract.ts";
+import { mapObject, sqlArtifact } from "./contract.ts";
 
 /** Methodology object (spec 2.5): versions, changelog link, as-of, whether the row used the current version. */
 export const MethodologySchema = z.object({
@@ -44,23 +44,6 @@ const Recent90dSchema = z.object({
   observedDays: z.number().int().nullable(),
   coveragePct: z.number().nullable(),
 });
-
-/** Days of the peg score's 4-year window (4 × 365.25, rounded up). */
-const WINDOW_DAYS = Math.ceil(4 * 365.25);
-
-/**
- * History coverage of the 4-year window from the observed (priced) UTC days: `full` ≥ 95% of the
- * window's days, `partial` ≥ 30 days, `early` 7-29 days, `insufficient` < 7 days.
- */
-export function historyCoverage(pricedDays: number): "full" | "partial" | "early" | "insufficient" {
-  return pricedDays >= 0.95 * WINDOW_DAYS
-    ? "full"
-    : pricedDays >= 30
-      ? "partial"
-      : pricedDays >= 7
-        ? "early"
-        : "insufficient";
-}
 
 /** One coin of `/api/peg-summary`: peg score (0-100) and its parts, reference evidence, recent metrics. */
 export const PegSummaryCoinSchema = z.object({
@@ -122,98 +105,71 @@ export const PegSummaryPayloadSchema = z.object({
   methodology: MethodologySchema,
 });
 
+type PegSummaryPayload = z.infer<typeof PegSummaryPayloadSchema>;
+type PegSummaryCoin = z.infer<typeof PegSummaryCoinSchema>;
+
+/** The row of peg_summary.sql: the coins (`recent90d` as JSON text), the day counts and the fallback rates as MAP entries. */
+type PegSummaryRow = {
+  coins: (Omit<PegSummaryCoin, "recent90d"> & { recent90d: string })[];
+  depegEventsToday: number;
+  depegEventsYesterday: number;
+  fallbackPegRates: { key: string; value: number }[];
+};
+
+/** Deviation (bps, absolute) under which a coin is at peg: 100 for USD pegs, 150 for others. */
 const THRESHOLD = (pegType: string) => (pegType === "peggedUSD" ? 100 : 150);
 
+/**
+ * The aggregate peg picture of `coins` (those with a current deviation): active depegs, the median
+ * absolute deviation (bps, rounded), the worst coin (the first of the largest), coins at peg.
+ */
+function pegSummary(coins: PegSummaryCoin[], row: PegSummaryRow): PegSummaryPayload["summary"] {
+  const withDev = coins.filter(
+    (c): c is PegSummaryCoin & { currentDeviationBps: number } => c.currentDeviationBps !== null,
+  );
+  const abs = withDev.map((c) => Math.abs(c.currentDeviationBps)).sort((a, b) => a - b);
+  const median = abs.length
+    ? Math.round(abs.length % 2 ? abs[abs.length >> 1] : (abs[abs.length / 2 - 1] + abs[abs.length / 2]) / 2)
+    : null;
+  const worst = withDev.reduce<(typeof withDev)[number] | null>(
+    (w, c) => (!w || Math.abs(c.currentDeviationBps) > Math.abs(w.currentDeviationBps) ? c : w),
+    null,
+  );
+  return {
+    activeDepegCount: coins.filter((c) => c.activeDepeg).length,
+    medianDeviationBps: median,
+    worstCurrent: worst ? { id: worst.id, symbol: worst.symbol, bps: worst.currentDeviationBps } : null,
+    coinsAtPeg: withDev.filter((c) => Math.abs(c.currentDeviationBps) < THRESHOLD(c.pegType)).length,
+    totalTracked: withDev.length,
+    depegEventsToday: row.depegEventsToday,
+    depegEventsYesterday: row.depegEventsYesterday,
+    fallbackPegRates: mapObject(row.fallbackPegRates),
+  };
+}
+
 /** `site-data/peg-summary.json` — peg scores of every listed coin and the aggregate peg picture. */
-export const pegSummaryArtifact: Artifact = {
+export const pegSummaryArtifact = sqlArtifact(import.meta.url, {
   key: "peg-summary",
   schemaVersion: "1.0.0",
   maxAgeSec: 900,
-  schema: PegSummaryPayloadSchema,
-  outputs: { main: { path: "site-data/peg-summary.json", schema: PegSummaryPayloadSchema } },
   description: "Per-coin peg scores, reference evidence and recent metrics; aggregate summary.",
-  queries: {
-    coins: sqlFile(import.meta.url, "peg_scores"),
-    days: sqlFile(import.meta.url, "peg_event_days"),
-    fallback: sqlFile(import.meta.url, "peg_fallback_rates"),
-  },
-  assemble(rows, ctx) {
-    const coins = rows.coins.map((r) => {
-      const span = num(r.tracking_span_days) ?? 0;
-      const priced = num(r.priced_days) ?? 0;
-      return {
-        id: String(r.stablecoin_id),
-        symbol: String(r.symbol),
-        name: String(r.name),
-        pegType: String(r.peg_type),
-        pegCurrency: String(r.peg_currency),
-        pegMechanism: String(r.peg_mechanism),
-        currentDeviationBps: num(r.current_deviation_bps),
-        pegScore: num(r.peg_score),
-        pegScoreUnavailableReason: (r.peg_score_unavailable_reason ?? null) as
-          | "nav-token"
-          | "floating-peg"
-          | "no-price"
-          | "no-current-price"
-          | "insufficient-history"
-          | null,
-        pegPct: num(r.peg_pct),
-        severityScore: num(r.severity_score),
-        spreadPenalty: num(r.spread_penalty) ?? 0,
-        activePenalty: num(r.active_penalty) ?? 0,
-        eventCount: num(r.event_count) ?? 0,
-        worstDeviationBps: num(r.worst_deviation_bps),
-        activeDepeg: Boolean(r.active_depeg),
-        lastEventAt: num(r.last_event_at),
-        trackingSpanDays: span,
-        observationStartedAt: num(r.observation_started_at),
-        historyCoverage: historyCoverage(priced),
-        pricedDays: priced,
-        historyCoveragePct: Math.round((priced / WINDOW_DAYS) * 10000) / 100,
-        referenceEvidence: {
-          price: num(r.price),
-          priceConfidence: (r.price_confidence ?? null) as "high" | "single-source" | "low" | "fallback" | null,
-          pegReference: num(r.peg_reference),
-          referenceSource: (r.reference_source ?? null) as string | null,
-        },
-        recent90d: JSON.parse(String(r.recent90d_json)),
-        methodologyVersion: String(r.methodology_version),
-      };
-    });
-    const withDev = coins.filter(
-      (c): c is (typeof coins)[number] & { currentDeviationBps: number } => c.currentDeviationBps !== null,
-    );
-    const abs = withDev.map((c) => Math.abs(c.currentDeviationBps)).sort((a, b) => a - b);
-    const median = abs.length
-      ? Math.round(abs.length % 2 ? abs[abs.length >> 1] : (abs[abs.length / 2 - 1] + abs[abs.length / 2]) / 2)
-      : null;
-    const worst = withDev.reduce<(typeof withDev)[number] | null>(
-      (w, c) => (!w || Math.abs(c.currentDeviationBps) > Math.abs(w.currentDeviationBps) ? c : w),
-      null,
-    );
-    const payload = {
+  path: "site-data/peg-summary.json",
+  schema: PegSummaryPayloadSchema,
+  sql: "peg_summary",
+  shape: "one",
+  // recent90d is a JSON document in the mart; the summary and the methodology are computed in TS
+  transform: (row: PegSummaryRow, ctx): PegSummaryPayload => {
+    const coins = row.coins.map((c) => ({ ...c, recent90d: JSON.parse(c.recent90d) }));
+    return {
       coins,
-      summary: {
-        activeDepegCount: coins.filter((c) => c.activeDepeg).length,
-        medianDeviationBps: median,
-        worstCurrent: worst ? { id: worst.id, symbol: worst.symbol, bps: worst.currentDeviationBps } : null,
-        coinsAtPeg: withDev.filter((c) => Math.abs(c.currentDeviationBps) < THRESHOLD(c.pegType)).length,
-        totalTracked: withDev.length,
-        depegEventsToday: num(rows.days[0]?.today) ?? 0,
-        depegEventsYesterday: num(rows.days[0]?.yesterday) ?? 0,
-        fallbackPegRates: Object.fromEntries(
-          rows.fallback.map((r) => [String(r.peg_type), requiredNum(r.reference_usd, "peg fallback reference_usd")]),
-        ),
-      },
+      summary: pegSummary(coins, row),
       methodology: methodology(
-        String(rows.coins[0]?.methodology_version ?? "ballast-peg-score-v3"),
+        coins[0]?.methodologyVersion ?? "ballast-peg-score-v3",
         "Peg score v3 (4-year window, observed days only)",
         ctx.asOf,
       ),
     };
-    return {
-      files: [{ path: pegSummaryArtifact.outputs.main.path, payload, rows: coins.length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
-    };
   },
-};
+  rows: (payload: PegSummaryPayload) => payload.coins.length,
+  dataAsOf: (_payload, ctx) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Artifact, type ArtifactFile, daySeconds, num, requiredNum, sqlFile } from "./contract.ts";
+import { daySeconds, mapObject, requiredNum, sqlArtifact } from "./contract.ts";
 
 const PegMap = z.record(z.string(), z.number());
 
@@ -119,10 +119,79 @@ export const StablecoinsPayloadSchema = z.object({
     ),
 });
 
-const bucket = (pegType: string, v: unknown) => {
-  const n = num(v);
-  return n === null ? {} : { [pegType]: n };
+type MapEntries<V> = { key: string; value: V }[];
+
+/**
+ * A row of stablecoins.sql: StablecoinData with its maps as MAP entries, optional keys null when left out,
+ * `contracts` and the guard's chains as JSON text; the valuation of the supply and its mode and day.
+ */
+type StablecoinRow = Omit<
+  StablecoinData,
+  | "circulating"
+  | "circulatingPrevDay"
+  | "circulatingPrevWeek"
+  | "circulatingPrevMonth"
+  | "chainCirculating"
+  | "contracts"
+  | "supplyChainGuard"
+> & {
+  circulating: MapEntries<number>;
+  circulatingPrevDay: MapEntries<number>;
+  circulatingPrevWeek: MapEntries<number>;
+  circulatingPrevMonth: MapEntries<number>;
+  chainCirculating: MapEntries<z.infer<typeof ChainCirculatingSchema>>;
+  contracts: string;
+  supplyChainGuard: { status: "quarantined"; quarantinedSince: number; chains: string } | null;
+  valuation_basis: string | null;
+  usd_per_native: number | null;
+  fx_rate_age_days: number | null;
+  supply_mode: string | null;
+  supply_date: string | null;
 };
+
+/** Keys of StablecoinData present only with a value (null in the row: left out). */
+const OPTIONAL_KEYS = [
+  "supplySource",
+  "contracts",
+  "unreviewed",
+  "supplyChainGuard",
+  "priceUnavailableReason",
+  "supplyUnavailableReason",
+] as const;
+
+/** One coin of the list from its row (keys in the row's order, optional ones left out when null or, for contracts, empty). */
+function stablecoinOf(row: StablecoinRow): StablecoinData {
+  const { valuation_basis, usd_per_native, fx_rate_age_days, supply_mode, supply_date, ...r } = row;
+  const contracts = JSON.parse(r.contracts) as NonNullable<StablecoinData["contracts"]>;
+  const coin: Record<string, unknown> = {
+    ...r,
+    circulating: mapObject(r.circulating),
+    circulatingPrevDay: mapObject(r.circulatingPrevDay),
+    circulatingPrevWeek: mapObject(r.circulatingPrevWeek),
+    circulatingPrevMonth: mapObject(r.circulatingPrevMonth),
+    chainCirculating: mapObject(r.chainCirculating),
+    contracts: contracts.length ? contracts : null,
+    supplyChainGuard: r.supplyChainGuard && supplyChainGuardOf(r.supplyChainGuard),
+  };
+  for (const k of OPTIONAL_KEYS) if (coin[k] === null) delete coin[k];
+  return coin as StablecoinData;
+}
+
+/**
+ * pegType → the USD rate valuing supply where only a stale ECB rate existed (basis `fx-stale`; the last coin
+ * of the list of that peg type wins), and the age of that rate (days; the last coin with one), each by pegType.
+ */
+function fxFallbacks(rows: StablecoinRow[]) {
+  const rates: Record<string, number> = {};
+  const ageDays: Record<string, number> = {};
+  for (const r of rows) {
+    if (r.valuation_basis !== "fx-stale" || r.usd_per_native === null) continue;
+    rates[r.pegType] = r.usd_per_native;
+    if (r.fx_rate_age_days !== null) ageDays[r.pegType] = r.fx_rate_age_days;
+  }
+  const sorted = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort());
+  return { fxFallbackRates: sorted(rates), fxFallbackRateAgeDays: sorted(ageDays) };
+}
 
 /**
  * `site-data/stablecoins.json` — the current list of every coin DefiLlama lists (source: DefiLlama
@@ -131,95 +200,19 @@ const bucket = (pegType: string, v: unknown) => {
  * `supplyUnavailableReason`. Supply (USD) = native units x the supply valuation rule of the point's day
  * (int_supply_valuation_daily); `supplySource` names where the units came from.
  */
-export const stablecoinsArtifact: Artifact = {
+export const stablecoinsArtifact = sqlArtifact(import.meta.url, {
   key: "stablecoins",
   schemaVersion: "1.2.0",
   maxAgeSec: 600,
-  schema: StablecoinsPayloadSchema,
-  outputs: { main: { path: "site-data/stablecoins.json", schema: StablecoinsPayloadSchema } },
   description: "Every listed stablecoin: supply (USD) now and 1/7/30 days ago, per-chain breakdown, price.",
-  queries: { coins: sqlFile(import.meta.url, "stablecoins"), chains: sqlFile(import.meta.url, "stablecoin_chains") },
-  assemble(rows, ctx) {
-    const chainsByCoin = new Map<string, Record<string, unknown>[]>();
-    for (const r of rows.chains) {
-      const list = chainsByCoin.get(String(r.stablecoin_id)) ?? [];
-      list.push(r);
-      chainsByCoin.set(String(r.stablecoin_id), list);
-    }
-    const fxFallbackRates: Record<string, number> = {};
-    const fxFallbackRateAgeDays: Record<string, number> = {};
-    const peggedAssets: StablecoinData[] = rows.coins.map((r) => {
-      const pegType = String(r.peg_type);
-      const usdPerNative = num(r.usd_per_native);
-      if (r.valuation_basis === "fx-stale" && usdPerNative !== null) {
-        fxFallbackRates[pegType] = usdPerNative;
-        const ageDays = num(r.fx_rate_age_days);
-        if (ageDays !== null) fxFallbackRateAgeDays[pegType] = ageDays;
-      }
-      const price = num(r.price);
-      const contracts = JSON.parse(String(r.contracts_json ?? "[]"));
-      const chainCirculating: StablecoinData["chainCirculating"] = {};
-      for (const c of chainsByCoin.get(String(r.stablecoin_id)) ?? []) {
-        chainCirculating[String(c.chain_name)] = {
-          current: num(c.circulating_usd),
-          circulatingPrevDay: num(c.prev_day_usd),
-          circulatingPrevWeek: num(c.prev_week_usd),
-          circulatingPrevMonth: num(c.prev_month_usd),
-        };
-      }
-      return {
-        id: String(r.stablecoin_id),
-        name: String(r.name),
-        symbol: String(r.symbol),
-        geckoId: (r.gecko_id as string | null) ?? null,
-        pegType,
-        pegMechanism: String(r.peg_mechanism),
-        priceSource: price === null ? "missing" : String(r.price_source),
-        priceConfidence: price === null ? null : (r.price_confidence as StablecoinData["priceConfidence"]),
-        price,
-        priceUpdatedAt: price === null ? null : num(r.price_observed_at),
-        priceObservedAt: price === null ? null : num(r.price_observed_at),
-        priceObservedAtMode:
-          price === null ? null : (r.price_observed_at_mode as StablecoinData["priceObservedAtMode"]),
-        priceSyncedAt: price === null ? null : num(r.price_synced_at),
-        ...(r.supply_source ? { supplySource: String(r.supply_source) } : {}),
-        circulating: bucket(pegType, r.circulating_usd),
-        circulatingPrevDay: bucket(pegType, r.prev_day_usd),
-        circulatingPrevWeek: bucket(pegType, r.prev_week_usd),
-        circulatingPrevMonth: bucket(pegType, r.prev_month_usd),
-        chainCirculating,
-        chains: JSON.parse(String(r.chains_json ?? "[]")),
-        ...(contracts.length ? { contracts } : {}),
-        consensusSources: JSON.parse(String(r.consensus_sources_json)),
-        agreeSources: JSON.parse(String(r.agree_sources_json)),
-        ...(r.unreviewed === true ? { unreviewed: true as const } : {}),
-        ...(r.supply_chain_guard_status ? { supplyChainGuard: supplyChainGuardOf(r) } : {}),
-        ...(price === null
-          ? {
-              priceUnavailableReason: r.price_unavailable_reason as NonNullable<
-                StablecoinData["priceUnavailableReason"]
-              >,
-            }
-          : {}),
-        ...(num(r.circulating_usd) === null
-          ? {
-              supplyUnavailableReason: (r.supply_unavailable_reason ?? "no-observation") as NonNullable<
-                StablecoinData["supplyUnavailableReason"]
-              >,
-            }
-          : {}),
-      };
-    });
-    const sorted = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort());
-    const payload = {
-      peggedAssets,
-      fxFallbackRates: sorted(fxFallbackRates),
-      fxFallbackRateAgeDays: sorted(fxFallbackRateAgeDays),
-    };
-    const file: ArtifactFile = { path: stablecoinsArtifact.outputs.main.path, payload, rows: peggedAssets.length };
-    return { files: [file], dataAsOf: supplyDataAsOf(rows.coins, ctx.sourceObservedAt) };
-  },
-};
+  path: "site-data/stablecoins.json",
+  schema: StablecoinsPayloadSchema,
+  sql: "stablecoins",
+  shape: "many",
+  // objects keyed by pegType and chain, keys present only with a value, the fallback FX rates over the list
+  transform: (rows: StablecoinRow[]) => ({ peggedAssets: rows.map(stablecoinOf), ...fxFallbacks(rows) }),
+  dataAsOf: (_payload, ctx, rows: StablecoinRow[]) => supplyDataAsOf(rows, ctx.sourceObservedAt),
+});
 
 /**
  * Data time (Unix s) of the current supply figures: the list capture's observation when the list is
@@ -234,16 +227,16 @@ export function supplyDataAsOf(
   return (listed ? sourceObservedAt["defillama.stablecoins"] : null) ?? newestSupplyDay(rows);
 }
 
-/** The supplyChainGuard object of a `stablecoins` mart row quarantined by supply_chain_guard. */
-function supplyChainGuardOf(r: Record<string, unknown>): z.infer<typeof SupplyChainGuardSchema> {
-  const chains = (JSON.parse(String(r.supply_chain_guard_chains_json)) as Record<string, unknown>[]).map((c) => {
+/** The supplyChainGuard object of a coin quarantined by supply_chain_guard (its chains as JSON text). */
+function supplyChainGuardOf(g: NonNullable<StablecoinRow["supplyChainGuard"]>): z.infer<typeof SupplyChainGuardSchema> {
+  const chains = (JSON.parse(g.chains) as Record<string, unknown>[]).map((c) => {
     const { chainId, ...rest } = c;
     return SupplyChainGuardChainSchema.parse({ ...rest, ...(chainId ? { chainId } : {}) });
   });
   return {
     reason: "supply-chain-dropout",
-    status: r.supply_chain_guard_status as "quarantined",
-    quarantinedSince: requiredNum(r.supply_chain_guard_since, "supply_chain_guard_since of a quarantined coin"),
+    status: g.status,
+    quarantinedSince: requiredNum(g.quarantinedSince, "supply_chain_guard_since of a quarantined coin"),
     chains,
   };
 }

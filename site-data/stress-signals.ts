@@ -6,7 +6,7 @@ import {
   lastDay,
   SIGNAL_WEIGHTS,
 } from "../pipelines/analytics/stress-signals.version.ts";
-import { type Artifact, daySeconds, num, requiredNum, sqlFile } from "./contract.ts";
+import { mapObject, sqlArtifact } from "./contract.ts";
 import { methodology, MethodologySchema } from "./peg-summary.ts";
 
 const Band = z.enum(DEWS_BANDS);
@@ -72,90 +72,64 @@ export type StressSignalsFile = z.infer<typeof StressSignalsFileSchema>;
 const emptyBands = () =>
   Object.fromEntries(DEWS_BANDS.map((b) => [b, 0])) as Record<(typeof DEWS_BANDS)[number], number>;
 
+type DewsCoin = z.infer<typeof DewsCoinSchema>;
+type MapEntries<V> = { key: string; value: V }[];
+
+/** The row of stress_signals.sql: the as-of day's coins (signals as JSON text, no drivers), the rest as MAP entries. */
+type StressSignalsRow = {
+  coins: (Omit<DewsCoin, "signals" | "drivers"> & { signals: string })[];
+  history: MapEntries<z.infer<typeof DewsCoinHistoryRowSchema>[]>;
+  universeHistory: (Omit<z.infer<typeof DewsUniverseHistoryRowSchema>, "bands"> & { bands: MapEntries<number> })[];
+  stablecoinIds: MapEntries<"nav-token" | "floating-peg" | null>;
+};
+
+/** Available signals with a non-zero contribution, largest weight × value first, then by name (at most 3). */
+function drivers(signals: Record<string, { value: number | null; weight: number; available: boolean }>) {
+  return (
+    Object.entries(signals)
+      .filter(([, s]) => s.available && (s.value ?? 0) > 0)
+      // values are > 0 here (filtered above)
+      .sort(([a, x], [b, y]) => y.weight * (y.value ?? 0) - x.weight * (x.value ?? 0) || a.localeCompare(b))
+      .slice(0, 3)
+      .map(([k]) => k as keyof typeof SIGNAL_WEIGHTS)
+  );
+}
+
 /** `site-data/stress-signals.json` — DEWS (pipelines/analytics/stress-signals.ts). */
-export const stressSignalsArtifact: Artifact = {
+export const stressSignalsArtifact = sqlArtifact(import.meta.url, {
   key: "stress-signals",
   schemaVersion: "1.0.0",
   maxAgeSec: 3600,
-  schema: StressSignalsFileSchema,
-  outputs: { main: { path: "site-data/stress-signals.json", schema: StressSignalsFileSchema } },
   description: "Depeg early-warning scores per coin: current signals, 365-day history.",
-  queries: { rows: sqlFile(import.meta.url, "dews_daily"), coins: sqlFile(import.meta.url, "dews_coins") },
-  assemble(rows, ctx) {
-    const day = lastDay(ctx.asOf);
-    const history: Record<string, z.infer<typeof DewsCoinHistoryRowSchema>[]> = {};
-    const byDate = new Map<number, { n: number; sum: number; bands: ReturnType<typeof emptyBands> }>();
-    const coins: z.infer<typeof DewsCoinSchema>[] = [];
-    for (const r of rows.rows) {
-      const date = daySeconds(r.date),
-        score = requiredNum(r.score, "dews_daily.score"),
-        band = r.band as z.infer<typeof Band>,
-        id = String(r.stablecoin_id);
-      history[id] ??= [];
-      history[id].push({ date, score, band });
-      const u = byDate.get(date) ?? { n: 0, sum: 0, bands: emptyBands() };
-      u.n++;
-      u.sum += score;
-      u.bands[band]++;
-      byDate.set(date, u);
-      if (date !== day) continue;
-      const signals = JSON.parse(String(r.signals_json)) as Record<
-        string,
-        { value: number | null; weight: number; available: boolean }
-      >;
-      const drivers = Object.entries(signals)
-        .filter(([, s]) => s.available && (s.value ?? 0) > 0)
-        // values are > 0 here (filtered above)
-        .sort(([a, x], [b, y]) => y.weight * (y.value ?? 0) - x.weight * (x.value ?? 0) || a.localeCompare(b))
-        .slice(0, 3)
-        .map(([k]) => k as keyof typeof SIGNAL_WEIGHTS);
-      coins.push({
-        stablecoinId: id,
-        symbol: String(r.symbol),
-        pegType: String(r.peg_type),
-        date,
-        score,
-        band,
-        baseScore: requiredNum(r.base_score, "dews_daily.base_score"),
-        amplifiers: {
-          psi: requiredNum(r.psi_amplifier, "dews_daily.psi_amplifier"),
-          contagion: requiredNum(r.contagion_amplifier, "dews_daily.contagion_amplifier"),
-        },
-        availableWeight: requiredNum(r.available_weight, "dews_daily.available_weight"),
-        mcapUsd: num(r.mcap_usd),
-        signals: signals as never,
-        drivers,
-        methodologyVersion: String(r.methodology_version),
-      });
-    }
-    coins.sort((a, b) => b.score - a.score || a.stablecoinId.localeCompare(b.stablecoinId));
+  path: "site-data/stress-signals.json",
+  schema: StressSignalsFileSchema,
+  sql: "stress_signals",
+  shape: "one",
+  // signals are JSON documents in the mart; drivers, the coins' order, the summary, every band counted
+  // (zero included) and the methodology are computed in TS
+  transform: (row: StressSignalsRow, ctx): StressSignalsFile => {
+    const coins: DewsCoin[] = row.coins
+      .map(({ signals, methodologyVersion, ...c }) => {
+        const parsed = JSON.parse(signals);
+        return { ...c, signals: parsed, drivers: drivers(parsed), methodologyVersion };
+      })
+      .sort((a, b) => b.score - a.score || a.stablecoinId.localeCompare(b.stablecoinId));
     const bands = emptyBands();
     for (const c of coins) bands[c.band]++;
-    const payload: StressSignalsFile = {
+    return {
       coins,
       summary: {
-        date: day,
+        date: lastDay(ctx.asOf),
         coinsScored: coins.length,
         bands,
         worst: coins[0] ? { stablecoinId: coins[0].stablecoinId, score: coins[0].score, band: coins[0].band } : null,
       },
-      history,
-      universeHistory: [...byDate.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([date, u]) => ({
-          date,
-          coinsScored: u.n,
-          meanScore: Math.round((u.sum / u.n) * 10) / 10,
-          bands: u.bands,
-        })),
-      stablecoinIds: Object.fromEntries(
-        rows.coins.map((c) => [String(c.id), (c.excluded_reason ?? null) as "nav-token" | "floating-peg" | null]),
-      ),
+      history: mapObject(row.history),
+      universeHistory: row.universeHistory.map((u) => ({ ...u, bands: { ...emptyBands(), ...mapObject(u.bands) } })),
+      stablecoinIds: mapObject(row.stablecoinIds),
       methodology: methodology(DEWS_VERSION, DEWS_LABEL, ctx.asOf),
     };
-    return {
-      files: [{ path: stressSignalsArtifact.outputs.main.path, payload, rows: coins.length }],
-      dataAsOf: ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
-    };
   },
-};
+  rows: (file: StressSignalsFile) => file.coins.length,
+  dataAsOf: (_file, ctx) => ctx.sourceObservedAt["defillama.stablecoins"] ?? null,
+});

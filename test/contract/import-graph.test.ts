@@ -23,7 +23,6 @@ const ROOT = join(import.meta.dirname, "../..");
 const SERVER_PIPELINES_MODULES = new Set([
   "pipelines/analytics/chain-health.version.ts",
   "pipelines/analytics/changelogs.ts",
-  "pipelines/analytics/contract.ts",
   "pipelines/analytics/depeg-audit.version.ts",
   "pipelines/analytics/depeg-detection.version.ts",
   "pipelines/analytics/depeg-resolver.version.ts",

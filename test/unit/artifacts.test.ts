@@ -134,6 +134,58 @@ describe("artifacts found by file (issue 18 item 7)", () => {
     expect(optional.assemble({ main: [] }, { asOf: 0, sourceObservedAt: {} })).toEqual({ files: [], dataAsOf: null });
   });
 
+  it("rows may count from the shaped row (a column beside the payload); layout files follow each file, derived from its payload", () => {
+    const base = {
+      key: "k",
+      schemaVersion: "1",
+      maxAgeSec: 1,
+      description: "",
+      schema: z.any(),
+      sql: "../../site-data/daily_digest",
+    };
+    const ctx = { asOf: 100, sourceObservedAt: {} };
+    const one = sqlArtifact(import.meta.url, {
+      ...base,
+      path: "site-data/k.json",
+      shape: "one",
+      transform: ({ items }: { items: string[]; source_rows: number }) => ({ items }),
+      rows: (_payload, row: { source_rows: number }) => row.source_rows,
+      layout: (p: { items: string[] }) => [{ path: "site-data/k/items.txt", body: Buffer.from(p.items.join("\n")) }],
+    });
+    expect(one.assemble({ main: [{ items: ["a", "b"], source_rows: 7 }] }, ctx)).toEqual({
+      files: [
+        { path: "site-data/k.json", payload: { items: ["a", "b"] }, rows: 7 },
+        { path: "site-data/k/items.txt", payload: null, body: Buffer.from("a\nb"), rows: 7 },
+      ],
+      dataAsOf: 100,
+    });
+    const perCoin = sqlArtifact(import.meta.url, {
+      ...base,
+      path: "site-data/k/{id}.json",
+      idColumn: "coin",
+      shape: "many",
+      layout: (points: { v: number }[]) => [
+        { path: `site-data/k/${points[0].v}.bin`, body: Uint8Array.of(points.length) },
+      ],
+      // the payloads only: not the layout files
+      dataAsOf: (payloads: { v: number }[][]) => payloads.flat().reduce((s, p) => s + p.v, 0),
+    });
+    const rows = [
+      { coin: "a", v: 1 },
+      { coin: "b", v: 5 },
+      { coin: "a", v: 2 },
+    ];
+    expect(perCoin.assemble({ main: rows }, ctx)).toEqual({
+      files: [
+        { path: "site-data/k/a.json", payload: [{ v: 1 }, { v: 2 }], rows: 2 },
+        { path: "site-data/k/1.bin", payload: null, body: Uint8Array.of(2), rows: 2 },
+        { path: "site-data/k/b.json", payload: [{ v: 5 }], rows: 1 },
+        { path: "site-data/k/5.bin", payload: null, body: Uint8Array.of(1), rows: 1 },
+      ],
+      dataAsOf: 8,
+    });
+  });
+
   it("servedSchema is what routes read the file with; the build still checks the payload against schema", () => {
     const strict = z.object({ rows: z.array(z.number()) });
     const loose = z.object({ rows: z.array(z.unknown()) });
