@@ -1,7 +1,8 @@
 import { decimalString } from "../pipelines/onchain/contract.ts";
 
 /**
- * The amount columns of an on-chain ledger mart row (`blacklist_events`, `mint_burn_events`):
+ * The amount columns of an on-chain ledger mart row (`blacklist_events`; the mint/burn artifacts read the
+ * same exact decimal from `mint_burn_events.amount_native` in SQL):
  * `amount_raw` the exact base units (DECIMAL(38,0), read as text, a number or a bigint; null or absent
  * when unknown) and `decimals` the contract's decimals (a number or its text).
  */
@@ -21,7 +22,7 @@ export interface LedgerAmount {
 }
 
 /**
- * The amount fields of a ledger mart row as both freeze and mint/burn events publish them (spread in
+ * The amount fields of a ledger mart row as freeze events publish them (spread in
  * place, so the key order stays that of the event schema). Throws when `amount_raw` is not base units
  * (decimalString).
  */
