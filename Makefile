@@ -25,20 +25,15 @@ PORT_CHECK = @node -e "const s=require('net').createServer();s.once('error',(e)=
 # at most 2 glibc malloc arenas (PGlite's WebAssembly compiler threads otherwise keep tens of MB in arenas
 # of their own) and 16 MiB V8 semi-spaces (4 MiB: a scavenge every ~150 cached answers under load, 16 MiB: every ~1,600); see docs/benchmarks.md.
 SERVER_ENV = MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-semi-space-size=16 $$NODE_OPTIONS"
-# V8 inlining budgets of the API server (defaults 460 / 920 bytecodes): a process that loads the whole service
-# sends Node's HTTP and stream functions many shapes, and within the default budgets TurboFan stops inlining
-# them into the request path. Two servers side by side after the same mixed load: 12% less CPU per request on
-# the small route, 4% on the gzip list (docs/benchmarks.md). Command-line flags: NODE_OPTIONS refuses them.
-SERVER_NODE_FLAGS = --max-inlined-bytecode-size=4000 --max-inlined-bytecode-size-cumulative=12000
 
 run: install ## Build when inputs or code changed (else reuse the serving build), then serve on 127.0.0.1:$(PORT) with the development key (kept in data/state/dev-key) of DEV_KEY_RATE_LIMIT req/min (default 120)
 	$(PORT_CHECK)
 	npx tsx build/cli.ts build --if-changed
-	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) $(SERVER_ENV) npx tsx $(SERVER_NODE_FLAGS) api/server.ts --dev-key
+	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) $(SERVER_ENV) npx tsx api/server.ts --dev-key
 
 serve: install ## Serve the published build without building (port and development key as make run)
 	$(PORT_CHECK)
-	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) $(SERVER_ENV) npx tsx $(SERVER_NODE_FLAGS) api/server.ts --dev-key
+	PORT=$(PORT) DEV_KEY_RATE_LIMIT=$(or $(DEV_KEY_RATE_LIMIT),120) $(SERVER_ENV) npx tsx api/server.ts --dev-key
 
 # The type check runs beside the suite, whose first minute is the global setup's build (one core mostly
 # idle): ~40 s less than one after the other on 2 cores. Its output is printed when both have ended; either
