@@ -6,6 +6,10 @@ import {
   type DuckDBValue,
   JsonDuckDBValueConverter,
 } from "@duckdb/node-api";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ColumnType } from "../pipelines/sources/column-type.ts";
 
 /** Distinct values of one text column Db.all shares before it stops (a column of ids or sources, not of JSON documents). */
@@ -18,6 +22,8 @@ export class Db {
     readonly conn: DuckDBConnection,
     /** False for a connection opened by `connect`: closing it leaves the database open. */
     private readonly ownsInstance = true,
+    /** The in-memory database's own spill folder (see `open`), removed by `close`. */
+    private readonly spillDir?: string,
   ) {}
 
   /**
@@ -28,10 +34,23 @@ export class Db {
     return new Db(this.instance, await this.instance.connect(), false);
   }
 
-  /** Opens (or creates) a database file; `:memory:` for an in-memory one. */
+  /**
+   * Opens (or creates) a database file; `:memory:` for an in-memory one. An in-memory database given no
+   * `temp_directory` spills to a folder of its own under the OS temp dir (created by DuckDB only when it
+   * spills, removed by `close`): DuckDB's default, `.tmp/` in the cwd, is one file name for every process
+   * there, and two processes spilling at once broke each other's reads (`Could not read enough bytes`).
+   */
   static async open(path = ":memory:", options: Record<string, string> = {}): Promise<Db> {
-    const instance = await DuckDBInstance.create(path, { threads: "2", ...options });
-    return new Db(instance, await instance.connect());
+    const spillDir =
+      path === ":memory:" && options.temp_directory === undefined
+        ? join(tmpdir(), `ballast-duckdb-spill-${process.pid}-${randomUUID()}`)
+        : undefined;
+    const instance = await DuckDBInstance.create(path, {
+      threads: "2",
+      ...(spillDir ? { temp_directory: spillDir } : {}),
+      ...options,
+    });
+    return new Db(instance, await instance.connect(), true, spillDir);
   }
 
   async exec(sql: string, values?: Record<string, DuckDBValue>): Promise<void> {
@@ -143,7 +162,9 @@ export class Db {
 
   close(): void {
     this.conn.closeSync();
-    if (this.ownsInstance) this.instance.closeSync();
+    if (!this.ownsInstance) return;
+    this.instance.closeSync();
+    if (this.spillDir) rmSync(this.spillDir, { recursive: true, force: true });
   }
 }
 

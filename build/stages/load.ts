@@ -26,7 +26,7 @@ export type LoadOptions = {
   asOf: number;
   /** Curated registry (default: pipelines/registry/registry.json); a provisional record is added per unknown list asset. */
   registry?: Registry;
-  /** Folder DuckDB spills to when memory runs short (its `temp_directory`; default DuckDB's `.tmp` in the cwd). */
+  /** Folder DuckDB spills to when memory runs short (its `temp_directory`; default a folder of the database's own, see Db.open). */
   spillDir?: string;
 } & (
   | {

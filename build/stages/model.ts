@@ -119,7 +119,7 @@ export const BUILD_DB_MEMORY_LIMIT = "256MB";
  * Load → model in a fresh in-memory database opened with one thread (floating-point sums then run in
  * one order, so artifacts are byte-reproducible): captures selected at as-of, registry tables incl.
  * unreviewed coins, the model DAG incl. analytics; DuckDB keeps at most BUILD_DB_MEMORY_LIMIT in memory and
- * spills to `opts.spillDir` when set (else to `.tmp/` in the cwd). Serves the build, the backtest, the detection bench and the SQL tests. Returns the open database (caller closes it); closes it itself when a stage throws
+ * spills to `opts.spillDir` when set (else to a folder of its own: Db.open). Serves the build, the backtest, the detection bench and the SQL tests. Returns the open database (caller closes it); closes it itself when a stage throws
  * (source errors, ModelError).
  */
 export async function loadAndModel(opts: LoadOptions): Promise<ModelledBuild> {
