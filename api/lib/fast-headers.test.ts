@@ -27,6 +27,10 @@ describe("fastPathHeaders (the Node fast path's request headers from rawHeaders)
       siteProxySecret: "s3cret",
     });
     expect(fastPathHeaders(["Host", "h", "User-Agent", "wrk"])).toEqual({});
+    // Names of the same lengths that differ in one character, and one in upper case.
+    expect(fastPathHeaders(["X-API-Kez", "a", "Origim", "b", "If-None-Matcj", "c", "ACCEPT-ENCODING", "br"])).toEqual({
+      acceptEncoding: "br",
+    });
   });
 
   it("is null when one of them is sent twice (Node joins such values; the app path decides)", () => {

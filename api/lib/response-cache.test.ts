@@ -85,6 +85,20 @@ describe("response cache: admission and the URLs of the Node fast path", () => {
     expect(cache.stats()).toEqual({ bytes: 0, entries: 0, urls: 0 });
   });
 
+  it("moves a URL answered by another key to that key's entry; the first key's removal leaves it", () => {
+    const cache = new ResponseCache<string>(1_000_000);
+    const first = entry(100);
+    const second = entry(100);
+    cache.set("k1", first);
+    cache.set("k2", second);
+    cache.alias("/api/x", "k1", "r1");
+    cache.alias("/api/x", "k2", "r2");
+    expect(cache.lookup("/api/x")).toEqual({ key: "k2", entry: second, tag: "r2" });
+    cache.delete("k1");
+    expect(cache.lookup("/api/x")?.entry).toBe(second);
+    expect(cache.stats().urls).toBe(1);
+  });
+
   it("evicts entries, with their URLs, when URLs push it past the budget", () => {
     const cache = new ResponseCache<number>(20_000);
     cache.set("a", entry(1000));

@@ -46,6 +46,13 @@ interface Stored<R> {
   urls: Map<string, R>;
 }
 
+/** A request URL known to answer with a stored entry: the entry's key, the entry, and what `alias` kept with the URL. */
+export interface UrlLink<R> {
+  readonly key: string;
+  readonly entry: CachedResponse;
+  readonly tag: R;
+}
+
 /**
  * Finished responses of the read routes, keyed by normalised URL (route + validated parameters in
  * a fixed order), under ONE byte budget for the whole process: bodies, keys, the request URLs known
@@ -60,7 +67,8 @@ interface Stored<R> {
  */
 export class ResponseCache<R = unknown> {
   private readonly entries = new Map<string, Stored<R>>();
-  private readonly byUrl = new Map<string, string>();
+  /** Known request URLs, each linked to the entry stored now for its key (relinked when the key is stored again). */
+  private readonly byUrl = new Map<string, UrlLink<R>>();
   private readonly seen = new Uint32Array(1 << DOORKEEPER_BITS);
   private bytes = 0;
 
@@ -75,12 +83,8 @@ export class ResponseCache<R = unknown> {
    * The entry a request URL (path and query as sent) was answered with, and what `alias` kept with the
    * URL; undefined when the URL is unknown or its entry was evicted.
    */
-  lookup(url: string): { key: string; entry: CachedResponse; tag: R } | undefined {
-    const key = this.byUrl.get(url);
-    if (key === undefined) return undefined;
-    const s = this.entries.get(key);
-    const tag = s?.urls.get(url);
-    return s && tag !== undefined ? { key, entry: s.entry, tag } : undefined;
+  lookup(url: string): UrlLink<R> | undefined {
+    return this.byUrl.get(url);
   }
 
   /**
@@ -112,7 +116,7 @@ export class ResponseCache<R = unknown> {
     if (old)
       for (const [url, tag] of old.urls) {
         urls.set(url, tag);
-        this.byUrl.set(url, key);
+        this.byUrl.set(url, { key, entry, tag });
         size += url.length + URL_OVERHEAD_BYTES;
       }
     this.entries.set(key, { entry, bytes: size, urls });
@@ -125,9 +129,9 @@ export class ResponseCache<R = unknown> {
     const s = this.entries.get(key);
     if (!s || s.urls.has(url)) return;
     const other = this.byUrl.get(url);
-    if (other !== undefined) this.unalias(url, other);
+    if (other !== undefined) this.unalias(url, other.key);
     s.urls.set(url, tag);
-    this.byUrl.set(url, key);
+    this.byUrl.set(url, { key, entry: s.entry, tag });
     const size = url.length + URL_OVERHEAD_BYTES;
     s.bytes += size;
     this.bytes += size;
@@ -149,7 +153,7 @@ export class ResponseCache<R = unknown> {
     if (!s) return;
     this.entries.delete(key);
     this.bytes -= s.bytes;
-    for (const url of s.urls.keys()) if (this.byUrl.get(url) === key) this.byUrl.delete(url);
+    for (const url of s.urls.keys()) if (this.byUrl.get(url)?.key === key) this.byUrl.delete(url);
   }
 
   /** Bytes held, entry count and known request URLs (for tests and the bench). */
