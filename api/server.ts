@@ -22,6 +22,7 @@ import {
 } from "./lib/key-store.ts";
 import { apiLog, errorMessage } from "./lib/log.ts";
 import { MaintenanceGate } from "./lib/maintenance.ts";
+import { keepTickShapeAlive } from "./lib/tick-shape.ts";
 import { type OperatorAccessConfig, OperatorAuth } from "./lib/ops-access.ts";
 import { createOpsApp } from "./ops-app.ts";
 import { type ObjectReader, PublishedStore } from "./lib/published.ts";
@@ -429,8 +430,13 @@ async function closeStores(
   stores.lock?.release();
 }
 
-/** The public lane's HTTP server over its request listener (not yet listening). */
+/**
+ * The public lane's HTTP server over its request listener (not yet listening). Keeps the shape of
+ * Node's tick objects alive first (keepTickShapeAlive): idle collections would otherwise slow every
+ * later request.
+ */
 function createApiServer(listener: RequestListener): Server {
+  keepTickShapeAlive();
   return createServer(listener);
 }
 

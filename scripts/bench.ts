@@ -18,9 +18,10 @@
  *      `sendfile on`, `gzip_static on`, the JSON type with charset utf-8, no extra headers, access
  *      log off. The bare node:http server gets the same requests as the API (the key header too) and
  *      answers each with the API's own status, headers (CORS, freshness, Content-Type, Content-Encoding;
- *      Node adds Date and Connection as for the API) and body, read from the API before the runs, with
- *      no work in between: one Node process's ceiling for the same exchange, so API/bare Node is the
- *      app's own share. All three are
+ *      names in the API's letter case; Node adds Date and Connection as for the API; an object given to
+ *      `writeHead`, the plain way) and body, read from the API before the runs, with no work in
+ *      between: one Node process's ceiling for the same exchange, so API/bare Node is the app's own
+ *      share. All three are
  *      pinned to core 0 and wrk to core 1 with taskset (unpinned, with a note, when taskset or a
  *      second core is missing).
  *    - Bodies: the summary; a fresh /api/stablecoins body (its `_meta` changes every second),
@@ -134,14 +135,21 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
 function get(
   url: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; rawHeaders: string[]; body: Buffer }> {
   return new Promise((ok, fail) => {
     http
       .get(url, { headers, agent }, (res) => {
         const parts: Buffer[] = [];
         res.on("data", (d: Buffer) => parts.push(d));
         // A client response always has a status; 0 is this file's "no answer".
-        res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on("end", () =>
+          ok({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body: Buffer.concat(parts),
+          }),
+        );
         res.on("error", fail);
       })
       .on("error", fail);
@@ -388,10 +396,10 @@ http {
   return { stop: () => stopChild(child) };
 }
 
-/** One answer of the bare server: the API's body and response headers (Date and the connection headers left to Node). */
+/** One answer of the bare server: the API's body and response headers as sent (name, value, …; Date and the connection headers left to Node). */
 interface BareAnswer {
   body: Buffer;
-  headers: http.IncomingHttpHeaders;
+  rawHeaders: string[];
 }
 /** Response headers Node writes itself (or that describe the connection, not the answer). */
 const NODE_OWN_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding"]);
@@ -407,9 +415,10 @@ async function startBareNode(dir: string, answers: Record<string, BareAnswer>): 
   for (const [path, a] of Object.entries(answers)) {
     const file = join(dir, `bare-${Object.keys(files).length}.body`);
     writeFileSync(file, a.body);
+    // The API's names in the API's letter case (Node lower-cases a name of another case once per header it writes).
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(a.headers))
-      if (!NODE_OWN_HEADERS.has(name) && value !== undefined) headers[name] = String(value);
+    for (let i = 0; i < a.rawHeaders.length; i += 2)
+      if (!NODE_OWN_HEADERS.has(a.rawHeaders[i].toLowerCase())) headers[a.rawHeaders[i]] = a.rawHeaders[i + 1];
     files[path] = { file, headers };
   }
   const script =

@@ -26,8 +26,15 @@ export interface CachedResponse {
   bodies: CodedBodies;
   /** Leading bytes of the identity body that do not depend on the time (before its `_meta`), when it has one. */
   stablePrefixBytes?: number;
-  /** Response header objects per coding, merged with the CORS headers object they were made for. */
-  sent?: { cors: Record<string, string>; byCoding: Partial<Record<ContentCoding, Record<string, string>>> };
+  /** Response headers per coding, merged with the CORS headers object they were made for. */
+  sent?: { cors: Record<string, string>; byCoding: Partial<Record<ContentCoding, SentHeaders>> };
+}
+
+/** A cached response's finished headers in one coding: as an object and as Node's flat list of the same pairs. */
+export interface SentHeaders {
+  object: Record<string, string>;
+  /** name, value, name, value, … (`ServerResponse.writeHead`'s list form). */
+  list: string[];
 }
 
 /** Default byte budget of the response cache (`RESPONSE_CACHE_MIB`, 16 MiB). */

@@ -82,9 +82,10 @@ function exchange(method: string, url: string, headers: Record<string, string>) 
   const written: { status?: number; headers?: Record<string, string>; body?: string } = {};
   const res = {
     headersSent: false,
-    writeHead(status: number, h: Record<string, string>) {
+    // Node's writeHead takes an object or a flat list (name, value, …); recorded as an object.
+    writeHead(status: number, h: Record<string, string> | string[]) {
       written.status = status;
-      written.headers = h;
+      written.headers = Array.isArray(h) ? Object.fromEntries(h.flatMap((v, i) => (i % 2 ? [] : [[v, h[i + 1]]]))) : h;
       return this;
     },
     end(body: Uint8Array | string) {

@@ -7,7 +7,7 @@ import type { Cors } from "./cors.ts";
 import { errorAnswer } from "./errors.ts";
 import { admitNodeRequest } from "./lane.ts";
 import type { NodeHit, RouteResponses } from "./response-cache.ts";
-import { sentHeaders } from "./response-writer.ts";
+import { sentHeaderList } from "./response-writer.ts";
 
 /** What the Node fast path shares with the app: the lane checks, the response cache, CORS, maintenance and proxy trust. */
 export interface FastPathDeps {
@@ -38,7 +38,7 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
     return true;
   };
   const send = (res: ServerResponse, hit: NodeHit, origin: string | undefined) => {
-    res.writeHead(200, sentHeaders(hit.entry, cors.headers(origin), hit.coding, hit.body)).end(hit.body);
+    res.writeHead(200, sentHeaderList(hit.entry, cors.headers(origin), hit.coding, hit.body)).end(hit.body);
     return true;
   };
   const answer = (req: IncomingMessage, res: ServerResponse, hit: NodeHit, h: FastPathHeaders) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MIN_COMPRESS_BYTES } from "../lib/encoding.ts";
 import type { CachedResponse } from "../lib/response-cache.ts";
-import { codingFor, notModifiedHeaders, sentHeaders } from "./response-writer.ts";
+import { codingFor, notModifiedHeaders, sentHeaderList, sentHeaders } from "./response-writer.ts";
 
 const entry = (bytes: number, headers: Record<string, string> = {}): CachedResponse => ({
   buildId: "b",
@@ -35,6 +35,33 @@ describe("response writer", () => {
     expect(gz).toMatchObject({ "Content-Encoding": "gzip", "Content-Length": "10" });
     expect(sentHeaders(e, cors, "identity", e.bodies.identity)).toBe(plain); // reused
     expect(sentHeaders(e, { ...cors }, "identity", e.bodies.identity)).not.toBe(plain); // another CORS object: made again
+  });
+
+  it("Node's flat header list: the same pairs as the object, in its order, made once per CORS object and coding", () => {
+    const e = entry(2000, { "Cache-Control": "no-store" });
+    const cors = { Vary: "Origin" };
+    const list = sentHeaderList(e, cors, "identity", e.bodies.identity);
+    expect(list).toEqual([
+      "Vary",
+      "Origin",
+      "Content-Type",
+      "application/json; charset=utf-8",
+      "Cache-Control",
+      "no-store",
+      "Content-Length",
+      "2000",
+    ]);
+    expect(sentHeaderList(e, cors, "identity", e.bodies.identity)).toBe(list);
+    const gzip = e.bodies.gzip;
+    if (!gzip) throw new Error("the fixture entry has a gzip body");
+    expect(sentHeaderList(e, cors, "gzip", gzip)).toEqual([
+      ...list.slice(0, 6),
+      "Content-Encoding",
+      "gzip",
+      "Content-Length",
+      "10",
+    ]);
+    expect(sentHeaderList(e, { Vary: "Origin" }, "identity", e.bodies.identity)).not.toBe(list);
   });
 
   it("304 headers only for a matching strong or weak ETag, without Content-Type", () => {
