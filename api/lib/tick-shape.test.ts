@@ -21,7 +21,7 @@ const keysOf = (o: object) => [...Object.getOwnPropertySymbols(o).map((s) => s.d
 
 describe("keepTickShapeAlive", () => {
   it("keeps one nextTick queue entry, with the keys every entry has, and the same one when called again", () => {
-    expect(keptTickObject()).toBeUndefined();
+    // Other test files in this worker may have started a server (which calls it) already.
     keepTickShapeAlive();
     const kept = keptTickObject();
     expect(kept).toBeDefined();
