@@ -430,13 +430,8 @@ async function closeStores(
   stores.lock?.release();
 }
 
-/**
- * The public lane's HTTP server over its request listener (not yet listening). Keeps the shape of
- * Node's tick objects alive first (keepTickShapeAlive): idle collections would otherwise slow every
- * later request.
- */
+/** The public lane's HTTP server over its request listener (not yet listening). */
 function createApiServer(listener: RequestListener): Server {
-  keepTickShapeAlive();
   return createServer(listener);
 }
 
@@ -478,6 +473,9 @@ async function listenLanes(
  * cannot be bound or the embedded PGlite cannot be opened.
  */
 export async function startServer(config: ServerConfig, opts: StartServerOptions = {}): Promise<RunningServer> {
+  // First: opening an embedded store for the first time runs enough full collections to spoil
+  // nextTick's property cache before the server answers anything (keepTickShapeAlive).
+  keepTickShapeAlive();
   const stores = await openStores(config);
   const app = await startServices(config, stores);
   const listener = publicListener(config, stores, app);

@@ -15,8 +15,11 @@ let kept: object | undefined;
  * `nextTick` stops caching: every tick then defines its properties through V8's runtime, for good.
  * Measured on `make run`'s server: a cached answer 15 → 23–25 µs of CPU after one idle collection; a
  * bare `node:http` server 13.5 → 16–20 µs after six, and no change with one entry kept
- * (docs/benchmarks.md). Idempotent. The entry is captured with an async hook enabled for one
- * `nextTick` call and disabled before returning; its callback is a no-op.
+ * (docs/benchmarks.md). Call it as early as possible: the cache can be spoiled before the server
+ * answers anything (opening a new embedded state store runs enough full collections; a server on a
+ * fresh data dir started at 22 µs with the call made after that, 16.7 with it made first).
+ * Idempotent. The entry is captured with an async hook enabled for one `nextTick` call and disabled
+ * before returning; its callback is a no-op.
  */
 export function keepTickShapeAlive(): void {
   if (kept) return;
