@@ -415,7 +415,8 @@ async function startBareNode(dir: string, answers: Record<string, BareAnswer>): 
   for (const [path, a] of Object.entries(answers)) {
     const file = join(dir, `bare-${Object.keys(files).length}.body`);
     writeFileSync(file, a.body);
-    // The API's names in the API's letter case (Node lower-cases a name of another case once per header it writes).
+    // The API's names in the API's letter case, the same bytes (Node lower-cases most names it writes to spot
+    // its own headers: a copy unless already lower case).
     const headers: Record<string, string> = {};
     for (let i = 0; i < a.rawHeaders.length; i += 2)
       if (!NODE_OWN_HEADERS.has(a.rawHeaders[i].toLowerCase())) headers[a.rawHeaders[i]] = a.rawHeaders[i + 1];

@@ -3,8 +3,9 @@ import type { CachedResponse, SentHeaders } from "../lib/response-cache.ts";
 
 /**
  * The response writer shared by the app and the Node fast path: which coding a cached response is
- * sent in, its finished header objects, and the 304 of a matching `If-None-Match`. Header objects are
- * plain (no undici Headers) and reused per entry while its CORS object and headers stay the same.
+ * sent in, its finished headers (a plain object for the app's Response, no undici Headers; Node's flat
+ * list for the fast path), and the 304 of a matching `If-None-Match`. Finished headers are reused per
+ * entry while its CORS object and headers stay the same.
  */
 
 /** Coding to send `entry` in for `acceptEncoding`: identity below MIN_COMPRESS_BYTES, else the negotiated one. */
