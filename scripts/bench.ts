@@ -26,8 +26,9 @@
  *      second core is missing).
  *    - Bodies: the summary; a fresh /api/stablecoins body (its `_meta` changes every second),
  *      rewritten before every nginx run, and its zlib level-9 `.gz` sibling for the compressed case.
- *    - wrk -t1 -c50 -d8s --latency: per case a 2 s warm-up per side, then 5 rounds of one run per
- *      side (API, bare Node, nginx); API/nginx, API/bare Node and bare Node/nginx are per round, shown
+ *    - wrk -t1 -c50 --latency: per case a 5 s warm-up per side, then 5 rounds of 8 s per side, taken
+ *      as 8 turns of 1 s runs (API, bare Node, nginx), so a swing of the machine's speed falls on all
+ *      three; API/nginx, API/bare Node and bare Node/nginx are per round, shown
  *      as median [min–max]. Any non-2xx answer or socket error of the API marks the row INVALID. The
  *      compressed case sends `Accept-Encoding: gzip`; if the API does not answer gzip, the row says
  *      NOT COMPRESSED. Targets: the API/nginx ones, and API ≥ 0.9× bare Node on every row.
@@ -514,23 +515,59 @@ interface Side {
   headers: Record<string, string>;
 }
 
+/** Warm-up load per side before a comparison's rounds (s): JIT tiers and the heap settle, as in a server that has been up a while. */
+const WARMUP_SECONDS = 5;
+/** A round gives each side SLICES wrk runs of SLICE_SECONDS, in turn: 8 s per side per round. */
+const SLICES = 8;
+const SLICE_SECONDS = 1;
+
 /**
- * Warm-up (2 s per side), then RUNS rounds of one wrk run per side in turn (API, bare Node, nginx;
- * `beforeNginx` runs before each nginx run); ratios are per round (load drifts between rounds, less within one).
+ * One side's slices of a round as one run: requests and seconds summed (rps = their quotient), p50
+ * and p99 the medians of the slices' (a typical second's: each 1 s run opens its 50 connections at
+ * once, a burst that a client keeping its connections does not make), errors summed.
+ */
+function joinSlices(rs: WrkResult[]): WrkResult {
+  const requests = rs.reduce((s, r) => s + r.requests, 0);
+  const seconds = rs.reduce((s, r) => s + r.seconds, 0);
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    non2xx: rs.reduce((s, r) => s + r.non2xx, 0),
+    socketErrors: rs.reduce((s, r) => s + r.socketErrors, 0),
+    timeouts: rs.reduce((s, r) => s + r.timeouts, 0),
+  };
+}
+
+/**
+ * Warm-up (WARMUP_SECONDS per side), then RUNS rounds; a round is SLICES turns of one SLICE_SECONDS
+ * wrk run per side (API, bare Node, nginx; `beforeNginx` runs before each nginx run), each side's
+ * slices joined (joinSlices). Ratios are per round. This machine's speed swings by up to 2× within
+ * seconds (the CPU time of one cached answer of one server: 21–45 µs between 3 s runs; API/bare Node
+ * of 3 s runs back to back: 0.52–1.6×), so the sides take turns every second instead of every 8 s: a
+ * swing then falls on all three sides more alike.
  */
 async function compare(api: Side, bare: Side, nginx: Side, beforeNginx = async () => {}) {
-  await wrk(api.url, { headers: api.headers, seconds: 2 });
-  await wrk(bare.url, { headers: bare.headers, seconds: 2 });
+  await wrk(api.url, { headers: api.headers, seconds: WARMUP_SECONDS });
+  await wrk(bare.url, { headers: bare.headers, seconds: WARMUP_SECONDS });
   await beforeNginx();
-  await wrk(nginx.url, { headers: nginx.headers, seconds: 2 });
+  await wrk(nginx.url, { headers: nginx.headers, seconds: WARMUP_SECONDS });
   const a: WrkResult[] = [];
   const b: WrkResult[] = [];
   const n: WrkResult[] = [];
   for (let i = 0; i < RUNS; i++) {
-    a.push(await wrk(api.url, { headers: api.headers }));
-    b.push(await wrk(bare.url, { headers: bare.headers }));
-    await beforeNginx();
-    n.push(await wrk(nginx.url, { headers: nginx.headers }));
+    const round: [WrkResult[], WrkResult[], WrkResult[]] = [[], [], []];
+    for (let j = 0; j < SLICES; j++) {
+      round[0].push(await wrk(api.url, { headers: api.headers, seconds: SLICE_SECONDS }));
+      round[1].push(await wrk(bare.url, { headers: bare.headers, seconds: SLICE_SECONDS }));
+      await beforeNginx();
+      round[2].push(await wrk(nginx.url, { headers: nginx.headers, seconds: SLICE_SECONDS }));
+    }
+    a.push(joinSlices(round[0]));
+    b.push(joinSlices(round[1]));
+    n.push(joinSlices(round[2]));
   }
   return {
     api: stats(a),
@@ -941,7 +978,7 @@ const uniqueFlagsOf = (run: Awaited<ReturnType<typeof uniqueUrlLoad>>): Flags =>
 const uniqueFlags = uniqueFlagsOf(pgRun);
 
 console.log(
-  `\nAPI vs a bare node:http server and nginx (1 worker, sendfile, gzip_static, no extra headers) serving the same bytes — wrk -t1 -c50 -d8s, ${RUNS} rounds of one run per side, ratios per round: median [min–max]`,
+  `\nAPI vs a bare node:http server and nginx (1 worker, sendfile, gzip_static, no extra headers) serving the same bytes — wrk -t1 -c50, ${WARMUP_SECONDS} s warm-up per side, ${RUNS} rounds of ${SLICES} turns of ${SLICE_SECONDS} s runs per side (latency: a round's median second), ratios per round: median [min–max]`,
 );
 console.log(
   `API started as \`make run\` starts it: \`npx tsx ${apiEntry} --dev-key\` (tsx, not compiled), PORT=${API_PORT}, DEV_KEY_RATE_LIMIT=1e9 (raised so the load meets no 429), BALLAST_LOG=${process.env.BALLAST_LOG ?? "info"}; ${PIN ? "servers pinned to core 0, wrk to core 1" : "unpinned"}; load average at end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
