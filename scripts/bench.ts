@@ -28,7 +28,7 @@
  *      rewritten before every nginx run, and its zlib level-9 `.gz` sibling for the compressed case.
  *    - wrk -t1 -c50 --latency: per case a 5 s warm-up per side, then 5 rounds of 8 s per side, taken
  *      as 8 turns of 1 s runs (API, bare Node, nginx), so a swing of the machine's speed falls on all
- *      three; API/nginx, API/bare Node and bare Node/nginx are per round, shown
+ *      three, then one 8 s run per side for latency; API/nginx, API/bare Node and bare Node/nginx are per round, shown
  *      as median [min–max]. Any non-2xx answer or socket error of the API marks the row INVALID. The
  *      compressed case sends `Accept-Encoding: gzip`; if the API does not answer gzip, the row says
  *      NOT COMPRESSED. Targets: the API/nginx ones, and API ≥ 0.9× bare Node on every row.
@@ -498,15 +498,16 @@ interface SideStats {
   socketErrors: number;
   timeouts: number;
 }
-const stats = (rs: WrkResult[]): SideStats => ({
+/** A side's rounds (rates: median, min, max; errors summed, `latency`'s too) and the latency of its continuous run. */
+const stats = (rs: RoundResult[], latency: WrkResult): SideStats => ({
   rps: median(rs.map((r) => r.rps)),
   rpsMin: Math.min(...rs.map((r) => r.rps)),
   rpsMax: Math.max(...rs.map((r) => r.rps)),
-  p50: median(rs.map((r) => r.p50)),
-  p99: median(rs.map((r) => r.p99)),
-  non2xx: rs.reduce((s, r) => s + r.non2xx, 0),
-  socketErrors: rs.reduce((s, r) => s + r.socketErrors, 0),
-  timeouts: rs.reduce((s, r) => s + r.timeouts, 0),
+  p50: latency.p50,
+  p99: latency.p99,
+  non2xx: rs.reduce((s, r) => s + r.non2xx, latency.non2xx),
+  socketErrors: rs.reduce((s, r) => s + r.socketErrors, latency.socketErrors),
+  timeouts: rs.reduce((s, r) => s + r.timeouts, latency.timeouts),
 });
 
 /** One side of a comparison: URL and request headers. */
@@ -521,20 +522,17 @@ const WARMUP_SECONDS = 5;
 const SLICES = 8;
 const SLICE_SECONDS = 1;
 
-/**
- * One side's slices of a round as one run: requests and seconds summed (rps = their quotient), p50
- * and p99 the medians of the slices' (a typical second's: each 1 s run opens its 50 connections at
- * once, a burst that a client keeping its connections does not make), errors summed.
- */
-function joinSlices(rs: WrkResult[]): WrkResult {
+/** One side's round: its slices' requests and seconds summed (rps = their quotient) and errors summed. */
+type RoundResult = Omit<WrkResult, "p50" | "p99">;
+
+/** One side's slices of a round as one run (RoundResult). */
+function joinSlices(rs: WrkResult[]): RoundResult {
   const requests = rs.reduce((s, r) => s + r.requests, 0);
   const seconds = rs.reduce((s, r) => s + r.seconds, 0);
   return {
     requests,
     seconds,
     rps: requests / seconds,
-    p50: median(rs.map((r) => r.p50)),
-    p99: median(rs.map((r) => r.p99)),
     non2xx: rs.reduce((s, r) => s + r.non2xx, 0),
     socketErrors: rs.reduce((s, r) => s + r.socketErrors, 0),
     timeouts: rs.reduce((s, r) => s + r.timeouts, 0),
@@ -544,7 +542,9 @@ function joinSlices(rs: WrkResult[]): WrkResult {
 /**
  * Warm-up (WARMUP_SECONDS per side), then RUNS rounds; a round is SLICES turns of one SLICE_SECONDS
  * wrk run per side (API, bare Node, nginx; `beforeNginx` runs before each nginx run), each side's
- * slices joined (joinSlices). Ratios are per round. This machine's speed swings by up to 2× within
+ * slices joined (joinSlices). Ratios are per round. Latency (p50, p99) comes from one continuous run
+ * of 8 s per side after the rounds: each 1 s run opens its 50 connections at once, a burst in every
+ * turn that a client keeping its connections does not make. This machine's speed swings by up to 2× within
  * seconds (the CPU time of one cached answer of one server: 21–45 µs between 3 s runs; API/bare Node
  * of 3 s runs back to back: 0.52–1.6×), so the sides take turns every second instead of every 8 s: a
  * swing then falls on all three sides more alike.
@@ -554,9 +554,9 @@ async function compare(api: Side, bare: Side, nginx: Side, beforeNginx = async (
   await wrk(bare.url, { headers: bare.headers, seconds: WARMUP_SECONDS });
   await beforeNginx();
   await wrk(nginx.url, { headers: nginx.headers, seconds: WARMUP_SECONDS });
-  const a: WrkResult[] = [];
-  const b: WrkResult[] = [];
-  const n: WrkResult[] = [];
+  const a: RoundResult[] = [];
+  const b: RoundResult[] = [];
+  const n: RoundResult[] = [];
   for (let i = 0; i < RUNS; i++) {
     const round: [WrkResult[], WrkResult[], WrkResult[]] = [[], [], []];
     for (let j = 0; j < SLICES; j++) {
@@ -569,10 +569,14 @@ async function compare(api: Side, bare: Side, nginx: Side, beforeNginx = async (
     b.push(joinSlices(round[1]));
     n.push(joinSlices(round[2]));
   }
+  const apiLatency = await wrk(api.url, { headers: api.headers });
+  const bareLatency = await wrk(bare.url, { headers: bare.headers });
+  await beforeNginx();
+  const nginxLatency = await wrk(nginx.url, { headers: nginx.headers });
   return {
-    api: stats(a),
-    bare: stats(b),
-    nginx: stats(n),
+    api: stats(a, apiLatency),
+    bare: stats(b, bareLatency),
+    nginx: stats(n, nginxLatency),
     ratios: a.map((r, i) => r.rps / n[i].rps),
     bareRatios: a.map((r, i) => r.rps / b[i].rps),
     bareNginxRatios: b.map((r, i) => r.rps / n[i].rps),
@@ -978,7 +982,7 @@ const uniqueFlagsOf = (run: Awaited<ReturnType<typeof uniqueUrlLoad>>): Flags =>
 const uniqueFlags = uniqueFlagsOf(pgRun);
 
 console.log(
-  `\nAPI vs a bare node:http server and nginx (1 worker, sendfile, gzip_static, no extra headers) serving the same bytes — wrk -t1 -c50, ${WARMUP_SECONDS} s warm-up per side, ${RUNS} rounds of ${SLICES} turns of ${SLICE_SECONDS} s runs per side (latency: a round's median second), ratios per round: median [min–max]`,
+  `\nAPI vs a bare node:http server and nginx (1 worker, sendfile, gzip_static, no extra headers) serving the same bytes — wrk -t1 -c50, ${WARMUP_SECONDS} s warm-up per side, ${RUNS} rounds of ${SLICES} turns of ${SLICE_SECONDS} s runs per side, then one 8 s run per side for latency; ratios per round: median [min–max]`,
 );
 console.log(
   `API started as \`make run\` starts it: \`npx tsx ${apiEntry} --dev-key\` (tsx, not compiled), PORT=${API_PORT}, DEV_KEY_RATE_LIMIT=1e9 (raised so the load meets no 429), BALLAST_LOG=${process.env.BALLAST_LOG ?? "info"}; ${PIN ? "servers pinned to core 0, wrk to core 1" : "unpinned"}; load average at end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
@@ -1058,7 +1062,7 @@ console.log(
   ),
 );
 
-console.log("\nPer route (req/s: median [min–max]; latency ms: medians)");
+console.log("\nPer route (req/s: median [min–max]; latency ms: one 8 s run after the rounds)");
 const detail = (route: string, c: { api: SideStats; bare: SideStats; nginx: SideStats }) =>
   (
     [
