@@ -209,6 +209,9 @@ export const duckdbEmitter: Emitter = {
     const conn = await ctx.db.connect();
     try {
       await conn.exec(`attach '${dbPath.replace(/'/g, "''")}' as pub`);
+      // One transaction for every table and comment: committed one by one, each statement synced the
+      // file's write-ahead log (~3 s of the build's ~4 s here for this file).
+      await conn.exec("begin transaction");
       for (const t of PUBLISHED_TABLES) {
         await conn.exec(`create table pub.${t} as select * from ${t} order by all`);
         // Every table and column documented from datasets/table-docs.ts (deterministic text).
@@ -222,6 +225,7 @@ export const duckdbEmitter: Emitter = {
         ))
           await conn.exec(sql);
       }
+      await conn.exec("commit");
       await conn.exec("detach pub");
     } finally {
       conn.close();
