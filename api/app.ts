@@ -116,6 +116,6 @@ function createService(deps: AppDeps): { app: Hono; fastPath: NodeAnswer } {
     app.on(route.method, route.path, lane(route, auth, trust), ...steps);
   }
   mountFallbacks(app, { routes: ROUTES, adminFamilies: ADMIN_PATH_FAMILIES, auth, trust });
-  const fastPath = nodeFastPath({ auth, responses, cors, maintenance: deps.maintenance, trust });
+  const fastPath = nodeFastPath({ auth, responses, cors, maintenance: deps.maintenance, trust, nowMs });
   return { app, fastPath };
 }

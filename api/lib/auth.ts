@@ -101,11 +101,11 @@ export class LaneAuth {
    * The `apiKey` lane answered without I/O when it can be: true when `token` is a key verified here
    * before (KeyStore.cachedRecord) and the in-process limiter admits it; throws the 429 of a spent
    * budget. False when the answer needs `admit` (no or unknown token, a key not in memory, a shared
-   * limiter); nothing was counted then.
+   * limiter); nothing was counted then. `nowMs`: the app clock's reading for this request (read here when absent).
    */
-  admitCachedKey(token: string | undefined): boolean {
+  admitCachedKey(token: string | undefined, nowMs = this.deps.nowMs()): boolean {
     if (!token || this.deps.limiter.shared) return false;
-    const record = this.deps.keys.cachedRecord(token, this.deps.nowMs());
+    const record = this.deps.keys.cachedRecord(token, nowMs);
     const res = record && this.deps.limiter.consumeSync(record.id, record.rateLimitPerMinute);
     if (!res) return false;
     orTooMany(res);

@@ -9,13 +9,15 @@ import { admitNodeRequest } from "./lane.ts";
 import type { NodeHit, RouteResponses } from "./response-cache.ts";
 import { sentHeaderList } from "./response-writer.ts";
 
-/** What the Node fast path shares with the app: the lane checks, the response cache, CORS, maintenance and proxy trust. */
+/** What the Node fast path shares with the app: the lane checks, the response cache, CORS, maintenance, proxy trust and the app clock. */
 export interface FastPathDeps {
   auth: LaneAuth;
   responses: RouteResponses;
   cors: Cors;
   maintenance?: MaintenanceGate;
   trust: ProxyTrust;
+  /** The app clock (ms), read once per request for the cache and the lane; absent: each reads its own. */
+  nowMs?: () => number;
 }
 
 /** A Node request handler that answered (true), left the request untouched for the app (false), or will say which. */
@@ -32,6 +34,7 @@ export type NodeAnswer = (req: IncomingMessage, res: ServerResponse) => boolean 
  */
 export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
   const { auth, responses, cors, maintenance, trust } = deps;
+  const nowMs = deps.nowMs;
   const fail = (res: ServerResponse, err: unknown, hit: NodeHit, origin: string | undefined) => {
     const r = errorAnswer(cors, err, hit.route.path, origin);
     res.writeHead(r.status, r.headers).end(r.body);
@@ -41,10 +44,10 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
     res.writeHead(200, sentHeaderList(hit.entry, cors.headers(origin), hit.coding, hit.body)).end(hit.body);
     return true;
   };
-  const answer = (req: IncomingMessage, res: ServerResponse, hit: NodeHit, h: FastPathHeaders) => {
+  const answer = (req: IncomingMessage, res: ServerResponse, hit: NodeHit, h: FastPathHeaders, now: number | undefined) => {
     let admitted: true | Promise<void>;
     try {
-      admitted = admitNodeRequest(auth, hit.route, h, req, trust);
+      admitted = admitNodeRequest(auth, hit.route, h, req, trust, now);
     } catch (err) {
       return fail(res, err, hit, h.origin);
     }
@@ -60,15 +63,17 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
     const h = fastPathHeaders(req.rawHeaders);
     if (!h || h.ifNoneMatch !== undefined) return false;
     const url = req.url ?? "";
-    const hit = responses.nodeHit(url, h.acceptEncoding);
-    if (hit) return answer(req, res, hit, h);
+    const now = nowMs?.();
+    const hit = responses.nodeHit(url, h.acceptEncoding, now);
+    if (hit) return answer(req, res, hit, h, now);
     // The first request of a new second is rendering this URL's answer: wait for it, then answer it
     // here (or leave the request to the app, having admitted nothing, when it is still not stored).
     const rendered = responses.afterRender(url);
     if (!rendered) return false;
     return rendered.then(() => {
-      const later = responses.nodeHit(url, h.acceptEncoding);
-      return later ? answer(req, res, later, h) : false;
+      const later = nowMs?.();
+      const hit = responses.nodeHit(url, h.acceptEncoding, later);
+      return hit ? answer(req, res, hit, h, later) : false;
     });
   };
 }

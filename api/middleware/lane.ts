@@ -71,7 +71,8 @@ const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : 
  * The lane step for a cacheable GET answered on Node's response (the fast path): the same decision
  * as `lane`. Returns true when it was decided without I/O (a key verified here before, in-process
  * limits: LaneAuth.admitCachedKey); otherwise the promise of admitRoute (headers read from
- * `req.headers`, client IP from the socket through `trust`). Throws (or rejects with) the lane's HttpError.
+ * `req.headers`, client IP from the socket through `trust`). `nowMs`: the app clock's reading for this
+ * request (read by LaneAuth when absent). Throws (or rejects with) the lane's HttpError.
  */
 export function admitNodeRequest(
   auth: LaneAuth,
@@ -79,8 +80,9 @@ export function admitNodeRequest(
   h: FastPathHeaders,
   req: IncomingMessage,
   trust: ProxyTrust,
+  nowMs?: number,
 ): true | Promise<void> {
-  if (laneFor(route, h.siteProxySecret) === "apiKey" && auth.admitCachedKey(h.apiKey)) return true;
+  if (laneFor(route, h.siteProxySecret) === "apiKey" && auth.admitCachedKey(h.apiKey, nowMs)) return true;
   const header = (n: string) => single(req.headers[n.toLowerCase()]);
   return admitRoute(auth, route, {
     header,

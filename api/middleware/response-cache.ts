@@ -127,14 +127,15 @@ export class RouteResponses {
    * URL before and its entry is for the serving build and, once its freshness headers are refreshed
    * when needed, this service second (a time-dependent body made in an earlier second is not: the app
    * renders it), with a body stored in the coding `acceptEncoding` gets; undefined otherwise (the app answers).
+   * `nowMs`: the app clock's reading for this request (read here when absent).
    */
-  nodeHit(url: string, acceptEncoding: string | undefined): NodeHit | undefined {
+  nodeHit(url: string, acceptEncoding: string | undefined, nowMs = this.deps.nowMs()): NodeHit | undefined {
     const known = this.cache.lookup(url);
     if (!known) return undefined;
     const build = this.deps.store.current();
     if (!build) return undefined;
     const { entry, tag: route } = known;
-    const now = serviceSecond(build, this.deps.clockMode, this.deps.nowMs());
+    const now = serviceSecond(build, this.deps.clockMode, nowMs);
     const state = entryState(entry, build.id, now);
     if (state === "render") return undefined;
     if (state === "refresh") refresh(route, entry, now);
