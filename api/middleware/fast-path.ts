@@ -33,8 +33,7 @@ export type NodeAnswer = (req: IncomingMessage, res: ServerResponse) => boolean 
  * decided without I/O; otherwise a promise of the same answer.
  */
 export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
-  const { auth, responses, cors, maintenance, trust } = deps;
-  const nowMs = deps.nowMs;
+  const { auth, responses, cors, maintenance, trust, nowMs } = deps;
   const fail = (res: ServerResponse, err: unknown, hit: NodeHit, origin: string | undefined) => {
     const r = errorAnswer(cors, err, hit.route.path, origin);
     res.writeHead(r.status, r.headers).end(r.body);
@@ -44,7 +43,13 @@ export function nodeFastPath(deps: FastPathDeps): NodeAnswer {
     res.writeHead(200, sentHeaderList(hit.entry, cors.headers(origin), hit.coding, hit.body)).end(hit.body);
     return true;
   };
-  const answer = (req: IncomingMessage, res: ServerResponse, hit: NodeHit, h: FastPathHeaders, now: number | undefined) => {
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    hit: NodeHit,
+    h: FastPathHeaders,
+    now: number | undefined,
+  ) => {
     let admitted: true | Promise<void>;
     try {
       admitted = admitNodeRequest(auth, hit.route, h, req, trust, now);
